@@ -1,0 +1,143 @@
+//! Animation runtime: clip sampling, the playback state, and pose → joint palette.
+//!
+//! Each stage is a function of slices: [`sample_clip`] writes local transforms,
+//! [`local_to_world`] turns them into world matrices (parents first), [`build_palette`] turns
+//! those into skinning matrices. [`PoseEvaluator`] owns the scratch arrays so that a frame
+//! allocates nothing.
+
+mod player;
+mod sample;
+
+pub use player::{FRAME_SECONDS, Player};
+pub use sample::{key_interval, sample_channel};
+
+use crate::rig::{Clip, Node, Property, Rig, Skin, Trs};
+use glam::{Mat4, Quat, Vec3};
+
+/// Resets `locals` to the rest pose, then writes every channel of `clip` at `time`.
+/// `hints` holds one key-interval hint per channel (see [`key_interval`]).
+pub fn sample_clip(nodes: &[Node], clip: Option<&Clip>, time: f32, hints: &mut [usize], locals: &mut [Trs]) {
+    for (local, node) in locals.iter_mut().zip(nodes) {
+        *local = node.rest;
+    }
+    let Some(clip) = clip else { return };
+    for (channel, hint) in clip.channels.iter().zip(hints.iter_mut()) {
+        let v = sample_channel(channel, time, hint);
+        let local = &mut locals[channel.node];
+        match channel.property {
+            Property::Translation => local.translation = v.truncate(),
+            Property::Rotation => local.rotation = Quat::from_vec4(v),
+            Property::Scale => local.scale = v.truncate(),
+        }
+    }
+}
+
+/// World matrix of every node; relies on parents being stored before their children.
+pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+    for (i, node) in nodes.iter().enumerate() {
+        let local = locals[i].to_mat4();
+        worlds[i] = match node.parent {
+            Some(p) => worlds[p] * local,
+            None => local,
+        };
+    }
+}
+
+/// `palette[j] = inverse(mesh_world) · world(joint j) · inverseBind[j]`: the matrix that takes a
+/// bind-pose vertex to its posed place in the space of the node that holds the mesh.
+pub fn build_palette(skin: &Skin, worlds: &[Mat4], mesh_world: Mat4, palette: &mut [Mat4]) {
+    let to_mesh = mesh_world.inverse();
+    for ((out, &joint), inverse_bind) in palette.iter_mut().zip(&skin.joints).zip(&skin.inverse_binds) {
+        *out = to_mesh * worlds[joint] * *inverse_bind;
+    }
+}
+
+/// Scratch state for evaluating a rig's pose, reused frame after frame.
+pub struct PoseEvaluator {
+    pub locals: Vec<Trs>,
+    pub worlds: Vec<Mat4>,
+    /// One palette per mesh instance (empty for unskinned instances).
+    pub palettes: Vec<Vec<Mat4>>,
+    hints: Vec<usize>,
+    hint_clip: Option<usize>,
+}
+
+impl PoseEvaluator {
+    pub fn new(rig: &Rig) -> Self {
+        let max_channels = rig.clips.iter().map(|c| c.channels.len()).max().unwrap_or(0);
+        let mut evaluator = PoseEvaluator {
+            locals: rig.nodes.iter().map(|n| n.rest).collect(),
+            worlds: vec![Mat4::IDENTITY; rig.nodes.len()],
+            palettes: rig
+                .instances
+                .iter()
+                .map(|i| vec![Mat4::IDENTITY; i.skin.map_or(0, |s| rig.skins[s].joints.len())])
+                .collect(),
+            hints: vec![0; max_channels],
+            hint_clip: None,
+        };
+        evaluator.evaluate(rig, None, 0.0);
+        evaluator
+    }
+
+    /// Samples `clip` at `time` into the local pose (rest pose when `clip` is `None`).
+    pub fn sample(&mut self, rig: &Rig, clip: Option<usize>, time: f32) {
+        if self.hint_clip != clip {
+            self.hints.fill(0);
+            self.hint_clip = clip;
+        }
+        let clip = clip.and_then(|c| rig.clips.get(c));
+        sample_clip(&rig.nodes, clip, time, &mut self.hints, &mut self.locals);
+    }
+
+    /// World matrices and palettes from the current local pose.
+    pub fn update(&mut self, rig: &Rig) {
+        local_to_world(&rig.nodes, &self.locals, &mut self.worlds);
+        for (instance, palette) in rig.instances.iter().zip(&mut self.palettes) {
+            if let Some(skin) = instance.skin {
+                build_palette(&rig.skins[skin], &self.worlds, self.worlds[instance.node], palette);
+            }
+        }
+    }
+
+    pub fn evaluate(&mut self, rig: &Rig, clip: Option<usize>, time: f32) {
+        self.sample(rig, clip, time);
+        self.update(rig);
+    }
+
+    /// Matrix placing instance `i`'s (skinned) vertices in the world.
+    pub fn instance_world(&self, rig: &Rig, i: usize) -> Mat4 {
+        self.worlds[rig.instances[i].node]
+    }
+}
+
+/// Axis-aligned bounds of a set of points.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Bounds {
+    pub const EMPTY: Bounds = Bounds {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn include(&mut self, p: Vec3) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x
+    }
+
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    pub fn size(&self) -> f32 {
+        if self.is_empty() { 0.0 } else { (self.max - self.min).length() }
+    }
+}

@@ -1,0 +1,348 @@
+//! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
+
+use crate::headless::open_rig;
+use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+use crate::ui::{self, FrameInfo, UiAction};
+use crate::viewer::Viewer;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::dpi::LogicalSize;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::window::{Window, WindowId};
+
+/// Opens the viewer window on `file` (the demo rig when `None`) and runs until it is closed.
+/// `exit_after_frames` closes it after that many drawn frames (used by smoke tests).
+pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), String> {
+    let (rig, error) = match open_rig(file.as_deref()) {
+        Ok(rig) => (rig, None),
+        Err(e) => {
+            let shown = file.as_ref().map_or(String::new(), |f| format!("could not open {}: ", f.display()));
+            let demo = open_rig(None).map_err(|d| format!("{shown}{e}; the demo rig failed too: {d}"))?;
+            (demo, Some(format!("{shown}{e}")))
+        }
+    };
+    let loaded_path = if error.is_none() { file } else { None };
+    let mut viewer = Viewer::new(rig, loaded_path);
+    viewer.error = error;
+    let event_loop = EventLoop::new().map_err(|e| format!("cannot start the window system: {e}"))?;
+    event_loop.set_control_flow(ControlFlow::Wait);
+    let mut app = App {
+        viewer,
+        window: None,
+        exit_after_frames,
+        frames_drawn: 0,
+        last_frame: Instant::now(),
+        fatal: None,
+    };
+    event_loop.run_app(&mut app).map_err(|e| format!("the event loop failed: {e}"))?;
+    match app.fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    viewer: Viewer,
+    window: Option<WindowState>,
+    exit_after_frames: Option<u64>,
+    frames_drawn: u64,
+    last_frame: Instant,
+    fatal: Option<String>,
+}
+
+struct WindowState {
+    window: Arc<Window>,
+    gpu: Gpu,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    scene: SceneRenderer,
+    targets: RenderTargets,
+    rig_gpu: Option<(u64, RigGpu)>,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    info: FrameInfo,
+}
+
+impl WindowState {
+    fn new(event_loop: &ActiveEventLoop, title: &str) -> Result<WindowState, String> {
+        let attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(LogicalSize::new(1280.0, 800.0))
+            .with_min_inner_size(LogicalSize::new(320.0, 240.0));
+        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| format!("cannot open a window: {e}"))?);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot draw into the window: {e}"))?;
+        let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface))).map_err(|e| e.to_string())?;
+        let capabilities = surface.get_capabilities(&gpu.adapter);
+        let format = capabilities
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or_else(|| capabilities.formats.first().copied())
+            .ok_or("the window surface offers no pixel format")?;
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&gpu.device, &config);
+        let scene = SceneRenderer::new(&gpu.device, &gpu.queue, format);
+        let targets = RenderTargets::new(&gpu.device, format, config.width, config.height);
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let info = FrameInfo { adapter: gpu.describe(), fps: 0.0 };
+        Ok(WindowState {
+            window,
+            gpu,
+            surface,
+            config,
+            scene,
+            targets,
+            rig_gpu: None,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            info,
+        })
+    }
+
+    fn resize(&mut self, width: u32, height: u32) {
+        // A minimized window has a zero-size surface, which cannot be configured: skip until
+        // it has a size again.
+        if width == 0 || height == 0 {
+            return;
+        }
+        self.config.width = width;
+        self.config.height = height;
+        self.surface.configure(&self.gpu.device, &self.config);
+        self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height);
+    }
+
+    /// Draws one frame. Returns the UI's requests.
+    fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, String> {
+        if self.rig_gpu.as_ref().map(|(g, _)| *g) != Some(viewer.rig_generation) {
+            let uploaded = self.scene.upload_rig(&self.gpu.device, &self.gpu.queue, &viewer.rig);
+            self.scene.set_grid(&self.gpu.device, &viewer.rest_bounds);
+            self.rig_gpu = Some((viewer.rig_generation, uploaded));
+            self.window.set_title(&window_title(viewer));
+        }
+        let raw_input = self.egui_state.take_egui_input(&self.window);
+        let mut output = None;
+        let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
+            output = Some(ui::show(ui, viewer, &self.info));
+        });
+        self.egui_state.handle_platform_output(&self.window, full_output.platform_output);
+        let output = output.ok_or("the UI did not run")?;
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => frame,
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                // Still drawable; reconfigure for the next frame.
+                self.surface.configure(&self.gpu.device, &self.config);
+                frame
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
+                return Ok(output.actions);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
+                self.window.request_redraw();
+                return Ok(output.actions);
+            }
+            wgpu::CurrentSurfaceTexture::Validation => return Err("the window surface reported a validation error".into()),
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let ppp = full_output.pixels_per_point;
+        let rect = output.viewport;
+        let viewport = PixelRect {
+            x: (rect.min.x * ppp).round().max(0.0) as u32,
+            y: (rect.min.y * ppp).round().max(0.0) as u32,
+            width: (rect.width() * ppp).round().max(1.0) as u32,
+            height: (rect.height() * ppp).round().max(1.0) as u32,
+        };
+        let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
+        if let Some(rig_gpu) = rig_gpu {
+            let aspect = viewport.width as f32 / viewport.height as f32;
+            self.scene.write_frame(&self.gpu.queue, &viewer.rig, rig_gpu, &viewer.pose, &viewer.camera, aspect);
+        }
+        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        self.scene.encode(&mut encoder, &self.targets, &view, rig_gpu, &viewer.view, Some(viewport));
+
+        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point: ppp };
+        let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
+        for (id, deltas) in &full_output.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer.update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let user_commands = self.egui_renderer.update_buffers(&self.gpu.device, &self.gpu.queue, &mut encoder, &paint_jobs, &screen);
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
+        }
+        self.gpu.queue.submit(user_commands.into_iter().chain([encoder.finish()]));
+        for id in &full_output.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+
+        let repaint_delay = full_output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        if repaint_delay.is_zero() {
+            self.window.request_redraw();
+        }
+        Ok(output.actions)
+    }
+}
+
+/// Applies egui's texture changes for a frame that is not drawn, so none are lost.
+fn free_textures(renderer: &mut egui_wgpu::Renderer, delta: &egui::TexturesDelta, gpu: &Gpu) {
+    for (id, images) in &delta.set {
+        for image in images {
+            renderer.update_texture(&gpu.device, &gpu.queue, *id, image);
+        }
+    }
+    for id in &delta.free {
+        renderer.free_texture(id);
+    }
+}
+
+fn window_title(viewer: &Viewer) -> String {
+    let name = viewer
+        .path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| "demo rig".to_owned(), |n| n.to_string_lossy().into_owned());
+    format!("{name} — Rigscope")
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_some() {
+            return;
+        }
+        match WindowState::new(event_loop, &window_title(&self.viewer)) {
+            Ok(state) => {
+                state.window.request_redraw();
+                self.window = Some(state);
+                self.last_frame = Instant::now();
+            }
+            Err(e) => {
+                self.fatal = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = self.window.as_mut() else { return };
+        let response = state.egui_state.on_window_event(&state.window, &event);
+        if response.repaint {
+            state.window.request_redraw();
+        }
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                state.resize(size.width, size.height);
+                state.window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => {
+                let now = Instant::now();
+                let dt = now.duration_since(self.last_frame).as_secs_f32();
+                self.last_frame = now;
+                if dt > 0.0 {
+                    // Smoothed over roughly half a second of frames.
+                    state.info.fps += (1.0 / dt - state.info.fps) * 0.1;
+                }
+                // Long stalls (a dialog, a drag of the window) should not jump the clip ahead.
+                self.viewer.tick(dt.min(0.25));
+                let size = state.window.inner_size();
+                if size.width == 0 || size.height == 0 {
+                    return;
+                }
+                match state.draw(&mut self.viewer) {
+                    Ok(actions) => {
+                        for action in actions {
+                            match action {
+                                UiAction::OpenDialog => {
+                                    let picked = rfd::FileDialog::new()
+                                        .add_filter("glTF", &["gltf", "glb"])
+                                        .set_title("Open a rig")
+                                        .pick_file();
+                                    if let Some(path) = picked {
+                                        self.viewer.open(path);
+                                    }
+                                    state.window.request_redraw();
+                                }
+                                UiAction::Quit => event_loop.exit(),
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        self.fatal = Some(e);
+                        event_loop.exit();
+                    }
+                }
+                self.frames_drawn += 1;
+                if self.exit_after_frames.is_some_and(|n| self.frames_drawn >= n) {
+                    eprintln!("drew {} frames; exiting", self.frames_drawn);
+                    event_loop.exit();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(state) = &self.window {
+            // Redraw continuously only while something moves (or a smoke test counts frames);
+            // otherwise sleep until the next input event.
+            if self.viewer.is_animating() || self.exit_after_frames.is_some() {
+                state.window.request_redraw();
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Rigscope: a viewer for skinned glTF rigs.
+
+pub mod anim;
+pub mod app;
+pub mod headless;
+pub mod render;
+pub mod rig;
+pub mod skin;
+pub mod ui;
+pub mod viewer;

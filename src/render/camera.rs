@@ -1,0 +1,122 @@
+//! Orbit camera: turns around a target point, pans in the view plane, zooms along the view axis.
+
+use crate::anim::Bounds;
+use glam::{Mat4, Vec3};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OrbitCamera {
+    pub target: Vec3,
+    pub distance: f32,
+    /// Rotation about the world up axis (+Y), radians.
+    pub yaw: f32,
+    /// Elevation above the ground plane, radians.
+    pub pitch: f32,
+    pub fov_y: f32,
+}
+
+const DEFAULT_YAW: f32 = 0.6;
+const DEFAULT_PITCH: f32 = 0.3;
+const PITCH_LIMIT: f32 = 1.55;
+
+impl Default for OrbitCamera {
+    fn default() -> Self {
+        OrbitCamera {
+            target: Vec3::ZERO,
+            distance: 5.0,
+            yaw: DEFAULT_YAW,
+            pitch: DEFAULT_PITCH,
+            fov_y: 40f32.to_radians(),
+        }
+    }
+}
+
+impl OrbitCamera {
+    pub fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
+    }
+
+    pub fn view(&self) -> Mat4 {
+        glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y)
+    }
+
+    pub fn projection(&self, aspect: f32) -> Mat4 {
+        // Near and far follow the distance so that both tiny and huge rigs keep depth precision.
+        let near = (self.distance * 0.01).max(1e-4);
+        // wgpu clip space: depth in [0, 1], y up (the Direct3D convention).
+        glam::camera::rh::proj::directx::perspective(self.fov_y, aspect.max(1e-3), near, self.distance * 100.0 + near)
+    }
+
+    pub fn view_projection(&self, aspect: f32) -> Mat4 {
+        self.projection(aspect) * self.view()
+    }
+
+    /// Looks at `bounds` from the default direction, far enough back to see all of it.
+    pub fn frame(&mut self, bounds: &Bounds) {
+        *self = OrbitCamera {
+            fov_y: self.fov_y,
+            ..OrbitCamera::default()
+        };
+        if bounds.is_empty() {
+            return;
+        }
+        let radius = (bounds.size() * 0.5).max(1e-3);
+        self.target = bounds.center();
+        self.distance = radius / (self.fov_y * 0.5).sin() * 1.05;
+    }
+
+    /// Turns by a mouse drag of (`dx`, `dy`) pixels.
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.yaw -= dx * 0.008;
+        self.pitch = (self.pitch + dy * 0.008).clamp(-PITCH_LIMIT, PITCH_LIMIT);
+    }
+
+    /// Moves the target so the point under the cursor follows a drag of (`dx`, `dy`) pixels in a
+    /// viewport `height` pixels tall.
+    pub fn pan(&mut self, dx: f32, dy: f32, height: f32) {
+        let world_per_pixel = 2.0 * self.distance * (self.fov_y * 0.5).tan() / height.max(1.0);
+        let view = self.view();
+        let right = view.row(0).truncate();
+        let up = view.row(1).truncate();
+        self.target += (-dx * right + dy * up) * world_per_pixel;
+    }
+
+    /// Zooms by `steps` wheel notches (positive moves closer).
+    pub fn zoom(&mut self, steps: f32) {
+        self.distance = (self.distance * 0.88f32.powf(steps)).max(1e-4);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_puts_the_whole_bounds_in_view() {
+        let mut bounds = Bounds::EMPTY;
+        bounds.include(Vec3::new(-1.0, 0.0, -1.0));
+        bounds.include(Vec3::new(1.0, 4.0, 1.0));
+        let mut camera = OrbitCamera::default();
+        camera.frame(&bounds);
+        let vp = camera.view_projection(1.0);
+        for corner in 0..8 {
+            let p = Vec3::new(
+                if corner & 1 == 0 { -1.0 } else { 1.0 },
+                if corner & 2 == 0 { 0.0 } else { 4.0 },
+                if corner & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let ndc = vp.project_point3(p);
+            assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z), "{p} → {ndc}");
+        }
+    }
+
+    #[test]
+    fn panning_moves_the_target_in_the_view_plane() {
+        let mut camera = OrbitCamera::default();
+        let forward = (camera.target - camera.eye()).normalize();
+        camera.pan(100.0, 50.0, 500.0);
+        assert!(camera.target.length() > 0.0);
+        assert!(camera.target.dot(forward).abs() < 1e-5);
+    }
+}

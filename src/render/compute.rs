@@ -1,0 +1,121 @@
+//! GPU skinning in a compute pass, read back for comparison with the CPU.
+//!
+//! Uses the same `skinning.wgsl` function as the mesh pipeline, so agreement here is agreement
+//! of what is drawn.
+
+use crate::render::context::{Gpu, GpuError};
+use crate::render::offscreen::read_buffer;
+use crate::render::scene::{GpuInfluences, SKINNING_WGSL, palette_bind_group, palette_bind_group_layout};
+use crate::rig::Primitive;
+use glam::{Mat4, Vec3};
+use wgpu::util::DeviceExt;
+
+const COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
+const WORKGROUP: u32 = 64;
+
+pub struct ComputeSkinner {
+    pipeline: wgpu::ComputePipeline,
+    io_layout: wgpu::BindGroupLayout,
+    palette_layout: wgpu::BindGroupLayout,
+}
+
+impl ComputeSkinner {
+    pub fn new(gpu: &Gpu) -> Self {
+        let device = &gpu.device;
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let io_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("skin io"),
+            entries: &[storage(0, true), storage(1, true), storage(2, true), storage(3, false), storage(4, false)],
+        });
+        let palette_layout = palette_bind_group_layout(device, wgpu::ShaderStages::COMPUTE);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("skin_compute.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skin compute"),
+            bind_group_layouts: &[Some(&io_layout), Some(&palette_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("skin compute"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("cs_main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        ComputeSkinner { pipeline, io_layout, palette_layout }
+    }
+
+    /// Skins `primitive` with `palette` on the GPU; returns positions and normals.
+    pub fn skin(&self, gpu: &Gpu, primitive: &Primitive, palette: &[Mat4]) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+        let device = &gpu.device;
+        let n = primitive.vertex_count();
+        if n == 0 {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let input = |label, contents: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage: wgpu::BufferUsages::STORAGE })
+        };
+        let as_vec4 = |v: &[Vec3], w: f32| v.iter().map(|p| p.extend(w)).collect::<Vec<_>>();
+        let positions = input("positions", bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0)));
+        let normals = input("normals", bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)));
+        let influences = input("influences", bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)));
+        // An empty palette cannot be bound; one identity matrix behaves the same (every joint
+        // index is then out of range or 0, and weights without joints mean "unskinned").
+        let identity = [Mat4::IDENTITY];
+        let palette_data = if palette.is_empty() { &identity[..] } else { palette };
+        let palette_buffer = input("palette", bytemuck::cast_slice(palette_data));
+        let size = (n * 16) as u64;
+        let output = |label| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
+        let (out_positions, out_normals) = (output("skinned positions"), output("skinned normals"));
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinned readback"),
+            size: size * 2,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("skin io"),
+            layout: &self.io_layout,
+            entries: &[&positions, &normals, &influences, &out_positions, &out_normals]
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+                .collect::<Vec<_>>(),
+        });
+        let palette_group = palette_bind_group(device, &self.palette_layout, &palette_buffer);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("skin compute") });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("skin"), timestamp_writes: None });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &io, &[]);
+            pass.set_bind_group(1, &palette_group, &[]);
+            pass.dispatch_workgroups((n as u32).div_ceil(WORKGROUP), 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&out_positions, 0, &readback, 0, size);
+        encoder.copy_buffer_to_buffer(&out_normals, 0, &readback, size, size);
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = read_buffer(gpu, &readback)?;
+        let values: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+        let xyz = |v: &[f32; 4]| Vec3::new(v[0], v[1], v[2]);
+        Ok((values[..n].iter().map(xyz).collect(), values[n..].iter().map(xyz).collect()))
+    }
+}

@@ -1,0 +1,12 @@
+//! wgpu rendering: device selection, the 3D view, offscreen capture, compute skinning.
+
+pub mod camera;
+pub mod compute;
+pub mod context;
+pub mod offscreen;
+pub mod scene;
+
+pub use camera::OrbitCamera;
+pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
+pub use offscreen::Offscreen;
+pub use scene::{PixelRect, RenderTargets, RigGpu, SceneRenderer, ViewOptions};

@@ -1,0 +1,109 @@
+//! Rendering without a window: into a texture, read back as RGBA8 pixels.
+
+use crate::anim::PoseEvaluator;
+use crate::render::camera::OrbitCamera;
+use crate::render::context::{Gpu, GpuError};
+use crate::render::scene::{RenderTargets, RigGpu, SceneRenderer, ViewOptions};
+use crate::rig::Rig;
+
+pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// An offscreen target of one size with its readback buffer.
+pub struct Offscreen {
+    pub scene: SceneRenderer,
+    targets: RenderTargets,
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    readback: wgpu::Buffer,
+    padded_row: u32,
+}
+
+impl Offscreen {
+    pub fn new(gpu: &Gpu, width: u32, height: u32) -> Result<Offscreen, GpuError> {
+        let max = gpu.device.limits().max_texture_dimension_2d;
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(GpuError(format!("image size {width}x{height} is outside 1..={max} pixels per side")));
+        }
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("offscreen"),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: OFFSCREEN_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let padded_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("offscreen readback"),
+            size: padded_row as u64 * height as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        Ok(Offscreen {
+            scene: SceneRenderer::new(&gpu.device, &gpu.queue, OFFSCREEN_FORMAT),
+            targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height),
+            view: texture.create_view(&wgpu::TextureViewDescriptor::default()),
+            texture,
+            readback,
+            padded_row,
+        })
+    }
+
+    /// Draws `rig` in `pose` and returns the image.
+    pub fn render(
+        &self,
+        gpu: &Gpu,
+        rig: &Rig,
+        rig_gpu: &RigGpu,
+        pose: &PoseEvaluator,
+        camera: &OrbitCamera,
+        options: &ViewOptions,
+    ) -> Result<image::RgbaImage, GpuError> {
+        let (width, height) = (self.targets.width, self.targets.height);
+        self.scene.write_frame(&gpu.queue, rig, rig_gpu, pose, camera, self.targets.aspect());
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("offscreen") });
+        self.scene.encode(&mut encoder, &self.targets, &self.view, Some(rig_gpu), options, None);
+        encoder.copy_texture_to_buffer(
+            self.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.padded_row),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        );
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = read_buffer(gpu, &self.readback)?;
+        let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+        for row in bytes.chunks_exact(self.padded_row as usize) {
+            pixels.extend_from_slice(&row[..(width * 4) as usize]);
+        }
+        image::RgbaImage::from_raw(width, height, pixels).ok_or_else(|| GpuError("readback has the wrong size".into()))
+    }
+}
+
+/// Maps a `MAP_READ` buffer, waits for the GPU, and copies its contents out.
+pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+        let _ = sender.send(result);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| GpuError(format!("waiting for the GPU failed: {e}")))?;
+    receiver
+        .recv()
+        .map_err(|_| GpuError("the GPU never answered the readback".into()))?
+        .map_err(|e| GpuError(format!("readback failed: {e}")))?;
+    let data = buffer
+        .get_mapped_range(..)
+        .map_err(|e| GpuError(format!("readback mapping failed: {e:?}")))?
+        .to_vec();
+    buffer.unmap();
+    Ok(data)
+}

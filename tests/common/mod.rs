@@ -1,0 +1,231 @@
+//! Helpers shared by the integration tests: where the shared rigs live, and a small glTF reader
+//! written independently of the importer (JSON via serde_json, GLB header, buffers, float
+//! accessors), so the tests can check the importer against the file itself.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The shared test rigs folder (`../shared/rigs` next to the project), or `None` (with a printed
+/// reason) when it is absent, in which case the calling test skips.
+pub fn shared_rigs() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/rigs"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped: the shared test rigs folder {} is absent",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Loads `file` from the shared rigs folder with the importer; panics with the importer's
+/// message when it fails.
+pub fn load_rig(dir: &Path, file: &str) -> rigscope::rig::Rig {
+    rigscope::rig::load_file(&dir.join(file))
+        .unwrap_or_else(|e| panic!("{file} failed to load: {e}"))
+}
+
+/// The demo rig, loaded from the committed GLB bytes.
+pub fn load_demo() -> rigscope::rig::Rig {
+    rigscope::rig::load_slice(rigscope::rig::demo::DEMO_GLB, None, "demo.glb")
+        .unwrap_or_else(|e| panic!("the demo rig failed to load: {e}"))
+}
+
+/// A glTF document read straight from its bytes: the JSON and every buffer's bytes.
+pub struct Doc {
+    pub json: Value,
+    pub buffers: Vec<Vec<u8>>,
+}
+
+/// Splits a GLB container into its JSON chunk and optional BIN chunk, checking the header.
+pub fn split_glb(bytes: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    assert!(bytes.len() >= 20, "GLB shorter than its header");
+    assert_eq!(&bytes[0..4], b"glTF", "GLB magic");
+    assert_eq!(u32_at(4), 2, "GLB version");
+    assert_eq!(u32_at(8), bytes.len(), "GLB total length field");
+    let json_len = u32_at(12);
+    assert_eq!(&bytes[16..20], b"JSON", "first GLB chunk must be JSON");
+    let json = &bytes[20..20 + json_len];
+    let bin_at = 20 + json_len;
+    let bin = (bin_at + 8 <= bytes.len()).then(|| {
+        let len = u32_at(bin_at);
+        assert_eq!(&bytes[bin_at + 4..bin_at + 8], b"BIN\0", "second GLB chunk must be BIN");
+        &bytes[bin_at + 8..bin_at + 8 + len]
+    });
+    (json, bin)
+}
+
+/// Decodes standard base64 (with or without padding).
+pub fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("invalid base64 character {:?}", c as char),
+    };
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+        .map(value)
+        .collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for group in digits.chunks(4) {
+        let mut n = 0u32;
+        for (k, &d) in group.iter().enumerate() {
+            n |= u32::from(d) << (18 - 6 * k);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..group.len()]);
+    }
+    out
+}
+
+impl Doc {
+    /// Reads a `.gltf` or `.glb` file and its buffers (GLB chunk, data URI or file next to it).
+    pub fn open(path: &Path) -> Doc {
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        Doc::from_bytes(&bytes, path.parent())
+    }
+
+    pub fn from_bytes(bytes: &[u8], dir: Option<&Path>) -> Doc {
+        let (json_bytes, bin) = if bytes.starts_with(b"glTF") {
+            split_glb(bytes)
+        } else {
+            (bytes, None)
+        };
+        let json: Value = serde_json::from_slice(json_bytes).expect("glTF JSON parses");
+        let buffers = array(&json, "buffers")
+            .iter()
+            .map(|buffer| {
+                let data = match buffer["uri"].as_str() {
+                    None => bin.expect("buffer without uri needs a GLB BIN chunk").to_vec(),
+                    Some(uri) if uri.starts_with("data:") => {
+                        let (_, payload) = uri.split_once(";base64,").expect("base64 data URI");
+                        base64_decode(payload)
+                    }
+                    Some(uri) => {
+                        let path = dir.expect("external buffer needs a folder").join(uri);
+                        std::fs::read(&path)
+                            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+                    }
+                };
+                let declared = buffer["byteLength"].as_u64().expect("byteLength") as usize;
+                assert!(data.len() >= declared, "buffer shorter than its byteLength");
+                data
+            })
+            .collect();
+        Doc { json, buffers }
+    }
+
+    /// `json[key]` as an array; empty when absent.
+    pub fn array(&self, key: &str) -> &[Value] {
+        array(&self.json, key)
+    }
+
+    /// The elements of a FLOAT accessor, each as `components` f64 values. Honours the bufferView's
+    /// byteOffset, the accessor's byteOffset and byteStride (tightly packed when absent).
+    pub fn read_floats(&self, accessor: usize) -> Vec<Vec<f64>> {
+        let acc = &self.json["accessors"][accessor];
+        assert_eq!(acc["componentType"], 5126, "accessor {accessor} is not FLOAT");
+        assert!(acc.get("sparse").is_none(), "sparse accessors are not read here");
+        let components = match acc["type"].as_str().expect("accessor type") {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            "MAT4" => 16,
+            other => panic!("accessor type {other} not handled"),
+        };
+        let count = acc["count"].as_u64().expect("count") as usize;
+        let view = &self.json["bufferViews"][acc["bufferView"].as_u64().expect("bufferView") as usize];
+        let buffer = &self.buffers[view["buffer"].as_u64().expect("buffer") as usize];
+        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+            + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let stride = view["byteStride"]
+            .as_u64()
+            .map_or(4 * components, |s| s as usize);
+        (0..count)
+            .map(|i| {
+                (0..components)
+                    .map(|c| {
+                        let at = start + i * stride + 4 * c;
+                        f64::from(f32::from_le_bytes(buffer[at..at + 4].try_into().unwrap()))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `json[key]` as an array; empty when absent.
+pub fn array<'a>(json: &'a Value, key: &str) -> &'a [Value] {
+    json[key].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// `value` as a usize, panicking with `what` when it is not one.
+pub fn index(value: &Value, what: &str) -> usize {
+    value
+        .as_u64()
+        .unwrap_or_else(|| panic!("{what} is not an index: {value}")) as usize
+}
+
+/// The numbers of a JSON array as f64.
+pub fn numbers(value: &Value) -> Vec<f64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|v| v.as_f64().expect("a number"))
+        .collect()
+}
+
+/// A node's local transform from the JSON as (translation, rotation xyzw, scale) in f64, using
+/// the glTF defaults for absent fields and decomposing `matrix` (with glam's f64 decomposition)
+/// when the node gives one.
+pub fn json_rest_trs(node: &Value) -> ([f64; 3], [f64; 4], [f64; 3]) {
+    if let Some(matrix) = node.get("matrix") {
+        let m = numbers(matrix);
+        let m = glam::DMat4::from_cols_slice(&m);
+        let (s, r, t) = m.to_scale_rotation_translation();
+        return (t.to_array(), r.to_array(), s.to_array());
+    }
+    let get = |key: &str, default: &[f64]| {
+        node.get(key)
+            .map(numbers)
+            .unwrap_or_else(|| default.to_vec())
+    };
+    let t = get("translation", &[0.0; 3]);
+    let r = get("rotation", &[0.0, 0.0, 0.0, 1.0]);
+    let s = get("scale", &[1.0; 3]);
+    ([t[0], t[1], t[2]], [r[0], r[1], r[2], r[3]], [s[0], s[1], s[2]])
+}
+
+/// Name the importer gives glTF node `i` (its own name, or "node {i}").
+pub fn json_node_name(json: &Value, i: usize) -> String {
+    json["nodes"][i]["name"]
+        .as_str()
+        .map_or_else(|| format!("node {i}"), str::to_owned)
+}
+
+/// Index in `rig.nodes` of glTF node `i`, found by the name the importer gives it (the test rigs
+/// have unique node names). Panics when the name is missing or not unique.
+pub fn rig_node_of(rig: &rigscope::rig::Rig, json: &Value, i: usize) -> usize {
+    let name = json_node_name(json, i);
+    let found: Vec<usize> = (0..rig.nodes.len())
+        .filter(|&n| rig.nodes[n].name == name)
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "glTF node {i} ('{name}') should match exactly one rig node, matches {found:?}"
+    );
+    found[0]
+}

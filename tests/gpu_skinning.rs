@@ -1,0 +1,126 @@
+//! The shared WGSL skinning function, run in a compute pass and read back, against an f64 linear
+//! blend skinning written here independently of the crate's CPU path.
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use glam::{DMat3, DMat4, DVec3, DVec4, Mat4, Vec3};
+use rigscope::anim::PoseEvaluator;
+use rigscope::render::compute::ComputeSkinner;
+use rigscope::rig::{Primitive, Rig};
+use rigscope::skin::posed_bounds;
+
+/// f64 LBS of one vertex: Σ wᵢ·paletteᵢ over joints inside the palette, identity when no weight.
+fn reference_vertex(palette: &[Mat4], primitive: &Primitive, v: usize) -> (DVec3, DVec3) {
+    let influences = primitive.influences.as_ref().expect("skinned primitive");
+    let mut m = DMat4::ZERO;
+    let mut total = 0.0;
+    for (joint, weight) in influences.of_vertex(v) {
+        if weight != 0.0 && (joint as usize) < palette.len() {
+            m += palette[joint as usize].as_dmat4() * f64::from(weight);
+            total += f64::from(weight);
+        }
+    }
+    if total == 0.0 {
+        m = DMat4::IDENTITY;
+    }
+    let p = m * primitive.positions[v].as_dvec3().extend(1.0);
+    let normal_matrix = DMat3::from_mat4(m).inverse().transpose();
+    let n = (normal_matrix * primitive.normals[v].as_dvec3()).normalize_or_zero();
+    (DVec4::truncate(p), n)
+}
+
+struct Agreement {
+    max_position_error: f64,
+    max_normal_error: f64,
+    vertices: usize,
+}
+
+fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) -> Agreement {
+    let mut pose = PoseEvaluator::new(rig);
+    let size = f64::from(posed_bounds(rig, &pose).size());
+    let mut result = Agreement { max_position_error: 0.0, max_normal_error: 0.0, vertices: 0 };
+    let clips: Vec<Option<usize>> = if rig.clips.is_empty() { vec![None] } else { (0..rig.clips.len()).map(Some).collect() };
+    for clip in clips {
+        let duration = clip.map_or(0.0, |c| rig.clips[c].duration);
+        for fraction in [0.0, 0.37, 0.71, 1.0] {
+            let time = duration * fraction;
+            pose.evaluate(rig, clip, time);
+            for (i, instance) in rig.instances.iter().enumerate() {
+                if instance.skin.is_none() {
+                    continue;
+                }
+                let palette = &pose.palettes[i];
+                for primitive in &rig.meshes[instance.mesh].primitives {
+                    let (positions, normals) = skinner.skin(gpu, primitive, palette).expect("compute skinning runs");
+                    assert_eq!(positions.len(), primitive.vertex_count());
+                    for v in 0..primitive.vertex_count() {
+                        let (p, n) = reference_vertex(palette, primitive, v);
+                        let dp = (positions[v].as_dvec3() - p).abs().max_element();
+                        let dn = (normals[v].as_dvec3() - n).abs().max_element();
+                        result.max_position_error = result.max_position_error.max(dp / size);
+                        result.max_normal_error = result.max_normal_error.max(dn);
+                    }
+                    result.vertices += primitive.vertex_count();
+                }
+            }
+        }
+    }
+    result
+}
+
+fn check(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) {
+    assert!(rig.instances.iter().any(|i| i.skin.is_some()), "{name} has a skinned mesh");
+    let a = compare_rig(skinner, gpu, rig);
+    println!(
+        "{name}: {} skinned vertices compared, max position error {:.3e} of the rig size, max normal error {:.3e}",
+        a.vertices, a.max_position_error, a.max_normal_error
+    );
+    assert!(a.vertices > 0);
+    assert!(a.max_position_error <= 1e-4, "{name}: GPU positions deviate by {:.3e} of the rig size", a.max_position_error);
+    assert!(a.max_normal_error <= 1e-3, "{name}: GPU normals deviate by {:.3e}", a.max_normal_error);
+}
+
+#[test]
+fn compute_pass_matches_f64_reference_on_shared_rigs_and_demo() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let skinner = ComputeSkinner::new(&gpu);
+    check("demo", &skinner, &gpu, &common::load_demo());
+    let Some(dir) = common::shared_rigs() else { return };
+    for file in ["Fox.glb", "RiggedSimple.gltf", "SimpleSkin.gltf"] {
+        check(file, &skinner, &gpu, &common::load_rig(&dir, file));
+    }
+}
+
+#[test]
+fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let skinner = ComputeSkinner::new(&gpu);
+    let palette = [Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)), Mat4::from_rotation_z(0.5)];
+    let primitive = Primitive {
+        positions: vec![Vec3::new(1.0, 2.0, 3.0); 4],
+        normals: vec![Vec3::Y; 4],
+        uvs: vec![glam::Vec2::ZERO; 4],
+        influences: Some(rigscope::rig::Influences {
+            sets: 2,
+            joints: vec![[0, 1, 0, 0], [0; 4], [7, 0, 0, 0], [0; 4], [0; 4], [0; 4], [0; 4], [1, 0, 0, 0]],
+            weights: vec![[0.5, 0.5, 0.0, 0.0], [0.0; 4], [0.6, 0.4, 0.0, 0.0], [0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4], [1.0, 0.0, 0.0, 0.0]],
+        }),
+        indices: vec![],
+        material: None,
+    };
+    let (positions, normals) = skinner.skin(&gpu, &primitive, &palette).unwrap();
+    for v in 0..4 {
+        let (p, n) = reference_vertex(&palette, &primitive, v);
+        assert!((positions[v].as_dvec3() - p).length() < 1e-5, "vertex {v}: {} vs {p}", positions[v]);
+        assert!((normals[v].as_dvec3() - n).length() < 1e-5, "vertex {v}: {} vs {n}", normals[v]);
+    }
+    // Vertex 1 names joint 7 of a 2-joint palette: only joint 0's share (0.4) applies.
+    let p = Vec3::new(1.0, 2.0, 3.0);
+    assert!((positions[1] - (p * 0.4 + Vec3::new(0.4, 0.0, 0.0))).length() < 1e-5, "{}", positions[1]);
+    // Vertex 2 has no weight: it stays where it is.
+    assert_eq!(positions[2], p);
+    // Vertex 3 is skinned by its second influence set only.
+    assert!((positions[3] - Mat4::from_rotation_z(0.5).transform_point3(p)).length() < 1e-5, "{}", positions[3]);
+}

@@ -1,0 +1,120 @@
+//! `rigscope render` end to end: the binary renders offscreen, the PNG is compared pixel by
+//! pixel with a stored golden image. `RIGSCOPE_BLESS=1 cargo test --release --test render`
+//! rewrites the golden images (check them by eye before committing).
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use image::RgbaImage;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SIZE: &str = "320x240";
+/// A channel difference above this counts as a different pixel (MSAA edges and rasterizer
+/// rounding move a few levels).
+const CHANNEL_TOLERANCE: u8 = 24;
+
+fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["render", file, "--clip", clip, "--time", &time.to_string(), "--size", SIZE, "--no-grid", "--out"])
+        .arg(out)
+        .output()
+        .expect("the rigscope binary runs")
+}
+
+fn render_image(file: &str, clip: &str, time: f32, name: &str) -> RgbaImage {
+    let out = std::env::temp_dir().join(format!("rigscope-test-{}-{name}.png", std::process::id()));
+    let output = render(file, clip, time, &out);
+    assert!(
+        output.status.success(),
+        "rigscope render {file} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let image = image::open(&out).expect("the PNG opens").to_rgba8();
+    let _ = std::fs::remove_file(&out);
+    image
+}
+
+fn differs(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> bool {
+    a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > CHANNEL_TOLERANCE)
+}
+
+/// Pixels that differ from the background (the top-left pixel: the rig is framed with margin).
+fn foreground_count(image: &RgbaImage) -> usize {
+    let background = *image.get_pixel(0, 0);
+    image.pixels().filter(|p| differs(p, &background)).count()
+}
+
+fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels().zip(b.pixels()).filter(|(x, y)| differs(x, y)).count()
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.png"))
+}
+
+fn check_golden(name: &str, image: &RgbaImage) {
+    let path = golden_path(name);
+    if std::env::var_os("RIGSCOPE_BLESS").is_some() {
+        image.save(&path).expect("golden image written");
+        eprintln!("blessed {}", path.display());
+        return;
+    }
+    let golden = image::open(&path)
+        .unwrap_or_else(|e| panic!("golden image {} missing ({e}); run with RIGSCOPE_BLESS=1 to create it", path.display()))
+        .to_rgba8();
+    let total = (golden.width() * golden.height()) as usize;
+    let (fg, golden_fg) = (foreground_count(image), foreground_count(&golden));
+    println!("{name}: {fg} foreground pixels (golden {golden_fg}), {} differ", different_pixels(image, &golden));
+    assert!(golden_fg > total / 20, "{name}: the golden image shows almost nothing ({golden_fg} pixels)");
+    assert!(
+        fg.abs_diff(golden_fg) <= golden_fg / 50,
+        "{name}: {fg} foreground pixels, golden has {golden_fg} (more than 2% apart)"
+    );
+    let changed = different_pixels(image, &golden);
+    assert!(changed <= total / 100, "{name}: {changed} of {total} pixels differ from the golden image");
+}
+
+#[test]
+fn demo_rig_matches_golden_and_moves_over_time() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let early = render_image("demo", "Wave", 0.5, "demo-early");
+    let late = render_image("demo", "Wave", 1.3, "demo-late");
+    check_golden("demo_wave_0.5", &early);
+    let changed = different_pixels(&early, &late);
+    assert!(changed > (320 * 240) / 100, "frames 0.5 s and 1.3 s differ in only {changed} pixels");
+}
+
+#[test]
+fn fox_matches_golden_and_moves_over_time() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let Some(dir) = common::shared_rigs() else { return };
+    let fox = dir.join("Fox.glb");
+    let fox = fox.to_str().expect("utf-8 path");
+    let walk = render_image(fox, "Walk", 0.3, "fox-walk");
+    let survey = render_image(fox, "Survey", 1.5, "fox-survey");
+    check_golden("fox_walk_0.3", &walk);
+    let changed = different_pixels(&walk, &survey);
+    assert!(changed > (320 * 240) / 100, "Walk 0.3 s and Survey 1.5 s differ in only {changed} pixels");
+}
+
+#[test]
+fn bad_arguments_fail_with_a_clear_message() {
+    let out = std::env::temp_dir().join("rigscope-never-written.png");
+    let missing = render("/nonexistent/rig.glb", "0", 0.0, &out);
+    assert!(!missing.status.success());
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("cannot open /nonexistent/rig.glb"), "{stderr}");
+
+    let no_clip = render("demo", "Dance", 0.0, &out);
+    assert!(!no_clip.status.success());
+    let stderr = String::from_utf8_lossy(&no_clip.stderr);
+    assert!(stderr.contains("no clip 'Dance'") && stderr.contains("Wave, Twist"), "{stderr}");
+    assert!(!out.exists());
+}
