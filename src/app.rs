@@ -19,7 +19,9 @@ pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), 
     let (rig, error) = match open_rig(file.as_deref()) {
         Ok(rig) => (rig, None),
         Err(e) => {
-            let shown = file.as_ref().map_or(String::new(), |f| format!("could not open {}: ", f.display()));
+            let shown = file
+                .as_ref()
+                .map_or(String::new(), |f| format!("could not open {}: ", f.display()));
             let demo = open_rig(None).map_err(|d| format!("{shown}{e}; the demo rig failed too: {d}"))?;
             (demo, Some(format!("{shown}{e}")))
         }
@@ -37,7 +39,9 @@ pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), 
         last_frame: Instant::now(),
         fatal: None,
     };
-    event_loop.run_app(&mut app).map_err(|e| format!("the event loop failed: {e}"))?;
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| format!("the event loop failed: {e}"))?;
     match app.fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -73,7 +77,11 @@ impl WindowState {
             .with_title(title)
             .with_inner_size(LogicalSize::new(1280.0, 800.0))
             .with_min_inner_size(LogicalSize::new(320.0, 240.0));
-        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| format!("cannot open a window: {e}"))?);
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| format!("cannot open a window: {e}"))?,
+        );
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
             event_loop.owned_display_handle(),
         )));
@@ -97,7 +105,11 @@ impl WindowState {
             height: size.height.max(1),
             present_mode: wgpu::PresentMode::AutoVsync,
             desired_maximum_frame_latency: 2,
-            alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            alpha_mode: capabilities
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
             view_formats: vec![],
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
@@ -114,7 +126,10 @@ impl WindowState {
             Some(gpu.device.limits().max_texture_dimension_2d as usize),
         );
         let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        let info = FrameInfo { adapter: gpu.describe(), fps: 0.0 };
+        let info = FrameInfo {
+            adapter: gpu.describe(),
+            fps: 0.0,
+        };
         Ok(WindowState {
             window,
             gpu,
@@ -155,7 +170,8 @@ impl WindowState {
         let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
             output = Some(ui::show(ui, viewer, &self.info));
         });
-        self.egui_state.handle_platform_output(&self.window, full_output.platform_output);
+        self.egui_state
+            .handle_platform_output(&self.window, full_output.platform_output);
         let output = output.ok_or("the UI did not run")?;
 
         let frame = match self.surface.get_current_texture() {
@@ -175,7 +191,9 @@ impl WindowState {
                 self.window.request_redraw();
                 return Ok(output.actions);
             }
-            wgpu::CurrentSurfaceTexture::Validation => return Err("the window surface reported a validation error".into()),
+            wgpu::CurrentSurfaceTexture::Validation => {
+                return Err("the window surface reported a validation error".into());
+            }
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let ppp = full_output.pixels_per_point;
@@ -189,19 +207,42 @@ impl WindowState {
         let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
         if let Some(rig_gpu) = rig_gpu {
             let aspect = viewport.width as f32 / viewport.height as f32;
-            self.scene.write_frame(&self.gpu.queue, &viewer.rig, rig_gpu, &viewer.pose, &viewer.camera, aspect);
+            self.scene.write_frame(
+                &self.gpu.queue,
+                &viewer.rig,
+                rig_gpu,
+                &viewer.pose,
+                &viewer.camera,
+                aspect,
+            );
         }
-        let mut encoder = self.gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        self.scene.encode(&mut encoder, &self.targets, &view, rig_gpu, &viewer.view, Some(viewport));
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        self.scene.encode(
+            &mut encoder,
+            &self.targets,
+            &view,
+            rig_gpu,
+            &viewer.view,
+            Some(viewport),
+        );
 
-        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point: ppp };
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
         let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
         for (id, deltas) in &full_output.textures_delta.set {
             for delta in deltas {
-                self.egui_renderer.update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
             }
         }
-        let user_commands = self.egui_renderer.update_buffers(&self.gpu.device, &self.gpu.queue, &mut encoder, &paint_jobs, &screen);
+        let user_commands =
+            self.egui_renderer
+                .update_buffers(&self.gpu.device, &self.gpu.queue, &mut encoder, &paint_jobs, &screen);
         {
             let mut pass = encoder
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -210,7 +251,10 @@ impl WindowState {
                         view: &view,
                         depth_slice: None,
                         resolve_target: None,
-                        ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Load,
+                            store: wgpu::StoreOp::Store,
+                        },
                     })],
                     depth_stencil_attachment: None,
                     timestamp_writes: None,
@@ -220,7 +264,9 @@ impl WindowState {
                 .forget_lifetime();
             self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
         }
-        self.gpu.queue.submit(user_commands.into_iter().chain([encoder.finish()]));
+        self.gpu
+            .queue
+            .submit(user_commands.into_iter().chain([encoder.finish()]));
         for id in &full_output.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }

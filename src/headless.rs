@@ -25,11 +25,15 @@ pub fn framing_camera(rig: &Rig) -> OrbitCamera {
 
 /// `WxH`, e.g. `800x600`.
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(|| format!("size '{text}' is not WxH (e.g. 800x600)"))?;
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("size '{text}' is not WxH (e.g. 800x600)"))?;
     let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|&v| v > 0);
     match (parse(w), parse(h)) {
         (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!("size '{text}' is not WxH with positive whole numbers (e.g. 800x600)")),
+        _ => Err(format!(
+            "size '{text}' is not WxH with positive whole numbers (e.g. 800x600)"
+        )),
     }
 }
 
@@ -55,7 +59,15 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     let clip = match &request.clip {
         Some(key) => Some(rig.find_clip(key).ok_or_else(|| {
             let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();
-            format!("no clip '{key}' in {} (clips: {})", rig.name, if names.is_empty() { "none".into() } else { names.join(", ") })
+            format!(
+                "no clip '{key}' in {} (clips: {})",
+                rig.name,
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
+            )
         })?),
         None => (!rig.clips.is_empty()).then_some(0),
     };
@@ -70,7 +82,9 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     let mut scene = offscreen;
     scene.scene.set_grid(&gpu.device, &posed_bounds(&rig, &pose));
     pose.evaluate(&rig, clip, request.time);
-    let image = scene.render(&gpu, &rig, &rig_gpu, &pose, &camera, &request.view).map_err(|e| e.to_string())?;
+    let image = scene
+        .render(&gpu, &rig, &rig_gpu, &pose, &camera, &request.view)
+        .map_err(|e| e.to_string())?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()))

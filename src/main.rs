@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rigscope", version, about = "Open skinned glTF rigs, play their clips, inspect their skinning")]
+#[command(
+    name = "rigscope",
+    version,
+    about = "Open skinned glTF rigs, play their clips, inspect their skinning"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
@@ -56,7 +60,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Render { file, out, clip, time, size, no_grid }) => render_to_png(&RenderRequest {
+        Some(Command::Render {
+            file,
+            out,
+            clip,
+            time,
+            size,
+            no_grid,
+        }) => render_to_png(&RenderRequest {
             file: (file.as_os_str() != "demo").then_some(file),
             out,
             clip,

@@ -1,7 +1,7 @@
 //! The viewer's state, independent of the window and the GPU: the open rig, playback, pose,
 //! camera and view options. The window code feeds it time and input; the UI edits it.
 
-use crate::anim::{Bounds, PoseEvaluator, Player};
+use crate::anim::{Bounds, Player, PoseEvaluator};
 use crate::headless::open_rig;
 use crate::render::{OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
@@ -77,7 +77,11 @@ impl Viewer {
         std::thread::spawn(move || {
             let _ = sender.send(open_rig(Some(&thread_path)));
         });
-        self.pending = Some(PendingLoad { path, started: Instant::now(), result });
+        self.pending = Some(PendingLoad {
+            path,
+            started: Instant::now(),
+            result,
+        });
     }
 
     /// Loads `path` on this thread (for tests and the command line).
@@ -121,7 +125,10 @@ impl Viewer {
     }
 
     pub fn clip_duration(&self) -> f32 {
-        self.player.clip.and_then(|c| self.rig.clips.get(c)).map_or(0.0, |c| c.duration)
+        self.player
+            .clip
+            .and_then(|c| self.rig.clips.get(c))
+            .map_or(0.0, |c| c.duration)
     }
 
     /// Advances playback by `dt` seconds; returns whether anything needs redrawing.

@@ -40,8 +40,16 @@ struct Agreement {
 fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) -> Agreement {
     let mut pose = PoseEvaluator::new(rig);
     let size = f64::from(posed_bounds(rig, &pose).size());
-    let mut result = Agreement { max_position_error: 0.0, max_normal_error: 0.0, vertices: 0 };
-    let clips: Vec<Option<usize>> = if rig.clips.is_empty() { vec![None] } else { (0..rig.clips.len()).map(Some).collect() };
+    let mut result = Agreement {
+        max_position_error: 0.0,
+        max_normal_error: 0.0,
+        vertices: 0,
+    };
+    let clips: Vec<Option<usize>> = if rig.clips.is_empty() {
+        vec![None]
+    } else {
+        (0..rig.clips.len()).map(Some).collect()
+    };
     for clip in clips {
         let duration = clip.map_or(0.0, |c| rig.clips[c].duration);
         for fraction in [0.0, 0.37, 0.71, 1.0] {
@@ -71,15 +79,26 @@ fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig)
 }
 
 fn check(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) {
-    assert!(rig.instances.iter().any(|i| i.skin.is_some()), "{name} has a skinned mesh");
+    assert!(
+        rig.instances.iter().any(|i| i.skin.is_some()),
+        "{name} has a skinned mesh"
+    );
     let a = compare_rig(skinner, gpu, rig);
     println!(
         "{name}: {} skinned vertices compared, max position error {:.3e} of the rig size, max normal error {:.3e}",
         a.vertices, a.max_position_error, a.max_normal_error
     );
     assert!(a.vertices > 0);
-    assert!(a.max_position_error <= 1e-4, "{name}: GPU positions deviate by {:.3e} of the rig size", a.max_position_error);
-    assert!(a.max_normal_error <= 1e-3, "{name}: GPU normals deviate by {:.3e}", a.max_normal_error);
+    assert!(
+        a.max_position_error <= 1e-4,
+        "{name}: GPU positions deviate by {:.3e} of the rig size",
+        a.max_position_error
+    );
+    assert!(
+        a.max_normal_error <= 1e-3,
+        "{name}: GPU normals deviate by {:.3e}",
+        a.max_normal_error
+    );
 }
 
 #[test]
@@ -97,15 +116,36 @@ fn compute_pass_matches_f64_reference_on_shared_rigs_and_demo() {
 fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let skinner = ComputeSkinner::new(&gpu);
-    let palette = [Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)), Mat4::from_rotation_z(0.5)];
+    let palette = [
+        Mat4::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+        Mat4::from_rotation_z(0.5),
+    ];
     let primitive = Primitive {
         positions: vec![Vec3::new(1.0, 2.0, 3.0); 4],
         normals: vec![Vec3::Y; 4],
         uvs: vec![glam::Vec2::ZERO; 4],
         influences: Some(rigscope::rig::Influences {
             sets: 2,
-            joints: vec![[0, 1, 0, 0], [0; 4], [7, 0, 0, 0], [0; 4], [0; 4], [0; 4], [0; 4], [1, 0, 0, 0]],
-            weights: vec![[0.5, 0.5, 0.0, 0.0], [0.0; 4], [0.6, 0.4, 0.0, 0.0], [0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4], [1.0, 0.0, 0.0, 0.0]],
+            joints: vec![
+                [0, 1, 0, 0],
+                [0; 4],
+                [7, 0, 0, 0],
+                [0; 4],
+                [0; 4],
+                [0; 4],
+                [0; 4],
+                [1, 0, 0, 0],
+            ],
+            weights: vec![
+                [0.5, 0.5, 0.0, 0.0],
+                [0.0; 4],
+                [0.6, 0.4, 0.0, 0.0],
+                [0.0; 4],
+                [0.0; 4],
+                [0.0; 4],
+                [0.0; 4],
+                [1.0, 0.0, 0.0, 0.0],
+            ],
         }),
         indices: vec![],
         material: None,
@@ -113,14 +153,30 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
     let (positions, normals) = skinner.skin(&gpu, &primitive, &palette).unwrap();
     for v in 0..4 {
         let (p, n) = reference_vertex(&palette, &primitive, v);
-        assert!((positions[v].as_dvec3() - p).length() < 1e-5, "vertex {v}: {} vs {p}", positions[v]);
-        assert!((normals[v].as_dvec3() - n).length() < 1e-5, "vertex {v}: {} vs {n}", normals[v]);
+        assert!(
+            (positions[v].as_dvec3() - p).length() < 1e-5,
+            "vertex {v}: {} vs {p}",
+            positions[v]
+        );
+        assert!(
+            (normals[v].as_dvec3() - n).length() < 1e-5,
+            "vertex {v}: {} vs {n}",
+            normals[v]
+        );
     }
     // Vertex 1 names joint 7 of a 2-joint palette: only joint 0's share (0.4) applies.
     let p = Vec3::new(1.0, 2.0, 3.0);
-    assert!((positions[1] - (p * 0.4 + Vec3::new(0.4, 0.0, 0.0))).length() < 1e-5, "{}", positions[1]);
+    assert!(
+        (positions[1] - (p * 0.4 + Vec3::new(0.4, 0.0, 0.0))).length() < 1e-5,
+        "{}",
+        positions[1]
+    );
     // Vertex 2 has no weight: it stays where it is.
     assert_eq!(positions[2], p);
     // Vertex 3 is skinned by its second influence set only.
-    assert!((positions[3] - Mat4::from_rotation_z(0.5).transform_point3(p)).length() < 1e-5, "{}", positions[3]);
+    assert!(
+        (positions[3] - Mat4::from_rotation_z(0.5).transform_point3(p)).length() < 1e-5,
+        "{}",
+        positions[3]
+    );
 }

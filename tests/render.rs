@@ -17,7 +17,18 @@ const CHANNEL_TOLERANCE: u8 = 24;
 
 fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["render", file, "--clip", clip, "--time", &time.to_string(), "--size", SIZE, "--no-grid", "--out"])
+        .args([
+            "render",
+            file,
+            "--clip",
+            clip,
+            "--time",
+            &time.to_string(),
+            "--size",
+            SIZE,
+            "--no-grid",
+            "--out",
+        ])
         .arg(out)
         .output()
         .expect("the rigscope binary runs")
@@ -52,7 +63,9 @@ fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
 }
 
 fn golden_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.png"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.png"))
 }
 
 fn check_golden(name: &str, image: &RgbaImage) {
@@ -63,18 +76,32 @@ fn check_golden(name: &str, image: &RgbaImage) {
         return;
     }
     let golden = image::open(&path)
-        .unwrap_or_else(|e| panic!("golden image {} missing ({e}); run with RIGSCOPE_BLESS=1 to create it", path.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "golden image {} missing ({e}); run with RIGSCOPE_BLESS=1 to create it",
+                path.display()
+            )
+        })
         .to_rgba8();
     let total = (golden.width() * golden.height()) as usize;
     let (fg, golden_fg) = (foreground_count(image), foreground_count(&golden));
-    println!("{name}: {fg} foreground pixels (golden {golden_fg}), {} differ", different_pixels(image, &golden));
-    assert!(golden_fg > total / 20, "{name}: the golden image shows almost nothing ({golden_fg} pixels)");
+    println!(
+        "{name}: {fg} foreground pixels (golden {golden_fg}), {} differ",
+        different_pixels(image, &golden)
+    );
+    assert!(
+        golden_fg > total / 20,
+        "{name}: the golden image shows almost nothing ({golden_fg} pixels)"
+    );
     assert!(
         fg.abs_diff(golden_fg) <= golden_fg / 50,
         "{name}: {fg} foreground pixels, golden has {golden_fg} (more than 2% apart)"
     );
     let changed = different_pixels(image, &golden);
-    assert!(changed <= total / 100, "{name}: {changed} of {total} pixels differ from the golden image");
+    assert!(
+        changed <= total / 100,
+        "{name}: {changed} of {total} pixels differ from the golden image"
+    );
 }
 
 #[test]
@@ -86,7 +113,10 @@ fn demo_rig_matches_golden_and_moves_over_time() {
     let late = render_image("demo", "Wave", 1.3, "demo-late");
     check_golden("demo_wave_0.5", &early);
     let changed = different_pixels(&early, &late);
-    assert!(changed > (320 * 240) / 100, "frames 0.5 s and 1.3 s differ in only {changed} pixels");
+    assert!(
+        changed > (320 * 240) / 100,
+        "frames 0.5 s and 1.3 s differ in only {changed} pixels"
+    );
 }
 
 #[test]
@@ -101,7 +131,10 @@ fn fox_matches_golden_and_moves_over_time() {
     let survey = render_image(fox, "Survey", 1.5, "fox-survey");
     check_golden("fox_walk_0.3", &walk);
     let changed = different_pixels(&walk, &survey);
-    assert!(changed > (320 * 240) / 100, "Walk 0.3 s and Survey 1.5 s differ in only {changed} pixels");
+    assert!(
+        changed > (320 * 240) / 100,
+        "Walk 0.3 s and Survey 1.5 s differ in only {changed} pixels"
+    );
 }
 
 #[test]
@@ -115,6 +148,9 @@ fn bad_arguments_fail_with_a_clear_message() {
     let no_clip = render("demo", "Dance", 0.0, &out);
     assert!(!no_clip.status.success());
     let stderr = String::from_utf8_lossy(&no_clip.stderr);
-    assert!(stderr.contains("no clip 'Dance'") && stderr.contains("Wave, Twist"), "{stderr}");
+    assert!(
+        stderr.contains("no clip 'Dance'") && stderr.contains("Wave, Twist"),
+        "{stderr}"
+    );
     assert!(!out.exists());
 }

@@ -71,11 +71,7 @@ impl Reference {
             interpolation: channel.interpolation,
             rotation: channel.property == Property::Rotation,
             times: channel.times.iter().map(|&t| f64::from(t)).collect(),
-            values: channel
-                .values
-                .iter()
-                .map(|v| v.to_array().map(f64::from))
-                .collect(),
+            values: channel.values.iter().map(|v| v.to_array().map(f64::from)).collect(),
         }
     }
 
@@ -102,13 +98,8 @@ impl Reference {
         let s = (t - self.times[k]) / dt;
         match self.interpolation {
             Interpolation::Step => self.values[k],
-            Interpolation::Linear if self.rotation => {
-                slerp_short(self.values[k], self.values[k + 1], s)
-            }
-            Interpolation::Linear => add(
-                scale(self.values[k], 1.0 - s),
-                scale(self.values[k + 1], s),
-            ),
+            Interpolation::Linear if self.rotation => slerp_short(self.values[k], self.values[k + 1], s),
+            Interpolation::Linear => add(scale(self.values[k], 1.0 - s), scale(self.values[k + 1], s)),
             Interpolation::CubicSpline => {
                 let p0 = self.values[3 * k + 1];
                 let m0 = scale(self.values[3 * k + 2], dt);
@@ -124,28 +115,15 @@ impl Reference {
 /// Largest absolute component difference; for rotations the smaller of `q - r` and `q + r`.
 fn distance(got: Vec4, expected: V4, rotation: bool) -> f64 {
     let got = got.to_array().map(f64::from);
-    let diff = |sign: f64| {
-        (0..4)
-            .map(|i| (got[i] - sign * expected[i]).abs())
-            .fold(0.0, f64::max)
-    };
-    if rotation {
-        diff(1.0).min(diff(-1.0))
-    } else {
-        diff(1.0)
-    }
+    let diff = |sign: f64| (0..4).map(|i| (got[i] - sign * expected[i]).abs()).fold(0.0, f64::max);
+    if rotation { diff(1.0).min(diff(-1.0)) } else { diff(1.0) }
 }
 
 fn quat(axis: [f32; 3], angle: f32) -> Vec4 {
     Vec4::from(Quat::from_axis_angle(Vec3::from(axis).normalize(), angle))
 }
 
-fn channel(
-    property: Property,
-    interpolation: Interpolation,
-    times: &[f32],
-    values: Vec<Vec4>,
-) -> Channel {
+fn channel(property: Property, interpolation: Interpolation, times: &[f32], values: Vec<Vec4>) -> Channel {
     Channel {
         node: 0,
         property,
@@ -231,9 +209,7 @@ fn linear_rotation_far_apart() -> Channel {
 
 /// Cubic spline translation with non-zero tangents and unevenly spaced keys.
 fn cubic_translation() -> Channel {
-    let key = |in_t: [f32; 3], v: [f32; 3], out_t: [f32; 3]| {
-        [in_t, v, out_t].map(|a| Vec3::from(a).extend(0.0))
-    };
+    let key = |in_t: [f32; 3], v: [f32; 3], out_t: [f32; 3]| [in_t, v, out_t].map(|a| Vec3::from(a).extend(0.0));
     channel(
         Property::Translation,
         Interpolation::CubicSpline,
@@ -292,10 +268,7 @@ fn linear_rotation_takes_the_short_arc() {
     let c = linear_rotation_far_apart();
     let q0 = c.values[0].to_array().map(f64::from);
     let q1 = c.values[1].to_array().map(f64::from);
-    assert!(
-        dot(q0, q1) < -0.1,
-        "the keys must be more than 90° apart in 4D"
-    );
+    assert!(dot(q0, q1) < -0.1, "the keys must be more than 90° apart in 4D");
     let times = sample_times(&c, 0.5, 3.5, 61);
     check_against_reference("LINEAR rotation", &c, &times, 1e-5);
     for i in 1..10 {
@@ -411,7 +384,11 @@ fn many_keys(interpolation: Interpolation, property: Property) -> Channel {
             0.05 * k + 0.002 * k * k
         })
         .collect();
-    let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
     let values = (0..n * per_key)
         .map(|i| {
             let x = i as f32;
@@ -431,9 +408,7 @@ fn many_keys(interpolation: Interpolation, property: Property) -> Channel {
 fn shuffled<T: Copy>(items: &[T], mut seed: u64) -> Vec<T> {
     let mut out = items.to_vec();
     for i in (1..out.len()).rev() {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let j = (seed >> 33) as usize % (i + 1);
         out.swap(i, j);
     }
@@ -569,9 +544,7 @@ fn interpolation_test_clips_match_the_f64_reference() {
         let first = reference.times[0] as f32;
         let last = *reference.times.last().unwrap() as f32;
         let (from, to) = (first - 0.25, last + 0.25);
-        let times: Vec<f32> = (0..37)
-            .map(|i| from + (to - from) * i as f32 / 36.0)
-            .collect();
+        let times: Vec<f32> = (0..37).map(|i| from + (to - from) * i as f32 / 36.0).collect();
         let mut worst = 0.0f64;
         // Forward, then backward (seeking), through the same evaluator.
         for &t in times.iter().chain(times.iter().rev()) {

@@ -22,7 +22,14 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         c
     } else if has_program("xvfb-run") {
         let mut c = Command::new("xvfb-run");
-        c.args(["-a", "-s", "-screen 0 1280x800x24", binary, "--exit-after-frames", &frames]);
+        c.args([
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24",
+            binary,
+            "--exit-after-frames",
+            &frames,
+        ]);
         c
     } else if std::env::var_os(REQUIRE_ADAPTER_ENV).is_some() {
         panic!("no DISPLAY and no xvfb-run (Debian package xvfb), but {REQUIRE_ADAPTER_ENV} is set");
@@ -31,7 +38,10 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         return;
     };
     // Wayland would be tried first when its socket exists; this test is about the X11 path.
-    command.env_remove("WAYLAND_DISPLAY").stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = command.spawn().expect("the viewer starts");
     let started = Instant::now();
     let status = loop {
@@ -48,6 +58,9 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     println!("viewer ran {:.1} s: {}", started.elapsed().as_secs_f32(), stderr.trim());
     assert!(status.success(), "the viewer failed: {stderr}");
-    assert!(stderr.contains(&format!("drew {FRAMES} frames")), "the viewer did not report its frames: {stderr}");
+    assert!(
+        stderr.contains(&format!("drew {FRAMES} frames")),
+        "the viewer did not report its frames: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -138,6 +138,10 @@ impl Bounds {
     }
 
     pub fn size(&self) -> f32 {
-        if self.is_empty() { 0.0 } else { (self.max - self.min).length() }
+        if self.is_empty() {
+            0.0
+        } else {
+            (self.max - self.min).length()
+        }
     }
 }

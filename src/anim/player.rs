@@ -71,7 +71,10 @@ mod tests {
 
     #[test]
     fn looping_wraps_and_one_shot_stops_at_the_end() {
-        let mut p = Player { clip: Some(0), ..Player::default() };
+        let mut p = Player {
+            clip: Some(0),
+            ..Player::default()
+        };
         assert!(p.advance(1.5, 1.0));
         assert!((p.time - 0.5).abs() < 1e-6);
         p.looping = false;
@@ -83,7 +86,11 @@ mod tests {
 
     #[test]
     fn stepping_pauses_and_moves_one_frame() {
-        let mut p = Player { clip: Some(0), looping: false, ..Player::default() };
+        let mut p = Player {
+            clip: Some(0),
+            looping: false,
+            ..Player::default()
+        };
         p.step(3, 2.0);
         assert!(!p.playing);
         assert!((p.time - 3.0 * FRAME_SECONDS).abs() < 1e-6);

@@ -107,7 +107,10 @@ mod tests {
                 if corner & 4 == 0 { -1.0 } else { 1.0 },
             );
             let ndc = vp.project_point3(p);
-            assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z), "{p} → {ndc}");
+            assert!(
+                ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z),
+                "{p} → {ndc}"
+            );
         }
     }
 

@@ -34,7 +34,13 @@ impl ComputeSkinner {
         };
         let io_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("skin io"),
-            entries: &[storage(0, true), storage(1, true), storage(2, true), storage(3, false), storage(4, false)],
+            entries: &[
+                storage(0, true),
+                storage(1, true),
+                storage(2, true),
+                storage(3, false),
+                storage(4, false),
+            ],
         });
         let palette_layout = palette_bind_group_layout(device, wgpu::ShaderStages::COMPUTE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -54,7 +60,11 @@ impl ComputeSkinner {
             compilation_options: Default::default(),
             cache: None,
         });
-        ComputeSkinner { pipeline, io_layout, palette_layout }
+        ComputeSkinner {
+            pipeline,
+            io_layout,
+            palette_layout,
+        }
     }
 
     /// Skins `primitive` with `palette` on the GPU; returns positions and normals.
@@ -65,12 +75,19 @@ impl ComputeSkinner {
             return Ok((Vec::new(), Vec::new()));
         }
         let input = |label, contents: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage: wgpu::BufferUsages::STORAGE })
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
         };
         let as_vec4 = |v: &[Vec3], w: f32| v.iter().map(|p| p.extend(w)).collect::<Vec<_>>();
         let positions = input("positions", bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0)));
         let normals = input("normals", bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)));
-        let influences = input("influences", bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)));
+        let influences = input(
+            "influences",
+            bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
+        );
         // An empty palette cannot be bound; one identity matrix behaves the same (every joint
         // index is then out of range or 0, and weights without joints mean "unskinned").
         let identity = [Mat4::IDENTITY];
@@ -98,13 +115,21 @@ impl ComputeSkinner {
             entries: &[&positions, &normals, &influences, &out_positions, &out_normals]
                 .iter()
                 .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
                 .collect::<Vec<_>>(),
         });
         let palette_group = palette_bind_group(device, &self.palette_layout, &palette_buffer);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("skin compute") });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("skin compute"),
+        });
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("skin"), timestamp_writes: None });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("skin"),
+                timestamp_writes: None,
+            });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &io, &[]);
             pass.set_bind_group(1, &palette_group, &[]);
@@ -116,6 +141,9 @@ impl ComputeSkinner {
         let bytes = read_buffer(gpu, &readback)?;
         let values: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
         let xyz = |v: &[f32; 4]| Vec3::new(v[0], v[1], v[2]);
-        Ok((values[..n].iter().map(xyz).collect(), values[n..].iter().map(xyz).collect()))
+        Ok((
+            values[..n].iter().map(xyz).collect(),
+            values[n..].iter().map(xyz).collect(),
+        ))
     }
 }

@@ -64,7 +64,12 @@ impl Gpu {
             })
             .await
             .map_err(|e| GpuError(format!("the graphics device could not be opened: {e}")))?;
-        Ok(Gpu { instance, adapter, device, queue })
+        Ok(Gpu {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
     }
 
     /// One line naming the adapter, for logs and the UI.

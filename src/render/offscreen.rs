@@ -22,11 +22,17 @@ impl Offscreen {
     pub fn new(gpu: &Gpu, width: u32, height: u32) -> Result<Offscreen, GpuError> {
         let max = gpu.device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > max || height > max {
-            return Err(GpuError(format!("image size {width}x{height} is outside 1..={max} pixels per side")));
+            return Err(GpuError(format!(
+                "image size {width}x{height} is outside 1..={max} pixels per side"
+            )));
         }
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen"),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -62,9 +68,13 @@ impl Offscreen {
         options: &ViewOptions,
     ) -> Result<image::RgbaImage, GpuError> {
         let (width, height) = (self.targets.width, self.targets.height);
-        self.scene.write_frame(&gpu.queue, rig, rig_gpu, pose, camera, self.targets.aspect());
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("offscreen") });
-        self.scene.encode(&mut encoder, &self.targets, &self.view, Some(rig_gpu), options, None);
+        self.scene
+            .write_frame(&gpu.queue, rig, rig_gpu, pose, camera, self.targets.aspect());
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("offscreen"),
+        });
+        self.scene
+            .encode(&mut encoder, &self.targets, &self.view, Some(rig_gpu), options, None);
         encoder.copy_texture_to_buffer(
             self.texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
@@ -75,7 +85,11 @@ impl Offscreen {
                     rows_per_image: Some(height),
                 },
             },
-            wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
         );
         gpu.queue.submit([encoder.finish()]);
         let bytes = read_buffer(gpu, &self.readback)?;

@@ -1,8 +1,8 @@
 //! The 3D view: pipelines built once, a rig's buffers built on load, palettes written per frame.
 
 use crate::anim::{Bounds, PoseEvaluator};
-use crate::rig::{Influences, Primitive, Rig, Texture};
 use crate::render::camera::OrbitCamera;
+use crate::rig::{Influences, Primitive, Rig, Texture};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
@@ -11,7 +11,12 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// MSAA sample count of the 3D view.
 pub const SAMPLES: u32 = 4;
 /// Clear color of the 3D view (linear).
-pub const BACKGROUND: wgpu::Color = wgpu::Color { r: 0.018, g: 0.021, b: 0.028, a: 1.0 };
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.018,
+    g: 0.021,
+    b: 0.028,
+    a: 1.0,
+};
 /// Light travelling down and away from a camera in the default position.
 const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
 
@@ -74,7 +79,12 @@ impl GpuInfluences {
             }
         };
         let ((joints0, weights0), (joints1, weights1)) = (set(0), set(1));
-        GpuInfluences { joints0, joints1, weights0, weights1 }
+        GpuInfluences {
+            joints0,
+            joints1,
+            weights0,
+            weights1,
+        }
     }
 }
 
@@ -118,7 +128,11 @@ impl RenderTargets {
             device
                 .create_texture(&wgpu::TextureDescriptor {
                     label: Some(label),
-                    size: wgpu::Extent3d { width: width.max(1), height: height.max(1), depth_or_array_layers: 1 },
+                    size: wgpu::Extent3d {
+                        width: width.max(1),
+                        height: height.max(1),
+                        depth_or_array_layers: 1,
+                    },
                     mip_level_count: 1,
                     sample_count: SAMPLES,
                     dimension: wgpu::TextureDimension::D2,
@@ -157,7 +171,12 @@ impl PixelRect {
         let y = self.y.min(height);
         let w = self.width.min(width - x);
         let h = self.height.min(height - y);
-        (w > 0 && h > 0).then_some(PixelRect { x, y, width: w, height: h })
+        (w > 0 && h > 0).then_some(PixelRect {
+            x,
+            y,
+            width: w,
+            height: h,
+        })
     }
 }
 
@@ -236,7 +255,10 @@ impl SceneRenderer {
         let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("frame"),
             layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_buffer.as_entire_binding() }],
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame_buffer.as_entire_binding(),
+            }],
         });
 
         let mesh_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -249,7 +271,8 @@ impl SceneRenderer {
             immediate_size: 0,
         });
         let mesh_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-        let influence_attributes = wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
+        let influence_attributes =
+            wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
         let mesh_buffers = [
             Some(wgpu::VertexBufferLayout {
                 array_stride: std::mem::size_of::<MeshVertex>() as u64,
@@ -269,7 +292,11 @@ impl SceneRenderer {
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
         };
-        let multisample = wgpu::MultisampleState { count: SAMPLES, mask: !0, alpha_to_coverage_enabled: false };
+        let multisample = wgpu::MultisampleState {
+            count: SAMPLES,
+            mask: !0,
+            alpha_to_coverage_enabled: false,
+        };
         let mesh_pipeline = |cull_mode, label| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
@@ -359,7 +386,12 @@ impl SceneRenderer {
         let white = create_texture(
             device,
             queue,
-            &Texture { name: "white".into(), width: 1, height: 1, rgba8: vec![255; 4] },
+            &Texture {
+                name: "white".into(),
+                width: 1,
+                height: 1,
+                rgba8: vec![255; 4],
+            },
         );
         let identity = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("identity palette"),
@@ -409,7 +441,11 @@ impl SceneRenderer {
         let mut draws = Vec::new();
         for (i, instance) in rig.instances.iter().enumerate() {
             for primitive in &rig.meshes[instance.mesh].primitives {
-                let material = primitive.material.and_then(|m| rig.materials.get(m)).cloned().unwrap_or_default();
+                let material = primitive
+                    .material
+                    .and_then(|m| rig.materials.get(m))
+                    .cloned()
+                    .unwrap_or_default();
                 let vertices: Vec<MeshVertex> = (0..primitive.vertex_count())
                     .map(|v| MeshVertex {
                         position: primitive.positions[v].to_array(),
@@ -418,7 +454,11 @@ impl SceneRenderer {
                     })
                     .collect();
                 let buffer = |label, contents: &[u8], usage| {
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents,
+                        usage,
+                    })
                 };
                 let uniform = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("draw"),
@@ -434,9 +474,18 @@ impl SceneRenderer {
                     label: Some("draw"),
                     layout: &self.draw_layout,
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(texture) },
-                        wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: uniform.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(texture),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::Sampler(&self.sampler),
+                        },
                     ],
                 });
                 draws.push(GpuDraw {
@@ -447,7 +496,11 @@ impl SceneRenderer {
                         bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
                         wgpu::BufferUsages::VERTEX,
                     ),
-                    indices: buffer("indices", bytemuck::cast_slice(&primitive.indices), wgpu::BufferUsages::INDEX),
+                    indices: buffer(
+                        "indices",
+                        bytemuck::cast_slice(&primitive.indices),
+                        wgpu::BufferUsages::INDEX,
+                    ),
                     index_count: primitive.indices.len() as u32,
                     uniform,
                     bind_group,
@@ -471,7 +524,15 @@ impl SceneRenderer {
     }
 
     /// Writes this frame's camera, palettes and model matrices.
-    pub fn write_frame(&self, queue: &wgpu::Queue, rig: &Rig, gpu: &RigGpu, pose: &PoseEvaluator, camera: &OrbitCamera, aspect: f32) {
+    pub fn write_frame(
+        &self,
+        queue: &wgpu::Queue,
+        rig: &Rig,
+        gpu: &RigGpu,
+        pose: &PoseEvaluator,
+        camera: &OrbitCamera,
+        aspect: f32,
+    ) {
         let frame = FrameUniform {
             view_proj: camera.view_projection(aspect),
             camera_position: camera.eye().extend(1.0),
@@ -484,7 +545,10 @@ impl SceneRenderer {
             }
         }
         for draw in &gpu.draws {
-            let uniform = DrawUniform { model: pose.instance_world(rig, draw.instance), base_color: draw.base_color };
+            let uniform = DrawUniform {
+                model: pose.instance_world(rig, draw.instance),
+                base_color: draw.base_color,
+            };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
         }
     }
@@ -506,11 +570,17 @@ impl SceneRenderer {
                 view: &targets.color,
                 depth_slice: None,
                 resolve_target: Some(output),
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(BACKGROUND), store: wgpu::StoreOp::Discard },
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(BACKGROUND),
+                    store: wgpu::StoreOp::Discard,
+                },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &targets.depth,
-                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
                 stencil_ops: None,
             }),
             timestamp_writes: None,
@@ -518,14 +588,27 @@ impl SceneRenderer {
             multiview_mask: None,
         });
         if let Some(rect) = viewport.and_then(|r| r.clamped(targets.width, targets.height)) {
-            pass.set_viewport(rect.x as f32, rect.y as f32, rect.width as f32, rect.height as f32, 0.0, 1.0);
+            pass.set_viewport(
+                rect.x as f32,
+                rect.y as f32,
+                rect.width as f32,
+                rect.height as f32,
+                0.0,
+                1.0,
+            );
             pass.set_scissor_rect(rect.x, rect.y, rect.width, rect.height);
         }
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         if let Some(gpu) = gpu {
             for draw in &gpu.draws {
-                pass.set_pipeline(if draw.double_sided { &self.mesh_double_sided } else { &self.mesh_culled });
-                let palette = gpu.palettes[draw.instance].as_ref().map_or(&self.identity_palette, |(_, bg)| bg);
+                pass.set_pipeline(if draw.double_sided {
+                    &self.mesh_double_sided
+                } else {
+                    &self.mesh_culled
+                });
+                let palette = gpu.palettes[draw.instance]
+                    .as_ref()
+                    .map_or(&self.identity_palette, |(_, bg)| bg);
                 pass.set_bind_group(1, palette, &[]);
                 pass.set_bind_group(2, &draw.bind_group, &[]);
                 pass.set_vertex_buffer(0, draw.vertices.slice(..));
@@ -559,18 +642,29 @@ pub fn palette_bind_group_layout(device: &wgpu::Device, visibility: wgpu::Shader
     })
 }
 
-pub fn palette_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, buffer: &wgpu::Buffer) -> wgpu::BindGroup {
+pub fn palette_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffer: &wgpu::Buffer,
+) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("palette"),
         layout,
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
     })
 }
 
 fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture) -> wgpu::TextureView {
     let descriptor = wgpu::TextureDescriptor {
         label: Some(&texture.name),
-        size: wgpu::Extent3d { width: texture.width, height: texture.height, depth_or_array_layers: 1 },
+        size: wgpu::Extent3d {
+            width: texture.width,
+            height: texture.height,
+            depth_or_array_layers: 1,
+        },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
@@ -579,14 +673,23 @@ fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture)
         view_formats: &[],
     };
     device
-        .create_texture_with_data(queue, &descriptor, wgpu::util::TextureDataOrder::LayerMajor, &texture.rgba8)
+        .create_texture_with_data(
+            queue,
+            &descriptor,
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &texture.rgba8,
+        )
         .create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 /// Grid lines on the ground plane (y = 0) with a spacing that suits the rig's size, and the
 /// three world axes (X red, Y green, Z blue) from the origin.
 fn grid_lines(bounds: &Bounds) -> Vec<LineVertex> {
-    let size = if bounds.is_empty() { 2.0 } else { bounds.size().max(1e-3) };
+    let size = if bounds.is_empty() {
+        2.0
+    } else {
+        bounds.size().max(1e-3)
+    };
     let step = 10f32.powf((size / 4.0).log10().floor());
     let half_lines = 10;
     let extent = step * half_lines as f32;
@@ -598,14 +701,28 @@ fn grid_lines(bounds: &Bounds) -> Vec<LineVertex> {
     let minor = [0.5, 0.5, 0.55, 0.35];
     let mut lines = Vec::new();
     let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
-        lines.push(LineVertex { position: a.to_array(), color });
-        lines.push(LineVertex { position: b.to_array(), color });
+        lines.push(LineVertex {
+            position: a.to_array(),
+            color,
+        });
+        lines.push(LineVertex {
+            position: b.to_array(),
+            color,
+        });
     };
     for k in -half_lines..=half_lines {
         let offset = k as f32 * step;
         let (x, z) = (centre.x + offset, centre.z + offset);
-        line(Vec3::new(x, 0.0, centre.z - extent), Vec3::new(x, 0.0, centre.z + extent), minor);
-        line(Vec3::new(centre.x - extent, 0.0, z), Vec3::new(centre.x + extent, 0.0, z), minor);
+        line(
+            Vec3::new(x, 0.0, centre.z - extent),
+            Vec3::new(x, 0.0, centre.z + extent),
+            minor,
+        );
+        line(
+            Vec3::new(centre.x - extent, 0.0, z),
+            Vec3::new(centre.x + extent, 0.0, z),
+            minor,
+        );
     }
     let axis = step * 2.0;
     line(Vec3::ZERO, Vec3::X * axis, [0.95, 0.25, 0.2, 1.0]);

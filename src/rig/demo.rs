@@ -88,12 +88,36 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
             [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
         )
     });
-    let position = glb.accessor(bytemuck::cast_slice(&positions), FLOAT, positions.len(), "VEC3", Some((&min, &max)));
+    let position = glb.accessor(
+        bytemuck::cast_slice(&positions),
+        FLOAT,
+        positions.len(),
+        "VEC3",
+        Some((&min, &max)),
+    );
     let normal = glb.accessor(bytemuck::cast_slice(&normals), FLOAT, normals.len(), "VEC3", None);
     let uv = glb.accessor(bytemuck::cast_slice(&uvs), FLOAT, uvs.len(), "VEC2", None);
-    let joint = glb.accessor(bytemuck::cast_slice(&vertex_joints), UNSIGNED_SHORT, vertex_joints.len(), "VEC4", None);
-    let weight = glb.accessor(bytemuck::cast_slice(&vertex_weights), FLOAT, vertex_weights.len(), "VEC4", None);
-    let index = glb.accessor(bytemuck::cast_slice(&indices), UNSIGNED_INT, indices.len(), "SCALAR", None);
+    let joint = glb.accessor(
+        bytemuck::cast_slice(&vertex_joints),
+        UNSIGNED_SHORT,
+        vertex_joints.len(),
+        "VEC4",
+        None,
+    );
+    let weight = glb.accessor(
+        bytemuck::cast_slice(&vertex_weights),
+        FLOAT,
+        vertex_weights.len(),
+        "VEC4",
+        None,
+    );
+    let index = glb.accessor(
+        bytemuck::cast_slice(&indices),
+        UNSIGNED_INT,
+        indices.len(),
+        "SCALAR",
+        None,
+    );
     let inverse_binds: Vec<[f32; 16]> = (0..joints)
         .map(|j| Mat4::from_translation(Vec3::new(0.0, -(j as f32) * SEGMENT, 0.0)).to_cols_array())
         .collect();
@@ -114,7 +138,13 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
 
     let times: Vec<f32> = (0..KEYS).map(|k| CLIP_SECONDS * k as f32 / (KEYS - 1) as f32).collect();
     let (t_min, t_max) = ([0.0f32], [CLIP_SECONDS]);
-    let time = glb.accessor(bytemuck::cast_slice(&times), FLOAT, KEYS, "SCALAR", Some((&t_min, &t_max)));
+    let time = glb.accessor(
+        bytemuck::cast_slice(&times),
+        FLOAT,
+        KEYS,
+        "SCALAR",
+        Some((&t_min, &t_max)),
+    );
     let mut animations = Vec::new();
     for (name, pose) in [("Wave", wave as fn(usize, f32) -> Quat), ("Twist", twist)] {
         let mut samplers = Vec::new();
@@ -188,7 +218,13 @@ fn smooth_weights(y: f32, joints: usize) -> ([u16; 4], [f32; 4]) {
     let mut weights = [0f32; 4];
     for (k, (w, j)) in all.into_iter().enumerate() {
         ids[k] = j;
-        weights[k] = if total > 0.0 { w / total } else if k == 0 { 1.0 } else { 0.0 };
+        weights[k] = if total > 0.0 {
+            w / total
+        } else if k == 0 {
+            1.0
+        } else {
+            0.0
+        };
     }
     (ids, weights)
 }
@@ -206,12 +242,21 @@ struct GlbBuilder {
 }
 
 impl GlbBuilder {
-    fn accessor(&mut self, bytes: &[u8], component_type: u32, count: usize, kind: &str, bounds: Option<(&[f32], &[f32])>) -> usize {
+    fn accessor(
+        &mut self,
+        bytes: &[u8],
+        component_type: u32,
+        count: usize,
+        kind: &str,
+        bounds: Option<(&[f32], &[f32])>,
+    ) -> usize {
         let offset = self.bin.len();
         self.bin.extend_from_slice(bytes);
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-        self.views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
-        let mut accessor = json!({"bufferView": self.views.len() - 1, "componentType": component_type, "count": count, "type": kind});
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        let mut accessor =
+            json!({"bufferView": self.views.len() - 1, "componentType": component_type, "count": count, "type": kind});
         if let Some((min, max)) = bounds {
             accessor["min"] = json!(min);
             accessor["max"] = json!(max);

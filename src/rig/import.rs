@@ -27,8 +27,7 @@ pub fn load_file(path: &Path) -> Result<Rig, RigError> {
             path.display()
         )));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| err(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read {}: {e}", path.display())))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -57,10 +56,7 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
             let node = &gltf_nodes[old];
             let (t, r, s) = node.transform().decomposed();
             Node {
-                name: node
-                    .name()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("node {old}")),
+                name: node.name().map(str::to_owned).unwrap_or_else(|| format!("node {old}")),
                 parent: parents[old].map(|p| slot[p]),
                 rest: Trs {
                     translation: Vec3::from(t),
@@ -112,7 +108,10 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         meshes,
         instances,
         materials,
-        textures: textures.into_iter().map(|t| t.unwrap_or_else(missing_texture)).collect(),
+        textures: textures
+            .into_iter()
+            .map(|t| t.unwrap_or_else(missing_texture))
+            .collect(),
         clips,
         warnings,
     })
@@ -133,12 +132,15 @@ fn load_buffers(gltf: &gltf::Gltf, base_dir: Option<&Path>) -> Result<Vec<Vec<u8
         .buffers()
         .map(|buffer| {
             let data = match buffer.source() {
-                gltf::buffer::Source::Bin => gltf
-                    .blob
-                    .clone()
-                    .ok_or_else(|| err(format!("buffer {} refers to a missing GLB binary chunk", buffer.index())))?,
-                gltf::buffer::Source::Uri(uri) => read_uri(uri, base_dir)
-                    .map_err(|e| err(format!("buffer {}: {e}", buffer.index())))?,
+                gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                    err(format!(
+                        "buffer {} refers to a missing GLB binary chunk",
+                        buffer.index()
+                    ))
+                })?,
+                gltf::buffer::Source::Uri(uri) => {
+                    read_uri(uri, base_dir).map_err(|e| err(format!("buffer {}: {e}", buffer.index())))?
+                }
             };
             if data.len() < buffer.length() {
                 return Err(err(format!(
@@ -178,9 +180,12 @@ fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
 
 /// Applies the URI rule: relative paths that stay inside `base_dir`, nothing else.
 fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
-    let base = base_dir.ok_or_else(|| format!("'{uri}' refers to an external file, but the data was not opened from a folder"))?;
+    let base = base_dir
+        .ok_or_else(|| format!("'{uri}' refers to an external file, but the data was not opened from a folder"))?;
     if uri.contains("://") {
-        return Err(format!("'{uri}' is a remote URI; only files next to the model are read"));
+        return Err(format!(
+            "'{uri}' is a remote URI; only files next to the model are read"
+        ));
     }
     let decoded = percent_decode(uri);
     let relative = Path::new(&decoded);
@@ -191,11 +196,15 @@ fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
             Component::CurDir => {}
             Component::ParentDir => depth -= 1,
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!("'{uri}' is an absolute path; only files inside the model's folder are read"));
+                return Err(format!(
+                    "'{uri}' is an absolute path; only files inside the model's folder are read"
+                ));
             }
         }
         if depth < 0 {
-            return Err(format!("'{uri}' points outside the model's folder; only files inside it are read"));
+            return Err(format!(
+                "'{uri}' points outside the model's folder; only files inside it are read"
+            ));
         }
     }
     Ok(base.join(relative))
@@ -207,12 +216,13 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push(hi << 4 | lo);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(hi << 4 | lo);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
@@ -230,7 +240,10 @@ fn load_textures(
         .textures()
         .map(|texture| {
             let image = texture.source();
-            let label = image.name().map(str::to_owned).unwrap_or_else(|| format!("image {}", image.index()));
+            let label = image
+                .name()
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("image {}", image.index()));
             let bytes = match image.source() {
                 gltf::image::Source::View { view, .. } => buffers
                     .get(view.buffer().index())
@@ -239,9 +252,7 @@ fn load_textures(
                     .ok_or_else(|| "its buffer view is out of range".to_string()),
                 gltf::image::Source::Uri { uri, .. } => read_uri(uri, base_dir),
             };
-            let decoded = bytes.and_then(|b| {
-                image::load_from_memory(&b).map_err(|e| format!("cannot decode it: {e}"))
-            });
+            let decoded = bytes.and_then(|b| image::load_from_memory(&b).map_err(|e| format!("cannot decode it: {e}")));
             match decoded {
                 Ok(img) => {
                     let rgba = img.to_rgba8();
@@ -253,7 +264,10 @@ fn load_textures(
                     })
                 }
                 Err(e) => {
-                    warnings.push(format!("texture {} ({label}) not loaded: {e}; drawn untextured", texture.index()));
+                    warnings.push(format!(
+                        "texture {} ({label}) not loaded: {e}; drawn untextured",
+                        texture.index()
+                    ));
                     None
                 }
             }
@@ -313,7 +327,12 @@ fn read_skin<'s>(
             let read: Vec<Mat4> = skin
                 .reader(get)
                 .read_inverse_bind_matrices()
-                .ok_or_else(|| err(format!("skin {}: inverse bind matrices lie outside their buffer", skin.index())))?
+                .ok_or_else(|| {
+                    err(format!(
+                        "skin {}: inverse bind matrices lie outside their buffer",
+                        skin.index()
+                    ))
+                })?
                 .map(|m| Mat4::from_cols_array_2d(&m))
                 .collect();
             if read.len() != joints.len() {
@@ -325,13 +344,19 @@ fn read_skin<'s>(
                 )));
             }
             if let Some(j) = read.iter().position(|m| !m.is_finite()) {
-                return Err(err(format!("skin {}: inverse bind matrix {j} is not finite", skin.index())));
+                return Err(err(format!(
+                    "skin {}: inverse bind matrix {j} is not finite",
+                    skin.index()
+                )));
             }
             read
         }
     };
     Ok(Skin {
-        name: skin.name().map(str::to_owned).unwrap_or_else(|| format!("skin {}", skin.index())),
+        name: skin
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("skin {}", skin.index())),
         joints,
         inverse_binds,
     })
@@ -341,7 +366,10 @@ fn read_mesh<'s>(
     mesh: &gltf::Mesh,
     get: impl Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 ) -> Result<Mesh, RigError> {
-    let name = mesh.name().map(str::to_owned).unwrap_or_else(|| format!("mesh {}", mesh.index()));
+    let name = mesh
+        .name()
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("mesh {}", mesh.index()));
     let mut primitives = Vec::new();
     for primitive in mesh.primitives() {
         let at = |what: &str| format!("mesh '{name}' primitive {}: {what}", primitive.index());
@@ -400,7 +428,8 @@ fn read_influences<'a, 's, F>(
 where
     F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
 {
-    let mut sets: Vec<(Vec<[u16; 4]>, Vec<[f32; 4]>)> = Vec::new();
+    type JointsAndWeights = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+    let mut sets: Vec<JointsAndWeights> = Vec::new();
     for set in 0..2u32 {
         let (Some(joints), Some(weights)) = (reader.read_joints(set), reader.read_weights(set)) else {
             break;
@@ -428,7 +457,11 @@ where
             weights.push(w[v]);
         }
     }
-    Ok(Some(Influences { sets: count, joints, weights }))
+    Ok(Some(Influences {
+        sets: count,
+        joints,
+        weights,
+    }))
 }
 
 fn read_material(material: &gltf::Material, texture_count: usize) -> Material {
@@ -477,7 +510,11 @@ fn read_clip<'s>(
             gltf::animation::Interpolation::Linear => Interpolation::Linear,
             gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
         };
-        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
         let mut values = values;
         if property == Property::Rotation && per_key == 1 {
             // Exporters write slightly denormalized quaternions; slerp expects unit length.
@@ -503,7 +540,11 @@ fn read_clip<'s>(
             values,
         });
     }
-    Ok(Clip { name, duration, channels })
+    Ok(Clip {
+        name,
+        duration,
+        channels,
+    })
 }
 
 #[cfg(test)]
@@ -513,12 +554,22 @@ mod tests {
     #[test]
     fn uris_outside_the_model_folder_are_refused() {
         let base = Path::new("/models/fox");
-        assert_eq!(resolve_uri("tex/a%20b.png", Some(base)).unwrap(), base.join("tex/a b.png"));
-        assert_eq!(resolve_uri("tex/../a.bin", Some(base)).unwrap(), base.join("tex/../a.bin"));
+        assert_eq!(
+            resolve_uri("tex/a%20b.png", Some(base)).unwrap(),
+            base.join("tex/a b.png")
+        );
+        assert_eq!(
+            resolve_uri("tex/../a.bin", Some(base)).unwrap(),
+            base.join("tex/../a.bin")
+        );
         for bad in ["../a.bin", "tex/../../a.bin", "/etc/passwd", "http://example.com/a.bin"] {
             let e = resolve_uri(bad, Some(base)).unwrap_err();
             assert!(e.contains(bad), "{e}");
         }
-        assert!(resolve_uri("a.bin", None).unwrap_err().contains("not opened from a folder"));
+        assert!(
+            resolve_uri("a.bin", None)
+                .unwrap_err()
+                .contains("not opened from a folder")
+        );
     }
 }

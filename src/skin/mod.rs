@@ -9,11 +9,11 @@ pub fn blend_matrix(palette: &[Mat4], influences: &Influences, v: usize) -> Mat4
     let mut sum = Mat4::ZERO;
     let mut total = 0.0;
     for (joint, weight) in influences.of_vertex(v) {
-        if weight != 0.0 {
-            if let Some(m) = palette.get(joint as usize) {
-                sum += *m * weight;
-                total += weight;
-            }
+        if weight != 0.0
+            && let Some(m) = palette.get(joint as usize)
+        {
+            sum += *m * weight;
+            total += weight;
         }
     }
     if total == 0.0 { Mat4::IDENTITY } else { sum }
@@ -26,7 +26,11 @@ pub fn blend_matrix(palette: &[Mat4], influences: &Influences, v: usize) -> Mat4
 pub fn normal_matrix(m: &Mat4) -> Mat3 {
     let (c0, c1, c2) = (m.x_axis.truncate(), m.y_axis.truncate(), m.z_axis.truncate());
     let cofactor = Mat3::from_cols(c1.cross(c2), c2.cross(c0), c0.cross(c1));
-    if c0.dot(c1.cross(c2)) < 0.0 { -cofactor } else { cofactor }
+    if c0.dot(c1.cross(c2)) < 0.0 {
+        -cofactor
+    } else {
+        cofactor
+    }
 }
 
 /// Linear blend skinning, written for clarity: the reference that faster paths and the GPU are
@@ -60,7 +64,10 @@ pub fn posed_bounds(rig: &crate::rig::Rig, pose: &crate::anim::PoseEvaluator) ->
                         bounds.include(world.transform_point3(m.transform_point3(primitive.positions[v])));
                     }
                 }
-                _ => primitive.positions.iter().for_each(|&p| bounds.include(world.transform_point3(p))),
+                _ => primitive
+                    .positions
+                    .iter()
+                    .for_each(|&p| bounds.include(world.transform_point3(p))),
             }
         }
     }

@@ -33,7 +33,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutpu
     if ui.input_mut(|i| i.consume_shortcut(&OPEN_SHORTCUT)) {
         actions.push(UiAction::OpenDialog);
     }
-    let dropped = ui.input(|i| i.raw.dropped_files.iter().next().map(|f| f.path().to_owned()));
+    let dropped = ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_owned()));
     if let Some(path) = dropped {
         viewer.open(path);
     }
@@ -41,7 +41,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutpu
     egui::Panel::top("menu").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.add(egui::Button::new("Open…").shortcut_text(ui.ctx().format_shortcut(&OPEN_SHORTCUT))).clicked() {
+                if ui
+                    .add(egui::Button::new("Open…").shortcut_text(ui.ctx().format_shortcut(&OPEN_SHORTCUT)))
+                    .clicked()
+                {
                     actions.push(UiAction::OpenDialog);
                 }
                 if ui.button("Open demo rig").clicked() {
@@ -168,14 +171,23 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         return;
     }
     let current = viewer.player.clip;
-    let name = |c: Option<usize>| c.and_then(|c| viewer.rig.clips.get(c)).map_or("(rest pose)".to_owned(), |c| c.name.clone());
+    let name = |c: Option<usize>| {
+        c.and_then(|c| viewer.rig.clips.get(c))
+            .map_or("(rest pose)".to_owned(), |c| c.name.clone())
+    };
     let mut selected = current;
-    egui::ComboBox::from_label("Clip").selected_text(name(current)).show_ui(ui, |ui| {
-        ui.selectable_value(&mut selected, None, "(rest pose)");
-        for (i, clip) in viewer.rig.clips.iter().enumerate() {
-            ui.selectable_value(&mut selected, Some(i), format!("{} ({:.2} s)", clip.name, clip.duration));
-        }
-    });
+    egui::ComboBox::from_label("Clip")
+        .selected_text(name(current))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut selected, None, "(rest pose)");
+            for (i, clip) in viewer.rig.clips.iter().enumerate() {
+                ui.selectable_value(
+                    &mut selected,
+                    Some(i),
+                    format!("{} ({:.2} s)", clip.name, clip.duration),
+                );
+            }
+        });
     if selected != current {
         viewer.select_clip(selected);
     }
@@ -203,14 +215,25 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     if timeline.changed() {
         viewer.seek(time);
     }
-    ui.label(format!("Frame {} of {}", (viewer.player.time / FRAME_SECONDS).round(), (duration / FRAME_SECONDS).round()));
-    ui.add(egui::Slider::new(&mut viewer.player.speed, 0.05..=4.0).logarithmic(true).text("speed"));
+    ui.label(format!(
+        "Frame {} of {}",
+        (viewer.player.time / FRAME_SECONDS).round(),
+        (duration / FRAME_SECONDS).round()
+    ));
+    ui.add(
+        egui::Slider::new(&mut viewer.player.speed, 0.05..=4.0)
+            .logarithmic(true)
+            .text("speed"),
+    );
 }
 
 fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
     let delta = response.drag_delta();
     let shift = ui.input(|i| i.modifiers.shift);
-    if response.dragged_by(PointerButton::Middle) || response.dragged_by(PointerButton::Secondary) || (response.dragged_by(PointerButton::Primary) && shift) {
+    if response.dragged_by(PointerButton::Middle)
+        || response.dragged_by(PointerButton::Secondary)
+        || (response.dragged_by(PointerButton::Primary) && shift)
+    {
         viewer.camera.pan(delta.x, delta.y, response.rect.height());
     } else if response.dragged_by(PointerButton::Primary) {
         viewer.camera.orbit(delta.x, delta.y);

@@ -14,10 +14,7 @@ pub fn shared_rigs() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipped: the shared test rigs folder {} is absent",
-            dir.display()
-        );
+        eprintln!("skipped: the shared test rigs folder {} is absent", dir.display());
         None
     }
 }
@@ -25,8 +22,7 @@ pub fn shared_rigs() -> Option<PathBuf> {
 /// Loads `file` from the shared rigs folder with the importer; panics with the importer's
 /// message when it fails.
 pub fn load_rig(dir: &Path, file: &str) -> rigscope::rig::Rig {
-    rigscope::rig::load_file(&dir.join(file))
-        .unwrap_or_else(|e| panic!("{file} failed to load: {e}"))
+    rigscope::rig::load_file(&dir.join(file)).unwrap_or_else(|e| panic!("{file} failed to load: {e}"))
 }
 
 /// The demo rig, loaded from the committed GLB bytes.
@@ -90,8 +86,7 @@ pub fn base64_decode(text: &str) -> Vec<u8> {
 impl Doc {
     /// Reads a `.gltf` or `.glb` file and its buffers (GLB chunk, data URI or file next to it).
     pub fn open(path: &Path) -> Doc {
-        let bytes =
-            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         Doc::from_bytes(&bytes, path.parent())
     }
 
@@ -113,8 +108,7 @@ impl Doc {
                     }
                     Some(uri) => {
                         let path = dir.expect("external buffer needs a folder").join(uri);
-                        std::fs::read(&path)
-                            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+                        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
                     }
                 };
                 let declared = buffer["byteLength"].as_u64().expect("byteLength") as usize;
@@ -147,11 +141,9 @@ impl Doc {
         let count = acc["count"].as_u64().expect("count") as usize;
         let view = &self.json["bufferViews"][acc["bufferView"].as_u64().expect("bufferView") as usize];
         let buffer = &self.buffers[view["buffer"].as_u64().expect("buffer") as usize];
-        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
-            + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let stride = view["byteStride"]
-            .as_u64()
-            .map_or(4 * components, |s| s as usize);
+        let start =
+            view["byteOffset"].as_u64().unwrap_or(0) as usize + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let stride = view["byteStride"].as_u64().map_or(4 * components, |s| s as usize);
         (0..count)
             .map(|i| {
                 (0..components)
@@ -197,11 +189,7 @@ pub fn json_rest_trs(node: &Value) -> ([f64; 3], [f64; 4], [f64; 3]) {
         let (s, r, t) = m.to_scale_rotation_translation();
         return (t.to_array(), r.to_array(), s.to_array());
     }
-    let get = |key: &str, default: &[f64]| {
-        node.get(key)
-            .map(numbers)
-            .unwrap_or_else(|| default.to_vec())
-    };
+    let get = |key: &str, default: &[f64]| node.get(key).map(numbers).unwrap_or_else(|| default.to_vec());
     let t = get("translation", &[0.0; 3]);
     let r = get("rotation", &[0.0, 0.0, 0.0, 1.0]);
     let s = get("scale", &[1.0; 3]);
@@ -219,9 +207,7 @@ pub fn json_node_name(json: &Value, i: usize) -> String {
 /// have unique node names). Panics when the name is missing or not unique.
 pub fn rig_node_of(rig: &rigscope::rig::Rig, json: &Value, i: usize) -> usize {
     let name = json_node_name(json, i);
-    let found: Vec<usize> = (0..rig.nodes.len())
-        .filter(|&n| rig.nodes[n].name == name)
-        .collect();
+    let found: Vec<usize> = (0..rig.nodes.len()).filter(|&n| rig.nodes[n].name == name).collect();
     assert_eq!(
         found.len(),
         1,

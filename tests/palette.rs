@@ -1,0 +1,305 @@
+//! Joint palettes: which clips start at the bind pose, an f64 check of the palette formula, and
+//! CPU skinning at the bind pose.
+
+mod common;
+
+use common::{Doc, array, index, json_rest_trs, rig_node_of, shared_rigs};
+use glam::{DMat4, Mat4, Vec3};
+use rigscope::anim::PoseEvaluator;
+use rigscope::rig::Rig;
+use rigscope::skin::skin_lbs_reference;
+
+/// A skinned rig with its document read independently of the importer.
+struct Case {
+    name: &'static str,
+    rig: Rig,
+    doc: Doc,
+}
+
+/// The shared rigs that have skins (when the folder is present) and the demo rig.
+fn skinned_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    if let Some(dir) = shared_rigs() {
+        for name in ["Fox.glb", "SimpleSkin.gltf", "RiggedSimple.gltf"] {
+            let rig = common::load_rig(&dir, name);
+            let doc = Doc::open(&dir.join(name));
+            cases.push(Case { name, rig, doc });
+        }
+    }
+    cases.push(Case {
+        name: "demo.glb",
+        rig: common::load_demo(),
+        doc: Doc::from_bytes(rigscope::rig::demo::DEMO_GLB, None),
+    });
+    cases
+}
+
+/// Largest absolute difference between any palette matrix of any instance and identity.
+fn palette_deviation(evaluator: &PoseEvaluator) -> f32 {
+    evaluator
+        .palettes
+        .iter()
+        .flatten()
+        .map(|m| {
+            (*m - Mat4::IDENTITY)
+                .abs()
+                .to_cols_array()
+                .into_iter()
+                .fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max)
+}
+
+/// Joints whose first key in `animation` differs from their rest TRS in the JSON by more than
+/// 1e-4 (relative to the value's size; rotations compared up to sign), described for printing.
+fn joints_leaving_rest(doc: &Doc, animation: usize) -> Vec<String> {
+    let json = &doc.json;
+    let joints: Vec<usize> = doc
+        .array("skins")
+        .iter()
+        .flat_map(|s| array(s, "joints").iter().map(|j| index(j, "joint")))
+        .collect();
+    let animation = &json["animations"][animation];
+    let mut found = Vec::new();
+    for channel in array(animation, "channels") {
+        let node = index(&channel["target"]["node"], "target node");
+        if !joints.contains(&node) {
+            continue;
+        }
+        let sampler = &animation["samplers"][index(&channel["sampler"], "sampler")];
+        let cubic = sampler["interpolation"] == "CUBICSPLINE";
+        let outputs = doc.read_floats(index(&sampler["output"], "output"));
+        let first = &outputs[usize::from(cubic)];
+        let (t, r, s) = json_rest_trs(&json["nodes"][node]);
+        let path = channel["target"]["path"].as_str().unwrap_or("");
+        let rest: &[f64] = match path {
+            "translation" => &t,
+            "rotation" => &r,
+            "scale" => &s,
+            _ => continue,
+        };
+        let off = |sign: f64| {
+            first
+                .iter()
+                .zip(rest)
+                .map(|(a, b)| (a - sign * b).abs() / b.abs().max(1.0))
+                .fold(0.0, f64::max)
+        };
+        let off = if path == "rotation" {
+            off(1.0).min(off(-1.0))
+        } else {
+            off(1.0)
+        };
+        if off > 1e-4 {
+            let name = common::json_node_name(json, node);
+            found.push(format!("{name}.{path} (off by {off:.3})"));
+        }
+    }
+    found
+}
+
+/// The (rig, clip) pairs whose first frame is the bind pose, found by running this test and
+/// cross-checked against the files' JSON below. Every other clip of the skinned rigs starts away
+/// from the bind pose.
+const STARTS_AT_BIND: &[(&str, &str)] = &[
+    ("SimpleSkin.gltf", "clip 0"),
+    ("demo.glb", "Wave"),
+    ("demo.glb", "Twist"),
+];
+
+#[test]
+fn first_frame_palettes_against_the_bind_pose() {
+    println!(
+        "{:<18} {:<8} {:>12}  first-key joints away from rest (JSON)",
+        "rig", "clip", "max |P - I|"
+    );
+    let mut failures = Vec::new();
+    for case in skinned_cases() {
+        let rig = &case.rig;
+        let mut evaluator = PoseEvaluator::new(rig);
+        let rest = palette_deviation(&evaluator);
+        println!("{:<18} {:<8} {:>12.3e}", case.name, "(rest)", rest);
+        for (c, clip) in rig.clips.iter().enumerate() {
+            evaluator.evaluate(rig, Some(c), 0.0);
+            let deviation = palette_deviation(&evaluator);
+            let leaving = joints_leaving_rest(&case.doc, c);
+            println!(
+                "{:<18} {:<8} {:>12.3e}  {}",
+                case.name,
+                clip.name,
+                deviation,
+                if leaving.is_empty() {
+                    "none".to_string()
+                } else {
+                    leaving.join(", ")
+                }
+            );
+            let at_bind = STARTS_AT_BIND.contains(&(case.name, clip.name.as_str()));
+            if at_bind && deviation > 1e-4 {
+                failures.push(format!(
+                    "{} '{}' should start at the bind pose, palette is off identity by {deviation}",
+                    case.name, clip.name
+                ));
+            }
+            if !at_bind && deviation <= 1e-4 {
+                failures.push(format!(
+                    "{} '{}' should start away from the bind pose, but its palette is identity",
+                    case.name, clip.name
+                ));
+            }
+            if !at_bind && leaving.is_empty() {
+                failures.push(format!(
+                    "{} '{}': no joint's first key differs from its rest TRS in the JSON",
+                    case.name, clip.name
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn dmat(m: Mat4) -> DMat4 {
+    DMat4::from_cols_array(&m.to_cols_array().map(f64::from))
+}
+
+/// `palette[j] = inverse(meshWorld) · jointWorld · inverseBind[j]`, recomputed in f64 from the
+/// evaluator's local transforms and the inverse bind matrices in the file.
+#[test]
+fn palettes_match_an_f64_recomputation() {
+    let mut checked = Vec::new();
+    for case in skinned_cases() {
+        let rig = &case.rig;
+        let json = &case.doc.json;
+        let mut evaluator = PoseEvaluator::new(rig);
+        for (c, clip) in rig.clips.iter().enumerate() {
+            let t = 0.37 * clip.duration;
+            evaluator.evaluate(rig, Some(c), t);
+
+            let locals: Vec<DMat4> = evaluator
+                .locals
+                .iter()
+                .map(|l| {
+                    DMat4::from_scale_rotation_translation(
+                        l.scale.as_dvec3(),
+                        l.rotation.as_dquat().normalize(),
+                        l.translation.as_dvec3(),
+                    )
+                })
+                .collect();
+            fn world(rig: &Rig, locals: &[DMat4], i: usize) -> DMat4 {
+                match rig.nodes[i].parent {
+                    Some(p) => world(rig, locals, p) * locals[i],
+                    None => locals[i],
+                }
+            }
+
+            let json_nodes = case.doc.array("nodes");
+            let mut worst = 0.0f64;
+            for (n, json_node) in json_nodes.iter().enumerate() {
+                let (Some(mesh_skin), Some(_)) = (json_node.get("skin"), json_node.get("mesh")) else {
+                    continue;
+                };
+                let json_skin = &json["skins"][index(mesh_skin, "skin")];
+                let mesh_node = rig_node_of(rig, json, n);
+                let instance = rig
+                    .instances
+                    .iter()
+                    .position(|i| i.node == mesh_node)
+                    .expect("an instance for the skinned mesh node");
+                let palette = &evaluator.palettes[instance];
+                let to_mesh = world(rig, &locals, mesh_node).inverse();
+                let joints = array(json_skin, "joints");
+                let inverse_binds: Vec<DMat4> = match json_skin.get("inverseBindMatrices") {
+                    Some(a) => case
+                        .doc
+                        .read_floats(index(a, "inverseBindMatrices"))
+                        .iter()
+                        .map(|m| DMat4::from_cols_slice(m))
+                        .collect(),
+                    None => vec![DMat4::IDENTITY; joints.len()],
+                };
+                assert_eq!(palette.len(), joints.len());
+                for (k, joint) in joints.iter().enumerate() {
+                    let joint = rig_node_of(rig, json, index(joint, "joint"));
+                    let expected = to_mesh * world(rig, &locals, joint) * inverse_binds[k];
+                    let size = expected.to_cols_array().iter().fold(1.0f64, |a, b| a.max(b.abs()));
+                    let off = (dmat(palette[k]) - expected)
+                        .to_cols_array()
+                        .iter()
+                        .fold(0.0f64, |a, b| a.max(b.abs()))
+                        / size;
+                    assert!(
+                        off <= 1e-4,
+                        "{} '{}' at t = {t}: palette[{k}] is off by {off} (relative)\n got {}\n want {}",
+                        case.name,
+                        clip.name,
+                        palette[k],
+                        expected
+                    );
+                    worst = worst.max(off);
+                }
+            }
+            println!(
+                "{} '{}' at t = {t}: worst relative deviation {worst:.2e}",
+                case.name, clip.name
+            );
+            checked.push(case.name);
+        }
+    }
+    if shared_rigs().is_some() {
+        assert!(checked.contains(&"Fox.glb"), "Fox was checked");
+    }
+}
+
+/// Skinning Fox with its rest-pose palette (and with identity matrices) gives back the input.
+#[test]
+fn fox_skinned_at_the_bind_pose_returns_its_input() {
+    let Some(dir) = shared_rigs() else { return };
+    let rig = common::load_rig(&dir, "Fox.glb");
+    let mut evaluator = PoseEvaluator::new(&rig);
+    evaluator.evaluate(&rig, None, 0.0);
+    let (i, instance) = rig
+        .instances
+        .iter()
+        .enumerate()
+        .find(|(_, inst)| inst.skin.is_some())
+        .expect("Fox has a skinned instance");
+    let rest_palette = evaluator.palettes[i].clone();
+    let identity = vec![Mat4::IDENTITY; rest_palette.len()];
+    for primitive in &rig.meshes[instance.mesh].primitives {
+        let influences = primitive.influences.as_ref().expect("Fox is skinned");
+        let n = primitive.vertex_count();
+        let extent = primitive
+            .positions
+            .iter()
+            .fold(1.0f32, |a, p| a.max(p.abs().max_element()));
+        for (what, palette) in [("rest pose", &rest_palette), ("identity", &identity)] {
+            let mut positions = vec![Vec3::ZERO; n];
+            let mut normals = vec![Vec3::ZERO; n];
+            skin_lbs_reference(
+                palette,
+                influences,
+                &primitive.positions,
+                &primitive.normals,
+                &mut positions,
+                &mut normals,
+            );
+            for v in 0..n {
+                let d = (positions[v] - primitive.positions[v]).abs().max_element() / extent;
+                assert!(
+                    d <= 1e-4,
+                    "{what}: vertex {v} moved from {} to {}",
+                    primitive.positions[v],
+                    positions[v]
+                );
+                let dn = (normals[v] - primitive.normals[v]).abs().max_element();
+                assert!(
+                    dn <= 1e-3,
+                    "{what}: normal {v} turned from {} to {}",
+                    primitive.normals[v],
+                    normals[v]
+                );
+            }
+        }
+    }
+}
