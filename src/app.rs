@@ -69,6 +69,8 @@ struct WindowState {
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
     info: FrameInfo,
+    /// When egui asked to be redrawn (a tooltip delay, an animation), if it did.
+    repaint_after: Option<Instant>,
 }
 
 impl WindowState {
@@ -142,6 +144,7 @@ impl WindowState {
             egui_state,
             egui_renderer,
             info,
+            repaint_after: None,
         })
     }
 
@@ -280,6 +283,7 @@ impl WindowState {
         if repaint_delay.is_zero() {
             self.window.request_redraw();
         }
+        self.repaint_after = (repaint_delay < Duration::from_secs(3600)).then(|| Instant::now() + repaint_delay);
         Ok(output.actions)
     }
 }
@@ -382,13 +386,23 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(state) = &self.window {
-            // Redraw continuously only while something moves (or a smoke test counts frames);
-            // otherwise sleep until the next input event.
-            if self.viewer.is_animating() || self.exit_after_frames.is_some() {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(state) = &mut self.window else { return };
+        // Redraw continuously only while something moves (or a smoke test counts frames);
+        // otherwise sleep until the next input event or egui's requested repaint time.
+        if self.viewer.is_animating() || self.exit_after_frames.is_some() {
+            state.window.request_redraw();
+            event_loop.set_control_flow(ControlFlow::Wait);
+        } else if let Some(at) = state.repaint_after {
+            if at <= Instant::now() {
+                state.repaint_after = None;
                 state.window.request_redraw();
+                event_loop.set_control_flow(ControlFlow::Wait);
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(at));
             }
+        } else {
+            event_loop.set_control_flow(ControlFlow::Wait);
         }
     }
 }

@@ -1,0 +1,62 @@
+//! Viewer state without a window: loading in the background, failed loads, playback controls.
+
+mod common;
+
+use rigscope::viewer::Viewer;
+use std::time::{Duration, Instant};
+
+fn wait_for_load(viewer: &mut Viewer) {
+    let started = Instant::now();
+    while viewer.loading().is_some() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the load never finished");
+        viewer.tick(0.0);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.seek(0.7);
+    viewer.camera.orbit(40.0, 10.0);
+    let (generation, camera, time) = (viewer.rig_generation, viewer.camera, viewer.player.time);
+    let missing = std::env::temp_dir().join("rigscope-no-such-file.glb");
+    viewer.open(missing.clone());
+    assert!(viewer.loading().is_some());
+    wait_for_load(&mut viewer);
+    let error = viewer.error.clone().expect("the failure is reported");
+    assert!(error.contains("could not open") && error.contains("rigscope-no-such-file.glb"), "{error}");
+    assert_eq!(viewer.rig_generation, generation);
+    assert_eq!(viewer.rig.name, "demo.glb");
+    assert_eq!(viewer.camera, camera);
+    assert_eq!(viewer.player.time, time);
+}
+
+#[test]
+fn a_background_load_replaces_the_rig_and_frames_it() {
+    let Some(dir) = common::shared_rigs() else { return };
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.error = Some("an old error".into());
+    viewer.open(dir.join("Fox.glb"));
+    wait_for_load(&mut viewer);
+    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.rig.name, "Fox.glb");
+    assert_eq!(viewer.rig_generation, 2);
+    assert_eq!(viewer.player.clip, Some(0));
+    assert!((viewer.camera.target - viewer.rest_bounds.center()).length() < 1e-3);
+}
+
+#[test]
+fn playback_controls_move_the_pose() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    let wave = viewer.rig.find_clip("Wave").expect("demo has Wave");
+    viewer.select_clip(Some(wave));
+    let rest = viewer.pose.palettes[0].clone();
+    assert!(viewer.tick(0.5), "a playing clip asks for a redraw");
+    assert!((viewer.player.time - 0.5).abs() < 1e-6);
+    assert_ne!(viewer.pose.palettes[0], rest, "the pose follows the clip");
+    viewer.toggle_play();
+    assert!(!viewer.tick(0.5), "a paused, idle viewer does not ask for redraws");
+    viewer.step(3);
+    assert!((viewer.player.time - (0.5 + 3.0 / 30.0)).abs() < 1e-5);
+}
