@@ -1,15 +1,30 @@
-// Lit, textured mesh skinned in the vertex shader (prepend skinning.wgsl).
+// Lit, textured mesh, skinned in the vertex shader (prepend skinning.wgsl), with debug views
+// that color fragments by skinning data.
 
 struct Frame {
     view_proj: mat4x4<f32>,
     camera_position: vec4<f32>,
     light_direction: vec4<f32>,
+    // x: view mode, y: view flags, z: compare threshold (as f32 bits)
+    view: vec4<u32>,
 }
 
 struct Draw {
     model: mat4x4<f32>,
     base_color: vec4<f32>,
+    // x: skinning method (SKIN_*), y: the selected joint's index in this mesh's skin (or none)
+    skin: vec4<u32>,
 }
+
+const VIEW_SHADED: u32 = 0u;
+const VIEW_WEIGHTS: u32 = 1u;
+const VIEW_JOINTS: u32 = 2u;
+const VIEW_INFLUENCES: u32 = 3u;
+const VIEW_WEIGHT_ERROR: u32 = 4u;
+const VIEW_NORMALS: u32 = 5u;
+
+const FLAG_ZERO_DISTINCT: u32 = 1u;
+const FLAG_DOMINANT_JOINT: u32 = 2u;
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(2) @binding(0) var<uniform> draw: Draw;
@@ -31,18 +46,111 @@ struct VertexOut {
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // Per-vertex debug value: a weight, a color, a count or an error, by view mode.
+    @location(3) debug: vec3<f32>,
 }
 
-@vertex
-fn vs_main(v: VertexIn) -> VertexOut {
-    let skinned = skin_vertex(v.position, v.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+// A distinct, stable color per joint: hues spaced by the golden ratio.
+fn joint_color(joint: u32) -> vec3<f32> {
+    let hue = fract(f32(joint) * 0.61803398875);
+    let k = vec3<f32>(5.0, 3.0, 1.0);
+    let p = abs(fract(vec3<f32>(hue) + k / 6.0) * 6.0 - 3.0);
+    // HSV with saturation 0.7 and value 0.95.
+    return 0.95 * mix(vec3<f32>(1.0), clamp(p - 1.0, vec3<f32>(0.0), vec3<f32>(1.0)), 0.7);
+}
+
+fn debug_value(v: VertexIn) -> vec3<f32> {
+    let mode = frame.view.x;
+    var selected = 0.0;
+    var blended = vec3<f32>(0.0);
+    var count = 0.0;
+    var total = 0.0;
+    var strongest = -1.0;
+    var dominant = vec3<f32>(0.0);
+    for (var k = 0u; k < 8u; k++) {
+        var j: u32;
+        var w: f32;
+        if (k < 4u) {
+            j = v.joints0[k];
+            w = v.weights0[k];
+        } else {
+            j = v.joints1[k - 4u];
+            w = v.weights1[k - 4u];
+        }
+        total += w;
+        if (w != 0.0) {
+            count += 1.0;
+            blended += joint_color(j) * w;
+            if (w > strongest) {
+                strongest = w;
+                dominant = joint_color(j);
+            }
+            if (j == draw.skin.y) {
+                selected += w;
+            }
+        }
+    }
+    if (mode == VIEW_WEIGHTS) {
+        return vec3<f32>(selected, 0.0, 0.0);
+    }
+    if (mode == VIEW_JOINTS) {
+        return select(blended, dominant, (frame.view.y & FLAG_DOMINANT_JOINT) != 0u);
+    }
+    if (mode == VIEW_INFLUENCES) {
+        return vec3<f32>(count, 0.0, 0.0);
+    }
+    if (mode == VIEW_WEIGHT_ERROR) {
+        return vec3<f32>(abs(total - 1.0), 0.0, 0.0);
+    }
+    return vec3<f32>(0.0);
+}
+
+fn transform_vertex(v: VertexIn) -> VertexOut {
+    let skinned = skin_vertex(draw.skin.x, v.position, v.normal, v.joints0, v.weights0, v.joints1, v.weights1);
     let world = draw.model * vec4<f32>(skinned.position, 1.0);
     var out: VertexOut;
     out.clip = frame.view_proj * world;
     out.world_position = world.xyz;
     out.world_normal = normal_matrix(draw.model) * skinned.normal;
     out.uv = v.uv;
+    out.debug = debug_value(v);
     return out;
+}
+
+@vertex
+fn vs_main(v: VertexIn) -> VertexOut {
+    return transform_vertex(v);
+}
+
+// The weight-paint ramp: dark blue (0) → blue → green → yellow → red (1), linear between
+// five stops a quarter apart (the same stops as `render::views::heat` on the CPU).
+fn heat(t: f32) -> vec3<f32> {
+    var stops = array<vec3<f32>, 5>(
+        vec3<f32>(0.0, 0.0, 0.5),
+        vec3<f32>(0.0, 0.35, 1.0),
+        vec3<f32>(0.0, 0.85, 0.35),
+        vec3<f32>(1.0, 0.9, 0.0),
+        vec3<f32>(1.0, 0.0, 0.0),
+    );
+    let x = clamp(t, 0.0, 1.0) * 4.0;
+    let i = min(u32(x), 3u);
+    return mix(stops[i], stops[i + 1u], x - f32(i));
+}
+
+// One color per influence count, 1 to 8.
+fn count_color(n: f32) -> vec3<f32> {
+    var colors = array<vec3<f32>, 9>(
+        vec3<f32>(0.15, 0.15, 0.15),
+        vec3<f32>(0.2, 0.4, 1.0),
+        vec3<f32>(0.1, 0.8, 0.9),
+        vec3<f32>(0.2, 0.85, 0.3),
+        vec3<f32>(0.95, 0.9, 0.2),
+        vec3<f32>(1.0, 0.55, 0.1),
+        vec3<f32>(1.0, 0.2, 0.15),
+        vec3<f32>(0.9, 0.2, 0.8),
+        vec3<f32>(1.0, 1.0, 1.0),
+    );
+    return colors[u32(clamp(round(n), 0.0, 8.0))];
 }
 
 @fragment
@@ -51,12 +159,54 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     if (!front) {
         n = -n;
     }
-    let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv);
     let l = normalize(-frame.light_direction.xyz);
     let diffuse = max(dot(n, l), 0.0);
-    // Sky/ground hemisphere ambient keeps the unlit side readable.
-    let ambient = mix(0.18, 0.38, n.y * 0.5 + 0.5);
-    let v = normalize(frame.camera_position.xyz - in.world_position);
-    let rim = pow(1.0 - max(dot(n, v), 0.0), 3.0) * 0.15;
-    return vec4<f32>(base.rgb * (ambient + 0.75 * diffuse) + rim, 1.0);
+    let mode = frame.view.x;
+    if (mode == VIEW_SHADED) {
+        let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv);
+        // Sky/ground hemisphere ambient keeps the unlit side readable.
+        let ambient = mix(0.18, 0.38, n.y * 0.5 + 0.5);
+        let v = normalize(frame.camera_position.xyz - in.world_position);
+        let rim = pow(1.0 - max(dot(n, v), 0.0), 3.0) * 0.15;
+        return vec4<f32>(base.rgb * (ambient + 0.75 * diffuse) + rim, 1.0);
+    }
+    // Debug colors get only a little shading, so that the colors stay readable as values.
+    let shade = 0.8 + 0.2 * diffuse;
+    var color: vec3<f32>;
+    if (mode == VIEW_WEIGHTS) {
+        let w = in.debug.x;
+        if (w == 0.0 && (frame.view.y & FLAG_ZERO_DISTINCT) != 0u) {
+            color = vec3<f32>(0.08, 0.08, 0.1);
+        } else {
+            color = heat(w);
+        }
+    } else if (mode == VIEW_JOINTS) {
+        color = in.debug;
+    } else if (mode == VIEW_INFLUENCES) {
+        color = count_color(in.debug.x);
+    } else if (mode == VIEW_WEIGHT_ERROR) {
+        // Green where weights sum to 1, through yellow, to magenta at an error of 0.1 or more.
+        let e = clamp(in.debug.x / 0.1, 0.0, 1.0);
+        color = select(mix(vec3<f32>(0.2, 0.8, 0.3), vec3<f32>(1.0, 0.9, 0.1), e * 2.0), mix(vec3<f32>(1.0, 0.9, 0.1), vec3<f32>(1.0, 0.1, 0.9), e * 2.0 - 1.0), e > 0.5);
+        if (in.debug.x < 1e-4) {
+            color = vec3<f32>(0.2, 0.8, 0.3);
+        }
+    } else {
+        return vec4<f32>(n * 0.5 + 0.5, 1.0);
+    }
+    return vec4<f32>(color * shade, 1.0);
+}
+
+// Wireframe overlay: the same skinned vertices, nudged towards the camera so that the edges win
+// the depth test against their own triangles.
+@vertex
+fn vs_wire(v: VertexIn) -> VertexOut {
+    var out = transform_vertex(v);
+    out.clip.z -= 2e-4 * out.clip.w;
+    return out;
+}
+
+@fragment
+fn fs_wire(in: VertexOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(0.05, 0.05, 0.06, 1.0);
 }

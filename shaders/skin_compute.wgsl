@@ -8,11 +8,17 @@ struct SkinInfluences {
     weights1: vec4<f32>,
 }
 
+struct Params {
+    // x: skinning method (SKIN_*)
+    method: vec4<u32>,
+}
+
 @group(0) @binding(0) var<storage, read> in_positions: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> in_normals: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> influences: array<SkinInfluences>;
 @group(0) @binding(3) var<storage, read_write> out_positions: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out_normals: array<vec4<f32>>;
+@group(0) @binding(5) var<uniform> params: Params;
 
 @compute @workgroup_size(64)
 fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -21,7 +27,7 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let s = influences[i];
-    let skinned = skin_vertex(in_positions[i].xyz, in_normals[i].xyz, s.joints0, s.weights0, s.joints1, s.weights1);
+    let skinned = skin_vertex(params.method.x, in_positions[i].xyz, in_normals[i].xyz, s.joints0, s.weights0, s.joints1, s.weights1);
     out_positions[i] = vec4<f32>(skinned.position, 1.0);
     out_normals[i] = vec4<f32>(skinned.normal, 0.0);
 }

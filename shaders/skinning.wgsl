@@ -1,39 +1,64 @@
-// Linear blend skinning, shared by every pipeline that skins (the mesh pipeline and the
-// compute pass that checks it against the CPU). A pipeline that includes this file binds its
-// joint palette at group 1, binding 0.
+// Skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
+// checks it against the CPU). A pipeline that includes this file binds the joint palette at
+// group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
+// (dual quaternion skinning).
+
+struct DualQuat {
+    real: vec4<f32>,
+    dual: vec4<f32>,
+}
 
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+@group(1) @binding(1) var<storage, read> palette_dq: array<DualQuat>;
+
+const SKIN_NONE: u32 = 0u;
+const SKIN_LBS: u32 = 1u;
+const SKIN_DQS: u32 = 2u;
 
 struct SkinnedVertex {
     position: vec3<f32>,
     normal: vec3<f32>,
 }
 
-// Weighted sum of the palette matrices of up to eight influences. Joint indices outside the
-// palette are ignored; a vertex with no weight at all keeps its bind position.
+const IDENTITY: mat4x4<f32> = mat4x4<f32>(
+    vec4<f32>(1.0, 0.0, 0.0, 0.0),
+    vec4<f32>(0.0, 1.0, 0.0, 0.0),
+    vec4<f32>(0.0, 0.0, 1.0, 0.0),
+    vec4<f32>(0.0, 0.0, 0.0, 1.0),
+);
+
+// Influence k (0..8) of a vertex: joint index and weight, with weight 0 for joints outside the
+// palette (such influences are ignored).
+fn influence(k: u32, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> vec2<f32> {
+    var j: u32;
+    var w: f32;
+    if (k < 4u) {
+        j = j0[k];
+        w = w0[k];
+    } else {
+        j = j1[k - 4u];
+        w = w1[k - 4u];
+    }
+    if (j >= arrayLength(&palette)) {
+        w = 0.0;
+    }
+    return vec2<f32>(bitcast<f32>(j), w);
+}
+
+// Weighted sum of the palette matrices of up to eight influences. A vertex with no weight at
+// all keeps its bind position.
 fn skin_matrix(j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> mat4x4<f32> {
-    let count = arrayLength(&palette);
     var m = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     var total = 0.0;
-    for (var i = 0u; i < 4u; i++) {
-        if (w0[i] != 0.0 && j0[i] < count) {
-            m += palette[j0[i]] * w0[i];
-            total += w0[i];
-        }
-    }
-    for (var i = 0u; i < 4u; i++) {
-        if (w1[i] != 0.0 && j1[i] < count) {
-            m += palette[j1[i]] * w1[i];
-            total += w1[i];
+    for (var k = 0u; k < 8u; k++) {
+        let jw = influence(k, j0, w0, j1, w1);
+        if (jw.y != 0.0) {
+            m += palette[bitcast<u32>(jw.x)] * jw.y;
+            total += jw.y;
         }
     }
     if (total == 0.0) {
-        return mat4x4<f32>(
-            vec4<f32>(1.0, 0.0, 0.0, 0.0),
-            vec4<f32>(0.0, 1.0, 0.0, 0.0),
-            vec4<f32>(0.0, 0.0, 1.0, 0.0),
-            vec4<f32>(0.0, 0.0, 0.0, 1.0),
-        );
+        return IDENTITY;
     }
     return m;
 }
@@ -49,18 +74,67 @@ fn normal_matrix(m: mat4x4<f32>) -> mat3x3<f32> {
     return cofactor * det_sign;
 }
 
-fn skin_vertex(
-    position: vec3<f32>,
-    normal: vec3<f32>,
-    j0: vec4<u32>,
-    w0: vec4<f32>,
-    j1: vec4<u32>,
-    w1: vec4<f32>,
-) -> SkinnedVertex {
+fn safe_normalize(v: vec3<f32>) -> vec3<f32> {
+    return select(vec3<f32>(0.0), normalize(v), dot(v, v) > 0.0);
+}
+
+fn skin_lbs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
     let m = skin_matrix(j0, w0, j1, w1);
     var out: SkinnedVertex;
     out.position = (m * vec4<f32>(position, 1.0)).xyz;
-    let n = normal_matrix(m) * normal;
-    out.normal = select(vec3<f32>(0.0), normalize(n), dot(n, n) > 0.0);
+    out.normal = safe_normalize(normal_matrix(m) * normal);
+    return out;
+}
+
+fn rotate_by(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
+}
+
+// Dual quaternion skinning. Each joint's quaternion is flipped into the hemisphere of the
+// vertex's first influencing joint before blending, so that q and -q (the same rotation) do not
+// cancel out.
+fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
+    var real = vec4<f32>(0.0);
+    var dual = vec4<f32>(0.0);
+    var pivot = vec4<f32>(0.0);
+    var has_pivot = false;
+    for (var k = 0u; k < 8u; k++) {
+        let jw = influence(k, j0, w0, j1, w1);
+        if (jw.y != 0.0) {
+            let dq = palette_dq[bitcast<u32>(jw.x)];
+            if (!has_pivot) {
+                pivot = dq.real;
+                has_pivot = true;
+            }
+            let w = select(jw.y, -jw.y, dot(dq.real, pivot) < 0.0);
+            real += dq.real * w;
+            dual += dq.dual * w;
+        }
+    }
+    var out: SkinnedVertex;
+    let len = length(real);
+    if (!has_pivot || len == 0.0) {
+        out.position = position;
+        out.normal = safe_normalize(normal);
+        return out;
+    }
+    real /= len;
+    dual /= len;
+    let translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
+    out.position = rotate_by(real, position) + translation;
+    out.normal = safe_normalize(rotate_by(real, normal));
+    return out;
+}
+
+fn skin_vertex(method: u32, position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
+    if (method == SKIN_LBS) {
+        return skin_lbs(position, normal, j0, w0, j1, w1);
+    }
+    if (method == SKIN_DQS) {
+        return skin_dqs(position, normal, j0, w0, j1, w1);
+    }
+    var out: SkinnedVertex;
+    out.position = position;
+    out.normal = normal;
     return out;
 }

@@ -1,8 +1,9 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
 use crate::headless::open_rig;
+use crate::render::compute::ComputeSkinner;
 use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
-use crate::ui::{self, FrameInfo, UiAction};
+use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -69,6 +70,9 @@ struct WindowState {
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
     info: FrameInfo,
+    ui_state: UiState,
+    /// Built on the first CPU-vs-GPU comparison.
+    compute: Option<ComputeSkinner>,
     /// When egui asked to be redrawn (a tooltip delay, an animation), if it did.
     repaint_after: Option<Instant>,
 }
@@ -144,6 +148,8 @@ impl WindowState {
             egui_state,
             egui_renderer,
             info,
+            ui_state: UiState::default(),
+            compute: None,
             repaint_after: None,
         })
     }
@@ -171,7 +177,7 @@ impl WindowState {
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;
         let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
-            output = Some(ui::show(ui, viewer, &self.info));
+            output = Some(ui::show(ui, viewer, &mut self.ui_state, &self.info));
         });
         self.egui_state
             .handle_platform_output(&self.window, full_output.platform_output);
@@ -207,29 +213,25 @@ impl WindowState {
             width: (rect.width() * ppp).round().max(1.0) as u32,
             height: (rect.height() * ppp).round().max(1.0) as u32,
         };
-        let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
-        if let Some(rig_gpu) = rig_gpu {
+        if let Some((_, rig_gpu)) = &mut self.rig_gpu {
             let aspect = viewport.width as f32 / viewport.height as f32;
-            self.scene.write_frame(
-                &self.gpu.queue,
-                &viewer.rig,
-                rig_gpu,
-                &viewer.pose,
-                &viewer.camera,
-                aspect,
-            );
+            self.scene
+                .write_frame(&self.gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         }
         let mut encoder = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
         self.scene.encode(
             &mut encoder,
             &self.targets,
             &view,
             rig_gpu,
             &viewer.view,
+            viewer.skinning_path,
             Some(viewport),
+            None,
         );
 
         let screen = egui_wgpu::ScreenDescriptor {
@@ -368,6 +370,13 @@ impl ApplicationHandler for App {
                                     state.window.request_redraw();
                                 }
                                 UiAction::Quit => event_loop.exit(),
+                                UiAction::Compare => {
+                                    let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
+                                    if let Err(e) = self.viewer.compare(&state.gpu, skinner) {
+                                        self.viewer.error = Some(format!("the comparison failed: {e}"));
+                                    }
+                                    state.window.request_redraw();
+                                }
                             }
                         }
                     }

@@ -1,9 +1,11 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
-use crate::anim::PoseEvaluator;
-use crate::render::{Gpu, Offscreen, OrbitCamera, ViewOptions};
+use crate::anim::JointOverride;
+use crate::render::{Gpu, Offscreen, ViewOptions};
 use crate::rig::{Rig, RigError, demo, load_file, load_slice};
-use crate::skin::posed_bounds;
+use crate::skin::{SkinningMethod, SkinningPath};
+use crate::viewer::Viewer;
+use glam::Vec3;
 use std::path::{Path, PathBuf};
 
 /// Opens `path`, or the built-in demo rig when there is none.
@@ -12,15 +14,6 @@ pub fn open_rig(path: Option<&Path>) -> Result<Rig, RigError> {
         Some(path) => load_file(path),
         None => load_slice(demo::DEMO_GLB, None, "demo.glb"),
     }
-}
-
-/// A camera looking at the whole rig in its rest pose (the same for every clip and time, so
-/// images of different frames line up).
-pub fn framing_camera(rig: &Rig) -> OrbitCamera {
-    let pose = PoseEvaluator::new(rig);
-    let mut camera = OrbitCamera::default();
-    camera.frame(&posed_bounds(rig, &pose));
-    camera
 }
 
 /// `WxH`, e.g. `800x600`.
@@ -37,6 +30,20 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
+/// `NAME=X,Y,Z`: a joint and Euler angles in degrees about its local axes.
+pub fn parse_bend(text: &str) -> Result<(String, Vec3), String> {
+    let (name, angles) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("bend '{text}' is not NAME=X,Y,Z (degrees), e.g. joint3=0,0,45"))?;
+    let values: Vec<f32> = angles.split(',').filter_map(|v| v.trim().parse().ok()).collect();
+    match values[..] {
+        [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok((name.to_owned(), Vec3::new(x, y, z))),
+        _ => Err(format!(
+            "bend '{text}' needs three angles in degrees after '=', e.g. {name}=0,0,45"
+        )),
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RenderRequest {
     /// `None` renders the demo rig.
@@ -48,10 +55,33 @@ pub struct RenderRequest {
     pub width: u32,
     pub height: u32,
     pub view: ViewOptions,
+    pub path: SkinningPath,
+    pub method: SkinningMethod,
+    /// Node name of the selected joint (weights view, skeleton highlight).
+    pub joint: Option<String>,
+    /// Joints bent by hand: node name and Euler degrees.
+    pub bends: Vec<(String, Vec3)>,
 }
 
-/// Renders one frame offscreen and writes it as a PNG.
-pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
+fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
+    rig.find_node(name).ok_or_else(|| {
+        let joints: Vec<&str> = rig
+            .skins
+            .iter()
+            .flat_map(|s| &s.joints)
+            .map(|&j| rig.nodes[j].name.as_str())
+            .take(12)
+            .collect();
+        format!(
+            "no node named '{name}' in {} (joints include: {})",
+            rig.name,
+            joints.join(", ")
+        )
+    })
+}
+
+/// Sets up a viewer as the request describes, without a window.
+pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = open_rig(request.file.as_deref()).map_err(|e| e.to_string())?;
     for warning in &rig.warnings {
         eprintln!("warning: {warning}");
@@ -74,16 +104,39 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     if !request.time.is_finite() {
         return Err(format!("time {} is not a number of seconds", request.time));
     }
+    let selected = request.joint.as_deref().map(|name| find_node(&rig, name)).transpose()?;
+    let bends = request
+        .bends
+        .iter()
+        .map(|(name, degrees)| Ok((find_node(&rig, name)?, *degrees)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut viewer = Viewer::new(rig, request.file.clone());
+    viewer.view = request.view;
+    viewer.player.select(clip);
+    viewer.player.playing = false;
+    viewer.player.time = request.time;
+    if selected.is_some() {
+        viewer.selected_joint = selected;
+    }
+    for (node, degrees) in bends {
+        viewer.pose.overrides[node] = JointOverride {
+            euler_degrees: degrees,
+            ..JointOverride::IDENTITY
+        };
+    }
+    viewer.set_skinning(request.path, request.method);
+    Ok(viewer)
+}
+
+/// Renders one frame offscreen and writes it as a PNG.
+pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
+    let viewer = viewer_for(request)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let offscreen = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
-    let rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &rig);
-    let camera = framing_camera(&rig);
-    let mut pose = PoseEvaluator::new(&rig);
-    let mut scene = offscreen;
-    scene.scene.set_grid(&gpu.device, &posed_bounds(&rig, &pose));
-    pose.evaluate(&rig, clip, request.time);
-    let image = scene
-        .render(&gpu, &rig, &rig_gpu, &pose, &camera, &request.view)
+    let mut offscreen = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let image = offscreen
+        .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
         .map_err(|e| e.to_string())?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)

@@ -1,6 +1,8 @@
 use clap::{Args, Parser, Subcommand};
-use rigscope::headless::{RenderRequest, parse_size, render_to_png};
-use rigscope::render::ViewOptions;
+use glam::Vec3;
+use rigscope::headless::{RenderRequest, parse_bend, parse_size, render_to_png};
+use rigscope::render::{SkeletonOptions, ViewMode, ViewOptions};
+use rigscope::skin::{SkinningMethod, SkinningPath};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,26 +30,85 @@ struct ViewArgs {
     exit_after_frames: Option<u64>,
 }
 
+#[derive(Args)]
+struct RenderArgs {
+    /// A .gltf or .glb file; `demo` renders the built-in demo rig.
+    file: PathBuf,
+    #[arg(long)]
+    out: PathBuf,
+    /// Clip name or index (default: the first clip).
+    #[arg(long)]
+    clip: Option<String>,
+    /// Time in the clip, in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    time: f32,
+    /// Image size, WxH.
+    #[arg(long, default_value = "960x720", value_parser = parse_size)]
+    size: (u32, u32),
+    /// What the mesh shows: shaded, weights, joints, influences, weight-error, normals.
+    #[arg(long, default_value = "shaded", value_parser = parse_view)]
+    view: ViewMode,
+    /// The selected joint (by node name): its weights in `--view weights`, highlighted in the skeleton.
+    #[arg(long)]
+    joint: Option<String>,
+    /// Where vertices are skinned: gpu or cpu.
+    #[arg(long, default_value = "gpu", value_parser = parse_path)]
+    skinning: SkinningPath,
+    /// How joints are blended: lbs (linear blend) or dqs (dual quaternion).
+    #[arg(long, default_value = "lbs", value_parser = parse_method)]
+    method: SkinningMethod,
+    /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
+    #[arg(long, value_parser = parse_bend)]
+    bend: Vec<(String, Vec3)>,
+    /// In the joints view, color by the strongest joint only.
+    #[arg(long)]
+    dominant: bool,
+    /// Draw the skeleton overlay.
+    #[arg(long)]
+    skeleton: bool,
+    /// Draw the wireframe overlay.
+    #[arg(long)]
+    wireframe: bool,
+    /// Leave out the ground grid and axes.
+    #[arg(long)]
+    no_grid: bool,
+}
+
+fn parse_view(text: &str) -> Result<ViewMode, String> {
+    ViewMode::from_cli_name(text).ok_or_else(|| {
+        let names: Vec<&str> = ViewMode::ALL.iter().map(|m| m.cli_name()).collect();
+        format!("unknown view '{text}' (one of: {})", names.join(", "))
+    })
+}
+
+fn parse_path(text: &str) -> Result<SkinningPath, String> {
+    match text {
+        "gpu" => Ok(SkinningPath::Gpu),
+        "cpu" => Ok(SkinningPath::Cpu),
+        _ => Err(format!("unknown skinning path '{text}' (gpu or cpu)")),
+    }
+}
+
+fn parse_method(text: &str) -> Result<SkinningMethod, String> {
+    match text {
+        "lbs" => Ok(SkinningMethod::Lbs),
+        "dqs" => Ok(SkinningMethod::Dqs),
+        _ => Err(format!("unknown skinning method '{text}' (lbs or dqs)")),
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Render one frame offscreen (no window or display needed) and write a PNG.
-    Render {
-        /// A .gltf or .glb file; `demo` renders the built-in demo rig.
+    Render(RenderArgs),
+    /// Print the rig report: skins, meshes, clips, materials and findings. Exits with 1 when the
+    /// report has error findings, 2 when the file cannot be loaded.
+    Inspect {
+        /// A .gltf or .glb file; `demo` inspects the built-in demo rig.
         file: PathBuf,
+        /// Print one JSON document instead of text.
         #[arg(long)]
-        out: PathBuf,
-        /// Clip name or index (default: the first clip).
-        #[arg(long)]
-        clip: Option<String>,
-        /// Time in the clip, in seconds.
-        #[arg(long, default_value_t = 0.0)]
-        time: f32,
-        /// Image size, WxH.
-        #[arg(long, default_value = "960x720", value_parser = parse_size)]
-        size: (u32, u32),
-        /// Leave out the ground grid and axes.
-        #[arg(long)]
-        no_grid: bool,
+        json: bool,
     },
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
@@ -60,22 +121,32 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Render {
-            file,
-            out,
-            clip,
-            time,
-            size,
-            no_grid,
-        }) => render_to_png(&RenderRequest {
-            file: (file.as_os_str() != "demo").then_some(file),
-            out,
-            clip,
-            time,
-            width: size.0,
-            height: size.1,
-            view: ViewOptions { grid: !no_grid },
+        Some(Command::Render(args)) => render_to_png(&RenderRequest {
+            file: (args.file.as_os_str() != "demo").then_some(args.file),
+            out: args.out,
+            clip: args.clip,
+            time: args.time,
+            width: args.size.0,
+            height: args.size.1,
+            view: ViewOptions {
+                grid: !args.no_grid,
+                mode: args.view,
+                dominant_joint: args.dominant,
+                skeleton: SkeletonOptions {
+                    show: args.skeleton,
+                    ..SkeletonOptions::default()
+                },
+                wireframe: args.wireframe,
+                ..ViewOptions::default()
+            },
+            path: args.skinning,
+            method: args.method,
+            joint: args.joint,
+            bends: args.bend,
         }),
+        Some(Command::Inspect { file, json }) => {
+            return rigscope::rig::report::inspect((file.as_os_str() != "demo").then_some(file.as_path()), json);
+        }
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
         None => rigscope::app::run(cli.view.file, cli.view.exit_after_frames),

@@ -6,10 +6,11 @@ mod common;
 mod gpu;
 
 use glam::{DMat3, DMat4, DVec3, DVec4, Mat4, Vec3};
+use rigscope::anim::JointOverride;
 use rigscope::anim::PoseEvaluator;
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::{Primitive, Rig};
-use rigscope::skin::posed_bounds;
+use rigscope::skin::{SkinnedPose, SkinningMethod, posed_bounds};
 
 /// f64 LBS of one vertex: Σ wᵢ·paletteᵢ over joints inside the palette, identity when no weight.
 fn reference_vertex(palette: &[Mat4], primitive: &Primitive, v: usize) -> (DVec3, DVec3) {
@@ -61,7 +62,9 @@ fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig)
                 }
                 let palette = &pose.palettes[i];
                 for primitive in &rig.meshes[instance.mesh].primitives {
-                    let (positions, normals) = skinner.skin(gpu, primitive, palette).expect("compute skinning runs");
+                    let (positions, normals) = skinner
+                        .skin(gpu, primitive, palette, &[], SkinningMethod::Lbs)
+                        .expect("compute skinning runs");
                     assert_eq!(positions.len(), primitive.vertex_count());
                     for v in 0..primitive.vertex_count() {
                         let (p, n) = reference_vertex(palette, primitive, v);
@@ -150,7 +153,9 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
         indices: vec![],
         material: None,
     };
-    let (positions, normals) = skinner.skin(&gpu, &primitive, &palette).unwrap();
+    let (positions, normals) = skinner
+        .skin(&gpu, &primitive, &palette, &[], SkinningMethod::Lbs)
+        .unwrap();
     for v in 0..4 {
         let (p, n) = reference_vertex(&palette, &primitive, v);
         assert!(
@@ -179,4 +184,64 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
         "{}",
         positions[3]
     );
+}
+
+/// The CPU path and the compute pass, both methods, on a pose with joints bent by hand.
+fn paths_agree(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) {
+    let mut pose = PoseEvaluator::new(rig);
+    let size = posed_bounds(rig, &pose).size();
+    let skin = &rig.skins[0];
+    for (k, &joint) in skin.joints.iter().enumerate().skip(1).step_by(3) {
+        pose.overrides[joint] = JointOverride {
+            euler_degrees: Vec3::new(10.0 * k as f32, 35.0, -20.0),
+            ..JointOverride::IDENTITY
+        };
+    }
+    let clip = (!rig.clips.is_empty()).then_some(0);
+    let time = clip.map_or(0.0, |c| rig.clips[c].duration * 0.4);
+    pose.evaluate(rig, clip, time);
+    let mut skinned = SkinnedPose::new(rig);
+    skinned.update_dual_quats(&pose);
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+        skinned.skin(rig, &pose, method);
+        let mut max = 0.0f32;
+        let mut sum = 0.0f64;
+        let mut count = 0usize;
+        for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
+            for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+                let (positions, _) = skinner
+                    .skin(gpu, primitive, &pose.palettes[i], &skinned.dual_quats[i], method)
+                    .unwrap();
+                for (gpu_p, cpu_p) in positions.iter().zip(&skinned.meshes[i][k].positions) {
+                    let d = (*gpu_p - *cpu_p).abs().max_element();
+                    max = max.max(d);
+                    sum += f64::from(d);
+                    count += 1;
+                }
+            }
+        }
+        println!(
+            "{name} {method:?}: {count} vertices, max deviation {:.3e} ({:.3e} of the rig size), mean {:.3e}",
+            max,
+            max / size,
+            sum / count as f64
+        );
+        assert!(count > 0);
+        assert!(
+            max / size <= 1e-4,
+            "{name} {method:?}: CPU and GPU differ by {:.3e} of the rig size",
+            max / size
+        );
+    }
+}
+
+#[test]
+fn cpu_and_gpu_paths_agree_with_bent_joints_for_lbs_and_dqs() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let skinner = ComputeSkinner::new(&gpu);
+    paths_agree("demo", &skinner, &gpu, &common::load_demo());
+    let Some(dir) = common::shared_rigs() else { return };
+    for file in ["Fox.glb", "RiggedSimple.gltf", "SimpleSkin.gltf"] {
+        paths_agree(file, &skinner, &gpu, &common::load_rig(&dir, file));
+    }
 }

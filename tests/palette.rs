@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Doc, array, index, json_rest_trs, rig_node_of, shared_rigs};
-use glam::{DMat4, Mat4, Vec3};
+use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 use rigscope::anim::PoseEvaluator;
 use rigscope::rig::Rig;
 use rigscope::skin::skin_lbs_reference;
@@ -98,60 +98,160 @@ fn joints_leaving_rest(doc: &Doc, animation: usize) -> Vec<String> {
     found
 }
 
-/// The (rig, clip) pairs whose first frame is the bind pose, found by running this test and
-/// cross-checked against the files' JSON below. Every other clip of the skinned rigs starts away
-/// from the bind pose.
-const STARTS_AT_BIND: &[(&str, &str)] = &[
-    ("SimpleSkin.gltf", "clip 0"),
-    ("demo.glb", "Wave"),
-    ("demo.glb", "Twist"),
+/// How a clip's first frame relates to the bind pose (the pose the inverse bind matrices undo).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FirstFrame {
+    /// Every palette matrix is identity: the clip starts at the bind pose.
+    Bind,
+    /// Some joint's first key differs from its rest TRS, so the first frame is not the bind pose.
+    KeysLeaveRest,
+    /// The first keys equal the rest TRS, but the file's rest pose is not its bind pose: the
+    /// inverse bind matrices do not undo the rest-pose joint transforms relative to the mesh node.
+    RestIsNotBind,
+}
+
+/// Found by running this test (`cargo test --release --test palette -- --nocapture` prints the
+/// table) and cross-checked against the files' JSON below; not guessed.
+const EXPECTED: &[(&str, &str, FirstFrame)] = &[
+    ("Fox.glb", "Survey", FirstFrame::KeysLeaveRest),
+    ("Fox.glb", "Walk", FirstFrame::KeysLeaveRest),
+    ("Fox.glb", "Run", FirstFrame::KeysLeaveRest),
+    ("SimpleSkin.gltf", "clip 0", FirstFrame::RestIsNotBind),
+    ("RiggedSimple.gltf", "clip 0", FirstFrame::RestIsNotBind),
+    ("demo.glb", "Wave", FirstFrame::Bind),
+    ("demo.glb", "Twist", FirstFrame::Bind),
 ];
+
+/// World matrix of glTF node `i` at its rest transform, from the JSON alone, in f64.
+fn json_rest_world(json: &serde_json::Value, i: usize) -> DMat4 {
+    let (t, r, s) = json_rest_trs(&json["nodes"][i]);
+    let local =
+        DMat4::from_scale_rotation_translation(DVec3::from(s), DQuat::from_array(r).normalize(), DVec3::from(t));
+    let parent = array(json, "nodes")
+        .iter()
+        .position(|n| array(n, "children").iter().any(|c| c.as_u64() == Some(i as u64)));
+    match parent {
+        Some(p) => json_rest_world(json, p) * local,
+        None => local,
+    }
+}
+
+/// Largest |P - I| over the palettes of every skinned mesh node at the rest pose, computed from
+/// the JSON alone in f64 (`inverse(meshWorld) · jointWorld · inverseBind`).
+fn json_rest_palette_deviation(doc: &Doc) -> f64 {
+    let json = &doc.json;
+    let mut worst = 0.0f64;
+    for (n, node) in doc.array("nodes").iter().enumerate() {
+        let (Some(skin), Some(_)) = (node.get("skin"), node.get("mesh")) else {
+            continue;
+        };
+        let skin = &json["skins"][index(skin, "skin")];
+        let to_mesh = json_rest_world(json, n).inverse();
+        let inverse_binds = inverse_binds(doc, skin);
+        for (k, joint) in array(skin, "joints").iter().enumerate() {
+            let p = to_mesh * json_rest_world(json, index(joint, "joint")) * inverse_binds[k];
+            worst = worst.max(max_abs(p - DMat4::IDENTITY));
+        }
+    }
+    worst
+}
+
+/// A skin's inverse bind matrices from the file (identity when it gives none), in f64.
+fn inverse_binds(doc: &Doc, skin: &serde_json::Value) -> Vec<DMat4> {
+    match skin.get("inverseBindMatrices") {
+        Some(a) => doc
+            .read_floats(index(a, "inverseBindMatrices"))
+            .iter()
+            .map(|m| DMat4::from_cols_slice(m))
+            .collect(),
+        None => vec![DMat4::IDENTITY; array(skin, "joints").len()],
+    }
+}
+
+fn max_abs(m: DMat4) -> f64 {
+    m.to_cols_array().iter().fold(0.0, |a, b| a.max(b.abs()))
+}
 
 #[test]
 fn first_frame_palettes_against_the_bind_pose() {
     println!(
-        "{:<18} {:<8} {:>12}  first-key joints away from rest (JSON)",
-        "rig", "clip", "max |P - I|"
+        "{:<18} {:<7} {:<14} {:>11} {:>11}  first keys away from rest (JSON)",
+        "rig", "clip", "first frame", "max|P-I|", "rest-bind"
     );
     let mut failures = Vec::new();
     for case in skinned_cases() {
         let rig = &case.rig;
+        let rest_vs_bind = json_rest_palette_deviation(&case.doc);
         let mut evaluator = PoseEvaluator::new(rig);
-        let rest = palette_deviation(&evaluator);
-        println!("{:<18} {:<8} {:>12.3e}", case.name, "(rest)", rest);
+        let rest_palettes = evaluator.palettes.clone();
         for (c, clip) in rig.clips.iter().enumerate() {
             evaluator.evaluate(rig, Some(c), 0.0);
-            let deviation = palette_deviation(&evaluator);
+            let deviation = f64::from(palette_deviation(&evaluator));
             let leaving = joints_leaving_rest(&case.doc, c);
+            let Some(&(_, _, expected)) = EXPECTED.iter().find(|(r, n, _)| *r == case.name && *n == clip.name) else {
+                failures.push(format!("{} '{}' is missing from EXPECTED", case.name, clip.name));
+                continue;
+            };
+            let shown: Vec<&str> = leaving.iter().take(3).map(String::as_str).collect();
             println!(
-                "{:<18} {:<8} {:>12.3e}  {}",
+                "{:<18} {:<7} {:<14} {:>11.3e} {:>11.3e}  {}{}",
                 case.name,
                 clip.name,
+                format!("{expected:?}"),
                 deviation,
+                rest_vs_bind,
                 if leaving.is_empty() {
                     "none".to_string()
                 } else {
-                    leaving.join(", ")
-                }
+                    shown.join(", ")
+                },
+                if leaving.len() > 3 {
+                    format!(" and {} more", leaving.len() - 3)
+                } else {
+                    String::new()
+                },
             );
-            let at_bind = STARTS_AT_BIND.contains(&(case.name, clip.name.as_str()));
-            if at_bind && deviation > 1e-4 {
-                failures.push(format!(
-                    "{} '{}' should start at the bind pose, palette is off identity by {deviation}",
-                    case.name, clip.name
-                ));
-            }
-            if !at_bind && deviation <= 1e-4 {
-                failures.push(format!(
-                    "{} '{}' should start away from the bind pose, but its palette is identity",
-                    case.name, clip.name
-                ));
-            }
-            if !at_bind && leaving.is_empty() {
-                failures.push(format!(
-                    "{} '{}': no joint's first key differs from its rest TRS in the JSON",
-                    case.name, clip.name
-                ));
+            let mut fail = |why: String| failures.push(format!("{} '{}' ({expected:?}): {why}", case.name, clip.name));
+            match expected {
+                FirstFrame::Bind => {
+                    if deviation > 1e-4 {
+                        fail(format!("palette is off identity by {deviation}"));
+                    }
+                    if !leaving.is_empty() || rest_vs_bind > 1e-4 {
+                        fail(format!("the JSON disagrees: {leaving:?}, rest-bind {rest_vs_bind}"));
+                    }
+                }
+                FirstFrame::KeysLeaveRest => {
+                    if deviation <= 1e-4 {
+                        fail("palette is identity".into());
+                    }
+                    if leaving.is_empty() {
+                        fail("no joint's first key differs from its rest TRS in the JSON".into());
+                    }
+                }
+                FirstFrame::RestIsNotBind => {
+                    if deviation <= 1e-4 {
+                        fail("palette is identity".into());
+                    }
+                    if !leaving.is_empty() {
+                        fail(format!("first keys leave the rest pose: {leaving:?}"));
+                    }
+                    if rest_vs_bind <= 1e-4 {
+                        fail("the JSON's rest pose is its bind pose".into());
+                    }
+                    if (deviation - rest_vs_bind).abs() > 1e-4 {
+                        fail(format!("deviation {deviation} is not the rest-bind gap {rest_vs_bind}"));
+                    }
+                    let same_as_rest = evaluator
+                        .palettes
+                        .iter()
+                        .flatten()
+                        .zip(rest_palettes.iter().flatten())
+                        .all(|(a, b)| a.abs_diff_eq(*b, 1e-5));
+                    if !same_as_rest {
+                        fail("first-frame palette differs from the rest-pose palette".into());
+                    }
+                }
             }
         }
     }
@@ -209,25 +309,12 @@ fn palettes_match_an_f64_recomputation() {
                 let palette = &evaluator.palettes[instance];
                 let to_mesh = world(rig, &locals, mesh_node).inverse();
                 let joints = array(json_skin, "joints");
-                let inverse_binds: Vec<DMat4> = match json_skin.get("inverseBindMatrices") {
-                    Some(a) => case
-                        .doc
-                        .read_floats(index(a, "inverseBindMatrices"))
-                        .iter()
-                        .map(|m| DMat4::from_cols_slice(m))
-                        .collect(),
-                    None => vec![DMat4::IDENTITY; joints.len()],
-                };
+                let inverse_binds = inverse_binds(&case.doc, json_skin);
                 assert_eq!(palette.len(), joints.len());
                 for (k, joint) in joints.iter().enumerate() {
                     let joint = rig_node_of(rig, json, index(joint, "joint"));
                     let expected = to_mesh * world(rig, &locals, joint) * inverse_binds[k];
-                    let size = expected.to_cols_array().iter().fold(1.0f64, |a, b| a.max(b.abs()));
-                    let off = (dmat(palette[k]) - expected)
-                        .to_cols_array()
-                        .iter()
-                        .fold(0.0f64, |a, b| a.max(b.abs()))
-                        / size;
+                    let off = max_abs(dmat(palette[k]) - expected) / max_abs(expected).max(1.0);
                     assert!(
                         off <= 1e-4,
                         "{} '{}' at t = {t}: palette[{k}] is off by {off} (relative)\n got {}\n want {}",

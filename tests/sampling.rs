@@ -75,11 +75,14 @@ impl Reference {
         }
     }
 
+    /// The value of key `k`; a rotation comes back normalized (spline key values of rotations
+    /// are not required to be unit length, but every sampled rotation is).
     fn key_value(&self, k: usize) -> V4 {
-        match self.interpolation {
+        let v = match self.interpolation {
             Interpolation::CubicSpline => self.values[3 * k + 1],
             _ => self.values[k],
-        }
+        };
+        if self.rotation { normalize(v) } else { v }
     }
 
     fn eval(&self, t: f64) -> V4 {
@@ -589,4 +592,35 @@ fn a_single_key_holds_everywhere() {
     for t in [-1.0, 0.0, 0.5, 0.7, 10.0] {
         assert_eq!(sample_channel(&c, t, &mut 0), c.values[1]);
     }
+}
+
+/// Spline key values of a rotation that are not unit length: every sampled rotation is still a
+/// unit quaternion (as `sample_channel` promises), including before the first key, after the
+/// last one, and for a single-key channel.
+#[test]
+fn cubic_spline_rotation_keys_off_unit_length_still_sample_unit_rotations() {
+    let zero = Vec4::ZERO;
+    let c = channel(
+        Property::Rotation,
+        Interpolation::CubicSpline,
+        &[0.5, 1.5],
+        vec![
+            zero,
+            quat([1.0, 0.0, 0.0], 0.5) * 0.8,
+            Vec4::new(0.2, 0.1, 0.0, 0.0),
+            Vec4::new(0.0, -0.3, 0.1, 0.0),
+            quat([0.0, 1.0, 1.0], 1.2) * 1.25,
+            zero,
+        ],
+    );
+    let times = sample_times(&c, -0.5, 2.5, 31);
+    // check_against_reference asserts unit length at every time.
+    check_against_reference("CUBICSPLINE rotation with off-unit keys", &c, &times, 1e-5);
+    let single = channel(
+        Property::Rotation,
+        Interpolation::CubicSpline,
+        &[0.5],
+        vec![zero, quat([0.0, 0.0, 1.0], 0.7) * 0.9, zero],
+    );
+    check_against_reference("single-key CUBICSPLINE rotation", &single, &[0.0, 0.5, 1.0], 1e-6);
 }

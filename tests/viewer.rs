@@ -25,7 +25,10 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     assert!(viewer.loading().is_some());
     wait_for_load(&mut viewer);
     let error = viewer.error.clone().expect("the failure is reported");
-    assert!(error.contains("could not open") && error.contains("rigscope-no-such-file.glb"), "{error}");
+    assert!(
+        error.contains("could not open") && error.contains("rigscope-no-such-file.glb"),
+        "{error}"
+    );
     assert_eq!(viewer.rig_generation, generation);
     assert_eq!(viewer.rig.name, "demo.glb");
     assert_eq!(viewer.camera, camera);

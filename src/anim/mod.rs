@@ -52,8 +52,52 @@ pub fn build_palette(skin: &Skin, worlds: &[Mat4], mesh_world: Mat4, palette: &m
     }
 }
 
+/// A change made by hand to one node's pose, applied on top of whatever the clip samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointOverride {
+    /// Rotation in degrees about the node's own X, then Y, then Z axis.
+    pub euler_degrees: Vec3,
+    /// Added to the node's translation (in its parent's space).
+    pub translation: Vec3,
+    /// Multiplies the node's scale.
+    pub scale: f32,
+}
+
+impl JointOverride {
+    pub const IDENTITY: JointOverride = JointOverride {
+        euler_degrees: Vec3::ZERO,
+        translation: Vec3::ZERO,
+        scale: 1.0,
+    };
+
+    pub fn rotation(&self) -> Quat {
+        let r = self.euler_degrees * (std::f32::consts::PI / 180.0);
+        Quat::from_euler(glam::EulerRot::XYZ, r.x, r.y, r.z)
+    }
+
+    pub fn is_identity(&self) -> bool {
+        *self == Self::IDENTITY
+    }
+
+    /// Applies the override to a sampled local transform.
+    pub fn apply(&self, local: &mut Trs) {
+        local.rotation = (local.rotation * self.rotation()).normalize();
+        local.translation += self.translation;
+        local.scale *= self.scale;
+    }
+}
+
+impl Default for JointOverride {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
 /// Scratch state for evaluating a rig's pose, reused frame after frame.
 pub struct PoseEvaluator {
+    /// Hand-made changes per node, applied after sampling; they stay when the clip or time
+    /// changes, until reset.
+    pub overrides: Vec<JointOverride>,
     pub locals: Vec<Trs>,
     pub worlds: Vec<Mat4>,
     /// One palette per mesh instance (empty for unskinned instances).
@@ -66,6 +110,7 @@ impl PoseEvaluator {
     pub fn new(rig: &Rig) -> Self {
         let max_channels = rig.clips.iter().map(|c| c.channels.len()).max().unwrap_or(0);
         let mut evaluator = PoseEvaluator {
+            overrides: vec![JointOverride::IDENTITY; rig.nodes.len()],
             locals: rig.nodes.iter().map(|n| n.rest).collect(),
             worlds: vec![Mat4::IDENTITY; rig.nodes.len()],
             palettes: rig
@@ -88,6 +133,16 @@ impl PoseEvaluator {
         }
         let clip = clip.and_then(|c| rig.clips.get(c));
         sample_clip(&rig.nodes, clip, time, &mut self.hints, &mut self.locals);
+        for (local, joint_override) in self.locals.iter_mut().zip(&self.overrides) {
+            if !joint_override.is_identity() {
+                joint_override.apply(local);
+            }
+        }
+    }
+
+    /// Whether any node has a hand-made change.
+    pub fn has_overrides(&self) -> bool {
+        self.overrides.iter().any(|o| !o.is_identity())
     }
 
     /// World matrices and palettes from the current local pose.

@@ -52,6 +52,15 @@ impl OrbitCamera {
         self.projection(aspect) * self.view()
     }
 
+    /// The ray through normalized device coordinates (`x`, `y` in -1..1, y up) of a view with
+    /// aspect `aspect`: origin on the near plane and unit direction.
+    pub fn ray(&self, x: f32, y: f32, aspect: f32) -> (Vec3, Vec3) {
+        let inverse = self.view_projection(aspect).inverse();
+        let near = inverse.project_point3(Vec3::new(x, y, 0.0));
+        let far = inverse.project_point3(Vec3::new(x, y, 1.0));
+        (near, (far - near).normalize())
+    }
+
     /// Looks at `bounds` from the default direction, far enough back to see all of it.
     pub fn frame(&mut self, bounds: &Bounds) {
         *self = OrbitCamera {

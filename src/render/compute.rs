@@ -5,8 +5,9 @@
 
 use crate::render::context::{Gpu, GpuError};
 use crate::render::offscreen::read_buffer;
-use crate::render::scene::{GpuInfluences, SKINNING_WGSL, palette_bind_group, palette_bind_group_layout};
+use crate::render::scene::{GpuInfluences, SKINNING_WGSL, palette_bind_group, palette_bind_group_layout, skin_code};
 use crate::rig::Primitive;
+use crate::skin::{DualQuat, SkinningMethod};
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
@@ -40,6 +41,16 @@ impl ComputeSkinner {
                 storage(2, true),
                 storage(3, false),
                 storage(4, false),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 5,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
             ],
         });
         let palette_layout = palette_bind_group_layout(device, wgpu::ShaderStages::COMPUTE);
@@ -67,32 +78,60 @@ impl ComputeSkinner {
         }
     }
 
-    /// Skins `primitive` with `palette` on the GPU; returns positions and normals.
-    pub fn skin(&self, gpu: &Gpu, primitive: &Primitive, palette: &[Mat4]) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+    /// Skins `primitive` on the GPU with `palette` (linear blend) or `dual_quats` (dual
+    /// quaternion), whichever `method` names; returns positions and normals.
+    pub fn skin(
+        &self,
+        gpu: &Gpu,
+        primitive: &Primitive,
+        palette: &[Mat4],
+        dual_quats: &[DualQuat],
+        method: SkinningMethod,
+    ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
         let device = &gpu.device;
         let n = primitive.vertex_count();
         if n == 0 {
             return Ok((Vec::new(), Vec::new()));
         }
-        let input = |label, contents: &[u8]| {
+        let input = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents,
-                usage: wgpu::BufferUsages::STORAGE,
+                usage,
             })
         };
+        let storage = wgpu::BufferUsages::STORAGE;
         let as_vec4 = |v: &[Vec3], w: f32| v.iter().map(|p| p.extend(w)).collect::<Vec<_>>();
-        let positions = input("positions", bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0)));
-        let normals = input("normals", bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)));
+        let positions = input(
+            "positions",
+            bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0)),
+            storage,
+        );
+        let normals = input(
+            "normals",
+            bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)),
+            storage,
+        );
         let influences = input(
             "influences",
             bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
+            storage,
         );
-        // An empty palette cannot be bound; one identity matrix behaves the same (every joint
-        // index is then out of range or 0, and weights without joints mean "unskinned").
-        let identity = [Mat4::IDENTITY];
-        let palette_data = if palette.is_empty() { &identity[..] } else { palette };
-        let palette_buffer = input("palette", bytemuck::cast_slice(palette_data));
+        // An empty palette cannot be bound; one identity entry is never read (every joint index
+        // is then out of range).
+        let matrices: &[Mat4] = if palette.is_empty() { &[Mat4::IDENTITY] } else { palette };
+        let dual_quats: &[DualQuat] = if dual_quats.is_empty() {
+            &[DualQuat::IDENTITY]
+        } else {
+            dual_quats
+        };
+        let matrix_buffer = input("palette", bytemuck::cast_slice(matrices), storage);
+        let dual_quat_buffer = input("palette (dual quaternions)", bytemuck::cast_slice(dual_quats), storage);
+        let params = input(
+            "params",
+            bytemuck::cast_slice(&[skin_code(method), 0, 0, 0]),
+            wgpu::BufferUsages::UNIFORM,
+        );
         let size = (n * 16) as u64;
         let output = |label| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -112,7 +151,7 @@ impl ComputeSkinner {
         let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("skin io"),
             layout: &self.io_layout,
-            entries: &[&positions, &normals, &influences, &out_positions, &out_normals]
+            entries: &[&positions, &normals, &influences, &out_positions, &out_normals, &params]
                 .iter()
                 .enumerate()
                 .map(|(i, b)| wgpu::BindGroupEntry {
@@ -121,7 +160,7 @@ impl ComputeSkinner {
                 })
                 .collect::<Vec<_>>(),
         });
-        let palette_group = palette_bind_group(device, &self.palette_layout, &palette_buffer);
+        let palette_group = palette_bind_group(device, &self.palette_layout, &matrix_buffer, &dual_quat_buffer);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("skin compute"),
         });

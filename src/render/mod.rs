@@ -5,8 +5,11 @@ pub mod compute;
 pub mod context;
 pub mod offscreen;
 pub mod scene;
+pub mod skeleton;
+pub mod views;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
-pub use scene::{PixelRect, RenderTargets, RigGpu, SceneRenderer, ViewOptions};
+pub use scene::{FrameState, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+pub use views::{SkeletonOptions, ViewMode, ViewOptions};

@@ -1,10 +1,7 @@
 //! Rendering without a window: into a texture, read back as RGBA8 pixels.
 
-use crate::anim::PoseEvaluator;
-use crate::render::camera::OrbitCamera;
 use crate::render::context::{Gpu, GpuError};
-use crate::render::scene::{RenderTargets, RigGpu, SceneRenderer, ViewOptions};
-use crate::rig::Rig;
+use crate::render::scene::{FrameState, RenderTargets, RigGpu, SceneRenderer};
 
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
@@ -57,24 +54,27 @@ impl Offscreen {
         })
     }
 
-    /// Draws `rig` in `pose` and returns the image.
-    pub fn render(
-        &self,
-        gpu: &Gpu,
-        rig: &Rig,
-        rig_gpu: &RigGpu,
-        pose: &PoseEvaluator,
-        camera: &OrbitCamera,
-        options: &ViewOptions,
-    ) -> Result<image::RgbaImage, GpuError> {
+    pub fn aspect(&self) -> f32 {
+        self.targets.aspect()
+    }
+
+    /// Draws one frame and returns the image.
+    pub fn render(&self, gpu: &Gpu, rig_gpu: &mut RigGpu, state: &FrameState) -> Result<image::RgbaImage, GpuError> {
         let (width, height) = (self.targets.width, self.targets.height);
-        self.scene
-            .write_frame(&gpu.queue, rig, rig_gpu, pose, camera, self.targets.aspect());
+        self.scene.write_frame(&gpu.queue, rig_gpu, state);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("offscreen"),
         });
-        self.scene
-            .encode(&mut encoder, &self.targets, &self.view, Some(rig_gpu), options, None);
+        self.scene.encode(
+            &mut encoder,
+            &self.targets,
+            &self.view,
+            Some(rig_gpu),
+            state.view,
+            state.path,
+            None,
+            None,
+        );
         encoder.copy_texture_to_buffer(
             self.texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {

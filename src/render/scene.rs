@@ -1,8 +1,12 @@
-//! The 3D view: pipelines built once, a rig's buffers built on load, palettes written per frame.
+//! The 3D view: pipelines built once, a rig's buffers built on load, palettes (or CPU-skinned
+//! vertices) written per frame.
 
 use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::camera::OrbitCamera;
+use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, skeleton_lines};
+use crate::render::views::ViewOptions;
 use crate::rig::{Influences, Primitive, Rig, Texture};
+use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
@@ -18,12 +22,27 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 /// Light travelling down and away from a camera in the default position.
-const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
+pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
 
-/// WGSL sources; the skinning function is prepended to every shader that skins.
+/// WGSL sources; the skinning functions are prepended to every shader that skins.
 pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
 const MESH_WGSL: &str = include_str!("../../shaders/mesh.wgsl");
 const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
+
+/// Skinning method codes shared with `skinning.wgsl`.
+pub const SKIN_NONE: u32 = 0;
+pub const SKIN_LBS: u32 = 1;
+pub const SKIN_DQS: u32 = 2;
+
+/// "No joint selected" in the draw uniform.
+const NO_JOINT: u32 = u32::MAX;
+
+pub fn skin_code(method: SkinningMethod) -> u32 {
+    match method {
+        SkinningMethod::Lbs => SKIN_LBS,
+        SkinningMethod::Dqs => SKIN_DQS,
+    }
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -31,6 +50,7 @@ struct FrameUniform {
     view_proj: Mat4,
     camera_position: Vec4,
     light_direction: Vec4,
+    view: [u32; 4],
 }
 
 #[repr(C)]
@@ -38,14 +58,7 @@ struct FrameUniform {
 struct DrawUniform {
     model: Mat4,
     base_color: Vec4,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct MeshVertex {
-    position: [f32; 3],
-    normal: [f32; 3],
-    uv: [f32; 2],
+    skin: [u32; 4],
 }
 
 /// Up to eight joint influences of one vertex, as the shaders read them (vertex attributes and
@@ -60,7 +73,7 @@ pub struct GpuInfluences {
 }
 
 impl GpuInfluences {
-    /// Per-vertex influences of a primitive; all-zero weights (identity) when it has none.
+    /// Per-vertex influences of a primitive; all-zero weights when it has none.
     pub fn of_primitive(primitive: &Primitive) -> Vec<GpuInfluences> {
         let n = primitive.vertex_count();
         match &primitive.influences {
@@ -88,30 +101,58 @@ impl GpuInfluences {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct LineVertex {
-    position: [f32; 3],
-    color: [f32; 4],
+/// What one frame of the 3D view shows.
+pub struct FrameState<'a> {
+    pub rig: &'a Rig,
+    pub pose: &'a PoseEvaluator,
+    /// CPU-skinned vertices (read on the CPU path) and dual quaternion palettes (read for DQS).
+    pub skinned: &'a SkinnedPose,
+    pub camera: &'a OrbitCamera,
+    pub aspect: f32,
+    pub view: &'a ViewOptions,
+    pub path: SkinningPath,
+    pub method: SkinningMethod,
+    /// The selected node, whose weights the weights view shows and the skeleton highlights.
+    pub selected: Option<usize>,
+    /// Size of the joint markers of the skeleton overlay, in world units.
+    pub marker_size: f32,
+}
+
+struct PaletteBuffers {
+    matrices: wgpu::Buffer,
+    dual_quats: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
 }
 
 /// A rig's GPU resources.
 pub struct RigGpu {
     draws: Vec<GpuDraw>,
-    /// Palette buffer and bind group per mesh instance (`None` for unskinned instances).
-    palettes: Vec<Option<(wgpu::Buffer, wgpu::BindGroup)>>,
+    /// Per mesh instance (`None` for unskinned instances).
+    palettes: Vec<Option<PaletteBuffers>>,
+    is_joint: Vec<bool>,
+    skeleton: wgpu::Buffer,
+    skeleton_vertices: Vec<LineVertex>,
 }
 
 struct GpuDraw {
     instance: usize,
-    vertices: wgpu::Buffer,
+    primitive: usize,
+    positions: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    /// Written every frame on the CPU path (skinned instances only).
+    cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
+    uvs: wgpu::Buffer,
     influences: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
+    edges: wgpu::Buffer,
+    edge_count: u32,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     base_color: Vec4,
     double_sided: bool,
+    /// Node index of each joint of the instance's skin, to find the selected joint's slot.
+    joints: Vec<usize>,
 }
 
 /// Color and depth attachments of one size.
@@ -180,18 +221,6 @@ impl PixelRect {
     }
 }
 
-/// Options of the 3D view.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ViewOptions {
-    pub grid: bool,
-}
-
-impl Default for ViewOptions {
-    fn default() -> Self {
-        ViewOptions { grid: true }
-    }
-}
-
 /// Pipelines and shared resources of the 3D view, for one output color format.
 pub struct SceneRenderer {
     frame_buffer: wgpu::Buffer,
@@ -200,10 +229,13 @@ pub struct SceneRenderer {
     draw_layout: wgpu::BindGroupLayout,
     mesh_culled: wgpu::RenderPipeline,
     mesh_double_sided: wgpu::RenderPipeline,
+    wireframe: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
+    lines_on_top: wgpu::RenderPipeline,
     sampler: wgpu::Sampler,
     white: wgpu::TextureView,
-    identity_palette: wgpu::BindGroup,
+    /// Bound for unskinned instances, whose shaders never read it.
+    empty_palette: wgpu::BindGroup,
     grid: Option<(wgpu::Buffer, u32)>,
 }
 
@@ -270,25 +302,28 @@ impl SceneRenderer {
             bind_group_layouts: &[Some(&frame_layout), Some(&palette_layout), Some(&draw_layout)],
             immediate_size: 0,
         });
-        let mesh_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+        let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
+        let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
+        let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
         let influence_attributes =
             wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
+        let layout = |stride: usize, attributes| {
+            Some(wgpu::VertexBufferLayout {
+                array_stride: stride as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes,
+            })
+        };
         let mesh_buffers = [
-            Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<MeshVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &mesh_attributes,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<GpuInfluences>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &influence_attributes,
-            }),
+            layout(12, &position_attributes[..]),
+            layout(12, &normal_attributes[..]),
+            layout(8, &uv_attributes[..]),
+            layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
         ];
-        let depth_state = |write| wgpu::DepthStencilState {
+        let depth_state = |write, compare| wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
             depth_write_enabled: Some(write),
-            depth_compare: Some(wgpu::CompareFunction::LessEqual),
+            depth_compare: Some(compare),
             stencil: wgpu::StencilState::default(),
             bias: wgpu::DepthBiasState::default(),
         };
@@ -297,40 +332,53 @@ impl SceneRenderer {
             mask: !0,
             alpha_to_coverage_enabled: false,
         };
-        let mesh_pipeline = |cull_mode, label| {
+        let target = |blend| {
+            [Some(wgpu::ColorTargetState {
+                format,
+                blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })]
+        };
+        let opaque = target(None);
+        let blended = target(Some(wgpu::BlendState::ALPHA_BLENDING));
+        let mesh_pipeline = |label, topology, cull_mode, vertex_entry, fragment_entry| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&mesh_layout),
                 vertex: wgpu::VertexState {
                     module: &mesh_module,
-                    entry_point: Some("vs_main"),
+                    entry_point: Some(vertex_entry),
                     compilation_options: Default::default(),
                     buffers: &mesh_buffers,
                 },
                 primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    topology,
                     front_face: wgpu::FrontFace::Ccw,
                     cull_mode,
                     ..Default::default()
                 },
-                depth_stencil: Some(depth_state(true)),
+                depth_stencil: Some(depth_state(true, wgpu::CompareFunction::LessEqual)),
                 multisample,
                 fragment: Some(wgpu::FragmentState {
                     module: &mesh_module,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fragment_entry),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &opaque,
                 }),
                 multiview_mask: None,
                 cache: None,
             })
         };
-        let mesh_culled = mesh_pipeline(Some(wgpu::Face::Back), "mesh (culled)");
-        let mesh_double_sided = mesh_pipeline(None, "mesh (double-sided)");
+        let triangles = wgpu::PrimitiveTopology::TriangleList;
+        let mesh_culled = mesh_pipeline("mesh (culled)", triangles, Some(wgpu::Face::Back), "vs_main", "fs_main");
+        let mesh_double_sided = mesh_pipeline("mesh (double-sided)", triangles, None, "vs_main", "fs_main");
+        let wireframe = mesh_pipeline(
+            "wireframe",
+            wgpu::PrimitiveTopology::LineList,
+            None,
+            "vs_wire",
+            "fs_wire",
+        );
 
         let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
@@ -342,38 +390,35 @@ impl SceneRenderer {
             immediate_size: 0,
         });
         let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
-        let lines = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("lines"),
-            layout: Some(&lines_layout),
-            vertex: wgpu::VertexState {
-                module: &lines_module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<LineVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &line_attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
-            },
-            depth_stencil: Some(depth_state(false)),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &lines_module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let line_buffers = [layout(std::mem::size_of::<LineVertex>(), &line_attributes[..])];
+        let line_pipeline = |label, compare| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&lines_layout),
+                vertex: wgpu::VertexState {
+                    module: &lines_module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &line_buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::LineList,
+                    ..Default::default()
+                },
+                depth_stencil: Some(depth_state(false, compare)),
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module: &lines_module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &blended,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let lines = line_pipeline("lines", wgpu::CompareFunction::LessEqual);
+        let lines_on_top = line_pipeline("lines on top", wgpu::CompareFunction::Always);
 
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("base color"),
@@ -393,12 +438,7 @@ impl SceneRenderer {
                 rgba8: vec![255; 4],
             },
         );
-        let identity = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("identity palette"),
-            contents: bytemuck::bytes_of(&Mat4::IDENTITY),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let identity_palette = palette_bind_group(device, &palette_layout, &identity);
+        let empty_palette = PaletteBuffers::new(device, &palette_layout, 1).bind_group;
         SceneRenderer {
             frame_buffer,
             frame_bind_group,
@@ -406,10 +446,12 @@ impl SceneRenderer {
             draw_layout,
             mesh_culled,
             mesh_double_sided,
+            wireframe,
             lines,
+            lines_on_top,
             sampler,
             white,
-            identity_palette,
+            empty_palette,
             grid: None,
         }
     }
@@ -426,40 +468,27 @@ impl SceneRenderer {
             .instances
             .iter()
             .map(|instance| {
-                instance.skin.map(|skin| {
-                    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("palette"),
-                        size: (rig.skins[skin].joints.len() * std::mem::size_of::<Mat4>()) as u64,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    });
-                    let bind_group = palette_bind_group(device, &self.palette_layout, &buffer);
-                    (buffer, bind_group)
-                })
+                instance
+                    .skin
+                    .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
             })
             .collect();
+        let buffer = |label, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
         let mut draws = Vec::new();
         for (i, instance) in rig.instances.iter().enumerate() {
-            for primitive in &rig.meshes[instance.mesh].primitives {
+            let joints = instance.skin.map_or_else(Vec::new, |s| rig.skins[s].joints.clone());
+            for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let material = primitive
                     .material
                     .and_then(|m| rig.materials.get(m))
                     .cloned()
                     .unwrap_or_default();
-                let vertices: Vec<MeshVertex> = (0..primitive.vertex_count())
-                    .map(|v| MeshVertex {
-                        position: primitive.positions[v].to_array(),
-                        normal: primitive.normals[v].to_array(),
-                        uv: primitive.uvs[v].to_array(),
-                    })
-                    .collect();
-                let buffer = |label, contents: &[u8], usage| {
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(label),
-                        contents,
-                        usage,
-                    })
-                };
                 let uniform = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("draw"),
                     size: std::mem::size_of::<DrawUniform>() as u64,
@@ -488,13 +517,28 @@ impl SceneRenderer {
                         },
                     ],
                 });
+                let vertex_usage = wgpu::BufferUsages::VERTEX;
+                let positions = bytemuck::cast_slice(&primitive.positions);
+                let normals = bytemuck::cast_slice(&primitive.normals);
+                let cpu_skinned = (instance.skin.is_some() && primitive.influences.is_some()).then(|| {
+                    let dynamic = vertex_usage | wgpu::BufferUsages::COPY_DST;
+                    (
+                        buffer("cpu positions", positions, dynamic),
+                        buffer("cpu normals", normals, dynamic),
+                    )
+                });
+                let edges = triangle_edges(&primitive.indices);
                 draws.push(GpuDraw {
                     instance: i,
-                    vertices: buffer("vertices", bytemuck::cast_slice(&vertices), wgpu::BufferUsages::VERTEX),
+                    primitive: k,
+                    positions: buffer("positions", positions, vertex_usage),
+                    normals: buffer("normals", normals, vertex_usage),
+                    cpu_skinned,
+                    uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
                     influences: buffer(
                         "influences",
                         bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
-                        wgpu::BufferUsages::VERTEX,
+                        vertex_usage,
                     ),
                     indices: buffer(
                         "indices",
@@ -502,14 +546,30 @@ impl SceneRenderer {
                         wgpu::BufferUsages::INDEX,
                     ),
                     index_count: primitive.indices.len() as u32,
+                    edges: buffer("edges", bytemuck::cast_slice(&edges), wgpu::BufferUsages::INDEX),
+                    edge_count: edges.len() as u32,
                     uniform,
                     bind_group,
                     base_color: material.base_color,
                     double_sided: material.double_sided,
+                    joints: joints.clone(),
                 });
             }
         }
-        RigGpu { draws, palettes }
+        let is_joint = joint_flags(rig);
+        let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
+        RigGpu {
+            draws,
+            palettes,
+            is_joint,
+            skeleton: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skeleton"),
+                size: (capacity * std::mem::size_of::<LineVertex>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            skeleton_vertices: Vec::with_capacity(capacity),
+        }
     }
 
     /// Rebuilds the ground grid and axes to suit a rig of the given bounds.
@@ -523,46 +583,76 @@ impl SceneRenderer {
         self.grid = Some((buffer, vertices.len() as u32));
     }
 
-    /// Writes this frame's camera, palettes and model matrices.
-    pub fn write_frame(
-        &self,
-        queue: &wgpu::Queue,
-        rig: &Rig,
-        gpu: &RigGpu,
-        pose: &PoseEvaluator,
-        camera: &OrbitCamera,
-        aspect: f32,
-    ) {
+    /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
+    /// skeleton overlay.
+    pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) {
+        let view = state.view;
         let frame = FrameUniform {
-            view_proj: camera.view_projection(aspect),
-            camera_position: camera.eye().extend(1.0),
+            view_proj: state.camera.view_projection(state.aspect),
+            camera_position: state.camera.eye().extend(1.0),
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0),
+            view: [view.mode.shader_code(), view.shader_flags(), 0, 0],
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
-        for (palette, buffer) in pose.palettes.iter().zip(&gpu.palettes) {
-            if let Some((buffer, _)) = buffer {
-                queue.write_buffer(buffer, 0, bytemuck::cast_slice(palette));
+        let gpu_skinning = state.path == SkinningPath::Gpu;
+        for (i, buffers) in gpu.palettes.iter().enumerate() {
+            let Some(buffers) = buffers else { continue };
+            queue.write_buffer(&buffers.matrices, 0, bytemuck::cast_slice(&state.pose.palettes[i]));
+            if gpu_skinning && state.method == SkinningMethod::Dqs {
+                let dual_quats: &[DualQuat] = &state.skinned.dual_quats[i];
+                queue.write_buffer(&buffers.dual_quats, 0, bytemuck::cast_slice(dual_quats));
             }
         }
         for draw in &gpu.draws {
+            let skinned = gpu.palettes[draw.instance].is_some();
+            let method = if skinned && gpu_skinning {
+                skin_code(state.method)
+            } else {
+                SKIN_NONE
+            };
+            let selected = state
+                .selected
+                .and_then(|node| draw.joints.iter().position(|&j| j == node))
+                .map_or(NO_JOINT, |j| j as u32);
             let uniform = DrawUniform {
-                model: pose.instance_world(rig, draw.instance),
+                model: state.pose.instance_world(state.rig, draw.instance),
                 base_color: draw.base_color,
+                skin: [method, selected, 0, 0],
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
+            if let (false, Some((positions, normals))) = (gpu_skinning, &draw.cpu_skinned) {
+                let out = &state.skinned.meshes[draw.instance][draw.primitive];
+                queue.write_buffer(positions, 0, bytemuck::cast_slice(&out.positions));
+                queue.write_buffer(normals, 0, bytemuck::cast_slice(&out.normals));
+            }
+        }
+        if view.skeleton.show {
+            skeleton_lines(
+                state.rig,
+                &gpu.is_joint,
+                &state.pose.worlds,
+                state.selected,
+                &view.skeleton,
+                state.marker_size,
+                &mut gpu.skeleton_vertices,
+            );
+            queue.write_buffer(&gpu.skeleton, 0, bytemuck::cast_slice(&gpu.skeleton_vertices));
         }
     }
 
     /// Records the 3D view into `output` (a single-sample view of the targets' format), drawn
     /// inside `viewport` (x, y, width, height in pixels) or over the whole target.
+    #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         targets: &RenderTargets,
         output: &wgpu::TextureView,
         gpu: Option<&RigGpu>,
-        options: &ViewOptions,
+        view: &ViewOptions,
+        path: SkinningPath,
         viewport: Option<PixelRect>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("scene"),
@@ -583,7 +673,7 @@ impl SceneRenderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: None,
+            timestamp_writes: timestamps,
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -600,60 +690,119 @@ impl SceneRenderer {
         }
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         if let Some(gpu) = gpu {
-            for draw in &gpu.draws {
-                pass.set_pipeline(if draw.double_sided {
-                    &self.mesh_double_sided
-                } else {
-                    &self.mesh_culled
-                });
-                let palette = gpu.palettes[draw.instance]
-                    .as_ref()
-                    .map_or(&self.identity_palette, |(_, bg)| bg);
-                pass.set_bind_group(1, palette, &[]);
-                pass.set_bind_group(2, &draw.bind_group, &[]);
-                pass.set_vertex_buffer(0, draw.vertices.slice(..));
-                pass.set_vertex_buffer(1, draw.influences.slice(..));
-                pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..draw.index_count, 0, 0..1);
+            let passes = if view.wireframe { 2 } else { 1 };
+            for wire in 0..passes {
+                for draw in &gpu.draws {
+                    let pipeline = match (wire, draw.double_sided) {
+                        (1, _) => &self.wireframe,
+                        (_, true) => &self.mesh_double_sided,
+                        (_, false) => &self.mesh_culled,
+                    };
+                    pass.set_pipeline(pipeline);
+                    let palette = gpu.palettes[draw.instance]
+                        .as_ref()
+                        .map_or(&self.empty_palette, |p| &p.bind_group);
+                    pass.set_bind_group(1, palette, &[]);
+                    pass.set_bind_group(2, &draw.bind_group, &[]);
+                    match (&draw.cpu_skinned, path) {
+                        (Some((positions, normals)), SkinningPath::Cpu) => {
+                            pass.set_vertex_buffer(0, positions.slice(..));
+                            pass.set_vertex_buffer(1, normals.slice(..));
+                        }
+                        _ => {
+                            pass.set_vertex_buffer(0, draw.positions.slice(..));
+                            pass.set_vertex_buffer(1, draw.normals.slice(..));
+                        }
+                    }
+                    pass.set_vertex_buffer(2, draw.uvs.slice(..));
+                    pass.set_vertex_buffer(3, draw.influences.slice(..));
+                    if wire == 0 {
+                        pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
+                        pass.draw_indexed(0..draw.index_count, 0, 0..1);
+                    } else if draw.edge_count > 0 {
+                        pass.set_index_buffer(draw.edges.slice(..), wgpu::IndexFormat::Uint32);
+                        pass.draw_indexed(0..draw.edge_count, 0, 0..1);
+                    }
+                }
             }
         }
-        if let (true, Some((buffer, count))) = (options.grid, &self.grid) {
+        if let (true, Some((buffer, count))) = (view.grid, &self.grid) {
             pass.set_pipeline(&self.lines);
             pass.set_vertex_buffer(0, buffer.slice(..));
             pass.draw(0..*count, 0..1);
         }
+        if let (true, Some(gpu)) = (view.skeleton.show, gpu)
+            && !gpu.skeleton_vertices.is_empty()
+        {
+            pass.set_pipeline(if view.skeleton.depth_test {
+                &self.lines
+            } else {
+                &self.lines_on_top
+            });
+            pass.set_vertex_buffer(0, gpu.skeleton.slice(..));
+            pass.draw(0..gpu.skeleton_vertices.len() as u32, 0..1);
+        }
     }
 }
 
-/// Layout of the palette binding (group 1, binding 0) declared in `skinning.wgsl`.
+impl PaletteBuffers {
+    fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, joints: usize) -> PaletteBuffers {
+        let storage = |label, size: usize| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (joints.max(1) * size) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let matrices = storage("palette", std::mem::size_of::<Mat4>());
+        let dual_quats = storage("palette (dual quaternions)", std::mem::size_of::<DualQuat>());
+        let bind_group = palette_bind_group(device, layout, &matrices, &dual_quats);
+        PaletteBuffers {
+            matrices,
+            dual_quats,
+            bind_group,
+        }
+    }
+}
+
+/// Layout of the palette bindings (group 1) declared in `skinning.wgsl`.
 pub fn palette_bind_group_layout(device: &wgpu::Device, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
+    let entry = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("palette"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
+        entries: &[entry(0), entry(1)],
     })
 }
 
 pub fn palette_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    buffer: &wgpu::Buffer,
+    matrices: &wgpu::Buffer,
+    dual_quats: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("palette"),
         layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: matrices.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: dual_quats.as_entire_binding(),
+            },
+        ],
     })
 }
 
@@ -680,6 +829,18 @@ fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture)
             &texture.rgba8,
         )
         .create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+/// Each edge of a triangle list once, as a line list (for the wireframe overlay).
+fn triangle_edges(indices: &[u32]) -> Vec<u32> {
+    let mut edges: Vec<(u32, u32)> = indices
+        .chunks_exact(3)
+        .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    edges.into_iter().flat_map(|(a, b)| [a, b]).collect()
 }
 
 /// Grid lines on the ground plane (y = 0) with a spacing that suits the rig's size, and the

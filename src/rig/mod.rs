@@ -3,12 +3,17 @@
 //! Everything is stored in plain arrays indexed by `usize`. Nodes are sorted so that a parent
 //! always comes before its children, which lets pose evaluation walk the hierarchy in one pass.
 
+mod accessor;
 pub mod demo;
+mod glb;
 mod import;
+pub mod report;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use std::fmt;
 
+pub use accessor::{Budget, human_bytes};
+pub use glb::{glb_container, split_glb};
 pub use import::{load_file, load_slice};
 
 /// A load or validation failure, worded for the person who opened the file.
@@ -193,6 +198,81 @@ pub struct Rig {
     pub clips: Vec<Clip>,
     /// Problems that did not stop the load (a missing texture, say).
     pub warnings: Vec<String>,
+    /// What the file said that the arrays above do not keep; read by the rig report.
+    pub facts: ImportFacts,
+}
+
+/// Facts about the file as written, kept for the rig report: raw values the importer
+/// normalized, truncated or left out. Indices are rig indices unless named `gltf_*`.
+#[derive(Debug, Clone, Default)]
+pub struct ImportFacts {
+    /// The glTF index of each rig node.
+    pub gltf_node: Vec<usize>,
+    /// Each node's local matrix as the file gives it (its `matrix`, or its TRS composed).
+    pub node_matrices: Vec<Mat4>,
+    /// Per skin: the `skeleton` node the file names, if any.
+    pub skin_skeletons: Vec<Option<usize>>,
+    /// Per mesh, per kept primitive (parallel to `Mesh::primitives`).
+    pub primitives: Vec<Vec<PrimitiveFacts>>,
+    /// Primitives that are not drawn (points and lines).
+    pub skipped_primitives: Vec<SkippedPrimitive>,
+    /// Per clip, per kept channel (parallel to `Clip::channels`).
+    pub channels: Vec<Vec<ChannelFacts>>,
+    /// Channels the importer did not keep, and why.
+    pub dropped_channels: Vec<DroppedChannel>,
+    /// Bytes of decoded data the import allocated (vertex arrays, keys, images).
+    pub decoded_bytes: u64,
+    /// Errors in the file's data that did not stop the load: buffer views or accessors out of
+    /// range but unused, declared accessor bounds that do not match the data.
+    pub data_errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PrimitiveFacts {
+    /// Index of the primitive in the file's mesh.
+    pub gltf_index: usize,
+    /// glTF mode (4 = triangles).
+    pub mode: u32,
+    /// Smallest step of the weights' component type: 0 for floats, 1/255 or 1/65535 when
+    /// normalized integers.
+    pub weight_quantum: f32,
+    /// Vertices with non-zero weights in `WEIGHTS_2` or later sets, which skinning ignores.
+    pub truncated_vertices: Vec<u32>,
+    /// The largest weight sum ignored on one vertex for that reason.
+    pub truncated_weight_max: f32,
+    /// `JOINTS_n`/`WEIGHTS_n` attributes without their partner, e.g. `"JOINTS_1 without WEIGHTS_1"`.
+    pub unpaired_sets: Vec<String>,
+}
+
+/// A primitive that is not a triangle list: not drawn, but its weights are still checked.
+#[derive(Debug, Clone)]
+pub struct SkippedPrimitive {
+    pub mesh: usize,
+    pub facts: PrimitiveFacts,
+    pub vertex_count: usize,
+    pub influences: Option<Influences>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChannelFacts {
+    /// Index of the channel in the file's animation.
+    pub gltf_index: usize,
+    /// Rotation channels: the key whose quaternion length is farthest from 1 before it was
+    /// normalized, and that length.
+    pub worst_quaternion: Option<(usize, f32)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedChannel {
+    pub clip: usize,
+    /// Index of the channel in the file's animation.
+    pub gltf_index: usize,
+    /// The rig node it targets.
+    pub node: usize,
+    /// Why it was left out.
+    pub reason: String,
+    /// True when the channel is valid but of a kind not played (morph target weights).
+    pub unsupported: bool,
 }
 
 impl Rig {
@@ -214,6 +294,11 @@ impl Rig {
             .flat_map(|i| &self.meshes[i.mesh].primitives)
             .map(|p| p.indices.len() / 3)
             .sum()
+    }
+
+    /// A node by exact name.
+    pub fn find_node(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
     }
 
     /// A clip by exact name, or by index when `key` is a number.

@@ -1,7 +1,42 @@
-//! CPU skinning.
+//! CPU skinning: the reference linear blend skinning, dual quaternion skinning, and the
+//! per-frame skinned state the viewer draws on its CPU path.
 
-use crate::rig::Influences;
+pub mod dqs;
+pub mod pick;
+
+use crate::anim::{Bounds, PoseEvaluator};
+use crate::rig::{Influences, Rig};
+pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
+
+/// Where vertices are skinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SkinningPath {
+    /// In the vertex shader, from the palette in a storage buffer.
+    #[default]
+    Gpu,
+    /// On the CPU every frame; the results are uploaded and drawn unskinned.
+    Cpu,
+}
+
+/// How joint transforms are blended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SkinningMethod {
+    /// Linear blend skinning: weighted sum of matrices.
+    #[default]
+    Lbs,
+    /// Dual quaternion skinning: keeps volume at twisted joints; rigid transforms only.
+    Dqs,
+}
+
+impl SkinningMethod {
+    pub fn label(self) -> &'static str {
+        match self {
+            SkinningMethod::Lbs => "Linear blend (LBS)",
+            SkinningMethod::Dqs => "Dual quaternion (DQS)",
+        }
+    }
+}
 
 /// Weighted sum of the palette matrices that influence vertex `v`. Joints outside the palette are
 /// ignored; a vertex without any weight keeps its bind position (identity).
@@ -50,9 +85,94 @@ pub fn skin_lbs_reference(
     }
 }
 
+/// CPU-skinned positions and normals of one primitive, in the space of its mesh node.
+#[derive(Debug, Clone, Default)]
+pub struct SkinnedPrimitive {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+}
+
+/// Everything skinning derives from a pose, kept between frames so that a frame allocates
+/// nothing: dual quaternion palettes and the CPU path's skinned vertices.
+pub struct SkinnedPose {
+    /// Per mesh instance (empty for unskinned instances).
+    pub dual_quats: Vec<Vec<DualQuat>>,
+    /// Per mesh instance, per primitive (empty for unskinned instances).
+    pub meshes: Vec<Vec<SkinnedPrimitive>>,
+}
+
+impl SkinnedPose {
+    pub fn new(rig: &Rig) -> SkinnedPose {
+        let skinned = |i: usize| rig.instances[i].skin.is_some();
+        SkinnedPose {
+            dual_quats: (0..rig.instances.len())
+                .map(|i| {
+                    let joints = rig.instances[i].skin.map_or(0, |s| rig.skins[s].joints.len());
+                    vec![DualQuat::IDENTITY; joints]
+                })
+                .collect(),
+            meshes: (0..rig.instances.len())
+                .map(|i| {
+                    if !skinned(i) {
+                        return Vec::new();
+                    }
+                    rig.meshes[rig.instances[i].mesh]
+                        .primitives
+                        .iter()
+                        .map(|p| SkinnedPrimitive {
+                            positions: p.positions.clone(),
+                            normals: p.normals.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// Dual quaternion palettes from the pose's matrix palettes.
+    pub fn update_dual_quats(&mut self, pose: &PoseEvaluator) {
+        for (dq, palette) in self.dual_quats.iter_mut().zip(&pose.palettes) {
+            dual_quat_palette(palette, dq);
+        }
+    }
+
+    /// Skins every skinned primitive on the CPU (call `update_dual_quats` first for DQS).
+    pub fn skin(&mut self, rig: &Rig, pose: &PoseEvaluator, method: SkinningMethod) {
+        for (i, instance) in rig.instances.iter().enumerate() {
+            if instance.skin.is_none() {
+                continue;
+            }
+            for (primitive, out) in rig.meshes[instance.mesh].primitives.iter().zip(&mut self.meshes[i]) {
+                let Some(influences) = &primitive.influences else {
+                    continue;
+                };
+                let (p, n) = (&primitive.positions, &primitive.normals);
+                match method {
+                    SkinningMethod::Lbs => skin_lbs_reference(
+                        &pose.palettes[i],
+                        influences,
+                        p,
+                        n,
+                        &mut out.positions,
+                        &mut out.normals,
+                    ),
+                    SkinningMethod::Dqs => skin_dqs(
+                        &self.dual_quats[i],
+                        influences,
+                        p,
+                        n,
+                        &mut out.positions,
+                        &mut out.normals,
+                    ),
+                }
+            }
+        }
+    }
+}
+
 /// Bounds of every mesh instance of `rig` in the pose `pose`, in world space.
-pub fn posed_bounds(rig: &crate::rig::Rig, pose: &crate::anim::PoseEvaluator) -> crate::anim::Bounds {
-    let mut bounds = crate::anim::Bounds::EMPTY;
+pub fn posed_bounds(rig: &Rig, pose: &PoseEvaluator) -> Bounds {
+    let mut bounds = Bounds::EMPTY;
     for (i, instance) in rig.instances.iter().enumerate() {
         let world = pose.instance_world(rig, i);
         for primitive in &rig.meshes[instance.mesh].primitives {

@@ -2,14 +2,25 @@
 //! mouse and keyboard controls. The UI is a function of [`Viewer`] state; requests that need
 //! the window (a native file dialog, quitting) come back as [`UiAction`]s.
 
+pub mod report;
+pub mod skeleton;
+pub mod views;
+
 use crate::anim::FRAME_SECONDS;
+use crate::render::ViewMode;
+use crate::render::skeleton::{joint_flags, joint_positions};
+use crate::skin::SkinningPath;
+use crate::skin::pick::{dominant_joint, ray_cast};
 use crate::viewer::Viewer;
 use egui::{Key, KeyboardShortcut, Modifiers, PointerButton, Sense};
+pub use skeleton::SkeletonPanelState;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UiAction {
     /// Show the native Open dialog.
     OpenDialog,
+    /// Skin the current pose on the CPU and in a GPU compute pass and compare.
+    Compare,
     Quit,
 }
 
@@ -28,7 +39,13 @@ pub struct UiOutput {
 
 const OPEN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
 
-pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutput {
+/// UI state that is not the viewer's: text typed in search boxes and the like.
+#[derive(Default)]
+pub struct UiState {
+    pub skeleton: SkeletonPanelState,
+}
+
+pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
     let mut actions = Vec::new();
     if ui.input_mut(|i| i.consume_shortcut(&OPEN_SHORTCUT)) {
         actions.push(UiAction::OpenDialog);
@@ -91,6 +108,18 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutpu
             rig_panel(ui, viewer);
             ui.separator();
             playback_panel(ui, viewer);
+            ui.separator();
+            views::skinning_panel(ui, viewer, &mut actions);
+            ui.separator();
+            views::view_panel(ui, viewer);
+            ui.separator();
+            report::report_panel(ui, viewer);
+        });
+    });
+
+    egui::Panel::right("skeleton").default_size(280.0).show(ui, |ui| {
+        egui::ScrollArea::vertical().id_salt("skeleton panel").show(ui, |ui| {
+            skeleton::skeleton_panel(ui, viewer, &mut state.skeleton);
         });
     });
 
@@ -119,6 +148,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutpu
             let rect = ui.max_rect();
             let response = ui.allocate_rect(rect, Sense::click_and_drag());
             viewport_controls(ui, &response, viewer);
+            joint_labels(ui, rect, viewer);
+            views::legend(ui, rect, viewer);
             rect
         })
         .inner;
@@ -132,8 +163,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) -> UiOutpu
 const CONTROLS_HELP: &str = "Left drag: orbit\n\
 Middle drag, Shift+left drag or right drag: pan\n\
 Wheel: zoom\n\
+Click: select the joint under the cursor\n\
 F: frame all    Home: reset view\n\
 Space: play/pause    ←/→: step one frame\n\
+1–6: view mode    G/C: GPU/CPU skinning    R: reset pose\n\
 Ctrl+O: open a file (or drop it on the window)";
 
 fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
@@ -209,10 +242,10 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     let timeline = ui.add(
         egui::Slider::new(&mut time, 0.0..=duration.max(f32::EPSILON))
             .text("s")
-            .step_by(0.0)
-            .max_decimals(3),
+            .custom_formatter(|v, _| format!("{v:.3}")),
     );
-    if timeline.changed() {
+    // Compare values rather than trusting `changed()`: the slider may round what it shows.
+    if timeline.changed() && time != viewer.player.time {
         viewer.seek(time);
     }
     ui.label(format!(
@@ -247,6 +280,70 @@ fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut View
     }
     if response.double_clicked() {
         viewer.frame_all();
+    } else if response.clicked()
+        && let Some(pointer) = response.interact_pointer_pos()
+        && let Some(node) = pick(viewer, response.rect, pointer)
+    {
+        viewer.selected_joint = Some(node);
+    }
+}
+
+/// Joint dot within this many points of the cursor wins over the mesh behind it.
+const JOINT_PICK_RADIUS: f32 = 8.0;
+
+/// Screen position (points) of a world point in the viewport, if it is in front of the camera.
+fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option<egui::Pos2> {
+    let clip = viewer.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
+    (clip.w > 0.0).then(|| {
+        let ndc = clip.truncate() / clip.w;
+        egui::pos2(
+            viewport.min.x + (ndc.x * 0.5 + 0.5) * viewport.width(),
+            viewport.min.y + (0.5 - ndc.y * 0.5) * viewport.height(),
+        )
+    })
+}
+
+/// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
+/// weighted most on the mesh vertex under it.
+fn pick(viewer: &Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
+    if viewer.view.skeleton.show {
+        let is_joint = joint_flags(&viewer.rig);
+        let nearest = joint_positions(&is_joint, &viewer.pose)
+            .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
+            .filter(|(_, d)| *d <= JOINT_PICK_RADIUS)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((node, _)) = nearest {
+            return Some(node);
+        }
+    }
+    let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
+    let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
+    let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
+    let hit = ray_cast(&viewer.rig, &viewer.pose, origin, direction)?;
+    dominant_joint(&viewer.rig, &hit)
+}
+
+fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
+    if !(viewer.view.skeleton.show && viewer.view.skeleton.names) {
+        return;
+    }
+    let painter = ui.painter_at(viewport);
+    let is_joint = joint_flags(&viewer.rig);
+    for (node, position) in joint_positions(&is_joint, &viewer.pose) {
+        if let Some(at) = to_screen(viewer, viewport, position) {
+            let color = if viewer.selected_joint == Some(node) {
+                egui::Color32::from_rgb(255, 220, 40)
+            } else {
+                egui::Color32::from_gray(230)
+            };
+            painter.text(
+                at + egui::vec2(6.0, -6.0),
+                egui::Align2::LEFT_BOTTOM,
+                &viewer.rig.nodes[node].name,
+                egui::FontId::proportional(11.0),
+                color,
+            );
+        }
     }
 }
 
@@ -266,5 +363,20 @@ fn keyboard_shortcuts(ui: &egui::Ui, viewer: &mut Viewer) {
     }
     if pressed(Key::Home) {
         viewer.reset_view();
+    }
+    if pressed(Key::R) {
+        viewer.reset_overrides();
+    }
+    if pressed(Key::G) {
+        viewer.set_skinning(SkinningPath::Gpu, viewer.skinning_method);
+    }
+    if pressed(Key::C) {
+        viewer.set_skinning(SkinningPath::Cpu, viewer.skinning_method);
+    }
+    let number_keys = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5, Key::Num6];
+    for (key, mode) in number_keys.into_iter().zip(ViewMode::ALL) {
+        if pressed(key) {
+            viewer.view.mode = mode;
+        }
     }
 }

@@ -124,11 +124,18 @@ impl Doc {
         array(&self.json, key)
     }
 
-    /// The elements of a FLOAT accessor, each as `components` f64 values. Honours the bufferView's
-    /// byteOffset, the accessor's byteOffset and byteStride (tightly packed when absent).
+    /// The elements of a FLOAT accessor, each as `components` f64 values.
     pub fn read_floats(&self, accessor: usize) -> Vec<Vec<f64>> {
         let acc = &self.json["accessors"][accessor];
         assert_eq!(acc["componentType"], 5126, "accessor {accessor} is not FLOAT");
+        self.read_accessor(accessor)
+    }
+
+    /// The elements of any non-sparse accessor, each as its components in f64: integers as they
+    /// are, or mapped to [0, 1] when the accessor is `normalized`. Honours the bufferView's
+    /// byteOffset, the accessor's byteOffset and byteStride (tightly packed when absent).
+    pub fn read_accessor(&self, accessor: usize) -> Vec<Vec<f64>> {
+        let acc = &self.json["accessors"][accessor];
         assert!(acc.get("sparse").is_none(), "sparse accessors are not read here");
         let components = match acc["type"].as_str().expect("accessor type") {
             "SCALAR" => 1,
@@ -138,21 +145,34 @@ impl Doc {
             "MAT4" => 16,
             other => panic!("accessor type {other} not handled"),
         };
-        let count = acc["count"].as_u64().expect("count") as usize;
-        let view = &self.json["bufferViews"][acc["bufferView"].as_u64().expect("bufferView") as usize];
-        let buffer = &self.buffers[view["buffer"].as_u64().expect("buffer") as usize];
+        let component_type = acc["componentType"].as_u64().expect("componentType");
+        let size = match component_type {
+            5121 => 1,
+            5123 => 2,
+            5125 | 5126 => 4,
+            other => panic!("component type {other} not handled"),
+        };
+        let normalized = acc["normalized"].as_bool().unwrap_or(false);
+        let count = index(&acc["count"], "count");
+        let view = &self.json["bufferViews"][index(&acc["bufferView"], "bufferView")];
+        let buffer = &self.buffers[index(&view["buffer"], "buffer")];
         let start =
             view["byteOffset"].as_u64().unwrap_or(0) as usize + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let stride = view["byteStride"].as_u64().map_or(4 * components, |s| s as usize);
+        let stride = view["byteStride"].as_u64().map_or(size * components, |s| s as usize);
+        let read = |at: usize| -> f64 {
+            let b = &buffer[at..at + size];
+            match (component_type, normalized) {
+                (5126, _) => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
+                (5121, false) => f64::from(b[0]),
+                (5121, true) => f64::from(b[0]) / 255.0,
+                (5123, false) => f64::from(u16::from_le_bytes(b.try_into().unwrap())),
+                (5123, true) => f64::from(u16::from_le_bytes(b.try_into().unwrap())) / 65535.0,
+                (5125, _) => f64::from(u32::from_le_bytes(b.try_into().unwrap())),
+                _ => unreachable!(),
+            }
+        };
         (0..count)
-            .map(|i| {
-                (0..components)
-                    .map(|c| {
-                        let at = start + i * stride + 4 * c;
-                        f64::from(f32::from_le_bytes(buffer[at..at + 4].try_into().unwrap()))
-                    })
-                    .collect()
-            })
+            .map(|i| (0..components).map(|c| read(start + i * stride + size * c)).collect())
             .collect()
     }
 }

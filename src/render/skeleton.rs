@@ -1,0 +1,104 @@
+//! Skeleton overlay geometry: bones from parent joint to child joint, a cross at every joint,
+//! and optionally each joint's local axes, as colored lines in world space.
+
+use crate::anim::PoseEvaluator;
+use crate::render::views::SkeletonOptions;
+use crate::rig::Rig;
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec3};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LineVertex {
+    pub position: [f32; 3],
+    pub color: [f32; 4],
+}
+
+pub const BONE_COLOR: [f32; 4] = [0.55, 0.8, 1.0, 1.0];
+pub const SELECTED_COLOR: [f32; 4] = [1.0, 0.85, 0.1, 1.0];
+pub const DESCENDANT_COLOR: [f32; 4] = [1.0, 0.45, 0.1, 1.0];
+const AXIS_COLORS: [[f32; 4]; 3] = [[0.95, 0.25, 0.2, 1.0], [0.3, 0.9, 0.3, 1.0], [0.25, 0.45, 1.0, 1.0]];
+
+/// Line vertices one joint can need: a bone (2), a cross (6), axes (6).
+pub const VERTICES_PER_JOINT: usize = 14;
+
+/// Whether node `node` is `ancestor` or lies below it.
+pub fn is_descendant(rig: &Rig, node: usize, ancestor: usize) -> bool {
+    let mut current = Some(node);
+    while let Some(n) = current {
+        if n == ancestor {
+            return true;
+        }
+        current = rig.nodes[n].parent;
+    }
+    false
+}
+
+/// Whether node `node` is a joint of any skin. `joints` is the per-node flag from [`joint_flags`].
+pub fn joint_flags(rig: &Rig) -> Vec<bool> {
+    let mut flags = vec![false; rig.nodes.len()];
+    for skin in &rig.skins {
+        for &j in &skin.joints {
+            flags[j] = true;
+        }
+    }
+    flags
+}
+
+/// Writes the overlay's line vertices for the current pose into `out` (cleared first). `marker`
+/// is the size of the joint crosses and axes in world units.
+pub fn skeleton_lines(
+    rig: &Rig,
+    is_joint: &[bool],
+    worlds: &[Mat4],
+    selected: Option<usize>,
+    options: &SkeletonOptions,
+    marker: f32,
+    out: &mut Vec<LineVertex>,
+) {
+    out.clear();
+    for (node, &joint) in is_joint.iter().enumerate() {
+        if !joint {
+            continue;
+        }
+        let color = match selected {
+            Some(s) if s == node => SELECTED_COLOR,
+            Some(s) if is_descendant(rig, node, s) => DESCENDANT_COLOR,
+            _ => BONE_COLOR,
+        };
+        let world = worlds[node];
+        let position = world.w_axis.truncate();
+        let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
+            out.push(LineVertex {
+                position: a.to_array(),
+                color,
+            });
+            out.push(LineVertex {
+                position: b.to_array(),
+                color,
+            });
+        };
+        if let Some(parent) = rig.nodes[node].parent.filter(|&p| is_joint[p]) {
+            line(worlds[parent].w_axis.truncate(), position, color);
+        }
+        let half = marker * 0.5;
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            line(position - axis * half, position + axis * half, color);
+        }
+        if options.axes {
+            for (k, axis) in [world.x_axis, world.y_axis, world.z_axis].iter().enumerate() {
+                let direction = axis.truncate().normalize_or_zero();
+                line(position, position + direction * marker * 2.0, AXIS_COLORS[k]);
+            }
+        }
+    }
+}
+
+/// World positions of every joint in `pose`, for picking and name labels.
+pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseEvaluator) -> impl Iterator<Item = (usize, Vec3)> + 'a {
+    is_joint
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| **j)
+        .map(|(node, _)| (node, pose.worlds[node].w_axis.truncate()))
+}

@@ -1,0 +1,464 @@
+//! Typed reads of glTF accessors, checked against the real bytes before anything is allocated.
+//!
+//! Every read states which component types it accepts, checks that the accessor's elements lie
+//! inside its buffer view and the view inside its buffer, and charges the decoded size to a
+//! [`Budget`] first, so that a file claiming a billion vertices in a kilobyte is refused with a
+//! message instead of an allocation. Accessors without a buffer view read as zeros and sparse
+//! substitutions are applied, as the glTF specification says.
+
+use gltf::accessor::{DataType, Dimensions};
+use std::rc::Rc;
+
+/// Decoded bytes (vertex arrays, keyframes, images) one import may allocate.
+///
+/// Real files decode to a small multiple of their own size; the allowance is a fixed floor plus
+/// [`Budget::PER_INPUT_BYTE`] times the bytes read, capped at [`Budget::CAP`].
+#[derive(Debug, Clone)]
+pub struct Budget {
+    left: u64,
+    limit: u64,
+}
+
+impl Budget {
+    pub const FLOOR: u64 = 64 << 20;
+    pub const PER_INPUT_BYTE: u64 = 16;
+    pub const CAP: u64 = 8 << 30;
+
+    /// The allowance for a file whose JSON, binary chunk and external buffers total `input_bytes`.
+    pub fn for_input(input_bytes: u64) -> Budget {
+        let limit = Self::FLOOR
+            .saturating_add(input_bytes.saturating_mul(Self::PER_INPUT_BYTE))
+            .min(Self::CAP);
+        Budget { left: limit, limit }
+    }
+
+    /// Takes `bytes` from the allowance, or explains what did not fit.
+    pub fn charge(&mut self, bytes: u64, what: &str) -> Result<(), String> {
+        if bytes > self.left {
+            return Err(format!(
+                "{what} would need {} of memory, beyond the {} this file may use (the limit is {} plus {}× the file's size)",
+                human_bytes(bytes),
+                human_bytes(self.left),
+                human_bytes(Self::FLOOR),
+                Self::PER_INPUT_BYTE
+            ));
+        }
+        self.left -= bytes;
+        Ok(())
+    }
+
+    pub fn used(&self) -> u64 {
+        self.limit - self.left
+    }
+
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+}
+
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// The bytes of one buffer: borrowed from the GLB binary chunk, or read from a data URI or a
+/// file (shared when several buffers name the same file).
+pub enum BufferData<'a> {
+    Borrowed(&'a [u8]),
+    Shared(Rc<Vec<u8>>),
+}
+
+/// The data of every buffer, each cut to its declared `byteLength`.
+pub struct Buffers<'a>(pub Vec<(BufferData<'a>, usize)>);
+
+impl Buffers<'_> {
+    /// Buffer `index`, cut to its declared length.
+    pub fn bytes(&self, index: usize) -> Option<&[u8]> {
+        let (data, length) = self.0.get(index)?;
+        match data {
+            BufferData::Borrowed(b) => b.get(..*length),
+            BufferData::Shared(b) => b.get(..*length),
+        }
+    }
+
+    /// The bytes of a buffer view, checked against its buffer.
+    pub fn view(&self, view: &gltf::buffer::View) -> Result<&[u8], String> {
+        let buffer = self
+            .bytes(view.buffer().index())
+            .ok_or_else(|| format!("buffer view {} refers to a missing buffer", view.index()))?;
+        let (offset, length) = (view.offset() as u64, view.length() as u64);
+        let end = offset.checked_add(length).filter(|&end| end <= buffer.len() as u64);
+        match end {
+            Some(end) => Ok(&buffer[offset as usize..end as usize]),
+            None => Err(format!(
+                "buffer view {} covers bytes {offset}..{} of buffer {}, which has only {} bytes",
+                view.index(),
+                offset.saturating_add(length),
+                view.buffer().index(),
+                buffer.len()
+            )),
+        }
+    }
+}
+
+/// A component type an accessor read accepts. Integer types read as floats are taken as
+/// normalized (`u8 / 255`, `max(i8 / 127, -1)`, …), which is what glTF requires wherever it
+/// allows them in place of floats.
+pub const FLOAT: &[DataType] = &[DataType::F32];
+pub const FLOAT_OR_UNORM: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
+pub const FLOAT_OR_NORM: &[DataType] = &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+pub const UINT_8_16: &[DataType] = &[DataType::U8, DataType::U16];
+pub const UINT_ANY: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
+
+pub fn type_name(data_type: DataType) -> &'static str {
+    match data_type {
+        DataType::I8 => "signed byte",
+        DataType::U8 => "unsigned byte",
+        DataType::I16 => "signed short",
+        DataType::U16 => "unsigned short",
+        DataType::U32 => "unsigned int",
+        DataType::F32 => "float",
+    }
+}
+
+fn dimensions_name(dimensions: Dimensions) -> &'static str {
+    match dimensions {
+        Dimensions::Scalar => "SCALAR",
+        Dimensions::Vec2 => "VEC2",
+        Dimensions::Vec3 => "VEC3",
+        Dimensions::Vec4 => "VEC4",
+        Dimensions::Mat2 => "MAT2",
+        Dimensions::Mat3 => "MAT3",
+        Dimensions::Mat4 => "MAT4",
+    }
+}
+
+fn expected_dimensions(n: usize) -> &'static str {
+    match n {
+        1 => "SCALAR",
+        2 => "VEC2",
+        3 => "VEC3",
+        4 => "VEC4",
+        16 => "MAT4",
+        _ => "?",
+    }
+}
+
+/// Component value as a float, normalized for integer types.
+fn component_f32(data_type: DataType, bytes: &[u8]) -> f32 {
+    match data_type {
+        DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+        DataType::U8 => bytes[0] as f32 / 255.0,
+        DataType::I8 => (bytes[0] as i8 as f32 / 127.0).max(-1.0),
+        DataType::U16 => u16::from_le_bytes([bytes[0], bytes[1]]) as f32 / 65535.0,
+        DataType::I16 => (i16::from_le_bytes([bytes[0], bytes[1]]) as f32 / 32767.0).max(-1.0),
+        DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
+    }
+}
+
+fn component_u32(data_type: DataType, bytes: &[u8]) -> u32 {
+    match data_type {
+        DataType::U8 => bytes[0] as u32,
+        DataType::U16 => u16::from_le_bytes([bytes[0], bytes[1]]) as u32,
+        DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+        DataType::I8 => bytes[0] as i8 as u32,
+        DataType::I16 => i16::from_le_bytes([bytes[0], bytes[1]]) as u32,
+        DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u32,
+    }
+}
+
+/// Reads `accessor` as `N` floats per element.
+pub fn read_f32<const N: usize>(
+    accessor: &gltf::Accessor,
+    allowed: &[DataType],
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<Vec<[f32; N]>, String> {
+    read(accessor, allowed, buffers, budget, component_f32)
+}
+
+/// Reads `accessor` as `N` unsigned integers per element.
+pub fn read_u32<const N: usize>(
+    accessor: &gltf::Accessor,
+    allowed: &[DataType],
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<Vec<[u32; N]>, String> {
+    read(accessor, allowed, buffers, budget, component_u32)
+}
+
+/// Where `count` elements of `element` bytes, `stride` apart, start inside `data`; `None` when
+/// they do not fit.
+fn elements_fit(data_len: usize, offset: u64, stride: u64, element: u64, count: u64) -> bool {
+    count
+        .checked_sub(1)
+        .and_then(|last| last.checked_mul(stride))
+        .and_then(|v| v.checked_add(offset))
+        .and_then(|v| v.checked_add(element))
+        .is_some_and(|end| end <= data_len as u64)
+}
+
+fn read<const N: usize, T: Copy + Default>(
+    accessor: &gltf::Accessor,
+    allowed: &[DataType],
+    buffers: &Buffers,
+    budget: &mut Budget,
+    convert: fn(DataType, &[u8]) -> T,
+) -> Result<Vec<[T; N]>, String> {
+    let index = accessor.index();
+    let data_type = accessor.data_type();
+    let dimensions = accessor.dimensions();
+    if dimensions.multiplicity() != N || !allowed.contains(&data_type) {
+        let names: Vec<&str> = allowed.iter().map(|&t| type_name(t)).collect();
+        return Err(format!(
+            "accessor {index} is {} of {}; expected {} of {}",
+            dimensions_name(dimensions),
+            type_name(data_type),
+            expected_dimensions(N),
+            names.join(" or ")
+        ));
+    }
+    let count = accessor.count();
+    if count == 0 {
+        return Err(format!(
+            "accessor {index} has count 0 (glTF requires at least one element)"
+        ));
+    }
+    let component = data_type.size();
+    let element = component * N;
+    let element_at = |bytes: &[u8]| -> [T; N] { std::array::from_fn(|c| convert(data_type, &bytes[c * component..])) };
+
+    // The claim is checked against the bytes really present before anything is allocated.
+    let source = match accessor.view() {
+        None => None,
+        Some(view) => {
+            let data = buffers.view(&view).map_err(|e| format!("accessor {index}: {e}"))?;
+            let stride = view.stride().unwrap_or(element);
+            if stride < element {
+                return Err(format!(
+                    "accessor {index}: buffer view {} has a byte stride of {stride}, less than the {element}-byte element",
+                    view.index()
+                ));
+            }
+            let offset = accessor.offset();
+            if !elements_fit(data.len(), offset as u64, stride as u64, element as u64, count as u64) {
+                return Err(format!(
+                    "accessor {index} claims {count} elements of {element} bytes (stride {stride}, offset {offset}) but buffer view {} holds only {} bytes",
+                    view.index(),
+                    data.len()
+                ));
+            }
+            Some((data, stride, offset))
+        }
+    };
+    budget.charge(
+        (count as u64).saturating_mul(std::mem::size_of::<[T; N]>() as u64),
+        &format!("accessor {index} ({count} elements)"),
+    )?;
+    let mut out = match source {
+        None => vec![[T::default(); N]; count],
+        Some((data, stride, offset)) => (0..count)
+            .map(|i| element_at(&data[offset + i * stride..offset + i * stride + element]))
+            .collect(),
+    };
+
+    if let Some(sparse) = accessor.sparse() {
+        let what = format!("accessor {index} (sparse)");
+        let sparse_count = sparse.count();
+        if sparse_count == 0 || sparse_count > count {
+            return Err(format!(
+                "{what}: {sparse_count} substitutions for {count} elements (must be 1..={count})"
+            ));
+        }
+        let indices = sparse.indices();
+        let index_type = match indices.index_type() {
+            gltf::accessor::sparse::IndexType::U8 => DataType::U8,
+            gltf::accessor::sparse::IndexType::U16 => DataType::U16,
+            gltf::accessor::sparse::IndexType::U32 => DataType::U32,
+        };
+        let index_data = buffers.view(&indices.view()).map_err(|e| format!("{what}: {e}"))?;
+        let index_size = index_type.size();
+        if !elements_fit(
+            index_data.len(),
+            indices.offset() as u64,
+            index_size as u64,
+            index_size as u64,
+            sparse_count as u64,
+        ) {
+            return Err(format!(
+                "{what}: {sparse_count} indices do not fit in buffer view {} ({} bytes)",
+                indices.view().index(),
+                index_data.len()
+            ));
+        }
+        let values = sparse.values();
+        let value_data = buffers.view(&values.view()).map_err(|e| format!("{what}: {e}"))?;
+        if !elements_fit(
+            value_data.len(),
+            values.offset() as u64,
+            element as u64,
+            element as u64,
+            sparse_count as u64,
+        ) {
+            return Err(format!(
+                "{what}: {sparse_count} values do not fit in buffer view {} ({} bytes)",
+                values.view().index(),
+                value_data.len()
+            ));
+        }
+        let mut previous: Option<u32> = None;
+        for k in 0..sparse_count {
+            let at = indices.offset() + k * index_size;
+            let target = component_u32(index_type, &index_data[at..at + index_size]);
+            if target as usize >= count || previous.is_some_and(|p| target <= p) {
+                return Err(format!(
+                    "{what}: index {target} (substitution {k}) is out of range or not increasing"
+                ));
+            }
+            previous = Some(target);
+            let at = values.offset() + k * element;
+            out[target as usize] = element_at(&value_data[at..at + element]);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks an accessor's elements against its buffer view without reading them into memory, and
+/// compares its declared `min`/`max` (when given) with the data. Returns the problems found, worded
+/// for the report. Matrices and sparse accessors are only bounds-checked.
+pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers) -> Vec<String> {
+    let index = accessor.index();
+    let data_type = accessor.data_type();
+    let n = accessor.dimensions().multiplicity();
+    let component = data_type.size();
+    let element = component * n;
+    let count = accessor.count();
+    let mut problems = Vec::new();
+    let data = match accessor.view() {
+        None => None,
+        Some(view) => match buffers.view(&view) {
+            Err(e) => return vec![format!("accessor {index}: {e}")],
+            Ok(data) => {
+                let stride = view.stride().unwrap_or(element);
+                let offset = accessor.offset();
+                if count == 0 || !elements_fit(data.len(), offset as u64, stride as u64, element as u64, count as u64) {
+                    return vec![format!(
+                        "accessor {index} claims {count} elements of {element} bytes (stride {stride}, offset {offset}) but buffer view {} holds only {} bytes",
+                        view.index(),
+                        data.len()
+                    )];
+                }
+                Some((data, stride, offset))
+            }
+        },
+    };
+    let matrix = matches!(
+        accessor.dimensions(),
+        Dimensions::Mat2 | Dimensions::Mat3 | Dimensions::Mat4
+    );
+    if matrix || accessor.sparse().is_some() {
+        return problems;
+    }
+    let declared = |v: Option<serde_json::Value>| -> Option<Vec<f64>> {
+        v?.as_array()?.iter().map(serde_json::Value::as_f64).collect()
+    };
+    let (Some(min), Some(max)) = (declared(accessor.min()), declared(accessor.max())) else {
+        return problems;
+    };
+    if min.len() != n || max.len() != n {
+        problems.push(format!(
+            "accessor {index}: min/max have {}/{} values for {n} components",
+            min.len(),
+            max.len()
+        ));
+        return problems;
+    }
+    let raw = |bytes: &[u8]| -> f64 {
+        match data_type {
+            DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64,
+            other => component_u32(other, bytes) as i32 as f64,
+        }
+    };
+    let raw_unsigned = |bytes: &[u8]| -> f64 {
+        match data_type {
+            DataType::U8 | DataType::U16 | DataType::U32 => component_u32(data_type, bytes) as f64,
+            _ => raw(bytes),
+        }
+    };
+    // Zero-filled accessors (no buffer view) carry no data to compare with.
+    let Some((data, stride, offset)) = data else {
+        return problems;
+    };
+    let mut actual_min = vec![f64::INFINITY; n];
+    let mut actual_max = vec![f64::NEG_INFINITY; n];
+    for i in 0..count {
+        let at = offset + i * stride;
+        for c in 0..n {
+            let value = raw_unsigned(&data[at + c * component..]);
+            actual_min[c] = actual_min[c].min(value);
+            actual_max[c] = actual_max[c].max(value);
+        }
+    }
+    let differs = |a: f64, b: f64| (a - b).abs() > 1e-5 * a.abs().max(b.abs()).max(1.0);
+    let show = |v: &[f64]| v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(", ");
+    for (what, declared, actual) in [("min", &min, &actual_min), ("max", &max, &actual_max)] {
+        if declared.iter().zip(actual.iter()).any(|(&d, &a)| differs(d, a)) {
+            problems.push(format!(
+                "accessor {index}: declared {what} [{}] does not match its data's {what} [{}]",
+                show(declared),
+                show(actual)
+            ));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_bounds_use_checked_arithmetic() {
+        assert!(elements_fit(24, 0, 12, 12, 2));
+        assert!(!elements_fit(24, 0, 12, 12, 3));
+        assert!(!elements_fit(24, 4, 12, 12, 2));
+        assert!(!elements_fit(24, 0, 12, 12, 0));
+        assert!(!elements_fit(usize::MAX, 0, u64::MAX, 12, 3));
+        assert!(!elements_fit(usize::MAX, u64::MAX, 1, 12, 1));
+    }
+
+    #[test]
+    fn budget_refuses_what_does_not_fit_and_says_how_much() {
+        let mut budget = Budget::for_input(1024);
+        assert_eq!(budget.left, Budget::FLOOR + 16 * 1024);
+        budget.charge(1 << 20, "a").unwrap();
+        let e = budget
+            .charge(12_000_000_000, "accessor 0 (1000000000 elements)")
+            .unwrap_err();
+        assert!(
+            e.contains("accessor 0 (1000000000 elements)") && e.contains("11.2 GiB"),
+            "{e}"
+        );
+        assert_eq!(budget.used(), 1 << 20);
+        assert_eq!(Budget::for_input(u64::MAX).limit, Budget::CAP);
+    }
+
+    #[test]
+    fn normalized_components_convert_as_gltf_says() {
+        assert_eq!(component_f32(DataType::U8, &[255]), 1.0);
+        assert_eq!(component_f32(DataType::I8, &[0x80]), -1.0);
+        assert_eq!(component_f32(DataType::I16, &(-32767i16).to_le_bytes()), -1.0);
+        assert_eq!(component_f32(DataType::U16, &32768u16.to_le_bytes()), 32768.0 / 65535.0);
+        assert_eq!(component_u32(DataType::U16, &65535u16.to_le_bytes()), 65535);
+    }
+}

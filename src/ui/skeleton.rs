@@ -1,0 +1,218 @@
+//! The skeleton panel: the joint hierarchy as a searchable tree, the selected joint's pose, and
+//! the controls that bend it by hand.
+
+use crate::anim::JointOverride;
+use crate::render::skeleton::joint_flags;
+use crate::render::views::joint_color;
+use crate::rig::{Rig, Trs};
+use crate::ui::views::color32;
+use crate::viewer::Viewer;
+use egui::RichText;
+
+/// Per-frame scratch for the tree: which nodes match the search (or lead to one that does).
+#[derive(Default)]
+pub struct SkeletonPanelState {
+    pub search: String,
+}
+
+/// Index of `node` in the first skin that has it, which is the index the joint colors use.
+fn joint_slot(rig: &Rig, node: usize) -> Option<usize> {
+    rig.skins.iter().find_map(|s| s.joints.iter().position(|&j| j == node))
+}
+
+pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
+    ui.heading("Skeleton");
+    if viewer.rig.skins.is_empty() {
+        ui.label("This file has no skins; nodes are listed below.");
+    }
+    ui.horizontal(|ui| {
+        let label = ui.label("Search");
+        ui.text_edit_singleline(&mut state.search).labelled_by(label.id);
+    });
+    let rig = viewer.rig.clone();
+    let is_joint = joint_flags(&rig);
+    let any_joint = is_joint.iter().any(|j| *j);
+    let query = state.search.to_lowercase();
+    // A node is shown when it or a descendant matches; parents come before children, so a
+    // backwards pass propagates matches up.
+    let mut visible: Vec<bool> = rig
+        .nodes
+        .iter()
+        .map(|n| query.is_empty() || n.name.to_lowercase().contains(&query))
+        .collect();
+    for i in (0..rig.nodes.len()).rev() {
+        if visible[i]
+            && let Some(p) = rig.nodes[i].parent
+        {
+            visible[p] = true;
+        }
+    }
+    let children: Vec<Vec<usize>> = {
+        let mut c = vec![Vec::new(); rig.nodes.len()];
+        for (i, n) in rig.nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                c[p].push(i);
+            }
+        }
+        c
+    };
+    egui::ScrollArea::vertical()
+        .id_salt("skeleton tree")
+        .max_height(ui.available_height() * 0.45)
+        .show(ui, |ui| {
+            for root in (0..rig.nodes.len()).filter(|&i| rig.nodes[i].parent.is_none()) {
+                node_tree(
+                    ui,
+                    viewer,
+                    &rig,
+                    &children,
+                    &visible,
+                    &is_joint,
+                    any_joint,
+                    !query.is_empty(),
+                    root,
+                );
+            }
+        });
+    ui.separator();
+    joint_details(ui, viewer);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn node_tree(
+    ui: &mut egui::Ui,
+    viewer: &mut Viewer,
+    rig: &Rig,
+    children: &[Vec<usize>],
+    visible: &[bool],
+    is_joint: &[bool],
+    any_joint: bool,
+    searching: bool,
+    node: usize,
+) {
+    if !visible[node] {
+        return;
+    }
+    let name = &rig.nodes[node].name;
+    let selected = viewer.selected_joint == Some(node);
+    let mut text = RichText::new(name);
+    if any_joint && !is_joint[node] {
+        text = text.weak();
+    }
+    let label = |ui: &mut egui::Ui, viewer: &mut Viewer| {
+        ui.horizontal(|ui| {
+            if let Some(slot) = joint_slot(rig, node) {
+                let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter().rect_filled(rect, 2.0, color32(joint_color(slot as u32)));
+            }
+            if ui.selectable_label(selected, text.clone()).clicked() {
+                viewer.selected_joint = Some(node);
+            }
+        });
+    };
+    if children[node].is_empty() {
+        label(ui, viewer);
+        return;
+    }
+    let id = ui.make_persistent_id(("node", node));
+    let mut header = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
+    if searching {
+        header.set_open(true);
+    }
+    header.show_header(ui, |ui| label(ui, viewer)).body(|ui| {
+        for &child in &children[node] {
+            node_tree(
+                ui, viewer, rig, children, visible, is_joint, any_joint, searching, child,
+            );
+        }
+    });
+}
+
+fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs) {
+    let (axis, angle) = trs.rotation.to_axis_angle();
+    egui::Grid::new(id).num_columns(2).show(ui, |ui| {
+        ui.label("translation");
+        ui.monospace(format!(
+            "{:.3} {:.3} {:.3}",
+            trs.translation.x, trs.translation.y, trs.translation.z
+        ));
+        ui.end_row();
+        ui.label("rotation");
+        ui.monospace(format!(
+            "{:.1}° about ({:.2} {:.2} {:.2})",
+            angle.to_degrees(),
+            axis.x,
+            axis.y,
+            axis.z
+        ));
+        ui.end_row();
+        ui.label("scale");
+        ui.monospace(format!("{:.3} {:.3} {:.3}", trs.scale.x, trs.scale.y, trs.scale.z));
+        ui.end_row();
+    });
+}
+
+fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    let Some(node) = viewer.selected_joint.filter(|&n| n < viewer.rig.nodes.len()) else {
+        ui.label("Select a joint in the tree or click the mesh.");
+        return;
+    };
+    let rig = viewer.rig.clone();
+    ui.label(RichText::new(&rig.nodes[node].name).strong());
+    ui.label(format!(
+        "Influences {} vertices",
+        viewer.influence_counts.get(node).copied().unwrap_or(0)
+    ));
+    ui.label("Animated pose (local)");
+    trs_grid(ui, "animated", &viewer.pose.locals[node]);
+    ui.label("Bind pose (local)");
+    trs_grid(ui, "rest", &rig.nodes[node].rest);
+    ui.separator();
+    ui.label("Bend by hand (on top of the clip)");
+    let mut value = viewer.pose.overrides[node];
+    let mut changed = false;
+    for (axis, v) in ["X", "Y", "Z"].iter().zip(value.euler_degrees.as_mut()) {
+        changed |= ui
+            .add(
+                egui::Slider::new(v, -180.0..=180.0)
+                    .suffix("°")
+                    .text(format!("rotate {axis}")),
+            )
+            .changed();
+    }
+    let speed = (viewer.rest_bounds.size() * 0.002).max(1e-4);
+    ui.horizontal(|ui| {
+        for (axis, v) in ["X", "Y", "Z"].iter().zip(value.translation.as_mut()) {
+            let label = ui.label(format!("move {axis}"));
+            changed |= ui
+                .add(egui::DragValue::new(v).speed(speed).max_decimals(3))
+                .labelled_by(label.id)
+                .changed();
+        }
+    });
+    changed |= ui
+        .add(
+            egui::Slider::new(&mut value.scale, 0.1..=3.0)
+                .logarithmic(true)
+                .text("scale"),
+        )
+        .changed();
+    if changed {
+        viewer.set_override(node, value);
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(!value.is_identity(), egui::Button::new("Reset joint"))
+            .clicked()
+        {
+            viewer.set_override(node, JointOverride::IDENTITY);
+        }
+        if ui
+            .add_enabled(viewer.pose.has_overrides(), egui::Button::new("Reset pose"))
+            .on_hover_text("R")
+            .clicked()
+        {
+            viewer.reset_overrides();
+        }
+    });
+}

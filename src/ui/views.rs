@@ -1,0 +1,202 @@
+//! Skinning and view controls, and the legends drawn over the viewport.
+
+use crate::render::views::{ViewMode, heat, influence_color, joint_color};
+use crate::skin::{SkinningMethod, SkinningPath, max_non_rigidity};
+use crate::ui::UiAction;
+use crate::viewer::Viewer;
+use egui::{Color32, RichText};
+
+/// A linear RGB color as egui's (sRGB) color, so legends match the shaded pixels.
+pub(crate) fn color32(rgb: [f32; 3]) -> Color32 {
+    Color32::from(egui::Rgba::from_rgb(rgb[0], rgb[1], rgb[2]))
+}
+
+/// Palettes further than this from rigid (scale or shear) are flagged for DQS.
+const RIGID_TOLERANCE: f32 = 1e-3;
+
+pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiAction>) {
+    ui.heading("Skinning");
+    let (mut path, mut method) = (viewer.skinning_path, viewer.skinning_method);
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut path, SkinningPath::Gpu, "GPU")
+            .on_hover_text("Vertex shader skinning (G)");
+        ui.selectable_value(&mut path, SkinningPath::Cpu, "CPU")
+            .on_hover_text("CPU skinning, uploaded each frame (C)");
+    });
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut method, SkinningMethod::Lbs, "LBS")
+            .on_hover_text(SkinningMethod::Lbs.label());
+        ui.selectable_value(&mut method, SkinningMethod::Dqs, "DQS")
+            .on_hover_text(SkinningMethod::Dqs.label());
+    });
+    if (path, method) != (viewer.skinning_path, viewer.skinning_method) {
+        viewer.set_skinning(path, method);
+    }
+    let non_rigid = viewer
+        .pose
+        .palettes
+        .iter()
+        .map(|p| max_non_rigidity(p))
+        .fold(0.0, f32::max);
+    if non_rigid > RIGID_TOLERANCE {
+        let text = format!(
+            "Palette has scale or shear (up to {non_rigid:.3}); dual quaternions drop it, so DQS differs from LBS here."
+        );
+        ui.label(RichText::new(text).color(ui.visuals().warn_fg_color));
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .button("Compare CPU and GPU")
+            .on_hover_text("Skin the current pose both ways and measure the difference")
+            .clicked()
+        {
+            actions.push(UiAction::Compare);
+        }
+    });
+    if let Some(c) = &viewer.comparison {
+        egui::Grid::new("comparison").num_columns(2).show(ui, |ui| {
+            ui.label("method");
+            ui.label(c.method.label());
+            ui.end_row();
+            ui.label("vertices");
+            ui.label(c.vertices.to_string());
+            ui.end_row();
+            ui.label("max deviation");
+            ui.label(format!("{:.3e} ({:.2e} of rig size)", c.max, c.max / c.rig_size));
+            ui.end_row();
+            ui.label("mean deviation");
+            ui.label(format!("{:.3e}", c.mean));
+            ui.end_row();
+            ui.label("over threshold");
+            ui.label(format!(
+                "{} vertices > {:.0e} of rig size",
+                c.over_threshold,
+                crate::viewer::COMPARE_THRESHOLD
+            ));
+            ui.end_row();
+        });
+    }
+}
+
+pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.heading("View");
+    for (k, mode) in ViewMode::ALL.into_iter().enumerate() {
+        ui.radio_value(&mut viewer.view.mode, mode, format!("{}  {}", k + 1, mode.label()));
+    }
+    match viewer.view.mode {
+        ViewMode::Weights => {
+            ui.checkbox(&mut viewer.view.zero_distinct, "Show weight 0 in grey");
+        }
+        ViewMode::Joints => {
+            ui.checkbox(&mut viewer.view.dominant_joint, "Strongest joint only");
+        }
+        _ => {}
+    }
+    ui.separator();
+    let skeleton = &mut viewer.view.skeleton;
+    ui.checkbox(&mut skeleton.show, "Skeleton");
+    ui.add_enabled_ui(skeleton.show, |ui| {
+        ui.indent("skeleton options", |ui| {
+            ui.checkbox(&mut skeleton.depth_test, "Hidden behind the mesh");
+            ui.checkbox(&mut skeleton.names, "Joint names");
+            ui.checkbox(&mut skeleton.axes, "Local axes");
+        });
+    });
+    ui.checkbox(&mut viewer.view.wireframe, "Wireframe");
+    ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
+}
+
+/// The color key of the current view, drawn in the viewport's bottom-left corner.
+pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
+    let painter = ui.painter_at(viewport);
+    let origin = viewport.left_bottom() + egui::vec2(12.0, -12.0);
+    let text_color = Color32::from_gray(220);
+    let font = egui::FontId::proportional(12.0);
+    match viewer.view.mode {
+        ViewMode::Weights => {
+            let (width, height) = (160.0, 12.0);
+            let top = origin.y - height;
+            for i in 0..width as usize {
+                let t = i as f32 / (width - 1.0);
+                let x = origin.x + i as f32;
+                painter.line_segment([egui::pos2(x, top), egui::pos2(x, origin.y)], (1.0, color32(heat(t))));
+            }
+            painter.text(
+                egui::pos2(origin.x, top - 2.0),
+                egui::Align2::LEFT_BOTTOM,
+                "0",
+                font.clone(),
+                text_color,
+            );
+            painter.text(
+                egui::pos2(origin.x + width, top - 2.0),
+                egui::Align2::RIGHT_BOTTOM,
+                "1",
+                font.clone(),
+                text_color,
+            );
+            let name = viewer
+                .selected_joint
+                .map_or("no joint selected", |j| viewer.rig.nodes[j].name.as_str());
+            painter.text(
+                egui::pos2(origin.x + width * 0.5, top - 2.0),
+                egui::Align2::CENTER_BOTTOM,
+                format!("weight of {name}"),
+                font.clone(),
+                text_color,
+            );
+            if viewer.view.zero_distinct {
+                painter.text(
+                    egui::pos2(origin.x + width + 10.0, origin.y),
+                    egui::Align2::LEFT_BOTTOM,
+                    "grey: exactly 0",
+                    font,
+                    text_color,
+                );
+            }
+        }
+        ViewMode::Influences => {
+            for n in 1..=8u32 {
+                let x = origin.x + (n - 1) as f32 * 22.0;
+                let rect = egui::Rect::from_min_size(egui::pos2(x, origin.y - 14.0), egui::vec2(20.0, 14.0));
+                painter.rect_filled(rect, 2.0, color32(influence_color(n)));
+                painter.text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    n.to_string(),
+                    font.clone(),
+                    Color32::BLACK,
+                );
+            }
+        }
+        ViewMode::WeightError => {
+            painter.text(
+                origin,
+                egui::Align2::LEFT_BOTTOM,
+                "green: Σw = 1   yellow: |Σw − 1| = 0.05   magenta: ≥ 0.1",
+                font,
+                text_color,
+            );
+        }
+        ViewMode::Joints => {
+            if let Some(node) = viewer.selected_joint
+                && let Some(slot) = viewer
+                    .rig
+                    .skins
+                    .iter()
+                    .find_map(|s| s.joints.iter().position(|&j| j == node))
+            {
+                let rect = egui::Rect::from_min_size(origin - egui::vec2(0.0, 14.0), egui::vec2(14.0, 14.0));
+                painter.rect_filled(rect, 2.0, color32(joint_color(slot as u32)));
+                painter.text(
+                    rect.right_center() + egui::vec2(6.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    &viewer.rig.nodes[node].name,
+                    font,
+                    text_color,
+                );
+            }
+        }
+        _ => {}
+    }
+}

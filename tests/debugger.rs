@@ -1,0 +1,312 @@
+//! The skinning debugger on synthetic rigs whose answers are known: joints bent by hand,
+//! dual quaternions against linear blend on a twist, and the colors of every debug view.
+
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
+use rigscope::anim::JointOverride;
+use rigscope::render::scene::LIGHT_DIRECTION;
+use rigscope::render::views::{heat, influence_color, joint_color};
+use rigscope::render::{Offscreen, ViewMode};
+use rigscope::rig::{
+    Channel, Clip, Influences, Interpolation, Material, Mesh, MeshInstance, Node, Primitive, Property, Rig, Skin, Trs,
+};
+use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath};
+use rigscope::viewer::Viewer;
+
+fn node(name: &str, parent: Option<usize>, translation: Vec3) -> Node {
+    Node {
+        name: name.into(),
+        parent,
+        rest: Trs {
+            translation,
+            ..Trs::IDENTITY
+        },
+    }
+}
+
+/// A rig with a mesh node, a root joint at the origin and a child joint at `tip`, skinning
+/// `primitive`.
+fn two_joint_rig(tip: Vec3, primitive: Primitive, clips: Vec<Clip>) -> Rig {
+    Rig {
+        name: "synthetic".into(),
+        nodes: vec![
+            node("mesh", None, Vec3::ZERO),
+            node("root", None, Vec3::ZERO),
+            node("tip", Some(1), tip),
+        ],
+        skins: vec![Skin {
+            name: "skin".into(),
+            joints: vec![1, 2],
+            inverse_binds: vec![Mat4::IDENTITY, Mat4::from_translation(-tip)],
+        }],
+        meshes: vec![Mesh {
+            name: "mesh".into(),
+            primitives: vec![primitive],
+        }],
+        instances: vec![MeshInstance {
+            node: 0,
+            mesh: 0,
+            skin: Some(0),
+        }],
+        materials: vec![Material {
+            double_sided: true,
+            ..Material::default()
+        }],
+        clips,
+        ..Rig::default()
+    }
+}
+
+fn primitive(positions: Vec<Vec3>, weights: Vec<[f32; 4]>, indices: Vec<u32>) -> Primitive {
+    let n = positions.len();
+    Primitive {
+        normals: vec![Vec3::Z; n],
+        uvs: vec![Vec2::ZERO; n],
+        influences: Some(Influences {
+            sets: 1,
+            joints: vec![[0, 1, 0, 0]; n],
+            weights,
+        }),
+        indices,
+        material: Some(0),
+        positions,
+    }
+}
+
+#[test]
+fn bending_a_joint_moves_its_vertices_as_the_matrices_predict_and_leaves_others() {
+    let tip = Vec3::new(0.0, 1.0, 0.0);
+    let clip_angle = 45f64.to_radians();
+    // A one-key clip turning the tip joint about X, so the bend lands on an animated pose.
+    let clip = Clip {
+        name: "turn".into(),
+        duration: 0.0,
+        channels: vec![Channel {
+            node: 2,
+            property: Property::Rotation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0],
+            values: vec![Vec4::from(Quat::from_rotation_x(clip_angle as f32))],
+        }],
+    };
+    let on_tip = Vec3::new(0.5, 1.5, 0.2);
+    let on_root = Vec3::new(0.5, 0.2, 0.0);
+    let rig = two_joint_rig(
+        tip,
+        primitive(
+            vec![on_tip, on_root],
+            vec![[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]],
+            vec![],
+        ),
+        vec![clip],
+    );
+    let mut viewer = Viewer::new(rig, None);
+    viewer.select_clip(Some(0));
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    let bend = Vec3::new(0.0, 0.0, 30.0);
+    viewer.set_override(
+        2,
+        JointOverride {
+            euler_degrees: bend,
+            ..JointOverride::IDENTITY
+        },
+    );
+
+    // f64: tip world = T(tip) · Rx(clip) · Rz(bend); vertex = world · inverseBind · p.
+    let world = DMat4::from_translation(tip.as_dvec3())
+        * DMat4::from_quat(DQuat::from_rotation_x(clip_angle))
+        * DMat4::from_quat(DQuat::from_rotation_z(30f64.to_radians()));
+    let expected = (world * DMat4::from_translation(-tip.as_dvec3())).transform_point3(on_tip.as_dvec3());
+    let out = &viewer.skinned.meshes[0][0];
+    assert!(
+        (out.positions[0].as_dvec3() - expected).length() < 1e-5,
+        "{} vs {expected}",
+        out.positions[0]
+    );
+    assert_eq!(
+        out.positions[1], on_root,
+        "a vertex with no weight on the bent joint stays put"
+    );
+
+    // The bend survives scrubbing, clip changes and a switch to the GPU path's data.
+    viewer.seek(0.0);
+    viewer.select_clip(None);
+    viewer.select_clip(Some(0));
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    assert!((viewer.skinned.meshes[0][0].positions[0].as_dvec3() - expected).length() < 1e-5);
+    viewer.reset_overrides();
+    let unbent = (DMat4::from_translation(tip.as_dvec3())
+        * DMat4::from_quat(DQuat::from_rotation_x(clip_angle))
+        * DMat4::from_translation(-tip.as_dvec3()))
+    .transform_point3(on_tip.as_dvec3());
+    assert!((viewer.skinned.meshes[0][0].positions[0].as_dvec3() - unbent).length() < 1e-5);
+}
+
+/// A cylinder of radius 0.5 along Y from 0 to 2, weights blending from the root joint to the
+/// tip joint (at y = 1) between y = 0.5 and y = 1.5.
+fn cylinder() -> Primitive {
+    let (sides, rings) = (24, 21);
+    let mut positions = Vec::new();
+    let mut weights = Vec::new();
+    for ring in 0..rings {
+        let y = 2.0 * ring as f32 / (rings - 1) as f32;
+        let t = (y - 0.5).clamp(0.0, 1.0);
+        let w = t * t * (3.0 - 2.0 * t);
+        for side in 0..sides {
+            let a = std::f32::consts::TAU * side as f32 / sides as f32;
+            positions.push(Vec3::new(0.5 * a.cos(), y, 0.5 * a.sin()));
+            weights.push([1.0 - w, w, 0.0, 0.0]);
+        }
+    }
+    primitive(positions, weights, vec![])
+}
+
+fn mid_radius_ratio(positions: &[Vec3]) -> f32 {
+    let ring: Vec<&Vec3> = positions.iter().filter(|p| (p.y - 1.0).abs() < 1e-4).collect();
+    assert_eq!(ring.len(), 24);
+    ring.iter().map(|p| Vec2::new(p.x, p.z).length()).sum::<f32>() / ring.len() as f32 / 0.5
+}
+
+#[test]
+fn dual_quaternions_keep_the_volume_that_linear_blending_loses_on_a_twist() {
+    let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
+    viewer.set_override(
+        2,
+        JointOverride {
+            euler_degrees: Vec3::new(0.0, 180.0, 0.0),
+            ..JointOverride::IDENTITY
+        },
+    );
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    let lbs = mid_radius_ratio(&viewer.skinned.meshes[0][0].positions);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
+    let dqs = mid_radius_ratio(&viewer.skinned.meshes[0][0].positions);
+    println!("mid-section radius ratio after a 180° twist: LBS {lbs:.4}, DQS {dqs:.4}");
+    assert!(lbs < 0.1, "LBS should collapse the mid-section, radius ratio {lbs}");
+    assert!(
+        (dqs - 1.0).abs() < 0.02,
+        "DQS should keep the radius within 2%, ratio {dqs}"
+    );
+}
+
+/// Three separate quads facing +Z: weighted fully to the root joint, half and half, and fully
+/// to the tip joint.
+fn three_quads() -> Primitive {
+    let mut positions = Vec::new();
+    let mut weights = Vec::new();
+    let mut indices = Vec::new();
+    for (k, w) in [[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+        .into_iter()
+        .enumerate()
+    {
+        let x = -1.5 + k as f32 * 1.05;
+        let base = positions.len() as u32;
+        positions.extend([
+            Vec3::new(x, -0.5, 0.0),
+            Vec3::new(x + 0.95, -0.5, 0.0),
+            Vec3::new(x + 0.95, 0.5, 0.0),
+            Vec3::new(x, 0.5, 0.0),
+        ]);
+        weights.extend([w; 4]);
+        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+    }
+    primitive(positions, weights, indices)
+}
+
+fn srgb8(linear: f32) -> u8 {
+    let c = linear.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        12.92 * c
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+#[test]
+fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
+    let mut viewer = Viewer::new(rig, None);
+    viewer.camera.target = Vec3::ZERO;
+    viewer.camera.yaw = 0.0;
+    viewer.camera.pitch = 0.0;
+    viewer.camera.distance = 6.0;
+    viewer.view.grid = false;
+    viewer.view.skeleton.show = false;
+    viewer.selected_joint = Some(1);
+    let (width, height) = (300, 120);
+    let offscreen = Offscreen::new(&gpu, width, height).unwrap();
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    // Debug colors are shaded 0.8 + 0.2·diffuse; the quads face the camera (+Z).
+    let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
+    let shade = |c: [f32; 3]| c.map(|v| v * (0.8 + 0.2 * diffuse));
+    let mix = |a: [f32; 3], b: [f32; 3]| std::array::from_fn(|i| 0.5 * a[i] + 0.5 * b[i]);
+    let grey = [0.08, 0.08, 0.1];
+    let expectations: [(ViewMode, [[f32; 3]; 3]); 5] = [
+        (ViewMode::Weights, [shade(heat(1.0)), shade(heat(0.5)), shade(grey)]),
+        (
+            ViewMode::Joints,
+            [
+                shade(joint_color(0)),
+                shade(mix(joint_color(0), joint_color(1))),
+                shade(joint_color(1)),
+            ],
+        ),
+        (
+            ViewMode::Influences,
+            [
+                shade(influence_color(1)),
+                shade(influence_color(2)),
+                shade(influence_color(1)),
+            ],
+        ),
+        (ViewMode::WeightError, [shade([0.2, 0.8, 0.3]); 3]),
+        (ViewMode::Normals, [[0.5, 0.5, 1.0]; 3]),
+    ];
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        for (mode, colors) in &expectations {
+            viewer.view.mode = *mode;
+            let image = offscreen
+                .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+                .unwrap();
+            let vp = viewer.camera.view_projection(offscreen.aspect());
+            for (k, expected) in colors.iter().enumerate() {
+                let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
+                let ndc = vp.project_point3(centre);
+                let (x, y) = (
+                    ((ndc.x * 0.5 + 0.5) * width as f32) as u32,
+                    ((0.5 - ndc.y * 0.5) * height as f32) as u32,
+                );
+                let pixel = image.get_pixel(x, y).0;
+                let want = expected.map(srgb8);
+                let off = (0..3).map(|c| pixel[c].abs_diff(want[c])).max().unwrap();
+                assert!(
+                    off <= 3,
+                    "{path:?} {mode:?} quad {k}: pixel {pixel:?}, expected {want:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn skinned_pose_cpu_paths_match_for_an_identity_palette() {
+    let rig = two_joint_rig(Vec3::Y, cylinder(), vec![]);
+    let pose = rigscope::anim::PoseEvaluator::new(&rig);
+    let mut skinned = SkinnedPose::new(&rig);
+    skinned.update_dual_quats(&pose);
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+        skinned.skin(&rig, &pose, method);
+        for (out, input) in skinned.meshes[0][0]
+            .positions
+            .iter()
+            .zip(&rig.meshes[0].primitives[0].positions)
+        {
+            assert!((*out - *input).length() < 1e-5, "{method:?}: bind pose moved a vertex");
+        }
+    }
+}

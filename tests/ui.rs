@@ -1,0 +1,95 @@
+//! The UI driven as a person would: widgets found by their labels, clicked, dragged and typed
+//! into, then the viewer's state checked.
+
+mod common;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use rigscope::render::ViewMode;
+use rigscope::skin::SkinningPath;
+use rigscope::ui::{self, FrameInfo, UiState};
+use rigscope::viewer::Viewer;
+
+fn harness<'a>() -> Harness<'a, (Viewer, UiState)> {
+    let viewer = Viewer::new(common::load_demo(), None);
+    Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
+        |ui, (viewer, state): &mut (Viewer, UiState)| {
+            ui::show(ui, viewer, state, &FrameInfo::default());
+        },
+        (viewer, UiState::default()),
+    )
+}
+
+#[test]
+fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
+    let mut harness = harness();
+    harness.run();
+    harness.get_by_label("joint3").click();
+    harness.run();
+    let joint3 = harness.state().0.rig.find_node("joint3").unwrap();
+    assert_eq!(harness.state().0.selected_joint, Some(joint3));
+
+    let before = harness.state().0.pose.palettes[0].clone();
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "rotate Z")
+        .set_value_accesskit(45.0);
+    harness.run();
+    let viewer = &harness.state().0;
+    assert_eq!(viewer.pose.overrides[joint3].euler_degrees.z, 45.0);
+    let slot = viewer.rig.skins[0].joints.iter().position(|&j| j == joint3).unwrap();
+    assert_ne!(
+        viewer.pose.palettes[0][slot], before[slot],
+        "the bent joint's palette entry moved"
+    );
+    assert_eq!(viewer.pose.palettes[0][0], before[0], "its parent's did not");
+
+    harness.get_by_label("Reset pose").click();
+    harness.run();
+    assert!(!harness.state().0.pose.has_overrides());
+}
+
+#[test]
+fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
+    let mut harness = harness();
+    harness.run();
+    harness.get_by_label("CPU").click();
+    harness.run();
+    assert_eq!(harness.state().0.skinning_path, SkinningPath::Cpu);
+    harness.get_by_label("DQS").click();
+    harness.run();
+    assert_eq!(harness.state().0.skinning_method, rigscope::skin::SkinningMethod::Dqs);
+    harness.get_by_label("GPU").click();
+    harness.run();
+    assert_eq!(harness.state().0.skinning_path, SkinningPath::Gpu);
+
+    harness.get_by_label("3  Joints").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.mode, ViewMode::Joints);
+    harness.key_press(egui::Key::Num2);
+    harness.run();
+    assert_eq!(harness.state().0.view.mode, ViewMode::Weights);
+    harness.key_press(egui::Key::C);
+    harness.run();
+    assert_eq!(harness.state().0.skinning_path, SkinningPath::Cpu);
+}
+
+#[test]
+fn space_pauses_and_resumes_playback_and_arrows_step_frames() {
+    let mut harness = harness();
+    harness.run();
+    assert!(harness.state().0.player.playing);
+    harness.key_press(egui::Key::Space);
+    harness.run();
+    assert!(!harness.state().0.player.playing);
+    let time = harness.state().0.player.time;
+    harness.key_press(egui::Key::ArrowRight);
+    harness.run();
+    assert!((harness.state().0.player.time - time - rigscope::anim::FRAME_SECONDS).abs() < 1e-6);
+    harness.key_press(egui::Key::Space);
+    harness.run();
+    assert!(harness.state().0.player.playing);
+    // Time advances when the window's clock ticks a playing viewer.
+    let before = harness.state().0.player.time;
+    harness.state_mut().0.tick(0.1);
+    assert!((harness.state().0.player.time - before - 0.1).abs() < 1e-5);
+}
