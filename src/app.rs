@@ -88,6 +88,12 @@ impl WindowState {
                 .create_window(attributes)
                 .map_err(|e| format!("cannot open a window: {e}"))?,
         );
+        Self::for_window(event_loop, window)
+    }
+
+    /// Graphics for an existing window: a new instance, adapter, device and surface (used at
+    /// start and again after the device is lost).
+    fn for_window(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<WindowState, String> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
             event_loop.owned_display_handle(),
         )));
@@ -383,6 +389,26 @@ impl ApplicationHandler for App {
                     Err(e) => {
                         self.fatal = Some(e);
                         event_loop.exit();
+                    }
+                }
+                if let Some(error) = state.gpu.take_error() {
+                    self.viewer.error = Some(error.to_string());
+                }
+                if let Some(reason) = state.gpu.lost() {
+                    // Start over on a new device; the viewer's state is untouched.
+                    match WindowState::for_window(event_loop, state.window.clone()) {
+                        Ok(fresh) => {
+                            *state = fresh;
+                            self.viewer.error =
+                                Some(format!("the graphics device was lost ({reason}) and was recreated"));
+                            state.window.request_redraw();
+                        }
+                        Err(e) => {
+                            self.fatal = Some(format!(
+                                "the graphics device was lost ({reason}) and could not be recreated: {e}"
+                            ));
+                            event_loop.exit();
+                        }
                     }
                 }
                 self.frames_drawn += 1;

@@ -6,5 +6,6 @@ pub mod headless;
 pub mod render;
 pub mod rig;
 pub mod skin;
+pub mod synthetic;
 pub mod ui;
 pub mod viewer;

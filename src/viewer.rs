@@ -183,7 +183,10 @@ impl Viewer {
                         true
                     }
                     Err(e) => {
-                        self.error = Some(format!("could not open {}: {e}", path.display()));
+                        self.error = Some(format!(
+                            "could not open {}: {e} (the previous rig is still shown)",
+                            path.display()
+                        ));
                         false
                     }
                 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{Doc, array, index, json_node_name, rig_node_of, shared_rigs};
 use rigscope::rig::demo::{DEMO_GLB, DEMO_JOINTS, demo_glb};
-use rigscope::rig::{Primitive, Rig, load_file};
+use rigscope::rig::{Primitive, Property, Rig, load_file};
 use std::path::PathBuf;
 
 /// Every `.gltf` / `.glb` file of the shared rigs folder, sorted by name.
@@ -90,6 +90,46 @@ fn check_against_json(file: &str, rig: &Rig, doc: &Doc) {
             "{file}: clip '{name}' lasts {} s, the JSON says {duration} s",
             clip.duration
         );
+    }
+
+    // Channels: each node-moving channel's keys as stored (rotation keys may come back normalized).
+    for (a, (clip, animation)) in rig.clips.iter().zip(animations).enumerate() {
+        let mut expected_channels = 0;
+        for (c, channel) in array(animation, "channels").iter().enumerate() {
+            let at = format!("{file}: clip {a} channel {c}");
+            let property = match channel["target"]["path"].as_str() {
+                Some("translation") => Property::Translation,
+                Some("rotation") => Property::Rotation,
+                Some("scale") => Property::Scale,
+                _ => continue,
+            };
+            expected_channels += 1;
+            let node = rig_node_of(rig, json, index(&channel["target"]["node"], "target node"));
+            let got = clip
+                .channels
+                .iter()
+                .find(|ch| ch.node == node && ch.property == property)
+                .unwrap_or_else(|| panic!("{at}: no {property:?} channel for '{}'", rig.nodes[node].name));
+            let sampler = &animation["samplers"][index(&channel["sampler"], "sampler")];
+            let times = doc.read_accessor(index(&sampler["input"], "input"));
+            let got_times: Vec<f64> = got.times.iter().map(|&t| f64::from(t)).collect();
+            let want_times: Vec<f64> = times.iter().map(|t| t[0]).collect();
+            assert_eq!(got_times, want_times, "{at}: key times");
+            let values = doc.read_accessor(index(&sampler["output"], "output"));
+            assert_eq!(got.values.len(), values.len(), "{at}: value count");
+            let cubic = sampler["interpolation"] == "CUBICSPLINE";
+            for (k, (g, w)) in got.values.iter().zip(&values).enumerate() {
+                let g = g.to_array().map(f64::from);
+                let mut w = w.clone();
+                if property == Property::Rotation && !cubic {
+                    let length = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    w.iter_mut().for_each(|x| *x /= length);
+                }
+                let off = w.iter().zip(g).map(|(w, g)| (w - g).abs()).fold(0.0, f64::max);
+                assert!(off <= 1e-6, "{at}: value {k} is {g:?}, the file says {w:?}");
+            }
+        }
+        assert_eq!(clip.channels.len(), expected_channels, "{file}: clip {a} channel count");
     }
 
     // Meshes: the triangle-mode primitives in file order, with their vertex and index counts.

@@ -68,7 +68,7 @@ fn joints_leaving_rest(doc: &Doc, animation: usize) -> Vec<String> {
         }
         let sampler = &animation["samplers"][index(&channel["sampler"], "sampler")];
         let cubic = sampler["interpolation"] == "CUBICSPLINE";
-        let outputs = doc.read_floats(index(&sampler["output"], "output"));
+        let outputs = doc.read_accessor(index(&sampler["output"], "output"));
         let first = &outputs[usize::from(cubic)];
         let (t, r, s) = json_rest_trs(&json["nodes"][node]);
         let path = channel["target"]["path"].as_str().unwrap_or("");

@@ -11,8 +11,8 @@ mod sample;
 pub use player::{FRAME_SECONDS, Player};
 pub use sample::{key_interval, sample_channel};
 
-use crate::rig::{Clip, Node, Property, Rig, Skin, Trs};
-use glam::{Mat4, Quat, Vec3};
+use crate::rig::{Clip, Node, Property, Rig, Trs};
+use glam::{Affine3A, Mat4, Quat, Vec3, Vec4};
 
 /// Resets `locals` to the rest pose, then writes every channel of `clip` at `time`.
 /// `hints` holds one key-interval hint per channel (see [`key_interval`]).
@@ -32,23 +32,61 @@ pub fn sample_clip(nodes: &[Node], clip: Option<&Clip>, time: f32, hints: &mut [
     }
 }
 
-/// World matrix of every node; relies on parents being stored before their children.
-pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
-    for (i, node) in nodes.iter().enumerate() {
-        let local = locals[i].to_mat4();
-        worlds[i] = match node.parent {
+/// World transform of every node; relies on parents being stored before their children.
+/// Affine math throughout: a node's TRS becomes a 3×4 transform and each product is a 3×3
+/// product plus a translation, a quarter less work than 4×4 matrices.
+pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Affine3A]) {
+    for i in 0..nodes.len().min(locals.len()).min(worlds.len()) {
+        let local = &locals[i];
+        let local = Affine3A::from_scale_rotation_translation(local.scale, local.rotation, local.translation);
+        worlds[i] = match nodes[i].parent {
             Some(p) => worlds[p] * local,
             None => local,
         };
     }
 }
 
+/// Whether `m` is affine (bottom row 0, 0, 0, 1), so that [`Affine3A`] represents it exactly.
+pub fn is_affine(m: &Mat4) -> bool {
+    m.row(3) == Vec4::W
+}
+
 /// `palette[j] = inverse(mesh_world) · world(joint j) · inverseBind[j]`: the matrix that takes a
 /// bind-pose vertex to its posed place in the space of the node that holds the mesh.
-pub fn build_palette(skin: &Skin, worlds: &[Mat4], mesh_world: Mat4, palette: &mut [Mat4]) {
+///
+/// `inverse_binds` are the skin's inverse bind matrices as affine transforms (see
+/// [`is_affine`]; [`PoseEvaluator`] uses the 4×4 path for skins whose matrices are not affine).
+/// One affine inverse per call (the mesh node's), none per joint; no allocation.
+pub fn build_palette(
+    joints: &[usize],
+    inverse_binds: &[Affine3A],
+    worlds: &[Affine3A],
+    mesh_world: &Affine3A,
+    palette: &mut [Mat4],
+) {
+    if *mesh_world == Affine3A::IDENTITY {
+        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
+            *out = Mat4::from(worlds[joint] * *inverse_bind);
+        }
+    } else {
+        let to_mesh = mesh_world.inverse();
+        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
+            *out = Mat4::from(to_mesh * worlds[joint] * *inverse_bind);
+        }
+    }
+}
+
+/// [`build_palette`] for inverse bind matrices that are not affine: the same formula in 4×4.
+pub fn build_palette_mat4(
+    joints: &[usize],
+    inverse_binds: &[Mat4],
+    worlds: &[Affine3A],
+    mesh_world: &Affine3A,
+    palette: &mut [Mat4],
+) {
     let to_mesh = mesh_world.inverse();
-    for ((out, &joint), inverse_bind) in palette.iter_mut().zip(&skin.joints).zip(&skin.inverse_binds) {
-        *out = to_mesh * worlds[joint] * *inverse_bind;
+    for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
+        *out = Mat4::from(to_mesh * worlds[joint]) * *inverse_bind;
     }
 }
 
@@ -104,6 +142,11 @@ pub struct PoseEvaluator {
     pub palettes: Vec<Vec<Mat4>>,
     hints: Vec<usize>,
     hint_clip: Option<usize>,
+    /// World transforms as computed (affine); `worlds` is their 4×4 copy.
+    world_affines: Vec<Affine3A>,
+    /// Per skin: its inverse bind matrices as affine transforms, or `None` when one of them is
+    /// not affine (that skin's palettes are then built in 4×4).
+    inverse_binds: Vec<Option<Vec<Affine3A>>>,
 }
 
 impl PoseEvaluator {
@@ -120,6 +163,17 @@ impl PoseEvaluator {
                 .collect(),
             hints: vec![0; max_channels],
             hint_clip: None,
+            world_affines: vec![Affine3A::IDENTITY; rig.nodes.len()],
+            inverse_binds: rig
+                .skins
+                .iter()
+                .map(|skin| {
+                    skin.inverse_binds
+                        .iter()
+                        .all(is_affine)
+                        .then(|| skin.inverse_binds.iter().map(|m| Affine3A::from_mat4(*m)).collect())
+                })
+                .collect(),
         };
         evaluator.evaluate(rig, None, 0.0);
         evaluator
@@ -147,10 +201,23 @@ impl PoseEvaluator {
 
     /// World matrices and palettes from the current local pose.
     pub fn update(&mut self, rig: &Rig) {
-        local_to_world(&rig.nodes, &self.locals, &mut self.worlds);
+        local_to_world(&rig.nodes, &self.locals, &mut self.world_affines);
+        for (world, affine) in self.worlds.iter_mut().zip(&self.world_affines) {
+            *world = Mat4::from(*affine);
+        }
         for (instance, palette) in rig.instances.iter().zip(&mut self.palettes) {
-            if let Some(skin) = instance.skin {
-                build_palette(&rig.skins[skin], &self.worlds, self.worlds[instance.node], palette);
+            let Some(skin) = instance.skin else { continue };
+            let mesh_world = &self.world_affines[instance.node];
+            let joints = &rig.skins[skin].joints;
+            match &self.inverse_binds[skin] {
+                Some(inverse_binds) => build_palette(joints, inverse_binds, &self.world_affines, mesh_world, palette),
+                None => build_palette_mat4(
+                    joints,
+                    &rig.skins[skin].inverse_binds,
+                    &self.world_affines,
+                    mesh_world,
+                    palette,
+                ),
             }
         }
     }

@@ -36,7 +36,14 @@ pub fn sample_channel(channel: &Channel, time: f32, hint: &mut usize) -> Vec4 {
     let times = &channel.times;
     let values = &channel.values;
     let cubic = channel.interpolation == Interpolation::CubicSpline;
-    let value_at = |k: usize| if cubic { values[3 * k + 1] } else { values[k] };
+    let rotation = channel.property == Property::Rotation;
+    // The importer normalizes step and linear rotation keys, but spline key values are stored
+    // as written, so a clamped spline rotation is normalized here like an interpolated one.
+    let value_at = |k: usize| match (cubic, rotation) {
+        (true, true) => values[3 * k + 1].normalize_or(Vec4::W),
+        (true, false) => values[3 * k + 1],
+        (false, _) => values[k],
+    };
     let last = times.len() - 1;
     if time <= times[0] || last == 0 {
         return value_at(0);
@@ -47,7 +54,6 @@ pub fn sample_channel(channel: &Channel, time: f32, hint: &mut usize) -> Vec4 {
     let k = key_interval(times, time, hint);
     let dt = times[k + 1] - times[k];
     let s = if dt > 0.0 { (time - times[k]) / dt } else { 0.0 };
-    let rotation = channel.property == Property::Rotation;
     match channel.interpolation {
         Interpolation::Step => values[k],
         Interpolation::Linear if rotation => {

@@ -1,6 +1,7 @@
 //! Adapter and device selection.
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 /// An adapter, its device and queue.
 pub struct Gpu {
@@ -8,6 +9,15 @@ pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// Errors the device reported outside any call that returns a `Result` (validation errors,
+    /// device loss), kept for the caller to show instead of panicking.
+    faults: Arc<Mutex<Faults>>,
+}
+
+#[derive(Default)]
+struct Faults {
+    first_error: Option<String>,
+    lost: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,12 +74,40 @@ impl Gpu {
             })
             .await
             .map_err(|e| GpuError(format!("the graphics device could not be opened: {e}")))?;
+        let faults = Arc::new(Mutex::new(Faults::default()));
+        let on_error = faults.clone();
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            if let Ok(mut f) = on_error.lock() {
+                f.first_error.get_or_insert_with(|| error.to_string());
+            }
+        }));
+        let on_lost = faults.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut f) = on_lost.lock() {
+                f.lost = Some(format!("{reason:?}: {message}"));
+            }
+        });
         Ok(Gpu {
             instance,
             adapter,
             device,
             queue,
+            faults,
         })
+    }
+
+    /// The first error the device reported since the last call, if any.
+    pub fn take_error(&self) -> Option<GpuError> {
+        let mut faults = self.faults.lock().ok()?;
+        faults
+            .first_error
+            .take()
+            .map(|e| GpuError(format!("the graphics device reported an error: {e}")))
+    }
+
+    /// Why the device was lost, once it has been.
+    pub fn lost(&self) -> Option<String> {
+        self.faults.lock().ok()?.lost.clone()
     }
 
     /// One line naming the adapter, for logs and the UI.

@@ -93,6 +93,9 @@ impl Offscreen {
         );
         gpu.queue.submit([encoder.finish()]);
         let bytes = read_buffer(gpu, &self.readback)?;
+        if let Some(error) = gpu.take_error() {
+            return Err(error);
+        }
         let mut pixels = Vec::with_capacity((width * height * 4) as usize);
         for row in bytes.chunks_exact(self.padded_row as usize) {
             pixels.extend_from_slice(&row[..(width * 4) as usize]);

@@ -2,6 +2,7 @@
 //! per-frame skinned state the viewer draws on its CPU path.
 
 pub mod dqs;
+pub mod fast;
 pub mod pick;
 
 use crate::anim::{Bounds, PoseEvaluator};
@@ -148,7 +149,7 @@ impl SkinnedPose {
                 };
                 let (p, n) = (&primitive.positions, &primitive.normals);
                 match method {
-                    SkinningMethod::Lbs => skin_lbs_reference(
+                    SkinningMethod::Lbs => fast::skin_lbs(
                         &pose.palettes[i],
                         influences,
                         p,

@@ -125,14 +125,13 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     if let Some(error) = viewer.error.clone() {
         let mut open = true;
-        egui::Window::new("Could not open the file")
+        egui::Window::new("Error")
             .open(&mut open)
             .collapsible(false)
             .resizable(true)
             .anchor(egui::Align2::CENTER_TOP, [0.0, 40.0])
             .show(ui.ctx(), |ui| {
                 ui.label(egui::RichText::new(&error).color(ui.visuals().error_fg_color));
-                ui.label("The previous rig is still shown.");
                 if ui.button("Dismiss").clicked() {
                     viewer.error = None;
                 }

@@ -147,8 +147,8 @@ impl Doc {
         };
         let component_type = acc["componentType"].as_u64().expect("componentType");
         let size = match component_type {
-            5121 => 1,
-            5123 => 2,
+            5120 | 5121 => 1,
+            5122 | 5123 => 2,
             5125 | 5126 => 4,
             other => panic!("component type {other} not handled"),
         };
@@ -163,6 +163,10 @@ impl Doc {
             let b = &buffer[at..at + size];
             match (component_type, normalized) {
                 (5126, _) => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
+                (5120, false) => f64::from(b[0] as i8),
+                (5120, true) => (f64::from(b[0] as i8) / 127.0).max(-1.0),
+                (5122, false) => f64::from(i16::from_le_bytes(b.try_into().unwrap())),
+                (5122, true) => (f64::from(i16::from_le_bytes(b.try_into().unwrap())) / 32767.0).max(-1.0),
                 (5121, false) => f64::from(b[0]),
                 (5121, true) => f64::from(b[0]) / 255.0,
                 (5123, false) => f64::from(u16::from_le_bytes(b.try_into().unwrap())),

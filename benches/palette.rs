@@ -1,0 +1,88 @@
+//! Pose evaluation: palette build (locals → world transforms → palette) for chain and bushy
+//! skeletons of 16, 64, 256 and 1024 joints, and clip sampling (one frame, playback moving
+//! forward 1/60 s per frame) for Fox.glb (from ../shared/rigs, when present) and for a generated
+//! 256-joint rig with translation, rotation and scale channels on every joint.
+//!
+//! `cargo bench --bench palette`
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rigscope::anim::PoseEvaluator;
+use rigscope::rig::{Interpolation, Rig};
+use rigscope::synthetic::{Shape, skeleton, trs_clip};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+fn palette_build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("palette build");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for shape in [Shape::Chain, Shape::Bushy] {
+        for joints in [16, 64, 256, 1024] {
+            let mut rig = skeleton(joints, shape);
+            rig.clips.push(trs_clip(&rig, 30, 1.0, Interpolation::Linear));
+            let mut pose = PoseEvaluator::new(&rig);
+            // A posed (not rest) set of locals; the build itself does not depend on them.
+            pose.sample(&rig, Some(0), 0.4);
+            group.bench_function(BenchmarkId::new(shape.label(), joints), |b| {
+                b.iter(|| {
+                    pose.update(black_box(&rig));
+                    black_box(&pose.palettes[0]);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// Samples `clip` frame after frame at 60 FPS, looping, as playback does.
+fn bench_sampling(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    rig: &Rig,
+    clip: usize,
+) {
+    let mut pose = PoseEvaluator::new(rig);
+    let duration = rig.clips[clip].duration.max(1e-3);
+    let mut time = 0.0f32;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            time = (time + 1.0 / 60.0) % duration;
+            pose.sample(black_box(rig), Some(clip), time);
+            black_box(&pose.locals);
+        })
+    });
+}
+
+fn sampling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("clip sampling");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs/Fox.glb");
+    if fox.is_file() {
+        let rig = rigscope::rig::load_file(&fox).expect("Fox.glb loads");
+        for (i, clip) in rig.clips.iter().enumerate() {
+            bench_sampling(
+                &mut group,
+                &format!("Fox {} ({} channels)", clip.name, clip.channels.len()),
+                &rig,
+                i,
+            );
+        }
+    } else {
+        eprintln!("skipped Fox.glb: {} is absent", fox.display());
+    }
+    let mut rig = skeleton(256, Shape::Chain);
+    rig.clips.push(trs_clip(&rig, 60, 2.0, Interpolation::Linear));
+    rig.clips.push(trs_clip(&rig, 60, 2.0, Interpolation::CubicSpline));
+    bench_sampling(&mut group, "256 joints TRS LINEAR (768 channels)", &rig, 0);
+    bench_sampling(&mut group, "256 joints TRS CUBICSPLINE (768 channels)", &rig, 1);
+    group.finish();
+}
+
+criterion_group!(benches, palette_build, sampling);
+criterion_main!(benches);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Rebuilds every image in this folder with the headless renderer. Fox.glb is read from
+# ../shared/rigs (the glTF sample model; see the README for its credits).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fox=../shared/rigs/Fox.glb
+render() { cargo run --release --quiet -- render "$@" --size 960x540; }
+
+render demo --clip Wave --time 0.6 --out screenshots/demo-wave.png
+render "$fox" --clip Run --time 0.25 --out screenshots/fox-run.png
+render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton --out screenshots/fox-weights.png
+render "$fox" --clip Walk --time 0.4 --view joints --out screenshots/fox-joints.png
+render "$fox" --clip Walk --time 0.4 --view influences --out screenshots/fox-influences.png
+render "$fox" --clip Walk --time 0.4 --view weight-error --out screenshots/fox-weight-error.png
+render "$fox" --clip Walk --time 0.4 --view normals --out screenshots/fox-normals.png
+render "$fox" --clip Survey --time 1.2 --skeleton --wireframe --joint b_Neck_04 --out screenshots/fox-skeleton.png
+render "$fox" --clip Walk --time 0.4 --bend b_Head_05=0,0,-40 --bend b_Tail01_012=0,60,0 --skinning cpu --out screenshots/fox-bent-cpu.png
+render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
+render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
