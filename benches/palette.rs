@@ -6,7 +6,7 @@
 //! `cargo bench --bench palette`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rigscope::anim::PoseEvaluator;
+use rigscope::anim::{PoseEvaluator, build_palette, local_to_world};
 use rigscope::rig::{Interpolation, Rig};
 use rigscope::synthetic::{Shape, skeleton, trs_clip};
 use std::hint::black_box;
@@ -26,10 +26,14 @@ fn palette_build(c: &mut Criterion) {
             let mut pose = PoseEvaluator::new(&rig);
             // A posed (not rest) set of locals; the build itself does not depend on them.
             pose.sample(&rig, Some(0), 0.4);
+            let (locals, mut worlds, mut palette) =
+                (pose.locals.clone(), pose.worlds.clone(), pose.palettes[0].clone());
+            let skin = &rig.skins[0];
             group.bench_function(BenchmarkId::new(shape.label(), joints), |b| {
                 b.iter(|| {
-                    pose.update(black_box(&rig));
-                    black_box(&pose.palettes[0]);
+                    local_to_world(&rig.nodes, black_box(&locals), &mut worlds);
+                    build_palette(&skin.joints, &skin.inverse_binds, &worlds, &worlds[0], &mut palette);
+                    black_box(&palette);
                 })
             });
         }

@@ -17,3 +17,6 @@ render "$fox" --clip Survey --time 1.2 --skeleton --wireframe --joint b_Neck_04 
 render "$fox" --clip Walk --time 0.4 --bend b_Head_05=0,0,-40 --bend b_Tail01_012=0,60,0 --skinning cpu --out screenshots/fox-bent-cpu.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
+# The whole window, panels included.
+cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
+    --ui --size 1280x760 --out screenshots/ui-fox-weights.png

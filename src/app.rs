@@ -3,8 +3,11 @@
 use crate::headless::open_rig;
 use crate::render::compute::ComputeSkinner;
 use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+use crate::screenshot::{self, TextureCapture};
+use crate::settings::Settings;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
+use image::RgbaImage;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,9 +17,23 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
+/// Sent to the event loop from other threads (the file watcher) to wake it.
+#[derive(Debug, Clone, Copy)]
+struct Wake;
+
+/// How often, at most, changed settings are written while the viewer runs (they are also
+/// written when it closes).
+const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(2);
+
 /// Opens the viewer window on `file` (the demo rig when `None`) and runs until it is closed.
-/// `exit_after_frames` closes it after that many drawn frames (used by smoke tests).
-pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), String> {
+/// `exit_after_frames` closes it after that many drawn frames (used by smoke tests); with
+/// `screenshot_on_exit`, the last frame, panels included, is first saved there as a PNG.
+pub fn run(
+    file: Option<PathBuf>,
+    exit_after_frames: Option<u64>,
+    screenshot_on_exit: Option<PathBuf>,
+) -> Result<(), String> {
+    let settings = Settings::load();
     let (rig, error) = match open_rig(file.as_deref()) {
         Ok(rig) => (rig, None),
         Err(e) => {
@@ -30,12 +47,27 @@ pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), 
     let loaded_path = if error.is_none() { file } else { None };
     let mut viewer = Viewer::new(rig, loaded_path);
     viewer.error = error;
-    let event_loop = EventLoop::new().map_err(|e| format!("cannot start the window system: {e}"))?;
+    let mut ui_state = UiState::default();
+    settings.apply(&mut viewer, &mut ui_state);
+    let event_loop = EventLoop::<Wake>::with_user_event()
+        .build()
+        .map_err(|e| format!("cannot start the window system: {e}"))?;
     event_loop.set_control_flow(ControlFlow::Wait);
+    let proxy = std::sync::Mutex::new(event_loop.create_proxy());
+    viewer.watch_files(Some(Arc::new(move || {
+        if let Ok(proxy) = proxy.lock() {
+            let _ = proxy.send_event(Wake);
+        }
+    })));
     let mut app = App {
         viewer,
         window: None,
+        initial_ui: Some(ui_state),
+        window_size: settings.window_size(),
+        saved_settings: settings,
+        settings_checked: Instant::now(),
         exit_after_frames,
+        screenshot_on_exit,
         frames_drawn: 0,
         last_frame: Instant::now(),
         fatal: None,
@@ -43,6 +75,7 @@ pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), 
     event_loop
         .run_app(&mut app)
         .map_err(|e| format!("the event loop failed: {e}"))?;
+    app.save_settings();
     match app.fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -52,10 +85,92 @@ pub fn run(file: Option<PathBuf>, exit_after_frames: Option<u64>) -> Result<(), 
 struct App {
     viewer: Viewer,
     window: Option<WindowState>,
+    /// The UI state (from the settings) until the window exists to hold it.
+    initial_ui: Option<UiState>,
+    /// The window's inner size in logical points, for the settings.
+    window_size: (f32, f32),
+    /// The settings as last read or written.
+    saved_settings: Settings,
+    settings_checked: Instant,
     exit_after_frames: Option<u64>,
+    screenshot_on_exit: Option<PathBuf>,
     frames_drawn: u64,
     last_frame: Instant,
     fatal: Option<String>,
+}
+
+impl App {
+    /// Writes the settings when they differ from what was last written.
+    fn save_settings(&mut self) {
+        let Some(state) = &self.window else { return };
+        let settings = Settings::capture(&self.viewer, &state.ui_state, self.window_size);
+        if settings != self.saved_settings {
+            settings.save();
+            self.saved_settings = settings;
+        }
+    }
+
+    /// Carries out a request the UI made.
+    fn handle(&mut self, event_loop: &ActiveEventLoop, action: UiAction) {
+        let Some(state) = self.window.as_mut() else { return };
+        match action {
+            UiAction::OpenDialog => {
+                ui::open_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
+                    let mut dialog = rfd::FileDialog::new()
+                        .add_filter("glTF", &["gltf", "glb"])
+                        .set_title("Open a rig");
+                    if let Some(folder) = folder {
+                        dialog = dialog.set_directory(folder);
+                    }
+                    dialog.pick_file()
+                });
+                state.window.request_redraw();
+            }
+            UiAction::Screenshot { with_ui } => self.screenshot(with_ui),
+            UiAction::ChooseScreenshotFolder => {
+                let picked = rfd::FileDialog::new()
+                    .set_title("Save screenshots in")
+                    .set_directory(state.ui_state.screenshot.folder())
+                    .pick_folder();
+                if picked.is_some() {
+                    state.ui_state.screenshot.folder = picked;
+                }
+                state.window.request_redraw();
+            }
+            UiAction::Quit => event_loop.exit(),
+            UiAction::Compare => {
+                let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
+                if let Err(e) = self.viewer.compare(&state.gpu, skinner) {
+                    self.viewer.error = Some(format!("the comparison failed: {e}"));
+                }
+                state.window.request_redraw();
+            }
+        }
+    }
+
+    /// What a screenshot request does: the window as drawn (read back from the next frame) when
+    /// the panels are wanted and the surface can be read, else the 3D view rendered offscreen.
+    fn screenshot(&mut self, with_ui: bool) {
+        let Some(state) = &mut self.window else { return };
+        if with_ui && state.can_capture {
+            state.capture_next = true;
+            state.window.request_redraw();
+            return;
+        }
+        if with_ui {
+            state
+                .ui_state
+                .toast("This window cannot be read back; saving the 3D view without the panels");
+        }
+        let viewport = state.last_viewport.unwrap_or(PixelRect {
+            x: 0,
+            y: 0,
+            width: state.config.width,
+            height: state.config.height,
+        });
+        screenshot::save_viewport(&state.gpu, &mut self.viewer, &mut state.ui_state, viewport);
+        state.window.request_redraw();
+    }
 }
 
 struct WindowState {
@@ -75,13 +190,22 @@ struct WindowState {
     compute: Option<ComputeSkinner>,
     /// When egui asked to be redrawn (a tooltip delay, an animation), if it did.
     repaint_after: Option<Instant>,
+    /// The surface can be copied from (screenshots with the panels).
+    can_capture: bool,
+    /// Read the next drawn frame back for a screenshot.
+    capture_next: bool,
+    /// The frame read back, to be saved.
+    captured: Option<Result<RgbaImage, String>>,
+    /// Where the 3D view was last drawn, in pixels.
+    last_viewport: Option<PixelRect>,
+    title: String,
 }
 
 impl WindowState {
-    fn new(event_loop: &ActiveEventLoop, title: &str) -> Result<WindowState, String> {
+    fn new(event_loop: &ActiveEventLoop, title: &str, size: (f32, f32)) -> Result<WindowState, String> {
         let attributes = Window::default_attributes()
             .with_title(title)
-            .with_inner_size(LogicalSize::new(1280.0, 800.0))
+            .with_inner_size(LogicalSize::new(size.0, size.1))
             .with_min_inner_size(LogicalSize::new(320.0, 240.0));
         let window = Arc::new(
             event_loop
@@ -110,8 +234,13 @@ impl WindowState {
             .or_else(|| capabilities.formats.first().copied())
             .ok_or("the window surface offers no pixel format")?;
         let size = window.inner_size();
+        let can_capture = capabilities.usages.contains(wgpu::TextureUsages::COPY_SRC);
         let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage: if can_capture {
+                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC
+            } else {
+                wgpu::TextureUsages::RENDER_ATTACHMENT
+            },
             format,
             width: size.width.max(1),
             height: size.height.max(1),
@@ -142,6 +271,7 @@ impl WindowState {
             adapter: gpu.describe(),
             fps: 0.0,
         };
+        let title = window.title();
         Ok(WindowState {
             window,
             gpu,
@@ -157,6 +287,11 @@ impl WindowState {
             ui_state: UiState::default(),
             compute: None,
             repaint_after: None,
+            can_capture,
+            capture_next: false,
+            captured: None,
+            last_viewport: None,
+            title,
         })
     }
 
@@ -178,7 +313,11 @@ impl WindowState {
             let uploaded = self.scene.upload_rig(&self.gpu.device, &self.gpu.queue, &viewer.rig);
             self.scene.set_grid(&self.gpu.device, &viewer.rest_bounds);
             self.rig_gpu = Some((viewer.rig_generation, uploaded));
-            self.window.set_title(&window_title(viewer));
+        }
+        let title = viewer.title();
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
         }
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;
@@ -219,6 +358,7 @@ impl WindowState {
             width: (rect.width() * ppp).round().max(1.0) as u32,
             height: (rect.height() * ppp).round().max(1.0) as u32,
         };
+        self.last_viewport = Some(viewport);
         if let Some((_, rig_gpu)) = &mut self.rig_gpu {
             let aspect = viewport.width as f32 / viewport.height as f32;
             self.scene
@@ -275,6 +415,13 @@ impl WindowState {
                 .forget_lifetime();
             self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
         }
+        let capture = if std::mem::take(&mut self.capture_next) {
+            TextureCapture::encode(&self.gpu.device, &mut encoder, &frame.texture)
+                .ok_or_else(|| format!("the window's pixel format {:?} cannot be saved", self.config.format))
+                .map(Some)
+        } else {
+            Ok(None)
+        };
         self.gpu
             .queue
             .submit(user_commands.into_iter().chain([encoder.finish()]));
@@ -283,6 +430,11 @@ impl WindowState {
         }
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
+        match capture {
+            Ok(Some(capture)) => self.captured = Some(capture.read(&self.gpu).map_err(|e| e.to_string())),
+            Ok(None) => {}
+            Err(e) => self.captured = Some(Err(e)),
+        }
 
         let repaint_delay = full_output
             .viewport_output
@@ -308,22 +460,16 @@ fn free_textures(renderer: &mut egui_wgpu::Renderer, delta: &egui::TexturesDelta
     }
 }
 
-fn window_title(viewer: &Viewer) -> String {
-    let name = viewer
-        .path
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map_or_else(|| "demo rig".to_owned(), |n| n.to_string_lossy().into_owned());
-    format!("{name} — Rigscope")
-}
-
-impl ApplicationHandler for App {
+impl ApplicationHandler<Wake> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;
         }
-        match WindowState::new(event_loop, &window_title(&self.viewer)) {
-            Ok(state) => {
+        match WindowState::new(event_loop, &self.viewer.title(), self.window_size) {
+            Ok(mut state) => {
+                if let Some(ui_state) = self.initial_ui.take() {
+                    state.ui_state = ui_state;
+                }
                 state.window.request_redraw();
                 self.window = Some(state);
                 self.last_frame = Instant::now();
@@ -345,6 +491,10 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
                 state.resize(size.width, size.height);
+                if size.width > 0 && size.height > 0 {
+                    let logical = size.to_logical::<f32>(state.window.scale_factor());
+                    self.window_size = (logical.width, logical.height);
+                }
                 state.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
@@ -361,43 +511,26 @@ impl ApplicationHandler for App {
                 if size.width == 0 || size.height == 0 {
                     return;
                 }
-                match state.draw(&mut self.viewer) {
-                    Ok(actions) => {
-                        for action in actions {
-                            match action {
-                                UiAction::OpenDialog => {
-                                    let picked = rfd::FileDialog::new()
-                                        .add_filter("glTF", &["gltf", "glb"])
-                                        .set_title("Open a rig")
-                                        .pick_file();
-                                    if let Some(path) = picked {
-                                        self.viewer.open(path);
-                                    }
-                                    state.window.request_redraw();
-                                }
-                                UiAction::Quit => event_loop.exit(),
-                                UiAction::Compare => {
-                                    let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
-                                    if let Err(e) = self.viewer.compare(&state.gpu, skinner) {
-                                        self.viewer.error = Some(format!("the comparison failed: {e}"));
-                                    }
-                                    state.window.request_redraw();
-                                }
-                            }
-                        }
-                    }
+                let actions = match state.draw(&mut self.viewer) {
+                    Ok(actions) => actions,
                     Err(e) => {
                         self.fatal = Some(e);
                         event_loop.exit();
+                        Vec::new()
                     }
+                };
+                for action in actions {
+                    self.handle(event_loop, action);
                 }
+                let Some(state) = self.window.as_mut() else { return };
                 if let Some(error) = state.gpu.take_error() {
                     self.viewer.error = Some(error.to_string());
                 }
                 if let Some(reason) = state.gpu.lost() {
                     // Start over on a new device; the viewer's state is untouched.
                     match WindowState::for_window(event_loop, state.window.clone()) {
-                        Ok(fresh) => {
+                        Ok(mut fresh) => {
+                            fresh.ui_state = std::mem::take(&mut state.ui_state);
                             *state = fresh;
                             self.viewer.error =
                                 Some(format!("the graphics device was lost ({reason}) and was recreated"));
@@ -411,24 +544,68 @@ impl ApplicationHandler for App {
                         }
                     }
                 }
+                if let Some(image) = state.captured.take() {
+                    match self.screenshot_on_exit.take() {
+                        Some(path) => {
+                            let saved = image.and_then(|image| {
+                                image
+                                    .save_with_format(&path, image::ImageFormat::Png)
+                                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+                            });
+                            match saved {
+                                Ok(()) => eprintln!("saved the window to {}", path.display()),
+                                Err(e) => self.fatal = Some(format!("the window screenshot failed: {e}")),
+                            }
+                        }
+                        None => {
+                            screenshot::save_window(&mut self.viewer, &mut state.ui_state, image);
+                            state.window.request_redraw();
+                        }
+                    }
+                }
                 self.frames_drawn += 1;
                 if self.exit_after_frames.is_some_and(|n| self.frames_drawn >= n) {
-                    eprintln!("drew {} frames; exiting", self.frames_drawn);
-                    event_loop.exit();
+                    if self.screenshot_on_exit.is_some() && state.can_capture {
+                        // One more frame, read back, then exit.
+                        state.capture_next = true;
+                        state.window.request_redraw();
+                    } else {
+                        if self.screenshot_on_exit.is_some() {
+                            self.fatal = Some("the window surface cannot be read back for a screenshot".into());
+                        }
+                        eprintln!("drew {} frames; exiting", self.frames_drawn);
+                        event_loop.exit();
+                    }
+                }
+                if self.settings_checked.elapsed() >= SETTINGS_SAVE_INTERVAL {
+                    self.settings_checked = Instant::now();
+                    self.save_settings();
                 }
             }
             _ => {}
         }
     }
 
+    /// The file watcher woke the loop: `about_to_wait` takes its news.
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _wake: Wake) {}
+
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(state) = &mut self.window else { return };
+        // Changes on disk: mark the title, start a reload once they settle.
+        if self.viewer.poll_files() {
+            state.window.request_redraw();
+        }
+        let wake_at = [state.repaint_after, self.viewer.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min();
         // Redraw continuously only while something moves (or a smoke test counts frames);
-        // otherwise sleep until the next input event or egui's requested repaint time.
+        // otherwise sleep until the next input event, egui's requested repaint time or the
+        // moment changes on disk have settled.
         if self.viewer.is_animating() || self.exit_after_frames.is_some() {
             state.window.request_redraw();
             event_loop.set_control_flow(ControlFlow::Wait);
-        } else if let Some(at) = state.repaint_after {
+        } else if let Some(at) = wake_at {
             if at <= Instant::now() {
                 state.repaint_after = None;
                 state.window.request_redraw();

@@ -1,6 +1,6 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
-use crate::anim::JointOverride;
+use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
 use crate::render::{Gpu, Offscreen, ViewOptions};
 use crate::rig::{Rig, RigError, demo, load_file, load_slice};
 use crate::skin::{SkinningMethod, SkinningPath};
@@ -61,6 +61,34 @@ pub struct RenderRequest {
     pub joint: Option<String>,
     /// Joints bent by hand: node name and Euler degrees.
     pub bends: Vec<(String, Vec3)>,
+    /// Clip layers over the base clip: clip name or index, weight, blend mode.
+    pub layers: Vec<(String, f32, BlendMode)>,
+    /// Joints (node names) that get an attachment marker.
+    pub attach: Vec<String>,
+    pub root_motion: RootMotion,
+}
+
+/// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
+pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
+    let mut parts = text.split(':');
+    let clip = parts
+        .next()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| format!("layer '{text}' names no clip"))?;
+    let weight = match parts.next() {
+        None => 1.0,
+        Some(w) => w
+            .parse::<f32>()
+            .ok()
+            .filter(|w| w.is_finite())
+            .ok_or_else(|| format!("layer '{text}': weight '{w}' is not a number"))?,
+    };
+    let mode = match parts.next() {
+        None | Some("mix") => BlendMode::Mix,
+        Some("add") => BlendMode::Additive,
+        Some(other) => return Err(format!("layer '{text}': blend '{other}' is not mix or add")),
+    };
+    Ok((clip.to_owned(), weight, mode))
 }
 
 fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
@@ -124,6 +152,28 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
             ..JointOverride::IDENTITY
         };
     }
+    for (clip, weight, mode) in &request.layers {
+        let index = viewer
+            .rig
+            .find_clip(clip)
+            .ok_or_else(|| format!("no clip '{clip}' to layer in {}", viewer.rig.name))?;
+        viewer.animation.layers.push(Layer {
+            weight: *weight,
+            mode: *mode,
+            ..Layer::new(index)
+        });
+    }
+    let size = viewer.rest_bounds.size().max(1e-3) * 0.06;
+    for name in &request.attach {
+        let node = find_node(&viewer.rig, name)?;
+        viewer.animation.attachments.push(Attachment {
+            node,
+            offset: Vec3::ZERO,
+            rotation_degrees: Vec3::ZERO,
+            size,
+        });
+    }
+    viewer.animation.root_motion = request.root_motion;
     viewer.set_skinning(request.path, request.method);
     Ok(viewer)
 }

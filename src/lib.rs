@@ -3,9 +3,13 @@
 pub mod anim;
 pub mod app;
 pub mod headless;
+pub mod reload;
 pub mod render;
 pub mod rig;
+pub mod screenshot;
+pub mod settings;
 pub mod skin;
 pub mod synthetic;
+pub mod timings;
 pub mod ui;
 pub mod viewer;

@@ -1,6 +1,7 @@
 use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
-use rigscope::headless::{RenderRequest, parse_bend, parse_size, render_to_png};
+use rigscope::anim::{BlendMode, RootMotion};
+use rigscope::headless::{RenderRequest, parse_bend, parse_layer, parse_size, render_to_png};
 use rigscope::render::{SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use std::path::PathBuf;
@@ -28,12 +29,16 @@ struct ViewArgs {
     /// Close the window after drawing this many frames (for smoke tests).
     #[arg(long, value_name = "N")]
     exit_after_frames: Option<u64>,
+    /// With `--exit-after-frames`: save the last frame, panels included, as this PNG first.
+    #[arg(long, value_name = "PNG", requires = "exit_after_frames")]
+    screenshot: Option<PathBuf>,
 }
 
 #[derive(Args)]
 struct RenderArgs {
     /// A .gltf or .glb file; `demo` renders the built-in demo rig.
     file: PathBuf,
+    /// The PNG to write; with `--sequence`, the folder for the frames.
     #[arg(long)]
     out: PathBuf,
     /// Clip name or index (default: the first clip).
@@ -60,6 +65,18 @@ struct RenderArgs {
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
     bend: Vec<(String, Vec3)>,
+    /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
+    #[arg(long, value_parser = parse_layer)]
+    layer: Vec<(String, f32, BlendMode)>,
+    /// Attach a marker (axes and a box) to a joint (repeatable).
+    #[arg(long)]
+    attach: Vec<String>,
+    /// Hold the motion root over its rest position on the ground.
+    #[arg(long)]
+    lock_root: bool,
+    /// Draw the motion root's path over the clip on the ground.
+    #[arg(long)]
+    trail: bool,
     /// In the joints view, color by the strongest joint only.
     #[arg(long)]
     dominant: bool,
@@ -72,6 +89,16 @@ struct RenderArgs {
     /// Leave out the ground grid and axes.
     #[arg(long)]
     no_grid: bool,
+    /// Write one PNG per frame of the clip into the folder `--out` (frame_0000.png, …), from
+    /// time 0 to the clip's end at `--fps`.
+    #[arg(long, conflicts_with_all = ["time", "ui"])]
+    sequence: bool,
+    /// Frames per second of `--sequence`.
+    #[arg(long, default_value_t = 30.0, requires = "sequence")]
+    fps: f32,
+    /// Draw the whole window (panels, menus and the 3D view) as the viewer shows it.
+    #[arg(long)]
+    ui: bool,
 }
 
 fn parse_view(text: &str) -> Result<ViewMode, String> {
@@ -116,40 +143,102 @@ enum Command {
         #[arg(long, default_value_t = rigscope::rig::demo::DEMO_JOINTS)]
         joints: usize,
     },
+    /// Run the frame loop headless (offscreen, no window) on the GPU path, the CPU path and the
+    /// same mesh drawn static, and print per-stage medians and ratios; the last line is JSON.
+    Bench {
+        /// A .gltf or .glb file (the demo rig when omitted and no --synthetic).
+        #[arg(conflicts_with = "synthetic")]
+        file: Option<PathBuf>,
+        /// A generated skinned tube of VERTICES,JOINTS (4 influences), e.g. 100000,64.
+        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::timings::parse_synthetic)]
+        synthetic: Option<(usize, usize)>,
+        /// Timed frames per path.
+        #[arg(long, default_value_t = 120)]
+        frames: usize,
+        /// Image size, WxH.
+        #[arg(long, default_value = "960x720", value_parser = parse_size)]
+        size: (u32, u32),
+        /// Print only the JSON line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
+fn render(sequence: Option<f32>, ui: bool, request: &RenderRequest) -> Result<(), String> {
+    match sequence {
+        Some(fps) => rigscope::screenshot::render_sequence(request, fps).map(|_| ()),
+        None if ui => rigscope::screenshot::render_ui_to_png(request),
+        None => render_to_png(request),
+    }
 }
 
 fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,rigscope=info"))
+        .format_timestamp_millis()
+        .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Render(args)) => render_to_png(&RenderRequest {
-            file: (args.file.as_os_str() != "demo").then_some(args.file),
-            out: args.out,
-            clip: args.clip,
-            time: args.time,
-            width: args.size.0,
-            height: args.size.1,
-            view: ViewOptions {
-                grid: !args.no_grid,
-                mode: args.view,
-                dominant_joint: args.dominant,
-                skeleton: SkeletonOptions {
-                    show: args.skeleton,
-                    ..SkeletonOptions::default()
+        Some(Command::Render(args)) => render(
+            args.sequence.then_some(args.fps),
+            args.ui,
+            &RenderRequest {
+                file: (args.file.as_os_str() != "demo").then_some(args.file),
+                out: args.out,
+                clip: args.clip,
+                time: args.time,
+                width: args.size.0,
+                height: args.size.1,
+                view: ViewOptions {
+                    grid: !args.no_grid,
+                    mode: args.view,
+                    dominant_joint: args.dominant,
+                    skeleton: SkeletonOptions {
+                        show: args.skeleton,
+                        ..SkeletonOptions::default()
+                    },
+                    wireframe: args.wireframe,
+                    ..ViewOptions::default()
                 },
-                wireframe: args.wireframe,
-                ..ViewOptions::default()
+                path: args.skinning,
+                method: args.method,
+                joint: args.joint,
+                bends: args.bend,
+                layers: args.layer,
+                attach: args.attach,
+                root_motion: RootMotion {
+                    lock: args.lock_root,
+                    trail: args.trail,
+                },
             },
-            path: args.skinning,
-            method: args.method,
-            joint: args.joint,
-            bends: args.bend,
-        }),
+        ),
         Some(Command::Inspect { file, json }) => {
             return rigscope::rig::report::inspect((file.as_os_str() != "demo").then_some(file.as_path()), json);
         }
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
-        None => rigscope::app::run(cli.view.file, cli.view.exit_after_frames),
+        Some(Command::Bench {
+            file,
+            synthetic,
+            frames,
+            size,
+            json,
+        }) => {
+            use rigscope::timings::{BenchOptions, BenchRig, bench_command};
+            let rig = match (file, synthetic) {
+                (_, Some((vertices, joints))) => BenchRig::Synthetic { vertices, joints },
+                (Some(file), None) if file.as_os_str() != "demo" => BenchRig::File(file),
+                _ => BenchRig::Demo,
+            };
+            let options = BenchOptions {
+                rig,
+                frames: frames.max(1),
+                width: size.0,
+                height: size.1,
+            };
+            bench_command(&options, json)
+        }
+        None => rigscope::app::run(cli.view.file, cli.view.exit_after_frames, cli.view.screenshot),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,9 @@
 //! The viewer's state, independent of the window and the GPU: the open rig, playback, pose,
 //! camera and view options. The window code feeds it time and input; the UI edits it.
 
-use crate::anim::{Bounds, JointOverride, Player, PoseEvaluator};
+use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseEvaluator};
 use crate::headless::open_rig;
+use crate::reload::{FileWatcher, Waker};
 use crate::render::compute::ComputeSkinner;
 use crate::render::{FrameState, Gpu, GpuError, OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
@@ -60,6 +61,19 @@ struct PendingLoad {
     path: PathBuf,
     started: Instant,
     result: Receiver<Result<Rig, RigError>>,
+    /// A reload of the file on screen: the view, selection, playback and bends carry over.
+    reload: bool,
+}
+
+/// What a reload keeps of the viewer's state, by name where indices may change.
+struct KeptState {
+    camera: OrbitCamera,
+    selected: Option<String>,
+    /// The clip's name; `None` for the rest pose.
+    clip: Option<String>,
+    time: f32,
+    playing: bool,
+    overrides: Vec<(String, JointOverride)>,
 }
 
 pub struct Viewer {
@@ -70,6 +84,8 @@ pub struct Viewer {
     pub rig_generation: u64,
     pub player: Player,
     pub pose: PoseEvaluator,
+    /// Layers, crossfades, root motion and attachments between the clip and the pose.
+    pub animation: AnimationStack,
     /// Dual quaternion palettes and CPU-skinned vertices of the current pose.
     pub skinned: SkinnedPose,
     pub skinning_path: SkinningPath,
@@ -92,6 +108,17 @@ pub struct Viewer {
     pending: Option<PendingLoad>,
     /// Seconds the last frame took, smoothed, for the status line.
     pub frame_seconds: f32,
+    /// Reload the file when it or a file it uses changes on disk (needs [`Viewer::watch_files`]).
+    pub hot_reload: bool,
+    /// The file on disk (or one it uses) changed after what is shown was read: hot reload is
+    /// off, waiting for the changes to settle, loading, or the new contents failed to load.
+    pub file_changed: bool,
+    /// Files opened, most recent first (File ▸ Recent).
+    pub recent: Vec<PathBuf>,
+    watching: Option<Option<Waker>>,
+    watcher: Option<FileWatcher>,
+    /// When the latest change on disk was seen.
+    changed_at: Option<Instant>,
 }
 
 impl Viewer {
@@ -99,6 +126,7 @@ impl Viewer {
         let pose = PoseEvaluator::new(&rig);
         let mut viewer = Viewer {
             skinned: SkinnedPose::new(&rig),
+            animation: AnimationStack::new(&rig),
             rig: Arc::new(Rig::default()),
             path: None,
             rig_generation: 0,
@@ -116,6 +144,12 @@ impl Viewer {
             report: None,
             pending: None,
             frame_seconds: 0.0,
+            hot_reload: true,
+            file_changed: false,
+            recent: Vec::new(),
+            watching: None,
+            watcher: None,
+            changed_at: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -125,6 +159,7 @@ impl Viewer {
     pub fn set_rig(&mut self, rig: Rig, path: Option<PathBuf>) {
         self.pose = PoseEvaluator::new(&rig);
         self.skinned = SkinnedPose::new(&rig);
+        self.animation = AnimationStack::new(&rig);
         self.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
         self.influence_counts = influence_counts(&rig);
         self.rest_bounds = posed_bounds(&rig, &self.pose);
@@ -132,13 +167,26 @@ impl Viewer {
         self.player.select((!rig.clips.is_empty()).then_some(0));
         self.player.playing = true;
         self.rig = Arc::new(rig);
+        if path != self.path {
+            self.file_changed = false;
+            self.changed_at = None;
+        }
+        if let Some(path) = &path {
+            crate::settings::add_recent(&mut self.recent, path);
+        }
         self.path = path;
         self.rig_generation += 1;
+        self.update_watcher();
         self.evaluate();
     }
 
     /// Starts loading `path` on a background thread; the current rig stays until it succeeds.
     pub fn open(&mut self, path: PathBuf) {
+        self.start_load(path, false);
+    }
+
+    fn start_load(&mut self, path: PathBuf, reload: bool) {
+        log::info!("{} {}", if reload { "reloading" } else { "opening" }, path.display());
         let (sender, result) = channel();
         let thread_path = path.clone();
         std::thread::spawn(move || {
@@ -148,7 +196,16 @@ impl Viewer {
             path,
             started: Instant::now(),
             result,
+            reload,
         });
+    }
+
+    /// Loads the open file again in the background, keeping camera, selection, clip, time and
+    /// bends where their names still match. Nothing happens for the demo rig.
+    pub fn reload(&mut self) {
+        if let Some(path) = self.path.clone() {
+            self.start_load(path, true);
+        }
     }
 
     /// Loads `path` on this thread (for tests and the command line).
@@ -156,6 +213,128 @@ impl Viewer {
         let rig = open_rig(Some(path))?;
         self.set_rig(rig, Some(path.to_owned()));
         Ok(())
+    }
+
+    /// Watches the open file, and every file opened later, with the files they use, for
+    /// changes on disk: they mark [`Viewer::file_changed`] and, with [`Viewer::hot_reload`] on,
+    /// reload the file once the changes settle. `waker` is called from the watching thread on
+    /// each change (the window uses it to wake its event loop); [`Viewer::tick`] does the rest.
+    pub fn watch_files(&mut self, waker: Option<Waker>) {
+        self.watching = Some(waker);
+        self.watcher = None;
+        self.update_watcher();
+    }
+
+    /// Whether the open file is being watched.
+    pub fn is_watching(&self) -> bool {
+        self.watcher.is_some()
+    }
+
+    /// Points the watcher at the open file and its sources (when watching is on).
+    fn update_watcher(&mut self) {
+        let Some(waker) = &self.watching else { return };
+        let Some(path) = &self.path else {
+            self.watcher = None;
+            return;
+        };
+        let mut files = vec![path.clone()];
+        files.extend(self.rig.sources.iter().cloned());
+        if self.watcher.as_ref().is_some_and(|w| w.watches(&files)) {
+            return;
+        }
+        self.watcher = match FileWatcher::new(&files, waker.clone()) {
+            Ok(watcher) => Some(watcher),
+            Err(e) => {
+                log::warn!("{e}; hot reload is unavailable for {}", path.display());
+                None
+            }
+        };
+    }
+
+    /// Takes the file watcher's news: marks the file changed and, once changes have settled
+    /// and hot reload is on, starts a reload. Returns true when something changed.
+    pub fn poll_files(&mut self) -> bool {
+        let Some(watcher) = &mut self.watcher else { return false };
+        let changed = watcher.poll();
+        let now = Instant::now();
+        if !changed.is_empty() {
+            for file in &changed {
+                log::debug!("changed on disk: {}", file.display());
+            }
+            self.file_changed = true;
+            self.changed_at = Some(now);
+        }
+        if self.hot_reload && watcher.settled(now) {
+            self.reload();
+            return true;
+        }
+        !changed.is_empty()
+    }
+
+    /// When the viewer next has something to do without input (changes on disk settling).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        if !self.hot_reload {
+            return None;
+        }
+        self.watcher.as_ref().and_then(FileWatcher::deadline)
+    }
+
+    /// The window title: the file name, marked with `•` while the file on disk is newer than
+    /// what is shown.
+    pub fn title(&self) -> String {
+        let name = self
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "demo rig".to_owned(), |n| n.to_string_lossy().into_owned());
+        let marker = if self.file_changed { "• " } else { "" };
+        format!("{marker}{name} — Rigscope")
+    }
+
+    fn keep_state(&self) -> KeptState {
+        let name = |node: usize| self.rig.nodes.get(node).map(|n| n.name.clone());
+        KeptState {
+            camera: self.camera,
+            selected: self.selected_joint.and_then(name),
+            clip: self
+                .player
+                .clip
+                .and_then(|c| self.rig.clips.get(c))
+                .map(|c| c.name.clone()),
+            time: self.player.time,
+            playing: self.player.playing,
+            overrides: self
+                .pose
+                .overrides
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| !o.is_identity())
+                .filter_map(|(node, o)| name(node).map(|n| (n, *o)))
+                .collect(),
+        }
+    }
+
+    fn restore_state(&mut self, kept: KeptState) {
+        self.camera = kept.camera;
+        if let Some(node) = kept.selected.and_then(|n| self.rig.find_node(&n)) {
+            self.selected_joint = Some(node);
+        }
+        match kept.clip {
+            Some(name) => {
+                if let Some(clip) = self.rig.clips.iter().position(|c| c.name == name) {
+                    self.player.select(Some(clip));
+                }
+            }
+            None => self.player.select(None),
+        }
+        self.player.playing = kept.playing;
+        self.player.seek(kept.time, self.clip_duration());
+        for (name, joint_override) in kept.overrides {
+            if let Some(node) = self.rig.find_node(&name) {
+                self.pose.overrides[node] = joint_override;
+            }
+        }
+        self.evaluate();
     }
 
     /// The file being loaded and for how long, while a load runs.
@@ -174,12 +353,26 @@ impl Viewer {
                 false
             }
             Ok(result) => {
-                let path = pending.path.clone();
+                let (path, started, reload) = (pending.path.clone(), pending.started, pending.reload);
                 self.pending = None;
                 match result {
                     Ok(rig) => {
+                        log::info!(
+                            "{} {} in {:.0} ms",
+                            if reload { "reloaded" } else { "opened" },
+                            path.display(),
+                            started.elapsed().as_secs_f64() * 1e3
+                        );
                         self.error = None;
+                        let reload = reload && self.path.as_ref() == Some(&path);
+                        let kept = reload.then(|| self.keep_state());
                         self.set_rig(rig, Some(path));
+                        if let Some(kept) = kept {
+                            self.restore_state(kept);
+                        }
+                        if self.changed_at.is_none_or(|at| at <= started) {
+                            self.file_changed = false;
+                        }
                         true
                     }
                     Err(e) => {
@@ -203,19 +396,21 @@ impl Viewer {
 
     /// Advances playback by `dt` seconds; returns whether anything needs redrawing.
     pub fn tick(&mut self, dt: f32) -> bool {
+        let files = self.poll_files();
         let loaded = self.poll_load();
         let moved = self.player.advance(dt, self.clip_duration());
-        if moved {
+        let fading = self.animation.advance(dt, &self.player, &self.rig);
+        if moved || fading {
             self.evaluate();
         }
-        loaded || moved || self.pending.is_some()
+        files || loaded || moved || self.pending.is_some()
     }
 
     /// Recomputes the pose from the player's clip, time and overrides, and what the current
     /// skinning path and method derive from it.
     pub fn evaluate(&mut self) {
         self.comparison = None;
-        self.pose.evaluate(&self.rig, self.player.clip, self.player.time);
+        self.animation.evaluate(&self.rig, &self.player, &mut self.pose);
         if self.skinning_method == SkinningMethod::Dqs {
             self.skinned.update_dual_quats(&self.pose);
         }
@@ -292,10 +487,14 @@ impl Viewer {
             method: self.skinning_method,
             selected: self.selected_joint,
             marker_size: self.rest_bounds.size().max(1e-3) * 0.015,
+            attachments: &self.animation.attachments,
+            trail: &self.animation.trail,
         }
     }
 
+    /// Switches clips, crossfading when a crossfade duration is set.
     pub fn select_clip(&mut self, clip: Option<usize>) {
+        self.animation.start_fade(self.player.clip, self.player.time);
         self.player.select(clip);
         self.evaluate();
     }

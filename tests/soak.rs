@@ -90,6 +90,42 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
             rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
         }
         viewer.tick(1.0 / 30.0);
+        if std::env::var_os("X_NO_RENDER").is_some() {
+            frames += 1;
+            if last_sample.elapsed() >= Duration::from_secs(1) {
+                last_sample = Instant::now();
+                eprintln!("frame {frames} {} MiB", resident_bytes() >> 20);
+            }
+            continue;
+        }
+        if let Ok(mode) = std::env::var("X_MODE") {
+            let encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+            if mode == "empty" {
+                gpu.queue.submit([encoder.finish()]);
+                gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+            } else if mode == "map" {
+                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: 256 * 192 * 4,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                gpu.queue.submit([encoder.finish()]);
+                let _ = rigscope::render::offscreen::read_buffer(&gpu, &buffer).unwrap();
+            } else if mode == "write" {
+                gpu.queue.write_buffer(&rig_gpu_dummy(&gpu), 0, &[0u8; 1024]);
+                gpu.queue.submit([encoder.finish()]);
+                gpu.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+            }
+            frames += 1;
+            if last_sample.elapsed() >= Duration::from_secs(1) {
+                last_sample = Instant::now();
+                eprintln!("frame {frames} {} MiB", resident_bytes() >> 20);
+            }
+            continue;
+        }
         let image = offscreen
             .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
             .expect("a frame renders");
@@ -159,4 +195,13 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
         "resident memory trends upward by {:.2} MiB per minute",
         per_minute / (1 << 20) as f64
     );
+}
+
+fn rig_gpu_dummy(gpu: &rigscope::render::Gpu) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 1024,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: false,
+    })
 }

@@ -2,17 +2,23 @@
 //!
 //! Each stage is a function of slices: [`sample_clip`] writes local transforms,
 //! [`local_to_world`] turns them into world matrices (parents first), [`build_palette`] turns
-//! those into skinning matrices. [`PoseEvaluator`] owns the scratch arrays so that a frame
-//! allocates nothing.
+//! those into skinning matrices (affine math, see [`affine`]). [`PoseEvaluator`] owns the
+//! scratch arrays so that a frame allocates nothing.
 
+pub mod affine;
+pub mod layers;
 mod player;
 mod sample;
+pub mod stack;
 
+pub use affine::{build_palette, build_palette_mat4, is_affine, local_to_world};
+pub use layers::{BlendMode, Layer, LayerMixer, LayerSample};
 pub use player::{FRAME_SECONDS, Player};
 pub use sample::{key_interval, sample_channel};
+pub use stack::{AnimationStack, Attachment, Fade, RootMotion};
 
 use crate::rig::{Clip, Node, Property, Rig, Trs};
-use glam::{Affine3A, Mat4, Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3};
 
 /// Resets `locals` to the rest pose, then writes every channel of `clip` at `time`.
 /// `hints` holds one key-interval hint per channel (see [`key_interval`]).
@@ -21,7 +27,13 @@ pub fn sample_clip(nodes: &[Node], clip: Option<&Clip>, time: f32, hints: &mut [
         *local = node.rest;
     }
     let Some(clip) = clip else { return };
-    for (channel, hint) in clip.channels.iter().zip(hints.iter_mut()) {
+    // Channels this far ahead have their keys prefetched.
+    const AHEAD: usize = 4;
+    for (i, channel) in clip.channels.iter().enumerate() {
+        if let (Some(next), Some(&next_hint)) = (clip.channels.get(i + AHEAD), hints.get(i + AHEAD)) {
+            sample::prefetch_keys(next, next_hint);
+        }
+        let Some(hint) = hints.get_mut(i) else { break };
         let v = sample_channel(channel, time, hint);
         let local = &mut locals[channel.node];
         match channel.property {
@@ -29,64 +41,6 @@ pub fn sample_clip(nodes: &[Node], clip: Option<&Clip>, time: f32, hints: &mut [
             Property::Rotation => local.rotation = Quat::from_vec4(v),
             Property::Scale => local.scale = v.truncate(),
         }
-    }
-}
-
-/// World transform of every node; relies on parents being stored before their children.
-/// Affine math throughout: a node's TRS becomes a 3×4 transform and each product is a 3×3
-/// product plus a translation, a quarter less work than 4×4 matrices.
-pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Affine3A]) {
-    for i in 0..nodes.len().min(locals.len()).min(worlds.len()) {
-        let local = &locals[i];
-        let local = Affine3A::from_scale_rotation_translation(local.scale, local.rotation, local.translation);
-        worlds[i] = match nodes[i].parent {
-            Some(p) => worlds[p] * local,
-            None => local,
-        };
-    }
-}
-
-/// Whether `m` is affine (bottom row 0, 0, 0, 1), so that [`Affine3A`] represents it exactly.
-pub fn is_affine(m: &Mat4) -> bool {
-    m.row(3) == Vec4::W
-}
-
-/// `palette[j] = inverse(mesh_world) · world(joint j) · inverseBind[j]`: the matrix that takes a
-/// bind-pose vertex to its posed place in the space of the node that holds the mesh.
-///
-/// `inverse_binds` are the skin's inverse bind matrices as affine transforms (see
-/// [`is_affine`]; [`PoseEvaluator`] uses the 4×4 path for skins whose matrices are not affine).
-/// One affine inverse per call (the mesh node's), none per joint; no allocation.
-pub fn build_palette(
-    joints: &[usize],
-    inverse_binds: &[Affine3A],
-    worlds: &[Affine3A],
-    mesh_world: &Affine3A,
-    palette: &mut [Mat4],
-) {
-    if *mesh_world == Affine3A::IDENTITY {
-        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
-            *out = Mat4::from(worlds[joint] * *inverse_bind);
-        }
-    } else {
-        let to_mesh = mesh_world.inverse();
-        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
-            *out = Mat4::from(to_mesh * worlds[joint] * *inverse_bind);
-        }
-    }
-}
-
-/// [`build_palette`] for inverse bind matrices that are not affine: the same formula in 4×4.
-pub fn build_palette_mat4(
-    joints: &[usize],
-    inverse_binds: &[Mat4],
-    worlds: &[Affine3A],
-    mesh_world: &Affine3A,
-    palette: &mut [Mat4],
-) {
-    let to_mesh = mesh_world.inverse();
-    for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
-        *out = Mat4::from(to_mesh * worlds[joint]) * *inverse_bind;
     }
 }
 
@@ -142,11 +96,21 @@ pub struct PoseEvaluator {
     pub palettes: Vec<Vec<Mat4>>,
     hints: Vec<usize>,
     hint_clip: Option<usize>,
-    /// World transforms as computed (affine); `worlds` is their 4×4 copy.
-    world_affines: Vec<Affine3A>,
-    /// Per skin: its inverse bind matrices as affine transforms, or `None` when one of them is
-    /// not affine (that skin's palettes are then built in 4×4).
-    inverse_binds: Vec<Option<Vec<Affine3A>>>,
+    /// Per skin: whether all its inverse bind matrices are affine (else its palettes take the
+    /// 4×4 path).
+    affine_binds: Vec<bool>,
+    /// How long the last sampling and palette build took (see [`PoseEvaluator::take_timings`]).
+    timings: PoseTimings,
+}
+
+/// Wall time of the last pose evaluation's stages; `None` for a stage that has not run since
+/// the timings were last taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PoseTimings {
+    /// Clip sampling, layers and overrides.
+    pub sampling: Option<std::time::Duration>,
+    /// World matrices and palettes.
+    pub palette: Option<std::time::Duration>,
 }
 
 impl PoseEvaluator {
@@ -163,17 +127,12 @@ impl PoseEvaluator {
                 .collect(),
             hints: vec![0; max_channels],
             hint_clip: None,
-            world_affines: vec![Affine3A::IDENTITY; rig.nodes.len()],
-            inverse_binds: rig
+            affine_binds: rig
                 .skins
                 .iter()
-                .map(|skin| {
-                    skin.inverse_binds
-                        .iter()
-                        .all(is_affine)
-                        .then(|| skin.inverse_binds.iter().map(|m| Affine3A::from_mat4(*m)).collect())
-                })
+                .map(|s| s.inverse_binds.iter().all(is_affine))
                 .collect(),
+            timings: PoseTimings::default(),
         };
         evaluator.evaluate(rig, None, 0.0);
         evaluator
@@ -181,17 +140,40 @@ impl PoseEvaluator {
 
     /// Samples `clip` at `time` into the local pose (rest pose when `clip` is `None`).
     pub fn sample(&mut self, rig: &Rig, clip: Option<usize>, time: f32) {
+        self.sample_layered(rig, clip, time, None, &[]);
+    }
+
+    /// Samples the base `clip` at `time`, blends the `layers` over it with `mixer`, then applies
+    /// the hand-made overrides.
+    pub fn sample_layered(
+        &mut self,
+        rig: &Rig,
+        clip: Option<usize>,
+        time: f32,
+        mixer: Option<&mut LayerMixer>,
+        layers: &[LayerSample],
+    ) {
+        let start = std::time::Instant::now();
         if self.hint_clip != clip {
             self.hints.fill(0);
             self.hint_clip = clip;
         }
         let clip = clip.and_then(|c| rig.clips.get(c));
         sample_clip(&rig.nodes, clip, time, &mut self.hints, &mut self.locals);
+        if let Some(mixer) = mixer {
+            mixer.apply(rig, layers, &mut self.locals);
+        }
         for (local, joint_override) in self.locals.iter_mut().zip(&self.overrides) {
             if !joint_override.is_identity() {
                 joint_override.apply(local);
             }
         }
+        self.timings.sampling = Some(start.elapsed());
+    }
+
+    /// The stage timings recorded since the last call, and forgets them.
+    pub fn take_timings(&mut self) -> PoseTimings {
+        std::mem::take(&mut self.timings)
     }
 
     /// Whether any node has a hand-made change.
@@ -201,25 +183,19 @@ impl PoseEvaluator {
 
     /// World matrices and palettes from the current local pose.
     pub fn update(&mut self, rig: &Rig) {
-        local_to_world(&rig.nodes, &self.locals, &mut self.world_affines);
-        for (world, affine) in self.worlds.iter_mut().zip(&self.world_affines) {
-            *world = Mat4::from(*affine);
-        }
+        let start = std::time::Instant::now();
+        local_to_world(&rig.nodes, &self.locals, &mut self.worlds);
         for (instance, palette) in rig.instances.iter().zip(&mut self.palettes) {
             let Some(skin) = instance.skin else { continue };
-            let mesh_world = &self.world_affines[instance.node];
-            let joints = &rig.skins[skin].joints;
-            match &self.inverse_binds[skin] {
-                Some(inverse_binds) => build_palette(joints, inverse_binds, &self.world_affines, mesh_world, palette),
-                None => build_palette_mat4(
-                    joints,
-                    &rig.skins[skin].inverse_binds,
-                    &self.world_affines,
-                    mesh_world,
-                    palette,
-                ),
+            let mesh_world = &self.worlds[instance.node];
+            let (joints, inverse_binds) = (&rig.skins[skin].joints, &rig.skins[skin].inverse_binds);
+            if self.affine_binds[skin] {
+                build_palette(joints, inverse_binds, &self.worlds, mesh_world, palette);
+            } else {
+                build_palette_mat4(joints, inverse_binds, &self.worlds, mesh_world, palette);
             }
         }
+        self.timings.palette = Some(start.elapsed());
     }
 
     pub fn evaluate(&mut self, rig: &Rig, clip: Option<usize>, time: f32) {

@@ -6,10 +6,11 @@ pub mod context;
 pub mod offscreen;
 pub mod scene;
 pub mod skeleton;
+pub mod timer;
 pub mod views;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
-pub use scene::{FrameState, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+pub use scene::{FrameState, FrameUpload, PixelRect, RenderTargets, RigGpu, SceneRenderer};
 pub use views::{SkeletonOptions, ViewMode, ViewOptions};

@@ -1,7 +1,11 @@
 //! Rendering without a window: into a texture, read back as RGBA8 pixels.
 
 use crate::render::context::{Gpu, GpuError};
-use crate::render::scene::{FrameState, RenderTargets, RigGpu, SceneRenderer};
+use crate::render::scene::{FrameState, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+
+/// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
+/// the output view, returns command buffers to submit before the encoder's.
+pub type Overlay<'a> = dyn FnMut(&mut wgpu::CommandEncoder, &wgpu::TextureView) -> Vec<wgpu::CommandBuffer> + 'a;
 
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
@@ -58,8 +62,51 @@ impl Offscreen {
         self.targets.aspect()
     }
 
+    /// Records the 3D view into the offscreen texture without reading it back (for timing
+    /// loops), with `timestamps` written at the beginning and end of the scene pass.
+    pub fn encode_scene(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        rig_gpu: &RigGpu,
+        state: &FrameState,
+        timestamps: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
+        let view = &self.view;
+        self.scene.encode(
+            encoder,
+            &self.targets,
+            view,
+            Some(rig_gpu),
+            state.view,
+            state.path,
+            None,
+            timestamps,
+        );
+    }
+
+    pub fn width(&self) -> u32 {
+        self.targets.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.targets.height
+    }
+
     /// Draws one frame and returns the image.
     pub fn render(&self, gpu: &Gpu, rig_gpu: &mut RigGpu, state: &FrameState) -> Result<image::RgbaImage, GpuError> {
+        self.render_with(gpu, rig_gpu, state, None, None)
+    }
+
+    /// Draws one frame with the 3D view in `viewport` (the whole image when `None`; `state`'s
+    /// aspect should match it) and `overlay` drawn on top, and returns the image.
+    pub fn render_with(
+        &self,
+        gpu: &Gpu,
+        rig_gpu: &mut RigGpu,
+        state: &FrameState,
+        viewport: Option<PixelRect>,
+        overlay: Option<&mut Overlay>,
+    ) -> Result<image::RgbaImage, GpuError> {
         let (width, height) = (self.targets.width, self.targets.height);
         self.scene.write_frame(&gpu.queue, rig_gpu, state);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -72,9 +119,13 @@ impl Offscreen {
             Some(rig_gpu),
             state.view,
             state.path,
-            None,
+            viewport,
             None,
         );
+        let before = match overlay {
+            Some(overlay) => overlay(&mut encoder, &self.view),
+            None => Vec::new(),
+        };
         encoder.copy_texture_to_buffer(
             self.texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
@@ -91,7 +142,7 @@ impl Offscreen {
                 depth_or_array_layers: 1,
             },
         );
-        gpu.queue.submit([encoder.finish()]);
+        gpu.queue.submit(before.into_iter().chain([encoder.finish()]));
         let bytes = read_buffer(gpu, &self.readback)?;
         if let Some(error) = gpu.take_error() {
             return Err(error);

@@ -1,9 +1,10 @@
 //! The 3D view: pipelines built once, a rig's buffers built on load, palettes (or CPU-skinned
 //! vertices) written per frame.
 
+use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::camera::OrbitCamera;
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, skeleton_lines};
+use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, overlay_lines, skeleton_lines};
 use crate::render::views::ViewOptions;
 use crate::rig::{Influences, Primitive, Rig, Texture};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
@@ -116,6 +117,9 @@ pub struct FrameState<'a> {
     pub selected: Option<usize>,
     /// Size of the joint markers of the skeleton overlay, in world units.
     pub marker_size: f32,
+    /// Markers following joints, and the root motion trail, drawn as lines.
+    pub attachments: &'a [Attachment],
+    pub trail: &'a [Vec3],
 }
 
 struct PaletteBuffers {
@@ -132,7 +136,13 @@ pub struct RigGpu {
     is_joint: Vec<bool>,
     skeleton: wgpu::Buffer,
     skeleton_vertices: Vec<LineVertex>,
+    /// Attachment markers and the root motion trail.
+    overlay: wgpu::Buffer,
+    overlay_vertices: Vec<LineVertex>,
 }
+
+/// Most overlay line vertices drawn (attachments and trail); more are left out.
+const OVERLAY_CAPACITY: usize = 4096;
 
 struct GpuDraw {
     instance: usize,
@@ -237,6 +247,20 @@ pub struct SceneRenderer {
     /// Bound for unskinned instances, whose shaders never read it.
     empty_palette: wgpu::BindGroup,
     grid: Option<(wgpu::Buffer, u32)>,
+    /// Draw every mesh unskinned from its bind-pose vertices and upload no palette: the static
+    /// baseline `rigscope bench` compares the skinning paths against. Off in the viewer.
+    pub unskinned: bool,
+}
+
+/// What [`SceneRenderer::write_frame`] uploaded and how long its stages took on the CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameUpload {
+    /// Writing the joint palettes (matrices, and dual quaternions for DQS on the GPU path).
+    pub palette: std::time::Duration,
+    pub palette_bytes: u64,
+    /// Writing CPU-skinned positions and normals (`None` on the GPU path).
+    pub vertices: Option<std::time::Duration>,
+    pub vertex_bytes: u64,
 }
 
 impl SceneRenderer {
@@ -453,6 +477,7 @@ impl SceneRenderer {
             white,
             empty_palette,
             grid: None,
+            unskinned: false,
         }
     }
 
@@ -569,6 +594,13 @@ impl SceneRenderer {
                 mapped_at_creation: false,
             }),
             skeleton_vertices: Vec::with_capacity(capacity),
+            overlay: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("overlay"),
+                size: (OVERLAY_CAPACITY * std::mem::size_of::<LineVertex>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
         }
     }
 
@@ -585,7 +617,8 @@ impl SceneRenderer {
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
     /// skeleton overlay.
-    pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) {
+    pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
+        let mut upload = FrameUpload::default();
         let view = state.view;
         let frame = FrameUniform {
             view_proj: state.camera.view_projection(state.aspect),
@@ -595,17 +628,25 @@ impl SceneRenderer {
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
         let gpu_skinning = state.path == SkinningPath::Gpu;
+        let start = std::time::Instant::now();
         for (i, buffers) in gpu.palettes.iter().enumerate() {
-            let Some(buffers) = buffers else { continue };
-            queue.write_buffer(&buffers.matrices, 0, bytemuck::cast_slice(&state.pose.palettes[i]));
+            let Some(buffers) = buffers.as_ref().filter(|_| !self.unskinned) else {
+                continue;
+            };
+            let matrices: &[u8] = bytemuck::cast_slice(&state.pose.palettes[i]);
+            queue.write_buffer(&buffers.matrices, 0, matrices);
+            upload.palette_bytes += matrices.len() as u64;
             if gpu_skinning && state.method == SkinningMethod::Dqs {
-                let dual_quats: &[DualQuat] = &state.skinned.dual_quats[i];
-                queue.write_buffer(&buffers.dual_quats, 0, bytemuck::cast_slice(dual_quats));
+                let dual_quats: &[u8] = bytemuck::cast_slice::<DualQuat, u8>(&state.skinned.dual_quats[i]);
+                queue.write_buffer(&buffers.dual_quats, 0, dual_quats);
+                upload.palette_bytes += dual_quats.len() as u64;
             }
         }
+        upload.palette = start.elapsed();
+        let mut vertex_time = std::time::Duration::ZERO;
         for draw in &gpu.draws {
             let skinned = gpu.palettes[draw.instance].is_some();
-            let method = if skinned && gpu_skinning {
+            let method = if skinned && gpu_skinning && !self.unskinned {
                 skin_code(state.method)
             } else {
                 SKIN_NONE
@@ -621,11 +662,16 @@ impl SceneRenderer {
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             if let (false, Some((positions, normals))) = (gpu_skinning, &draw.cpu_skinned) {
+                let start = std::time::Instant::now();
                 let out = &state.skinned.meshes[draw.instance][draw.primitive];
                 queue.write_buffer(positions, 0, bytemuck::cast_slice(&out.positions));
                 queue.write_buffer(normals, 0, bytemuck::cast_slice(&out.normals));
+                vertex_time += start.elapsed();
+                upload.vertex_bytes +=
+                    (std::mem::size_of_val(&out.positions[..]) + std::mem::size_of_val(&out.normals[..])) as u64;
             }
         }
+        upload.vertices = (!gpu_skinning).then_some(vertex_time);
         if view.skeleton.show {
             skeleton_lines(
                 state.rig,
@@ -638,6 +684,18 @@ impl SceneRenderer {
             );
             queue.write_buffer(&gpu.skeleton, 0, bytemuck::cast_slice(&gpu.skeleton_vertices));
         }
+        gpu.overlay_vertices.clear();
+        overlay_lines(
+            state.attachments,
+            &state.pose.worlds,
+            state.trail,
+            &mut gpu.overlay_vertices,
+        );
+        gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);
+        if !gpu.overlay_vertices.is_empty() {
+            queue.write_buffer(&gpu.overlay, 0, bytemuck::cast_slice(&gpu.overlay_vertices));
+        }
+        upload
     }
 
     /// Records the 3D view into `output` (a single-sample view of the targets' format), drawn
@@ -730,6 +788,12 @@ impl SceneRenderer {
             pass.set_pipeline(&self.lines);
             pass.set_vertex_buffer(0, buffer.slice(..));
             pass.draw(0..*count, 0..1);
+        }
+        if let Some(gpu) = gpu.filter(|g| !g.overlay_vertices.is_empty()) {
+            // On top: markers usually sit inside the mesh (a socket in a hand).
+            pass.set_pipeline(&self.lines_on_top);
+            pass.set_vertex_buffer(0, gpu.overlay.slice(..));
+            pass.draw(0..gpu.overlay_vertices.len() as u32, 0..1);
         }
         if let (true, Some(gpu)) = (view.skeleton.show, gpu)
             && !gpu.skeleton_vertices.is_empty()

@@ -102,3 +102,55 @@ pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseEvaluator) -> imp
         .filter(|(_, j)| **j)
         .map(|(node, _)| (node, pose.worlds[node].w_axis.truncate()))
 }
+
+const ATTACHMENT_COLOR: [f32; 4] = [1.0, 0.3, 0.8, 1.0];
+const TRAIL_COLOR: [f32; 4] = [1.0, 0.85, 0.3, 0.9];
+
+/// Line vertices an attachment needs: three axes and the twelve edges of its box.
+pub const VERTICES_PER_ATTACHMENT: usize = 30;
+
+/// Attachment markers (axes and a box at each attachment's transform) and the root motion trail
+/// (on the ground plane), written into `out` after whatever it holds.
+pub fn overlay_lines(
+    attachments: &[crate::anim::Attachment],
+    worlds: &[Mat4],
+    trail: &[Vec3],
+    out: &mut Vec<LineVertex>,
+) {
+    let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
+        out.push(LineVertex {
+            position: a.to_array(),
+            color,
+        });
+        out.push(LineVertex {
+            position: b.to_array(),
+            color,
+        });
+    };
+    for attachment in attachments.iter().filter(|a| a.node < worlds.len()) {
+        let m = attachment.world(worlds);
+        let h = attachment.size * 0.5;
+        let origin = m.transform_point3(Vec3::ZERO);
+        for (k, axis) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
+            line(origin, m.transform_point3(axis * attachment.size), AXIS_COLORS[k]);
+        }
+        let corner = |i: u32| {
+            m.transform_point3(Vec3::new(
+                if i & 1 == 0 { -h } else { h },
+                if i & 2 == 0 { -h } else { h },
+                if i & 4 == 0 { -h } else { h },
+            ))
+        };
+        for i in 0..8u32 {
+            for bit in [1, 2, 4] {
+                if i & bit == 0 {
+                    line(corner(i), corner(i | bit), ATTACHMENT_COLOR);
+                }
+            }
+        }
+    }
+    for pair in trail.windows(2) {
+        let ground = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
+        line(ground(pair[0]), ground(pair[1]), TRAIL_COLOR);
+    }
+}

@@ -185,7 +185,29 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         clips,
         warnings,
         facts,
+        sources: external_sources(&document, base_dir),
     })
+}
+
+/// The files behind the document's relative buffer and image URIs (data URIs and URIs the
+/// folder rule refuses are left out).
+fn external_sources(document: &gltf::Document, base_dir: Option<&Path>) -> Vec<PathBuf> {
+    let buffers = document.buffers().filter_map(|b| match b.source() {
+        gltf::buffer::Source::Uri(uri) => Some(uri),
+        gltf::buffer::Source::Bin => None,
+    });
+    let images = document.images().filter_map(|i| match i.source() {
+        gltf::image::Source::Uri { uri, .. } => Some(uri),
+        gltf::image::Source::View { .. } => None,
+    });
+    let mut sources: Vec<PathBuf> = buffers
+        .chain(images)
+        .filter(|uri| !uri.starts_with("data:"))
+        .filter_map(|uri| resolve_uri(uri, base_dir).ok())
+        .collect();
+    sources.sort();
+    sources.dedup();
+    sources
 }
 
 /// Runs the `gltf` crate's validation (references in range, enum values known, required fields

@@ -200,6 +200,9 @@ pub struct Rig {
     pub warnings: Vec<String>,
     /// What the file said that the arrays above do not keep; read by the rig report.
     pub facts: ImportFacts,
+    /// External files the rig refers to (buffers and images by relative URI), resolved against
+    /// its folder, whether or not they could be read; the viewer watches them for changes.
+    pub sources: Vec<std::path::PathBuf>,
 }
 
 /// Facts about the file as written, kept for the rig report: raw values the importer

@@ -1,5 +1,5 @@
-//! CPU skinning: the reference linear blend skinning, dual quaternion skinning, and the
-//! per-frame skinned state the viewer draws on its CPU path.
+//! CPU skinning: the reference linear blend skinning, the fast one ([`fast`]), dual quaternion
+//! skinning, and the per-frame skinned state the viewer draws on its CPU path.
 
 pub mod dqs;
 pub mod fast;
@@ -100,6 +100,8 @@ pub struct SkinnedPose {
     pub dual_quats: Vec<Vec<DualQuat>>,
     /// Per mesh instance, per primitive (empty for unskinned instances).
     pub meshes: Vec<Vec<SkinnedPrimitive>>,
+    /// How long the last [`SkinnedPose::skin`] took, until taken.
+    timing: Option<std::time::Duration>,
 }
 
 impl SkinnedPose {
@@ -127,7 +129,13 @@ impl SkinnedPose {
                         .collect()
                 })
                 .collect(),
+            timing: None,
         }
+    }
+
+    /// How long the last CPU skinning took, if it ran since the last call.
+    pub fn take_timing(&mut self) -> Option<std::time::Duration> {
+        self.timing.take()
     }
 
     /// Dual quaternion palettes from the pose's matrix palettes.
@@ -139,6 +147,7 @@ impl SkinnedPose {
 
     /// Skins every skinned primitive on the CPU (call `update_dual_quats` first for DQS).
     pub fn skin(&mut self, rig: &Rig, pose: &PoseEvaluator, method: SkinningMethod) {
+        let start = std::time::Instant::now();
         for (i, instance) in rig.instances.iter().enumerate() {
             if instance.skin.is_none() {
                 continue;
@@ -168,6 +177,7 @@ impl SkinnedPose {
                 }
             }
         }
+        self.timing = Some(start.elapsed());
     }
 }
 

@@ -2,6 +2,8 @@
 //! mouse and keyboard controls. The UI is a function of [`Viewer`] state; requests that need
 //! the window (a native file dialog, quitting) come back as [`UiAction`]s.
 
+pub mod help;
+pub mod layers;
 pub mod report;
 pub mod skeleton;
 pub mod views;
@@ -9,11 +11,14 @@ pub mod views;
 use crate::anim::FRAME_SECONDS;
 use crate::render::ViewMode;
 use crate::render::skeleton::{joint_flags, joint_positions};
+use crate::settings::Theme;
 use crate::skin::SkinningPath;
 use crate::skin::pick::{dominant_joint, ray_cast};
 use crate::viewer::Viewer;
 use egui::{Key, KeyboardShortcut, Modifiers, PointerButton, Sense};
 pub use skeleton::SkeletonPanelState;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UiAction {
@@ -21,6 +26,12 @@ pub enum UiAction {
     OpenDialog,
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
     Compare,
+    /// Save a PNG of the view (with the panels when `with_ui`) into the screenshot folder.
+    Screenshot {
+        with_ui: bool,
+    },
+    /// Show the native folder dialog for the screenshot folder.
+    ChooseScreenshotFolder,
     Quit,
 }
 
@@ -43,6 +54,75 @@ const OPEN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND
 #[derive(Default)]
 pub struct UiState {
     pub skeleton: SkeletonPanelState,
+    /// The keyboard map window (F1).
+    pub help_open: bool,
+    pub theme: Theme,
+    pub screenshot: ScreenshotOptions,
+    /// Where the Open dialog starts.
+    pub last_folder: Option<PathBuf>,
+    /// Short messages shown over the view's corner for a few seconds.
+    pub toasts: Vec<Toast>,
+    /// The error last written to the log, so each shown error is logged once.
+    logged_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScreenshotOptions {
+    /// Where screenshots go; [`crate::settings::default_screenshot_folder`] when `None`.
+    pub folder: Option<PathBuf>,
+    /// Include the panels (the whole window), not only the 3D view.
+    pub with_ui: bool,
+}
+
+impl ScreenshotOptions {
+    pub fn folder(&self) -> PathBuf {
+        self.folder
+            .clone()
+            .unwrap_or_else(crate::settings::default_screenshot_folder)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Toast {
+    pub text: String,
+    pub shown_at: Instant,
+}
+
+/// How long a toast stays.
+pub const TOAST_SECONDS: f32 = 4.0;
+
+impl UiState {
+    /// Shows `text` briefly over the view (and logs it).
+    pub fn toast(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        log::info!("{text}");
+        self.toasts.push(Toast {
+            text,
+            shown_at: Instant::now(),
+        });
+    }
+}
+
+/// What File ▸ Open does: `pick` is the file dialog, given the folder to start in (the open
+/// file's, else the last one used); the file picked opens in the background, and its folder is
+/// remembered for next time.
+pub fn open_from_dialog(
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
+) -> bool {
+    let start = viewer
+        .path
+        .as_ref()
+        .and_then(|p| std::path::absolute(p).ok())
+        .and_then(|p| p.parent().map(Path::to_owned))
+        .or_else(|| state.last_folder.clone());
+    let Some(path) = pick(start.as_deref()) else {
+        return false;
+    };
+    state.last_folder = path.parent().map(Path::to_owned);
+    viewer.open(path);
+    true
 }
 
 pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
@@ -54,6 +134,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     if let Some(path) = dropped {
         viewer.open(path);
     }
+    let theme = egui::ThemePreference::from(state.theme.egui());
+    if ui.ctx().options(|o| o.theme_preference) != theme {
+        ui.ctx().set_theme(theme);
+    }
 
     egui::Panel::top("menu").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -64,11 +148,29 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                 {
                     actions.push(UiAction::OpenDialog);
                 }
+                recent_menu(ui, viewer);
+                if ui
+                    .add_enabled(viewer.path.is_some(), egui::Button::new("Reload").shortcut_text("F5"))
+                    .clicked()
+                {
+                    viewer.reload();
+                }
                 if ui.button("Open demo rig").clicked() {
                     match crate::headless::open_rig(None) {
                         Ok(rig) => viewer.set_rig(rig, None),
                         Err(e) => viewer.error = Some(e.to_string()),
                     }
+                }
+                ui.checkbox(&mut viewer.hot_reload, "Hot reload")
+                    .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
+                ui.separator();
+                if ui
+                    .add(egui::Button::new("Save screenshot").shortcut_text("F12"))
+                    .clicked()
+                {
+                    actions.push(UiAction::Screenshot {
+                        with_ui: state.screenshot.with_ui,
+                    });
                 }
                 ui.separator();
                 if ui.button("Quit").clicked() {
@@ -83,9 +185,27 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                     viewer.reset_view();
                 }
                 ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
+                ui.separator();
+                ui.horizontal(|ui| {
+                    ui.label("Theme");
+                    ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
+                    ui.selectable_value(&mut state.theme, Theme::Light, "Light");
+                });
+                ui.menu_button("Screenshots", |ui| {
+                    ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
+                    ui.label(format!("Folder: {}", state.screenshot.folder().display()));
+                    if ui.button("Choose folder…").clicked() {
+                        actions.push(UiAction::ChooseScreenshotFolder);
+                    }
+                });
             });
             ui.menu_button("Help", |ui| {
-                ui.label(CONTROLS_HELP);
+                if ui
+                    .add(egui::Button::new("Keyboard shortcuts").shortcut_text("F1"))
+                    .clicked()
+                {
+                    state.help_open = true;
+                }
             });
         });
     });
@@ -95,6 +215,18 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             if let Some((path, elapsed)) = viewer.loading() {
                 ui.spinner();
                 ui.label(format!("Loading {} … {:.1} s", path.display(), elapsed.as_secs_f32()));
+                ui.separator();
+            }
+            if viewer.file_changed {
+                let text = if viewer.hot_reload {
+                    "Changed on disk"
+                } else {
+                    "Changed on disk (hot reload is off)"
+                };
+                ui.label(egui::RichText::new(text).color(ui.visuals().warn_fg_color));
+                if ui.small_button("Reload").on_hover_text("F5").clicked() {
+                    viewer.reload();
+                }
                 ui.separator();
             }
             ui.label(format!("{:.0} FPS", info.fps));
@@ -113,6 +245,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             ui.separator();
             views::view_panel(ui, viewer);
             ui.separator();
+            egui::CollapsingHeader::new("Layers, crossfade, attachments")
+                .default_open(false)
+                .show(ui, |ui| layers::layers_panel(ui, viewer));
+            ui.separator();
             report::report_panel(ui, viewer);
         });
     });
@@ -123,6 +259,12 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         });
     });
 
+    if viewer.error != state.logged_error {
+        if let Some(error) = &viewer.error {
+            log::error!("{error}");
+        }
+        state.logged_error = viewer.error.clone();
+    }
     if let Some(error) = viewer.error.clone() {
         let mut open = true;
         egui::Window::new("Error")
@@ -149,24 +291,64 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             viewport_controls(ui, &response, viewer);
             joint_labels(ui, rect, viewer);
             views::legend(ui, rect, viewer);
+            toasts(ui, rect, state);
             rect
         })
         .inner;
 
+    help::help_window(ui.ctx(), &mut state.help_open);
+
     if !ui.ctx().egui_wants_keyboard_input() {
-        keyboard_shortcuts(ui, viewer);
+        keyboard_shortcuts(ui, viewer, state, &mut actions);
     }
     UiOutput { viewport, actions }
 }
 
-const CONTROLS_HELP: &str = "Left drag: orbit\n\
-Middle drag, Shift+left drag or right drag: pan\n\
-Wheel: zoom\n\
-Click: select the joint under the cursor\n\
-F: frame all    Home: reset view\n\
-Space: play/pause    ←/→: step one frame\n\
-1–6: view mode    G/C: GPU/CPU skinning    R: reset pose\n\
-Ctrl+O: open a file (or drop it on the window)";
+fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.menu_button("Recent", |ui| {
+        if viewer.recent.is_empty() {
+            ui.label("No recent files");
+            return;
+        }
+        let mut picked = None;
+        for path in &viewer.recent {
+            let name = path
+                .file_name()
+                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            if ui.button(name).on_hover_text(path.display().to_string()).clicked() {
+                picked = Some(path.clone());
+            }
+        }
+        ui.separator();
+        if ui.button("Clear recent files").clicked() {
+            viewer.recent.clear();
+        }
+        if let Some(path) = picked {
+            viewer.open(path);
+        }
+    });
+}
+
+/// The toasts still due, stacked over the view's bottom right corner.
+fn toasts(ui: &egui::Ui, viewport: egui::Rect, state: &mut UiState) {
+    let lifetime = Duration::from_secs_f32(TOAST_SECONDS);
+    state.toasts.retain(|t| t.shown_at.elapsed() < lifetime);
+    let Some(oldest) = state.toasts.first() else { return };
+    ui.ctx()
+        .request_repaint_after(lifetime.saturating_sub(oldest.shown_at.elapsed()));
+    egui::Area::new(egui::Id::unique("toasts"))
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .pivot(egui::Align2::RIGHT_BOTTOM)
+        .fixed_pos(viewport.right_bottom() - egui::vec2(12.0, 12.0))
+        .show(ui.ctx(), |ui| {
+            for toast in &state.toasts {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.label(&toast.text);
+                });
+            }
+        });
+}
 
 fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
     let rig = &viewer.rig;
@@ -346,8 +528,19 @@ fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
     }
 }
 
-fn keyboard_shortcuts(ui: &egui::Ui, viewer: &mut Viewer) {
+fn keyboard_shortcuts(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let pressed = |key| ui.input(|i| i.key_pressed(key) && i.modifiers.is_none());
+    if pressed(Key::F12) {
+        actions.push(UiAction::Screenshot {
+            with_ui: state.screenshot.with_ui,
+        });
+    }
+    if pressed(Key::F1) {
+        state.help_open = !state.help_open;
+    }
+    if pressed(Key::F5) {
+        viewer.reload();
+    }
     if pressed(Key::Space) {
         viewer.toggle_play();
     }

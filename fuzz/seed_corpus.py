@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Fills fuzz/corpus/ with seed inputs made from the shared test rigs (../../shared/rigs, not
+copied into the project) and the committed fuzz regression inputs.
+
+    python3 fuzz/seed_corpus.py
+
+load_gltf gets glTF JSON documents with embedded (data URI) buffers; load_glb gets the
+fuzz target's own format: two little-endian bytes giving the JSON length, the JSON, then the
+binary chunk.
+"""
+
+import base64
+import json
+import pathlib
+import struct
+
+FUZZ = pathlib.Path(__file__).resolve().parent
+PROJECT = FUZZ.parent
+RIGS = PROJECT.parent / "shared" / "rigs"
+BAD = PROJECT.parent / "shared" / "bad-gltf"
+
+
+def embedded_gltf(path):
+    """The document with every buffer as a data URI, or None when a buffer is missing."""
+    doc = json.loads(path.read_text())
+    for buffer in doc.get("buffers", []):
+        uri = buffer.get("uri", "")
+        if uri and not uri.startswith("data:"):
+            try:
+                data = (path.parent / uri).read_bytes()
+            except OSError:
+                return None
+            buffer["uri"] = "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+    doc.pop("images", None)
+    doc.pop("textures", None)
+    for material in doc.get("materials", []):
+        material.get("pbrMetallicRoughness", {}).pop("baseColorTexture", None)
+    return doc
+
+
+def as_glb_input(doc):
+    """All buffers merged into one binary chunk, in the load_glb target's input format."""
+    blob = bytearray()
+    starts = []
+    for buffer in doc.get("buffers", []):
+        uri = buffer.get("uri", "")
+        data = base64.b64decode(uri.split(";base64,", 1)[1]) if ";base64," in uri else b""
+        while len(blob) % 4:
+            blob.append(0)
+        starts.append(len(blob))
+        blob.extend(data)
+    for view in doc.get("bufferViews", []):
+        view["byteOffset"] = view.get("byteOffset", 0) + starts[view.get("buffer", 0)]
+        view["buffer"] = 0
+    doc["buffers"] = [{"byteLength": len(blob)}]
+    text = json.dumps(doc, separators=(",", ":")).encode()
+    return struct.pack("<H", len(text)) + text + bytes(blob)
+
+
+def main():
+    gltf_dir = FUZZ / "corpus" / "load_gltf"
+    glb_dir = FUZZ / "corpus" / "load_glb"
+    gltf_dir.mkdir(parents=True, exist_ok=True)
+    glb_dir.mkdir(parents=True, exist_ok=True)
+    count = 0
+    sources = sorted(RIGS.glob("*.gltf")) + sorted(BAD.rglob("*.gltf"))
+    for path in sources:
+        doc = embedded_gltf(path)
+        if doc is None:
+            continue
+        text = json.dumps(doc, separators=(",", ":")).encode()
+        if len(text) > 64 * 1024:
+            continue
+        (gltf_dir / path.name).write_bytes(text)
+        glb = as_glb_input(doc)
+        if len(glb) < 64 * 1024:
+            (glb_dir / path.name).write_bytes(glb)
+        count += 1
+    for target in ("load_gltf", "load_glb"):
+        regressions = PROJECT / "tests" / "fuzz_regressions" / target
+        for path in sorted(regressions.glob("*")) if regressions.is_dir() else []:
+            (FUZZ / "corpus" / target / ("regression-" + path.name)).write_bytes(path.read_bytes())
+    print(f"seeded {count} documents into {gltf_dir} and {glb_dir}")
+
+
+if __name__ == "__main__":
+    main()

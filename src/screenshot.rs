@@ -1,0 +1,330 @@
+//! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
+//! and numbered frame sequences of a clip for `rigscope render --sequence`.
+
+use crate::headless::{RenderRequest, viewer_for};
+use crate::render::offscreen::{OFFSCREEN_FORMAT, read_buffer};
+use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
+use crate::ui::{self, FrameInfo, UiState};
+use crate::viewer::Viewer;
+use image::RgbaImage;
+use std::path::{Path, PathBuf};
+
+/// What screenshot files are named after: the open file's stem, or `demo`.
+pub fn file_stem(viewer: &Viewer) -> String {
+    viewer
+        .path
+        .as_ref()
+        .and_then(|p| p.file_stem())
+        .map_or_else(|| "demo".to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+/// `folder/stem-NNN.png` with the first number not taken yet.
+pub fn numbered_path(folder: &Path, stem: &str) -> PathBuf {
+    (1u32..)
+        .map(|n| folder.join(format!("{stem}-{n:03}.png")))
+        .find(|p| !p.exists())
+        .expect("a free file name")
+}
+
+/// Writes `image` as the next numbered PNG for `stem` in `folder` (created when missing).
+pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    let path = numbered_path(folder, stem);
+    image
+        .save_with_format(&path, image::ImageFormat::Png)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
+/// rendered offscreen at `width`×`height` pixels.
+pub fn render_view(gpu: &Gpu, viewer: &Viewer, width: u32, height: u32) -> Result<RgbaImage, GpuError> {
+    let mut offscreen = Offscreen::new(gpu, width, height)?;
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    offscreen.render(gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+}
+
+/// What F12 does without the panels: renders the view at the size it has on screen
+/// (`viewport`, in pixels), saves it in the screenshot folder and shows the path in a toast.
+/// A failure is shown as the viewer's error.
+pub fn save_viewport(gpu: &Gpu, viewer: &mut Viewer, state: &mut UiState, viewport: PixelRect) -> Option<PathBuf> {
+    let result = render_view(gpu, viewer, viewport.width, viewport.height)
+        .map_err(|e| e.to_string())
+        .and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
+    finish(viewer, state, result)
+}
+
+/// Saves a captured window image (F12 with the panels), like [`save_viewport`].
+pub fn save_window(viewer: &mut Viewer, state: &mut UiState, image: Result<RgbaImage, String>) -> Option<PathBuf> {
+    let result = image.and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
+    finish(viewer, state, result)
+}
+
+fn finish(viewer: &mut Viewer, state: &mut UiState, result: Result<PathBuf, String>) -> Option<PathBuf> {
+    match result {
+        Ok(path) => {
+            state.toast(format!("Screenshot saved to {}", path.display()));
+            Some(path)
+        }
+        Err(e) => {
+            viewer.error = Some(format!("the screenshot was not saved: {e}"));
+            None
+        }
+    }
+}
+
+/// A copy of a texture on its way to the CPU: encoded with the frame, read after submitting.
+pub struct TextureCapture {
+    buffer: wgpu::Buffer,
+    width: u32,
+    height: u32,
+    padded_row: u32,
+    bgra: bool,
+}
+
+impl TextureCapture {
+    /// Encodes a copy of `texture` (which needs `COPY_SRC` usage); `None` when its format is
+    /// not 8-bit RGBA or BGRA.
+    pub fn encode(device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture) -> Option<Self> {
+        use wgpu::TextureFormat as F;
+        let bgra = match texture.format() {
+            F::Rgba8Unorm | F::Rgba8UnormSrgb => false,
+            F::Bgra8Unorm | F::Bgra8UnormSrgb => true,
+            _ => return None,
+        };
+        let (width, height) = (texture.width(), texture.height());
+        let padded_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("screenshot readback"),
+            size: u64::from(padded_row) * u64::from(height),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded_row),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
+        Some(TextureCapture {
+            buffer,
+            width,
+            height,
+            padded_row,
+            bgra,
+        })
+    }
+
+    /// Waits for the copy (submit the encoder first) and returns the pixels as RGBA.
+    pub fn read(self, gpu: &Gpu) -> Result<RgbaImage, GpuError> {
+        let bytes = read_buffer(gpu, &self.buffer)?;
+        let row = (self.width * 4) as usize;
+        let mut pixels = Vec::with_capacity(row * self.height as usize);
+        for padded in bytes.chunks_exact(self.padded_row as usize) {
+            pixels.extend_from_slice(&padded[..row]);
+        }
+        if self.bgra {
+            for pixel in pixels.chunks_exact_mut(4) {
+                pixel.swap(0, 2);
+            }
+        }
+        // A window's alpha is whatever the compositor ignores; a PNG should be opaque.
+        for pixel in pixels.chunks_exact_mut(4) {
+            pixel[3] = 255;
+        }
+        RgbaImage::from_raw(self.width, self.height, pixels)
+            .ok_or_else(|| GpuError("screenshot readback has the wrong size".into()))
+    }
+}
+
+/// Frames of UI run before the one drawn, so that panels settle at their sizes.
+const UI_SETTLE_FRAMES: usize = 3;
+
+/// The whole window as the viewer would show it at `width`×`height` pixels (panels, menus,
+/// the 3D view), drawn offscreen with egui's wgpu renderer: what `rigscope render --ui` writes.
+pub fn render_ui(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    width: u32,
+    height: u32,
+    pixels_per_point: f32,
+) -> Result<RgbaImage, String> {
+    let mut offscreen = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OFFSCREEN_FORMAT, egui_wgpu::RendererOptions::default());
+    let ctx = egui::Context::default();
+    let info = FrameInfo {
+        adapter: gpu.describe(),
+        fps: 0.0,
+    };
+    let size_points = egui::vec2(width as f32, height as f32) / pixels_per_point;
+    let mut last = None;
+    for _ in 0..=UI_SETTLE_FRAMES {
+        let mut raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size_points)),
+            ..egui::RawInput::default()
+        };
+        raw.viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .native_pixels_per_point = Some(pixels_per_point);
+        let mut output = None;
+        let full_output = ctx.run_ui(raw, |ui| {
+            output = Some(ui::show(ui, viewer, state, &info));
+        });
+        // Every frame's texture changes are applied (the font atlas comes with the first).
+        for (id, deltas) in &full_output.textures_delta.set {
+            for delta in deltas {
+                renderer.update_texture(&gpu.device, &gpu.queue, *id, delta);
+            }
+        }
+        for id in &full_output.textures_delta.free {
+            renderer.free_texture(id);
+        }
+        last = Some((full_output, output.ok_or("the UI did not run")?));
+    }
+    let (full_output, output) = last.ok_or("the UI did not run")?;
+    let ppp = full_output.pixels_per_point;
+    let rect = output.viewport;
+    let viewport = PixelRect {
+        x: (rect.min.x * ppp).round().max(0.0) as u32,
+        y: (rect.min.y * ppp).round().max(0.0) as u32,
+        width: (rect.width() * ppp).round().max(1.0) as u32,
+        height: (rect.height() * ppp).round().max(1.0) as u32,
+    };
+    let paint_jobs = ctx.tessellate(full_output.shapes, ppp);
+    let screen = egui_wgpu::ScreenDescriptor {
+        size_in_pixels: [width, height],
+        pixels_per_point: ppp,
+    };
+    let aspect = viewport.width as f32 / viewport.height as f32;
+    let mut overlay = |encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView| {
+        let commands = renderer.update_buffers(&gpu.device, &gpu.queue, encoder, &paint_jobs, &screen);
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("egui offscreen"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            })
+            .forget_lifetime();
+        renderer.render(&mut pass, &paint_jobs, &screen);
+        commands
+    };
+    offscreen
+        .render_with(
+            gpu,
+            &mut rig_gpu,
+            &viewer.frame_state(aspect),
+            Some(viewport),
+            Some(&mut overlay),
+        )
+        .map_err(|e| e.to_string())
+}
+
+/// `rigscope render --ui`: the whole window, panels included, as a PNG.
+pub fn render_ui_to_png(request: &RenderRequest) -> Result<(), String> {
+    let mut viewer = viewer_for(request)?;
+    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
+    let mut state = UiState::default();
+    let image = render_ui(&gpu, &mut viewer, &mut state, request.width, request.height, 1.0)?;
+    image
+        .save_with_format(&request.out, image::ImageFormat::Png)
+        .map_err(|e| format!("cannot write {}: {e}", request.out.display()))
+}
+
+/// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
+/// and including the end (one frame for a clip of no length).
+pub fn sequence_times(duration: f32, fps: f32) -> Vec<f32> {
+    let frames = (duration.max(0.0) * fps + 1e-3).floor() as usize + 1;
+    (0..frames).map(|i| i as f32 / fps).collect()
+}
+
+/// Frames at most a sequence may have, so a typo in `--fps` cannot fill a disk.
+pub const MAX_SEQUENCE_FRAMES: usize = 100_000;
+
+/// `rigscope render --sequence`: one PNG per frame of the clip at `fps` into the folder
+/// `request.out` (created when missing), named `frame_0000.png`, `frame_0001.png`, … The rig
+/// is uploaded once and one offscreen target draws every frame. Returns the files written.
+pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, String> {
+    if !(fps.is_finite() && fps > 0.0) {
+        return Err(format!("--fps {fps} is not a positive number of frames per second"));
+    }
+    let mut viewer = viewer_for(request)?;
+    let times = sequence_times(viewer.clip_duration(), fps);
+    if times.len() > MAX_SEQUENCE_FRAMES {
+        return Err(format!(
+            "{} frames at {fps} fps is more than the {MAX_SEQUENCE_FRAMES}-frame limit",
+            times.len()
+        ));
+    }
+    std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
+    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
+    let mut offscreen = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let mut written = Vec::with_capacity(times.len());
+    for (i, time) in times.into_iter().enumerate() {
+        viewer.seek(time);
+        let image = offscreen
+            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+            .map_err(|e| e.to_string())?;
+        let path = request.out.join(format!("frame_{i:04}.png"));
+        image
+            .save_with_format(&path, image::ImageFormat::Png)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    log::info!("wrote {} frames to {}", written.len(), request.out.display());
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_cover_the_clip_including_its_end() {
+        assert_eq!(sequence_times(2.0, 10.0).len(), 21);
+        assert_eq!(sequence_times(0.0, 30.0), [0.0]);
+        let times = sequence_times(1.0, 3.0);
+        assert_eq!(times.len(), 4);
+        assert!((times[3] - 1.0).abs() < 1e-6);
+        // A duration a hair short of a whole frame does not lose the last frame to rounding.
+        assert_eq!(sequence_times(0.9999999, 30.0).len(), 31);
+    }
+
+    #[test]
+    fn screenshot_names_count_up_without_overwriting() {
+        let dir = std::env::temp_dir().join(format!("rigscope-names-{}", std::process::id()));
+        let image = RgbaImage::new(2, 2);
+        let first = save_png(&image, &dir, "Fox").unwrap();
+        let second = save_png(&image, &dir, "Fox").unwrap();
+        assert_eq!(first, dir.join("Fox-001.png"));
+        assert_eq!(second, dir.join("Fox-002.png"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

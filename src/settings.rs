@@ -1,0 +1,383 @@
+//! Settings that stick between runs: window size, folders, recent files, view options,
+//! skinning, theme, hot reload and screenshot options, kept as TOML in the platform config dir
+//! (`~/.config/rigscope/settings.toml` on Linux), or in `$RIGSCOPE_CONFIG_DIR` when that is set.
+//!
+//! A missing file means defaults; an unreadable or corrupt one is logged as a warning and
+//! replaced by defaults, never an obstacle to starting the viewer.
+
+use crate::render::{SkeletonOptions, ViewMode, ViewOptions};
+use crate::skin::{SkinningMethod, SkinningPath};
+use crate::ui::{ScreenshotOptions, UiState};
+use crate::viewer::Viewer;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Overrides the folder the settings file lives in (tests use it so they never touch the real one).
+pub const CONFIG_DIR_ENV: &str = "RIGSCOPE_CONFIG_DIR";
+pub const FILE_NAME: &str = "settings.toml";
+/// How many files File ▸ Recent lists.
+pub const MAX_RECENT: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    #[default]
+    Dark,
+    Light,
+}
+
+impl Theme {
+    pub fn egui(self) -> egui::Theme {
+        match self {
+            Theme::Dark => egui::Theme::Dark,
+            Theme::Light => egui::Theme::Light,
+        }
+    }
+}
+
+/// View options as stored: the same fields as [`ViewOptions`], with the mode by its CLI name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewSettings {
+    pub mode: String,
+    pub grid: bool,
+    pub zero_distinct: bool,
+    pub dominant_joint: bool,
+    pub wireframe: bool,
+    pub skeleton: bool,
+    pub skeleton_depth_test: bool,
+    pub joint_names: bool,
+    pub joint_axes: bool,
+}
+
+impl Default for ViewSettings {
+    fn default() -> Self {
+        ViewSettings::from(&ViewOptions::default())
+    }
+}
+
+impl From<&ViewOptions> for ViewSettings {
+    fn from(v: &ViewOptions) -> Self {
+        ViewSettings {
+            mode: v.mode.cli_name().to_owned(),
+            grid: v.grid,
+            zero_distinct: v.zero_distinct,
+            dominant_joint: v.dominant_joint,
+            wireframe: v.wireframe,
+            skeleton: v.skeleton.show,
+            skeleton_depth_test: v.skeleton.depth_test,
+            joint_names: v.skeleton.names,
+            joint_axes: v.skeleton.axes,
+        }
+    }
+}
+
+impl ViewSettings {
+    /// The view options these describe; an unknown mode name falls back to shaded.
+    pub fn options(&self) -> ViewOptions {
+        ViewOptions {
+            grid: self.grid,
+            mode: ViewMode::from_cli_name(&self.mode).unwrap_or_default(),
+            zero_distinct: self.zero_distinct,
+            dominant_joint: self.dominant_joint,
+            skeleton: SkeletonOptions {
+                show: self.skeleton,
+                depth_test: self.skeleton_depth_test,
+                names: self.joint_names,
+                axes: self.joint_axes,
+            },
+            wireframe: self.wireframe,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Inner size of the window in logical points.
+    pub window_width: f32,
+    pub window_height: f32,
+    pub theme: Theme,
+    /// Reload the open file when it (or a file it uses) changes on disk.
+    pub hot_reload: bool,
+    /// `gpu` or `cpu`.
+    pub skinning_path: String,
+    /// `lbs` or `dqs`.
+    pub skinning_method: String,
+    pub view: ViewSettings,
+    /// Where File ▸ Open starts.
+    pub last_folder: Option<PathBuf>,
+    /// Most recent first.
+    pub recent: Vec<PathBuf>,
+    /// Where screenshots go; the pictures folder (or the current folder) when unset.
+    pub screenshot_folder: Option<PathBuf>,
+    /// Screenshots include the panels (the whole window), or only the 3D view.
+    pub screenshot_with_ui: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            window_width: 1280.0,
+            window_height: 800.0,
+            theme: Theme::Dark,
+            hot_reload: true,
+            skinning_path: path_name(SkinningPath::Gpu).to_owned(),
+            skinning_method: method_name(SkinningMethod::Lbs).to_owned(),
+            view: ViewSettings::default(),
+            last_folder: None,
+            recent: Vec::new(),
+            screenshot_folder: None,
+            screenshot_with_ui: false,
+        }
+    }
+}
+
+pub fn path_name(path: SkinningPath) -> &'static str {
+    match path {
+        SkinningPath::Gpu => "gpu",
+        SkinningPath::Cpu => "cpu",
+    }
+}
+
+pub fn method_name(method: SkinningMethod) -> &'static str {
+    match method {
+        SkinningMethod::Lbs => "lbs",
+        SkinningMethod::Dqs => "dqs",
+    }
+}
+
+impl Settings {
+    pub fn skinning_path(&self) -> SkinningPath {
+        if self.skinning_path == "cpu" {
+            SkinningPath::Cpu
+        } else {
+            SkinningPath::Gpu
+        }
+    }
+
+    pub fn skinning_method(&self) -> SkinningMethod {
+        if self.skinning_method == "dqs" {
+            SkinningMethod::Dqs
+        } else {
+            SkinningMethod::Lbs
+        }
+    }
+
+    /// Window size in logical points, kept within sane bounds (a corrupt or hand-edited value
+    /// must not open a window of 0 or a million points).
+    pub fn window_size(&self) -> (f32, f32) {
+        let clamp = |v: f32, default: f32| {
+            if v.is_finite() {
+                v.clamp(320.0, 16384.0)
+            } else {
+                default
+            }
+        };
+        (clamp(self.window_width, 1280.0), clamp(self.window_height, 800.0))
+    }
+
+    /// Puts `path` at the top of the recent list (once), keeping at most [`MAX_RECENT`].
+    pub fn add_recent(&mut self, path: &Path) {
+        add_recent(&mut self.recent, path);
+    }
+
+    /// Reads settings from `file`. A missing file gives defaults silently; an unreadable or
+    /// corrupt one gives defaults and a warning.
+    pub fn load_from(file: &Path) -> Settings {
+        match std::fs::read_to_string(file) {
+            Ok(text) => match toml::from_str::<Settings>(&text) {
+                Ok(settings) => settings,
+                Err(e) => {
+                    log::warn!("ignoring the settings in {} (using defaults): {e}", file.display());
+                    Settings::default()
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Settings::default(),
+            Err(e) => {
+                log::warn!("cannot read the settings in {} (using defaults): {e}", file.display());
+                Settings::default()
+            }
+        }
+    }
+
+    /// Writes settings to `file` (through a temporary file, so a crash never leaves half a file),
+    /// creating its folder.
+    pub fn save_to(&self, file: &Path) -> Result<(), String> {
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let text = toml::to_string_pretty(self).map_err(|e| format!("cannot write the settings: {e}"))?;
+        let temporary = file.with_extension("toml.tmp");
+        std::fs::write(&temporary, text).map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
+        std::fs::rename(&temporary, file).map_err(|e| format!("cannot write {}: {e}", file.display()))
+    }
+
+    /// Settings from the standard location ([`settings_file`]), or defaults.
+    pub fn load() -> Settings {
+        match settings_file() {
+            Some(file) => Settings::load_from(&file),
+            None => {
+                log::warn!("no config folder found for this user; settings will not be kept");
+                Settings::default()
+            }
+        }
+    }
+
+    /// Saves to the standard location; failures are logged, not fatal.
+    pub fn save(&self) {
+        match settings_file() {
+            Some(file) => match self.save_to(&file) {
+                Ok(()) => log::debug!("settings saved to {}", file.display()),
+                Err(e) => log::warn!("{e}"),
+            },
+            None => log::debug!("no config folder; settings not saved"),
+        }
+    }
+}
+
+impl Settings {
+    /// Gives the viewer and the UI these settings (the window size is the window's business).
+    pub fn apply(&self, viewer: &mut Viewer, ui: &mut UiState) {
+        viewer.view = self.view.options();
+        viewer.set_skinning(self.skinning_path(), self.skinning_method());
+        viewer.hot_reload = self.hot_reload;
+        // Files opened this run (the one on the command line) stay on top.
+        let opened = std::mem::take(&mut viewer.recent);
+        viewer.recent = self.recent.clone();
+        for path in opened.iter().rev() {
+            add_recent(&mut viewer.recent, path);
+        }
+        ui.theme = self.theme;
+        ui.last_folder = self.last_folder.clone();
+        ui.screenshot = ScreenshotOptions {
+            folder: self.screenshot_folder.clone(),
+            with_ui: self.screenshot_with_ui,
+        };
+    }
+
+    /// The settings as the viewer and the UI have them now, with the window's size in points.
+    pub fn capture(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) -> Settings {
+        Settings {
+            window_width: window_size.0,
+            window_height: window_size.1,
+            theme: ui.theme,
+            hot_reload: viewer.hot_reload,
+            skinning_path: path_name(viewer.skinning_path).to_owned(),
+            skinning_method: method_name(viewer.skinning_method).to_owned(),
+            view: ViewSettings::from(&viewer.view),
+            last_folder: viewer
+                .path
+                .as_ref()
+                .and_then(|p| std::path::absolute(p).ok())
+                .and_then(|p| p.parent().map(Path::to_owned))
+                .or_else(|| ui.last_folder.clone()),
+            recent: viewer.recent.clone(),
+            screenshot_folder: ui.screenshot.folder.clone(),
+            screenshot_with_ui: ui.screenshot.with_ui,
+        }
+    }
+}
+
+/// Puts `path` at the top of `recent` (once), keeping at most [`MAX_RECENT`].
+pub fn add_recent(recent: &mut Vec<PathBuf>, path: &Path) {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    recent.retain(|p| *p != path);
+    recent.insert(0, path);
+    recent.truncate(MAX_RECENT);
+}
+
+/// The folder settings live in: `$RIGSCOPE_CONFIG_DIR`, or the platform config dir.
+pub fn config_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(CONFIG_DIR_ENV).filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "rigscope").map(|d| d.config_dir().to_owned())
+}
+
+pub fn settings_file() -> Option<PathBuf> {
+    config_dir().map(|d| d.join(FILE_NAME))
+}
+
+/// Where screenshots go by default: the user's pictures folder, else the current folder.
+pub fn default_screenshot_folder() -> PathBuf {
+    directories::UserDirs::new()
+        .and_then(|d| d.picture_dir().map(Path::to_owned))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rigscope-settings-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(FILE_NAME)
+    }
+
+    #[test]
+    fn settings_round_trip_through_toml() {
+        let file = temp_file("round-trip");
+        let mut settings = Settings {
+            window_width: 900.0,
+            theme: Theme::Light,
+            hot_reload: false,
+            skinning_path: "cpu".into(),
+            skinning_method: "dqs".into(),
+            screenshot_with_ui: true,
+            screenshot_folder: Some("/tmp/shots".into()),
+            ..Settings::default()
+        };
+        settings.view.mode = "weights".into();
+        settings.view.wireframe = true;
+        settings.add_recent(Path::new("/a/one.glb"));
+        settings.add_recent(Path::new("/a/two.glb"));
+        settings.add_recent(Path::new("/a/one.glb"));
+        assert_eq!(
+            settings.recent,
+            [PathBuf::from("/a/one.glb"), PathBuf::from("/a/two.glb")]
+        );
+        settings.save_to(&file).unwrap();
+        let back = Settings::load_from(&file);
+        assert_eq!(back, settings);
+        assert_eq!(back.view.options().mode, ViewMode::Weights);
+        assert!(back.view.options().wireframe);
+        assert_eq!(back.skinning_path(), SkinningPath::Cpu);
+        assert_eq!(back.skinning_method(), SkinningMethod::Dqs);
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn corrupt_partial_and_missing_files_give_usable_settings() {
+        let file = temp_file("corrupt");
+        std::fs::write(&file, "this is [not toml").unwrap();
+        assert_eq!(Settings::load_from(&file), Settings::default());
+        std::fs::write(&file, "window_width = \"wide\"").unwrap();
+        assert_eq!(Settings::load_from(&file), Settings::default());
+        // Fields that are missing take defaults; unknown ones are ignored.
+        std::fs::write(
+            &file,
+            "theme = \"light\"\nfuture_option = 3\n[view]\nmode = \"no-such-view\"\n",
+        )
+        .unwrap();
+        let partial = Settings::load_from(&file);
+        assert_eq!(partial.theme, Theme::Light);
+        assert!(partial.hot_reload);
+        assert_eq!(partial.view.options().mode, ViewMode::Shaded);
+        assert!(partial.view.grid);
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(Settings::load_from(&file), Settings::default());
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn window_size_is_kept_in_bounds() {
+        let settings = Settings {
+            window_width: f32::NAN,
+            window_height: 1e9,
+            ..Settings::default()
+        };
+        assert_eq!(settings.window_size(), (1280.0, 16384.0));
+    }
+}
