@@ -36,6 +36,27 @@ fn palette_build(c: &mut Criterion) {
                     black_box(&palette);
                 })
             });
+            // The same formula in plain glam 4×4 (a general inverse and full products): the
+            // baseline the affine path is compared with in the same run.
+            group.bench_function(
+                BenchmarkId::new(format!("{} plain glam 4x4", shape.label()), joints),
+                |b| {
+                    b.iter(|| {
+                        let locals = black_box(&locals);
+                        for (i, node) in rig.nodes.iter().enumerate() {
+                            let local = locals[i].to_mat4();
+                            worlds[i] = node.parent.map_or(local, |p| worlds[p] * local);
+                        }
+                        let to_mesh = worlds[0].inverse();
+                        for ((out, &joint), inverse_bind) in
+                            palette.iter_mut().zip(&skin.joints).zip(&skin.inverse_binds)
+                        {
+                            *out = to_mesh * worlds[joint] * *inverse_bind;
+                        }
+                        black_box(&palette);
+                    })
+                },
+            );
         }
     }
     group.finish();

@@ -12,7 +12,8 @@ struct Frame {
 struct Draw {
     model: mat4x4<f32>,
     base_color: vec4<f32>,
-    // x: skinning method (SKIN_*), y: the selected joint's index in this mesh's skin (or none)
+    // x: skinning method (SKIN_*), y: the selected joint's index in this mesh's skin (or none),
+    // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned)
     skin: vec4<u32>,
 }
 
@@ -39,6 +40,7 @@ struct VertexIn {
     @location(4) weights0: vec4<f32>,
     @location(5) joints1: vec4<u32>,
     @location(6) weights1: vec4<f32>,
+    @builtin(vertex_index) index: u32,
 }
 
 struct VertexOut {
@@ -106,7 +108,13 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
 }
 
 fn transform_vertex(v: VertexIn) -> VertexOut {
-    let skinned = skin_vertex(draw.skin.x, v.position, v.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+    var base: SkinnedVertex;
+    base.position = v.position;
+    base.normal = v.normal;
+    if (draw.skin.z != 0u) {
+        base = morph_vertex(v.index, v.position, v.normal);
+    }
+    let skinned = skin_vertex(draw.skin.x, base.position, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
     let world = draw.model * vec4<f32>(skinned.position, 1.0);
     var out: VertexOut;
     out.clip = frame.view_proj * world;

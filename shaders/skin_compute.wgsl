@@ -9,7 +9,7 @@ struct SkinInfluences {
 }
 
 struct Params {
-    // x: skinning method (SKIN_*)
+    // x: skinning method (SKIN_*), y: 1 to apply morph targets first
     method: vec4<u32>,
 }
 
@@ -27,7 +27,13 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let s = influences[i];
-    let skinned = skin_vertex(params.method.x, in_positions[i].xyz, in_normals[i].xyz, s.joints0, s.weights0, s.joints1, s.weights1);
+    var base: SkinnedVertex;
+    base.position = in_positions[i].xyz;
+    base.normal = in_normals[i].xyz;
+    if (params.method.y != 0u) {
+        base = morph_vertex(i, base.position, base.normal);
+    }
+    let skinned = skin_vertex(params.method.x, base.position, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
     out_positions[i] = vec4<f32>(skinned.position, 1.0);
     out_normals[i] = vec4<f32>(skinned.normal, 0.0);
 }

@@ -1,4 +1,4 @@
-// Skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
+// Morph targets and skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
 // checks it against the CPU). A pipeline that includes this file binds the joint palette at
 // group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
 // (dual quaternion skinning).
@@ -10,6 +10,11 @@ struct DualQuat {
 
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
 @group(1) @binding(1) var<storage, read> palette_dq: array<DualQuat>;
+
+// Morph target offsets, target-major: offset (t * vertices + v) * 2 is target t's position offset
+// for vertex v, the next one its normal offset. One weight per target.
+@group(3) @binding(0) var<storage, read> morph_offsets: array<vec4<f32>>;
+@group(3) @binding(1) var<storage, read> morph_weights: array<f32>;
 
 const SKIN_NONE: u32 = 0u;
 const SKIN_LBS: u32 = 1u;
@@ -136,5 +141,27 @@ fn skin_vertex(method: u32, position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32
     var out: SkinnedVertex;
     out.position = position;
     out.normal = normal;
+    return out;
+}
+
+// The bind-pose vertex `v` with its morph targets applied (before skinning).
+fn morph_vertex(v: u32, position: vec3<f32>, normal: vec3<f32>) -> SkinnedVertex {
+    var out: SkinnedVertex;
+    out.position = position;
+    out.normal = normal;
+    let targets = arrayLength(&morph_weights);
+    let vertices = arrayLength(&morph_offsets) / (2u * targets);
+    if (v >= vertices) {
+        return out;
+    }
+    for (var t = 0u; t < targets; t++) {
+        let w = morph_weights[t];
+        if (w != 0.0) {
+            let at = (t * vertices + v) * 2u;
+            out.position += w * morph_offsets[at].xyz;
+            out.normal += w * morph_offsets[at + 1u].xyz;
+        }
+    }
+    out.normal = safe_normalize(out.normal);
     return out;
 }

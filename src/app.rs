@@ -2,9 +2,11 @@
 
 use crate::headless::open_rig;
 use crate::render::compute::ComputeSkinner;
+use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
+use crate::timings::{FrameTimings, Stage};
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
@@ -199,6 +201,8 @@ struct WindowState {
     /// Where the 3D view was last drawn, in pixels.
     last_viewport: Option<PixelRect>,
     title: String,
+    /// Times the scene pass on the GPU (`None` without timestamp queries).
+    gpu_timer: Option<GpuTimer>,
 }
 
 impl WindowState {
@@ -251,7 +255,8 @@ impl WindowState {
                 .first()
                 .copied()
                 .unwrap_or(wgpu::CompositeAlphaMode::Auto),
-            view_formats: vec![],
+            // egui blends in gamma space, so it draws through a non-sRGB view of the same texture.
+            view_formats: vec![format.remove_srgb_suffix()],
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&gpu.device, &config);
@@ -266,7 +271,11 @@ impl WindowState {
             None,
             Some(gpu.device.limits().max_texture_dimension_2d as usize),
         );
-        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let egui_renderer = egui_wgpu::Renderer::new(
+            &gpu.device,
+            format.remove_srgb_suffix(),
+            egui_wgpu::RendererOptions::default(),
+        );
         let info = FrameInfo {
             adapter: gpu.describe(),
             fps: 0.0,
@@ -274,6 +283,7 @@ impl WindowState {
         let title = window.title();
         Ok(WindowState {
             window,
+            gpu_timer: GpuTimer::new(&gpu),
             gpu,
             surface,
             config,
@@ -319,6 +329,9 @@ impl WindowState {
             self.window.set_title(&title);
             self.title = title;
         }
+        let mut timings = FrameTimings::default();
+        timings.take_from_viewer(viewer);
+        let egui_start = Instant::now();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;
         let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
@@ -327,6 +340,7 @@ impl WindowState {
         self.egui_state
             .handle_platform_output(&self.window, full_output.platform_output);
         let output = output.ok_or("the UI did not run")?;
+        let mut egui_time = egui_start.elapsed();
 
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(frame) => frame,
@@ -350,6 +364,10 @@ impl WindowState {
             }
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let egui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.config.format.remove_srgb_suffix()),
+            ..Default::default()
+        });
         let ppp = full_output.pixels_per_point;
         let rect = output.viewport;
         let viewport = PixelRect {
@@ -361,9 +379,12 @@ impl WindowState {
         self.last_viewport = Some(viewport);
         if let Some((_, rig_gpu)) = &mut self.rig_gpu {
             let aspect = viewport.width as f32 / viewport.height as f32;
-            self.scene
+            let upload = self
+                .scene
                 .write_frame(&self.gpu.queue, rig_gpu, &viewer.frame_state(aspect));
+            timings.record_upload(&upload);
         }
+        let encode_start = Instant::now();
         let mut encoder = self
             .gpu
             .device
@@ -377,13 +398,18 @@ impl WindowState {
             &viewer.view,
             viewer.skinning_path,
             Some(viewport),
-            None,
+            self.gpu_timer.as_mut().and_then(GpuTimer::pass_writes),
         );
+        if let Some(timer) = &mut self.gpu_timer {
+            timer.resolve(&mut encoder);
+        }
+        timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));
 
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
         };
+        let egui_start = Instant::now();
         let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
         for (id, deltas) in &full_output.textures_delta.set {
             for delta in deltas {
@@ -399,7 +425,7 @@ impl WindowState {
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("egui"),
                     color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
+                        view: &egui_view,
                         depth_slice: None,
                         resolve_target: None,
                         ops: wgpu::Operations {
@@ -415,6 +441,8 @@ impl WindowState {
                 .forget_lifetime();
             self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
         }
+        egui_time += egui_start.elapsed();
+        timings.set_duration(Stage::Egui, Some(egui_time));
         let capture = if std::mem::take(&mut self.capture_next) {
             TextureCapture::encode(&self.gpu.device, &mut encoder, &frame.texture)
                 .ok_or_else(|| format!("the window's pixel format {:?} cannot be saved", self.config.format))
@@ -425,6 +453,12 @@ impl WindowState {
         self.gpu
             .queue
             .submit(user_commands.into_iter().chain([encoder.finish()]));
+        if let Some(timer) = &mut self.gpu_timer {
+            timer.submitted();
+            timings.set(Stage::GpuPass, timer.collect(&self.gpu.device));
+        }
+        viewer.timings.gpu_timestamps = self.gpu_timer.is_some();
+        viewer.timings.record(timings);
         for id in &full_output.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }
@@ -470,6 +504,12 @@ impl ApplicationHandler<Wake> for App {
                 if let Some(ui_state) = self.initial_ui.take() {
                     state.ui_state = ui_state;
                 }
+                log::info!(
+                    "window open at {}x{} pixels on {}",
+                    state.config.width,
+                    state.config.height,
+                    state.info.adapter
+                );
                 state.window.request_redraw();
                 self.window = Some(state);
                 self.last_frame = Instant::now();

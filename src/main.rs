@@ -174,7 +174,7 @@ fn render(sequence: Option<f32>, ui: bool, request: &RenderRequest) -> Result<()
 }
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,rigscope=info"))
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error,rigscope=info"))
         .format_timestamp_millis()
         .init();
     let cli = Cli::parse();

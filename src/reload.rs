@@ -173,7 +173,7 @@ mod tests {
         assert!(!watcher.settled(Instant::now()));
 
         std::fs::write(&bin, b"2").unwrap();
-        assert_eq!(wait_for(&mut watcher, "a write"), [bin.clone()]);
+        assert_eq!(wait_for(&mut watcher, "a write"), std::slice::from_ref(&bin));
         assert!(wakes.load(Ordering::SeqCst) > 0);
         let deadline = watcher.deadline().expect("a change is pending");
         assert!(!watcher.settled(deadline - Duration::from_millis(1)));

@@ -2,7 +2,7 @@
 //! and numbered frame sequences of a clip for `rigscope render --sequence`.
 
 use crate::headless::{RenderRequest, viewer_for};
-use crate::render::offscreen::{OFFSCREEN_FORMAT, read_buffer};
+use crate::render::offscreen::{OVERLAY_FORMAT, read_buffer};
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
 use crate::viewer::Viewer;
@@ -164,7 +164,7 @@ pub fn render_ui(
     let mut offscreen = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
     let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
     offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-    let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OFFSCREEN_FORMAT, egui_wgpu::RendererOptions::default());
+    let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OVERLAY_FORMAT, egui_wgpu::RendererOptions::default());
     let ctx = egui::Context::default();
     let info = FrameInfo {
         adapter: gpu.describe(),

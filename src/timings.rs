@@ -273,7 +273,7 @@ pub fn median(mut values: Vec<f32>) -> Option<f32> {
     }
     values.sort_unstable_by(f32::total_cmp);
     let mid = values.len() / 2;
-    Some(if values.len() % 2 == 0 {
+    Some(if values.len().is_multiple_of(2) {
         (values[mid - 1] + values[mid]) * 0.5
     } else {
         values[mid]
@@ -474,7 +474,7 @@ impl BenchReport {
 }
 
 /// Warm-up frames per path, not counted.
-const WARM_UP: usize = 5;
+const WARM_UP: usize = 10;
 
 /// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
 pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
@@ -502,17 +502,22 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
     offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
     let mut timer = GpuTimer::new(&gpu);
-    let mut paths = Vec::new();
-    for bench_path in BenchPath::ALL {
-        let (skinning, unskinned) = match bench_path {
-            BenchPath::Gpu => (SkinningPath::Gpu, false),
-            BenchPath::Cpu => (SkinningPath::Cpu, false),
-            BenchPath::Static => (SkinningPath::Gpu, true),
-        };
-        viewer.set_skinning(skinning, SkinningMethod::Lbs);
-        offscreen.scene.unskinned = unskinned;
-        let mut history: Vec<FrameTimings> = Vec::with_capacity(options.frames);
-        for frame in 0..WARM_UP + options.frames {
+    // The paths take turns frame by frame, so that a slow drift of the machine (a software
+    // rasterizer warming up, other work starting) weighs on all of them alike.
+    let mut histories: Vec<Vec<FrameTimings>> = BenchPath::ALL
+        .iter()
+        .map(|_| Vec::with_capacity(options.frames))
+        .collect();
+    for frame in 0..WARM_UP + options.frames {
+        for (bench_path, history) in BenchPath::ALL.into_iter().zip(&mut histories) {
+            let (skinning, unskinned) = match bench_path {
+                BenchPath::Gpu => (SkinningPath::Gpu, false),
+                BenchPath::Cpu => (SkinningPath::Cpu, false),
+                BenchPath::Static => (SkinningPath::Gpu, true),
+            };
+            viewer.skinning_path = skinning;
+            viewer.skinning_method = SkinningMethod::Lbs;
+            offscreen.scene.unskinned = unskinned;
             let mut timings = FrameTimings::default();
             let start = Instant::now();
             let _ = viewer.pose.take_timings();
@@ -557,15 +562,18 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
                 history.push(timings);
             }
         }
-        let mut medians = [None; STAGE_COUNT];
-        for stage in Stage::ALL {
-            medians[stage as usize] = median(history.iter().filter_map(|f| f.get(stage)).collect());
-        }
-        paths.push(PathResult {
-            path: bench_path,
-            medians,
-        });
     }
+    let paths = BenchPath::ALL
+        .into_iter()
+        .zip(&histories)
+        .map(|(path, history)| {
+            let mut medians = [None; STAGE_COUNT];
+            for stage in Stage::ALL {
+                medians[stage as usize] = median(history.iter().filter_map(|f| f.get(stage)).collect());
+            }
+            PathResult { path, medians }
+        })
+        .collect();
     Ok(BenchReport {
         rig: viewer.rig.name.clone(),
         adapter: gpu.describe(),

@@ -108,6 +108,8 @@ pub struct Viewer {
     pending: Option<PendingLoad>,
     /// Seconds the last frame took, smoothed, for the status line.
     pub frame_seconds: f32,
+    /// Per-stage timings of the last frames (recorded by the window, shown by the Timings panel).
+    pub timings: crate::timings::Timings,
     /// Reload the file when it or a file it uses changes on disk (needs [`Viewer::watch_files`]).
     pub hot_reload: bool,
     /// The file on disk (or one it uses) changed after what is shown was read: hot reload is
@@ -144,6 +146,7 @@ impl Viewer {
             report: None,
             pending: None,
             frame_seconds: 0.0,
+            timings: crate::timings::Timings::default(),
             hot_reload: true,
             file_changed: false,
             recent: Vec::new(),
@@ -201,8 +204,12 @@ impl Viewer {
     }
 
     /// Loads the open file again in the background, keeping camera, selection, clip, time and
-    /// bends where their names still match. Nothing happens for the demo rig.
+    /// bends where their names still match. Nothing happens for the demo rig, or while another
+    /// file is being opened.
     pub fn reload(&mut self) {
+        if self.opening_other_file() {
+            return;
+        }
         if let Some(path) = self.path.clone() {
             self.start_load(path, true);
         }
@@ -213,6 +220,11 @@ impl Viewer {
         let rig = open_rig(Some(path))?;
         self.set_rig(rig, Some(path.to_owned()));
         Ok(())
+    }
+
+    /// Whether a file other than a reload of the open one is loading.
+    fn opening_other_file(&self) -> bool {
+        self.pending.as_ref().is_some_and(|p| !p.reload)
     }
 
     /// Watches the open file, and every file opened later, with the files they use, for
@@ -254,6 +266,7 @@ impl Viewer {
     /// Takes the file watcher's news: marks the file changed and, once changes have settled
     /// and hot reload is on, starts a reload. Returns true when something changed.
     pub fn poll_files(&mut self) -> bool {
+        let busy = self.opening_other_file();
         let Some(watcher) = &mut self.watcher else { return false };
         let changed = watcher.poll();
         let now = Instant::now();
@@ -264,7 +277,7 @@ impl Viewer {
             self.file_changed = true;
             self.changed_at = Some(now);
         }
-        if self.hot_reload && watcher.settled(now) {
+        if self.hot_reload && !busy && watcher.settled(now) {
             self.reload();
             return true;
         }
@@ -449,7 +462,10 @@ impl Viewer {
         for (i, instance) in self.rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
             for (k, primitive) in self.rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let palette = &self.pose.palettes[i];
-                let (gpu_positions, _) = skinner.skin(gpu, primitive, palette, &self.skinned.dual_quats[i], method)?;
+                let (targets, weights) = (self.rig.morphs.of(instance.mesh, k), &self.pose.morph_weights[i]);
+                let dual_quats = &self.skinned.dual_quats[i];
+                let (gpu_positions, _) =
+                    skinner.skin_morphed(gpu, primitive, palette, dual_quats, method, targets, weights)?;
                 for (g, c) in gpu_positions.iter().zip(&self.skinned.meshes[i][k].positions) {
                     let d = (*g - *c).abs().max_element();
                     max = max.max(d);

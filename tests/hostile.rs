@@ -513,7 +513,7 @@ fn many_instances_of_a_big_mesh_exceed_the_memory_budget() {
 fn joints_beyond_weights_1_are_counted_as_truncated() {
     // JOINTS_0..2 / WEIGHTS_0..2: twelve influences; vertex 1 carries 0.25 in the third set.
     let (mut document, mut bin) = triangle();
-    let mut weights = vec![[0.0f32; 4]; 9];
+    let mut weights = [[0.0f32; 4]; 9];
     weights[..3].fill([1.0, 0.0, 0.0, 0.0]);
     weights[3 * 2 + 1] = [0.25, 0.0, 0.0, 0.0];
     let mut accessors = document["accessors"].as_array().unwrap().clone();
@@ -549,4 +549,89 @@ fn joints_beyond_weights_1_are_counted_as_truncated() {
         &finding(&report, "influences-over-8").message,
         &["1 vertices have more than 8 influences", "up to 0.250"],
     );
+}
+
+#[test]
+fn attribute_set_numbers_far_apart_are_not_walked_one_by_one() {
+    let (mut document, bin) = skinned_triangle([[0; 4]; 3], [[1.0, 0.0, 0.0, 0.0]; 3]);
+    document["meshes"][0]["primitives"][0]["attributes"] =
+        json!({"POSITION": 0, "JOINTS_4000000000": 1, "WEIGHTS_4000000000": 2});
+    let started = Instant::now();
+    let rig = load_ok(&gltf_with(document, &bin));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        rig.meshes[0].primitives[0].influences.is_none(),
+        "only sets 0 and 1 skin"
+    );
+    assert_eq!(rig.facts.primitives[0][0].truncated_vertices, [0, 1, 2]);
+}
+
+#[test]
+fn the_report_stays_bounded_on_wide_files() {
+    // 20 000 nodes in a chain, 3 000 clips each moving the last one, and a skinned triangle whose
+    // joint is the deepest node: first-frame poses would cost clips × nodes.
+    let (mut document, mut bin) = skinned_triangle([[0; 4]; 3], [[1.0, 0.0, 0.0, 0.0]; 3]);
+    let n = 20_000;
+    let mut nodes = vec![json!({"mesh": 0, "skin": 0})];
+    nodes.extend((1..n).map(|i| {
+        if i + 1 < n {
+            json!({"children": [i + 1]})
+        } else {
+            json!({})
+        }
+    }));
+    document["nodes"] = json!(nodes);
+    document["skins"] = json!([{"joints": [n - 1]}]);
+    let times_at = bin.len();
+    bin.extend(floats(&[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]));
+    let accessors = document["accessors"].as_array_mut().unwrap();
+    accessors
+        .push(json!({"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]}));
+    accessors.push(json!({"bufferView": 4, "componentType": 5126, "count": 2, "type": "VEC3"}));
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": times_at, "byteLength": 8}));
+    views.push(json!({"buffer": 0, "byteOffset": times_at + 8, "byteLength": 24}));
+    let clip = json!({"samplers": [{"input": 3, "output": 4}],
+                      "channels": [{"sampler": 0, "target": {"node": n - 1, "path": "translation"}}]});
+    document["animations"] = json!(vec![clip; 3000]);
+    let rig = load_ok(&gltf_with(document, &bin));
+    let started = Instant::now();
+    let report = RigReport::new(&rig);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "report took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report.clips.len(), 3000);
+    assert!(
+        report.clips[0].first_frame_vs_bind.is_some(),
+        "the first clips are measured"
+    );
+    assert!(report.clips[2999].first_frame_vs_bind.is_none(), "the last are not");
+    assert_contains(&finding(&report, "report-incomplete").message, &["first-frame poses"]);
+    assert_eq!(report.skins[0].root, rig.find_node(&format!("node {}", n - 1)));
+}
+
+#[test]
+fn many_accessors_over_one_view_are_scanned_within_bounds() {
+    // 20 000 accessors with min/max over the same 1 MiB of floats.
+    let bin = floats(&vec![0.5f32; 1 << 18]);
+    let accessor = json!({"bufferView": 0, "componentType": 5126, "count": 1 << 18, "type": "SCALAR",
+                          "min": [0.5], "max": [0.5]});
+    let document = json!({
+        "accessors": vec![accessor; 20_000],
+        "bufferViews": [{"buffer": 0, "byteLength": 1 << 20}],
+    });
+    let started = Instant::now();
+    let rig = load_ok(&gltf_with(document, &bin));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(rig.facts.data_errors.is_empty(), "{:?}", rig.facts.data_errors);
 }

@@ -525,6 +525,10 @@ fn the_json_report_carries_every_finding() {
         assert_eq!(j["message"], f.message.as_str());
         assert_eq!(j["severity"], f.severity.label());
     }
+    // Findings name nodes by the file's own indices too: the mesh node is glTF node 4.
+    let transform = findings.iter().find(|f| f["code"] == "skinned-mesh-transform").unwrap();
+    assert_eq!(transform["gltf_nodes"], json!([4]));
+    assert_eq!(transform["node_names"], json!(["node 4"]));
     assert_eq!(document["skins"][0]["joints"], 3);
     assert_eq!(document["meshes"][0]["primitives"][0]["vertices"], 6);
     let text = report.to_text(&rig);

@@ -37,8 +37,11 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
         return;
     };
+    // Settings go to a folder of the test's own, never the user's.
+    let config = std::env::temp_dir().join(format!("rigscope-window-config-{}", std::process::id()));
     // Wayland would be tried first when its socket exists; this test is about the X11 path.
     command
+        .env(rigscope::settings::CONFIG_DIR_ENV, &config)
         .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -63,4 +66,9 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         "the viewer did not report its frames: {stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&config);
+    assert!(
+        !stderr.contains("reported an error"),
+        "the graphics device reported an error: {stderr}"
+    );
 }

@@ -7,7 +7,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((len, rest)) = data.split_first_chunk::<2>() else { return };
+    let Some((len, rest)) = data.split_first_chunk::<2>() else {
+        return;
+    };
     let split = (u16::from_le_bytes(*len) as usize).min(rest.len());
     let (json, bin) = rest.split_at(split);
     let glb = rigscope::rig::glb_container(json, (!bin.is_empty()).then_some(bin));

@@ -152,25 +152,25 @@ mod avx2 {
     /// `a · b` for affine transforms, with `a`'s columns already splatted.
     #[inline(always)]
     unsafe fn mul([a0, a1, a2, a3]: [__m256; 4], (lo, hi): Cols) -> Cols {
+        // Two short chains added at the end rather than one of three: in a chain of joints the
+        // parent (`a`) is on the critical path, and this keeps it one step shorter.
         unsafe {
-            let lo = _mm256_fmadd_ps(
-                a2,
-                _mm256_permute_ps::<0xAA>(lo),
+            let lo = _mm256_add_ps(
                 _mm256_fmadd_ps(
                     a1,
                     _mm256_permute_ps::<0x55>(lo),
-                    _mm256_mul_ps(a0, _mm256_permute_ps::<0x00>(lo)),
+                    _mm256_mul_ps(a2, _mm256_permute_ps::<0xAA>(lo)),
                 ),
+                _mm256_mul_ps(a0, _mm256_permute_ps::<0x00>(lo)),
             );
             let translation = _mm256_blend_ps::<0xF0>(_mm256_setzero_ps(), a3);
-            let hi = _mm256_fmadd_ps(
-                a2,
-                _mm256_permute_ps::<0xAA>(hi),
+            let hi = _mm256_add_ps(
                 _mm256_fmadd_ps(
                     a1,
                     _mm256_permute_ps::<0x55>(hi),
-                    _mm256_fmadd_ps(a0, _mm256_permute_ps::<0x00>(hi), translation),
+                    _mm256_mul_ps(a2, _mm256_permute_ps::<0xAA>(hi)),
                 ),
+                _mm256_fmadd_ps(a0, _mm256_permute_ps::<0x00>(hi), translation),
             );
             (lo, hi)
         }
@@ -196,9 +196,10 @@ mod avx2 {
             let r1 = _mm_add_ps(v0, v1); // 2xz+2wy 2xy+2wz 2yz+2wx
             let r2 = _mm_sub_ps(v0, v1); // 2xz-2wy 2xy-2wz 2yz-2wx
             // c0 = (r0.x, r1.y, r2.x), c1 = (r2.y, r0.y, r1.z), c2 = (r1.x, r2.z, r0.z); w = 0.
-            let c0 = _mm_insert_ps::<0b00_10_1000>(_mm_blend_ps::<0b0010>(r0, r1), r2);
-            let c1 = _mm_insert_ps::<0b01_00_1000>(_mm_blend_ps::<0b0100>(r0, r1), r2);
-            let c2 = _mm_insert_ps::<0b10_01_1000>(_mm_blend_ps::<0b0001>(r0, r1), r2);
+            // insertps: source lane << 6 | destination lane << 4 | zeroed lanes (w).
+            let c0 = _mm_insert_ps::<0x28>(_mm_blend_ps::<0b0010>(r0, r1), r2);
+            let c1 = _mm_insert_ps::<0x48>(_mm_blend_ps::<0b0100>(r0, r1), r2);
+            let c2 = _mm_insert_ps::<0x98>(_mm_blend_ps::<0b0001>(r0, r1), r2);
             let s = local.scale;
             let c0 = _mm_mul_ps(c0, _mm_set1_ps(s.x));
             let c1 = _mm_mul_ps(c1, _mm_set1_ps(s.y));
@@ -214,14 +215,19 @@ mod avx2 {
     /// come before their children.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+        // The previous node's world stays in registers: in a chain it is the next parent, and
+        // reading it back from memory would add a store-to-load trip to the critical path.
+        let mut previous = unsafe { (_mm256_setzero_ps(), _mm256_setzero_ps()) };
         for i in 0..nodes.len() {
             unsafe {
                 let local = trs(&locals[i]);
                 let world = match nodes[i].parent {
+                    Some(p) if p + 1 == i => mul(splat_cols(previous), local),
                     Some(p) => mul(splat_cols(load(&worlds[p])), local),
                     None => local,
                 };
                 store(&mut worlds[i], world);
+                previous = world;
             }
         }
     }

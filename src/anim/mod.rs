@@ -7,6 +7,7 @@
 
 pub mod affine;
 pub mod layers;
+pub mod morph;
 mod player;
 mod sample;
 pub mod stack;
@@ -91,6 +92,10 @@ pub struct PoseEvaluator {
     /// changes, until reset.
     pub overrides: Vec<JointOverride>,
     pub locals: Vec<Trs>,
+    /// Morph target weights per mesh instance (empty for meshes without targets).
+    pub morph_weights: Vec<Vec<f32>>,
+    /// Weights set by hand per mesh instance and target, in place of the sampled ones.
+    pub morph_overrides: Vec<Vec<Option<f32>>>,
     pub worlds: Vec<Mat4>,
     /// One palette per mesh instance (empty for unskinned instances).
     pub palettes: Vec<Vec<Mat4>>,
@@ -119,6 +124,16 @@ impl PoseEvaluator {
         let mut evaluator = PoseEvaluator {
             overrides: vec![JointOverride::IDENTITY; rig.nodes.len()],
             locals: rig.nodes.iter().map(|n| n.rest).collect(),
+            morph_weights: rig
+                .instances
+                .iter()
+                .map(|i| vec![0.0; rig.morphs.weight_count(i.mesh)])
+                .collect(),
+            morph_overrides: rig
+                .instances
+                .iter()
+                .map(|i| vec![None; rig.morphs.weight_count(i.mesh)])
+                .collect(),
             worlds: vec![Mat4::IDENTITY; rig.nodes.len()],
             palettes: rig
                 .instances
@@ -160,6 +175,14 @@ impl PoseEvaluator {
         }
         let clip = clip.and_then(|c| rig.clips.get(c));
         sample_clip(&rig.nodes, clip, time, &mut self.hints, &mut self.locals);
+        morph::sample_morph_weights(rig, self.hint_clip, time, &mut self.morph_weights);
+        for (weights, overrides) in self.morph_weights.iter_mut().zip(&self.morph_overrides) {
+            for (w, o) in weights.iter_mut().zip(overrides) {
+                if let Some(o) = o {
+                    *w = *o;
+                }
+            }
+        }
         if let Some(mixer) = mixer {
             mixer.apply(rig, layers, &mut self.locals);
         }

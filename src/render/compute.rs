@@ -5,7 +5,10 @@
 
 use crate::render::context::{Gpu, GpuError};
 use crate::render::offscreen::read_buffer;
-use crate::render::scene::{GpuInfluences, SKINNING_WGSL, palette_bind_group, palette_bind_group_layout, skin_code};
+use crate::render::scene::{
+    GpuInfluences, MorphBuffers, SKINNING_WGSL, skin_code, storage_pair_bind_group, storage_pair_layout,
+};
+use crate::rig::MorphTarget;
 use crate::rig::Primitive;
 use crate::skin::{DualQuat, SkinningMethod};
 use glam::{Mat4, Vec3};
@@ -18,6 +21,7 @@ pub struct ComputeSkinner {
     pipeline: wgpu::ComputePipeline,
     io_layout: wgpu::BindGroupLayout,
     palette_layout: wgpu::BindGroupLayout,
+    morph_layout: wgpu::BindGroupLayout,
 }
 
 impl ComputeSkinner {
@@ -53,14 +57,15 @@ impl ComputeSkinner {
                 },
             ],
         });
-        let palette_layout = palette_bind_group_layout(device, wgpu::ShaderStages::COMPUTE);
+        let palette_layout = storage_pair_layout(device, "palette", wgpu::ShaderStages::COMPUTE);
+        let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::COMPUTE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skin_compute.wgsl"),
             source: wgpu::ShaderSource::Wgsl(format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}").into()),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("skin compute"),
-            bind_group_layouts: &[Some(&io_layout), Some(&palette_layout)],
+            bind_group_layouts: &[Some(&io_layout), Some(&palette_layout), None, Some(&morph_layout)],
             immediate_size: 0,
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -75,6 +80,7 @@ impl ComputeSkinner {
             pipeline,
             io_layout,
             palette_layout,
+            morph_layout,
         }
     }
 
@@ -87,6 +93,21 @@ impl ComputeSkinner {
         palette: &[Mat4],
         dual_quats: &[DualQuat],
         method: SkinningMethod,
+    ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+        self.skin_morphed(gpu, primitive, palette, dual_quats, method, &[], &[])
+    }
+
+    /// As [`ComputeSkinner::skin`], with `targets` morphed by `weights` before skinning.
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_morphed(
+        &self,
+        gpu: &Gpu,
+        primitive: &Primitive,
+        palette: &[Mat4],
+        dual_quats: &[DualQuat],
+        method: SkinningMethod,
+        targets: &[MorphTarget],
+        weights: &[f32],
     ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
         let device = &gpu.device;
         let n = primitive.vertex_count();
@@ -129,7 +150,7 @@ impl ComputeSkinner {
         let dual_quat_buffer = input("palette (dual quaternions)", bytemuck::cast_slice(dual_quats), storage);
         let params = input(
             "params",
-            bytemuck::cast_slice(&[skin_code(method), 0, 0, 0]),
+            bytemuck::cast_slice(&[skin_code(method), u32::from(!targets.is_empty()), 0, 0]),
             wgpu::BufferUsages::UNIFORM,
         );
         let size = (n * 16) as u64;
@@ -160,7 +181,18 @@ impl ComputeSkinner {
                 })
                 .collect::<Vec<_>>(),
         });
-        let palette_group = palette_bind_group(device, &self.palette_layout, &matrix_buffer, &dual_quat_buffer);
+        let palette_group = storage_pair_bind_group(
+            device,
+            &self.palette_layout,
+            "palette",
+            &matrix_buffer,
+            &dual_quat_buffer,
+        );
+        let morph = MorphBuffers::new(device, &self.morph_layout, targets, n);
+        let weights = &weights[..targets.len().min(weights.len())];
+        if !weights.is_empty() {
+            gpu.queue.write_buffer(&morph.weights, 0, bytemuck::cast_slice(weights));
+        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("skin compute"),
         });
@@ -172,6 +204,7 @@ impl ComputeSkinner {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &io, &[]);
             pass.set_bind_group(1, &palette_group, &[]);
+            pass.set_bind_group(3, &morph.bind_group, &[]);
             pass.dispatch_workgroups((n as u32).div_ceil(WORKGROUP), 1, 1);
         }
         encoder.copy_buffer_to_buffer(&out_positions, 0, &readback, 0, size);

@@ -4,10 +4,13 @@ use crate::render::context::{Gpu, GpuError};
 use crate::render::scene::{FrameState, PixelRect, RenderTargets, RigGpu, SceneRenderer};
 
 /// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
-/// the output view, returns command buffers to submit before the encoder's.
+/// a view of the output without the sRGB conversion ([`OVERLAY_FORMAT`], which is how egui
+/// blends), returns command buffers to submit before the encoder's.
 pub type Overlay<'a> = dyn FnMut(&mut wgpu::CommandEncoder, &wgpu::TextureView) -> Vec<wgpu::CommandBuffer> + 'a;
 
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The format of the view an [`Overlay`] draws through.
+pub const OVERLAY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// An offscreen target of one size with its readback buffer.
 pub struct Offscreen {
@@ -15,6 +18,7 @@ pub struct Offscreen {
     targets: RenderTargets,
     texture: wgpu::Texture,
     view: wgpu::TextureView,
+    overlay_view: wgpu::TextureView,
     readback: wgpu::Buffer,
     padded_row: u32,
 }
@@ -39,7 +43,7 @@ impl Offscreen {
             dimension: wgpu::TextureDimension::D2,
             format: OFFSCREEN_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
+            view_formats: &[OVERLAY_FORMAT],
         });
         let padded_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -52,6 +56,10 @@ impl Offscreen {
             scene: SceneRenderer::new(&gpu.device, &gpu.queue, OFFSCREEN_FORMAT),
             targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height),
             view: texture.create_view(&wgpu::TextureViewDescriptor::default()),
+            overlay_view: texture.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(OVERLAY_FORMAT),
+                ..Default::default()
+            }),
             texture,
             readback,
             padded_row,
@@ -123,7 +131,7 @@ impl Offscreen {
             None,
         );
         let before = match overlay {
-            Some(overlay) => overlay(&mut encoder, &self.view),
+            Some(overlay) => overlay(&mut encoder, &self.overlay_view),
             None => Vec::new(),
         };
         encoder.copy_texture_to_buffer(

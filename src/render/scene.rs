@@ -6,7 +6,7 @@ use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::camera::OrbitCamera;
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, overlay_lines, skeleton_lines};
 use crate::render::views::ViewOptions;
-use crate::rig::{Influences, Primitive, Rig, Texture};
+use crate::rig::{Influences, MorphTarget, Primitive, Rig, Texture};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
@@ -163,6 +163,7 @@ struct GpuDraw {
     double_sided: bool,
     /// Node index of each joint of the instance's skin, to find the selected joint's slot.
     joints: Vec<usize>,
+    morph: MorphBuffers,
 }
 
 /// Color and depth attachments of one size.
@@ -236,6 +237,7 @@ pub struct SceneRenderer {
     frame_buffer: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
     palette_layout: wgpu::BindGroupLayout,
+    morph_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
     mesh_culled: wgpu::RenderPipeline,
     mesh_double_sided: wgpu::RenderPipeline,
@@ -279,7 +281,8 @@ impl SceneRenderer {
             label: Some("frame"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
         });
-        let palette_layout = palette_bind_group_layout(device, wgpu::ShaderStages::VERTEX);
+        let palette_layout = storage_pair_layout(device, "palette", wgpu::ShaderStages::VERTEX);
+        let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::VERTEX);
         let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("draw"),
             entries: &[
@@ -323,7 +326,12 @@ impl SceneRenderer {
         });
         let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("mesh"),
-            bind_group_layouts: &[Some(&frame_layout), Some(&palette_layout), Some(&draw_layout)],
+            bind_group_layouts: &[
+                Some(&frame_layout),
+                Some(&palette_layout),
+                Some(&draw_layout),
+                Some(&morph_layout),
+            ],
             immediate_size: 0,
         });
         let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
@@ -467,6 +475,7 @@ impl SceneRenderer {
             frame_buffer,
             frame_bind_group,
             palette_layout,
+            morph_layout,
             draw_layout,
             mesh_culled,
             mesh_double_sided,
@@ -578,6 +587,12 @@ impl SceneRenderer {
                     base_color: material.base_color,
                     double_sided: material.double_sided,
                     joints: joints.clone(),
+                    morph: MorphBuffers::new(
+                        device,
+                        &self.morph_layout,
+                        rig.morphs.of(instance.mesh, k),
+                        primitive.vertex_count(),
+                    ),
                 });
             }
         }
@@ -651,6 +666,8 @@ impl SceneRenderer {
             } else {
                 SKIN_NONE
             };
+            // On the CPU path skinned vertices arrive morphed; everything else is morphed here.
+            let morph_here = draw.morph.targets > 0 && (gpu_skinning || draw.cpu_skinned.is_none());
             let selected = state
                 .selected
                 .and_then(|node| draw.joints.iter().position(|&j| j == node))
@@ -658,9 +675,17 @@ impl SceneRenderer {
             let uniform = DrawUniform {
                 model: state.pose.instance_world(state.rig, draw.instance),
                 base_color: draw.base_color,
-                skin: [method, selected, 0, 0],
+                skin: [method, selected, u32::from(morph_here), 0],
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
+            if morph_here {
+                let weights = &state.pose.morph_weights[draw.instance];
+                queue.write_buffer(
+                    &draw.morph.weights,
+                    0,
+                    bytemuck::cast_slice(&weights[..draw.morph.targets.min(weights.len())]),
+                );
+            }
             if let (false, Some((positions, normals))) = (gpu_skinning, &draw.cpu_skinned) {
                 let start = std::time::Instant::now();
                 let out = &state.skinned.meshes[draw.instance][draw.primitive];
@@ -762,6 +787,7 @@ impl SceneRenderer {
                         .map_or(&self.empty_palette, |p| &p.bind_group);
                     pass.set_bind_group(1, palette, &[]);
                     pass.set_bind_group(2, &draw.bind_group, &[]);
+                    pass.set_bind_group(3, &draw.morph.bind_group, &[]);
                     match (&draw.cpu_skinned, path) {
                         (Some((positions, normals)), SkinningPath::Cpu) => {
                             pass.set_vertex_buffer(0, positions.slice(..));
@@ -821,7 +847,7 @@ impl PaletteBuffers {
         };
         let matrices = storage("palette", std::mem::size_of::<Mat4>());
         let dual_quats = storage("palette (dual quaternions)", std::mem::size_of::<DualQuat>());
-        let bind_group = palette_bind_group(device, layout, &matrices, &dual_quats);
+        let bind_group = storage_pair_bind_group(device, layout, "palette", &matrices, &dual_quats);
         PaletteBuffers {
             matrices,
             dual_quats,
@@ -830,8 +856,13 @@ impl PaletteBuffers {
     }
 }
 
-/// Layout of the palette bindings (group 1) declared in `skinning.wgsl`.
-pub fn palette_bind_group_layout(device: &wgpu::Device, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
+/// A bind group layout of two read-only storage buffers at bindings 0 and 1: the palette
+/// (group 1) and the morph targets (group 3) declared in `skinning.wgsl`.
+pub fn storage_pair_layout(
+    device: &wgpu::Device,
+    label: &str,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayout {
     let entry = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -843,31 +874,76 @@ pub fn palette_bind_group_layout(device: &wgpu::Device, visibility: wgpu::Shader
         count: None,
     };
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("palette"),
+        label: Some(label),
         entries: &[entry(0), entry(1)],
     })
 }
 
-pub fn palette_bind_group(
+pub fn storage_pair_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    matrices: &wgpu::Buffer,
-    dual_quats: &wgpu::Buffer,
+    label: &str,
+    first: &wgpu::Buffer,
+    second: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("palette"),
+        label: Some(label),
         layout,
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 0,
-                resource: matrices.as_entire_binding(),
+                resource: first.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: dual_quats.as_entire_binding(),
+                resource: second.as_entire_binding(),
             },
         ],
     })
+}
+
+/// A primitive's morph targets on the GPU (group 3): offsets in the shaders' layout and a
+/// weight per target, written each frame.
+pub struct MorphBuffers {
+    pub weights: wgpu::Buffer,
+    pub bind_group: wgpu::BindGroup,
+    pub targets: usize,
+}
+
+impl MorphBuffers {
+    /// Buffers for `targets` of a primitive of `vertices` vertices; with no targets, one zero
+    /// target the shaders read as "nothing to morph".
+    pub fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        targets: &[MorphTarget],
+        vertices: usize,
+    ) -> Self {
+        let offsets: Vec<Vec4> = if targets.is_empty() {
+            vec![Vec4::ZERO; 2]
+        } else {
+            targets
+                .iter()
+                .flat_map(|t| (0..vertices).flat_map(move |v| [t.positions[v].extend(0.0), t.normals[v].extend(0.0)]))
+                .collect()
+        };
+        let offsets = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("morph offsets"),
+            contents: bytemuck::cast_slice(&offsets),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let weights = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("morph weights"),
+            contents: bytemuck::cast_slice(&vec![0f32; targets.len().max(1)]),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        });
+        let bind_group = storage_pair_bind_group(device, layout, "morph targets", &offsets, &weights);
+        MorphBuffers {
+            weights,
+            bind_group,
+            targets: targets.len(),
+        }
+    }
 }
 
 fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture) -> wgpu::TextureView {

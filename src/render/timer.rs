@@ -54,7 +54,8 @@ impl GpuTimer {
             ty: wgpu::QueryType::Timestamp,
             count: SLOTS * 2,
         });
-        let size = u64::from(SLOTS) * 2 * wgpu::QUERY_SIZE as u64;
+        // Each slot resolves into its own aligned stretch of the buffer.
+        let size = u64::from(SLOTS) * wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
         let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("timestamp resolve"),
             size,
@@ -102,7 +103,7 @@ impl GpuTimer {
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let Some(k) = self.current else { return };
         let first = k as u32 * 2;
-        let offset = u64::from(first) * wgpu::QUERY_SIZE as u64;
+        let offset = k as u64 * wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
         encoder.resolve_query_set(&self.queries, first..first + 2, &self.resolve, offset);
         let slot = &mut self.slots[k];
         encoder.copy_buffer_to_buffer(&self.resolve, offset, &slot.readback, 0, 2 * wgpu::QUERY_SIZE as u64);

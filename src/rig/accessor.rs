@@ -334,9 +334,10 @@ fn read<const N: usize, T: Copy + Default>(
 }
 
 /// Checks an accessor's elements against its buffer view without reading them into memory, and
-/// compares its declared `min`/`max` (when given) with the data. Returns the problems found, worded
-/// for the report. Matrices and sparse accessors are only bounds-checked.
-pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers) -> Vec<String> {
+/// compares its declared `min`/`max` (when given) with the data, as far as `scan` allows.
+/// Returns the problems found, worded for the report. Matrices and sparse accessors are only
+/// bounds-checked.
+pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers, scan: &mut Budget) -> Vec<String> {
     let index = accessor.index();
     let data_type = accessor.data_type();
     let n = accessor.dimensions().multiplicity();
@@ -395,10 +396,14 @@ pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers) -> Vec<Strin
             _ => raw(bytes),
         }
     };
-    // Zero-filled accessors (no buffer view) carry no data to compare with.
+    // Zero-filled accessors (no buffer view) carry no data to compare with; past the scan
+    // allowance the comparison is skipped.
     let Some((data, stride, offset)) = data else {
         return problems;
     };
+    if scan.charge((count as u64).saturating_mul(element as u64), "").is_err() {
+        return problems;
+    }
     let mut actual_min = vec![f64::INFINITY; n];
     let mut actual_max = vec![f64::NEG_INFINITY; n];
     for i in 0..count {

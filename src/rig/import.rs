@@ -95,7 +95,7 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let mut warnings = Vec::new();
     let (buffers, external_bytes) = load_buffers(&document, blob, base_dir)?;
     let mut budget = Budget::for_input(bytes.len() as u64 + external_bytes);
-    let data_errors = check_views_and_accessors(&document, &buffers);
+    let data_errors = check_views_and_accessors(&document, &buffers, bytes.len() as u64 + external_bytes);
     let textures = load_textures(&document, &buffers, base_dir, &mut budget, &mut warnings);
 
     let (order, parents) = sort_nodes(&document)?;
@@ -141,7 +141,14 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         facts.skin_skeletons.push(skin.skeleton().map(|n| slot[n.index()]));
     }
     let mut meshes = Vec::new();
+    let mut morphs = Morphs::default();
     for mesh in document.meshes() {
+        morphs
+            .targets
+            .push(read_morph_targets(&mesh, &buffers, &mut budget, &mut warnings)?);
+        morphs
+            .default_weights
+            .push(mesh.weights().map(<[f32]>::to_vec).unwrap_or_default());
         let (mesh, primitive_facts) = read_mesh(&mesh, &buffers, &mut budget, &mut facts, &mut warnings)?;
         meshes.push(mesh);
         facts.primitives.push(primitive_facts);
@@ -152,6 +159,20 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .collect();
     let mut clips = Vec::new();
     for animation in document.animations() {
+        for channel in animation.channels() {
+            if channel.target().property() == gltf::animation::Property::MorphTargetWeights {
+                let node = slot[channel.target().node().index()];
+                match read_morph_channel(&channel, clips.len(), node, &buffers, &mut budget) {
+                    Ok(morph) => morphs.channels.push(morph),
+                    Err(ChannelError::Budget(e)) => return Err(err(e)),
+                    Err(ChannelError::Unsupported(e) | ChannelError::Invalid(e)) => warnings.push(format!(
+                        "animation {} morph weight channel {} left out: {e}",
+                        animation.index(),
+                        channel.index()
+                    )),
+                }
+            }
+        }
         let (clip, channel_facts) = read_clip(&animation, &slot, &buffers, &mut budget, &mut facts, &mut warnings)?;
         clips.push(clip);
         facts.channels.push(channel_facts);
@@ -186,6 +207,116 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         warnings,
         facts,
         sources: external_sources(&document, base_dir),
+        morphs,
+    })
+}
+
+/// The morph targets of each triangle primitive of `mesh` (the primitives the rig keeps). Targets
+/// whose sizes do not match their primitive are left out with a warning.
+fn read_morph_targets(
+    mesh: &gltf::Mesh,
+    buffers: &Buffers,
+    budget: &mut Budget,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Vec<MorphTarget>>, RigError> {
+    let mut per_primitive = Vec::new();
+    for primitive in mesh.primitives().filter(|p| p.mode() == gltf::mesh::Mode::Triangles) {
+        let vertices = primitive.get(&Semantic::Positions).map_or(0, |a| a.count());
+        let mut targets = Vec::new();
+        for (t, target) in primitive.morph_targets().enumerate() {
+            let mut read = |accessor: Option<gltf::Accessor>, what: &str| -> Result<Vec<Vec3>, AccessorError> {
+                let Some(accessor) = accessor else {
+                    // `vertices` is the POSITION accessor's claim, not yet checked against data.
+                    budget
+                        .charge(vertices as u64 * 12, what)
+                        .map_err(AccessorError::Budget)?;
+                    return Ok(vec![Vec3::ZERO; vertices]);
+                };
+                let values = floats::<3>(&accessor, FLOAT_OR_NORM, buffers, budget)
+                    .map_err(|e| AccessorError::classify(e).context(what))?;
+                if values.len() != vertices {
+                    return Err(AccessorError::Data(format!(
+                        "{what} has {} offsets for {vertices} vertices",
+                        values.len()
+                    )));
+                }
+                Ok(values.into_iter().map(Vec3::from).collect())
+            };
+            let read = read(target.positions(), "POSITION").and_then(|positions| {
+                read(target.normals(), "NORMAL").map(|normals| MorphTarget { positions, normals })
+            });
+            match read {
+                Ok(target) => targets.push(target),
+                Err(AccessorError::Budget(e)) => return Err(err(e)),
+                Err(AccessorError::Data(e)) => {
+                    warnings.push(format!(
+                        "mesh {} primitive {} morph target {t} left out: {e}",
+                        mesh.index(),
+                        primitive.index()
+                    ));
+                    targets.clear();
+                    break;
+                }
+            }
+        }
+        per_primitive.push(targets);
+    }
+    Ok(per_primitive)
+}
+
+/// A channel animating morph target weights.
+fn read_morph_channel(
+    channel: &gltf::animation::Channel,
+    clip: usize,
+    node: usize,
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<MorphChannel, ChannelError> {
+    let sampler = channel.sampler();
+    let interpolation = match sampler.interpolation() {
+        gltf::animation::Interpolation::Step => Interpolation::Step,
+        gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    };
+    let read = |what: &str, e: String| ChannelError::from(AccessorError::classify(e).context(what));
+    let times: Vec<f32> = floats::<1>(&sampler.input(), FLOAT, buffers, budget)
+        .map_err(|e| read("key times", e))?
+        .into_iter()
+        .map(|[t]| t)
+        .collect();
+    let values: Vec<f32> = floats::<1>(&sampler.output(), FLOAT_OR_NORM, buffers, budget)
+        .map_err(|e| read("key values", e))?
+        .into_iter()
+        .map(|[v]| v)
+        .collect();
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    if times.is_empty() || values.is_empty() || !values.len().is_multiple_of(times.len() * per_key) {
+        return Err(ChannelError::Invalid(format!(
+            "{} keys do not divide {} weights",
+            times.len(),
+            values.len()
+        )));
+    }
+    if times.iter().any(|t| !t.is_finite())
+        || times.windows(2).any(|w| w[1] < w[0])
+        || values.iter().any(|v| !v.is_finite())
+    {
+        return Err(ChannelError::Invalid(
+            "key times or weights are not finite and increasing".into(),
+        ));
+    }
+    let targets = values.len() / (times.len() * per_key);
+    Ok(MorphChannel {
+        clip,
+        node,
+        interpolation,
+        times,
+        values,
+        targets,
     })
 }
 
@@ -278,10 +409,13 @@ fn validate(root: &gltf::json::Root) -> Result<(), RigError> {
 /// Problems in buffer views and accessors that do not stop the load by themselves (the data may
 /// be unused, or the problem may be only in its declared bounds). Data that is used and out of
 /// range fails the load later, when it is read.
-fn check_views_and_accessors(document: &gltf::Document, buffers: &Buffers) -> Vec<String> {
+fn check_views_and_accessors(document: &gltf::Document, buffers: &Buffers, input_bytes: u64) -> Vec<String> {
     let mut problems: Vec<String> = document.views().filter_map(|view| buffers.view(&view).err()).collect();
+    // Comparing min/max reads the data; many accessors over one big view must not make that
+    // quadratic, so the bytes scanned are limited the way decoded memory is.
+    let mut scan = Budget::for_input(input_bytes);
     for accessor in document.accessors() {
-        problems.extend(accessor::check_accessor(&accessor, buffers));
+        problems.extend(accessor::check_accessor(&accessor, buffers, &mut scan));
     }
     problems
 }
@@ -816,20 +950,24 @@ fn read_influences(
     budget: &mut Budget,
     pf: &mut PrimitiveFacts,
 ) -> Result<Option<Influences>, AccessorError> {
-    let last_set = primitive
+    // The set numbers present, in order (a file may name `JOINTS_4000000000`: only sets that
+    // exist are visited).
+    let mut present: Vec<u32> = primitive
         .attributes()
         .filter_map(|(semantic, _)| match semantic {
             Semantic::Joints(n) | Semantic::Weights(n) => Some(n),
             _ => None,
         })
-        .max();
-    let Some(last_set) = last_set else {
+        .collect();
+    present.sort_unstable();
+    present.dedup();
+    if present.is_empty() {
         return Ok(None);
-    };
+    }
     type JointsAndWeights = (Vec<[u32; 4]>, Vec<[f32; 4]>);
     let mut sets: Vec<JointsAndWeights> = Vec::new();
     let mut truncated = vec![0.0f32; 0];
-    for set in 0..=last_set {
+    for set in present {
         let (joints, weights) = match (
             primitive.get(&Semantic::Joints(set)),
             primitive.get(&Semantic::Weights(set)),
@@ -856,14 +994,14 @@ fn read_influences(
                 weight_values.len()
             )));
         }
-        if sets.is_empty() {
+        if set < 2 && sets.is_empty() {
             pf.weight_quantum = match weights.data_type() {
                 gltf::accessor::DataType::U8 => 1.0 / 255.0,
                 gltf::accessor::DataType::U16 => 1.0 / 65535.0,
                 _ => 0.0,
             };
         }
-        if sets.len() < 2 {
+        if set < 2 {
             sets.push((joint_values, weight_values));
         } else {
             if truncated.is_empty() {
@@ -993,7 +1131,7 @@ fn read_channel(
         P::Scale => Property::Scale,
         P::MorphTargetWeights => {
             return Err(ChannelError::Unsupported(
-                "morph target weights are not played yet".into(),
+                "morph target weights are played from the rig's morph channels".into(),
             ));
         }
     };

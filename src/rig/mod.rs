@@ -203,6 +203,58 @@ pub struct Rig {
     /// External files the rig refers to (buffers and images by relative URI), resolved against
     /// its folder, whether or not they could be read; the viewer watches them for changes.
     pub sources: Vec<std::path::PathBuf>,
+    pub morphs: Morphs,
+}
+
+/// One morph target of a primitive: offsets added to every vertex, scaled by the target's weight,
+/// before skinning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTarget {
+    pub positions: Vec<Vec3>,
+    /// Zero when the file gives no NORMAL offsets.
+    pub normals: Vec<Vec3>,
+}
+
+/// Animated morph weights of the mesh on one node, in one clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MorphChannel {
+    pub clip: usize,
+    pub node: usize,
+    pub interpolation: Interpolation,
+    pub times: Vec<f32>,
+    /// Weights per key (`targets` numbers; three such groups per key for cubic splines:
+    /// in-tangents, values, out-tangents).
+    pub values: Vec<f32>,
+    pub targets: usize,
+}
+
+/// The rig's morph targets, kept apart from the meshes they deform.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Morphs {
+    /// Per mesh, per primitive: its targets (empty when it has none).
+    pub targets: Vec<Vec<Vec<MorphTarget>>>,
+    /// Per mesh: each target's weight when no clip drives it (the mesh's `weights`, else 0).
+    pub default_weights: Vec<Vec<f32>>,
+    pub channels: Vec<MorphChannel>,
+}
+
+impl Morphs {
+    /// The targets of primitive `primitive` of mesh `mesh`.
+    pub fn of(&self, mesh: usize, primitive: usize) -> &[MorphTarget] {
+        self.targets
+            .get(mesh)
+            .and_then(|p| p.get(primitive))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Number of weights mesh `mesh` takes (the most targets of any of its primitives).
+    pub fn weight_count(&self, mesh: usize) -> usize {
+        let targets = self
+            .targets
+            .get(mesh)
+            .map_or(0, |p| p.iter().map(Vec::len).max().unwrap_or(0));
+        targets.max(self.default_weights.get(mesh).map_or(0, Vec::len))
+    }
 }
 
 /// Facts about the file as written, kept for the rig report: raw values the importer

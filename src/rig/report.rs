@@ -4,7 +4,7 @@
 //! [`RigReport::new`] is a pure function of a [`Rig`] (including the raw facts the importer
 //! kept in [`Rig::facts`]); every check is linear in the size of the rig.
 
-use super::{Influences, Interpolation, Property, Rig, Trs};
+use super::{Influences, Interpolation, PrimitiveFacts, Property, Rig, Trs};
 use crate::anim::sample_channel;
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4Swizzles};
 use serde_json::{Value, json};
@@ -426,6 +426,7 @@ impl RigReport {
                 "message": f.message,
                 "nodes": f.nodes,
                 "node_names": f.nodes.iter().map(|&n| rig.nodes[n].name.clone()).collect::<Vec<_>>(),
+                "gltf_nodes": f.nodes.iter().map(|&n| rig.facts.gltf_node.get(n).copied().unwrap_or(n)).collect::<Vec<_>>(),
                 "clip": f.clip,
                 "vertices": f.vertices.as_ref().map(|v| json!({
                     "mesh": v.mesh,
@@ -546,12 +547,17 @@ impl VertexSet {
 }
 
 /// A primitive as the analysis sees it: drawn or not, with its influences.
+#[derive(Clone, Copy)]
 struct PrimitiveView<'r> {
     mesh: usize,
     primitive: Option<usize>,
     gltf_index: usize,
     influences: Option<&'r Influences>,
     weight_quantum: f32,
+    facts: Option<&'r PrimitiveFacts>,
+    vertices: usize,
+    mode: u32,
+    triangles: usize,
 }
 
 impl PrimitiveView<'_> {
@@ -577,11 +583,29 @@ struct Analysis<'r> {
     depth: Vec<usize>,
     /// Top-level ancestor of every node.
     top: Vec<usize>,
+    /// Depth-first preorder number and subtree size of every node: `a` is an ancestor of (or is)
+    /// `b` when `pre[a] <= pre[b] < pre[a] + size[a]`.
+    pre: Vec<usize>,
+    size: Vec<usize>,
     /// Rest-pose world matrices.
     rest_worlds: Vec<Mat4>,
     /// Whether a node is a joint of any skin.
     is_joint: Vec<bool>,
+    /// Every primitive, drawn or not, in mesh order, and which of them belong to each mesh.
+    views: Vec<PrimitiveView<'r>>,
+    views_of_mesh: Vec<Vec<usize>>,
+    /// Mesh instances per skin.
+    users_of_skin: Vec<Vec<usize>>,
+    /// Clips that lost channels on import.
+    clips_with_dropped: Vec<bool>,
+    /// Steps left for the checks whose cost grows with the product of two sizes (clips × nodes,
+    /// skins × hierarchy depth); past it they are skipped and the report says so.
+    work_left: u64,
+    skipped_checks: Vec<&'static str>,
 }
+
+/// Work allowance of the optional checks, in node visits.
+const WORK_LIMIT: u64 = 5_000_000;
 
 impl<'r> Analysis<'r> {
     fn new(rig: &'r Rig) -> Analysis<'r> {
@@ -603,14 +627,83 @@ impl<'r> Analysis<'r> {
                 }
             }
         }
+        let (pre, size) = preorder(rig);
         let rest: Vec<Trs> = rig.nodes.iter().map(|n| n.rest).collect();
+        let views = primitive_views(rig);
+        let mut views_of_mesh = vec![Vec::new(); rig.meshes.len()];
+        for (k, view) in views.iter().enumerate() {
+            if let Some(list) = views_of_mesh.get_mut(view.mesh) {
+                list.push(k);
+            }
+        }
+        let mut users_of_skin = vec![Vec::new(); rig.skins.len()];
+        for (i, instance) in rig.instances.iter().enumerate() {
+            if let Some(list) = instance.skin.and_then(|s| users_of_skin.get_mut(s)) {
+                list.push(i);
+            }
+        }
+        let mut clips_with_dropped = vec![false; rig.clips.len()];
+        for dropped in &rig.facts.dropped_channels {
+            if let Some(flag) = clips_with_dropped.get_mut(dropped.clip) {
+                *flag = true;
+            }
+        }
         Analysis {
             rig,
             findings: Vec::new(),
+            clips_with_dropped,
             depth,
             top,
+            pre,
+            size,
             rest_worlds: worlds_of(rig, &rest),
             is_joint,
+            views,
+            views_of_mesh,
+            users_of_skin,
+            work_left: WORK_LIMIT,
+            skipped_checks: Vec::new(),
+        }
+    }
+
+    /// Joints of the skin instance `i` is drawn with.
+    fn joints_of(&self, i: usize) -> usize {
+        let skin = self.rig.instances[i].skin;
+        skin.and_then(|s| self.rig.skins.get(s)).map_or(0, |s| s.joints.len())
+    }
+
+    fn is_ancestor_or_self(&self, ancestor: usize, node: usize) -> bool {
+        self.pre[ancestor] <= self.pre[node] && self.pre[node] < self.pre[ancestor] + self.size[ancestor]
+    }
+
+    /// The deepest node that is an ancestor of, or is, every node in `joints`: the lowest common
+    /// ancestor of the joints first and last in depth-first order, found by walking up from one.
+    fn common_root(&mut self, joints: &[usize]) -> Option<usize> {
+        let low = *joints.iter().min_by_key(|&&j| self.pre[j])?;
+        let high = *joints.iter().max_by_key(|&&j| self.pre[j])?;
+        if !self.afford(self.depth[low] + 1, "common roots") {
+            return None;
+        }
+        let mut node = low;
+        loop {
+            if self.is_ancestor_or_self(node, high) {
+                return Some(node);
+            }
+            node = self.rig.nodes[node].parent?;
+        }
+    }
+
+    /// Takes `steps` from the work allowance; false (and the check noted as skipped) when it
+    /// is spent.
+    fn afford(&mut self, steps: usize, check: &'static str) -> bool {
+        if steps as u64 <= self.work_left {
+            self.work_left -= steps as u64;
+            true
+        } else {
+            if !self.skipped_checks.contains(&check) {
+                self.skipped_checks.push(check);
+            }
+            false
         }
     }
 
@@ -626,6 +719,14 @@ impl<'r> Analysis<'r> {
         let skins = self.skins();
         self.instance_findings();
         let clips = self.clips();
+        if !self.skipped_checks.is_empty() {
+            let skipped = self.skipped_checks.join(", ");
+            self.push(Finding::new(
+                Severity::Info,
+                "report-incomplete",
+                format!("the rig is too large for some checks, which were skipped: {skipped}"),
+            ));
+        }
         let mut findings = std::mem::take(&mut self.findings);
         // Most severe first; otherwise in the order found.
         findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
@@ -731,58 +832,27 @@ impl<'r> Analysis<'r> {
         }
     }
 
-    /// Every primitive the file has, drawn or not, in mesh order.
-    fn primitive_views(&self) -> Vec<(PrimitiveView<'r>, usize, u32, usize)> {
-        let rig = self.rig;
-        let mut views = Vec::new();
-        for (m, mesh) in rig.meshes.iter().enumerate() {
-            for (p, primitive) in mesh.primitives.iter().enumerate() {
-                let facts = rig.facts.primitives.get(m).and_then(|f| f.get(p));
-                views.push((
-                    PrimitiveView {
-                        mesh: m,
-                        primitive: Some(p),
-                        gltf_index: facts.map_or(p, |f| f.gltf_index),
-                        influences: primitive.influences.as_ref(),
-                        weight_quantum: facts.map_or(0.0, |f| f.weight_quantum),
-                    },
-                    primitive.vertex_count(),
-                    4,
-                    primitive.indices.len() / 3,
-                ));
-            }
-        }
-        for skipped in &rig.facts.skipped_primitives {
-            views.push((
-                PrimitiveView {
-                    mesh: skipped.mesh,
-                    primitive: None,
-                    gltf_index: skipped.facts.gltf_index,
-                    influences: skipped.influences.as_ref(),
-                    weight_quantum: skipped.facts.weight_quantum,
-                },
-                skipped.vertex_count,
-                skipped.facts.mode,
-                0,
-            ));
-        }
-        views.sort_by_key(|(v, ..)| (v.mesh, v.gltf_index));
-        views
-    }
-
     fn meshes(&mut self) -> Vec<MeshSummary> {
         let rig = self.rig;
+        let mut instances = vec![0; rig.meshes.len()];
+        for instance in &rig.instances {
+            if let Some(count) = instances.get_mut(instance.mesh) {
+                *count += 1;
+            }
+        }
         let mut summaries: Vec<MeshSummary> = rig
             .meshes
             .iter()
-            .enumerate()
-            .map(|(m, mesh)| MeshSummary {
+            .zip(instances)
+            .map(|(mesh, instances)| MeshSummary {
                 name: mesh.name.clone(),
-                instances: rig.instances.iter().filter(|i| i.mesh == m).count(),
+                instances,
                 primitives: Vec::new(),
             })
             .collect();
-        for (view, vertices, mode, triangles) in self.primitive_views() {
+        for k in 0..self.views.len() {
+            let view = self.views[k];
+            let (vertices, mode, triangles) = (view.vertices, view.mode, view.triangles);
             let (max, mean) = view.influences.map_or((0, 0.0), influence_counts);
             summaries[view.mesh].primitives.push(PrimitiveSummary {
                 primitive: view.primitive,
@@ -956,15 +1026,7 @@ impl<'r> Analysis<'r> {
     /// Influences beyond eight, and joint/weight sets without their partner.
     fn primitive_facts_findings(&mut self, view: &PrimitiveView) {
         let rig = self.rig;
-        let facts = match view.primitive {
-            Some(p) => rig.facts.primitives.get(view.mesh).and_then(|f| f.get(p)),
-            None => rig
-                .facts
-                .skipped_primitives
-                .iter()
-                .find(|s| s.mesh == view.mesh && s.facts.gltf_index == view.gltf_index)
-                .map(|s| &s.facts),
-        };
+        let facts = view.facts;
         let Some(facts) = facts else { return };
         let at = view.label(rig);
         if !facts.truncated_vertices.is_empty() {
@@ -1015,31 +1077,29 @@ impl<'r> Analysis<'r> {
 
     fn skins(&mut self) -> Vec<SkinSummary> {
         let rig = self.rig;
-        let n = rig.nodes.len();
         let mut summaries = Vec::new();
         for (s, skin) in rig.skins.iter().enumerate() {
             let skeleton = rig.facts.skin_skeletons.get(s).copied().flatten();
-            let root = common_root(rig, &self.depth, &skin.joints);
             let shared_hierarchy = skin.joints.iter().all(|&j| self.top[j] == self.top[skin.joints[0]]);
-            let users: Vec<usize> = (0..rig.instances.len())
-                .filter(|&i| rig.instances[i].skin == Some(s))
-                .collect();
+            let root = if shared_hierarchy {
+                self.common_root(&skin.joints)
+            } else {
+                None
+            };
+            let users = std::mem::take(&mut self.users_of_skin[s]);
 
             // Joints with weight on some vertex, and joint indices beyond the skin.
             let mut used = vec![false; skin.joints.len()];
-            let mut seen_meshes = Vec::new();
+            let mut seen_meshes = std::collections::HashSet::new();
             for &i in &users {
                 let mesh = rig.instances[i].mesh;
-                if seen_meshes.contains(&mesh) {
+                if !seen_meshes.insert(mesh) {
                     continue;
                 }
-                seen_meshes.push(mesh);
-                for (view, vertices, ..) in self.primitive_views() {
-                    if view.mesh != mesh {
-                        continue;
-                    }
+                for k in self.views_of_mesh.get(mesh).cloned().unwrap_or_default() {
+                    let view = self.views[k];
                     if let Some(influences) = view.influences {
-                        self.joint_range_findings(s, &view, influences, vertices, &mut used);
+                        self.joint_range_findings(s, &view, influences, view.vertices, &mut used);
                     }
                 }
             }
@@ -1090,10 +1150,7 @@ impl<'r> Analysis<'r> {
                 );
             }
             if let Some(skeleton) = skeleton
-                && skin
-                    .joints
-                    .iter()
-                    .any(|&j| !is_ancestor_or_self(rig, &self.depth, skeleton, j))
+                && skin.joints.iter().any(|&j| !self.is_ancestor_or_self(skeleton, j))
             {
                 self.push(
                     Finding::new(
@@ -1108,16 +1165,10 @@ impl<'r> Analysis<'r> {
                     .nodes([skeleton]),
                 );
             }
-            let mut seen = vec![false; n];
-            let mut repeated = Vec::new();
-            for &j in &skin.joints {
-                if j < n {
-                    if seen[j] {
-                        repeated.push(j);
-                    }
-                    seen[j] = true;
-                }
-            }
+            let mut sorted = skin.joints.clone();
+            sorted.sort_unstable();
+            let mut repeated: Vec<usize> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+            repeated.dedup();
             if !repeated.is_empty() {
                 self.push(
                     Finding::new(
@@ -1405,6 +1456,8 @@ impl<'r> Analysis<'r> {
                     );
                 }
             }
+            let cost = rig.nodes.len() + clip.channels.len() + first_skinned.map_or(0, |i| self.joints_of(i));
+            let first_skinned = first_skinned.filter(|_| self.afford(cost, "first-frame poses"));
             let first_frame_vs_bind = first_skinned.map(|i| {
                 for (local, node) in locals.iter_mut().zip(&rig.nodes) {
                     *local = node.rest;
@@ -1456,12 +1509,11 @@ impl<'r> Analysis<'r> {
         let rig = self.rig;
         let clip = &rig.clips[c];
         if clip.channels.is_empty() {
-            let dropped = rig.facts.dropped_channels.iter().filter(|d| d.clip == c).count();
             self.push(
                 Finding::new(
                     Severity::Warning,
                     "clip-empty",
-                    if dropped > 0 {
+                    if self.clips_with_dropped.get(c).copied().unwrap_or(false) {
                         format!("clip '{}' has no channel that can be played", clip.name)
                     } else {
                         format!("clip '{}' has no channels", clip.name)
@@ -1563,6 +1615,45 @@ impl<'r> Analysis<'r> {
     }
 }
 
+/// Every primitive the file has, drawn or not, in mesh order.
+fn primitive_views(rig: &Rig) -> Vec<PrimitiveView<'_>> {
+    let mut views = Vec::new();
+    for (m, mesh) in rig.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let facts = rig.facts.primitives.get(m).and_then(|f| f.get(p));
+            views.push(PrimitiveView {
+                mesh: m,
+                primitive: Some(p),
+                gltf_index: facts.map_or(p, |f| f.gltf_index),
+                influences: primitive.influences.as_ref(),
+                weight_quantum: facts.map_or(0.0, |f| f.weight_quantum),
+                facts,
+                vertices: primitive.vertex_count(),
+                mode: 4,
+                triangles: primitive.indices.len() / 3,
+            });
+        }
+    }
+    for skipped in &rig.facts.skipped_primitives {
+        if skipped.mesh >= rig.meshes.len() {
+            continue;
+        }
+        views.push(PrimitiveView {
+            mesh: skipped.mesh,
+            primitive: None,
+            gltf_index: skipped.facts.gltf_index,
+            influences: skipped.influences.as_ref(),
+            weight_quantum: skipped.facts.weight_quantum,
+            facts: Some(&skipped.facts),
+            vertices: skipped.vertex_count,
+            mode: skipped.facts.mode,
+            triangles: 0,
+        });
+    }
+    views.sort_by_key(|v| (v.mesh, v.gltf_index));
+    views
+}
+
 /// World matrix of every node from local transforms (parents come first).
 fn worlds_of(rig: &Rig, locals: &[Trs]) -> Vec<Mat4> {
     let mut worlds: Vec<Mat4> = Vec::with_capacity(rig.nodes.len());
@@ -1641,34 +1732,33 @@ fn mesh_size(rig: &Rig, mesh: usize) -> f32 {
     if min.x > max.x { 0.0 } else { (max - min).length() }
 }
 
-/// The deepest node that is an ancestor of, or is, every node in `joints`; `None` when they are
-/// in separate hierarchies. Linear in the node count: counts joints per subtree, children first.
-fn common_root(rig: &Rig, depth: &[usize], joints: &[usize]) -> Option<usize> {
+/// Depth-first preorder numbers and subtree sizes of the node hierarchy.
+fn preorder(rig: &Rig) -> (Vec<usize>, Vec<usize>) {
     let n = rig.nodes.len();
-    let mut below = vec![0usize; n];
-    for &j in joints {
-        if j < n {
-            below[j] += 1;
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (i, node) in rig.nodes.iter().enumerate() {
+        match node.parent.filter(|&p| p < i) {
+            Some(p) => children[p].push(i),
+            None => roots.push(i),
         }
     }
+    let mut pre = vec![0; n];
+    let mut next = 0;
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        pre[node] = next;
+        next += 1;
+        stack.extend(children[node].iter().rev());
+    }
+    // Parents come before children in the rig's order, so children's sizes are final first.
+    let mut size = vec![1; n];
     for i in (0..n).rev() {
         if let Some(p) = rig.nodes[i].parent.filter(|&p| p < i) {
-            below[p] += below[i];
+            size[p] += size[i];
         }
     }
-    (0..n)
-        .filter(|&i| below[i] == joints.len() && !joints.is_empty())
-        .max_by_key(|&i| depth[i])
-}
-
-fn is_ancestor_or_self(rig: &Rig, depth: &[usize], ancestor: usize, mut node: usize) -> bool {
-    while depth[node] > depth[ancestor] {
-        match rig.nodes[node].parent {
-            Some(p) => node = p,
-            None => return false,
-        }
-    }
-    node == ancestor
+    (pre, size)
 }
 
 /// Most and mean non-zero influences per vertex.

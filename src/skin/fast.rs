@@ -322,6 +322,7 @@ mod avx2 {
 
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn fix_lanes(
         palette: &[Mat4],
         influences: &Influences,

@@ -5,6 +5,7 @@ pub mod dqs;
 pub mod fast;
 pub mod pick;
 
+use crate::anim::morph::{apply_morph, is_morphed};
 use crate::anim::{Bounds, PoseEvaluator};
 use crate::rig::{Influences, Rig};
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
@@ -102,6 +103,9 @@ pub struct SkinnedPose {
     pub meshes: Vec<Vec<SkinnedPrimitive>>,
     /// How long the last [`SkinnedPose::skin`] took, until taken.
     timing: Option<std::time::Duration>,
+    /// Per mesh instance, per primitive: the morphed bind pose, skinned in place of the
+    /// primitive's own vertices when its morph weights are not all zero (empty without targets).
+    morphed: Vec<Vec<SkinnedPrimitive>>,
 }
 
 impl SkinnedPose {
@@ -130,6 +134,25 @@ impl SkinnedPose {
                 })
                 .collect(),
             timing: None,
+            morphed: rig
+                .instances
+                .iter()
+                .map(|instance| {
+                    (0..rig.meshes[instance.mesh].primitives.len())
+                        .map(|k| {
+                            let n = if rig.morphs.of(instance.mesh, k).is_empty() {
+                                0
+                            } else {
+                                rig.meshes[instance.mesh].primitives[k].vertex_count()
+                            };
+                            SkinnedPrimitive {
+                                positions: vec![Vec3::ZERO; n],
+                                normals: vec![Vec3::ZERO; n],
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -152,11 +175,28 @@ impl SkinnedPose {
             if instance.skin.is_none() {
                 continue;
             }
-            for (primitive, out) in rig.meshes[instance.mesh].primitives.iter().zip(&mut self.meshes[i]) {
+            let primitives = rig.meshes[instance.mesh].primitives.iter().zip(&mut self.meshes[i]);
+            for (k, ((primitive, out), morphed)) in primitives.zip(&mut self.morphed[i]).enumerate() {
                 let Some(influences) = &primitive.influences else {
                     continue;
                 };
-                let (p, n) = (&primitive.positions, &primitive.normals);
+                // Morph targets deform the bind pose; skinning then moves the result.
+                let targets = rig.morphs.of(instance.mesh, k);
+                let (p, n) = if is_morphed(targets, &pose.morph_weights[i]) {
+                    let (positions, normals) = (&primitive.positions, &primitive.normals);
+                    let weights = &pose.morph_weights[i];
+                    apply_morph(
+                        targets,
+                        weights,
+                        positions,
+                        normals,
+                        &mut morphed.positions,
+                        &mut morphed.normals,
+                    );
+                    (&morphed.positions, &morphed.normals)
+                } else {
+                    (&primitive.positions, &primitive.normals)
+                };
                 match method {
                     SkinningMethod::Lbs => fast::skin_lbs(
                         &pose.palettes[i],

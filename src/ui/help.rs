@@ -50,6 +50,15 @@ pub fn markdown_table() -> String {
     table
 }
 
+/// Table text as the panel shows it: without the backticks, and with words for the glyphs
+/// egui's built-in fonts lack (arrows, the menu separator).
+pub fn panel_text(text: &str) -> String {
+    text.replace('`', "")
+        .replace('←', "Left")
+        .replace('→', "Right")
+        .replace('▸', ">")
+}
+
 /// The Help ▸ Keyboard shortcuts window.
 pub fn help_window(ctx: &egui::Context, open: &mut bool) {
     egui::Window::new("Keyboard shortcuts")
@@ -65,8 +74,8 @@ pub fn help_window(ctx: &egui::Context, open: &mut bool) {
                 .spacing([16.0, 4.0])
                 .show(ui, |ui| {
                     for shortcut in SHORTCUTS {
-                        ui.label(egui::RichText::new(shortcut.input.replace('`', "")).strong());
-                        ui.label(shortcut.action);
+                        ui.label(egui::RichText::new(panel_text(shortcut.input)).strong());
+                        ui.label(panel_text(shortcut.action));
                         ui.end_row();
                     }
                 });

@@ -7,6 +7,11 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("Layers");
     if viewer.rig.clips.is_empty() {
         ui.label("No clips to layer.");
+        let mut changed = false;
+        morph_panel(ui, viewer, &mut changed);
+        if changed {
+            viewer.evaluate();
+        }
         return;
     }
     let mut changed = false;
@@ -151,7 +156,44 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         viewer.animation.attachments.remove(i);
         changed = true;
     }
+    morph_panel(ui, viewer, &mut changed);
     if changed {
         viewer.evaluate();
+    }
+}
+
+/// A slider per morph target of every mesh that has targets; moving one sets that weight by
+/// hand (it then ignores the clip) until "Animated" hands it back.
+fn morph_panel(ui: &mut egui::Ui, viewer: &mut Viewer, changed: &mut bool) {
+    let rig = viewer.rig.clone();
+    let morphed: Vec<usize> = (0..rig.instances.len())
+        .filter(|&i| !viewer.pose.morph_weights[i].is_empty())
+        .collect();
+    if morphed.is_empty() {
+        return;
+    }
+    ui.separator();
+    ui.label("Morph targets");
+    for i in morphed {
+        ui.label(&rig.meshes[rig.instances[i].mesh].name);
+        for t in 0..viewer.pose.morph_weights[i].len() {
+            ui.push_id(("morph", i, t), |ui| {
+                ui.horizontal(|ui| {
+                    let mut weight = viewer.pose.morph_weights[i][t];
+                    if ui
+                        .add(egui::Slider::new(&mut weight, 0.0..=1.0).text(format!("target {t}")))
+                        .changed()
+                    {
+                        viewer.pose.morph_overrides[i][t] = Some(weight);
+                        *changed = true;
+                    }
+                    let by_hand = viewer.pose.morph_overrides[i][t].is_some();
+                    if ui.add_enabled(by_hand, egui::Button::new("Animated")).clicked() {
+                        viewer.pose.morph_overrides[i][t] = None;
+                        *changed = true;
+                    }
+                });
+            });
+        }
     }
 }

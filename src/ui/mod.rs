@@ -6,6 +6,7 @@ pub mod help;
 pub mod layers;
 pub mod report;
 pub mod skeleton;
+pub mod timings;
 pub mod views;
 
 use crate::anim::FRAME_SECONDS;
@@ -250,6 +251,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                 .show(ui, |ui| layers::layers_panel(ui, viewer));
             ui.separator();
             report::report_panel(ui, viewer);
+            ui.separator();
+            timings::timings_panel(ui, viewer);
         });
     });
 
@@ -379,7 +382,7 @@ fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
 
 fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("Playback");
-    ui.spacing_mut().slider_width = (ui.available_width() - 70.0).max(80.0);
+    ui.spacing_mut().slider_width = 170.0;
     if viewer.rig.clips.is_empty() {
         ui.label("This file has no animations.");
         return;
@@ -406,14 +409,22 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         viewer.select_clip(selected);
     }
     ui.horizontal(|ui| {
-        if ui.button("< Frame").on_hover_text("Step back one frame (←)").clicked() {
+        if ui
+            .button("< Frame")
+            .on_hover_text("Step back one frame (Left arrow)")
+            .clicked()
+        {
             viewer.step(-1);
         }
         let label = if viewer.player.playing { "Pause" } else { "Play" };
         if ui.button(label).on_hover_text("Space").clicked() {
             viewer.toggle_play();
         }
-        if ui.button("Frame >").on_hover_text("Step one frame (→)").clicked() {
+        if ui
+            .button("Frame >")
+            .on_hover_text("Step one frame (Right arrow)")
+            .clicked()
+        {
             viewer.step(1);
         }
         ui.checkbox(&mut viewer.player.looping, "Loop");

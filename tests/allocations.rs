@@ -1,0 +1,156 @@
+//! No allocation in the per-frame CPU work once a rig is loaded: a counting global allocator
+//! watches 100 frames of advancing the player, evaluating the pose (clip, layers, hand-made
+//! overrides, palettes), skinning on the CPU with LBS and with DQS, building the skeleton
+//! overlay's lines and recording the frame's timings.
+
+mod common;
+
+use glam::Vec3;
+use rigscope::anim::JointOverride;
+use rigscope::render::SkeletonOptions;
+use rigscope::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, skeleton_lines};
+use rigscope::rig::Rig;
+use rigscope::skin::{SkinningMethod, SkinningPath};
+use rigscope::timings::FrameTimings;
+use rigscope::viewer::Viewer;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts allocations (and reallocations) per thread, while that thread asks to be watched
+/// (tests run in parallel threads; each counts only its own).
+struct Counting;
+
+thread_local! {
+    static WATCHED: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    if WATCHED.try_with(Cell::get).unwrap_or(false) {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations_in(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    WATCHED.with(|w| w.set(true));
+    f();
+    WATCHED.with(|w| w.set(false));
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+/// One frame of the viewer's CPU work; `lines` is the skeleton overlay's reused buffer.
+fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
+    let duration = viewer.clip_duration();
+    viewer.player.advance(1.0 / 60.0, duration);
+    viewer.evaluate();
+    let options = SkeletonOptions {
+        show: true,
+        axes: true,
+        ..SkeletonOptions::default()
+    };
+    skeleton_lines(
+        &viewer.rig,
+        is_joint,
+        &viewer.pose.worlds,
+        viewer.selected_joint,
+        &options,
+        0.01,
+        lines,
+    );
+    let mut timings = FrameTimings::default();
+    timings.take_from_viewer(viewer);
+    viewer.timings.record(timings);
+}
+
+fn check(name: &str, rig: Rig) {
+    let mut viewer = Viewer::new(rig, None);
+    viewer.player.playing = true;
+    viewer.player.looping = true;
+    // Bend a few joints by hand, as a user does.
+    let joints: Vec<usize> = viewer.rig.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    for &node in joints.iter().step_by(3) {
+        viewer.pose.overrides[node] = JointOverride {
+            euler_degrees: Vec3::new(10.0, -5.0, 20.0),
+            translation: Vec3::new(0.0, 0.01, 0.0),
+            scale: 1.05,
+        };
+    }
+    let is_joint = joint_flags(&viewer.rig);
+    let mut lines = Vec::with_capacity(is_joint.len() * VERTICES_PER_JOINT);
+    assert!(
+        viewer.rig.vertex_count() > 0 && !joints.is_empty(),
+        "{name}: the rig must be skinned for this test to mean anything"
+    );
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+        viewer.set_skinning(SkinningPath::Cpu, method);
+        // The first frame may size what is sized lazily; every later one must not allocate.
+        frame(&mut viewer, &is_joint, &mut lines);
+        let before = viewer.skinned.meshes.clone();
+        let count = allocations_in(|| {
+            for _ in 0..100 {
+                frame(&mut viewer, &is_joint, &mut lines);
+            }
+        });
+        assert_eq!(count, 0, "{name}, {method:?}: 100 frames allocated {count} times");
+        assert!(!lines.is_empty(), "{name}: the skeleton overlay has lines");
+        let moved = viewer
+            .skinned
+            .meshes
+            .iter()
+            .flatten()
+            .zip(before.iter().flatten())
+            .any(|(a, b)| a.positions != b.positions);
+        assert!(
+            moved || viewer.rig.clips.is_empty(),
+            "{name}, {method:?}: the frames really skinned a moving pose"
+        );
+    }
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let count = allocations_in(|| {
+        let v: Vec<u64> = Vec::with_capacity(std::hint::black_box(16));
+        std::hint::black_box(&v);
+    });
+    assert_eq!(count, 1);
+}
+
+#[test]
+fn a_hundred_frames_of_the_demo_rig_allocate_nothing() {
+    check("demo.glb", common::load_demo());
+}
+
+#[test]
+fn a_hundred_frames_of_fox_allocate_nothing() {
+    let Some(dir) = common::shared_rigs() else { return };
+    check("Fox.glb", common::load_rig(&dir, "Fox.glb"));
+}
+
+#[test]
+fn a_hundred_frames_of_a_large_generated_rig_allocate_nothing() {
+    check("synthetic tube", rigscope::synthetic::skinned_tube(20_000, 64));
+}

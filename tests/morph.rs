@@ -1,0 +1,299 @@
+//! Morph targets: weights sampled from `weights` channels, applied before skinning on the CPU
+//! path and in the shaders' shared function (compute pass), and drawn.
+
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use glam::{Mat4, Vec2, Vec3};
+use rigscope::anim::{JointOverride, PoseEvaluator};
+use rigscope::render::compute::ComputeSkinner;
+use rigscope::rig::{
+    Influences, Interpolation, Material, Mesh, MeshInstance, MorphChannel, MorphTarget, Morphs, Node, Primitive, Rig,
+    Skin, Trs,
+};
+use rigscope::skin::{SkinnedPose, SkinningMethod};
+
+/// A two-joint strip (joint "tip" at y = 1) of 2×3 vertices, the upper row weighted to the tip,
+/// with two morph targets: one lifts the upper row by +Y, one pushes every vertex along +Z.
+/// Clip 0 animates the weights linearly from (0, 0) at t = 0 to (1, 0.5) at t = 1.
+fn morph_rig() -> Rig {
+    let positions: Vec<Vec3> = (0..3)
+        .flat_map(|row| (0..2).map(move |col| Vec3::new(col as f32, row as f32, 0.0)))
+        .collect();
+    let n = positions.len();
+    let weights: Vec<[f32; 4]> = positions
+        .iter()
+        .map(|p| {
+            if p.y >= 1.5 {
+                [0.0, 1.0, 0.0, 0.0]
+            } else {
+                [1.0, 0.0, 0.0, 0.0]
+            }
+        })
+        .collect();
+    let lift = MorphTarget {
+        positions: positions
+            .iter()
+            .map(|p| if p.y >= 1.5 { Vec3::Y } else { Vec3::ZERO })
+            .collect(),
+        normals: vec![Vec3::ZERO; n],
+    };
+    let push = MorphTarget {
+        positions: vec![Vec3::new(0.0, 0.0, 0.5); n],
+        normals: vec![Vec3::ZERO; n],
+    };
+    let primitive = Primitive {
+        normals: vec![Vec3::Z; n],
+        uvs: vec![Vec2::ZERO; n],
+        influences: Some(Influences {
+            sets: 1,
+            joints: vec![[0, 1, 0, 0]; n],
+            weights,
+        }),
+        indices: vec![0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4],
+        material: Some(0),
+        positions,
+    };
+    Rig {
+        name: "morph".into(),
+        nodes: vec![
+            Node {
+                name: "mesh".into(),
+                parent: None,
+                rest: Trs::IDENTITY,
+            },
+            Node {
+                name: "root".into(),
+                parent: None,
+                rest: Trs::IDENTITY,
+            },
+            Node {
+                name: "tip".into(),
+                parent: Some(1),
+                rest: Trs {
+                    translation: Vec3::Y,
+                    ..Trs::IDENTITY
+                },
+            },
+        ],
+        skins: vec![Skin {
+            name: "skin".into(),
+            joints: vec![1, 2],
+            inverse_binds: vec![Mat4::IDENTITY, Mat4::from_translation(-Vec3::Y)],
+        }],
+        meshes: vec![Mesh {
+            name: "strip".into(),
+            primitives: vec![primitive],
+        }],
+        instances: vec![MeshInstance {
+            node: 0,
+            mesh: 0,
+            skin: Some(0),
+        }],
+        materials: vec![Material {
+            double_sided: true,
+            ..Material::default()
+        }],
+        clips: vec![rigscope::rig::Clip {
+            name: "breathe".into(),
+            duration: 1.0,
+            channels: vec![],
+        }],
+        morphs: Morphs {
+            targets: vec![vec![vec![lift, push]]],
+            default_weights: vec![vec![0.0, 0.0]],
+            channels: vec![MorphChannel {
+                clip: 0,
+                node: 0,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 1.0],
+                values: vec![0.0, 0.0, 1.0, 0.5],
+                targets: 2,
+            }],
+        },
+        ..Rig::default()
+    }
+}
+
+#[test]
+fn weights_channels_are_sampled_and_hand_set_weights_win() {
+    let rig = morph_rig();
+    let mut pose = PoseEvaluator::new(&rig);
+    pose.evaluate(&rig, Some(0), 0.25);
+    assert_eq!(pose.morph_weights[0], vec![0.25, 0.125]);
+    pose.evaluate(&rig, Some(0), 5.0);
+    assert_eq!(pose.morph_weights[0], vec![1.0, 0.5], "clamped after the last key");
+    pose.morph_overrides[0][1] = Some(0.9);
+    pose.evaluate(&rig, Some(0), 0.25);
+    assert_eq!(pose.morph_weights[0], vec![0.25, 0.9]);
+    pose.evaluate(&rig, None, 0.0);
+    assert_eq!(
+        pose.morph_weights[0],
+        vec![0.0, 0.9],
+        "without a clip: defaults, then the hand-set weight"
+    );
+}
+
+#[test]
+fn morphs_apply_before_skinning_on_the_cpu() {
+    let rig = morph_rig();
+    let mut pose = PoseEvaluator::new(&rig);
+    // Turn the tip joint 90° about Z: a bind-space +Y offset then points along −X.
+    pose.overrides[2] = JointOverride {
+        euler_degrees: Vec3::new(0.0, 0.0, 90.0),
+        ..JointOverride::IDENTITY
+    };
+    pose.evaluate(&rig, Some(0), 1.0);
+    let mut skinned = SkinnedPose::new(&rig);
+    skinned.skin(&rig, &pose, SkinningMethod::Lbs);
+    let top = 5; // (1, 2, 0), weighted to the tip
+    let p = rig.meshes[0].primitives[0].positions[top];
+    let palette = pose.palettes[0][1];
+    let offset = Vec3::Y * 1.0 + Vec3::new(0.0, 0.0, 0.5) * 0.5;
+    let morph_then_skin = palette.transform_point3(p + offset);
+    let skin_then_morph = palette.transform_point3(p) + offset;
+    let got = skinned.meshes[0][0].positions[top];
+    assert!((got - morph_then_skin).length() < 1e-5, "{got} vs {morph_then_skin}");
+    assert!(
+        (got - skin_then_morph).length() > 0.5,
+        "the order of morph and skin must matter here"
+    );
+}
+
+#[test]
+fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let rig = morph_rig();
+    let mut pose = PoseEvaluator::new(&rig);
+    pose.overrides[2] = JointOverride {
+        euler_degrees: Vec3::new(20.0, 0.0, 60.0),
+        ..JointOverride::IDENTITY
+    };
+    pose.evaluate(&rig, Some(0), 0.7);
+    let mut skinned = SkinnedPose::new(&rig);
+    skinned.update_dual_quats(&pose);
+    let skinner = ComputeSkinner::new(&gpu);
+    let targets = rig.morphs.of(0, 0);
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+        skinned.skin(&rig, &pose, method);
+        let (positions, normals) = skinner
+            .skin_morphed(
+                &gpu,
+                &rig.meshes[0].primitives[0],
+                &pose.palettes[0],
+                &skinned.dual_quats[0],
+                method,
+                targets,
+                &pose.morph_weights[0],
+            )
+            .unwrap();
+        let cpu = &skinned.meshes[0][0];
+        for v in 0..positions.len() {
+            assert!(
+                (positions[v] - cpu.positions[v]).length() < 1e-5,
+                "{method:?} vertex {v}: {} vs {}",
+                positions[v],
+                cpu.positions[v]
+            );
+            assert!(
+                (normals[v] - cpu.normals[v]).length() < 1e-5,
+                "{method:?} vertex {v} normal"
+            );
+        }
+        // And the morph really moved something compared with no morph at all.
+        let (unmorphed, _) = skinner
+            .skin(
+                &gpu,
+                &rig.meshes[0].primitives[0],
+                &pose.palettes[0],
+                &skinned.dual_quats[0],
+                method,
+            )
+            .unwrap();
+        assert!((unmorphed[5] - positions[5]).length() > 0.5);
+    }
+}
+
+#[test]
+fn drawing_applies_the_morph_on_both_paths() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
+    viewer.view.grid = false;
+    viewer.view.skeleton.show = false;
+    viewer.player.playing = false;
+    viewer.camera.yaw = 0.0;
+    viewer.camera.pitch = 0.0;
+    let offscreen = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    let mut draw = |viewer: &rigscope::viewer::Viewer| {
+        offscreen
+            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+            .unwrap()
+    };
+    let count = |image: &image::RgbaImage| {
+        let background = *image.get_pixel(0, 0);
+        image.pixels().filter(|p| **p != background).count()
+    };
+    viewer.seek(0.0);
+    let flat = count(&draw(&viewer));
+    for path in [rigscope::skin::SkinningPath::Gpu, rigscope::skin::SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        viewer.seek(1.0);
+        let lifted = count(&draw(&viewer));
+        println!("{path:?}: {flat} pixels unmorphed, {lifted} with the upper row lifted by 1");
+        assert!(
+            lifted as f32 > flat as f32 * 1.2,
+            "{path:?}: the lifted strip should cover more pixels"
+        );
+    }
+}
+
+/// A glTF built here: one triangle with one morph target (default weight 0.25) and a `weights`
+/// channel from 0 to 1 over a second.
+#[test]
+fn morph_targets_and_weight_channels_import_from_gltf() {
+    use base64::Engine;
+    let floats: Vec<f32> = [
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, // positions
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, // target 0 offsets: lift the top vertex
+        0.0, 1.0, // key times
+        0.0, 1.0, // key weights
+    ]
+    .to_vec();
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bytes.len(), "uri": uri}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 72, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 80, "byteLength": 8}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [0.0, 2.0, 0.0]},
+            {"bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR"}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 1}]}], "weights": [0.25]}],
+        "nodes": [{"mesh": 0, "name": "blob"}],
+        "scenes": [{"nodes": [0]}],
+        "animations": [{"name": "grow", "samplers": [{"input": 2, "output": 3}], "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}]
+    });
+    let rig = rigscope::rig::load_slice(json.to_string().as_bytes(), None, "morph.gltf").unwrap();
+    let targets = rig.morphs.of(0, 0);
+    assert_eq!(targets.len(), 1);
+    assert_eq!(targets[0].positions[2], Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(rig.morphs.default_weights[0], vec![0.25]);
+    let mut pose = PoseEvaluator::new(&rig);
+    pose.evaluate(&rig, None, 0.0);
+    assert_eq!(pose.morph_weights[0], vec![0.25], "the mesh default without a clip");
+    let grow = rig.find_clip("grow").unwrap();
+    pose.evaluate(&rig, Some(grow), 0.5);
+    assert_eq!(pose.morph_weights[0], vec![0.5], "the channel at half time");
+}

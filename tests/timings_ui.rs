@@ -1,0 +1,71 @@
+//! The Timings panel shows what the frame loop recorded: opened like a person would, its stage
+//! rows, medians and rig facts found by their text.
+
+mod common;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use rigscope::skin::{SkinningMethod, SkinningPath};
+use rigscope::timings::{FrameTimings, Stage, format_seconds};
+use rigscope::ui::timings::GPU_PASS_UNSUPPORTED;
+use rigscope::ui::{self, FrameInfo, UiState};
+use rigscope::viewer::Viewer;
+
+fn harness<'a>(viewer: Viewer) -> Harness<'a, (Viewer, UiState)> {
+    Harness::builder().with_size(egui::vec2(1400.0, 1600.0)).build_ui_state(
+        |ui, (viewer, state): &mut (Viewer, UiState)| {
+            ui::show(ui, viewer, state, &FrameInfo::default());
+        },
+        (viewer, UiState::default()),
+    )
+}
+
+/// Three frames whose palette build took 1, 2 and 9 µs (median 2 µs, newest 9 µs).
+fn record_frames(viewer: &mut Viewer) {
+    for micros in [1.0, 2.0, 9.0] {
+        let mut frame = FrameTimings::default();
+        frame.set(Stage::Palette, Some(micros * 1e-6));
+        frame.set(Stage::CpuSkinning, Some(micros * 3e-6));
+        frame.set(Stage::Frame, Some(0.02));
+        viewer.timings.record(frame);
+    }
+}
+
+#[test]
+fn the_panel_shows_recorded_stages_and_says_when_gpu_timing_is_unsupported() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    record_frames(&mut viewer);
+    viewer.timings.gpu_timestamps = false;
+    let mut harness = harness(viewer);
+    harness.run();
+    harness.get_by_label("Timings").click();
+    harness.run();
+    harness.get_by_label("Palette build");
+    harness.get_by_label(&format_seconds(9e-6));
+    harness.get_by_label(&format_seconds(2e-6));
+    // CPU skinning is listed on the CPU path: newest 27 µs, median 6 µs.
+    harness.get_by_label("CPU skinning");
+    harness.get_by_label(&format_seconds(27e-6));
+    harness.get_by_label(&format_seconds(6e-6));
+    harness.get_by_label(GPU_PASS_UNSUPPORTED);
+    harness.get_by_label("50.0 FPS · frame 20.00 ms (median of 3 frames)");
+    let vertices = harness.state().0.rig.vertex_count().to_string();
+    assert!(harness.query_all_by_label(&vertices).count() >= 1);
+    harness.get_by_label("Copy as CSV");
+}
+
+#[test]
+fn without_the_cpu_path_no_cpu_skinning_row_is_shown() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    record_frames(&mut viewer);
+    viewer.timings.gpu_timestamps = true;
+    let mut harness = harness(viewer);
+    harness.run();
+    harness.get_by_label("Timings").click();
+    harness.run();
+    harness.get_by_label("Palette build");
+    assert!(harness.query_by_label("CPU skinning").is_none());
+    assert!(harness.query_by_label(GPU_PASS_UNSUPPORTED).is_none());
+    harness.get_by_label("GPU scene pass");
+}

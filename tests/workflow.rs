@@ -1,0 +1,691 @@
+//! The artist's workflow, driven as a person would: open a file through the Open dialog's code
+//! path, play, switch views, bend and reset; hot reload when the file changes on disk;
+//! screenshots and frame sequences; settings that stick; the keyboard map.
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use rigscope::anim::JointOverride;
+use rigscope::render::ViewMode;
+use rigscope::rig::demo::demo_glb;
+use rigscope::settings::{CONFIG_DIR_ENV, Settings};
+use rigscope::ui::{self, FrameInfo, UiAction, UiState};
+use rigscope::viewer::Viewer;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The longest a load or a hot reload may take before a test gives up.
+const BOUND: Duration = Duration::from_secs(20);
+
+/// A fresh folder under the system temp folder, unique to this test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rigscope-workflow-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Everything a person's session holds: the viewer, the UI state, what the UI asked the
+/// window to do in the last frame, and where the 3D view was.
+struct Session {
+    viewer: Viewer,
+    ui: UiState,
+    actions: Vec<UiAction>,
+    viewport: egui::Rect,
+}
+
+fn harness<'a>(viewer: Viewer) -> Harness<'a, Session> {
+    let session = Session {
+        viewer,
+        ui: UiState::default(),
+        actions: Vec::new(),
+        viewport: egui::Rect::NOTHING,
+    };
+    Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
+        |ui, session: &mut Session| {
+            let output = ui::show(ui, &mut session.viewer, &mut session.ui, &FrameInfo::default());
+            session.actions.extend(output.actions);
+            session.viewport = output.viewport;
+        },
+        session,
+    )
+}
+
+/// Ticks the viewer (as the window's clock does) until `done` holds, or panics after [`BOUND`].
+fn tick_until(viewer: &mut Viewer, what: &str, mut done: impl FnMut(&Viewer) -> bool) -> Duration {
+    let started = Instant::now();
+    while !done(viewer) {
+        assert!(started.elapsed() < BOUND, "{what} did not happen within {BOUND:?}");
+        viewer.tick(0.0);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    started.elapsed()
+}
+
+fn joint_names(viewer: &Viewer) -> Vec<String> {
+    viewer.rig.skins[0]
+        .joints
+        .iter()
+        .map(|&j| viewer.rig.nodes[j].name.clone())
+        .collect()
+}
+
+#[test]
+fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
+    let dir = temp_dir("person");
+    let file = dir.join("tail.glb");
+    std::fs::write(&file, demo_glb(4)).unwrap();
+    let mut harness = harness(Viewer::new(common::load_demo(), None));
+    harness.run();
+
+    // Ctrl+O asks for the Open dialog; the file picked there goes the dialog's way.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    harness.run();
+    assert_eq!(harness.state().actions, [UiAction::OpenDialog]);
+    let session = harness.state_mut();
+    let mut dialog_started_in = None;
+    let picked = ui::open_from_dialog(&mut session.viewer, &mut session.ui, |folder| {
+        dialog_started_in = Some(folder.map(Path::to_owned));
+        Some(file.clone())
+    });
+    assert!(picked);
+    assert_eq!(dialog_started_in, Some(None), "no folder known yet for the demo rig");
+    tick_until(&mut session.viewer, "the load", |v| v.loading().is_none());
+    session.actions.clear();
+    let viewer = &harness.state().viewer;
+    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.path.as_deref(), Some(file.as_path()));
+    assert_eq!(joint_names(viewer), ["joint0", "joint1", "joint2", "joint3"]);
+    assert_eq!(viewer.title(), "tail.glb — Rigscope");
+    assert_eq!(
+        viewer.recent.first().map(|p| p.file_name().unwrap()),
+        Some("tail.glb".as_ref())
+    );
+    assert_eq!(harness.state().ui.last_folder.as_deref(), Some(dir.as_path()));
+    harness.run();
+
+    // Space pauses: the clock no longer moves the clip; space again plays and it moves.
+    assert!(harness.state().viewer.player.playing);
+    harness.key_press(egui::Key::Space);
+    harness.run();
+    assert!(!harness.state().viewer.player.playing);
+    let paused_at = harness.state().viewer.player.time;
+    for _ in 0..5 {
+        harness.state_mut().viewer.tick(1.0 / 60.0);
+    }
+    assert_eq!(harness.state().viewer.player.time, paused_at);
+    harness.key_press(egui::Key::Space);
+    harness.run();
+    let palette = harness.state().viewer.pose.palettes[0].clone();
+    for _ in 0..6 {
+        harness.state_mut().viewer.tick(1.0 / 60.0);
+        harness.run();
+    }
+    let viewer = &harness.state().viewer;
+    assert!(
+        (viewer.player.time - paused_at - 0.1).abs() < 1e-4,
+        "{}",
+        viewer.player.time
+    );
+    assert_ne!(viewer.pose.palettes[0], palette, "the pose follows the clip");
+
+    // `2` shows the weights view.
+    assert_eq!(harness.state().viewer.view.mode, ViewMode::Shaded);
+    harness.key_press(egui::Key::Num2);
+    harness.run();
+    assert_eq!(harness.state().viewer.view.mode, ViewMode::Weights);
+
+    // Bend a joint in the tree, then click "Reset pose".
+    harness.get_by_label("joint2").click();
+    harness.run();
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "rotate Z")
+        .set_value_accesskit(30.0);
+    harness.run();
+    assert!(harness.state().viewer.pose.has_overrides());
+    harness.get_by_label("Reset pose").click();
+    harness.run();
+    assert!(!harness.state().viewer.pose.has_overrides());
+
+    // The file opens again from File ▸ Recent after another one replaced it.
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Open demo rig").click();
+    harness.run();
+    assert_eq!(harness.state().viewer.path, None);
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Recent").click();
+    harness.run();
+    harness.get_by_label("tail.glb").click();
+    // One frame: while a load runs the status bar's spinner keeps asking for frames.
+    harness.step();
+    tick_until(&mut harness.state_mut().viewer, "the load from Recent", |v| {
+        v.loading().is_none()
+    });
+    assert_eq!(harness.state().viewer.path.as_deref(), Some(file.as_path()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn f1_and_the_help_menu_show_the_keyboard_map() {
+    let mut harness = harness(Viewer::new(common::load_demo(), None));
+    harness.run();
+    let f12 = ui::help::panel_text(ui::help::SHORTCUTS.iter().find(|s| s.input == "`F12`").unwrap().action);
+    assert!(harness.query_by_label(&f12).is_none(), "the map is closed at first");
+    harness.key_press(egui::Key::F1);
+    harness.run();
+    assert!(harness.state().ui.help_open);
+    for shortcut in ui::help::SHORTCUTS {
+        harness.get_by_label(&ui::help::panel_text(shortcut.input));
+        harness.get_by_label(&ui::help::panel_text(shortcut.action));
+    }
+    harness.key_press(egui::Key::F1);
+    harness.run();
+    assert!(!harness.state().ui.help_open);
+    assert!(harness.query_by_label(&f12).is_none());
+    harness.get_by_label("Help").click();
+    harness.run();
+    harness.get_by_label_contains("Keyboard shortcuts").click();
+    harness.run();
+    assert!(harness.state().ui.help_open);
+    harness.get_by_label("play / pause");
+}
+
+#[test]
+fn the_readme_keyboard_table_is_the_help_panel_table() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = ui::help::markdown_table();
+    assert!(
+        readme.contains(&table),
+        "README.md should hold the keyboard map exactly as the Help panel has it:\n{table}"
+    );
+}
+
+#[test]
+fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_bends() {
+    let dir = temp_dir("hot-reload");
+    let file = dir.join("tail.glb");
+    std::fs::write(&file, demo_glb(6)).unwrap();
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.open_now(&file).unwrap();
+    viewer.watch_files(None);
+    assert!(viewer.is_watching());
+
+    // The state a person built up: camera, view, clip and time, a selection and two bends,
+    // one on a joint the new file no longer has.
+    viewer.camera.orbit(60.0, -20.0);
+    viewer.camera.zoom(1.5);
+    viewer.view.mode = ViewMode::Joints;
+    viewer.view.wireframe = true;
+    let twist = viewer.rig.find_clip("Twist").unwrap();
+    viewer.select_clip(Some(twist));
+    viewer.seek(0.4);
+    viewer.toggle_play();
+    let joint2 = viewer.rig.find_node("joint2").unwrap();
+    let joint5 = viewer.rig.find_node("joint5").unwrap();
+    viewer.selected_joint = Some(joint2);
+    let bend = JointOverride {
+        euler_degrees: glam::Vec3::new(0.0, 0.0, 35.0),
+        ..JointOverride::IDENTITY
+    };
+    viewer.set_override(joint2, bend);
+    viewer.set_override(joint5, bend);
+    let (camera, view, generation) = (viewer.camera, viewer.view, viewer.rig_generation);
+
+    // The artist exports a version with four joints over the old file.
+    std::fs::write(&file, demo_glb(4)).unwrap();
+    let took = tick_until(&mut viewer, "the hot reload", |v| v.rig_generation != generation);
+    println!("hot reload of the demo rig took {:.0} ms", took.as_secs_f64() * 1e3);
+    assert_eq!(viewer.error, None);
+    assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
+    assert_eq!(viewer.camera, camera, "the camera stays where the person put it");
+    assert_eq!(viewer.view, view);
+    assert_eq!(viewer.player.clip, viewer.rig.find_clip("Twist"));
+    assert!((viewer.player.time - 0.4).abs() < 1e-6);
+    assert!(!viewer.player.playing);
+    let joint2 = viewer.rig.find_node("joint2").unwrap();
+    assert_eq!(viewer.selected_joint, Some(joint2));
+    assert_eq!(viewer.pose.overrides[joint2], bend);
+    assert_eq!(
+        viewer.pose.overrides.iter().filter(|o| !o.is_identity()).count(),
+        1,
+        "the bend of the vanished joint5 is dropped"
+    );
+    assert!(!viewer.file_changed);
+    assert_eq!(viewer.title(), "tail.glb — Rigscope");
+
+    // A broken export keeps the rig on screen, says why, and marks the title.
+    let generation = viewer.rig_generation;
+    std::fs::write(&file, b"{ not a glTF").unwrap();
+    tick_until(&mut viewer, "the failed reload", |v| v.error.is_some());
+    assert_eq!(viewer.rig_generation, generation);
+    assert_eq!(joint_names(&viewer).len(), 4);
+    assert!(viewer.error.as_ref().unwrap().contains("could not open"));
+    assert!(viewer.file_changed);
+    assert_eq!(viewer.title(), "• tail.glb — Rigscope");
+
+    // With hot reload off, a change only marks the title until the person reloads (F5).
+    viewer.hot_reload = false;
+    viewer.error = None;
+    viewer.file_changed = false;
+    std::fs::write(&file, demo_glb(6)).unwrap();
+    tick_until(&mut viewer, "the change mark", |v| v.file_changed);
+    let waited = Instant::now();
+    while waited.elapsed() < rigscope::reload::DEBOUNCE * 3 {
+        viewer.tick(0.0);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(viewer.rig_generation, generation, "nothing reloads by itself");
+    assert_eq!(viewer.title(), "• tail.glb — Rigscope");
+    let mut harness = harness(viewer);
+    harness.run();
+    harness.key_press(egui::Key::F5);
+    harness.step();
+    tick_until(&mut harness.state_mut().viewer, "the reload on F5", |v| {
+        v.loading().is_none()
+    });
+    let viewer = &harness.state().viewer;
+    assert_eq!(joint_names(viewer).len(), 6);
+    assert!(!viewer.file_changed);
+    assert_eq!(viewer.camera, camera);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_reload_never_cancels_another_file_being_opened() {
+    let dir = temp_dir("reload-vs-open");
+    let (a, b) = (dir.join("a.glb"), dir.join("b.glb"));
+    std::fs::write(&a, demo_glb(3)).unwrap();
+    std::fs::write(&b, demo_glb(5)).unwrap();
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.open_now(&a).unwrap();
+    viewer.open(b.clone());
+    viewer.reload();
+    tick_until(&mut viewer, "the load", |v| v.loading().is_none());
+    assert_eq!(viewer.path.as_deref(), Some(b.as_path()));
+    assert_eq!(joint_names(&viewer).len(), 5);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
+    let Some(rigs) = common::shared_rigs() else { return };
+    let dir = temp_dir("external");
+    for name in ["InterpolationTest.gltf", "interpolation_test.bin"] {
+        std::fs::copy(rigs.join(name), dir.join(name)).unwrap();
+    }
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.open_now(&dir.join("InterpolationTest.gltf")).unwrap();
+    // The file names a texture that is not there (a warning): watched all the same, so that
+    // the texture showing up reloads the rig.
+    assert_eq!(
+        viewer.rig.sources,
+        [dir.join("interpolation_test.bin"), dir.join("l.jpg")]
+    );
+    viewer.watch_files(None);
+    let generation = viewer.rig_generation;
+    let bin = std::fs::read(dir.join("interpolation_test.bin")).unwrap();
+    std::fs::write(dir.join("interpolation_test.bin"), &bin).unwrap();
+    tick_until(&mut viewer, "the reload after the .bin changed", |v| {
+        v.rig_generation != generation
+    });
+    assert_eq!(viewer.error, None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
+    let dir = temp_dir("settings");
+    let file = dir.join("settings.toml");
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    let mut state = UiState::default();
+    viewer.view.mode = ViewMode::Influences;
+    viewer.view.skeleton.names = true;
+    viewer.set_skinning(rigscope::skin::SkinningPath::Cpu, rigscope::skin::SkinningMethod::Dqs);
+    viewer.hot_reload = false;
+    viewer.recent = vec![dir.join("a.glb"), dir.join("b.glb")];
+    state.theme = rigscope::settings::Theme::Light;
+    state.screenshot.with_ui = true;
+    state.screenshot.folder = Some(dir.join("shots"));
+    Settings::capture(&viewer, &state, (900.0, 700.0))
+        .save_to(&file)
+        .unwrap();
+
+    let settings = Settings::load_from(&file);
+    assert_eq!(settings.window_size(), (900.0, 700.0));
+    let mut next = Viewer::new(common::load_demo(), None);
+    let mut next_state = UiState::default();
+    settings.apply(&mut next, &mut next_state);
+    assert_eq!(next.view, viewer.view);
+    assert_eq!(next.skinning_path, rigscope::skin::SkinningPath::Cpu);
+    assert_eq!(next.skinning_method, rigscope::skin::SkinningMethod::Dqs);
+    assert!(!next.hot_reload);
+    assert_eq!(next.recent, viewer.recent);
+    assert_eq!(next_state.theme, rigscope::settings::Theme::Light);
+    assert_eq!(next_state.screenshot, state.screenshot);
+
+    // A corrupt file does not stop the next run: defaults.
+    std::fs::write(&file, [0xff, 0xfe, 0x00, b'[']).unwrap();
+    assert_eq!(Settings::load_from(&file), Settings::default());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn f12_saves_a_png_of_the_view_at_its_size_and_toasts_the_path() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let dir = temp_dir("f12");
+    let mut harness = harness(Viewer::new(common::load_demo(), None));
+    harness.state_mut().ui.screenshot.folder = Some(dir.clone());
+    harness.run();
+    harness.key_press(egui::Key::F12);
+    harness.run();
+    assert_eq!(harness.state().actions, [UiAction::Screenshot { with_ui: false }]);
+    let session = harness.state_mut();
+    let rect = session.viewport;
+    // kittest draws at 1 pixel per point.
+    let viewport = rigscope::render::PixelRect {
+        x: rect.min.x.round() as u32,
+        y: rect.min.y.round() as u32,
+        width: rect.width().round() as u32,
+        height: rect.height().round() as u32,
+    };
+    let saved = rigscope::screenshot::save_viewport(&gpu, &mut session.viewer, &mut session.ui, viewport)
+        .unwrap_or_else(|| panic!("no screenshot: {:?}", session.viewer.error));
+    assert_eq!(saved, dir.join("demo-001.png"));
+    let image = image::open(&saved).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (viewport.width, viewport.height));
+    assert!(viewport.width > 400 && viewport.height > 400, "{viewport:?}");
+    let background = *image.get_pixel(0, 0);
+    assert!(
+        image.pixels().filter(|p| **p != background).count() > 1000,
+        "the rig is in the picture"
+    );
+    harness.run();
+    let toast = format!("Screenshot saved to {}", saved.display());
+    harness.get_by_label(&toast);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_whole_ui_renders_offscreen_with_panels_over_the_view() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    let mut state = UiState::default();
+    let with_ui = rigscope::screenshot::render_ui(&gpu, &mut viewer, &mut state, 1000, 700, 1.0).unwrap();
+    let bare = rigscope::screenshot::render_view(&gpu, &viewer, 1000, 700).unwrap();
+    assert_eq!(with_ui.dimensions(), (1000, 700));
+    // The left panel covers the view's background there with its own (uniform) fill and text.
+    let background = *bare.get_pixel(5, 350);
+    let panel = *with_ui.get_pixel(5, 350);
+    assert_ne!(panel, background);
+    let different = with_ui.pixels().zip(bare.pixels()).filter(|(a, b)| a != b).count();
+    assert!(different > 1000 * 700 / 5, "only {different} pixels differ");
+    // Text is drawn: the panel column holds more than one shade.
+    let shades: std::collections::BTreeSet<[u8; 4]> = (0..700).map(|y| with_ui.get_pixel(40, y).0).collect();
+    assert!(shades.len() > 3, "{shades:?}");
+}
+
+fn rigscope_command(config: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rigscope"));
+    command.env(CONFIG_DIR_ENV, config);
+    command
+}
+
+#[test]
+fn render_sequence_writes_one_png_per_frame_of_the_clip() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let dir = temp_dir("sequence");
+    let frames = dir.join("frames");
+    let output = rigscope_command(&dir)
+        .args([
+            "render",
+            "demo",
+            "--sequence",
+            "--fps",
+            "10",
+            "--size",
+            "64x48",
+            "--clip",
+            "Wave",
+            "--out",
+        ])
+        .arg(&frames)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(&frames)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // The demo clips last 2 s: frames at 0, 0.1, … 2.0.
+    let expected: Vec<String> = (0..21).map(|i| format!("frame_{i:04}.png")).collect();
+    assert_eq!(names, expected);
+    let first = image::open(frames.join("frame_0000.png")).unwrap().to_rgba8();
+    let middle = image::open(frames.join("frame_0005.png")).unwrap().to_rgba8();
+    assert_eq!(first.dimensions(), (64, 48));
+    assert_ne!(first, middle, "the pose moves through the sequence");
+
+    let bad = rigscope_command(&dir)
+        .args(["render", "demo", "--sequence", "--fps", "0", "--out"])
+        .arg(&frames)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--fps 0"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn render_ui_writes_the_whole_window() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let dir = temp_dir("render-ui");
+    let out = dir.join("ui.png");
+    let output = rigscope_command(&dir)
+        .args(["render", "demo", "--ui", "--size", "900x600", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(image::open(&out).unwrap().to_rgba8().dimensions(), (900, 600));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn has_program(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
+}
+
+#[test]
+fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_settings() {
+    let dir = temp_dir("window");
+    let settings = Settings {
+        window_width: 960.0,
+        window_height: 640.0,
+        view: rigscope::settings::ViewSettings {
+            mode: "normals".into(),
+            ..Default::default()
+        },
+        ..Settings::default()
+    };
+    settings.save_to(&dir.join(rigscope::settings::FILE_NAME)).unwrap();
+    let shot = dir.join("window.png");
+    let rig = dir.join("tail.glb");
+    std::fs::write(&rig, demo_glb(5)).unwrap();
+    let binary = env!("CARGO_BIN_EXE_rigscope");
+    let mut command = if std::env::var_os("DISPLAY").is_some() {
+        Command::new(binary)
+    } else if has_program("xvfb-run") {
+        let mut c = Command::new("xvfb-run");
+        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]);
+        c
+    } else if std::env::var_os(rigscope::render::REQUIRE_ADAPTER_ENV).is_some() {
+        panic!("no DISPLAY and no xvfb-run (Debian package xvfb)");
+    } else {
+        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+        return;
+    };
+    let output = command
+        .arg(&rig)
+        .args(["--exit-after-frames", "20", "--screenshot"])
+        .arg(&shot)
+        .env(CONFIG_DIR_ENV, &dir)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let image = image::open(&shot).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (960, 640), "{stderr}");
+    // The panels are in the picture: the menu bar's corner is not the 3D view's background,
+    // which shows between the side panels.
+    let corner = *image.get_pixel(2, 2);
+    let view = *image.get_pixel(480, 60);
+    assert_ne!(corner, view, "{stderr}");
+    let kept = Settings::load_from(&dir.join(rigscope::settings::FILE_NAME));
+    assert_eq!(kept.window_size(), (960.0, 640.0));
+    assert_eq!(kept.view.mode, "normals");
+    assert_eq!(kept.recent, std::slice::from_ref(&rig), "the file opened is remembered");
+    assert_eq!(kept.last_folder.as_deref(), Some(dir.as_path()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_window_reloads_a_file_changed_on_disk() {
+    let dir = temp_dir("window-reload");
+    let file = dir.join("tail.glb");
+    std::fs::write(&file, demo_glb(6)).unwrap();
+    let binary = env!("CARGO_BIN_EXE_rigscope");
+    let mut command = if std::env::var_os("DISPLAY").is_some() {
+        Command::new(binary)
+    } else if has_program("xvfb-run") {
+        let mut c = Command::new("xvfb-run");
+        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]);
+        c
+    } else if std::env::var_os(rigscope::render::REQUIRE_ADAPTER_ENV).is_some() {
+        panic!("no DISPLAY and no xvfb-run (Debian package xvfb)");
+    } else {
+        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+        return;
+    };
+    // Enough frames for the reload (a quarter second) with a wide margin on a busy machine.
+    let mut child = command
+        .arg(&file)
+        .args(["--exit-after-frames", "120"])
+        .env(CONFIG_DIR_ENV, &dir)
+        .env("RUST_LOG", "rigscope=info")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let mut log = String::new();
+    let wait_for = |needle: &str, log: &mut String| {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            match received.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    log.push_str(&line);
+                    log.push('\n');
+                    if line.contains(needle) {
+                        return true;
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return false,
+            }
+        }
+        false
+    };
+    assert!(wait_for("window open", &mut log), "the window did not open:\n{log}");
+    std::fs::write(&file, demo_glb(3)).unwrap();
+    let reloaded = wait_for("reloaded", &mut log);
+    let status = child.wait().unwrap();
+    while let Ok(line) = received.recv_timeout(Duration::from_secs(1)) {
+        log.push_str(&line);
+        log.push('\n');
+    }
+    assert!(reloaded, "the window did not reload the file:\n{log}");
+    assert!(status.success(), "{log}");
+    assert!(log.contains(&format!("reloaded {}", file.display())), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The artist's loop on a real rig: Fox.glb is written over in a temp folder; measured are the
+/// moments the change is seen, the reload is done, and the new frame is rendered.
+#[test]
+fn fox_edit_to_new_frame_loop_time() {
+    let Some(rigs) = common::shared_rigs() else { return };
+    let dir = temp_dir("fox-loop");
+    let fox = dir.join("Fox.glb");
+    let bytes = std::fs::read(rigs.join("Fox.glb")).unwrap();
+    std::fs::write(&fox, &bytes).unwrap();
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.open_now(&fox).unwrap();
+    viewer.watch_files(None);
+    // The window keeps its renderer between files: so does this test.
+    let renderer = gpu::gpu_or_skip().map(|gpu| {
+        let mut offscreen = rigscope::render::Offscreen::new(&gpu, 960, 720).unwrap();
+        // Drawn once, as the window had before the edit (software drivers compile on first use).
+        let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+        offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+        offscreen
+            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+            .unwrap();
+        (gpu, offscreen)
+    });
+    let generation = viewer.rig_generation;
+
+    let written = Instant::now();
+    std::fs::write(&fox, &bytes).unwrap();
+    let mut seen = None;
+    while viewer.rig_generation == generation {
+        assert!(written.elapsed() < BOUND, "Fox.glb was not reloaded");
+        viewer.tick(0.0);
+        if seen.is_none() && viewer.file_changed {
+            seen = Some(written.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let reloaded = written.elapsed();
+    let _state = viewer.frame_state(4.0 / 3.0);
+    let state_ready = written.elapsed();
+    let mut report = format!(
+        "Fox.glb loop: change seen {:.0} ms, reloaded {:.0} ms, frame state {:.0} ms after the write",
+        seen.unwrap_or(reloaded).as_secs_f64() * 1e3,
+        reloaded.as_secs_f64() * 1e3,
+        state_ready.as_secs_f64() * 1e3
+    );
+    if let Some((gpu, mut offscreen)) = renderer {
+        let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+        offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+        let image = offscreen
+            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+            .unwrap();
+        assert_eq!(image.dimensions(), (960, 720));
+        report += &format!(
+            ", new frame drawn and read back (upload, 960x720) {:.0} ms",
+            written.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    println!("{report}");
+    assert_eq!(viewer.rig.name, "Fox.glb");
+    assert!(reloaded < Duration::from_secs(5), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
