@@ -562,6 +562,10 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
                 history.push(timings);
             }
         }
+        // A frame the device refused would time nothing: stop with its error instead.
+        if let Some(error) = gpu.take_error() {
+            return Err(format!("the GPU refused a frame: {error}"));
+        }
     }
     let paths = BenchPath::ALL
         .into_iter()

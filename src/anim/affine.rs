@@ -217,7 +217,7 @@ mod avx2 {
     pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
         // The previous node's world stays in registers: in a chain it is the next parent, and
         // reading it back from memory would add a store-to-load trip to the critical path.
-        let mut previous = unsafe { (_mm256_setzero_ps(), _mm256_setzero_ps()) };
+        let mut previous = (_mm256_setzero_ps(), _mm256_setzero_ps());
         for i in 0..nodes.len() {
             unsafe {
                 let local = trs(&locals[i]);

@@ -98,9 +98,7 @@ pub fn skin_lbs_with(
     let n = positions.len();
     assert!(out_positions.len() >= n, "out_positions is shorter than positions");
     assert!(
-        influences.sets > 0
-            && influences.joints.len() >= n * influences.sets
-            && influences.weights.len() >= n * influences.sets,
+        influences.joints.len() >= n * influences.sets && influences.weights.len() >= n * influences.sets,
         "influences do not cover every vertex"
     );
     if let Some((input, output)) = &normals {
@@ -693,6 +691,25 @@ mod tests {
     #[test]
     fn three_sets_fall_back_to_the_portable_path() {
         check(Kernel::detect(), 3, 101, 16, 1.0, 77);
+    }
+
+    #[test]
+    fn no_influence_sets_keep_the_bind_pose_like_the_reference() {
+        let influences = Influences {
+            sets: 0,
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        let palette = [Mat4::from_translation(Vec3::X)];
+        let p = vec![Vec3::new(1.0, 2.0, 3.0); 9];
+        let n = vec![Vec3::new(0.0, 0.0, 2.0); 9];
+        let (mut want_p, mut want_n) = (vec![Vec3::NAN; 9], vec![Vec3::NAN; 9]);
+        skin_lbs_reference(&palette, &influences, &p, &n, &mut want_p, &mut want_n);
+        let (mut op, mut on) = (vec![Vec3::NAN; 9], vec![Vec3::NAN; 9]);
+        skin_lbs(&palette, &influences, &p, &n, &mut op, &mut on);
+        assert_eq!(op, want_p);
+        assert_eq!(on, want_n);
+        assert_eq!(op[0], p[0]);
     }
 
     #[test]

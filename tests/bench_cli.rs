@@ -1,0 +1,64 @@
+//! `rigscope bench`: the headless frame loop runs on every path and its last line of output is
+//! one JSON object with the per-stage medians and the ratios to the static path.
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use std::process::Command;
+
+#[test]
+fn bench_prints_medians_for_every_path_and_json_last() {
+    // The same adapter check the other GPU tests make (skips with a reason when there is none).
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["bench", "--synthetic", "3000,12", "--frames", "4", "--size", "96x64"])
+        .output()
+        .expect("rigscope runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("GPU path / static"), "{stdout}");
+    let last = stdout.lines().last().expect("some output");
+    let json: serde_json::Value = serde_json::from_str(last).expect("the last line is JSON");
+    assert_eq!(json["joints"], 12);
+    assert_eq!(json["influences"], 4);
+    assert_eq!(json["skinned_vertices"], 3008, "rings of 64 vertices");
+    assert_eq!(json["palette_bytes_per_frame"], 12 * 64);
+    let medians = &json["medians"];
+    for path in ["gpu", "cpu", "static"] {
+        let frame = medians[path]["frame_us"].as_f64().expect("a frame time");
+        assert!(frame > 0.0, "{path}: {frame}");
+        let encoding = medians[path]["encoding_us"].as_f64().expect("an encoding time");
+        assert!(encoding > 0.0 && encoding <= frame, "{path}");
+    }
+    // Only the CPU path skins on the CPU; the static path evaluates no pose.
+    assert!(medians["cpu"]["cpu_skinning_us"].as_f64().is_some_and(|t| t > 0.0));
+    assert!(medians["gpu"]["cpu_skinning_us"].is_null());
+    assert!(medians["static"]["palette_build_us"].is_null());
+    assert!(medians["gpu"]["palette_build_us"].as_f64().is_some_and(|t| t > 0.0));
+    let ratio = json["ratios"]["gpu_over_static_frame"].as_f64().expect("a ratio");
+    let want = medians["gpu"]["frame_us"].as_f64().unwrap() / medians["static"]["frame_us"].as_f64().unwrap();
+    // Both come from the same medians; the JSON rounds times to 0.1 µs and ratios to 0.001.
+    assert!((ratio - want).abs() < 0.01 * want + 1e-3, "{ratio} vs {want}");
+    if json["gpu_timestamps"] == true {
+        assert!(medians["gpu"]["gpu_pass_us"].as_f64().is_some_and(|t| t > 0.0));
+    } else {
+        assert!(medians["gpu"]["gpu_pass_us"].is_null());
+    }
+}
+
+#[test]
+fn bench_refuses_a_malformed_synthetic_size() {
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["bench", "--synthetic", "100000"])
+        .output()
+        .expect("rigscope runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("VERTICES,JOINTS"));
+}
