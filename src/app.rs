@@ -417,30 +417,15 @@ impl WindowState {
                     .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
             }
         }
-        let user_commands =
-            self.egui_renderer
-                .update_buffers(&self.gpu.device, &self.gpu.queue, &mut encoder, &paint_jobs, &screen);
-        {
-            let mut pass = encoder
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &egui_view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
-            self.egui_renderer.render(&mut pass, &paint_jobs, &screen);
-        }
+        let user_commands = crate::ui::paint::encode_egui(
+            &mut self.egui_renderer,
+            &self.gpu.device,
+            &self.gpu.queue,
+            &mut encoder,
+            &egui_view,
+            &paint_jobs,
+            &screen,
+        );
         egui_time += egui_start.elapsed();
         timings.set_duration(Stage::Egui, Some(egui_time));
         let capture = if std::mem::take(&mut self.capture_next) {

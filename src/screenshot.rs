@@ -212,27 +212,15 @@ pub fn render_ui(
     };
     let aspect = viewport.width as f32 / viewport.height as f32;
     let mut overlay = |encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView| {
-        let commands = renderer.update_buffers(&gpu.device, &gpu.queue, encoder, &paint_jobs, &screen);
-        let mut pass = encoder
-            .begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("egui offscreen"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            })
-            .forget_lifetime();
-        renderer.render(&mut pass, &paint_jobs, &screen);
-        commands
+        crate::ui::paint::encode_egui(
+            &mut renderer,
+            &gpu.device,
+            &gpu.queue,
+            encoder,
+            view,
+            &paint_jobs,
+            &screen,
+        )
     };
     offscreen
         .render_with(

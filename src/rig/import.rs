@@ -264,6 +264,25 @@ fn read_morph_targets(
     Ok(per_primitive)
 }
 
+/// A sampler's interpolation and key times.
+fn read_sampler_keys(
+    sampler: &gltf::animation::Sampler,
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<(Interpolation, Vec<f32>), ChannelError> {
+    let interpolation = match sampler.interpolation() {
+        gltf::animation::Interpolation::Step => Interpolation::Step,
+        gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    };
+    let times = floats::<1>(&sampler.input(), FLOAT, buffers, budget)
+        .map_err(|e| ChannelError::from(AccessorError::classify(e).context("key times")))?
+        .into_iter()
+        .map(|[t]| t)
+        .collect();
+    Ok((interpolation, times))
+}
+
 /// A channel animating morph target weights.
 fn read_morph_channel(
     channel: &gltf::animation::Channel,
@@ -273,17 +292,8 @@ fn read_morph_channel(
     budget: &mut Budget,
 ) -> Result<MorphChannel, ChannelError> {
     let sampler = channel.sampler();
-    let interpolation = match sampler.interpolation() {
-        gltf::animation::Interpolation::Step => Interpolation::Step,
-        gltf::animation::Interpolation::Linear => Interpolation::Linear,
-        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-    };
+    let (interpolation, times) = read_sampler_keys(&sampler, buffers, budget)?;
     let read = |what: &str, e: String| ChannelError::from(AccessorError::classify(e).context(what));
-    let times: Vec<f32> = floats::<1>(&sampler.input(), FLOAT, buffers, budget)
-        .map_err(|e| read("key times", e))?
-        .into_iter()
-        .map(|[t]| t)
-        .collect();
     let values: Vec<f32> = floats::<1>(&sampler.output(), FLOAT_OR_NORM, buffers, budget)
         .map_err(|e| read("key values", e))?
         .into_iter()
@@ -1136,17 +1146,8 @@ fn read_channel(
         }
     };
     let sampler = channel.sampler();
-    let interpolation = match sampler.interpolation() {
-        gltf::animation::Interpolation::Step => Interpolation::Step,
-        gltf::animation::Interpolation::Linear => Interpolation::Linear,
-        gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-    };
+    let (interpolation, times) = read_sampler_keys(&sampler, buffers, budget)?;
     let read = |what: &str, e: String| ChannelError::from(AccessorError::classify(e).context(what));
-    let times: Vec<f32> = floats::<1>(&sampler.input(), FLOAT, buffers, budget)
-        .map_err(|e| read("key times", e))?
-        .into_iter()
-        .map(|[t]| t)
-        .collect();
     let output = sampler.output();
     let values: Vec<Vec4> = match property {
         Property::Rotation => floats::<4>(&output, FLOAT_OR_NORM, buffers, budget)

@@ -4,6 +4,7 @@
 
 pub mod help;
 pub mod layers;
+pub mod paint;
 pub mod report;
 pub mod skeleton;
 pub mod timings;
