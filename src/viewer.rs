@@ -446,6 +446,19 @@ impl Viewer {
         }
     }
 
+    /// Bends the selected joint by a mouse drag of (`dx`, `dy`) points: sideways turns it about
+    /// its local Y axis, up and down about its local X axis, half a degree per point.
+    pub fn bend_selected_by_drag(&mut self, dx: f32, dy: f32) {
+        let Some(node) = self.selected_joint.filter(|&n| n < self.pose.overrides.len()) else {
+            return;
+        };
+        let mut bend = self.pose.overrides[node];
+        let wrap = |degrees: f32| (degrees + 180.0).rem_euclid(360.0) - 180.0;
+        bend.euler_degrees.x = wrap(bend.euler_degrees.x + dy * 0.5);
+        bend.euler_degrees.y = wrap(bend.euler_degrees.y + dx * 0.5);
+        self.set_override(node, bend);
+    }
+
     pub fn reset_overrides(&mut self) {
         self.pose.overrides.fill(JointOverride::IDENTITY);
         self.evaluate();

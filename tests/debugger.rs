@@ -310,3 +310,17 @@ fn skinned_pose_cpu_paths_match_for_an_identity_palette() {
         }
     }
 }
+
+#[test]
+fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
+    let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
+    viewer.selected_joint = Some(2);
+    viewer.bend_selected_by_drag(40.0, -20.0);
+    assert_eq!(viewer.pose.overrides[2].euler_degrees, Vec3::new(-10.0, 20.0, 0.0));
+    assert!(viewer.pose.overrides[1].is_identity(), "only the selected joint bends");
+    viewer.bend_selected_by_drag(340.0, 0.0);
+    assert_eq!(
+        viewer.pose.overrides[2].euler_degrees.y, -170.0,
+        "angles wrap into -180..180"
+    );
+}

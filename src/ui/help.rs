@@ -14,6 +14,10 @@ const fn s(input: &'static str, action: &'static str) -> Shortcut {
 pub const SHORTCUTS: &[Shortcut] = &[
     s("Left drag", "orbit"),
     s("Middle drag, right drag, Shift + left drag", "pan"),
+    s(
+        "Alt + left drag",
+        "bend the selected joint about its local X and Y axes",
+    ),
     s("Wheel", "zoom"),
     s(
         "Click",

@@ -455,8 +455,10 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
 
 fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
     let delta = response.drag_delta();
-    let shift = ui.input(|i| i.modifiers.shift);
-    if response.dragged_by(PointerButton::Middle)
+    let (shift, alt) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt));
+    if response.dragged_by(PointerButton::Primary) && alt {
+        viewer.bend_selected_by_drag(delta.x, delta.y);
+    } else if response.dragged_by(PointerButton::Middle)
         || response.dragged_by(PointerButton::Secondary)
         || (response.dragged_by(PointerButton::Primary) && shift)
     {
