@@ -12,17 +12,9 @@ pub const GRAPH_SECONDS: f32 = 5.0;
 
 pub const GPU_PASS_UNSUPPORTED: &str = "not supported by this adapter";
 
-/// The stages the table lists, in frame order.
-const TABLE: [Stage; 8] = [
-    Stage::Sampling,
-    Stage::Palette,
-    Stage::PaletteUpload,
-    Stage::CpuSkinning,
-    Stage::VertexUpload,
-    Stage::Encoding,
-    Stage::GpuPass,
-    Stage::Egui,
-];
+/// The stages the table lists, in frame order: every stage up to egui (the GPU wait and the
+/// whole frame are shown apart).
+const TABLE: &[Stage] = Stage::ALL.split_at(8).0;
 
 pub fn timings_panel(ui: &mut egui::Ui, viewer: &Viewer) {
     egui::CollapsingHeader::new("Timings")
@@ -53,7 +45,7 @@ fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
             ui.strong("Median");
             ui.end_row();
             let cpu_path = viewer.skinning_path == SkinningPath::Cpu;
-            for stage in TABLE {
+            for &stage in TABLE {
                 if matches!(stage, Stage::CpuSkinning | Stage::VertexUpload) && !cpu_path {
                     continue;
                 }
