@@ -119,7 +119,7 @@ impl App {
             UiAction::OpenDialog => {
                 ui::open_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
                     let mut dialog = rfd::FileDialog::new()
-                        .add_filter("glTF", &["gltf", "glb"])
+                        .add_filter("glTF and VRM", &["gltf", "glb", "vrm"])
                         .set_title("Open a rig");
                     if let Some(folder) = folder {
                         dialog = dialog.set_directory(folder);

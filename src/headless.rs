@@ -108,6 +108,16 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
     })
 }
 
+/// The viewer's current frame, rendered offscreen at `width × height`.
+pub fn render_viewer(viewer: &Viewer, gpu: &Gpu, width: u32, height: u32) -> Result<image::RgbaImage, String> {
+    let mut offscreen = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
+    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    offscreen
+        .render(gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+        .map_err(|e| e.to_string())
+}
+
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = open_rig(request.file.as_deref()).map_err(|e| e.to_string())?;
@@ -182,12 +192,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
 pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     let viewer = viewer_for(request)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let mut offscreen = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-    let image = offscreen
-        .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-        .map_err(|e| e.to_string())?;
+    let image = render_viewer(&viewer, &gpu, request.width, request.height)?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()))

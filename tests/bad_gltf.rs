@@ -4,7 +4,10 @@
 //! hang or a huge allocation. Checked in-process (library, under `catch_unwind`) and through the
 //! `rigscope inspect` and `rigscope render` commands.
 //!
-//! When the folder is absent (a fresh clone) the test prints why and passes; when it is present,
+//! And every file under `../shared/valid-gltf/` (files the same validator calls valid) must
+//! open: a viewer may note what it ignores, but it refuses none of them.
+//!
+//! When a folder is absent (a fresh clone) its test prints why and passes; when it is present,
 //! any misbehaviour fails it.
 
 use rigscope::rig::load_file;
@@ -139,12 +142,12 @@ const EXPECTED: &[(&str, Expect)] = &[
 /// Longest a command may run on one of these small files before it counts as a hang.
 const COMMAND_LIMIT: Duration = Duration::from_secs(60);
 
-fn bad_gltf_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bad-gltf"));
+fn shared_dir(name: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(name);
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipped: the bad glTF folder {} is absent", dir.display());
+        eprintln!("skipped: the folder {} is absent", dir.display());
         None
     }
 }
@@ -154,7 +157,7 @@ fn model_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).expect("bad-gltf folder is readable") {
+        for entry in std::fs::read_dir(&folder).expect("the folder is readable") {
             let path = entry.expect("directory entry").path();
             if path.is_dir() {
                 pending.push(path);
@@ -204,7 +207,7 @@ fn validator_errors(file: &Path) -> Option<u64> {
 
 #[test]
 fn every_bad_file_gives_a_clear_error_or_an_error_finding_without_panicking() {
-    let Some(dir) = bad_gltf_dir() else { return };
+    let Some(dir) = shared_dir("bad-gltf") else { return };
     let files = model_files(&dir);
     assert!(!files.is_empty(), "{} holds no .gltf/.glb files", dir.display());
     let out_dir = std::env::temp_dir().join(format!("rigscope-bad-gltf-{}", std::process::id()));
@@ -364,4 +367,45 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Notes the importer must give for a valid file, by file.
+const VALID_NOTES: &[(&str, &str)] = &[
+    ("mesh/primitive_no_position.gltf", "not drawn: it has no POSITION"),
+    (
+        "accessor/unknown_type.gltf",
+        "accessor 0 cannot be read (its type is not one glTF defines)",
+    ),
+];
+
+#[test]
+fn every_valid_file_opens() {
+    let Some(dir) = shared_dir("valid-gltf") else { return };
+    let files = model_files(&dir);
+    assert!(files.len() >= 8, "{} holds {} files", dir.display(), files.len());
+    let mut failures = Vec::new();
+    for file in &files {
+        let name = relative(&dir, file);
+        assert_eq!(
+            validator_errors(file),
+            Some(0),
+            "{name}: the folder should hold valid files only"
+        );
+        match std::panic::catch_unwind(|| load_file(file)) {
+            Err(_) => failures.push(format!("{name}: the library panicked")),
+            Ok(Err(e)) => failures.push(format!("{name}: refused: {e}")),
+            Ok(Ok(rig)) => {
+                if let Some((_, note)) = VALID_NOTES.iter().find(|(n, _)| *n == name)
+                    && !rig.facts.notes.iter().any(|n| n.contains(note))
+                {
+                    failures.push(format!("{name}: no note '{note}' among {:?}", rig.facts.notes));
+                }
+            }
+        }
+        let code = run(&["inspect".as_ref(), file.as_os_str()]).status.code();
+        if !matches!(code, Some(0 | 1)) {
+            failures.push(format!("{name}: inspect exited with {code:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

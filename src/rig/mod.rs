@@ -3,7 +3,6 @@
 //! Everything is stored in plain arrays indexed by `usize`. Nodes are sorted so that a parent
 //! always comes before its children, which lets pose evaluation walk the hierarchy in one pass.
 
-mod accessor;
 pub mod demo;
 mod glb;
 mod import;
@@ -12,9 +11,8 @@ pub mod report;
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use std::fmt;
 
-pub use accessor::{Budget, human_bytes};
 pub use glb::{glb_container, split_glb};
-pub use import::{load_file, load_slice};
+pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice};
 
 /// A load or validation failure, worded for the person who opened the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -128,7 +126,17 @@ pub struct Material {
     pub name: String,
     pub base_color: Vec4,
     pub base_color_texture: Option<usize>,
+    /// The texture coordinates the base color texture reads, as the file declares them. The
+    /// importer has already applied them: a primitive's `uvs` are that set, transformed.
+    pub base_color_uv: UvTransform,
     pub double_sided: bool,
+    pub alpha_mode: AlphaMode,
+    /// Alpha below which a `Mask` material discards the fragment.
+    pub alpha_cutoff: f32,
+    /// Emitted color (emissive factor × KHR_materials_emissive_strength).
+    pub emissive: Vec3,
+    /// KHR_materials_unlit: the base color is shown as it is, without lighting.
+    pub unlit: bool,
 }
 
 impl Default for Material {
@@ -137,8 +145,57 @@ impl Default for Material {
             name: "default".into(),
             base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
             base_color_texture: None,
+            base_color_uv: UvTransform::default(),
             double_sided: false,
+            alpha_mode: AlphaMode::Opaque,
+            alpha_cutoff: 0.5,
+            emissive: Vec3::ZERO,
+            unlit: false,
         }
+    }
+}
+
+/// How a material uses the base color's alpha.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    #[default]
+    Opaque,
+    Mask,
+    Blend,
+}
+
+/// A texture's coordinate set and its KHR_texture_transform (offset, counter-clockwise
+/// rotation in radians, scale).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UvTransform {
+    pub set: u32,
+    pub offset: Vec2,
+    pub rotation: f32,
+    pub scale: Vec2,
+}
+
+impl Default for UvTransform {
+    fn default() -> Self {
+        UvTransform {
+            set: 0,
+            offset: Vec2::ZERO,
+            rotation: 0.0,
+            scale: Vec2::ONE,
+        }
+    }
+}
+
+impl UvTransform {
+    /// `uv` moved as KHR_texture_transform says: translation · rotation · scale, with the
+    /// rotation matrix rows (cos, sin) and (−sin, cos).
+    pub fn apply(&self, uv: Vec2) -> Vec2 {
+        let (sin, cos) = self.rotation.sin_cos();
+        let scaled = uv * self.scale;
+        Vec2::new(cos * scaled.x + sin * scaled.y, -sin * scaled.x + cos * scaled.y) + self.offset
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.offset == Vec2::ZERO && self.rotation == 0.0 && self.scale == Vec2::ONE
     }
 }
 
@@ -280,6 +337,9 @@ pub struct ImportFacts {
     /// Errors in the file's data that did not stop the load: buffer views or accessors out of
     /// range but unused, declared accessor bounds that do not match the data.
     pub data_errors: Vec<String>,
+    /// What the importer noticed and did without (extensions used and ignored, primitives with
+    /// nothing to draw, accessors of unknown types that nothing reads).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -788,6 +788,9 @@ impl<'r> Analysis<'r> {
         for problem in &rig.facts.data_errors {
             self.push(Finding::new(Severity::Error, "file-data", problem.clone()));
         }
+        for note in &rig.facts.notes {
+            self.push(Finding::new(Severity::Info, "import-note", note.clone()));
+        }
         for warning in &rig.warnings {
             // Left-out channels are reported above, with their node.
             if !warning.contains(" left out: ") {

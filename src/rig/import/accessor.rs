@@ -7,6 +7,7 @@
 //! substitutions are applied, as the glTF specification says.
 
 use gltf::accessor::{DataType, Dimensions};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// Decoded bytes (vertex arrays, keyframes, images) one import may allocate.
@@ -33,15 +34,15 @@ impl Budget {
     }
 
     /// Takes `bytes` from the allowance, or explains what did not fit.
-    pub fn charge(&mut self, bytes: u64, what: &str) -> Result<(), String> {
+    pub fn charge(&mut self, bytes: u64, what: &str) -> Result<(), BudgetExceeded> {
         if bytes > self.left {
-            return Err(format!(
+            return Err(BudgetExceeded(format!(
                 "{what} would need {} of memory, beyond the {} this file may use (the limit is {} plus {}× the file's size)",
                 human_bytes(bytes),
                 human_bytes(self.left),
                 human_bytes(Self::FLOOR),
                 Self::PER_INPUT_BYTE
-            ));
+            )));
         }
         self.left -= bytes;
         Ok(())
@@ -71,44 +72,130 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// The bytes of one buffer: borrowed from the GLB binary chunk, or read from a data URI or a
-/// file (shared when several buffers name the same file).
+/// The memory budget ran out: the whole load fails, whatever was being read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct BudgetExceeded(pub String);
+
+/// A failed read: out of memory budget (fatal for the whole file), or bad data (which may only
+/// cost the part that needed it).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Budget(#[from] BudgetExceeded),
+    #[error("{0}")]
+    Data(String),
+}
+
+impl From<String> for ReadError {
+    fn from(message: String) -> Self {
+        ReadError::Data(message)
+    }
+}
+
+impl ReadError {
+    /// The same error, its message prefixed with what was being read.
+    pub fn context(self, what: &str) -> ReadError {
+        match self {
+            ReadError::Budget(BudgetExceeded(m)) => ReadError::Budget(BudgetExceeded(format!("{what}: {m}"))),
+            ReadError::Data(m) => ReadError::Data(format!("{what}: {m}")),
+        }
+    }
+}
+
+/// The bytes of one buffer: borrowed from the GLB binary chunk, read from a data URI or a file
+/// (shared when several buffers name the same file), or absent — a placeholder, a compression
+/// fallback or a remote file — which is an error only when something reads it.
 pub enum BufferData<'a> {
     Borrowed(&'a [u8]),
     Shared(Rc<Vec<u8>>),
+    Absent(String),
 }
 
-/// The data of every buffer, each cut to its declared `byteLength`.
-pub struct Buffers<'a>(pub Vec<(BufferData<'a>, usize)>);
+/// The data of every buffer, each cut to its declared `byteLength`, plus what extension decoders
+/// produced: whole buffer views (EXT_meshopt_compression) and whole accessors, tightly packed
+/// (KHR_draco_mesh_compression). Reads prefer decoded data to the buffer bytes it replaces.
+pub struct Buffers<'a> {
+    pub buffers: Vec<(BufferData<'a>, usize)>,
+    pub decoded_views: HashMap<usize, Vec<u8>>,
+    pub decoded_accessors: HashMap<usize, Vec<u8>>,
+    /// Whether the file uses KHR_mesh_quantization, which allows integer positions, normals,
+    /// texture coordinates and morph offsets where core glTF wants floats.
+    pub quantized_geometry: bool,
+    /// Accessors whose `type` or `componentType` is not one glTF defines, and what it is.
+    pub unknown_layouts: BTreeMap<usize, String>,
+}
 
-impl Buffers<'_> {
+impl<'a> Buffers<'a> {
+    pub fn new(buffers: Vec<(BufferData<'a>, usize)>) -> Self {
+        Buffers {
+            buffers,
+            decoded_views: HashMap::new(),
+            decoded_accessors: HashMap::new(),
+            quantized_geometry: false,
+            unknown_layouts: BTreeMap::new(),
+        }
+    }
+
     /// Buffer `index`, cut to its declared length.
-    pub fn bytes(&self, index: usize) -> Option<&[u8]> {
-        let (data, length) = self.0.get(index)?;
-        match data {
+    pub fn bytes(&self, index: usize) -> Result<&[u8], String> {
+        let (data, length) = self
+            .buffers
+            .get(index)
+            .ok_or_else(|| format!("buffer {index} does not exist"))?;
+        let bytes = match data {
             BufferData::Borrowed(b) => b.get(..*length),
             BufferData::Shared(b) => b.get(..*length),
-        }
+            BufferData::Absent(why) => return Err(format!("buffer {index} {why}")),
+        };
+        bytes.ok_or_else(|| format!("buffer {index} is shorter than its declared {length} bytes"))
     }
 
-    /// The bytes of a buffer view, checked against its buffer.
+    /// Whether buffer `index` has bytes (placeholders and fallbacks have none).
+    pub fn has_data(&self, index: usize) -> bool {
+        matches!(
+            self.buffers.get(index),
+            Some((BufferData::Borrowed(_) | BufferData::Shared(_), _))
+        )
+    }
+
+    /// The bytes of a buffer view (decoded, when an extension compressed it), checked against
+    /// its buffer.
     pub fn view(&self, view: &gltf::buffer::View) -> Result<&[u8], String> {
+        if let Some(decoded) = self.decoded_views.get(&view.index()) {
+            return Ok(decoded);
+        }
         let buffer = self
             .bytes(view.buffer().index())
-            .ok_or_else(|| format!("buffer view {} refers to a missing buffer", view.index()))?;
-        let (offset, length) = (view.offset() as u64, view.length() as u64);
-        let end = offset.checked_add(length).filter(|&end| end <= buffer.len() as u64);
-        match end {
-            Some(end) => Ok(&buffer[offset as usize..end as usize]),
-            None => Err(format!(
-                "buffer view {} covers bytes {offset}..{} of buffer {}, which has only {} bytes",
+            .map_err(|e| format!("buffer view {}: {e}", view.index()))?;
+        slice_of(buffer, view.offset(), view.length()).ok_or_else(|| {
+            format!(
+                "buffer view {} covers bytes {}..{} of buffer {}, which has only {} bytes",
                 view.index(),
-                offset.saturating_add(length),
+                view.offset(),
+                view.offset().saturating_add(view.length()),
                 view.buffer().index(),
                 buffer.len()
-            )),
+            )
+        })
+    }
+}
+
+impl Buffers<'_> {
+    /// An accessor's component type and element type, or why they cannot be read: the `gltf`
+    /// crate panics on values it did not recognize, and a valid file may hold such an accessor
+    /// as long as nothing reads it.
+    pub fn layout(&self, accessor: &gltf::Accessor) -> Result<(DataType, Dimensions), ReadError> {
+        match self.unknown_layouts.get(&accessor.index()) {
+            Some(why) => Err(ReadError::Data(format!("accessor {}: {why}", accessor.index()))),
+            None => Ok((accessor.data_type(), accessor.dimensions())),
         }
     }
+}
+
+/// `length` bytes of `data` from `offset`, when they are all there.
+pub fn slice_of(data: &[u8], offset: usize, length: usize) -> Option<&[u8]> {
+    data.get(offset..offset.checked_add(length)?)
 }
 
 /// A component type an accessor read accepts. Integer types read as floats are taken as
@@ -117,6 +204,7 @@ impl Buffers<'_> {
 pub const FLOAT: &[DataType] = &[DataType::F32];
 pub const FLOAT_OR_UNORM: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
 pub const FLOAT_OR_NORM: &[DataType] = &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+pub const FLOAT_OR_SNORM: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
 pub const UINT_8_16: &[DataType] = &[DataType::U8, DataType::U16];
 pub const UINT_ANY: &[DataType] = &[DataType::U8, DataType::U16, DataType::U32];
 
@@ -155,13 +243,26 @@ fn expected_dimensions(n: usize) -> &'static str {
 }
 
 /// Component value as a float, normalized for integer types.
-fn component_f32(data_type: DataType, bytes: &[u8]) -> f32 {
+fn component_normalized(data_type: DataType, bytes: &[u8]) -> f32 {
     match data_type {
         DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
         DataType::U8 => bytes[0] as f32 / 255.0,
         DataType::I8 => (bytes[0] as i8 as f32 / 127.0).max(-1.0),
         DataType::U16 => u16::from_le_bytes([bytes[0], bytes[1]]) as f32 / 65535.0,
         DataType::I16 => (i16::from_le_bytes([bytes[0], bytes[1]]) as f32 / 32767.0).max(-1.0),
+        DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
+    }
+}
+
+/// Component value as a float, integer types taken at their integer value (KHR_mesh_quantization's
+/// unnormalized positions, texture coordinates and morph offsets).
+fn component_unnormalized(data_type: DataType, bytes: &[u8]) -> f32 {
+    match data_type {
+        DataType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+        DataType::U8 => bytes[0] as f32,
+        DataType::I8 => bytes[0] as i8 as f32,
+        DataType::U16 => u16::from_le_bytes([bytes[0], bytes[1]]) as f32,
+        DataType::I16 => i16::from_le_bytes([bytes[0], bytes[1]]) as f32,
         DataType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
     }
 }
@@ -177,14 +278,37 @@ fn component_u32(data_type: DataType, bytes: &[u8]) -> u32 {
     }
 }
 
-/// Reads `accessor` as `N` floats per element.
+/// Reads `accessor` as `N` floats per element, integer components normalized (where glTF allows
+/// integers only as normalized values: weights, rotations, morph weights, normals).
 pub fn read_f32<const N: usize>(
     accessor: &gltf::Accessor,
     allowed: &[DataType],
     buffers: &Buffers,
     budget: &mut Budget,
-) -> Result<Vec<[f32; N]>, String> {
-    read(accessor, allowed, buffers, budget, component_f32)
+) -> Result<Vec<[f32; N]>, ReadError> {
+    read(accessor, allowed, buffers, budget, component_normalized)
+}
+
+/// Reads a geometry attribute as `N` floats per element: of the types `core` allows, or, in a
+/// file that uses KHR_mesh_quantization, of any 8-, 16- or 32-bit type, integer components
+/// normalized only when the accessor says `normalized`.
+pub fn read_f32_quantized<const N: usize>(
+    accessor: &gltf::Accessor,
+    core: &[DataType],
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<Vec<[f32; N]>, ReadError> {
+    let convert = if accessor.normalized() {
+        component_normalized
+    } else {
+        component_unnormalized
+    };
+    let allowed = if buffers.quantized_geometry {
+        FLOAT_OR_NORM
+    } else {
+        core
+    };
+    read(accessor, allowed, buffers, budget, convert)
 }
 
 /// Reads `accessor` as `N` unsigned integers per element.
@@ -193,7 +317,7 @@ pub fn read_u32<const N: usize>(
     allowed: &[DataType],
     buffers: &Buffers,
     budget: &mut Budget,
-) -> Result<Vec<[u32; N]>, String> {
+) -> Result<Vec<[u32; N]>, ReadError> {
     read(accessor, allowed, buffers, budget, component_u32)
 }
 
@@ -214,49 +338,59 @@ fn read<const N: usize, T: Copy + Default>(
     buffers: &Buffers,
     budget: &mut Budget,
     convert: fn(DataType, &[u8]) -> T,
-) -> Result<Vec<[T; N]>, String> {
+) -> Result<Vec<[T; N]>, ReadError> {
     let index = accessor.index();
-    let data_type = accessor.data_type();
-    let dimensions = accessor.dimensions();
+    let (data_type, dimensions) = buffers.layout(accessor)?;
     if dimensions.multiplicity() != N || !allowed.contains(&data_type) {
         let names: Vec<&str> = allowed.iter().map(|&t| type_name(t)).collect();
-        return Err(format!(
+        return Err(ReadError::Data(format!(
             "accessor {index} is {} of {}; expected {} of {}",
             dimensions_name(dimensions),
             type_name(data_type),
             expected_dimensions(N),
             names.join(" or ")
-        ));
+        )));
     }
     let count = accessor.count();
     if count == 0 {
-        return Err(format!(
+        return Err(ReadError::Data(format!(
             "accessor {index} has count 0 (glTF requires at least one element)"
-        ));
+        )));
     }
     let component = data_type.size();
     let element = component * N;
     let element_at = |bytes: &[u8]| -> [T; N] { std::array::from_fn(|c| convert(data_type, &bytes[c * component..])) };
 
     // The claim is checked against the bytes really present before anything is allocated.
+    let decoded = buffers.decoded_accessors.get(&index);
     let source = match accessor.view() {
+        _ if decoded.is_some() => {
+            let data = decoded.map_or(&[][..], Vec::as_slice);
+            if data.len() as u64 != (count as u64).saturating_mul(element as u64) {
+                return Err(ReadError::Data(format!(
+                    "accessor {index} claims {count} elements of {element} bytes but its decoded data has {} bytes",
+                    data.len()
+                )));
+            }
+            Some((data, element, 0))
+        }
         None => None,
         Some(view) => {
             let data = buffers.view(&view).map_err(|e| format!("accessor {index}: {e}"))?;
             let stride = view.stride().unwrap_or(element);
             if stride < element {
-                return Err(format!(
+                return Err(ReadError::Data(format!(
                     "accessor {index}: buffer view {} has a byte stride of {stride}, less than the {element}-byte element",
                     view.index()
-                ));
+                )));
             }
             let offset = accessor.offset();
             if !elements_fit(data.len(), offset as u64, stride as u64, element as u64, count as u64) {
-                return Err(format!(
+                return Err(ReadError::Data(format!(
                     "accessor {index} claims {count} elements of {element} bytes (stride {stride}, offset {offset}) but buffer view {} holds only {} bytes",
                     view.index(),
                     data.len()
-                ));
+                )));
             }
             Some((data, stride, offset))
         }
@@ -276,9 +410,9 @@ fn read<const N: usize, T: Copy + Default>(
         let what = format!("accessor {index} (sparse)");
         let sparse_count = sparse.count();
         if sparse_count == 0 || sparse_count > count {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{what}: {sparse_count} substitutions for {count} elements (must be 1..={count})"
-            ));
+            )));
         }
         let indices = sparse.indices();
         let index_type = match indices.index_type() {
@@ -295,11 +429,11 @@ fn read<const N: usize, T: Copy + Default>(
             index_size as u64,
             sparse_count as u64,
         ) {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{what}: {sparse_count} indices do not fit in buffer view {} ({} bytes)",
                 indices.view().index(),
                 index_data.len()
-            ));
+            )));
         }
         let values = sparse.values();
         let value_data = buffers.view(&values.view()).map_err(|e| format!("{what}: {e}"))?;
@@ -310,20 +444,20 @@ fn read<const N: usize, T: Copy + Default>(
             element as u64,
             sparse_count as u64,
         ) {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{what}: {sparse_count} values do not fit in buffer view {} ({} bytes)",
                 values.view().index(),
                 value_data.len()
-            ));
+            )));
         }
         let mut previous: Option<u32> = None;
         for k in 0..sparse_count {
             let at = indices.offset() + k * index_size;
             let target = component_u32(index_type, &index_data[at..at + index_size]);
             if target as usize >= count || previous.is_some_and(|p| target <= p) {
-                return Err(format!(
+                return Err(ReadError::Data(format!(
                     "{what}: index {target} (substitution {k}) is out of range or not increasing"
-                ));
+                )));
             }
             previous = Some(target);
             let at = values.offset() + k * element;
@@ -339,14 +473,23 @@ fn read<const N: usize, T: Copy + Default>(
 /// bounds-checked.
 pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers, scan: &mut Budget) -> Vec<String> {
     let index = accessor.index();
-    let data_type = accessor.data_type();
-    let n = accessor.dimensions().multiplicity();
+    // An accessor of an unknown layout is only noted (nothing may read it).
+    let Ok((data_type, dimensions)) = buffers.layout(accessor) else {
+        return Vec::new();
+    };
+    let n = dimensions.multiplicity();
     let component = data_type.size();
     let element = component * n;
     let count = accessor.count();
     let mut problems = Vec::new();
     let data = match accessor.view() {
         None => None,
+        // Views of buffers without data are an error only when read.
+        Some(view)
+            if !buffers.decoded_views.contains_key(&view.index()) && !buffers.has_data(view.buffer().index()) =>
+        {
+            None
+        }
         Some(view) => match buffers.view(&view) {
             Err(e) => return vec![format!("accessor {index}: {e}")],
             Ok(data) => {
@@ -363,10 +506,7 @@ pub fn check_accessor(accessor: &gltf::Accessor, buffers: &Buffers, scan: &mut B
             }
         },
     };
-    let matrix = matches!(
-        accessor.dimensions(),
-        Dimensions::Mat2 | Dimensions::Mat3 | Dimensions::Mat4
-    );
+    let matrix = matches!(dimensions, Dimensions::Mat2 | Dimensions::Mat3 | Dimensions::Mat4);
     if matrix || accessor.sparse().is_some() {
         return problems;
     }
@@ -451,7 +591,7 @@ mod tests {
             .charge(12_000_000_000, "accessor 0 (1000000000 elements)")
             .unwrap_err();
         assert!(
-            e.contains("accessor 0 (1000000000 elements)") && e.contains("11.2 GiB"),
+            e.0.contains("accessor 0 (1000000000 elements)") && e.0.contains("11.2 GiB"),
             "{e}"
         );
         assert_eq!(budget.used(), 1 << 20);
@@ -460,10 +600,13 @@ mod tests {
 
     #[test]
     fn normalized_components_convert_as_gltf_says() {
-        assert_eq!(component_f32(DataType::U8, &[255]), 1.0);
-        assert_eq!(component_f32(DataType::I8, &[0x80]), -1.0);
-        assert_eq!(component_f32(DataType::I16, &(-32767i16).to_le_bytes()), -1.0);
-        assert_eq!(component_f32(DataType::U16, &32768u16.to_le_bytes()), 32768.0 / 65535.0);
+        assert_eq!(component_normalized(DataType::U8, &[255]), 1.0);
+        assert_eq!(component_normalized(DataType::I8, &[0x80]), -1.0);
+        assert_eq!(component_normalized(DataType::I16, &(-32767i16).to_le_bytes()), -1.0);
+        assert_eq!(
+            component_normalized(DataType::U16, &32768u16.to_le_bytes()),
+            32768.0 / 65535.0
+        );
         assert_eq!(component_u32(DataType::U16, &65535u16.to_le_bytes()), 65535);
     }
 }

@@ -1,0 +1,95 @@
+//! Which glTF extensions Rigscope implements, the refusal of a required one it does not, and the
+//! notes about used ones it ignores.
+
+use super::err;
+use crate::rig::RigError;
+
+/// Extensions the importer implements: a file that requires any of these opens.
+pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+    "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+    "KHR_draco_mesh_compression",
+    "KHR_texture_transform",
+    "EXT_texture_webp",
+    "KHR_materials_emissive_strength",
+    "KHR_materials_unlit",
+];
+
+/// Extensions whose data changes nothing Rigscope shows (VRM avatar metadata, lights, cameras'
+/// extras): used, they are worth a note but not a warning.
+const HARMLESS_EXTENSIONS: &[&str] = &[
+    "VRM",
+    "VRMC_vrm",
+    "VRMC_springBone",
+    "VRMC_node_constraint",
+    "VRMC_materials_mtoon",
+];
+
+/// Refuses a file that requires an extension Rigscope does not implement, naming it and listing
+/// the ones it does.
+pub fn check_required(root: &gltf::json::Root) -> Result<(), RigError> {
+    let missing: Vec<&str> = root
+        .extensions_required
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !SUPPORTED_EXTENSIONS.contains(name))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(err(format!(
+        "the file requires the glTF extension{} {}, which Rigscope does not implement (it implements {})",
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", "),
+        SUPPORTED_EXTENSIONS.join(", ")
+    )))
+}
+
+/// One note per extension the file uses and Rigscope ignores.
+pub fn notes(root: &gltf::json::Root) -> Vec<String> {
+    root.extensions_used
+        .iter()
+        .filter(|name| !SUPPORTED_EXTENSIONS.contains(&name.as_str()))
+        .map(|name| {
+            if HARMLESS_EXTENSIONS.contains(&name.as_str()) {
+                format!("{name} is used and ignored: the avatar's extension data does not change its skinning")
+            } else {
+                format!("{name} is used and ignored")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(required: &[&str], used: &[&str]) -> gltf::json::Root {
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "extensionsRequired": required,
+            "extensionsUsed": used,
+        });
+        gltf::json::deserialize::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn an_unimplemented_required_extension_is_refused_by_name_with_the_supported_list() {
+        let e = check_required(&root(&["KHR_mesh_quantization", "KHR_texture_basisu"], &[])).unwrap_err();
+        assert!(e.0.contains("extension KHR_texture_basisu,"), "{e}");
+        assert!(!e.0.contains("extensions KHR_mesh_quantization"), "{e}");
+        assert!(
+            e.0.contains("it implements KHR_mesh_quantization, EXT_meshopt_compression"),
+            "{e}"
+        );
+        assert!(check_required(&root(&["KHR_mesh_quantization", "KHR_draco_mesh_compression"], &[])).is_ok());
+    }
+
+    #[test]
+    fn used_extensions_that_are_ignored_are_noted_one_each() {
+        let notes = notes(&root(&[], &["KHR_materials_sheen", "KHR_texture_transform", "VRM"]));
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(notes[0], "KHR_materials_sheen is used and ignored");
+        assert!(notes[1].starts_with("VRM is used and ignored"), "{notes:?}");
+    }
+}

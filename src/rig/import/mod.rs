@@ -1,0 +1,231 @@
+//! glTF 2.0 (`.gltf`, `.glb`, `.vrm`) → [`Rig`].
+//!
+//! The `gltf` crate parses the JSON; [`validate`] checks it (with the extensions Rigscope
+//! implements); everything that touches bytes is done here, one module per concern:
+//! [`source`] resolves the GLB container, buffers and URIs, [`meshopt`] and [`draco`] decode
+//! compressed buffer views and primitives, [`accessor`] reads accessors, checking every size
+//! claim against the real data and charging a memory [`Budget`] before allocating, and
+//! [`skeleton`], [`geometry`], [`material`] and [`animation`] turn them into the rig. A file may
+//! only reference files inside its own folder (no absolute paths, no `..` that climbs out of it,
+//! no symbolic link that leads out of it).
+//!
+//! What stops a load and what does not:
+//! - the structure the pose depends on (node tree, transforms, skins, inverse bind matrices,
+//!   mesh geometry) must be sound, or the load fails with a message naming the problem;
+//! - an animation channel that cannot be played (bad keys, non-finite values) is left out with
+//!   a warning, a texture that cannot be loaded is replaced by white with a warning, and a
+//!   primitive that has nothing to draw (no POSITION, not triangles) is skipped with a note, so
+//!   the rest of the file can still be viewed and its report read;
+//! - data that nothing reads (a placeholder buffer, a compression fallback, an accessor of an
+//!   unknown type) is never an error.
+
+mod accessor;
+mod animation;
+mod draco;
+mod extensions;
+mod geometry;
+mod material;
+mod meshopt;
+mod skeleton;
+mod source;
+mod validate;
+
+use super::*;
+use accessor::Buffers;
+use std::path::Path;
+
+pub use accessor::{Budget, human_bytes};
+pub use extensions::SUPPORTED_EXTENSIONS;
+
+/// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
+/// to the budget so that a small file cannot make the viewer allocate without bound downstream.
+const DRAWN_VERTEX_BYTES: u64 = 64;
+const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
+
+fn err(message: impl Into<String>) -> RigError {
+    RigError(message.into())
+}
+
+/// Loads a `.gltf`, `.glb` or `.vrm` file; external buffers and images are looked up next to it.
+pub fn load_file(path: &Path) -> Result<Rig, RigError> {
+    let bytes = source::read_file_bounded(path).map_err(err)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    load_slice(&bytes, path.parent(), &name)
+}
+
+/// Loads glTF JSON or GLB bytes. `base_dir` is where relative URIs point; `None` allows only
+/// embedded data (GLB chunks and data URIs).
+pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
+    let (json, blob) = if bytes.starts_with(b"glTF") {
+        glb::split_glb(bytes).map_err(|e| err(format!("not a valid GLB file: {e}")))?
+    } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(err(
+            "not a glTF file: it starts neither with the GLB magic 'glTF' nor with a JSON object",
+        ));
+    } else {
+        (bytes, None)
+    };
+    let root: gltf::json::Root =
+        gltf::json::deserialize::from_slice(json).map_err(|e| err(format!("not a valid glTF file: {e}")))?;
+    let tolerated = validate::validate(&root)?;
+    let mut notes = extensions::notes(&root);
+    let document = gltf::Document::from_json_without_validation(root);
+
+    let mut warnings = Vec::new();
+    let (buffers, external_bytes) = source::load_buffers(&document, blob, base_dir, &mut warnings)?;
+    let mut buffers = buffers;
+    for (accessor, why) in &tolerated.unknown_layouts {
+        notes.push(format!(
+            "accessor {accessor} cannot be read ({why}); nothing may use it"
+        ));
+    }
+    buffers.unknown_layouts = tolerated.unknown_layouts;
+    buffers.quantized_geometry = document.extensions_used().any(|e| e == "KHR_mesh_quantization");
+    let input_bytes = bytes.len() as u64 + external_bytes;
+    let mut budget = Budget::for_input(input_bytes);
+    meshopt::decode_views(&document, &mut buffers, &mut budget)?;
+    draco::decode_primitives(&document, &mut buffers, &mut budget)?;
+    let data_errors = check_views_and_accessors(&document, &buffers, input_bytes);
+    let textures = material::load_textures(&document, &buffers, base_dir, &mut budget, &mut warnings);
+
+    let skeleton::Hierarchy {
+        nodes,
+        slot,
+        order,
+        node_matrices,
+    } = skeleton::read_nodes(&document)?;
+    let mut facts = ImportFacts {
+        data_errors,
+        gltf_node: order,
+        node_matrices,
+        notes,
+        ..ImportFacts::default()
+    };
+    let mut skins = Vec::new();
+    for skin in document.skins() {
+        skins.push(skeleton::read_skin(&skin, &slot, &buffers, &mut budget)?);
+        facts.skin_skeletons.push(skin.skeleton().map(|n| slot[n.index()]));
+    }
+    let materials: Vec<Material> = document
+        .materials()
+        .map(|m| material::read_material(&m, textures.len()))
+        .collect();
+    let mut meshes = Vec::new();
+    let mut morphs = Morphs::default();
+    for mesh in document.meshes() {
+        let read = geometry::read_mesh(
+            &document,
+            &mesh,
+            &materials,
+            &buffers,
+            &mut budget,
+            &mut facts,
+            &mut warnings,
+        )?;
+        morphs.targets.push(read.morph_targets);
+        morphs
+            .default_weights
+            .push(mesh.weights().map(<[f32]>::to_vec).unwrap_or_default());
+        meshes.push(read.mesh);
+        facts.primitives.push(read.facts);
+    }
+    let mut clips = Vec::new();
+    for animation in document.animations() {
+        let read = animation::read_clip(
+            &animation,
+            clips.len(),
+            &slot,
+            &buffers,
+            &mut budget,
+            &mut facts,
+            &mut warnings,
+        )?;
+        morphs.channels.extend(read.morph_channels);
+        clips.push(read.clip);
+        facts.channels.push(read.facts);
+    }
+
+    let gltf_nodes: Vec<gltf::Node> = document.nodes().collect();
+    let mut instances: Vec<MeshInstance> = gltf_nodes
+        .iter()
+        .filter_map(|node| {
+            node.mesh().map(|mesh| MeshInstance {
+                node: slot[node.index()],
+                mesh: mesh.index(),
+                skin: node.skin().map(|s| s.index()),
+            })
+        })
+        .collect();
+    instances.sort_by_key(|i| i.node);
+    charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget).map_err(|e| err(e.to_string()))?;
+    facts.decoded_bytes = budget.used();
+
+    Ok(Rig {
+        name: name.to_owned(),
+        nodes,
+        skins,
+        meshes,
+        instances,
+        materials,
+        textures: textures
+            .into_iter()
+            .map(|t| t.unwrap_or_else(material::missing_texture))
+            .collect(),
+        clips,
+        warnings,
+        facts,
+        sources: source::external_sources(&document, base_dir),
+        morphs,
+    })
+}
+
+/// Problems in buffer views and accessors that do not stop the load by themselves (the data may
+/// be unused, or the problem may be only in its declared bounds). Data that is used and out of
+/// range fails the load later, when it is read.
+fn check_views_and_accessors(document: &gltf::Document, buffers: &Buffers, input_bytes: u64) -> Vec<String> {
+    // Views of buffers without data are an error only when something reads them.
+    let mut problems: Vec<String> = document
+        .views()
+        .filter(|view| buffers.has_data(view.buffer().index()))
+        .filter_map(|view| buffers.view(&view).err())
+        .collect();
+    // Comparing min/max reads the data; many accessors over one big view must not make that
+    // quadratic, so the bytes scanned are limited the way decoded memory is.
+    let mut scan = Budget::for_input(input_bytes);
+    for accessor in document.accessors() {
+        problems.extend(accessor::check_accessor(&accessor, buffers, &mut scan));
+    }
+    problems
+}
+
+/// Charges what the viewer will allocate for this rig after the import (GPU vertex buffers per
+/// drawn instance, joint palettes per skinned instance, per-node pose arrays), so that a few
+/// kilobytes of JSON instancing a big mesh a million times are refused here.
+fn charge_downstream(
+    instances: &[MeshInstance],
+    meshes: &[Mesh],
+    skins: &[Skin],
+    nodes: usize,
+    budget: &mut Budget,
+) -> Result<(), accessor::BudgetExceeded> {
+    let mut bytes = (nodes as u64).saturating_mul(128);
+    for instance in instances {
+        for primitive in &meshes[instance.mesh].primitives {
+            bytes = bytes.saturating_add(
+                (primitive.vertex_count() as u64)
+                    .saturating_mul(DRAWN_VERTEX_BYTES)
+                    .saturating_add(primitive.indices.len() as u64 * 4),
+            );
+        }
+        if let Some(skin) = instance.skin {
+            bytes = bytes.saturating_add((skins[skin].joints.len() as u64).saturating_mul(PALETTE_ENTRY_BYTES));
+        }
+    }
+    budget.charge(
+        bytes,
+        &format!("drawing {} mesh instances of {nodes} nodes", instances.len()),
+    )
+}
