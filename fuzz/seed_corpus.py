@@ -6,7 +6,8 @@ copied into the project) and the committed fuzz regression inputs.
 
 load_gltf gets glTF JSON documents with embedded (data URI) buffers; load_glb gets the
 fuzz target's own format: two little-endian bytes giving the JSON length, the JSON, then the
-binary chunk.
+binary chunk; load_json gets 16 bytes of mutation choices, then the load_glb format, made from
+the shared rigs including the compressed ones (meshopt, Draco, quantized, WebP).
 """
 
 import base64
@@ -80,7 +81,18 @@ def main():
         regressions = PROJECT / "tests" / "fuzz_regressions" / target
         for path in sorted(regressions.glob("*")) if regressions.is_dir() else []:
             (FUZZ / "corpus" / target / ("regression-" + path.name)).write_bytes(path.read_bytes())
-    print(f"seeded {count} documents into {gltf_dir} and {glb_dir}")
+    json_dir = FUZZ / "corpus" / "load_json"
+    json_dir.mkdir(parents=True, exist_ok=True)
+    for path in sorted(RIGS.glob("*.glb")) + sorted((RIGS / "compressed").glob("*.glb")):
+        data = path.read_bytes()
+        json_len = struct.unpack_from("<I", data, 12)[0]
+        text = data[20 : 20 + json_len]
+        bin_at = 20 + json_len
+        blob = data[bin_at + 8 :] if bin_at + 8 <= len(data) else b""
+        if len(text) < 65536 and len(blob) < 1 << 20:
+            (json_dir / path.name).write_bytes(bytes(16) + struct.pack("<H", len(text)) + text + blob)
+            count += 1
+    print(f"seeded {count} documents into {gltf_dir}, {glb_dir} and {json_dir}")
 
 
 if __name__ == "__main__":

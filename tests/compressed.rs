@@ -234,3 +234,147 @@ fn every_compressed_variant_renders_like_its_original() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// `file`'s JSON edited by `edit` and its binary chunk by `corrupt`, loaded from memory.
+fn load_edited(
+    dir: &Path,
+    file: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+    corrupt: impl FnOnce(&mut Vec<u8>),
+) -> Result<Rig, String> {
+    let bytes = std::fs::read(dir.join(file)).unwrap();
+    let (json, bin) = common::split_glb(&bytes);
+    let mut document: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let mut bin = bin.unwrap().to_vec();
+    edit(&mut document);
+    corrupt(&mut bin);
+    let glb = rigscope::rig::glb_container(&serde_json::to_vec(&document).unwrap(), Some(&bin));
+    let started = std::time::Instant::now();
+    let result = rigscope::rig::load_slice(&glb, None, file).map_err(|e| e.0);
+    assert!(started.elapsed().as_secs() < 5, "{file}: took {:?}", started.elapsed());
+    if let Err(e) = &result {
+        assert!(!e.contains("bug in Rigscope"), "{file}: the importer panicked: {e}");
+    }
+    result
+}
+
+/// The first buffer view compressed with `mode`, and its extension object.
+fn meshopt_view(document: &mut serde_json::Value, mode: &str) -> serde_json::Value {
+    document["bufferViews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["extensions"]["EXT_meshopt_compression"].clone())
+        .find(|e| e["mode"] == mode)
+        .unwrap()
+}
+
+fn edit_meshopt(document: &mut serde_json::Value, mode: &str, field: &str, value: serde_json::Value) {
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    let view = views
+        .iter_mut()
+        .find(|v| v["extensions"]["EXT_meshopt_compression"]["mode"] == mode)
+        .unwrap();
+    view["extensions"]["EXT_meshopt_compression"][field] = value;
+}
+
+#[test]
+fn hostile_meshopt_streams_are_clear_errors() {
+    let Some(dir) = shared_rigs() else { return };
+    let file = "compressed/Fox.gltfpack-cc.glb";
+    let error = |edit: &dyn Fn(&mut serde_json::Value)| match load_edited(&dir, file, edit, |_| {}) {
+        Ok(_) => panic!("{file}: the edited file loaded"),
+        Err(e) => e,
+    };
+
+    let e = error(&|d| {
+        let length = meshopt_view(d, "ATTRIBUTES")["byteLength"].as_u64().unwrap();
+        edit_meshopt(d, "ATTRIBUTES", "byteLength", (length / 2).into());
+    });
+    assert!(
+        e.contains("(EXT_meshopt_compression)") && e.contains("do not decode to"),
+        "{e}"
+    );
+
+    let e = error(&|d| edit_meshopt(d, "TRIANGLES", "count", 3_000_000_000u64.into()));
+    assert!(e.contains("of memory, beyond the"), "{e}");
+
+    let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "byteOffset", 1_000_000_000u64.into()));
+    assert!(e.contains("do not exist"), "{e}");
+
+    let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "byteStride", 260.into()));
+    assert!(e.contains("multiple of 4 up to 256, not 260"), "{e}");
+
+    let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "count", 3.into()));
+    assert!(e.contains("3 elements of 8 bytes are fewer than the view's"), "{e}");
+
+    let e = error(&|d| edit_meshopt(d, "TRIANGLES", "filter", "QUATERNION".into()));
+    assert!(e.contains("filter Quaternion cannot apply to mode TRIANGLES"), "{e}");
+
+    // Flipped bytes inside the compressed data: an error, or garbage that loads; never a panic.
+    for seed in 0..64u32 {
+        let _ = load_edited(
+            &dir,
+            file,
+            |_| {},
+            |bin| {
+                let at = (seed as usize * 7919) % bin.len();
+                bin[at] ^= 0x5a;
+            },
+        );
+    }
+}
+
+#[test]
+fn hostile_draco_streams_are_clear_errors() {
+    let Some(dir) = shared_rigs() else { return };
+    let file = "compressed/Fox.draco.glb";
+    let draco_view = |d: &serde_json::Value| {
+        d["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"]["bufferView"]
+            .as_u64()
+            .unwrap() as usize
+    };
+    let error = |edit: &dyn Fn(&mut serde_json::Value)| match load_edited(&dir, file, edit, |_| {}) {
+        Ok(_) => panic!("{file}: the edited file loaded"),
+        Err(e) => e,
+    };
+
+    let e = error(&|d| {
+        let view = draco_view(d);
+        let length = d["bufferViews"][view]["byteLength"].as_u64().unwrap();
+        d["bufferViews"][view]["byteLength"] = (length / 3).into();
+    });
+    assert!(
+        e.contains("(KHR_draco_mesh_compression)") && e.contains("does not decode"),
+        "{e}"
+    );
+
+    let e = error(&|d| {
+        let position = d["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap() as usize;
+        d["accessors"][position]["count"] = 5.into();
+    });
+    assert!(
+        e.contains("POSITION: its accessor has 5 elements but the stream decodes"),
+        "{e}"
+    );
+
+    let e = error(&|d| {
+        d["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"]["attributes"]["POSITION"] =
+            77.into();
+    });
+    assert!(e.contains("POSITION: the stream has no attribute with id 77"), "{e}");
+
+    for seed in 0..64u32 {
+        let _ = load_edited(
+            &dir,
+            file,
+            |_| {},
+            |bin| {
+                let at = (seed as usize * 104_729) % bin.len();
+                bin[at] = bin[at].wrapping_add(1 + seed as u8);
+            },
+        );
+    }
+}

@@ -58,7 +58,23 @@ pub fn load_file(path: &Path) -> Result<Rig, RigError> {
 
 /// Loads glTF JSON or GLB bytes. `base_dir` is where relative URIs point; `None` allows only
 /// embedded data (GLB chunks and data URIs).
+///
+/// A panic inside the import (a bug, or a crate's check that a hostile file got past) becomes
+/// a load error naming it, so that neither the viewer nor a command crashes on a file.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
+    std::panic::catch_unwind(|| load_unguarded(bytes, base_dir, name)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        Err(err(format!(
+            "the importer failed on this file ({what}); this is a bug in Rigscope, please report it with the file"
+        )))
+    })
+}
+
+fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
     let (json, blob) = if bytes.starts_with(b"glTF") {
         glb::split_glb(bytes).map_err(|e| err(format!("not a valid GLB file: {e}")))?
     } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
