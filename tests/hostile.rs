@@ -2,24 +2,14 @@
 //! must load to a clear error that names the problem, or load with a report finding that does,
 //! quickly and without a large allocation.
 
+mod common;
+
 use base64::Engine;
+use common::gltf_with;
 use rigscope::rig::report::{RigReport, Severity};
 use rigscope::rig::{Rig, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-
-/// A glTF document with `bin` as its only buffer, embedded as a data URI.
-fn gltf_with(mut document: Value, bin: &[u8]) -> Vec<u8> {
-    document["asset"] = json!({"version": "2.0"});
-    if !bin.is_empty() {
-        let data = base64::engine::general_purpose::STANDARD.encode(bin);
-        document["buffers"] = json!([{
-            "byteLength": bin.len(),
-            "uri": format!("data:application/octet-stream;base64,{data}"),
-        }]);
-    }
-    serde_json::to_vec(&document).unwrap()
-}
 
 fn floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -239,3 +239,17 @@ pub fn rig_node_of(rig: &rigscope::rig::Rig, json: &Value, i: usize) -> usize {
     );
     found[0]
 }
+
+/// A glTF document with `bin` as its only buffer, embedded as a data URI.
+pub fn gltf_with(mut document: Value, bin: &[u8]) -> Vec<u8> {
+    use base64::Engine;
+    document["asset"] = serde_json::json!({"version": "2.0"});
+    if !bin.is_empty() {
+        let data = base64::engine::general_purpose::STANDARD.encode(bin);
+        document["buffers"] = serde_json::json!([{
+            "byteLength": bin.len(),
+            "uri": format!("data:application/octet-stream;base64,{data}"),
+        }]);
+    }
+    serde_json::to_vec(&document).unwrap()
+}
