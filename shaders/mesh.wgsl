@@ -12,10 +12,18 @@ struct Frame {
 struct Draw {
     model: mat4x4<f32>,
     base_color: vec4<f32>,
+    // xyz: emitted color, w: alpha cutoff (with DRAW_ALPHA_MASK)
+    material: vec4<f32>,
     // x: skinning method (SKIN_*), y: the selected joint's index in this mesh's skin (or none),
-    // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned)
+    // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned),
+    // w: DRAW_* flags
     skin: vec4<u32>,
 }
+
+// The `render::material::DRAW_*` flags.
+const DRAW_ALPHA_MASK: u32 = 1u;
+const DRAW_UNLIT: u32 = 2u;
+const DRAW_MIRRORED: u32 = 4u;
 
 const VIEW_SHADED: u32 = 0u;
 const VIEW_WEIGHTS: u32 = 1u;
@@ -40,6 +48,7 @@ struct VertexIn {
     @location(4) weights0: vec4<f32>,
     @location(5) joints1: vec4<u32>,
     @location(6) weights1: vec4<f32>,
+    @location(7) color: vec4<f32>,
     @builtin(vertex_index) index: u32,
 }
 
@@ -50,6 +59,7 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     // Per-vertex debug value: a weight, a color, a count or an error, by view mode.
     @location(3) debug: vec3<f32>,
+    @location(4) color: vec4<f32>,
 }
 
 // A distinct, stable color per joint: hues spaced by the golden ratio.
@@ -122,6 +132,7 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     out.world_normal = normal_matrix(draw.model) * skinned.normal;
     out.uv = v.uv;
     out.debug = debug_value(v);
+    out.color = v.color;
     return out;
 }
 
@@ -161,22 +172,31 @@ fn count_color(n: f32) -> vec3<f32> {
     return colors[u32(clamp(round(n), 0.0, 8.0))];
 }
 
-@fragment
-fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+// The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
+fn shade(in: VertexOut, front: bool) -> vec4<f32> {
+    let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
+    let flags = draw.skin.w;
+    if ((flags & DRAW_ALPHA_MASK) != 0u && base.a < draw.material.w) {
+        discard;
+    }
     var n = normalize(in.world_normal);
-    if (!front) {
+    // Shade the side facing the camera; a mirrored draw's outside is what the rasterizer calls
+    // its back.
+    if (front == ((flags & DRAW_MIRRORED) != 0u)) {
         n = -n;
     }
     let l = normalize(-frame.light_direction.xyz);
     let diffuse = max(dot(n, l), 0.0);
     let mode = frame.view.x;
     if (mode == VIEW_SHADED) {
-        let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv);
+        if ((flags & DRAW_UNLIT) != 0u) {
+            return vec4<f32>(base.rgb + draw.material.xyz, base.a);
+        }
         // Sky/ground hemisphere ambient keeps the unlit side readable.
         let ambient = mix(0.18, 0.38, n.y * 0.5 + 0.5);
         let v = normalize(frame.camera_position.xyz - in.world_position);
         let rim = pow(1.0 - max(dot(n, v), 0.0), 3.0) * 0.15;
-        return vec4<f32>(base.rgb * (ambient + 0.75 * diffuse) + rim, 1.0);
+        return vec4<f32>(base.rgb * (ambient + 0.75 * diffuse) + rim + draw.material.xyz, base.a);
     }
     // Debug colors get only a little shading, so that the colors stay readable as values.
     let shade = 0.8 + 0.2 * diffuse;
@@ -203,6 +223,17 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
         return vec4<f32>(n * 0.5 + 0.5, 1.0);
     }
     return vec4<f32>(color * shade, 1.0);
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in, front).rgb, 1.0);
+}
+
+// Alpha-blended materials (hair cards, visors): the base color's alpha covers what is behind.
+@fragment
+fn fs_blend(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return shade(in, front);
 }
 
 // Wireframe overlay: the same skinned vertices, nudged towards the camera so that the edges win

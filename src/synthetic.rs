@@ -164,6 +164,7 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
         }),
         indices: Vec::with_capacity((rings - 1) * AROUND * 6),
         material: None,
+        colors: Vec::new(),
     };
     let influences = primitive.influences.as_mut().expect("just set");
     for ring in 0..rings {

@@ -71,6 +71,7 @@ fn primitive(positions: Vec<Vec3>, weights: Vec<[f32; 4]>, indices: Vec<u32>) ->
         }),
         indices,
         material: Some(0),
+        colors: Vec::new(),
         positions,
     }
 }

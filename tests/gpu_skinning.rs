@@ -152,6 +152,7 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
         }),
         indices: vec![],
         material: None,
+        colors: Vec::new(),
     };
     let (positions, normals) = skinner
         .skin(&gpu, &primitive, &palette, &[], SkinningMethod::Lbs)

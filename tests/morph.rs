@@ -52,6 +52,7 @@ fn morph_rig() -> Rig {
         }),
         indices: vec![0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4],
         material: Some(0),
+        colors: Vec::new(),
         positions,
     };
     Rig {

@@ -3,6 +3,7 @@
 pub mod camera;
 pub mod compute;
 pub mod context;
+pub mod material;
 pub mod offscreen;
 pub mod scene;
 pub mod skeleton;

@@ -4,9 +4,10 @@
 use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::camera::OrbitCamera;
+use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, overlay_lines, skeleton_lines};
 use crate::render::views::ViewOptions;
-use crate::rig::{Influences, MorphTarget, Primitive, Rig, Texture};
+use crate::rig::{Influences, Material, MorphTarget, Primitive, Rig, Texture};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
@@ -59,6 +60,7 @@ struct FrameUniform {
 struct DrawUniform {
     model: Mat4,
     base_color: Vec4,
+    material: Vec4,
     skin: [u32; 4],
 }
 
@@ -139,6 +141,8 @@ pub struct RigGpu {
     /// Attachment markers and the root motion trail.
     overlay: wgpu::Buffer,
     overlay_vertices: Vec<LineVertex>,
+    /// This frame's blended draws, farthest first.
+    blended: Vec<usize>,
 }
 
 /// Most overlay line vertices drawn (attachments and trail); more are left out.
@@ -159,8 +163,12 @@ struct GpuDraw {
     edge_count: u32,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    base_color: Vec4,
-    double_sided: bool,
+    /// `COLOR_0`, or white.
+    colors: wgpu::Buffer,
+    material: Material,
+    /// This frame's pipeline and shader flags, which the draw's transforms decide.
+    pipeline: MeshPipeline,
+    flags: u32,
     /// Node index of each joint of the instance's skin, to find the selected joint's slot.
     joints: Vec<usize>,
     morph: MorphBuffers,
@@ -240,7 +248,9 @@ pub struct SceneRenderer {
     morph_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
     mesh_culled: wgpu::RenderPipeline,
+    mesh_culled_mirrored: wgpu::RenderPipeline,
     mesh_double_sided: wgpu::RenderPipeline,
+    mesh_blended: wgpu::RenderPipeline,
     wireframe: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
     lines_on_top: wgpu::RenderPipeline,
@@ -337,6 +347,7 @@ impl SceneRenderer {
         let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
         let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
         let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
+        let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
         let influence_attributes =
             wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
         let layout = |stride: usize, attributes| {
@@ -351,6 +362,7 @@ impl SceneRenderer {
             layout(12, &normal_attributes[..]),
             layout(8, &uv_attributes[..]),
             layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
+            layout(16, &color_attributes[..]),
         ];
         let depth_state = |write, compare| wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
@@ -373,43 +385,62 @@ impl SceneRenderer {
         };
         let opaque = target(None);
         let blended = target(Some(wgpu::BlendState::ALPHA_BLENDING));
-        let mesh_pipeline = |label, topology, cull_mode, vertex_entry, fragment_entry| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&mesh_layout),
-                vertex: wgpu::VertexState {
-                    module: &mesh_module,
-                    entry_point: Some(vertex_entry),
-                    compilation_options: Default::default(),
-                    buffers: &mesh_buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode,
-                    ..Default::default()
-                },
-                depth_stencil: Some(depth_state(true, wgpu::CompareFunction::LessEqual)),
-                multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module: &mesh_module,
-                    entry_point: Some(fragment_entry),
-                    compilation_options: Default::default(),
-                    targets: &opaque,
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
+        // Alpha-blended materials keep the target opaque (screenshots have no holes).
+        let covering = target(Some(wgpu::BlendState {
+            color: wgpu::BlendState::ALPHA_BLENDING.color,
+            alpha: wgpu::BlendComponent::OVER,
+        }));
+        let mesh_pipeline =
+            |label, topology, (front_face, cull_mode), (vertex_entry, fragment_entry), targets: &[_], write| {
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(label),
+                    layout: Some(&mesh_layout),
+                    vertex: wgpu::VertexState {
+                        module: &mesh_module,
+                        entry_point: Some(vertex_entry),
+                        compilation_options: Default::default(),
+                        buffers: &mesh_buffers,
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology,
+                        front_face,
+                        cull_mode,
+                        ..Default::default()
+                    },
+                    depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
+                    multisample,
+                    fragment: Some(wgpu::FragmentState {
+                        module: &mesh_module,
+                        entry_point: Some(fragment_entry),
+                        compilation_options: Default::default(),
+                        targets,
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                })
+            };
         let triangles = wgpu::PrimitiveTopology::TriangleList;
-        let mesh_culled = mesh_pipeline("mesh (culled)", triangles, Some(wgpu::Face::Back), "vs_main", "fs_main");
-        let mesh_double_sided = mesh_pipeline("mesh (double-sided)", triangles, None, "vs_main", "fs_main");
+        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
+        let shaded = ("vs_main", "fs_main");
+        let mesh_culled = mesh_pipeline("mesh (culled)", triangles, (ccw, back), shaded, &opaque, true);
+        let mesh_culled_mirrored =
+            mesh_pipeline("mesh (culled, mirrored)", triangles, (cw, back), shaded, &opaque, true);
+        let mesh_double_sided = mesh_pipeline("mesh (double-sided)", triangles, (ccw, None), shaded, &opaque, true);
+        let mesh_blended = mesh_pipeline(
+            "mesh (blended)",
+            triangles,
+            (ccw, None),
+            ("vs_main", "fs_blend"),
+            &covering,
+            false,
+        );
         let wireframe = mesh_pipeline(
             "wireframe",
             wgpu::PrimitiveTopology::LineList,
-            None,
-            "vs_wire",
-            "fs_wire",
+            (ccw, None),
+            ("vs_wire", "fs_wire"),
+            &opaque,
+            true,
         );
 
         let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -478,7 +509,9 @@ impl SceneRenderer {
             morph_layout,
             draw_layout,
             mesh_culled,
+            mesh_culled_mirrored,
             mesh_double_sided,
+            mesh_blended,
             wireframe,
             lines,
             lines_on_top,
@@ -584,8 +617,18 @@ impl SceneRenderer {
                     edge_count: edges.len() as u32,
                     uniform,
                     bind_group,
-                    base_color: material.base_color,
-                    double_sided: material.double_sided,
+                    colors: if primitive.colors.is_empty() {
+                        buffer(
+                            "colors",
+                            bytemuck::cast_slice(&vec![Vec4::ONE; primitive.vertex_count()]),
+                            vertex_usage,
+                        )
+                    } else {
+                        buffer("colors", bytemuck::cast_slice(&primitive.colors), vertex_usage)
+                    },
+                    pipeline: mesh_pipeline(&material, Winding::Kept),
+                    flags: draw_flags(&material, Winding::Kept),
+                    material,
                     joints: joints.clone(),
                     morph: MorphBuffers::new(
                         device,
@@ -598,7 +641,9 @@ impl SceneRenderer {
         }
         let is_joint = joint_flags(rig);
         let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
+        let blended = Vec::with_capacity(draws.len());
         RigGpu {
+            blended,
             draws,
             palettes,
             is_joint,
@@ -659,7 +704,9 @@ impl SceneRenderer {
         }
         upload.palette = start.elapsed();
         let mut vertex_time = std::time::Duration::ZERO;
-        for draw in &gpu.draws {
+        let eye = state.camera.eye();
+        gpu.blended.clear();
+        for (d, draw) in gpu.draws.iter_mut().enumerate() {
             let skinned = gpu.palettes[draw.instance].is_some();
             let method = if skinned && gpu_skinning && !self.unskinned {
                 skin_code(state.method)
@@ -672,10 +719,19 @@ impl SceneRenderer {
                 .selected
                 .and_then(|node| draw.joints.iter().position(|&j| j == node))
                 .map_or(NO_JOINT, |j| j as u32);
+            let model = state.pose.instance_world(state.rig, draw.instance);
+            let palette = (skinned && !self.unskinned).then(|| state.pose.palettes[draw.instance].as_slice());
+            let turned = winding(&model, palette);
+            draw.pipeline = mesh_pipeline(&draw.material, turned);
+            draw.flags = draw_flags(&draw.material, turned);
+            if draw.pipeline == MeshPipeline::Blended {
+                gpu.blended.push(d);
+            }
             let uniform = DrawUniform {
-                model: state.pose.instance_world(state.rig, draw.instance),
-                base_color: draw.base_color,
-                skin: [method, selected, u32::from(morph_here), 0],
+                model,
+                base_color: draw.material.base_color,
+                material: material_uniform(&draw.material),
+                skin: [method, selected, u32::from(morph_here), draw.flags],
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             if morph_here {
@@ -697,6 +753,13 @@ impl SceneRenderer {
             }
         }
         upload.vertices = (!gpu_skinning).then_some(vertex_time);
+        // Blended draws cover what is behind them: farthest first, by their node's position.
+        let worlds = &state.pose.worlds;
+        let distance = |d: &usize| {
+            let node = state.rig.instances[gpu.draws[*d].instance].node;
+            worlds[node].w_axis.truncate().distance_squared(eye)
+        };
+        gpu.blended.sort_unstable_by(|a, b| distance(b).total_cmp(&distance(a)));
         if view.skeleton.show {
             skeleton_lines(
                 state.rig,
@@ -773,40 +836,46 @@ impl SceneRenderer {
         }
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         if let Some(gpu) = gpu {
-            let passes = if view.wireframe { 2 } else { 1 };
-            for wire in 0..passes {
-                for draw in &gpu.draws {
-                    let pipeline = match (wire, draw.double_sided) {
-                        (1, _) => &self.wireframe,
-                        (_, true) => &self.mesh_double_sided,
-                        (_, false) => &self.mesh_culled,
-                    };
-                    pass.set_pipeline(pipeline);
-                    let palette = gpu.palettes[draw.instance]
-                        .as_ref()
-                        .map_or(&self.empty_palette, |p| &p.bind_group);
-                    pass.set_bind_group(1, palette, &[]);
-                    pass.set_bind_group(2, &draw.bind_group, &[]);
-                    pass.set_bind_group(3, &draw.morph.bind_group, &[]);
-                    match (&draw.cpu_skinned, path) {
-                        (Some((positions, normals)), SkinningPath::Cpu) => {
-                            pass.set_vertex_buffer(0, positions.slice(..));
-                            pass.set_vertex_buffer(1, normals.slice(..));
-                        }
-                        _ => {
-                            pass.set_vertex_buffer(0, draw.positions.slice(..));
-                            pass.set_vertex_buffer(1, draw.normals.slice(..));
-                        }
+            // Opaque and masked draws, then blended ones over them, farthest first; the wireframe
+            // pass draws every edge.
+            let opaque = gpu.draws.iter().filter(|d| d.pipeline != MeshPipeline::Blended);
+            let blended = gpu.blended.iter().map(|&d| &gpu.draws[d]);
+            let shaded = opaque.chain(blended).map(|draw| (draw, false));
+            let edges = gpu.draws.iter().filter(|_| view.wireframe).map(|draw| (draw, true));
+            for (draw, wire) in shaded.chain(edges) {
+                let pipeline = match (wire, draw.pipeline) {
+                    (true, _) => &self.wireframe,
+                    (false, MeshPipeline::Culled) => &self.mesh_culled,
+                    (false, MeshPipeline::CulledMirrored) => &self.mesh_culled_mirrored,
+                    (false, MeshPipeline::DoubleSided) => &self.mesh_double_sided,
+                    (false, MeshPipeline::Blended) => &self.mesh_blended,
+                };
+                pass.set_pipeline(pipeline);
+                let palette = gpu.palettes[draw.instance]
+                    .as_ref()
+                    .map_or(&self.empty_palette, |p| &p.bind_group);
+                pass.set_bind_group(1, palette, &[]);
+                pass.set_bind_group(2, &draw.bind_group, &[]);
+                pass.set_bind_group(3, &draw.morph.bind_group, &[]);
+                match (&draw.cpu_skinned, path) {
+                    (Some((positions, normals)), SkinningPath::Cpu) => {
+                        pass.set_vertex_buffer(0, positions.slice(..));
+                        pass.set_vertex_buffer(1, normals.slice(..));
                     }
-                    pass.set_vertex_buffer(2, draw.uvs.slice(..));
-                    pass.set_vertex_buffer(3, draw.influences.slice(..));
-                    if wire == 0 {
-                        pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
-                        pass.draw_indexed(0..draw.index_count, 0, 0..1);
-                    } else if draw.edge_count > 0 {
-                        pass.set_index_buffer(draw.edges.slice(..), wgpu::IndexFormat::Uint32);
-                        pass.draw_indexed(0..draw.edge_count, 0, 0..1);
+                    _ => {
+                        pass.set_vertex_buffer(0, draw.positions.slice(..));
+                        pass.set_vertex_buffer(1, draw.normals.slice(..));
                     }
+                }
+                pass.set_vertex_buffer(2, draw.uvs.slice(..));
+                pass.set_vertex_buffer(3, draw.influences.slice(..));
+                pass.set_vertex_buffer(4, draw.colors.slice(..));
+                if !wire {
+                    pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..draw.index_count, 0, 0..1);
+                } else if draw.edge_count > 0 {
+                    pass.set_index_buffer(draw.edges.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..draw.edge_count, 0, 0..1);
                 }
             }
         }

@@ -99,6 +99,8 @@ pub struct Primitive {
     /// Triangle list; generated as 0..n when the file has no indices.
     pub indices: Vec<u32>,
     pub material: Option<usize>,
+    /// `COLOR_0`, multiplied into the base color; empty when the file has none.
+    pub colors: Vec<Vec4>,
 }
 
 impl Primitive {

@@ -10,7 +10,7 @@ use crate::rig::{
     ImportFacts, Influences, Material, Mesh, MorphTarget, Primitive, PrimitiveFacts, RigError, SkippedPrimitive,
     smooth_normals,
 };
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 use gltf::accessor::DataType;
 use gltf::json::validation::Checked;
 use gltf::mesh::Semantic;
@@ -247,7 +247,12 @@ fn read_triangles(
         }
     };
     let influences = read_influences(primitive, n, buffers, budget, pf)?;
-    for (what, len) in [("NORMAL".to_string(), normals.len()), (set.to_string(), uvs.len())] {
+    let colors = read_colors(primitive, buffers, budget)?;
+    for (what, len) in [
+        ("NORMAL".to_string(), normals.len()),
+        (set.to_string(), uvs.len()),
+        ("COLOR_0".to_string(), if colors.is_empty() { n } else { colors.len() }),
+    ] {
         if len != n {
             return Err(ReadError::Data(format!(
                 "{what} has {len} elements but POSITION has {n}"
@@ -261,7 +266,28 @@ fn read_triangles(
         influences,
         indices,
         material: primitive.material().index(),
+        colors,
     })
+}
+
+/// `COLOR_0` as RGBA (RGB colors get alpha 1); empty when absent.
+fn read_colors(primitive: &gltf::Primitive, buffers: &Buffers, budget: &mut Budget) -> Result<Vec<Vec4>, ReadError> {
+    let Some(accessor) = primitive.get(&Semantic::Colors(0)) else {
+        return Ok(Vec::new());
+    };
+    let (_, dimensions) = buffers.layout(&accessor)?;
+    let colors = if dimensions == gltf::accessor::Dimensions::Vec3 {
+        accessor::read_f32::<3>(&accessor, FLOAT_OR_UNORM, buffers, budget)?
+            .into_iter()
+            .map(|c| Vec3::from(c).extend(1.0))
+            .collect()
+    } else {
+        accessor::read_f32::<4>(&accessor, FLOAT_OR_UNORM, buffers, budget)?
+            .into_iter()
+            .map(Vec4::from)
+            .collect()
+    };
+    Ok(colors)
 }
 
 /// Reads `JOINTS_0`/`WEIGHTS_0` and `JOINTS_1`/`WEIGHTS_1` into [`Influences`]. Later sets are
