@@ -3,9 +3,11 @@
 // group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
 // (dual quaternion skinning).
 
+// A uniform scale (scale.x), then a rigid transform as a unit dual quaternion.
 struct DualQuat {
     real: vec4<f32>,
     dual: vec4<f32>,
+    scale: vec4<f32>,
 }
 
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
@@ -97,10 +99,12 @@ fn rotate_by(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 
 // Dual quaternion skinning. Each joint's quaternion is flipped into the hemisphere of the
 // vertex's first influencing joint before blending, so that q and -q (the same rotation) do not
-// cancel out.
+// cancel out. The joints' uniform scales are blended linearly and applied first.
 fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
     var real = vec4<f32>(0.0);
     var dual = vec4<f32>(0.0);
+    var scale = 0.0;
+    var total = 0.0;
     var pivot = vec4<f32>(0.0);
     var has_pivot = false;
     for (var k = 0u; k < 8u; k++) {
@@ -114,6 +118,8 @@ fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>
             let w = select(jw.y, -jw.y, dot(dq.real, pivot) < 0.0);
             real += dq.real * w;
             dual += dq.dual * w;
+            scale += dq.scale.x * jw.y;
+            total += jw.y;
         }
     }
     var out: SkinnedVertex;
@@ -126,7 +132,7 @@ fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>
     real /= len;
     dual /= len;
     let translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    out.position = rotate_by(real, position) + translation;
+    out.position = rotate_by(real, position * select(1.0, scale / total, total != 0.0)) + translation;
     out.normal = safe_normalize(rotate_by(real, normal));
     return out;
 }

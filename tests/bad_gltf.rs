@@ -10,6 +10,9 @@
 //! When a folder is absent (a fresh clone) its test prints why and passes; when it is present,
 //! any misbehaviour fails it.
 
+mod common;
+
+use common::shared_folder;
 use rigscope::rig::load_file;
 use rigscope::rig::report::{EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED, RigReport, Severity};
 use serde_json::Value;
@@ -142,16 +145,6 @@ const EXPECTED: &[(&str, Expect)] = &[
 /// Longest a command may run on one of these small files before it counts as a hang.
 const COMMAND_LIMIT: Duration = Duration::from_secs(60);
 
-fn shared_dir(name: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/")).join(name);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: the folder {} is absent", dir.display());
-        None
-    }
-}
-
 /// Every `.gltf`/`.glb` under `dir`, recursively, sorted.
 fn model_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -207,7 +200,7 @@ fn validator_errors(file: &Path) -> Option<u64> {
 
 #[test]
 fn every_bad_file_gives_a_clear_error_or_an_error_finding_without_panicking() {
-    let Some(dir) = shared_dir("bad-gltf") else { return };
+    let Some(dir) = shared_folder("bad-gltf") else { return };
     let files = model_files(&dir);
     assert!(!files.is_empty(), "{} holds no .gltf/.glb files", dir.display());
     let out_dir = std::env::temp_dir().join(format!("rigscope-bad-gltf-{}", std::process::id()));
@@ -380,7 +373,7 @@ const VALID_NOTES: &[(&str, &str)] = &[
 
 #[test]
 fn every_valid_file_opens() {
-    let Some(dir) = shared_dir("valid-gltf") else { return };
+    let Some(dir) = shared_folder("valid-gltf") else { return };
     let files = model_files(&dir);
     assert!(files.len() >= 8, "{} holds {} files", dir.display(), files.len());
     let mut failures = Vec::new();

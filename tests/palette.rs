@@ -137,19 +137,19 @@ fn json_rest_world(json: &serde_json::Value, i: usize) -> DMat4 {
 }
 
 /// Largest |P - I| over the palettes of every skinned mesh node at the rest pose, computed from
-/// the JSON alone in f64 (`inverse(meshWorld) · jointWorld · inverseBind`).
+/// the JSON alone in f64 (`jointWorld · inverseBind`: world space, the mesh node's transform
+/// ignored as glTF says).
 fn json_rest_palette_deviation(doc: &Doc) -> f64 {
     let json = &doc.json;
     let mut worst = 0.0f64;
-    for (n, node) in doc.array("nodes").iter().enumerate() {
+    for node in doc.array("nodes") {
         let (Some(skin), Some(_)) = (node.get("skin"), node.get("mesh")) else {
             continue;
         };
         let skin = &json["skins"][index(skin, "skin")];
-        let to_mesh = json_rest_world(json, n).inverse();
         let inverse_binds = inverse_binds(doc, skin);
         for (k, joint) in array(skin, "joints").iter().enumerate() {
-            let p = to_mesh * json_rest_world(json, index(joint, "joint")) * inverse_binds[k];
+            let p = json_rest_world(json, index(joint, "joint")) * inverse_binds[k];
             worst = worst.max(max_abs(p - DMat4::IDENTITY));
         }
     }
@@ -307,13 +307,12 @@ fn palettes_match_an_f64_recomputation() {
                     .position(|i| i.node == mesh_node)
                     .expect("an instance for the skinned mesh node");
                 let palette = &evaluator.palettes[instance];
-                let to_mesh = world(rig, &locals, mesh_node).inverse();
                 let joints = array(json_skin, "joints");
                 let inverse_binds = inverse_binds(&case.doc, json_skin);
                 assert_eq!(palette.len(), joints.len());
                 for (k, joint) in joints.iter().enumerate() {
                     let joint = rig_node_of(rig, json, index(joint, "joint"));
-                    let expected = to_mesh * world(rig, &locals, joint) * inverse_binds[k];
+                    let expected = world(rig, &locals, joint) * inverse_binds[k];
                     let off = max_abs(dmat(palette[k]) - expected) / max_abs(expected).max(1.0);
                     assert!(
                         off <= 1e-4,

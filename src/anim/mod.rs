@@ -205,17 +205,22 @@ impl PoseEvaluator {
     }
 
     /// World matrices and palettes from the current local pose.
+    ///
+    /// Palettes are in world space: `palette[j] = joint world · inverseBind`, and the skinned
+    /// vertices they make are drawn without the mesh node's transform, which glTF ignores for
+    /// skinned meshes. Folding `inverse(mesh node world)` into them instead would put that
+    /// node's scale (×100 under a Mixamo/Blender armature) into every matrix, which dual
+    /// quaternions cannot carry.
     pub fn update(&mut self, rig: &Rig) {
         let start = std::time::Instant::now();
         local_to_world(&rig.nodes, &self.locals, &mut self.worlds);
         for (instance, palette) in rig.instances.iter().zip(&mut self.palettes) {
             let Some(skin) = instance.skin else { continue };
-            let mesh_world = &self.worlds[instance.node];
             let (joints, inverse_binds) = (&rig.skins[skin].joints, &rig.skins[skin].inverse_binds);
             if self.affine_binds[skin] {
-                build_palette(joints, inverse_binds, &self.worlds, mesh_world, palette);
+                build_palette(joints, inverse_binds, &self.worlds, &Mat4::IDENTITY, palette);
             } else {
-                build_palette_mat4(joints, inverse_binds, &self.worlds, mesh_world, palette);
+                build_palette_mat4(joints, inverse_binds, &self.worlds, &Mat4::IDENTITY, palette);
             }
         }
         self.timings.palette = Some(start.elapsed());
@@ -226,9 +231,14 @@ impl PoseEvaluator {
         self.update(rig);
     }
 
-    /// Matrix placing instance `i`'s (skinned) vertices in the world.
+    /// Matrix placing instance `i`'s vertices in the world: its node's world matrix, or the
+    /// identity for a skinned instance, whose palette already puts them there.
     pub fn instance_world(&self, rig: &Rig, i: usize) -> Mat4 {
-        self.worlds[rig.instances[i].node]
+        let instance = &rig.instances[i];
+        match instance.skin {
+            Some(_) => Mat4::IDENTITY,
+            None => self.worlds[instance.node],
+        }
     }
 }
 

@@ -4,41 +4,56 @@ use crate::rig::Influences;
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Quat, Vec3, Vec4};
 
-/// A rigid transform as a unit dual quaternion: `real` is the rotation, `dual` is
-/// ½·(translation, 0)·real. Laid out as the shaders read it.
+/// A joint's transform for dual quaternion skinning: a uniform scale, then a rigid transform as
+/// a unit dual quaternion (`real` is the rotation, `dual` is ½·(translation, 0)·real). Laid out
+/// as the shaders read it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct DualQuat {
     pub real: Vec4,
     pub dual: Vec4,
+    /// x: the uniform scale applied before the rigid transform, blended linearly by weight
+    /// (dual quaternions cannot carry it); yzw: padding.
+    pub scale: Vec4,
 }
 
 impl DualQuat {
     pub const IDENTITY: DualQuat = DualQuat {
         real: Vec4::W,
         dual: Vec4::ZERO,
+        scale: Vec4::X,
     };
 
-    /// The rotation and translation of `m`; any scale or shear in `m` is dropped, which is why
-    /// rigs whose palettes hold scale are flagged for dual quaternion skinning.
+    /// The rotation, translation and uniform scale (the cube root of the determinant's size) of
+    /// `m`; non-uniform scale and shear are dropped, which is why rigs whose palettes hold them
+    /// are flagged for dual quaternion skinning.
     pub fn from_mat4(m: &Mat4) -> DualQuat {
         let (_, rotation, translation) = m.to_scale_rotation_translation();
         let r = rotation.normalize();
         let t = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0);
+        let scale = m.determinant().abs().cbrt();
         DualQuat {
             real: Vec4::from(r),
             dual: Vec4::from(t * r) * 0.5,
+            scale: Vec4::new(if scale.is_finite() { scale } else { 1.0 }, 0.0, 0.0, 0.0),
         }
     }
 }
 
-/// Largest deviation from a rigid transform among `palette` (0 for rotations and translations
-/// only): how far each matrix's 3×3 part is from orthonormal with determinant +1.
+/// Largest deviation from a rigid transform with a uniform scale among `palette` (0 for
+/// rotations, translations and uniform scales, which dual quaternion skinning carries): how far
+/// each matrix's 3×3 part, divided by its uniform scale, is from orthonormal.
 pub fn max_non_rigidity(palette: &[Mat4]) -> f32 {
     palette
         .iter()
         .map(|m| {
-            let (c0, c1, c2) = (m.x_axis.truncate(), m.y_axis.truncate(), m.z_axis.truncate());
+            let scale = m.determinant().abs().cbrt();
+            let scale = if scale > 0.0 && scale.is_finite() { scale } else { 1.0 };
+            let (c0, c1, c2) = (
+                m.x_axis.truncate() / scale,
+                m.y_axis.truncate() / scale,
+                m.z_axis.truncate() / scale,
+            );
             let lengths = [c0.length() - 1.0, c1.length() - 1.0, c2.length() - 1.0];
             let angles = [c0.dot(c1), c1.dot(c2), c2.dot(c0)];
             lengths.iter().chain(&angles).fold(0.0f32, |a, x| a.max(x.abs()))
@@ -58,7 +73,8 @@ fn rotate(q: Vec4, v: Vec3) -> Vec3 {
 }
 
 /// Dual quaternion skinning of every vertex, with the antipodality fix: each joint's quaternion
-/// is flipped into the hemisphere of the vertex's first influencing joint before blending.
+/// is flipped into the hemisphere of the vertex's first influencing joint before blending. The
+/// joints' uniform scales are blended linearly and applied before the rigid transform.
 pub fn skin_dqs(
     palette: &[DualQuat],
     influences: &Influences,
@@ -70,6 +86,8 @@ pub fn skin_dqs(
     for v in 0..positions.len() {
         let mut real = Vec4::ZERO;
         let mut dual = Vec4::ZERO;
+        let mut scale = 0.0;
+        let mut total = 0.0;
         let mut pivot = None;
         for (joint, weight) in influences.of_vertex(v) {
             let Some(dq) = palette.get(joint as usize).filter(|_| weight != 0.0) else {
@@ -79,6 +97,8 @@ pub fn skin_dqs(
             let w = if dq.real.dot(pivot) < 0.0 { -weight } else { weight };
             real += dq.real * w;
             dual += dq.dual * w;
+            scale += dq.scale.x * weight;
+            total += weight;
         }
         let len = real.length();
         if pivot.is_none() || len == 0.0 {
@@ -89,7 +109,8 @@ pub fn skin_dqs(
         let (real, dual) = (real / len, dual / len);
         let translation =
             2.0 * (real.w * dual.truncate() - dual.w * real.truncate() + real.truncate().cross(dual.truncate()));
-        out_positions[v] = rotate(real, positions[v]) + translation;
+        let scale = if total != 0.0 { scale / total } else { 1.0 };
+        out_positions[v] = rotate(real, positions[v] * scale) + translation;
         out_normals[v] = rotate(real, normals[v]).normalize_or_zero();
     }
 }
@@ -137,9 +158,32 @@ mod tests {
     }
 
     #[test]
-    fn non_rigidity_measures_scale_and_shear() {
-        assert!(max_non_rigidity(&[Mat4::from_rotation_z(1.0), Mat4::from_translation(Vec3::ONE)]) < 1e-6);
+    fn non_rigidity_measures_non_uniform_scale_and_shear_but_not_uniform_scale() {
+        let rigid = [Mat4::from_rotation_z(1.0), Mat4::from_translation(Vec3::ONE)];
+        assert!(max_non_rigidity(&rigid) < 1e-6);
+        assert!(max_non_rigidity(&[Mat4::from_scale(Vec3::splat(100.0)) * rigid[0]]) < 1e-5);
+        // (1, 1.5, 1) over its uniform part 1.5^(1/3): the y axis is 1.5^(2/3) = 1.3104 long.
         let scaled = max_non_rigidity(&[Mat4::from_scale(Vec3::new(1.0, 1.5, 1.0))]);
-        assert!((scaled - 0.5).abs() < 1e-6);
+        assert!((scaled - (1.5f32.powf(2.0 / 3.0) - 1.0)).abs() < 1e-5, "{scaled}");
+    }
+
+    #[test]
+    fn uniform_joint_scales_blend_before_the_rigid_transform() {
+        // Two joints with the same rotation and translation, scaled 1 and 3: half and half is
+        // scale 2, exactly what linear blending gives; one joint alone is its own matrix.
+        let rigid = Mat4::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::new(1.0, 2.0, 3.0));
+        let palette = [rigid, rigid * Mat4::from_scale(Vec3::splat(3.0))];
+        let dual_quats = palette.map(|m| DualQuat::from_mat4(&m));
+        let influences = Influences {
+            sets: 1,
+            joints: vec![[0, 1, 0, 0], [1, 0, 0, 0]],
+            weights: vec![[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]],
+        };
+        let p = [Vec3::new(0.2, -0.4, 0.9); 2];
+        let (mut op, mut on) = ([Vec3::ZERO; 2], [Vec3::ZERO; 2]);
+        skin_dqs(&dual_quats, &influences, &p, &[Vec3::Y; 2], &mut op, &mut on);
+        let half = rigid * Mat4::from_scale(Vec3::splat(2.0));
+        assert!((op[0] - half.transform_point3(p[0])).length() < 1e-5, "{}", op[0]);
+        assert!((op[1] - palette[1].transform_point3(p[1])).length() < 1e-5, "{}", op[1]);
     }
 }

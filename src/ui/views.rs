@@ -40,7 +40,7 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
         .fold(0.0, f32::max);
     if non_rigid > RIGID_TOLERANCE {
         let text = format!(
-            "Palette has scale or shear (up to {non_rigid:.3}); dual quaternions drop it, so DQS differs from LBS here."
+            "Palette has non-uniform scale or shear (up to {non_rigid:.3}); dual quaternions drop it, so DQS differs from LBS here."
         );
         ui.label(RichText::new(text).color(ui.visuals().warn_fg_color));
     }

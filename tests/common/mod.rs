@@ -7,16 +7,27 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The shared test rigs folder (`../shared/rigs` next to the project), or `None` (with a printed
-/// reason) when it is absent, in which case the calling test skips.
-pub fn shared_rigs() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/rigs"));
+/// Set (as CI does) to make tests that read `../shared` fail when it is missing instead of
+/// skipping.
+pub const REQUIRE_SHARED_ENV: &str = "RIGSCOPE_REQUIRE_SHARED";
+
+/// A folder of `../shared` next to the project, or `None` (with a printed reason) when it is
+/// absent, in which case the calling test skips — unless [`REQUIRE_SHARED_ENV`] is set.
+pub fn shared_folder(name: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")).join(name);
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: the shared test rigs folder {} is absent", dir.display());
-        None
+        return Some(dir);
     }
+    if std::env::var_os(REQUIRE_SHARED_ENV).is_some() {
+        panic!("{REQUIRE_SHARED_ENV} is set but {} is missing", dir.display());
+    }
+    eprintln!("skipped: the shared test folder {} is absent", dir.display());
+    None
+}
+
+/// The shared test rigs folder (`../shared/rigs`); see [`shared_folder`].
+pub fn shared_rigs() -> Option<PathBuf> {
+    shared_folder("rigs")
 }
 
 /// Loads `file` from the shared rigs folder with the importer; panics with the importer's
