@@ -298,3 +298,37 @@ fn morph_targets_and_weight_channels_import_from_gltf() {
     pose.evaluate(&rig, Some(grow), 0.5);
     assert_eq!(pose.morph_weights[0], vec![0.5], "the channel at half time");
 }
+
+#[test]
+fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
+    // Clip 0 ("breathe") ramps target 0 from 0 to 1 over a second; clip 1 ("hold") keeps it at
+    // 0.2. Fading from clip 0 at 0.5 s (weight 0.5) into clip 1 over 0.4 s: after 0.2 s of
+    // playback the outgoing clip is at 0.7 s (0.7) and the fade at half, so 0.45; when the fade
+    // ends the weight is clip 1's own, 0.2, with nothing left of clip 0.
+    let mut rig = morph_rig();
+    rig.clips.push(rigscope::rig::Clip {
+        name: "hold".into(),
+        duration: 1.0,
+        channels: vec![],
+    });
+    rig.morphs.channels.push(MorphChannel {
+        clip: 1,
+        node: 0,
+        interpolation: Interpolation::Step,
+        times: vec![0.0],
+        values: vec![0.2, 0.0],
+        targets: 2,
+    });
+    let mut viewer = rigscope::viewer::Viewer::new(rig, None);
+    viewer.select_clip(Some(0));
+    viewer.player.time = 0.5;
+    viewer.animation.crossfade_seconds = 0.4;
+    viewer.select_clip(Some(1));
+    viewer.player.playing = true;
+    viewer.tick(0.2);
+    let during = viewer.pose.morph_weights[0][0];
+    assert!((during - 0.45).abs() < 1e-5, "halfway through the fade: {during}");
+    viewer.tick(0.3);
+    assert!(viewer.animation.fade.is_none(), "the fade ends after its duration");
+    assert!((viewer.pose.morph_weights[0][0] - 0.2).abs() < 1e-6);
+}

@@ -158,8 +158,8 @@ impl PoseEvaluator {
         self.sample_layered(rig, clip, time, None, &[]);
     }
 
-    /// Samples the base `clip` at `time`, blends the `layers` over it with `mixer`, then applies
-    /// the hand-made overrides.
+    /// Samples the base `clip` at `time`, blends the `layers` over it with `mixer` (morph weights
+    /// too), then applies the hand-made overrides.
     pub fn sample_layered(
         &mut self,
         rig: &Rig,
@@ -176,6 +176,9 @@ impl PoseEvaluator {
         let clip = clip.and_then(|c| rig.clips.get(c));
         sample_clip(&rig.nodes, clip, time, &mut self.hints, &mut self.locals);
         morph::sample_morph_weights(rig, self.hint_clip, time, &mut self.morph_weights);
+        for layer in layers {
+            morph::blend_layer_morph_weights(rig, layer, &mut self.morph_weights);
+        }
         for (weights, overrides) in self.morph_weights.iter_mut().zip(&self.morph_overrides) {
             for (w, o) in weights.iter_mut().zip(overrides) {
                 if let Some(o) = o {

@@ -2,6 +2,7 @@
 //! and the morph itself, applied to vertices before skinning.
 
 use crate::anim::key_interval;
+use crate::anim::layers::{BlendMode, LayerSample};
 use crate::rig::{Interpolation, MorphChannel, MorphTarget, Rig};
 use glam::Vec3;
 
@@ -61,6 +62,42 @@ pub fn sample_morph_weights(rig: &Rig, clip: Option<usize>, time: f32, weights: 
         {
             for (target, w) in out.iter_mut().enumerate().take(channel.targets) {
                 *w = sample_morph_channel(channel, target, time);
+            }
+        }
+    }
+}
+
+/// Blends one layer (or the incoming clip of a crossfade) over the morph weights, as its joints
+/// are blended: only the targets its clip animates, on meshes whose node lies under its mask; a
+/// mix layer moves them toward its clip's weights by its weight, an additive one adds what its
+/// clip changes since its first key, times its weight.
+pub fn blend_layer_morph_weights(rig: &Rig, layer: &LayerSample, weights: &mut [Vec<f32>]) {
+    let under_mask = |mut node: usize| {
+        let Some(root) = layer.mask else { return true };
+        loop {
+            if node == root {
+                return true;
+            }
+            match rig.nodes[node].parent {
+                Some(parent) => node = parent,
+                None => return false,
+            }
+        }
+    };
+    for (instance, out) in rig.instances.iter().zip(weights.iter_mut()) {
+        if !under_mask(instance.node) {
+            continue;
+        }
+        let channels = rig.morphs.channels.iter();
+        for channel in channels.filter(|c| c.clip == layer.clip && c.node == instance.node) {
+            for (target, w) in out.iter_mut().enumerate().take(channel.targets) {
+                let value = sample_morph_channel(channel, target, layer.time);
+                *w += match layer.mode {
+                    BlendMode::Mix => (value - *w) * layer.weight,
+                    BlendMode::Additive => {
+                        (value - sample_morph_channel(channel, target, channel.times[0])) * layer.weight
+                    }
+                };
             }
         }
     }

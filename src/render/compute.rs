@@ -14,7 +14,7 @@ use crate::skin::{DualQuat, SkinningMethod};
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
-const COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
+pub(crate) const COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 const WORKGROUP: u32 = 64;
 
 pub struct ComputeSkinner {

@@ -6,6 +6,8 @@ pub mod context;
 pub mod material;
 pub mod offscreen;
 pub mod scene;
+#[cfg(test)]
+mod shader_check;
 pub mod skeleton;
 pub mod timer;
 pub mod views;

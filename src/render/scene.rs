@@ -28,8 +28,8 @@ pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
 
 /// WGSL sources; the skinning functions are prepended to every shader that skins.
 pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
-const MESH_WGSL: &str = include_str!("../../shaders/mesh.wgsl");
-const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
+pub(crate) const MESH_WGSL: &str = include_str!("../../shaders/mesh.wgsl");
+pub(crate) const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
 
 /// Skinning method codes shared with `skinning.wgsl`.
 pub const SKIN_NONE: u32 = 0;
@@ -48,7 +48,7 @@ pub fn skin_code(method: SkinningMethod) -> u32 {
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct FrameUniform {
+pub(crate) struct FrameUniform {
     view_proj: Mat4,
     camera_position: Vec4,
     light_direction: Vec4,
@@ -57,7 +57,7 @@ struct FrameUniform {
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct DrawUniform {
+pub(crate) struct DrawUniform {
     model: Mat4,
     base_color: Vec4,
     material: Vec4,
