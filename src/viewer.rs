@@ -165,7 +165,8 @@ impl Viewer {
         self.animation = AnimationStack::new(&rig);
         self.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
         self.influence_counts = influence_counts(&rig);
-        self.rest_bounds = posed_bounds(&rig, &self.pose);
+        self.skinned.skin(&rig, &self.pose, SkinningMethod::Lbs);
+        self.rest_bounds = posed_bounds(&rig, &self.pose, &self.skinned);
         self.camera.frame(&self.rest_bounds);
         self.player.select((!rig.clips.is_empty()).then_some(0));
         self.player.playing = true;
@@ -468,8 +469,7 @@ impl Viewer {
     /// (the shader's own skinning function) and keeps the difference in `comparison`.
     pub fn compare(&mut self, gpu: &Gpu, skinner: &ComputeSkinner) -> Result<(), GpuError> {
         let method = self.skinning_method;
-        self.skinned.update_dual_quats(&self.pose);
-        self.skinned.skin(&self.rig, &self.pose, method);
+        self.skin_on_cpu();
         let rig_size = self.rest_bounds.size().max(f32::MIN_POSITIVE);
         let (mut max, mut sum, mut vertices, mut over_threshold) = (0.0f32, 0.0f64, 0usize, 0usize);
         for (i, instance) in self.rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
@@ -547,8 +547,22 @@ impl Viewer {
     }
 
     /// Frames the rig in its current pose.
+    /// Skins the current pose on the CPU with the current method, whatever the path, so that
+    /// `skinned` holds the surface that is drawn (for picking, framing and comparing).
+    pub fn skin_on_cpu(&mut self) {
+        self.skinned.update_dual_quats(&self.pose);
+        self.skinned.skin(&self.rig, &self.pose, self.skinning_method);
+    }
+
+    /// The vertex under a world-space ray, on the surface as drawn.
+    pub fn pick_vertex(&mut self, origin: glam::Vec3, direction: glam::Vec3) -> Option<crate::skin::pick::MeshHit> {
+        self.skin_on_cpu();
+        crate::skin::pick::ray_cast(&self.rig, &self.pose, &self.skinned, origin, direction)
+    }
+
     pub fn frame_all(&mut self) {
-        self.camera.frame(&posed_bounds(&self.rig, &self.pose));
+        self.skin_on_cpu();
+        self.camera.frame(&posed_bounds(&self.rig, &self.pose, &self.skinned));
     }
 
     pub fn reset_view(&mut self) {

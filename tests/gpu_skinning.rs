@@ -38,9 +38,16 @@ struct Agreement {
     vertices: usize,
 }
 
+/// The size of the rig's bounds in `pose`, skinned on the CPU.
+fn posed_size(rig: &Rig, pose: &PoseEvaluator) -> f32 {
+    let mut skinned = SkinnedPose::new(rig);
+    skinned.skin(rig, pose, SkinningMethod::Lbs);
+    posed_bounds(rig, pose, &skinned).size()
+}
+
 fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) -> Agreement {
     let mut pose = PoseEvaluator::new(rig);
-    let size = f64::from(posed_bounds(rig, &pose).size());
+    let size = f64::from(posed_size(rig, &pose));
     let mut result = Agreement {
         max_position_error: 0.0,
         max_normal_error: 0.0,
@@ -190,7 +197,7 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
 /// The CPU path and the compute pass, both methods, on a pose with joints bent by hand.
 fn paths_agree(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) {
     let mut pose = PoseEvaluator::new(rig);
-    let size = posed_bounds(rig, &pose).size();
+    let size = posed_size(rig, &pose);
     let skin = &rig.skins[0];
     for (k, &joint) in skin.joints.iter().enumerate().skip(1).step_by(3) {
         pose.overrides[joint] = JointOverride {

@@ -332,3 +332,24 @@ fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
     assert!(viewer.animation.fade.is_none(), "the fade ends after its duration");
     assert!((viewer.pose.morph_weights[0][0] - 0.2).abs() < 1e-6);
 }
+
+#[test]
+fn picking_hits_the_morphed_surface_that_is_drawn() {
+    // At t = 1 the lift target (weight 1) raises the top row from y = 2 to y = 3 and the push
+    // target (offset 0.5, weight 0.5) moves the strip to z = 0.25. A ray down −Z from z = 10 at
+    // y = 2.6 passes above the bind pose but hits the morphed strip 9.75 away, nearest the top
+    // row.
+    let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
+    viewer.select_clip(Some(0));
+    viewer.player.playing = false;
+    viewer.player.time = 1.0;
+    viewer.evaluate();
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+        viewer.set_skinning(rigscope::skin::SkinningPath::Gpu, method);
+        let hit = viewer
+            .pick_vertex(Vec3::new(0.5, 2.6, 10.0), Vec3::NEG_Z)
+            .unwrap_or_else(|| panic!("{method:?}: the ray misses the morphed strip"));
+        assert!((hit.distance - 9.75).abs() < 1e-4, "{method:?}: {hit:?}");
+        assert!(hit.vertex >= 4, "{method:?}: nearest the top row, not {hit:?}");
+    }
+}

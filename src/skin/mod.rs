@@ -156,6 +156,17 @@ impl SkinnedPose {
         }
     }
 
+    /// The vertices of primitive `k` of instance `i` as drawn: as the last [`SkinnedPose::skin`]
+    /// skinned them (dual quaternions and morph targets included), or the primitive's own for an
+    /// unskinned instance. [`PoseEvaluator::instance_world`] places them in the world.
+    pub fn positions<'a>(&'a self, rig: &'a Rig, i: usize, k: usize) -> &'a [Vec3] {
+        let primitive = &rig.meshes[rig.instances[i].mesh].primitives[k];
+        match self.meshes[i].get(k) {
+            Some(skinned) if primitive.influences.is_some() => &skinned.positions,
+            _ => &primitive.positions,
+        }
+    }
+
     /// How long the last CPU skinning took, if it ran since the last call.
     pub fn take_timing(&mut self) -> Option<std::time::Duration> {
         self.timing.take()
@@ -221,24 +232,15 @@ impl SkinnedPose {
     }
 }
 
-/// Bounds of every mesh instance of `rig` in the pose `pose`, in world space.
-pub fn posed_bounds(rig: &Rig, pose: &PoseEvaluator) -> Bounds {
+/// Bounds of every mesh instance of `rig` as `skinned` skinned it in the pose `pose`, in world
+/// space (see [`SkinnedPose::positions`]).
+pub fn posed_bounds(rig: &Rig, pose: &PoseEvaluator, skinned: &SkinnedPose) -> Bounds {
     let mut bounds = Bounds::EMPTY;
     for (i, instance) in rig.instances.iter().enumerate() {
         let world = pose.instance_world(rig, i);
-        for primitive in &rig.meshes[instance.mesh].primitives {
-            match (&primitive.influences, instance.skin) {
-                (Some(influences), Some(_)) => {
-                    let palette = &pose.palettes[i];
-                    for v in 0..primitive.vertex_count() {
-                        let m = blend_matrix(palette, influences, v);
-                        bounds.include(world.transform_point3(m.transform_point3(primitive.positions[v])));
-                    }
-                }
-                _ => primitive
-                    .positions
-                    .iter()
-                    .for_each(|&p| bounds.include(world.transform_point3(p))),
+        for k in 0..rig.meshes[instance.mesh].primitives.len() {
+            for &p in skinned.positions(rig, i, k) {
+                bounds.include(world.transform_point3(p));
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::anim::PoseEvaluator;
 use crate::rig::Rig;
-use crate::skin::blend_matrix;
+use crate::skin::SkinnedPose;
 use glam::Vec3;
 
 /// The vertex hit by a ray.
@@ -32,23 +32,24 @@ fn intersect(origin: Vec3, direction: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option
     (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t > 0.0).then_some(t)
 }
 
-/// The nearest mesh vertex under a world-space ray, with the mesh posed as `pose` (linear
-/// blend skinning). Allocates: meant for clicks, not for every frame.
-pub fn ray_cast(rig: &Rig, pose: &PoseEvaluator, origin: Vec3, direction: Vec3) -> Option<MeshHit> {
+/// The nearest mesh vertex under a world-space ray, with the mesh as `skinned` skinned it in
+/// the pose `pose` (the surface that is drawn, whatever the method). Allocates: meant for
+/// clicks, not for every frame.
+pub fn ray_cast(
+    rig: &Rig,
+    pose: &PoseEvaluator,
+    skinned: &SkinnedPose,
+    origin: Vec3,
+    direction: Vec3,
+) -> Option<MeshHit> {
     let mut best: Option<MeshHit> = None;
     for (i, instance) in rig.instances.iter().enumerate() {
         let world = pose.instance_world(rig, i);
         for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
-            let posed: Vec<Vec3> = (0..primitive.vertex_count())
-                .map(|v| {
-                    let local = match (&primitive.influences, instance.skin) {
-                        (Some(influences), Some(_)) => {
-                            blend_matrix(&pose.palettes[i], influences, v).transform_point3(primitive.positions[v])
-                        }
-                        _ => primitive.positions[v],
-                    };
-                    world.transform_point3(local)
-                })
+            let posed: Vec<Vec3> = skinned
+                .positions(rig, i, k)
+                .iter()
+                .map(|&p| world.transform_point3(p))
                 .collect();
             for tri in primitive.indices.chunks_exact(3) {
                 let [a, b, c] = [tri[0], tri[1], tri[2]].map(|v| v as usize);

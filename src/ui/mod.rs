@@ -15,7 +15,7 @@ use crate::render::ViewMode;
 use crate::render::skeleton::{joint_flags, joint_positions};
 use crate::settings::Theme;
 use crate::skin::SkinningPath;
-use crate::skin::pick::{dominant_joint, ray_cast};
+use crate::skin::pick::dominant_joint;
 use crate::viewer::Viewer;
 use egui::{Key, KeyboardShortcut, Modifiers, PointerButton, Sense};
 pub use skeleton::SkeletonPanelState;
@@ -500,7 +500,7 @@ fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option
 
 /// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
 /// weighted most on the mesh vertex under it.
-fn pick(viewer: &Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
+fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
     if viewer.view.skeleton.show {
         let is_joint = joint_flags(&viewer.rig);
         let nearest = joint_positions(&is_joint, &viewer.pose)
@@ -514,7 +514,7 @@ fn pick(viewer: &Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<us
     let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
     let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
     let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
-    let hit = ray_cast(&viewer.rig, &viewer.pose, origin, direction)?;
+    let hit = viewer.pick_vertex(origin, direction)?;
     dominant_joint(&viewer.rig, &hit)
 }
 
