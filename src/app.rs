@@ -1,6 +1,5 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
-use crate::headless::open_rig;
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
@@ -36,13 +35,13 @@ pub fn run(
     screenshot_on_exit: Option<PathBuf>,
 ) -> Result<(), String> {
     let settings = Settings::load();
-    let (rig, error) = match open_rig(file.as_deref()) {
+    let (rig, error) = match crate::rig::open(file.as_deref()) {
         Ok(rig) => (rig, None),
         Err(e) => {
             let shown = file
                 .as_ref()
                 .map_or(String::new(), |f| format!("could not open {}: ", f.display()));
-            let demo = open_rig(None).map_err(|d| format!("{shown}{e}; the demo rig failed too: {d}"))?;
+            let demo = crate::rig::open(None).map_err(|d| format!("{shown}{e}; the demo rig failed too: {d}"))?;
             (demo, Some(format!("{shown}{e}")))
         }
     };
@@ -330,7 +329,7 @@ impl WindowState {
             self.title = title;
         }
         let mut timings = FrameTimings::default();
-        timings.take_from_viewer(viewer);
+        timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
         let egui_start = Instant::now();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;

@@ -2,19 +2,11 @@
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
 use crate::render::{Gpu, Offscreen, ViewOptions};
-use crate::rig::{Rig, RigError, demo, load_file, load_slice};
+use crate::rig::Rig;
 use crate::skin::{SkinningMethod, SkinningPath};
 use crate::viewer::Viewer;
 use glam::Vec3;
-use std::path::{Path, PathBuf};
-
-/// Opens `path`, or the built-in demo rig when there is none.
-pub fn open_rig(path: Option<&Path>) -> Result<Rig, RigError> {
-    match path {
-        Some(path) => load_file(path),
-        None => load_slice(demo::DEMO_GLB, None, "demo.glb"),
-    }
-}
+use std::path::PathBuf;
 
 /// `WxH`, e.g. `800x600`.
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -120,7 +112,7 @@ pub fn render_viewer(viewer: &Viewer, gpu: &Gpu, width: u32, height: u32) -> Res
 
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
-    let rig = open_rig(request.file.as_deref()).map_err(|e| e.to_string())?;
+    let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
     for warning in &rig.warnings {
         eprintln!("warning: {warning}");
     }

@@ -150,7 +150,7 @@ enum Command {
         #[arg(conflicts_with = "synthetic")]
         file: Option<PathBuf>,
         /// A generated skinned tube of VERTICES,JOINTS (4 influences), e.g. 100000,64.
-        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::timings::parse_synthetic)]
+        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::commands::bench::parse_synthetic)]
         synthetic: Option<(usize, usize)>,
         /// Timed frames per path.
         #[arg(long, default_value_t = 120)]
@@ -213,7 +213,7 @@ fn main() -> ExitCode {
             },
         ),
         Some(Command::Inspect { file, json }) => {
-            return rigscope::rig::report::inspect((file.as_os_str() != "demo").then_some(file.as_path()), json);
+            return rigscope::commands::inspect::inspect((file.as_os_str() != "demo").then_some(file.as_path()), json);
         }
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
@@ -224,7 +224,7 @@ fn main() -> ExitCode {
             size,
             json,
         }) => {
-            use rigscope::timings::{BenchOptions, BenchRig, bench_command};
+            use rigscope::commands::bench::{BenchOptions, BenchRig, bench_command};
             let rig = match (file, synthetic) {
                 (_, Some((vertices, joints))) => BenchRig::Synthetic { vertices, joints },
                 (Some(file), None) if file.as_os_str() != "demo" => BenchRig::File(file),

@@ -2,7 +2,6 @@
 //! camera and view options. The window code feeds it time and input; the UI edits it.
 
 use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseEvaluator};
-use crate::headless::open_rig;
 use crate::reload::{FileWatcher, Waker};
 use crate::render::compute::ComputeSkinner;
 use crate::render::{FrameState, Gpu, GpuError, OrbitCamera, ViewOptions};
@@ -58,11 +57,17 @@ pub fn influence_counts(rig: &Rig) -> Vec<usize> {
 
 /// A load running on a background thread.
 struct PendingLoad {
-    path: PathBuf,
+    /// The file, or `None` for the built-in demo rig.
+    path: Option<PathBuf>,
     started: Instant,
     result: Receiver<Result<Rig, RigError>>,
     /// A reload of the file on screen: the view, selection, playback and bends carry over.
     reload: bool,
+}
+
+/// How messages name a file being loaded (`None`: the demo rig).
+pub fn label(path: Option<&Path>) -> String {
+    path.map_or_else(|| "the demo rig".into(), |p| p.display().to_string())
 }
 
 /// What a reload keeps of the viewer's state, by name where indices may change.
@@ -186,15 +191,24 @@ impl Viewer {
 
     /// Starts loading `path` on a background thread; the current rig stays until it succeeds.
     pub fn open(&mut self, path: PathBuf) {
-        self.start_load(path, false);
+        self.start_load(Some(path), false);
     }
 
-    fn start_load(&mut self, path: PathBuf, reload: bool) {
-        log::info!("{} {}", if reload { "reloading" } else { "opening" }, path.display());
+    /// Starts loading the built-in demo rig the way a file is loaded.
+    pub fn open_demo(&mut self) {
+        self.start_load(None, false);
+    }
+
+    fn start_load(&mut self, path: Option<PathBuf>, reload: bool) {
+        log::info!(
+            "{} {}",
+            if reload { "reloading" } else { "opening" },
+            label(path.as_deref())
+        );
         let (sender, result) = channel();
         let thread_path = path.clone();
         std::thread::spawn(move || {
-            let _ = sender.send(open_rig(Some(&thread_path)));
+            let _ = sender.send(crate::rig::open(thread_path.as_deref()));
         });
         self.pending = Some(PendingLoad {
             path,
@@ -212,13 +226,13 @@ impl Viewer {
             return;
         }
         if let Some(path) = self.path.clone() {
-            self.start_load(path, true);
+            self.start_load(Some(path), true);
         }
     }
 
     /// Loads `path` on this thread (for tests and the command line).
     pub fn open_now(&mut self, path: &Path) -> Result<(), RigError> {
-        let rig = open_rig(Some(path))?;
+        let rig = crate::rig::open(Some(path))?;
         self.set_rig(rig, Some(path.to_owned()));
         Ok(())
     }
@@ -351,9 +365,9 @@ impl Viewer {
         self.evaluate();
     }
 
-    /// The file being loaded and for how long, while a load runs.
-    pub fn loading(&self) -> Option<(&Path, Duration)> {
-        self.pending.as_ref().map(|p| (p.path.as_path(), p.started.elapsed()))
+    /// The file being loaded (`None`: the demo rig) and for how long, while a load runs.
+    pub fn loading(&self) -> Option<(Option<&Path>, Duration)> {
+        self.pending.as_ref().map(|p| (p.path.as_deref(), p.started.elapsed()))
     }
 
     /// Takes a finished background load. Returns true when the rig changed.
@@ -362,7 +376,10 @@ impl Viewer {
         match pending.result.try_recv() {
             Err(TryRecvError::Empty) => false,
             Err(TryRecvError::Disconnected) => {
-                self.error = Some(format!("loading {} stopped unexpectedly", pending.path.display()));
+                self.error = Some(format!(
+                    "loading {} stopped unexpectedly",
+                    label(pending.path.as_deref())
+                ));
                 self.pending = None;
                 false
             }
@@ -374,13 +391,13 @@ impl Viewer {
                         log::info!(
                             "{} {} in {:.0} ms",
                             if reload { "reloaded" } else { "opened" },
-                            path.display(),
+                            label(path.as_deref()),
                             started.elapsed().as_secs_f64() * 1e3
                         );
                         self.error = None;
-                        let reload = reload && self.path.as_ref() == Some(&path);
+                        let reload = reload && path.is_some() && self.path == path;
                         let kept = reload.then(|| self.keep_state());
-                        self.set_rig(rig, Some(path));
+                        self.set_rig(rig, path);
                         if let Some(kept) = kept {
                             self.restore_state(kept);
                         }
@@ -392,7 +409,7 @@ impl Viewer {
                     Err(e) => {
                         self.error = Some(format!(
                             "could not open {}: {e} (the previous rig is still shown)",
-                            path.display()
+                            label(path.as_deref())
                         ));
                         false
                     }

@@ -81,7 +81,7 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
         lines,
     );
     let mut timings = FrameTimings::default();
-    timings.take_from_viewer(viewer);
+    timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
     viewer.timings.record(timings);
 }
 

@@ -155,8 +155,13 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Open demo rig").click();
-    harness.run();
+    // The demo rig loads through the background loader, like a file.
+    harness.step();
+    tick_until(&mut harness.state_mut().viewer, "the demo rig", |v| {
+        v.loading().is_none()
+    });
     assert_eq!(harness.state().viewer.path, None);
+    assert_eq!(harness.state().viewer.rig.name, "demo.glb");
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Recent").click();

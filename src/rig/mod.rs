@@ -14,6 +14,14 @@ use std::fmt;
 pub use glb::{glb_container, split_glb};
 pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice};
 
+/// Opens `path`, or the built-in demo rig when there is none.
+pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {
+    match path {
+        Some(path) => load_file(path),
+        None => load_slice(demo::DEMO_GLB, None, "demo.glb"),
+    }
+}
+
 /// A load or validation failure, worded for the person who opened the file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RigError(pub String);

@@ -158,10 +158,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                     viewer.reload();
                 }
                 if ui.button("Open demo rig").clicked() {
-                    match crate::headless::open_rig(None) {
-                        Ok(rig) => viewer.set_rig(rig, None),
-                        Err(e) => viewer.error = Some(e.to_string()),
-                    }
+                    viewer.open_demo();
                 }
                 ui.checkbox(&mut viewer.hot_reload, "Hot reload")
                     .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
@@ -216,7 +213,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         ui.horizontal(|ui| {
             if let Some((path, elapsed)) = viewer.loading() {
                 ui.spinner();
-                ui.label(format!("Loading {} … {:.1} s", path.display(), elapsed.as_secs_f32()));
+                let file = crate::viewer::label(path);
+                ui.label(format!("Loading {file} … {:.1} s", elapsed.as_secs_f32()));
                 ui.separator();
             }
             if viewer.file_changed {
