@@ -1,0 +1,206 @@
+//! Clips: durations, keys, what their first frame does to the bind pose.
+
+use super::*;
+
+impl<'r> Analysis<'r> {
+    pub(super) fn clips(&mut self) -> Vec<ClipSummary> {
+        let rig = self.rig;
+        let first_skinned = rig.instances.iter().position(|i| i.skin.is_some());
+        let mut summaries = Vec::new();
+        let mut locals: Vec<Trs> = rig.nodes.iter().map(|n| n.rest).collect();
+        for (c, clip) in rig.clips.iter().enumerate() {
+            let mut animated: Vec<usize> = clip.channels.iter().map(|ch| ch.node).collect();
+            animated.sort_unstable();
+            animated.dedup();
+            let mut interpolations = Vec::new();
+            for (mode, name) in [
+                (Interpolation::Step, "STEP"),
+                (Interpolation::Linear, "LINEAR"),
+                (Interpolation::CubicSpline, "CUBICSPLINE"),
+            ] {
+                if clip.channels.iter().any(|ch| ch.interpolation == mode) {
+                    interpolations.push(name);
+                }
+            }
+            self.key_findings(c);
+            if !rig.skins.is_empty() {
+                let outside: Vec<usize> = animated
+                    .iter()
+                    .copied()
+                    .filter(|&n| !self.is_joint.get(n).copied().unwrap_or(false))
+                    .collect();
+                if !outside.is_empty() {
+                    self.push(
+                        Finding::new(
+                            Severity::Info,
+                            "channel-targets-non-joint",
+                            format!(
+                                "clip '{}' animates {} node(s) that are joints of no skin: {}",
+                                clip.name,
+                                outside.len(),
+                                node_list(rig, &outside)
+                            ),
+                        )
+                        .nodes(outside)
+                        .clip(c),
+                    );
+                }
+            }
+            let cost = rig.nodes.len() + clip.channels.len() + first_skinned.map_or(0, |i| self.joints_of(i));
+            let first_skinned = first_skinned.filter(|_| self.afford(cost, "first-frame poses"));
+            let first_frame_vs_bind = first_skinned.map(|i| {
+                for (local, node) in locals.iter_mut().zip(&rig.nodes) {
+                    *local = node.rest;
+                }
+                for channel in &clip.channels {
+                    let Some(local) = locals.get_mut(channel.node) else {
+                        continue;
+                    };
+                    let v = sample_channel(channel, 0.0, &mut 0);
+                    match channel.property {
+                        Property::Translation => local.translation = v.truncate(),
+                        Property::Rotation => local.rotation = Quat::from_vec4(v),
+                        Property::Scale => local.scale = v.truncate(),
+                    }
+                }
+                pose_deviation(rig, i, &worlds_of(rig, &locals))
+            });
+            if let Some(d) = first_frame_vs_bind
+                && !d.is_bind_pose()
+            {
+                self.push(
+                    Finding::new(
+                        Severity::Info,
+                        "first-frame-not-bind-pose",
+                        format!(
+                            "clip '{}': its first frame differs from the bind pose: {}",
+                            clip.name,
+                            describe_deviation(rig, &d)
+                        ),
+                    )
+                    .nodes([d.joint])
+                    .clip(c),
+                );
+            }
+            summaries.push(ClipSummary {
+                name: clip.name.clone(),
+                duration: clip.duration,
+                channels: clip.channels.len(),
+                interpolations,
+                animated_nodes: animated.len(),
+                first_frame_vs_bind,
+            });
+        }
+        summaries
+    }
+
+    /// Keys: empty clips, repeated or negative times, quaternions far from unit length.
+    pub(super) fn key_findings(&mut self, c: usize) {
+        let rig = self.rig;
+        let clip = &rig.clips[c];
+        if clip.channels.is_empty() {
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    "clip-empty",
+                    if self.clips_with_dropped.get(c).copied().unwrap_or(false) {
+                        format!("clip '{}' has no channel that can be played", clip.name)
+                    } else {
+                        format!("clip '{}' has no channels", clip.name)
+                    },
+                )
+                .clip(c),
+            );
+            return;
+        }
+        let facts = rig.facts.channels.get(c);
+        let gltf_index = |k: usize| facts.and_then(|f| f.get(k)).map_or(k, |f| f.gltf_index);
+        let mut repeated = Vec::new();
+        let mut negative = Vec::new();
+        for (k, channel) in clip.channels.iter().enumerate() {
+            if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
+                repeated.push((k, i + 1, channel.times[i + 1]));
+            }
+            if channel.times.first().is_some_and(|&t| t < 0.0) {
+                negative.push(k);
+            }
+            let Some((key, length)) = facts.and_then(|f| f.get(k)).and_then(|f| f.worst_quaternion) else {
+                continue;
+            };
+            let target = node_label(rig, channel.node);
+            if length < 1e-6 {
+                self.push(
+                    Finding::new(
+                        Severity::Error,
+                        "quaternion-zero",
+                        format!(
+                            "clip '{}' channel {} ({target} rotation): key {key} is a zero quaternion, played as no rotation",
+                            clip.name,
+                            gltf_index(k)
+                        ),
+                    )
+                    .nodes([channel.node])
+                    .clip(c),
+                );
+            } else if (length - 1.0).abs() > 0.01 {
+                self.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "quaternion-not-unit",
+                        format!(
+                            "clip '{}' channel {} ({target} rotation): key {key} has length {length:.4}, far from 1 (normalized when played)",
+                            clip.name,
+                            gltf_index(k)
+                        ),
+                    )
+                    .nodes([channel.node])
+                    .clip(c),
+                );
+            }
+        }
+        if let Some(&(k, key, time)) = repeated.first() {
+            let nodes: Vec<usize> = repeated.iter().map(|&(k, ..)| clip.channels[k].node).collect();
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "keys-not-increasing",
+                    format!(
+                        "clip '{}': key times of {} channel(s) are not strictly increasing (first: channel {}, key {key} repeats time {time})",
+                        clip.name,
+                        repeated.len(),
+                        gltf_index(k)
+                    ),
+                )
+                .nodes(nodes)
+                .clip(c),
+            );
+        }
+        if !negative.is_empty() {
+            let nodes: Vec<usize> = negative.iter().map(|&k| clip.channels[k].node).collect();
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "keys-negative-time",
+                    format!(
+                        "clip '{}': {} channel(s) have keys before time 0 (first: channel {}); playback starts at 0",
+                        clip.name,
+                        negative.len(),
+                        gltf_index(negative[0])
+                    ),
+                )
+                .nodes(nodes)
+                .clip(c),
+            );
+        }
+        if clip.duration <= 0.0 {
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    "clip-zero-duration",
+                    format!("clip '{}' lasts 0 seconds (a single pose)", clip.name),
+                )
+                .clip(c),
+            );
+        }
+    }
+}

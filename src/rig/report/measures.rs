@@ -1,0 +1,218 @@
+//! Measures the checks share: world matrices, pose deviation, sizes, matrix properties.
+
+use super::*;
+
+/// Every primitive the file has, drawn or not, in mesh order.
+pub(super) fn primitive_views(rig: &Rig) -> Vec<PrimitiveView<'_>> {
+    let mut views = Vec::new();
+    for (m, mesh) in rig.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let facts = rig.facts.primitives.get(m).and_then(|f| f.get(p));
+            views.push(PrimitiveView {
+                mesh: m,
+                primitive: Some(p),
+                gltf_index: facts.map_or(p, |f| f.gltf_index),
+                influences: primitive.influences.as_ref(),
+                weight_quantum: facts.map_or(0.0, |f| f.weight_quantum),
+                facts,
+                vertices: primitive.vertex_count(),
+                mode: 4,
+                triangles: primitive.indices.len() / 3,
+            });
+        }
+    }
+    for skipped in &rig.facts.skipped_primitives {
+        if skipped.mesh >= rig.meshes.len() {
+            continue;
+        }
+        views.push(PrimitiveView {
+            mesh: skipped.mesh,
+            primitive: None,
+            gltf_index: skipped.facts.gltf_index,
+            influences: skipped.influences.as_ref(),
+            weight_quantum: skipped.facts.weight_quantum,
+            facts: Some(&skipped.facts),
+            vertices: skipped.vertex_count,
+            mode: skipped.facts.mode,
+            triangles: 0,
+        });
+    }
+    views.sort_by_key(|v| (v.mesh, v.gltf_index));
+    views
+}
+
+/// World matrix of every node from local transforms (parents come first).
+pub(super) fn worlds_of(rig: &Rig, locals: &[Trs]) -> Vec<Mat4> {
+    let mut worlds: Vec<Mat4> = Vec::with_capacity(rig.nodes.len());
+    for (i, node) in rig.nodes.iter().enumerate() {
+        let local = locals[i].to_mat4();
+        let world = match node.parent.filter(|&p| p < i) {
+            Some(p) => worlds[p] * local,
+            None => local,
+        };
+        worlds.push(world);
+    }
+    worlds
+}
+
+/// How far the joints of instance `i`'s skin are from the bind pose when the nodes are at
+/// `worlds`. glTF skins in world space (`world(joint) · inverseBind`, the mesh node's own
+/// transform ignored), so the bind pose is where each of those products is the identity: every
+/// joint back at the place its inverse bind matrix undoes.
+pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation {
+    let instance = rig.instances[i];
+    let skin = &rig.skins[instance.skin.unwrap_or(0)];
+    let mut size = mesh_size(rig, instance.mesh);
+    if size <= 0.0 {
+        size = 1.0;
+    }
+    let mut deviation = Deviation {
+        distance: 0.0,
+        relative: 0.0,
+        joint: skin.joints[0],
+        degrees: 0.0,
+        rotated_joint: skin.joints[0],
+    };
+    for (&joint, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
+        let skinning = worlds[joint] * *ibm;
+        let distance = worlds[joint].w_axis.xyz().distance(ibm.inverse().w_axis.xyz());
+        if distance > deviation.distance {
+            deviation.distance = distance;
+            deviation.joint = joint;
+        }
+        let degrees = rotation_degrees(&skinning);
+        if degrees > deviation.degrees {
+            deviation.degrees = degrees;
+            deviation.rotated_joint = joint;
+        }
+    }
+    deviation.relative = deviation.distance / size;
+    deviation
+}
+
+/// Angle of the rotation in a matrix's 3×3 part (scale removed), in degrees.
+pub(super) fn rotation_degrees(m: &Mat4) -> f32 {
+    let (Some(x), Some(y), Some(z)) = (
+        m.x_axis.xyz().try_normalize(),
+        m.y_axis.xyz().try_normalize(),
+        m.z_axis.xyz().try_normalize(),
+    ) else {
+        return 0.0;
+    };
+    let rotation = Quat::from_mat3(&Mat3::from_cols(x, y, z));
+    if !rotation.is_finite() {
+        return 0.0;
+    }
+    (2.0 * rotation.w.abs().min(1.0).acos()).to_degrees()
+}
+
+/// Diagonal of the bounding box of a mesh's bind-pose vertices.
+pub(super) fn mesh_size(rig: &Rig, mesh: usize) -> f32 {
+    let mut min = Vec3::splat(f32::INFINITY);
+    let mut max = Vec3::splat(f32::NEG_INFINITY);
+    for p in rig.meshes[mesh].primitives.iter().flat_map(|p| &p.positions) {
+        if p.is_finite() {
+            min = min.min(*p);
+            max = max.max(*p);
+        }
+    }
+    if min.x > max.x { 0.0 } else { (max - min).length() }
+}
+
+/// Depth-first preorder numbers and subtree sizes of the node hierarchy.
+pub(super) fn preorder(rig: &Rig) -> (Vec<usize>, Vec<usize>) {
+    let n = rig.nodes.len();
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (i, node) in rig.nodes.iter().enumerate() {
+        match node.parent.filter(|&p| p < i) {
+            Some(p) => children[p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut pre = vec![0; n];
+    let mut next = 0;
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        pre[node] = next;
+        next += 1;
+        stack.extend(children[node].iter().rev());
+    }
+    // Parents come before children in the rig's order, so children's sizes are final first.
+    let mut size = vec![1; n];
+    for i in (0..n).rev() {
+        if let Some(p) = rig.nodes[i].parent.filter(|&p| p < i) {
+            size[p] += size[i];
+        }
+    }
+    (pre, size)
+}
+
+/// Most and mean non-zero influences per vertex.
+pub(super) fn influence_counts(influences: &Influences) -> (usize, f32) {
+    let sets = influences.sets.max(1);
+    let vertices = influences.weights.len() / sets;
+    if vertices == 0 {
+        return (0, 0.0);
+    }
+    let mut max = 0;
+    let mut total = 0usize;
+    for v in 0..vertices {
+        let count = influences.of_vertex(v).filter(|(_, w)| *w != 0.0).count();
+        max = max.max(count);
+        total += count;
+    }
+    (max, total as f32 / vertices as f32)
+}
+
+/// Whether the bottom row of a matrix is 0 0 0 1 (within rounding).
+pub(super) fn is_affine(m: &Mat4) -> bool {
+    let row = m.row(3);
+    row.truncate().abs().max_element() <= 1e-5 && (row.w - 1.0).abs() <= 1e-5
+}
+
+pub(super) fn has_shear(m: &Mat4) -> bool {
+    let (Some(x), Some(y), Some(z)) = (
+        m.x_axis.xyz().try_normalize(),
+        m.y_axis.xyz().try_normalize(),
+        m.z_axis.xyz().try_normalize(),
+    ) else {
+        return false;
+    };
+    x.dot(y).abs() > 1e-3 || y.dot(z).abs() > 1e-3 || z.dot(x).abs() > 1e-3
+}
+
+pub(super) fn has_nonuniform_scale(m: &Mat4) -> bool {
+    let lengths = Vec3::new(
+        m.x_axis.xyz().length(),
+        m.y_axis.xyz().length(),
+        m.z_axis.xyz().length(),
+    );
+    lengths.min_element() > 0.0 && lengths.max_element() / lengths.min_element() - 1.0 > 1e-3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shear_and_scale_are_told_apart() {
+        let uniform = Mat4::from_scale_rotation_translation(Vec3::splat(2.0), Quat::from_rotation_z(0.7), Vec3::X);
+        assert!(!has_shear(&uniform) && !has_nonuniform_scale(&uniform));
+        let stretched = Mat4::from_scale(Vec3::new(1.0, 2.0, 1.0));
+        assert!(!has_shear(&stretched) && has_nonuniform_scale(&stretched));
+        let mut sheared = Mat4::IDENTITY;
+        sheared.y_axis.x = 0.5;
+        assert!(has_shear(&sheared));
+        let mut projective = Mat4::IDENTITY;
+        projective.x_axis.w = 0.25;
+        assert!(!is_affine(&projective) && is_affine(&uniform));
+    }
+
+    #[test]
+    fn rotation_angle_ignores_scale() {
+        let m = Mat4::from_scale_rotation_translation(Vec3::new(3.0, 1.0, 2.0), Quat::from_rotation_y(0.5), Vec3::ZERO);
+        assert!((rotation_degrees(&m) - 0.5f32.to_degrees()).abs() < 1e-3);
+        assert_eq!(rotation_degrees(&Mat4::IDENTITY), 0.0);
+    }
+}

@@ -1,0 +1,248 @@
+//! Meshes and primitives: weights, influences, what the importer noted, geometry.
+
+use super::*;
+
+impl<'r> Analysis<'r> {
+    pub(super) fn meshes(&mut self) -> Vec<MeshSummary> {
+        let rig = self.rig;
+        let mut instances = vec![0; rig.meshes.len()];
+        for instance in &rig.instances {
+            if let Some(count) = instances.get_mut(instance.mesh) {
+                *count += 1;
+            }
+        }
+        let mut summaries: Vec<MeshSummary> = rig
+            .meshes
+            .iter()
+            .zip(instances)
+            .map(|(mesh, instances)| MeshSummary {
+                name: mesh.name.clone(),
+                instances,
+                primitives: Vec::new(),
+            })
+            .collect();
+        for k in 0..self.views.len() {
+            let view = self.views[k];
+            let (vertices, mode, triangles) = (view.vertices, view.mode, view.triangles);
+            let (max, mean) = view.influences.map_or((0, 0.0), influence_counts);
+            summaries[view.mesh].primitives.push(PrimitiveSummary {
+                primitive: view.primitive,
+                gltf_index: view.gltf_index,
+                mode,
+                vertices,
+                triangles,
+                influence_sets: view.influences.map_or(0, |i| i.sets),
+                influences_max: max,
+                influences_mean: mean,
+                material: view
+                    .primitive
+                    .and_then(|p| rig.meshes[view.mesh].primitives[p].material),
+            });
+            if let Some(influences) = view.influences {
+                self.weight_findings(&view, influences, vertices);
+            }
+            self.primitive_facts_findings(&view);
+            if let Some(p) = view.primitive {
+                self.geometry_findings(&view, &rig.meshes[view.mesh].primitives[p]);
+            }
+        }
+        summaries
+    }
+
+    /// Weight checks that need no skin: sums, signs, zeros, counts, duplicates.
+    pub(super) fn weight_findings(&mut self, view: &PrimitiveView, influences: &Influences, vertices: usize) {
+        let rig = self.rig;
+        let tolerance = 1e-3 + 4.0 * view.weight_quantum;
+        let mut unnormalized = VertexSet::new();
+        let mut worst_sum = 1.0f32;
+        let mut negative = VertexSet::new();
+        let mut not_finite = VertexSet::new();
+        let mut all_zero = VertexSet::new();
+        let mut over_four = VertexSet::new();
+        let mut duplicates = VertexSet::new();
+        let complete = influences.joints.len() >= vertices * influences.sets
+            && influences.weights.len() >= vertices * influences.sets;
+        if !complete {
+            return;
+        }
+        for v in 0..vertices {
+            let mut sum = 0.0f32;
+            let mut nonzero = 0;
+            let mut has_negative = false;
+            let mut has_nan = false;
+            let mut used = [u16::MAX; 8];
+            let mut used_len = 0;
+            let mut duplicate = false;
+            for (joint, weight) in influences.of_vertex(v) {
+                if !weight.is_finite() {
+                    has_nan = true;
+                    continue;
+                }
+                sum += weight;
+                if weight < 0.0 {
+                    has_negative = true;
+                }
+                if weight != 0.0 {
+                    nonzero += 1;
+                    if used[..used_len].contains(&joint) {
+                        duplicate = true;
+                    } else if used_len < used.len() {
+                        used[used_len] = joint;
+                        used_len += 1;
+                    }
+                }
+            }
+            if has_nan {
+                not_finite.add(v);
+                continue;
+            }
+            if has_negative {
+                negative.add(v);
+            }
+            if nonzero == 0 {
+                all_zero.add(v);
+            } else if (sum - 1.0).abs() > tolerance {
+                unnormalized.add(v);
+                if (sum - 1.0).abs() > (worst_sum - 1.0).abs() {
+                    worst_sum = sum;
+                }
+            }
+            if nonzero > 4 {
+                over_four.add(v);
+            }
+            if duplicate {
+                duplicates.add(v);
+            }
+        }
+        let at = view.label(rig);
+        if not_finite.total > 0 {
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "weights-not-finite",
+                    format!("{at}: {} vertices have NaN or infinite weights", not_finite.total),
+                )
+                .vertices(view.list(not_finite)),
+            );
+        }
+        if negative.total > 0 {
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "weights-negative",
+                    format!("{at}: {} vertices have negative weights", negative.total),
+                )
+                .vertices(view.list(negative)),
+            );
+        }
+        if all_zero.total > 0 {
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "weights-all-zero",
+                    format!(
+                        "{at}: {} vertices have all weights zero (they stay in the bind pose)",
+                        all_zero.total
+                    ),
+                )
+                .vertices(view.list(all_zero)),
+            );
+        }
+        if unnormalized.total > 0 {
+            let severity = if (worst_sum - 1.0).abs() > 0.05 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            self.push(
+                Finding::new(
+                    severity,
+                    "weights-not-normalized",
+                    format!(
+                        "{at}: weights of {} vertices do not sum to 1 (worst sum {worst_sum:.4})",
+                        unnormalized.total
+                    ),
+                )
+                .vertices(view.list(unnormalized)),
+            );
+        }
+        if over_four.total > 0 {
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    "influences-over-4",
+                    format!(
+                        "{at}: {} vertices have more than 4 non-zero influences (engines limited to 4 drop the rest)",
+                        over_four.total
+                    ),
+                )
+                .vertices(view.list(over_four)),
+            );
+        }
+        if duplicates.total > 0 {
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    "joints-duplicate",
+                    format!(
+                        "{at}: {} vertices list the same joint twice with non-zero weights",
+                        duplicates.total
+                    ),
+                )
+                .vertices(view.list(duplicates)),
+            );
+        }
+    }
+
+    /// Influences beyond eight, and joint/weight sets without their partner.
+    pub(super) fn primitive_facts_findings(&mut self, view: &PrimitiveView) {
+        let rig = self.rig;
+        let facts = view.facts;
+        let Some(facts) = facts else { return };
+        let at = view.label(rig);
+        if !facts.truncated_vertices.is_empty() {
+            let mut set = VertexSet::new();
+            for &v in &facts.truncated_vertices {
+                set.add(v as usize);
+            }
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    "influences-over-8",
+                    format!(
+                        "{at}: {} vertices have more than 8 influences; those beyond JOINTS_1/WEIGHTS_1 are ignored (up to {:.3} of weight lost on one vertex)",
+                        set.total, facts.truncated_weight_max
+                    ),
+                )
+                .vertices(view.list(set)),
+            );
+        }
+        for unpaired in &facts.unpaired_sets {
+            self.push(Finding::new(
+                Severity::Warning,
+                "influences-unpaired",
+                format!("{at}: {unpaired}; the set is ignored"),
+            ));
+        }
+    }
+
+    pub(super) fn geometry_findings(&mut self, view: &PrimitiveView, primitive: &crate::rig::Primitive) {
+        let mut bad = VertexSet::new();
+        for (v, (p, n)) in primitive.positions.iter().zip(&primitive.normals).enumerate() {
+            if !p.is_finite() || !n.is_finite() {
+                bad.add(v);
+            }
+        }
+        if bad.total > 0 {
+            let at = view.label(self.rig);
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    "positions-not-finite",
+                    format!("{at}: {} vertices have NaN or infinite positions or normals", bad.total),
+                )
+                .vertices(view.list(bad)),
+            );
+        }
+    }
+}
