@@ -6,6 +6,7 @@ pub mod commands;
 pub mod headless;
 pub mod reload;
 pub mod render;
+pub mod report;
 pub mod rig;
 pub mod screenshot;
 pub mod settings;

@@ -7,8 +7,6 @@
 
 use crate::render::{SkeletonOptions, ViewMode, ViewOptions};
 use crate::skin::{SkinningMethod, SkinningPath};
-use crate::ui::{ScreenshotOptions, UiState};
-use crate::viewer::Viewer;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -232,49 +230,6 @@ impl Settings {
                 Err(e) => log::warn!("{e}"),
             },
             None => log::debug!("no config folder; settings not saved"),
-        }
-    }
-}
-
-impl Settings {
-    /// Gives the viewer and the UI these settings (the window size is the window's business).
-    pub fn apply(&self, viewer: &mut Viewer, ui: &mut UiState) {
-        viewer.view = self.view.options();
-        viewer.set_skinning(self.skinning_path(), self.skinning_method());
-        viewer.hot_reload = self.hot_reload;
-        // Files opened this run (the one on the command line) stay on top.
-        let opened = std::mem::take(&mut viewer.recent);
-        viewer.recent = self.recent.clone();
-        for path in opened.iter().rev() {
-            add_recent(&mut viewer.recent, path);
-        }
-        ui.theme = self.theme;
-        ui.last_folder = self.last_folder.clone();
-        ui.screenshot = ScreenshotOptions {
-            folder: self.screenshot_folder.clone(),
-            with_ui: self.screenshot_with_ui,
-        };
-    }
-
-    /// The settings as the viewer and the UI have them now, with the window's size in points.
-    pub fn capture(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) -> Settings {
-        Settings {
-            window_width: window_size.0,
-            window_height: window_size.1,
-            theme: ui.theme,
-            hot_reload: viewer.hot_reload,
-            skinning_path: path_name(viewer.skinning_path).to_owned(),
-            skinning_method: method_name(viewer.skinning_method).to_owned(),
-            view: ViewSettings::from(&viewer.view),
-            last_folder: viewer
-                .path
-                .as_ref()
-                .and_then(|p| std::path::absolute(p).ok())
-                .and_then(|p| p.parent().map(Path::to_owned))
-                .or_else(|| ui.last_folder.clone()),
-            recent: viewer.recent.clone(),
-            screenshot_folder: ui.screenshot.folder.clone(),
-            screenshot_with_ui: ui.screenshot.with_ui,
         }
     }
 }

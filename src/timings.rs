@@ -3,7 +3,7 @@
 //! One concept shared by the window's Timings panel and `rigscope bench`: a frame's figures
 //! ([`FrameTimings`], one per [`Stage`]), a rolling history with medians ([`Timings`]), and the
 //! facts that size the work ([`RigFacts`]). The benchmark itself is
-//! [`crate::commands::bench`].
+//! `commands::bench`.
 
 use crate::anim::PoseEvaluator;
 use crate::render::FrameUpload;

@@ -109,7 +109,7 @@ pub struct Viewer {
     /// The last load error, shown until dismissed.
     pub error: Option<String>,
     /// The rig report and the `rig_generation` it was computed for (see `ui::report`).
-    pub report: Option<(u64, Arc<crate::rig::report::RigReport>)>,
+    pub report: Option<(u64, Arc<crate::report::RigReport>)>,
     pending: Option<PendingLoad>,
     /// Seconds the last frame took, smoothed, for the status line.
     pub frame_seconds: f32,

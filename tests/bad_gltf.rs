@@ -14,8 +14,8 @@ mod common;
 
 use common::shared_folder;
 use rigscope::commands::inspect::{EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use rigscope::report::{RigReport, Severity};
 use rigscope::rig::load_file;
-use rigscope::rig::report::{RigReport, Severity};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -6,7 +6,7 @@
 //! the `load_glb` target does it: two little-endian bytes giving the JSON length, the JSON, then
 //! the binary chunk.
 
-use rigscope::rig::report::RigReport;
+use rigscope::report::RigReport;
 use rigscope::rig::{glb_container, load_slice};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@ mod common;
 
 use base64::Engine;
 use common::gltf_with;
-use rigscope::rig::report::{RigReport, Severity};
+use rigscope::report::{RigReport, Severity};
 use rigscope::rig::{Rig, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -42,7 +42,7 @@ fn assert_contains(message: &str, parts: &[&str]) {
 }
 
 /// The finding with `code`, failing the test when the report has none.
-fn finding<'r>(report: &'r RigReport, code: &str) -> &'r rigscope::rig::report::Finding {
+fn finding<'r>(report: &'r RigReport, code: &str) -> &'r rigscope::report::Finding {
     report.findings.iter().find(|f| f.code == code).unwrap_or_else(|| {
         let codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
         panic!("no '{code}' finding; the report has {codes:?}")

@@ -8,7 +8,7 @@ mod common;
 mod json_mutation;
 
 use common::{shared_rigs, split_glb};
-use rigscope::rig::report::RigReport;
+use rigscope::report::RigReport;
 use rigscope::rig::{glb_container, load_slice};
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@ mod common;
 use base64::Engine;
 use common::{Doc, array, index, shared_rigs};
 use glam::{Mat4, Quat, Vec3};
-use rigscope::rig::report::{Finding, RigReport, Severity};
+use rigscope::report::{Finding, RigReport, Severity};
 use rigscope::rig::{Rig, load_file, load_slice};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

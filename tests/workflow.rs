@@ -357,7 +357,7 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     state.theme = rigscope::settings::Theme::Light;
     state.screenshot.with_ui = true;
     state.screenshot.folder = Some(dir.join("shots"));
-    Settings::capture(&viewer, &state, (900.0, 700.0))
+    rigscope::app::capture_settings(&viewer, &state, (900.0, 700.0))
         .save_to(&file)
         .unwrap();
 
@@ -365,7 +365,7 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     assert_eq!(settings.window_size(), (900.0, 700.0));
     let mut next = Viewer::new(common::load_demo(), None);
     let mut next_state = UiState::default();
-    settings.apply(&mut next, &mut next_state);
+    rigscope::app::apply_settings(&settings, &mut next, &mut next_state);
     assert_eq!(next.view, viewer.view);
     assert_eq!(next.skinning_path, rigscope::skin::SkinningPath::Cpu);
     assert_eq!(next.skinning_method, rigscope::skin::SkinningMethod::Dqs);

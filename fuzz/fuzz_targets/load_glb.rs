@@ -14,6 +14,6 @@ fuzz_target!(|data: &[u8]| {
     let (json, bin) = rest.split_at(split);
     let glb = rigscope::rig::glb_container(json, (!bin.is_empty()).then_some(bin));
     if let Ok(rig) = rigscope::rig::load_slice(&glb, None, "fuzz.glb") {
-        let _ = rigscope::rig::report::RigReport::new(&rig);
+        let _ = rigscope::report::RigReport::new(&rig);
     }
 });

@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     let glb = rigscope::rig::glb_container(&json, (!bin.is_empty()).then_some(bin));
     match rigscope::rig::load_slice(&glb, None, "fuzz.glb") {
         Ok(rig) => {
-            let _ = rigscope::rig::report::RigReport::new(&rig);
+            let _ = rigscope::report::RigReport::new(&rig);
         }
         // The importer turns its own panics into this error; for the fuzzer they are crashes.
         Err(e) if e.0.contains("bug in Rigscope") => panic!("{e}"),

@@ -1,7 +1,7 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
-use crate::rig::report::RigReport;
+use crate::report::RigReport;
 use serde_json::json;
 
 /// Exit status of `rigscope inspect` when the report has no error findings.

@@ -6,7 +6,6 @@
 pub mod demo;
 mod glb;
 mod import;
-pub mod report;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use std::fmt;

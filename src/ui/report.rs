@@ -2,8 +2,8 @@
 //! joint that weighs most on the vertices it lists) and its summaries of skins, meshes, clips,
 //! materials and textures.
 
+use crate::report::{Finding, RigReport, Severity, node_label};
 use crate::rig::Rig;
-use crate::rig::report::{Finding, RigReport, Severity, node_label};
 use crate::viewer::Viewer;
 use std::sync::Arc;
 

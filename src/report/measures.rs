@@ -43,15 +43,8 @@ pub(super) fn primitive_views(rig: &Rig) -> Vec<PrimitiveView<'_>> {
 
 /// World matrix of every node from local transforms (parents come first).
 pub(super) fn worlds_of(rig: &Rig, locals: &[Trs]) -> Vec<Mat4> {
-    let mut worlds: Vec<Mat4> = Vec::with_capacity(rig.nodes.len());
-    for (i, node) in rig.nodes.iter().enumerate() {
-        let local = locals[i].to_mat4();
-        let world = match node.parent.filter(|&p| p < i) {
-            Some(p) => worlds[p] * local,
-            None => local,
-        };
-        worlds.push(world);
-    }
+    let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
+    crate::anim::local_to_world(&rig.nodes, locals, &mut worlds);
     worlds
 }
 

@@ -11,8 +11,8 @@ mod mesh_checks;
 mod output;
 mod skin_checks;
 
-use super::{Influences, Interpolation, PrimitiveFacts, Property, Rig, Trs};
 use crate::anim::sample_channel;
+use crate::rig::{Influences, Interpolation, PrimitiveFacts, Property, Rig, Trs};
 use analysis::{Analysis, PrimitiveView, VertexSet};
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4Swizzles};
 use measures::*;

@@ -1,5 +1,7 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
+mod settings;
+
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
@@ -9,6 +11,7 @@ use crate::timings::{FrameTimings, Stage};
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
+pub use settings::{apply_settings, capture_settings};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,7 +52,7 @@ pub fn run(
     let mut viewer = Viewer::new(rig, loaded_path);
     viewer.error = error;
     let mut ui_state = UiState::default();
-    settings.apply(&mut viewer, &mut ui_state);
+    apply_settings(&settings, &mut viewer, &mut ui_state);
     let event_loop = EventLoop::<Wake>::with_user_event()
         .build()
         .map_err(|e| format!("cannot start the window system: {e}"))?;
@@ -104,7 +107,7 @@ impl App {
     /// Writes the settings when they differ from what was last written.
     fn save_settings(&mut self) {
         let Some(state) = &self.window else { return };
-        let settings = Settings::capture(&self.viewer, &state.ui_state, self.window_size);
+        let settings = capture_settings(&self.viewer, &state.ui_state, self.window_size);
         if settings != self.saved_settings {
             settings.save();
             self.saved_settings = settings;

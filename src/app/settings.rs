@@ -1,0 +1,48 @@
+//! Settings between runs, applied to and captured from the viewer and the UI: the one place that
+//! knows both the persisted format and its owners.
+
+use crate::settings::{Settings, ViewSettings, add_recent, method_name, path_name};
+use crate::ui::{ScreenshotOptions, UiState};
+use crate::viewer::Viewer;
+use std::path::Path;
+
+/// Gives the viewer and the UI these settings (the window size is the window's business).
+pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState) {
+    viewer.view = settings.view.options();
+    viewer.set_skinning(settings.skinning_path(), settings.skinning_method());
+    viewer.hot_reload = settings.hot_reload;
+    // Files opened this run (the one on the command line) stay on top.
+    let opened = std::mem::take(&mut viewer.recent);
+    viewer.recent = settings.recent.clone();
+    for path in opened.iter().rev() {
+        add_recent(&mut viewer.recent, path);
+    }
+    ui.theme = settings.theme;
+    ui.last_folder = settings.last_folder.clone();
+    ui.screenshot = ScreenshotOptions {
+        folder: settings.screenshot_folder.clone(),
+        with_ui: settings.screenshot_with_ui,
+    };
+}
+
+/// The settings as the viewer and the UI have them now, with the window's size in points.
+pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) -> Settings {
+    Settings {
+        window_width: window_size.0,
+        window_height: window_size.1,
+        theme: ui.theme,
+        hot_reload: viewer.hot_reload,
+        skinning_path: path_name(viewer.skinning_path).to_owned(),
+        skinning_method: method_name(viewer.skinning_method).to_owned(),
+        view: ViewSettings::from(&viewer.view),
+        last_folder: viewer
+            .path
+            .as_ref()
+            .and_then(|p| std::path::absolute(p).ok())
+            .and_then(|p| p.parent().map(Path::to_owned))
+            .or_else(|| ui.last_folder.clone()),
+        recent: viewer.recent.clone(),
+        screenshot_folder: ui.screenshot.folder.clone(),
+        screenshot_with_ui: ui.screenshot.with_ui,
+    }
+}
