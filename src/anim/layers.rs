@@ -47,13 +47,7 @@ impl Layer {
 
     /// The layer's own clip time when the player is at `time`.
     pub fn local_time(&self, time: f32, duration: f32) -> f32 {
-        let t = time * self.speed + self.time_offset;
-        // Like the player, the clip's last instant is kept rather than wrapped to its start.
-        if self.looping && duration > 0.0 && !(0.0..=duration).contains(&t) {
-            t.rem_euclid(duration)
-        } else {
-            t.clamp(0.0, duration.max(0.0))
-        }
+        crate::anim::player::clip_time(time * self.speed + self.time_offset, duration, self.looping)
     }
 }
 

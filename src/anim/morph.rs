@@ -3,6 +3,7 @@
 
 use crate::anim::key_interval;
 use crate::anim::layers::{BlendMode, LayerSample};
+use crate::anim::sample::hermite;
 use crate::rig::{Interpolation, MorphChannel, MorphTarget, Rig};
 use glam::Vec3;
 
@@ -34,11 +35,7 @@ pub fn sample_morph_channel(channel: &MorphChannel, target: usize, time: f32) ->
         Interpolation::CubicSpline => {
             let out_tangent = channel.values[(3 * k + 2) * n + target] * dt;
             let in_tangent = channel.values[(3 * (k + 1)) * n + target] * dt;
-            let (s2, s3) = (s * s, s * s * s);
-            value(k) * (2.0 * s3 - 3.0 * s2 + 1.0)
-                + out_tangent * (s3 - 2.0 * s2 + s)
-                + value(k + 1) * (-2.0 * s3 + 3.0 * s2)
-                + in_tangent * (s3 - s2)
+            hermite(value(k), out_tangent, value(k + 1), in_tangent, s)
         }
     }
 }

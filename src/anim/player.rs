@@ -36,7 +36,7 @@ impl Player {
         if duration <= 0.0 {
             self.time = 0.0;
         } else if self.looping {
-            self.time = self.time.rem_euclid(duration);
+            self.time = clip_time(self.time, duration, true);
         } else if self.time >= duration || self.time <= 0.0 {
             self.time = self.time.clamp(0.0, duration);
             self.playing = false;
@@ -51,17 +51,23 @@ impl Player {
     }
 
     pub fn seek(&mut self, time: f32, duration: f32) {
-        self.time = if self.looping && duration > 0.0 && time > duration {
-            time.rem_euclid(duration)
-        } else {
-            time.clamp(0.0, duration.max(0.0))
-        };
+        self.time = clip_time(time, duration, self.looping);
     }
 
     /// Selects a clip and rewinds it.
     pub fn select(&mut self, clip: Option<usize>) {
         self.clip = clip;
         self.time = 0.0;
+    }
+}
+
+/// A time inside a clip of `duration`: wrapped into it when `looping`, else held at its ends.
+/// The clip's last instant is kept rather than wrapped to its start.
+pub fn clip_time(time: f32, duration: f32, looping: bool) -> f32 {
+    if looping && duration > 0.0 && !(0.0..=duration).contains(&time) {
+        time.rem_euclid(duration)
+    } else {
+        time.clamp(0.0, duration.max(0.0))
     }
 }
 

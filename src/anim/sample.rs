@@ -168,14 +168,20 @@ pub fn sample_channel(channel: &Channel, time: f32, hint: &mut usize) -> Vec4 {
             let m0 = values[3 * k + 2] * dt;
             let p1 = values[3 * (k + 1) + 1];
             let m1 = values[3 * (k + 1)] * dt;
-            let (s2, s3) = (s * s, s * s * s);
-            let v = p0 * (2.0 * s3 - 3.0 * s2 + 1.0)
-                + m0 * (s3 - 2.0 * s2 + s)
-                + p1 * (-2.0 * s3 + 3.0 * s2)
-                + m1 * (s3 - s2);
+            let v = hermite(p0, m0, p1, m1, s);
             if rotation { v.normalize_or(Vec4::W) } else { v }
         }
     }
+}
+
+/// The cubic Hermite spline from `p0` (tangent `m0`) to `p1` (tangent `m1`) at `s` in 0..1, the
+/// glTF CUBICSPLINE interpolation once the tangents are scaled by the key interval.
+pub fn hermite<T>(p0: T, m0: T, p1: T, m1: T, s: f32) -> T
+where
+    T: Copy + std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let (s2, s3) = (s * s, s * s * s);
+    p0 * (2.0 * s3 - 3.0 * s2 + 1.0) + m0 * (s3 - 2.0 * s2 + s) + p1 * (-2.0 * s3 + 3.0 * s2) + m1 * (s3 - s2)
 }
 
 #[cfg(test)]

@@ -130,10 +130,7 @@ impl AnimationStack {
         }
         fade.elapsed += dt * player.speed;
         let duration = rig.clips.get(fade.from_clip).map_or(0.0, |c| c.duration);
-        fade.from_time += dt * player.speed;
-        if duration > 0.0 && player.looping {
-            fade.from_time = fade.from_time.rem_euclid(duration);
-        }
+        fade.from_time = crate::anim::player::clip_time(fade.from_time + dt * player.speed, duration, player.looping);
         if fade.elapsed >= fade.duration {
             self.fade = None;
         }
