@@ -253,3 +253,40 @@ fn alpha_modes_emission_and_unlit_are_read() {
     assert!(m[2].unlit && !m[0].unlit);
     assert_eq!(m[2].alpha_mode, AlphaMode::Opaque);
 }
+
+#[test]
+fn a_vrm_avatar_opens_as_the_glb_it_is_and_its_extension_is_noted() {
+    let (mut document, bin) = quantized_triangle();
+    document["extensionsUsed"] = json!(["KHR_mesh_quantization", "VRMC_vrm"]);
+    document["extensions"] = json!({"VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "tri"}}});
+    document["asset"] = json!({"version": "2.0"});
+    document["buffers"] = json!([{"byteLength": bin.len()}]);
+    let glb = rigscope::rig::glb_container(&serde_json::to_vec(&document).unwrap(), Some(&bin));
+    let dir = std::env::temp_dir().join(format!("rigscope-vrm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("avatar.vrm");
+    std::fs::write(&file, glb).unwrap();
+    let rig = rigscope::rig::load_file(&file).unwrap();
+    assert_eq!(rig.vertex_count(), 3);
+    assert!(
+        rig.facts
+            .notes
+            .iter()
+            .any(|n| n.starts_with("VRMC_vrm is used and ignored")),
+        "{:?}",
+        rig.facts.notes
+    );
+    let inspect = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .arg("inspect")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        inspect.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&inspect.stderr)
+    );
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("VRMC_vrm is used and ignored"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,10 +8,12 @@ use rigscope::rig::demo::{DEMO_GLB, DEMO_JOINTS, demo_glb};
 use rigscope::rig::{Primitive, Property, Rig, load_file};
 use std::path::PathBuf;
 
-/// Every `.gltf` / `.glb` file of the shared rigs folder, sorted by name.
+/// Every `.gltf` / `.glb` file of the shared rigs folder and of its `real/` folder (rigs made by
+/// others), sorted by name.
 fn rig_files(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("shared rigs folder is readable")
+    let mut files: Vec<PathBuf> = [dir.to_path_buf(), dir.join("real")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).expect("shared rigs folder is readable"))
         .map(|entry| entry.expect("directory entry").path())
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
         .collect();
@@ -243,7 +245,10 @@ fn check_attribute_values(at: &str, doc: &Doc, primitive: &Primitive, json_primi
 fn every_shared_rig_matches_its_json() {
     let Some(dir) = shared_rigs() else { return };
     let files = rig_files(&dir);
-    assert!(files.len() >= 5, "expected the five shared rigs, found {files:?}");
+    assert!(
+        files.len() >= 9,
+        "expected the five shared rigs and four real ones, found {files:?}"
+    );
     for path in files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let rig = load_file(&path).unwrap_or_else(|e| panic!("{file} failed to load: {e}"));

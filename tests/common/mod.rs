@@ -238,17 +238,22 @@ pub fn json_node_name(json: &Value, i: usize) -> String {
         .map_or_else(|| format!("node {i}"), str::to_owned)
 }
 
-/// Index in `rig.nodes` of glTF node `i`, found by the name the importer gives it (the test rigs
-/// have unique node names). Panics when the name is missing or not unique.
+/// Index in `rig.nodes` of glTF node `i`, found through the importer's record of each node's
+/// glTF index, and checked by the name the importer gives it. Panics when either disagrees.
 pub fn rig_node_of(rig: &rigscope::rig::Rig, json: &Value, i: usize) -> usize {
-    let name = json_node_name(json, i);
-    let found: Vec<usize> = (0..rig.nodes.len()).filter(|&n| rig.nodes[n].name == name).collect();
+    // By index, not by name: real rigs repeat node names (RobotExpressive has two 'Head's).
+    let k = rig
+        .facts
+        .gltf_node
+        .iter()
+        .position(|&g| g == i)
+        .unwrap_or_else(|| panic!("glTF node {i} has no rig node"));
     assert_eq!(
-        found.len(),
-        1,
-        "glTF node {i} ('{name}') should match exactly one rig node, matches {found:?}"
+        rig.nodes[k].name,
+        json_node_name(json, i),
+        "glTF node {i} and rig node {k}"
     );
-    found[0]
+    k
 }
 
 /// A glTF document with `bin` as its only buffer, embedded as a data URI.
