@@ -1,7 +1,7 @@
 //! Hand-built minimal files for the extension paths the shared rigs do not reach, each checked
 //! against values worked out here by hand: quantized positions, normals, texture coordinates and
 //! morph offsets; a meshopt stream with the exponential filter; a texture transform with a
-//! rotation and a texture coordinate override; KTX2-only textures; alpha modes.
+//! rotation and a texture coordinate override; KTX2 textures; alpha modes; a VRM avatar.
 
 mod common;
 
@@ -208,31 +208,62 @@ fn a_texture_reads_the_coordinate_set_it_names() {
     assert_close(&uvs_of(info), &moved);
 }
 
-#[test]
-fn a_ktx2_only_texture_draws_untextured_and_a_required_ktx2_is_refused_by_name() {
+/// A triangle whose only texture is the KTX2 file `ktx2` (KHR_texture_basisu, no fallback).
+fn ktx2_triangle(ktx2: &[u8]) -> (Value, Vec<u8>) {
+    use base64::Engine;
     let (mut document, bin) = textured_triangle(json!({"index": 0}));
     document["extensionsUsed"] = json!(["KHR_texture_basisu"]);
-    document["textures"] = json!([{"extensions": {"KHR_texture_basisu": {"source": 0}}}]);
-    document["images"] = json!([{"uri": "data:image/ktx2;base64,AAAA"}]);
-    let rig = load(document.clone(), &bin).unwrap();
-    assert!(
-        rig.warnings
-            .iter()
-            .any(|w| w.contains("texture 0") && w.contains("KTX2") && w.contains("drawn untextured")),
-        "{:?}",
-        rig.warnings
-    );
-    assert!(
-        rig.facts
-            .notes
-            .iter()
-            .any(|n| n == "KHR_texture_basisu is used and ignored"),
-        "{:?}",
-        rig.facts.notes
-    );
     document["extensionsRequired"] = json!(["KHR_texture_basisu"]);
-    let e = load(document, &bin).unwrap_err();
-    assert!(e.contains("requires the glTF extension KHR_texture_basisu"), "{e}");
+    document["textures"] = json!([{"extensions": {"KHR_texture_basisu": {"source": 0}}}]);
+    let data = base64::engine::general_purpose::STANDARD.encode(ktx2);
+    document["images"] = json!([{"uri": format!("data:image/ktx2;base64,{data}")}]);
+    (document, bin)
+}
+
+#[test]
+fn ktx2_textures_transcode_to_their_colors() {
+    // tests/data/README.md: 8×8, quadrants red, green / blue, white.
+    let quadrants = [
+        (1, 1, [255, 0, 0]),
+        (6, 1, [0, 255, 0]),
+        (1, 6, [0, 0, 255]),
+        (6, 6, [255, 255, 255]),
+    ];
+    for (file, tolerance) in [("quadrants-uastc.ktx2", 8), ("quadrants-etc1s.ktx2", 40)] {
+        let ktx2 = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(file),
+        )
+        .unwrap();
+        let (document, bin) = ktx2_triangle(&ktx2);
+        let rig = load(document, &bin).unwrap();
+        assert!(rig.warnings.is_empty(), "{file}: {:?}", rig.warnings);
+        let texture = &rig.textures[0];
+        assert_eq!((texture.width, texture.height), (8, 8), "{file}");
+        for (x, y, want) in quadrants {
+            let at = (y * 8 + x) * 4;
+            let got = &texture.rgba8[at..at + 3];
+            let off = got.iter().zip(want).map(|(g, w)| g.abs_diff(w)).max().unwrap();
+            assert!(off <= tolerance, "{file} pixel ({x}, {y}): {got:?}, want {want:?}");
+        }
+    }
+}
+
+#[test]
+fn a_broken_ktx2_texture_draws_untextured_with_a_warning() {
+    let ktx2 = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/quadrants-uastc.ktx2")).unwrap();
+    for cut in [12, 40, ktx2.len() - 9] {
+        let (document, bin) = ktx2_triangle(&ktx2[..cut]);
+        let rig = load(document, &bin).unwrap();
+        assert!(
+            rig.warnings
+                .iter()
+                .any(|w| w.contains("texture 0") && w.contains("KTX2") && w.contains("drawn untextured")),
+            "cut at {cut}: {:?}",
+            rig.warnings
+        );
+    }
 }
 
 #[test]

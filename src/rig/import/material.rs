@@ -75,19 +75,18 @@ fn texture_label(texture: &gltf::Texture, images: &[gltf::json::Image]) -> Strin
     }
 }
 
-/// The image a texture samples: its EXT_texture_webp source when it has one, else its own
-/// source (a KHR_texture_basisu texture is drawn from its fallback image, if any).
+/// The image a texture samples: its EXT_texture_webp or KHR_texture_basisu source when it has
+/// one, else its own source (the fallback those extensions allow).
 fn texture_image(texture: &gltf::Texture, image_count: usize) -> Result<usize, String> {
-    let webp = texture
-        .extension_value("EXT_texture_webp")
-        .and_then(|e| e.get("source"))
-        .and_then(serde_json::Value::as_u64);
-    let index = match (webp, texture.source()) {
+    let extension_source = ["EXT_texture_webp", "KHR_texture_basisu"].iter().find_map(|name| {
+        texture
+            .extension_value(name)
+            .and_then(|e| e.get("source"))
+            .and_then(serde_json::Value::as_u64)
+    });
+    let index = match (extension_source, texture.source()) {
         (Some(index), _) => index as usize,
         (None, Some(image)) => image.index(),
-        (None, None) if texture.extension_value("KHR_texture_basisu").is_some() => {
-            return Err("its only image is KTX2 (KHR_texture_basisu), which Rigscope does not decode".into());
-        }
         (None, None) => return Err("it has no image".into()),
     };
     if index >= image_count {
@@ -116,6 +115,9 @@ fn decode_image(
         (None, Some(uri)) => Cow::Owned(read_uri(uri, base_dir)?),
         (None, None) => return Err("the image has neither a buffer view nor a URI".into()),
     };
+    if bytes.starts_with(&KTX2_MAGIC) {
+        return decode_ktx2(&bytes, budget);
+    }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes.as_ref()))
         .with_guessed_format()
         .map_err(|e| format!("cannot read it: {e}"))?;
@@ -126,6 +128,32 @@ fn decode_image(
     reader.limits(limits);
     let decoded = reader.decode().map_err(|e| format!("cannot decode it: {e}"))?;
     Ok(decoded.into_rgba8())
+}
+
+/// The first bytes of every KTX2 file.
+const KTX2_MAGIC: [u8; 12] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A];
+
+/// A KTX2 Basis Universal image (KHR_texture_basisu, UASTC or ETC1S) transcoded to RGBA8: its
+/// first level, after its size is checked against the limits and the budget.
+fn decode_ktx2(bytes: &[u8], budget: &Budget) -> Result<image::RgbaImage, String> {
+    let transcoder = basisu::Transcoder::new(bytes).map_err(|e| format!("cannot read its KTX2 container ({e:?})"))?;
+    let (width, height) = transcoder.base_dimensions();
+    if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "its KTX2 image is {width}×{height}, outside 1..={MAX_IMAGE_SIDE} a side"
+        ));
+    }
+    let rgba_bytes = u64::from(width) * u64::from(height) * 4;
+    if rgba_bytes > budget.left() {
+        return Err(format!(
+            "its {width}×{height} KTX2 image does not fit the memory budget"
+        ));
+    }
+    let rgba = transcoder
+        .transcode(0, basisu::TargetFormat::Rgba32, basisu::DecodeFlags::NONE)
+        .map_err(|e| format!("cannot transcode its KTX2 image ({e:?})"))?;
+    image::RgbaImage::from_raw(width, height, rgba)
+        .ok_or_else(|| format!("its KTX2 image did not transcode to {width}×{height} RGBA"))
 }
 
 /// A material as drawn: base color (factor, texture, its texture coordinates), alpha, emission,
