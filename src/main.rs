@@ -57,10 +57,10 @@ struct RenderArgs {
     #[arg(long)]
     joint: Option<String>,
     /// Where vertices are skinned: gpu or cpu.
-    #[arg(long, default_value = "gpu", value_parser = parse_path)]
+    #[arg(long, value_enum, default_value_t = SkinningPath::Gpu)]
     skinning: SkinningPath,
     /// How joints are blended: lbs (linear blend) or dqs (dual quaternion).
-    #[arg(long, default_value = "lbs", value_parser = parse_method)]
+    #[arg(long, value_enum, default_value_t = SkinningMethod::Lbs)]
     method: SkinningMethod,
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
@@ -106,22 +106,6 @@ fn parse_view(text: &str) -> Result<ViewMode, String> {
         let names: Vec<&str> = ViewMode::ALL.iter().map(|m| m.cli_name()).collect();
         format!("unknown view '{text}' (one of: {})", names.join(", "))
     })
-}
-
-fn parse_path(text: &str) -> Result<SkinningPath, String> {
-    match text {
-        "gpu" => Ok(SkinningPath::Gpu),
-        "cpu" => Ok(SkinningPath::Cpu),
-        _ => Err(format!("unknown skinning path '{text}' (gpu or cpu)")),
-    }
-}
-
-fn parse_method(text: &str) -> Result<SkinningMethod, String> {
-    match text {
-        "lbs" => Ok(SkinningMethod::Lbs),
-        "dqs" => Ok(SkinningMethod::Dqs),
-        _ => Err(format!("unknown skinning method '{text}' (lbs or dqs)")),
-    }
 }
 
 #[derive(Subcommand)]

@@ -98,10 +98,10 @@ pub struct Settings {
     pub theme: Theme,
     /// Reload the open file when it (or a file it uses) changes on disk.
     pub hot_reload: bool,
-    /// `gpu` or `cpu`.
-    pub skinning_path: String,
-    /// `lbs` or `dqs`.
-    pub skinning_method: String,
+    #[serde(deserialize_with = "or_default")]
+    pub skinning_path: SkinningPath,
+    #[serde(deserialize_with = "or_default")]
+    pub skinning_method: SkinningMethod,
     pub view: ViewSettings,
     /// Where File ▸ Open starts.
     pub last_folder: Option<PathBuf>,
@@ -120,8 +120,8 @@ impl Default for Settings {
             window_height: 800.0,
             theme: Theme::Dark,
             hot_reload: true,
-            skinning_path: path_name(SkinningPath::Gpu).to_owned(),
-            skinning_method: method_name(SkinningMethod::Lbs).to_owned(),
+            skinning_path: SkinningPath::Gpu,
+            skinning_method: SkinningMethod::Lbs,
             view: ViewSettings::default(),
             last_folder: None,
             recent: Vec::new(),
@@ -131,37 +131,18 @@ impl Default for Settings {
     }
 }
 
-pub fn path_name(path: SkinningPath) -> &'static str {
-    match path {
-        SkinningPath::Gpu => "gpu",
-        SkinningPath::Cpu => "cpu",
-    }
-}
-
-pub fn method_name(method: SkinningMethod) -> &'static str {
-    match method {
-        SkinningMethod::Lbs => "lbs",
-        SkinningMethod::Dqs => "dqs",
-    }
+/// A value the settings file names, or the default when it names none the program knows (a
+/// hand-edited or older file must not lose the other settings).
+fn or_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: clap::ValueEnum + Default,
+{
+    let name = String::deserialize(deserializer)?;
+    Ok(T::from_str(&name, true).unwrap_or_default())
 }
 
 impl Settings {
-    pub fn skinning_path(&self) -> SkinningPath {
-        if self.skinning_path == "cpu" {
-            SkinningPath::Cpu
-        } else {
-            SkinningPath::Gpu
-        }
-    }
-
-    pub fn skinning_method(&self) -> SkinningMethod {
-        if self.skinning_method == "dqs" {
-            SkinningMethod::Dqs
-        } else {
-            SkinningMethod::Lbs
-        }
-    }
-
     /// Window size in logical points, kept within sane bounds (a corrupt or hand-edited value
     /// must not open a window of 0 or a million points).
     pub fn window_size(&self) -> (f32, f32) {
@@ -272,14 +253,29 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_skinning_name_falls_back_without_losing_the_other_settings() {
+        let file = temp_file("unknown-names");
+        std::fs::write(
+            &file,
+            "hot_reload = false\nskinning_path = \"quantum\"\nskinning_method = \"DQS\"\n",
+        )
+        .unwrap();
+        let settings = Settings::load_from(&file);
+        assert!(!settings.hot_reload);
+        assert_eq!(settings.skinning_path, SkinningPath::Gpu);
+        assert_eq!(settings.skinning_method, SkinningMethod::Dqs);
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+
+    #[test]
     fn settings_round_trip_through_toml() {
         let file = temp_file("round-trip");
         let mut settings = Settings {
             window_width: 900.0,
             theme: Theme::Light,
             hot_reload: false,
-            skinning_path: "cpu".into(),
-            skinning_method: "dqs".into(),
+            skinning_path: SkinningPath::Cpu,
+            skinning_method: SkinningMethod::Dqs,
             screenshot_with_ui: true,
             screenshot_folder: Some("/tmp/shots".into()),
             ..Settings::default()
@@ -298,8 +294,8 @@ mod tests {
         assert_eq!(back, settings);
         assert_eq!(back.view.options().mode, ViewMode::Weights);
         assert!(back.view.options().wireframe);
-        assert_eq!(back.skinning_path(), SkinningPath::Cpu);
-        assert_eq!(back.skinning_method(), SkinningMethod::Dqs);
+        assert_eq!(back.skinning_path, SkinningPath::Cpu);
+        assert_eq!(back.skinning_method, SkinningMethod::Dqs);
         std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 

@@ -1,7 +1,7 @@
 //! Settings between runs, applied to and captured from the viewer and the UI: the one place that
 //! knows both the persisted format and its owners.
 
-use crate::settings::{Settings, ViewSettings, add_recent, method_name, path_name};
+use crate::settings::{Settings, ViewSettings, add_recent};
 use crate::ui::{ScreenshotOptions, UiState};
 use crate::viewer::Viewer;
 use std::path::Path;
@@ -9,7 +9,7 @@ use std::path::Path;
 /// Gives the viewer and the UI these settings (the window size is the window's business).
 pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState) {
     viewer.view = settings.view.options();
-    viewer.set_skinning(settings.skinning_path(), settings.skinning_method());
+    viewer.set_skinning(settings.skinning_path, settings.skinning_method);
     viewer.hot_reload = settings.hot_reload;
     // Files opened this run (the one on the command line) stay on top.
     let opened = std::mem::take(&mut viewer.recent);
@@ -32,8 +32,8 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         window_height: window_size.1,
         theme: ui.theme,
         hot_reload: viewer.hot_reload,
-        skinning_path: path_name(viewer.skinning_path).to_owned(),
-        skinning_method: method_name(viewer.skinning_method).to_owned(),
+        skinning_path: viewer.skinning_path,
+        skinning_method: viewer.skinning_method,
         view: ViewSettings::from(&viewer.view),
         last_folder: viewer
             .path

@@ -11,8 +11,9 @@ use crate::rig::{Influences, Rig};
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
 
-/// Where vertices are skinned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Where vertices are skinned (named `gpu` and `cpu` on the command line and in settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SkinningPath {
     /// In the vertex shader, from the palette in a storage buffer.
     #[default]
@@ -21,8 +22,9 @@ pub enum SkinningPath {
     Cpu,
 }
 
-/// How joint transforms are blended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How joint transforms are blended (named `lbs` and `dqs` on the command line and in settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SkinningMethod {
     /// Linear blend skinning: weighted sum of matrices.
     #[default]
