@@ -180,13 +180,20 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
 fn f1_and_the_help_menu_show_the_keyboard_map() {
     let mut harness = harness(Viewer::new(common::load_demo(), None));
     harness.run();
-    let f12 = ui::help::panel_text(ui::help::SHORTCUTS.iter().find(|s| s.input == "`F12`").unwrap().action);
+    let rows = ui::help::rows();
+    let f12 = ui::help::panel_text(rows.iter().find(|s| s.input == "`F12`").unwrap().action);
     assert!(harness.query_by_label(&f12).is_none(), "the map is closed at first");
     harness.key_press(egui::Key::F1);
     harness.run();
     assert!(harness.state().ui.help_open);
-    for shortcut in ui::help::SHORTCUTS {
-        harness.get_by_label(&ui::help::panel_text(shortcut.input));
+    for shortcut in &rows {
+        // A key such as `1` may also label something else on screen; each action is unique.
+        assert!(
+            harness
+                .query_all_by_label(&ui::help::panel_text(shortcut.input))
+                .count()
+                >= 1
+        );
         harness.get_by_label(&ui::help::panel_text(shortcut.action));
     }
     harness.key_press(egui::Key::F1);

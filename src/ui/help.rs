@@ -1,6 +1,10 @@
-//! The keyboard and mouse map: one table, shown in the Help panel (F1) and written into the
-//! README (a test checks that the README holds exactly [`markdown_table`]).
+//! The keyboard and mouse map: the mouse's gestures and the command table's keys, shown in the
+//! Help panel (F1) and written into the README (a test checks that the README holds exactly
+//! [`markdown_table`]).
 
+use super::commands::BINDINGS;
+
+#[derive(Debug, Clone, Copy)]
 pub struct Shortcut {
     /// The input, with keys in backticks (shown without them in the panel).
     pub input: &'static str,
@@ -11,7 +15,8 @@ const fn s(input: &'static str, action: &'static str) -> Shortcut {
     Shortcut { input, action }
 }
 
-pub const SHORTCUTS: &[Shortcut] = &[
+/// What the mouse does; the keys come from [`BINDINGS`].
+const MOUSE: &[Shortcut] = &[
     s("Left drag", "orbit"),
     s("Middle drag, right drag, Shift + left drag", "pan"),
     s(
@@ -23,32 +28,21 @@ pub const SHORTCUTS: &[Shortcut] = &[
         "Click",
         "select the joint under the cursor (a joint dot, or the strongest joint of the vertex hit)",
     ),
-    s("`F`, double click", "frame the whole rig"),
-    s("`Home`", "reset the view"),
-    s("`Space`", "play / pause"),
-    s("`←` / `→`", "step one frame (1/30 s) back / forward"),
-    s(
-        "`1` … `6`",
-        "view: shaded, weights, joints, influence count, weight-sum error, normals",
-    ),
-    s("`G` / `C`", "skin on the GPU / on the CPU"),
-    s("`R`", "reset every joint bent by hand"),
-    s(
-        "`F12`",
-        "save a screenshot of the view (with or without the panels: View ▸ Screenshots)",
-    ),
-    s("`F5`", "reload the file from disk"),
-    s("`F1`", "show or hide this keyboard map (Help ▸ Keyboard shortcuts)"),
-    s(
-        "`Ctrl+O`",
-        "open a file (File ▸ Open…); dropping a file on the window opens it too",
-    ),
 ];
+
+/// Every row of the map: the mouse, then each command's key.
+pub fn rows() -> Vec<Shortcut> {
+    let keys = BINDINGS.iter().map(|b| Shortcut {
+        input: b.keys,
+        action: b.action,
+    });
+    MOUSE.iter().copied().chain(keys).collect()
+}
 
 /// The table as Markdown, for the README.
 pub fn markdown_table() -> String {
     let mut table = String::from("| Input | Action |\n| --- | --- |\n");
-    for shortcut in SHORTCUTS {
+    for shortcut in rows() {
         table.push_str(&format!("| {} | {} |\n", shortcut.input, shortcut.action));
     }
     table
@@ -77,7 +71,7 @@ pub fn help_window(ctx: &egui::Context, open: &mut bool) {
                 .striped(true)
                 .spacing([16.0, 4.0])
                 .show(ui, |ui| {
-                    for shortcut in SHORTCUTS {
+                    for shortcut in rows() {
                         ui.label(egui::RichText::new(panel_text(shortcut.input)).strong());
                         ui.label(panel_text(shortcut.action));
                         ui.end_row();

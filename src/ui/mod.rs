@@ -2,6 +2,7 @@
 //! mouse and keyboard controls. The UI is a function of [`Viewer`] state; requests that need
 //! the window (a native file dialog, quitting) come back as [`UiAction`]s.
 
+pub mod commands;
 pub mod help;
 pub mod layers;
 pub mod paint;
@@ -11,13 +12,12 @@ pub mod timings;
 pub mod views;
 
 use crate::anim::FRAME_SECONDS;
-use crate::render::ViewMode;
 use crate::render::skeleton::{joint_flags, joint_positions};
 use crate::settings::Theme;
-use crate::skin::SkinningPath;
 use crate::skin::pick::dominant_joint;
 use crate::viewer::Viewer;
-use egui::{Key, KeyboardShortcut, Modifiers, PointerButton, Sense};
+use commands::{Command, shortcut_text};
+use egui::{PointerButton, Sense};
 pub use skeleton::SkeletonPanelState;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -49,8 +49,6 @@ pub struct UiOutput {
     pub viewport: egui::Rect,
     pub actions: Vec<UiAction>,
 }
-
-const OPEN_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
 
 /// UI state that is not the viewer's: text typed in search boxes and the like.
 #[derive(Default)]
@@ -129,9 +127,6 @@ pub fn open_from_dialog(
 
 pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
     let mut actions = Vec::new();
-    if ui.input_mut(|i| i.consume_shortcut(&OPEN_SHORTCUT)) {
-        actions.push(UiAction::OpenDialog);
-    }
     let dropped = ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_owned()));
     if let Some(path) = dropped {
         viewer.open(path);
@@ -145,14 +140,17 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui
-                    .add(egui::Button::new("Open…").shortcut_text(ui.ctx().format_shortcut(&OPEN_SHORTCUT)))
+                    .add(egui::Button::new("Open…").shortcut_text(shortcut_text(ui.ctx(), Command::Open)))
                     .clicked()
                 {
                     actions.push(UiAction::OpenDialog);
                 }
                 recent_menu(ui, viewer);
                 if ui
-                    .add_enabled(viewer.path.is_some(), egui::Button::new("Reload").shortcut_text("F5"))
+                    .add_enabled(
+                        viewer.path.is_some(),
+                        egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
+                    )
                     .clicked()
                 {
                     viewer.reload();
@@ -164,7 +162,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                     .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
                 ui.separator();
                 if ui
-                    .add(egui::Button::new("Save screenshot").shortcut_text("F12"))
+                    .add(
+                        egui::Button::new("Save screenshot")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)),
+                    )
                     .clicked()
                 {
                     actions.push(UiAction::Screenshot {
@@ -177,10 +178,16 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
                 }
             });
             ui.menu_button("View", |ui| {
-                if ui.add(egui::Button::new("Frame all").shortcut_text("F")).clicked() {
+                if ui
+                    .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
+                    .clicked()
+                {
                     viewer.frame_all();
                 }
-                if ui.add(egui::Button::new("Reset view").shortcut_text("Home")).clicked() {
+                if ui
+                    .add(egui::Button::new("Reset view").shortcut_text(shortcut_text(ui.ctx(), Command::ResetView)))
+                    .clicked()
+                {
                     viewer.reset_view();
                 }
                 ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
@@ -200,7 +207,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             });
             ui.menu_button("Help", |ui| {
                 if ui
-                    .add(egui::Button::new("Keyboard shortcuts").shortcut_text("F1"))
+                    .add(
+                        egui::Button::new("Keyboard shortcuts")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleHelp)),
+                    )
                     .clicked()
                 {
                     state.help_open = true;
@@ -301,7 +311,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     help::help_window(ui.ctx(), &mut state.help_open);
 
     if !ui.ctx().egui_wants_keyboard_input() {
-        keyboard_shortcuts(ui, viewer, state, &mut actions);
+        commands::run_pressed(ui, viewer, state, &mut actions);
     }
     UiOutput { viewport, actions }
 }
@@ -536,51 +546,6 @@ fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
                 egui::FontId::proportional(11.0),
                 color,
             );
-        }
-    }
-}
-
-fn keyboard_shortcuts(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
-    let pressed = |key| ui.input(|i| i.key_pressed(key) && i.modifiers.is_none());
-    if pressed(Key::F12) {
-        actions.push(UiAction::Screenshot {
-            with_ui: state.screenshot.with_ui,
-        });
-    }
-    if pressed(Key::F1) {
-        state.help_open = !state.help_open;
-    }
-    if pressed(Key::F5) {
-        viewer.reload();
-    }
-    if pressed(Key::Space) {
-        viewer.toggle_play();
-    }
-    if pressed(Key::ArrowRight) {
-        viewer.step(1);
-    }
-    if pressed(Key::ArrowLeft) {
-        viewer.step(-1);
-    }
-    if pressed(Key::F) {
-        viewer.frame_all();
-    }
-    if pressed(Key::Home) {
-        viewer.reset_view();
-    }
-    if pressed(Key::R) {
-        viewer.reset_overrides();
-    }
-    if pressed(Key::G) {
-        viewer.set_skinning(SkinningPath::Gpu, viewer.skinning_method);
-    }
-    if pressed(Key::C) {
-        viewer.set_skinning(SkinningPath::Cpu, viewer.skinning_method);
-    }
-    let number_keys = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5, Key::Num6];
-    for (key, mode) in number_keys.into_iter().zip(ViewMode::ALL) {
-        if pressed(key) {
-            viewer.view.mode = mode;
         }
     }
 }
