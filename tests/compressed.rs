@@ -258,6 +258,22 @@ fn load_edited(
     result
 }
 
+/// The error loading `file` with its JSON edited by `edit` gives; fails if it loads.
+fn edit_error(dir: &Path, file: &str, edit: &dyn Fn(&mut serde_json::Value)) -> String {
+    match load_edited(dir, file, edit, |_| {}) {
+        Ok(_) => panic!("{file}: the edited file loaded"),
+        Err(e) => e,
+    }
+}
+
+/// Loads `file` 64 times, each time with one byte of its binary chunk changed by `change`
+/// (given the seed): an error or a rig, never a panic (`load_edited` checks).
+fn survives_changed_bytes(dir: &Path, file: &str, change: impl Fn(&mut Vec<u8>, u32)) {
+    for seed in 0..64u32 {
+        let _ = load_edited(dir, file, |_| {}, |bin| change(bin, seed));
+    }
+}
+
 /// The first buffer view compressed with `mode`, and its extension object.
 fn meshopt_view(document: &mut serde_json::Value, mode: &str) -> serde_json::Value {
     document["bufferViews"]
@@ -282,10 +298,7 @@ fn edit_meshopt(document: &mut serde_json::Value, mode: &str, field: &str, value
 fn hostile_meshopt_streams_are_clear_errors() {
     let Some(dir) = shared_rigs() else { return };
     let file = "compressed/Fox.gltfpack-cc.glb";
-    let error = |edit: &dyn Fn(&mut serde_json::Value)| match load_edited(&dir, file, edit, |_| {}) {
-        Ok(_) => panic!("{file}: the edited file loaded"),
-        Err(e) => e,
-    };
+    let error = |edit: &dyn Fn(&mut serde_json::Value)| edit_error(&dir, file, edit);
 
     let e = error(&|d| {
         let length = meshopt_view(d, "ATTRIBUTES")["byteLength"].as_u64().unwrap();
@@ -312,17 +325,10 @@ fn hostile_meshopt_streams_are_clear_errors() {
     assert!(e.contains("filter Quaternion cannot apply to mode TRIANGLES"), "{e}");
 
     // Flipped bytes inside the compressed data: an error, or garbage that loads; never a panic.
-    for seed in 0..64u32 {
-        let _ = load_edited(
-            &dir,
-            file,
-            |_| {},
-            |bin| {
-                let at = (seed as usize * 7919) % bin.len();
-                bin[at] ^= 0x5a;
-            },
-        );
-    }
+    survives_changed_bytes(&dir, file, |bin, seed| {
+        let at = (seed as usize * 7919) % bin.len();
+        bin[at] ^= 0x5a;
+    });
 }
 
 #[test]
@@ -334,10 +340,7 @@ fn hostile_draco_streams_are_clear_errors() {
             .as_u64()
             .unwrap() as usize
     };
-    let error = |edit: &dyn Fn(&mut serde_json::Value)| match load_edited(&dir, file, edit, |_| {}) {
-        Ok(_) => panic!("{file}: the edited file loaded"),
-        Err(e) => e,
-    };
+    let error = |edit: &dyn Fn(&mut serde_json::Value)| edit_error(&dir, file, edit);
 
     let e = error(&|d| {
         let view = draco_view(d);
@@ -366,15 +369,8 @@ fn hostile_draco_streams_are_clear_errors() {
     });
     assert!(e.contains("POSITION: the stream has no attribute with id 77"), "{e}");
 
-    for seed in 0..64u32 {
-        let _ = load_edited(
-            &dir,
-            file,
-            |_| {},
-            |bin| {
-                let at = (seed as usize * 104_729) % bin.len();
-                bin[at] = bin[at].wrapping_add(1 + seed as u8);
-            },
-        );
-    }
+    survives_changed_bytes(&dir, file, |bin, seed| {
+        let at = (seed as usize * 104_729) % bin.len();
+        bin[at] = bin[at].wrapping_add(1 + seed as u8);
+    });
 }

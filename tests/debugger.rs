@@ -5,6 +5,7 @@
 mod gpu;
 
 use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
+use gpu::srgb8;
 use rigscope::anim::JointOverride;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{heat, influence_color, joint_color};
@@ -214,16 +215,6 @@ fn three_quads() -> Primitive {
         indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
     }
     primitive(positions, weights, indices)
-}
-
-fn srgb8(linear: f32) -> u8 {
-    let c = linear.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        12.92 * c
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod gpu;
 
 use glam::{Mat4, Vec3, Vec4};
+use gpu::{linear, srgb8};
 use rigscope::headless::render_viewer;
 use rigscope::rig::{AlphaMode, Influences, Material, Mesh, MeshInstance, Node, Primitive, Rig, Skin, Trs};
 use rigscope::skin::{SkinningMethod, SkinningPath};
@@ -131,25 +132,6 @@ fn scene() -> Rig {
             unlit(Vec4::new(1.0, 1.0, 0.0, 1.0)),
         ],
         ..Rig::default()
-    }
-}
-
-fn srgb8(linear: f32) -> u8 {
-    let c = linear.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        12.92 * c
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
-}
-
-fn linear(srgb: u8) -> f32 {
-    let s = srgb as f32 / 255.0;
-    if s <= 0.04045 {
-        s / 12.92
-    } else {
-        ((s + 0.055) / 1.055).powf(2.4)
     }
 }
 

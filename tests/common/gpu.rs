@@ -1,5 +1,8 @@
 //! The GPU for tests: a headless adapter, or a skip with a printed reason on a machine that has
-//! none, unless `RIGSCOPE_REQUIRE_ADAPTER` is set (as CI does), where a missing adapter fails.
+//! none, unless `RIGSCOPE_REQUIRE_ADAPTER` is set (as CI does), where a missing adapter fails;
+//! and the sRGB conversions that pixel checks need.
+
+#![allow(dead_code)]
 
 use rigscope::render::{Gpu, REQUIRE_ADAPTER_ENV};
 
@@ -13,5 +16,26 @@ pub fn gpu_or_skip() -> Option<Gpu> {
             eprintln!("skipped: no graphics adapter on this machine ({e})");
             None
         }
+    }
+}
+
+/// A linear color channel as an 8-bit sRGB value, as an sRGB render target stores it.
+pub fn srgb8(linear: f32) -> u8 {
+    let c = linear.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        12.92 * c
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+/// An 8-bit sRGB value as a linear channel.
+pub fn linear(srgb: u8) -> f32 {
+    let s = srgb as f32 / 255.0;
+    if s <= 0.04045 {
+        s / 12.92
+    } else {
+        ((s + 0.055) / 1.055).powf(2.4)
     }
 }
