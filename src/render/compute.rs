@@ -4,10 +4,9 @@
 //! of what is drawn.
 
 use crate::render::context::{Gpu, GpuError};
+use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
 use crate::render::offscreen::read_buffer;
-use crate::render::scene::{
-    GpuInfluences, MorphBuffers, SKINNING_WGSL, skin_code, storage_pair_bind_group, storage_pair_layout,
-};
+use crate::render::scene::{SKINNING_WGSL, skin_code};
 use crate::rig::MorphTarget;
 use crate::rig::Primitive;
 use crate::skin::{DualQuat, SkinningMethod};

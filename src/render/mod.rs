@@ -3,17 +3,21 @@
 pub mod camera;
 pub mod compute;
 pub mod context;
+pub mod gpu_data;
 pub mod material;
 pub mod offscreen;
+mod pipelines;
 pub mod scene;
 #[cfg(test)]
 mod shader_check;
 pub mod skeleton;
+pub mod targets;
 pub mod timer;
 pub mod views;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
-pub use scene::{FrameState, FrameUpload, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+pub use scene::{FrameState, FrameUpload, RigGpu, SceneRenderer};
+pub use targets::{PixelRect, RenderTargets};
 pub use views::{SkeletonOptions, ViewMode, ViewOptions};

@@ -1,7 +1,8 @@
 //! Rendering without a window: into a texture, read back as RGBA8 pixels.
 
 use crate::render::context::{Gpu, GpuError};
-use crate::render::scene::{FrameState, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+use crate::render::scene::{FrameState, RigGpu, SceneRenderer};
+use crate::render::targets::{PixelRect, RenderTargets};
 
 /// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
 /// a view of the output without the sRGB conversion ([`OVERLAY_FORMAT`], which is how egui

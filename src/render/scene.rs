@@ -4,10 +4,12 @@
 use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::camera::OrbitCamera;
+use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, joint_flags, overlay_lines, skeleton_lines};
+use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::ViewOptions;
-use crate::rig::{Influences, Material, MorphTarget, Primitive, Rig, Texture};
+use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
@@ -64,46 +66,6 @@ pub(crate) struct DrawUniform {
     skin: [u32; 4],
 }
 
-/// Up to eight joint influences of one vertex, as the shaders read them (vertex attributes and
-/// the compute pass's storage buffer share this layout).
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable, Debug, PartialEq)]
-pub struct GpuInfluences {
-    pub joints0: [u32; 4],
-    pub joints1: [u32; 4],
-    pub weights0: [f32; 4],
-    pub weights1: [f32; 4],
-}
-
-impl GpuInfluences {
-    /// Per-vertex influences of a primitive; all-zero weights when it has none.
-    pub fn of_primitive(primitive: &Primitive) -> Vec<GpuInfluences> {
-        let n = primitive.vertex_count();
-        match &primitive.influences {
-            None => vec![GpuInfluences::zeroed(); n],
-            Some(influences) => (0..n).map(|v| Self::of_vertex(influences, v)).collect(),
-        }
-    }
-
-    fn of_vertex(influences: &Influences, v: usize) -> GpuInfluences {
-        let base = v * influences.sets;
-        let set = |k: usize| {
-            if k < influences.sets {
-                (influences.joints[base + k].map(u32::from), influences.weights[base + k])
-            } else {
-                ([0; 4], [0.0; 4])
-            }
-        };
-        let ((joints0, weights0), (joints1, weights1)) = (set(0), set(1));
-        GpuInfluences {
-            joints0,
-            joints1,
-            weights0,
-            weights1,
-        }
-    }
-}
-
 /// What one frame of the 3D view shows.
 pub struct FrameState<'a> {
     pub rig: &'a Rig,
@@ -122,12 +84,6 @@ pub struct FrameState<'a> {
     /// Markers following joints, and the root motion trail, drawn as lines.
     pub attachments: &'a [Attachment],
     pub trail: &'a [Vec3],
-}
-
-struct PaletteBuffers {
-    matrices: wgpu::Buffer,
-    dual_quats: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
 }
 
 /// A rig's GPU resources.
@@ -174,91 +130,25 @@ struct GpuDraw {
     morph: MorphBuffers,
 }
 
-/// Color and depth attachments of one size.
-pub struct RenderTargets {
-    pub width: u32,
-    pub height: u32,
-    color: wgpu::TextureView,
-    depth: wgpu::TextureView,
-}
-
-impl RenderTargets {
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, width: u32, height: u32) -> Self {
-        let make = |format, label| {
-            device
-                .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width: width.max(1),
-                        height: height.max(1),
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: SAMPLES,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&wgpu::TextureViewDescriptor::default())
-        };
-        RenderTargets {
-            width,
-            height,
-            color: make(format, "msaa color"),
-            depth: make(DEPTH_FORMAT, "depth"),
-        }
-    }
-
-    pub fn aspect(&self) -> f32 {
-        self.width as f32 / self.height.max(1) as f32
-    }
-}
-
-/// A rectangle of a render target, in pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PixelRect {
-    pub x: u32,
-    pub y: u32,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl PixelRect {
-    /// The part inside a `width`×`height` target, or `None` when nothing is left.
-    pub fn clamped(self, width: u32, height: u32) -> Option<PixelRect> {
-        let x = self.x.min(width);
-        let y = self.y.min(height);
-        let w = self.width.min(width - x);
-        let h = self.height.min(height - y);
-        (w > 0 && h > 0).then_some(PixelRect {
-            x,
-            y,
-            width: w,
-            height: h,
-        })
-    }
-}
-
 /// Pipelines and shared resources of the 3D view, for one output color format.
 pub struct SceneRenderer {
-    frame_buffer: wgpu::Buffer,
-    frame_bind_group: wgpu::BindGroup,
-    palette_layout: wgpu::BindGroupLayout,
-    morph_layout: wgpu::BindGroupLayout,
-    draw_layout: wgpu::BindGroupLayout,
-    mesh_culled: wgpu::RenderPipeline,
-    mesh_culled_mirrored: wgpu::RenderPipeline,
-    mesh_double_sided: wgpu::RenderPipeline,
-    mesh_blended: wgpu::RenderPipeline,
-    wireframe: wgpu::RenderPipeline,
-    lines: wgpu::RenderPipeline,
-    lines_on_top: wgpu::RenderPipeline,
-    sampler: wgpu::Sampler,
-    white: wgpu::TextureView,
+    pub(super) frame_buffer: wgpu::Buffer,
+    pub(super) frame_bind_group: wgpu::BindGroup,
+    pub(super) palette_layout: wgpu::BindGroupLayout,
+    pub(super) morph_layout: wgpu::BindGroupLayout,
+    pub(super) draw_layout: wgpu::BindGroupLayout,
+    pub(super) mesh_culled: wgpu::RenderPipeline,
+    pub(super) mesh_culled_mirrored: wgpu::RenderPipeline,
+    pub(super) mesh_double_sided: wgpu::RenderPipeline,
+    pub(super) mesh_blended: wgpu::RenderPipeline,
+    pub(super) wireframe: wgpu::RenderPipeline,
+    pub(super) lines: wgpu::RenderPipeline,
+    pub(super) lines_on_top: wgpu::RenderPipeline,
+    pub(super) sampler: wgpu::Sampler,
+    pub(super) white: wgpu::TextureView,
     /// Bound for unskinned instances, whose shaders never read it.
-    empty_palette: wgpu::BindGroup,
-    grid: Option<(wgpu::Buffer, u32)>,
+    pub(super) empty_palette: wgpu::BindGroup,
+    pub(super) grid: Option<(wgpu::Buffer, u32)>,
     /// Draw every mesh unskinned from its bind-pose vertices and upload no palette: the static
     /// baseline `rigscope bench` compares the skinning paths against. Off in the viewer.
     pub unskinned: bool,
@@ -276,253 +166,6 @@ pub struct FrameUpload {
 }
 
 impl SceneRenderer {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> Self {
-        let uniform_entry = |binding, visibility| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("frame"),
-            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
-        });
-        let palette_layout = storage_pair_layout(device, "palette", wgpu::ShaderStages::VERTEX);
-        let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::VERTEX);
-        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("draw"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("frame"),
-            size: std::mem::size_of::<FrameUniform>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("frame"),
-            layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: frame_buffer.as_entire_binding(),
-            }],
-        });
-
-        let mesh_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(format!("{SKINNING_WGSL}\n{MESH_WGSL}").into()),
-        });
-        let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mesh"),
-            bind_group_layouts: &[
-                Some(&frame_layout),
-                Some(&palette_layout),
-                Some(&draw_layout),
-                Some(&morph_layout),
-            ],
-            immediate_size: 0,
-        });
-        let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
-        let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
-        let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
-        let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
-        let influence_attributes =
-            wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
-        let layout = |stride: usize, attributes| {
-            Some(wgpu::VertexBufferLayout {
-                array_stride: stride as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes,
-            })
-        };
-        let mesh_buffers = [
-            layout(12, &position_attributes[..]),
-            layout(12, &normal_attributes[..]),
-            layout(8, &uv_attributes[..]),
-            layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
-            layout(16, &color_attributes[..]),
-        ];
-        let depth_state = |write, compare| wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(write),
-            depth_compare: Some(compare),
-            stencil: wgpu::StencilState::default(),
-            bias: wgpu::DepthBiasState::default(),
-        };
-        let multisample = wgpu::MultisampleState {
-            count: SAMPLES,
-            mask: !0,
-            alpha_to_coverage_enabled: false,
-        };
-        let target = |blend| {
-            [Some(wgpu::ColorTargetState {
-                format,
-                blend,
-                write_mask: wgpu::ColorWrites::ALL,
-            })]
-        };
-        let opaque = target(None);
-        let blended = target(Some(wgpu::BlendState::ALPHA_BLENDING));
-        // Alpha-blended materials keep the target opaque (screenshots have no holes).
-        let covering = target(Some(wgpu::BlendState {
-            color: wgpu::BlendState::ALPHA_BLENDING.color,
-            alpha: wgpu::BlendComponent::OVER,
-        }));
-        let mesh_pipeline =
-            |label, topology, (front_face, cull_mode), (vertex_entry, fragment_entry), targets: &[_], write| {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(label),
-                    layout: Some(&mesh_layout),
-                    vertex: wgpu::VertexState {
-                        module: &mesh_module,
-                        entry_point: Some(vertex_entry),
-                        compilation_options: Default::default(),
-                        buffers: &mesh_buffers,
-                    },
-                    primitive: wgpu::PrimitiveState {
-                        topology,
-                        front_face,
-                        cull_mode,
-                        ..Default::default()
-                    },
-                    depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
-                    multisample,
-                    fragment: Some(wgpu::FragmentState {
-                        module: &mesh_module,
-                        entry_point: Some(fragment_entry),
-                        compilation_options: Default::default(),
-                        targets,
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
-            };
-        let triangles = wgpu::PrimitiveTopology::TriangleList;
-        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
-        let shaded = ("vs_main", "fs_main");
-        let mesh_culled = mesh_pipeline("mesh (culled)", triangles, (ccw, back), shaded, &opaque, true);
-        let mesh_culled_mirrored =
-            mesh_pipeline("mesh (culled, mirrored)", triangles, (cw, back), shaded, &opaque, true);
-        let mesh_double_sided = mesh_pipeline("mesh (double-sided)", triangles, (ccw, None), shaded, &opaque, true);
-        let mesh_blended = mesh_pipeline(
-            "mesh (blended)",
-            triangles,
-            (ccw, None),
-            ("vs_main", "fs_blend"),
-            &covering,
-            false,
-        );
-        let wireframe = mesh_pipeline(
-            "wireframe",
-            wgpu::PrimitiveTopology::LineList,
-            (ccw, None),
-            ("vs_wire", "fs_wire"),
-            &opaque,
-            true,
-        );
-
-        let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
-        });
-        let lines_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("lines"),
-            bind_group_layouts: &[Some(&frame_layout)],
-            immediate_size: 0,
-        });
-        let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
-        let line_buffers = [layout(std::mem::size_of::<LineVertex>(), &line_attributes[..])];
-        let line_pipeline = |label, compare| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&lines_layout),
-                vertex: wgpu::VertexState {
-                    module: &lines_module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &line_buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::LineList,
-                    ..Default::default()
-                },
-                depth_stencil: Some(depth_state(false, compare)),
-                multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module: &lines_module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &blended,
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let lines = line_pipeline("lines", wgpu::CompareFunction::LessEqual);
-        let lines_on_top = line_pipeline("lines on top", wgpu::CompareFunction::Always);
-
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("base color"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
-        let white = create_texture(
-            device,
-            queue,
-            &Texture {
-                name: "white".into(),
-                width: 1,
-                height: 1,
-                rgba8: vec![255; 4],
-            },
-        );
-        let empty_palette = PaletteBuffers::new(device, &palette_layout, 1).bind_group;
-        SceneRenderer {
-            frame_buffer,
-            frame_bind_group,
-            palette_layout,
-            morph_layout,
-            draw_layout,
-            mesh_culled,
-            mesh_culled_mirrored,
-            mesh_double_sided,
-            mesh_blended,
-            wireframe,
-            lines,
-            lines_on_top,
-            sampler,
-            white,
-            empty_palette,
-            grid: None,
-            unskinned: false,
-        }
-    }
-
     /// Uploads a rig's meshes, materials and palette buffers.
     pub fn upload_rig(&self, device: &wgpu::Device, queue: &wgpu::Queue, rig: &Rig) -> RigGpu {
         let max_side = device.limits().max_texture_dimension_2d;
@@ -902,201 +545,4 @@ impl SceneRenderer {
             pass.draw(0..gpu.skeleton_vertices.len() as u32, 0..1);
         }
     }
-}
-
-impl PaletteBuffers {
-    fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, joints: usize) -> PaletteBuffers {
-        let storage = |label, size: usize| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: (joints.max(1) * size) as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        let matrices = storage("palette", std::mem::size_of::<Mat4>());
-        let dual_quats = storage("palette (dual quaternions)", std::mem::size_of::<DualQuat>());
-        let bind_group = storage_pair_bind_group(device, layout, "palette", &matrices, &dual_quats);
-        PaletteBuffers {
-            matrices,
-            dual_quats,
-            bind_group,
-        }
-    }
-}
-
-/// A bind group layout of two read-only storage buffers at bindings 0 and 1: the palette
-/// (group 1) and the morph targets (group 3) declared in `skinning.wgsl`.
-pub fn storage_pair_layout(
-    device: &wgpu::Device,
-    label: &str,
-    visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayout {
-    let entry = |binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &[entry(0), entry(1)],
-    })
-}
-
-pub fn storage_pair_bind_group(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    label: &str,
-    first: &wgpu::Buffer,
-    second: &wgpu::Buffer,
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: first.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: second.as_entire_binding(),
-            },
-        ],
-    })
-}
-
-/// A primitive's morph targets on the GPU (group 3): offsets in the shaders' layout and a
-/// weight per target, written each frame.
-pub struct MorphBuffers {
-    pub weights: wgpu::Buffer,
-    pub bind_group: wgpu::BindGroup,
-    pub targets: usize,
-}
-
-impl MorphBuffers {
-    /// Buffers for `targets` of a primitive of `vertices` vertices; with no targets, one zero
-    /// target the shaders read as "nothing to morph".
-    pub fn new(
-        device: &wgpu::Device,
-        layout: &wgpu::BindGroupLayout,
-        targets: &[MorphTarget],
-        vertices: usize,
-    ) -> Self {
-        let offsets: Vec<Vec4> = if targets.is_empty() {
-            vec![Vec4::ZERO; 2]
-        } else {
-            targets
-                .iter()
-                .flat_map(|t| (0..vertices).flat_map(move |v| [t.positions[v].extend(0.0), t.normals[v].extend(0.0)]))
-                .collect()
-        };
-        let offsets = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("morph offsets"),
-            contents: bytemuck::cast_slice(&offsets),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let weights = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("morph weights"),
-            contents: bytemuck::cast_slice(&vec![0f32; targets.len().max(1)]),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        });
-        let bind_group = storage_pair_bind_group(device, layout, "morph targets", &offsets, &weights);
-        MorphBuffers {
-            weights,
-            bind_group,
-            targets: targets.len(),
-        }
-    }
-}
-
-fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture) -> wgpu::TextureView {
-    let descriptor = wgpu::TextureDescriptor {
-        label: Some(&texture.name),
-        size: wgpu::Extent3d {
-            width: texture.width,
-            height: texture.height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    };
-    device
-        .create_texture_with_data(
-            queue,
-            &descriptor,
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &texture.rgba8,
-        )
-        .create_view(&wgpu::TextureViewDescriptor::default())
-}
-
-/// Each edge of a triangle list once, as a line list (for the wireframe overlay).
-fn triangle_edges(indices: &[u32]) -> Vec<u32> {
-    let mut edges: Vec<(u32, u32)> = indices
-        .chunks_exact(3)
-        .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
-        .map(|(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    edges.sort_unstable();
-    edges.dedup();
-    edges.into_iter().flat_map(|(a, b)| [a, b]).collect()
-}
-
-/// Grid lines on the ground plane (y = 0) with a spacing that suits the rig's size, and the
-/// three world axes (X red, Y green, Z blue) from the origin.
-fn grid_lines(bounds: &Bounds) -> Vec<LineVertex> {
-    let size = if bounds.is_empty() {
-        2.0
-    } else {
-        bounds.size().max(1e-3)
-    };
-    let step = 10f32.powf((size / 4.0).log10().floor());
-    let half_lines = 10;
-    let extent = step * half_lines as f32;
-    let centre = if bounds.is_empty() {
-        Vec3::ZERO
-    } else {
-        (bounds.center() / step).round() * step
-    };
-    let minor = [0.5, 0.5, 0.55, 0.35];
-    let mut lines = Vec::new();
-    let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
-        lines.push(LineVertex {
-            position: a.to_array(),
-            color,
-        });
-        lines.push(LineVertex {
-            position: b.to_array(),
-            color,
-        });
-    };
-    for k in -half_lines..=half_lines {
-        let offset = k as f32 * step;
-        let (x, z) = (centre.x + offset, centre.z + offset);
-        line(
-            Vec3::new(x, 0.0, centre.z - extent),
-            Vec3::new(x, 0.0, centre.z + extent),
-            minor,
-        );
-        line(
-            Vec3::new(centre.x - extent, 0.0, z),
-            Vec3::new(centre.x + extent, 0.0, z),
-            minor,
-        );
-    }
-    let axis = step * 2.0;
-    line(Vec3::ZERO, Vec3::X * axis, [0.95, 0.25, 0.2, 1.0]);
-    line(Vec3::ZERO, Vec3::Y * axis, [0.3, 0.9, 0.3, 1.0]);
-    line(Vec3::ZERO, Vec3::Z * axis, [0.25, 0.45, 1.0, 1.0]);
-    lines
 }

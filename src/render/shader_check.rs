@@ -3,7 +3,8 @@
 //! change that breaks either fails here rather than on a GPU.
 
 use super::compute::COMPUTE_WGSL;
-use super::scene::{DrawUniform, FrameUniform, GpuInfluences, LINES_WGSL, MESH_WGSL, SKINNING_WGSL};
+use super::gpu_data::GpuInfluences;
+use super::scene::{DrawUniform, FrameUniform, LINES_WGSL, MESH_WGSL, SKINNING_WGSL};
 use crate::skin::DualQuat;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 

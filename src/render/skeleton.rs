@@ -1,7 +1,7 @@
 //! Skeleton overlay geometry: bones from parent joint to child joint, a cross at every joint,
 //! and optionally each joint's local axes, as colored lines in world space.
 
-use crate::anim::PoseEvaluator;
+use crate::anim::{Bounds, PoseEvaluator};
 use crate::render::views::SkeletonOptions;
 use crate::rig::Rig;
 use bytemuck::{Pod, Zeroable};
@@ -153,4 +153,53 @@ pub fn overlay_lines(
         let ground = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
         line(ground(pair[0]), ground(pair[1]), TRAIL_COLOR);
     }
+}
+
+/// Grid lines on the ground plane (y = 0) with a spacing that suits the rig's size, and the
+/// three world axes (X red, Y green, Z blue) from the origin.
+pub fn grid_lines(bounds: &Bounds) -> Vec<LineVertex> {
+    let size = if bounds.is_empty() {
+        2.0
+    } else {
+        bounds.size().max(1e-3)
+    };
+    let step = 10f32.powf((size / 4.0).log10().floor());
+    let half_lines = 10;
+    let extent = step * half_lines as f32;
+    let centre = if bounds.is_empty() {
+        Vec3::ZERO
+    } else {
+        (bounds.center() / step).round() * step
+    };
+    let minor = [0.5, 0.5, 0.55, 0.35];
+    let mut lines = Vec::new();
+    let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
+        lines.push(LineVertex {
+            position: a.to_array(),
+            color,
+        });
+        lines.push(LineVertex {
+            position: b.to_array(),
+            color,
+        });
+    };
+    for k in -half_lines..=half_lines {
+        let offset = k as f32 * step;
+        let (x, z) = (centre.x + offset, centre.z + offset);
+        line(
+            Vec3::new(x, 0.0, centre.z - extent),
+            Vec3::new(x, 0.0, centre.z + extent),
+            minor,
+        );
+        line(
+            Vec3::new(centre.x - extent, 0.0, z),
+            Vec3::new(centre.x + extent, 0.0, z),
+            minor,
+        );
+    }
+    let axis = step * 2.0;
+    line(Vec3::ZERO, Vec3::X * axis, [0.95, 0.25, 0.2, 1.0]);
+    line(Vec3::ZERO, Vec3::Y * axis, [0.3, 0.9, 0.3, 1.0]);
+    line(Vec3::ZERO, Vec3::Z * axis, [0.25, 0.45, 1.0, 1.0]);
+    lines
 }
