@@ -7,7 +7,7 @@ use base64::Engine;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rigscope::rig::load_slice;
-use rigscope::ui::{self, FrameInfo, UiState};
+use rigscope::ui;
 use rigscope::viewer::Viewer;
 use serde_json::json;
 
@@ -98,12 +98,7 @@ fn the_report_is_computed_once_per_rig() {
 #[test]
 fn the_main_window_shows_the_report_heading() {
     let viewer = Viewer::new(rig_with_findings(), None);
-    let mut harness = Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
-        |ui, (viewer, state): &mut (Viewer, UiState)| {
-            ui::show(ui, viewer, state, &FrameInfo::default());
-        },
-        (viewer, UiState::default()),
-    );
+    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
     harness.run();
     harness.get_by_label_contains("Report: 1 errors");
 }

@@ -7,17 +7,12 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::timings::{FrameTimings, Stage, format_seconds};
+use rigscope::ui::UiState;
 use rigscope::ui::timings::GPU_PASS_UNSUPPORTED;
-use rigscope::ui::{self, FrameInfo, UiState};
 use rigscope::viewer::Viewer;
 
 fn harness<'a>(viewer: Viewer) -> Harness<'a, (Viewer, UiState)> {
-    Harness::builder().with_size(egui::vec2(1400.0, 1600.0)).build_ui_state(
-        |ui, (viewer, state): &mut (Viewer, UiState)| {
-            ui::show(ui, viewer, state, &FrameInfo::default());
-        },
-        (viewer, UiState::default()),
-    )
+    common::main_window(viewer, 1400.0, 1600.0)
 }
 
 /// Three frames whose palette build took 1, 2 and 9 µs (median 2 µs, newest 9 µs).

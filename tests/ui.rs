@@ -7,17 +7,11 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rigscope::render::ViewMode;
 use rigscope::skin::SkinningPath;
-use rigscope::ui::{self, FrameInfo, UiState};
+use rigscope::ui::UiState;
 use rigscope::viewer::Viewer;
 
 fn harness<'a>() -> Harness<'a, (Viewer, UiState)> {
-    let viewer = Viewer::new(common::load_demo(), None);
-    Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
-        |ui, (viewer, state): &mut (Viewer, UiState)| {
-            ui::show(ui, viewer, state, &FrameInfo::default());
-        },
-        (viewer, UiState::default()),
-    )
+    common::main_window(Viewer::new(common::load_demo(), None), 1400.0, 1000.0)
 }
 
 #[test]

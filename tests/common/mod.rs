@@ -269,3 +269,21 @@ pub fn gltf_with(mut document: Value, bin: &[u8]) -> Vec<u8> {
     }
     serde_json::to_vec(&document).unwrap()
 }
+
+/// The whole window's UI (`ui::show`) over `viewer`, at `width × height` points, for tests that
+/// find widgets by label and click them like a person.
+pub fn main_window<'a>(
+    viewer: rigscope::viewer::Viewer,
+    width: f32,
+    height: f32,
+) -> egui_kittest::Harness<'a, (rigscope::viewer::Viewer, rigscope::ui::UiState)> {
+    use rigscope::ui::{self, FrameInfo, UiState};
+    egui_kittest::Harness::builder()
+        .with_size(egui::vec2(width, height))
+        .build_ui_state(
+            |ui, (viewer, state): &mut (rigscope::viewer::Viewer, UiState)| {
+                ui::show(ui, viewer, state, &FrameInfo::default());
+            },
+            (viewer, UiState::default()),
+        )
+}
