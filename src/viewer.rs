@@ -3,7 +3,7 @@
 
 use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseEvaluator};
 use crate::reload::{FileWatcher, Waker};
-use crate::render::compute::ComputeSkinner;
+use crate::render::compute::{Comparison, ComputeSkinner};
 use crate::render::{FrameState, Gpu, GpuError, OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
@@ -11,24 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::{Duration, Instant};
-
-/// Vertices deviating more than this fraction of the rig size count as disagreeing.
-pub const COMPARE_THRESHOLD: f32 = 1e-4;
-
-/// CPU skinning against GPU skinning (the compute pass with the shader's skinning function) on
-/// one pose.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
-    pub method: SkinningMethod,
-    pub vertices: usize,
-    /// Largest and mean distance (max norm) between CPU and GPU positions, in model units.
-    pub max: f32,
-    pub mean: f32,
-    /// Diagonal of the rest-pose bounds, for relative figures.
-    pub rig_size: f32,
-    /// Vertices deviating more than `COMPARE_THRESHOLD` of the rig size.
-    pub over_threshold: usize,
-}
 
 /// Per node, the number of vertices it influences with a non-zero weight (through any skin).
 pub fn influence_counts(rig: &Rig) -> Vec<usize> {
@@ -485,38 +467,10 @@ impl Viewer {
     /// Skins the current pose with the current method on the CPU and in a GPU compute pass
     /// (the shader's own skinning function) and keeps the difference in `comparison`.
     pub fn compare(&mut self, gpu: &Gpu, skinner: &ComputeSkinner) -> Result<(), GpuError> {
-        let method = self.skinning_method;
         self.skin_on_cpu();
         let rig_size = self.rest_bounds.size().max(f32::MIN_POSITIVE);
-        let (mut max, mut sum, mut vertices, mut over_threshold) = (0.0f32, 0.0f64, 0usize, 0usize);
-        for (i, instance) in self.rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
-            for (k, primitive) in self.rig.meshes[instance.mesh].primitives.iter().enumerate() {
-                let palette = &self.pose.palettes[i];
-                let (targets, weights) = (self.rig.morphs.of(instance.mesh, k), &self.pose.morph_weights[i]);
-                let dual_quats = &self.skinned.dual_quats[i];
-                let (gpu_positions, _) =
-                    skinner.skin_morphed(gpu, primitive, palette, dual_quats, method, targets, weights)?;
-                for (g, c) in gpu_positions.iter().zip(&self.skinned.meshes[i][k].positions) {
-                    let d = (*g - *c).abs().max_element();
-                    max = max.max(d);
-                    sum += f64::from(d);
-                    vertices += 1;
-                    over_threshold += usize::from(d > COMPARE_THRESHOLD * rig_size);
-                }
-            }
-        }
-        self.comparison = Some(Comparison {
-            method,
-            vertices,
-            max,
-            mean: if vertices == 0 {
-                0.0
-            } else {
-                (sum / vertices as f64) as f32
-            },
-            rig_size,
-            over_threshold,
-        });
+        let method = self.skinning_method;
+        self.comparison = Some(skinner.compare(gpu, &self.rig, &self.pose, &self.skinned, method, rig_size)?);
         Ok(())
     }
 

@@ -3,15 +3,33 @@
 //! Uses the same `skinning.wgsl` function as the mesh pipeline, so agreement here is agreement
 //! of what is drawn.
 
+use crate::anim::PoseEvaluator;
 use crate::render::context::{Gpu, GpuError};
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
 use crate::render::offscreen::read_buffer;
 use crate::render::scene::{SKINNING_WGSL, skin_code};
-use crate::rig::MorphTarget;
-use crate::rig::Primitive;
-use crate::skin::{DualQuat, SkinningMethod};
+use crate::rig::{MorphTarget, Primitive, Rig};
+use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
+
+/// Vertices deviating more than this fraction of the rig size count as disagreeing.
+pub const COMPARE_THRESHOLD: f32 = 1e-4;
+
+/// CPU skinning against GPU skinning (the compute pass with the shader's skinning function) on
+/// one pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub method: SkinningMethod,
+    pub vertices: usize,
+    /// Largest and mean distance (max norm) between CPU and GPU positions, in model units.
+    pub max: f32,
+    pub mean: f32,
+    /// Diagonal of the rest-pose bounds, for relative figures.
+    pub rig_size: f32,
+    /// Vertices deviating more than `COMPARE_THRESHOLD` of the rig size.
+    pub over_threshold: usize,
+}
 
 pub(crate) const COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 const WORKGROUP: u32 = 64;
@@ -216,5 +234,55 @@ impl ComputeSkinner {
             values[..n].iter().map(xyz).collect(),
             values[n..].iter().map(xyz).collect(),
         ))
+    }
+}
+
+impl ComputeSkinner {
+    /// Skins every skinned primitive of `rig` in `pose` in the compute pass and compares the
+    /// positions with `skinned` (the CPU's result for `method`): the shader's own skinning
+    /// function against the CPU kernels.
+    pub fn compare(
+        &self,
+        gpu: &Gpu,
+        rig: &Rig,
+        pose: &PoseEvaluator,
+        skinned: &SkinnedPose,
+        method: SkinningMethod,
+        rig_size: f32,
+    ) -> Result<Comparison, GpuError> {
+        let (mut max, mut sum, mut vertices, mut over_threshold) = (0.0f32, 0.0f64, 0usize, 0usize);
+        for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
+            for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+                let (targets, weights) = (rig.morphs.of(instance.mesh, k), &pose.morph_weights[i]);
+                let (gpu_positions, _) = self.skin_morphed(
+                    gpu,
+                    primitive,
+                    &pose.palettes[i],
+                    &skinned.dual_quats[i],
+                    method,
+                    targets,
+                    weights,
+                )?;
+                for (g, c) in gpu_positions.iter().zip(&skinned.meshes[i][k].positions) {
+                    let d = (*g - *c).abs().max_element();
+                    max = max.max(d);
+                    sum += f64::from(d);
+                    vertices += 1;
+                    over_threshold += usize::from(d > COMPARE_THRESHOLD * rig_size);
+                }
+            }
+        }
+        Ok(Comparison {
+            method,
+            vertices,
+            max,
+            mean: if vertices == 0 {
+                0.0
+            } else {
+                (sum / vertices as f64) as f32
+            },
+            rig_size,
+            over_threshold,
+        })
     }
 }

@@ -71,7 +71,7 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
             ui.label(format!(
                 "{} vertices > {:.0e} of rig size",
                 c.over_threshold,
-                crate::viewer::COMPARE_THRESHOLD
+                crate::render::compute::COMPARE_THRESHOLD
             ));
             ui.end_row();
         });
