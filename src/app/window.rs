@@ -1,0 +1,308 @@
+//! One window's state: the surface, the scene renderer and its targets, egui, and drawing a
+//! frame of the viewer into it.
+
+use super::*;
+
+pub(super) struct WindowState {
+    pub(super) window: Arc<Window>,
+    pub(super) gpu: Gpu,
+    pub(super) surface: wgpu::Surface<'static>,
+    pub(super) config: wgpu::SurfaceConfiguration,
+    pub(super) scene: SceneRenderer,
+    pub(super) targets: RenderTargets,
+    pub(super) rig_gpu: Option<(u64, RigGpu)>,
+    pub(super) egui_ctx: egui::Context,
+    pub(super) egui_state: egui_winit::State,
+    pub(super) egui_renderer: egui_wgpu::Renderer,
+    pub(super) info: FrameInfo,
+    pub(super) ui_state: UiState,
+    /// Built on the first CPU-vs-GPU comparison.
+    pub(super) compute: Option<ComputeSkinner>,
+    /// When egui asked to be redrawn (a tooltip delay, an animation), if it did.
+    pub(super) repaint_after: Option<Instant>,
+    /// The surface can be copied from (screenshots with the panels).
+    pub(super) can_capture: bool,
+    /// Read the next drawn frame back for a screenshot.
+    pub(super) capture_next: bool,
+    /// The frame read back, to be saved.
+    pub(super) captured: Option<Result<RgbaImage, String>>,
+    /// Where the 3D view was last drawn, in pixels.
+    pub(super) last_viewport: Option<PixelRect>,
+    pub(super) title: String,
+    /// Times the scene pass on the GPU (`None` without timestamp queries).
+    pub(super) gpu_timer: Option<GpuTimer>,
+}
+
+impl WindowState {
+    pub(super) fn new(event_loop: &ActiveEventLoop, title: &str, size: (f32, f32)) -> Result<WindowState, String> {
+        let attributes = Window::default_attributes()
+            .with_title(title)
+            .with_inner_size(LogicalSize::new(size.0, size.1))
+            .with_min_inner_size(LogicalSize::new(320.0, 240.0));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| format!("cannot open a window: {e}"))?,
+        );
+        Self::for_window(event_loop, window)
+    }
+
+    /// Graphics for an existing window: a new instance, adapter, device and surface (used at
+    /// start and again after the device is lost).
+    pub(super) fn for_window(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<WindowState, String> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| format!("cannot draw into the window: {e}"))?;
+        let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface))).map_err(|e| e.to_string())?;
+        let capabilities = surface.get_capabilities(&gpu.adapter);
+        let format = capabilities
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or_else(|| capabilities.formats.first().copied())
+            .ok_or("the window surface offers no pixel format")?;
+        let size = window.inner_size();
+        let can_capture = capabilities.usages.contains(wgpu::TextureUsages::COPY_SRC);
+        let config = wgpu::SurfaceConfiguration {
+            usage: if can_capture {
+                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC
+            } else {
+                wgpu::TextureUsages::RENDER_ATTACHMENT
+            },
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: capabilities
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            // egui blends in gamma space, so it draws through a non-sRGB view of the same texture.
+            view_formats: vec![format.remove_srgb_suffix()],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&gpu.device, &config);
+        let scene = SceneRenderer::new(&gpu.device, &gpu.queue, format);
+        let targets = RenderTargets::new(&gpu.device, format, config.width, config.height);
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(
+            &gpu.device,
+            format.remove_srgb_suffix(),
+            egui_wgpu::RendererOptions::default(),
+        );
+        let info = FrameInfo {
+            adapter: gpu.describe(),
+            fps: 0.0,
+        };
+        let title = window.title();
+        Ok(WindowState {
+            window,
+            gpu_timer: GpuTimer::new(&gpu),
+            gpu,
+            surface,
+            config,
+            scene,
+            targets,
+            rig_gpu: None,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            info,
+            ui_state: UiState::default(),
+            compute: None,
+            repaint_after: None,
+            can_capture,
+            capture_next: false,
+            captured: None,
+            last_viewport: None,
+            title,
+        })
+    }
+
+    pub(super) fn resize(&mut self, width: u32, height: u32) {
+        // A minimized window has a zero-size surface, which cannot be configured: skip until
+        // it has a size again.
+        if width == 0 || height == 0 {
+            return;
+        }
+        self.config.width = width;
+        self.config.height = height;
+        self.surface.configure(&self.gpu.device, &self.config);
+        self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height);
+    }
+
+    /// Draws one frame. Returns the UI's requests.
+    pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, String> {
+        if self.rig_gpu.as_ref().map(|(g, _)| *g) != Some(viewer.rig_generation) {
+            let uploaded = self.scene.upload_rig(&self.gpu.device, &self.gpu.queue, &viewer.rig);
+            self.scene.set_grid(&self.gpu.device, &viewer.rest_bounds);
+            self.rig_gpu = Some((viewer.rig_generation, uploaded));
+        }
+        let title = viewer.title();
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+        let mut timings = FrameTimings::default();
+        timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
+        let egui_start = Instant::now();
+        let raw_input = self.egui_state.take_egui_input(&self.window);
+        let mut output = None;
+        let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
+            output = Some(ui::show(ui, viewer, &mut self.ui_state, &self.info));
+        });
+        self.egui_state
+            .handle_platform_output(&self.window, full_output.platform_output);
+        let output = output.ok_or("the UI did not run")?;
+        let mut egui_time = egui_start.elapsed();
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => frame,
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                // Still drawable; reconfigure for the next frame.
+                self.surface.configure(&self.gpu.device, &self.config);
+                frame
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
+                return Ok(output.actions);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
+                self.window.request_redraw();
+                return Ok(output.actions);
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                return Err("the window surface reported a validation error".into());
+            }
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let egui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.config.format.remove_srgb_suffix()),
+            ..Default::default()
+        });
+        let ppp = full_output.pixels_per_point;
+        let rect = output.viewport;
+        let viewport = PixelRect {
+            x: (rect.min.x * ppp).round().max(0.0) as u32,
+            y: (rect.min.y * ppp).round().max(0.0) as u32,
+            width: (rect.width() * ppp).round().max(1.0) as u32,
+            height: (rect.height() * ppp).round().max(1.0) as u32,
+        };
+        self.last_viewport = Some(viewport);
+        if let Some((_, rig_gpu)) = &mut self.rig_gpu {
+            let aspect = viewport.width as f32 / viewport.height as f32;
+            let upload = self
+                .scene
+                .write_frame(&self.gpu.queue, rig_gpu, &viewer.frame_state(aspect));
+            timings.record_upload(&upload);
+        }
+        let encode_start = Instant::now();
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
+        self.scene.encode(
+            &mut encoder,
+            &self.targets,
+            &view,
+            rig_gpu,
+            &viewer.view,
+            viewer.skinning_path,
+            Some(viewport),
+            self.gpu_timer.as_mut().and_then(GpuTimer::pass_writes),
+        );
+        if let Some(timer) = &mut self.gpu_timer {
+            timer.resolve(&mut encoder);
+        }
+        timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));
+
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        let egui_start = Instant::now();
+        let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
+        for (id, deltas) in &full_output.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let user_commands = crate::ui::paint::encode_egui(
+            &mut self.egui_renderer,
+            &self.gpu.device,
+            &self.gpu.queue,
+            &mut encoder,
+            &egui_view,
+            &paint_jobs,
+            &screen,
+        );
+        egui_time += egui_start.elapsed();
+        timings.set_duration(Stage::Egui, Some(egui_time));
+        let capture = if std::mem::take(&mut self.capture_next) {
+            TextureCapture::encode(&self.gpu.device, &mut encoder, &frame.texture)
+                .ok_or_else(|| format!("the window's pixel format {:?} cannot be saved", self.config.format))
+                .map(Some)
+        } else {
+            Ok(None)
+        };
+        self.gpu
+            .queue
+            .submit(user_commands.into_iter().chain([encoder.finish()]));
+        if let Some(timer) = &mut self.gpu_timer {
+            timer.submitted();
+            timings.set(Stage::GpuPass, timer.collect(&self.gpu.device));
+        }
+        viewer.timings.gpu_timestamps = self.gpu_timer.is_some();
+        viewer.timings.record(timings);
+        for id in &full_output.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        match capture {
+            Ok(Some(capture)) => self.captured = Some(capture.read(&self.gpu).map_err(|e| e.to_string())),
+            Ok(None) => {}
+            Err(e) => self.captured = Some(Err(e)),
+        }
+
+        let repaint_delay = full_output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        if repaint_delay.is_zero() {
+            self.window.request_redraw();
+        }
+        self.repaint_after = (repaint_delay < Duration::from_secs(3600)).then(|| Instant::now() + repaint_delay);
+        Ok(output.actions)
+    }
+}
+
+/// Applies egui's texture changes for a frame that is not drawn, so none are lost.
+fn free_textures(renderer: &mut egui_wgpu::Renderer, delta: &egui::TexturesDelta, gpu: &Gpu) {
+    for (id, images) in &delta.set {
+        for image in images {
+            renderer.update_texture(&gpu.device, &gpu.queue, *id, image);
+        }
+    }
+    for id in &delta.free {
+        renderer.free_texture(id);
+    }
+}
