@@ -20,6 +20,7 @@
 //!   unknown type) is never an error.
 
 mod accessor;
+mod accessor_check;
 mod animation;
 mod draco;
 mod extensions;
@@ -212,7 +213,7 @@ fn check_views_and_accessors(document: &gltf::Document, buffers: &Buffers, input
     // quadratic, so the bytes scanned are limited the way decoded memory is.
     let mut scan = Budget::for_input(input_bytes);
     for accessor in document.accessors() {
-        problems.extend(accessor::check_accessor(&accessor, buffers, &mut scan));
+        problems.extend(accessor_check::check_accessor(&accessor, buffers, &mut scan));
     }
     problems
 }
