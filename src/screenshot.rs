@@ -198,13 +198,7 @@ pub fn render_ui(
     }
     let (full_output, output) = last.ok_or("the UI did not run")?;
     let ppp = full_output.pixels_per_point;
-    let rect = output.viewport;
-    let viewport = PixelRect {
-        x: (rect.min.x * ppp).round().max(0.0) as u32,
-        y: (rect.min.y * ppp).round().max(0.0) as u32,
-        width: (rect.width() * ppp).round().max(1.0) as u32,
-        height: (rect.height() * ppp).round().max(1.0) as u32,
-    };
+    let viewport = ui::viewport_pixels(output.viewport, ppp);
     let paint_jobs = ctx.tessellate(full_output.shapes, ppp);
     let screen = egui_wgpu::ScreenDescriptor {
         size_in_pixels: [width, height],

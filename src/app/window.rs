@@ -197,13 +197,7 @@ impl WindowState {
             ..Default::default()
         });
         let ppp = full_output.pixels_per_point;
-        let rect = output.viewport;
-        let viewport = PixelRect {
-            x: (rect.min.x * ppp).round().max(0.0) as u32,
-            y: (rect.min.y * ppp).round().max(0.0) as u32,
-            width: (rect.width() * ppp).round().max(1.0) as u32,
-            height: (rect.height() * ppp).round().max(1.0) as u32,
-        };
+        let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
         if let Some((_, rig_gpu)) = &mut self.rig_gpu {
             let aspect = viewport.width as f32 / viewport.height as f32;

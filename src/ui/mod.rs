@@ -125,6 +125,17 @@ pub fn open_from_dialog(
     true
 }
 
+/// Where the 3D view lies in the window, `rect` in points turned into pixels.
+pub fn viewport_pixels(rect: egui::Rect, pixels_per_point: f32) -> crate::render::PixelRect {
+    let pixel = |v: f32, min: f32| (v * pixels_per_point).round().max(min) as u32;
+    crate::render::PixelRect {
+        x: pixel(rect.min.x, 0.0),
+        y: pixel(rect.min.y, 0.0),
+        width: pixel(rect.width(), 1.0),
+        height: pixel(rect.height(), 1.0),
+    }
+}
+
 pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
     let mut actions = Vec::new();
     let dropped = ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_owned()));
