@@ -4,7 +4,7 @@
 //! `cargo bench --bench layers`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rigscope::anim::{AnimationStack, BlendMode, Layer, Player, PoseEvaluator};
+use rigscope::anim::{AnimationStack, BlendMode, Layer, Player, PoseBuffers, evaluate_pose};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
@@ -34,7 +34,7 @@ fn layering(c: &mut Criterion) {
                 ..Layer::new((k + 1) % rig.clips.len())
             });
         }
-        let mut pose = PoseEvaluator::new(&rig);
+        let mut pose = PoseBuffers::new(&rig);
         let mut player = Player {
             clip: Some(0),
             ..Player::default()
@@ -43,7 +43,7 @@ fn layering(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("extra layers", extra), |b| {
             b.iter(|| {
                 player.advance(1.0 / 60.0, duration);
-                stack.evaluate(&rig, &player, &mut pose);
+                evaluate_pose(&rig, &stack.inputs(&player), &mut pose);
                 black_box(&pose.palettes);
             })
         });

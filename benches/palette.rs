@@ -6,7 +6,7 @@
 //! `cargo bench --bench palette`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rigscope::anim::{PoseEvaluator, build_palette, local_to_world};
+use rigscope::anim::{PoseBuffers, build_palette, local_to_world, sample_clip};
 use rigscope::rig::{Interpolation, Rig};
 use rigscope::synthetic::{Shape, skeleton, trs_clip};
 use std::hint::black_box;
@@ -23,9 +23,9 @@ fn palette_build(c: &mut Criterion) {
         for joints in [16, 64, 256, 1024] {
             let mut rig = skeleton(joints, shape);
             rig.clips.push(trs_clip(&rig, 30, 1.0, Interpolation::Linear));
-            let mut pose = PoseEvaluator::new(&rig);
+            let mut pose = PoseBuffers::new(&rig);
             // A posed (not rest) set of locals; the build itself does not depend on them.
-            pose.sample(&rig, Some(0), 0.4);
+            pose.evaluate(&rig, Some(0), 0.4);
             let (locals, mut worlds, mut palette) =
                 (pose.locals.clone(), pose.worlds.clone(), pose.palettes[0].clone());
             let skin = &rig.skins[0];
@@ -69,14 +69,21 @@ fn bench_sampling(
     rig: &Rig,
     clip: usize,
 ) {
-    let mut pose = PoseEvaluator::new(rig);
+    let mut locals: Vec<_> = rig.nodes.iter().map(|n| n.rest).collect();
+    let mut hints = vec![0; rig.clips[clip].channels.len()];
     let duration = rig.clips[clip].duration.max(1e-3);
     let mut time = 0.0f32;
     group.bench_function(name, |b| {
         b.iter(|| {
             time = (time + 1.0 / 60.0) % duration;
-            pose.sample(black_box(rig), Some(clip), time);
-            black_box(&pose.locals);
+            sample_clip(
+                &rig.nodes,
+                rig.clips.get(clip),
+                black_box(time),
+                &mut hints,
+                &mut locals,
+            );
+            black_box(&locals);
         })
     });
 }

@@ -1,7 +1,7 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
-use crate::render::{Gpu, Offscreen, ViewOptions};
+use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
 use crate::skin::{SkinningMethod, SkinningPath};
 use crate::viewer::Viewer;
@@ -100,16 +100,6 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
     })
 }
 
-/// The viewer's current frame, rendered offscreen at `width × height`.
-pub fn render_viewer(viewer: &Viewer, gpu: &Gpu, width: u32, height: u32) -> Result<image::RgbaImage, String> {
-    let mut offscreen = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-    offscreen
-        .render(gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-        .map_err(|e| e.to_string())
-}
-
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
@@ -142,24 +132,27 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let mut viewer = Viewer::new(rig, request.file.clone());
     viewer.view = request.view;
-    viewer.player.select(clip);
-    viewer.player.playing = false;
-    viewer.player.time = request.time;
+    viewer.player_mut().select(clip);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = request.time;
     if selected.is_some() {
         viewer.selected_joint = selected;
     }
     for (node, degrees) in bends {
-        viewer.pose.overrides[node] = JointOverride {
-            euler_degrees: degrees,
-            ..JointOverride::IDENTITY
-        };
+        viewer.set_override(
+            node,
+            JointOverride {
+                euler_degrees: degrees,
+                ..JointOverride::IDENTITY
+            },
+        );
     }
     for (clip, weight, mode) in &request.layers {
         let index = viewer
             .rig
             .find_clip(clip)
             .ok_or_else(|| format!("no clip '{clip}' to layer in {}", viewer.rig.name))?;
-        viewer.animation.layers.push(Layer {
+        viewer.animation_mut().layers.push(Layer {
             weight: *weight,
             mode: *mode,
             ..Layer::new(index)
@@ -168,23 +161,24 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let size = viewer.rest_bounds.size().max(1e-3) * 0.06;
     for name in &request.attach {
         let node = find_node(&viewer.rig, name)?;
-        viewer.animation.attachments.push(Attachment {
+        viewer.animation_mut().attachments.push(Attachment {
             node,
             offset: Vec3::ZERO,
             rotation_degrees: Vec3::ZERO,
             size,
         });
     }
-    viewer.animation.root_motion = request.root_motion;
+    viewer.animation_mut().root_motion = request.root_motion;
     viewer.set_skinning(request.path, request.method);
     Ok(viewer)
 }
 
 /// Renders one frame offscreen and writes it as a PNG.
 pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
-    let viewer = viewer_for(request)?;
+    let mut viewer = viewer_for(request)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let image = render_viewer(&viewer, &gpu, request.width, request.height)?;
+    let image =
+        crate::frame::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()))

@@ -3,6 +3,7 @@
 pub mod anim;
 pub mod app;
 pub mod commands;
+pub mod frame;
 pub mod headless;
 pub mod reload;
 pub mod render;

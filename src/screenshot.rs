@@ -1,8 +1,9 @@
 //! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
 //! and numbered frame sequences of a clip for `rigscope render --sequence`.
 
+use crate::frame::ViewRenderer;
 use crate::headless::{RenderRequest, viewer_for};
-use crate::render::offscreen::{OVERLAY_FORMAT, read_buffer};
+use crate::render::offscreen::{OFFSCREEN_FORMAT, OVERLAY_FORMAT, read_buffer};
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
 use crate::viewer::Viewer;
@@ -36,20 +37,11 @@ pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf,
     Ok(path)
 }
 
-/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
-/// rendered offscreen at `width`×`height` pixels.
-pub fn render_view(gpu: &Gpu, viewer: &Viewer, width: u32, height: u32) -> Result<RgbaImage, GpuError> {
-    let mut offscreen = Offscreen::new(gpu, width, height)?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-    offscreen.render(gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-}
-
 /// What F12 does without the panels: renders the view at the size it has on screen
 /// (`viewport`, in pixels), saves it in the screenshot folder and shows the path in a toast.
 /// A failure is shown as the viewer's error.
 pub fn save_viewport(gpu: &Gpu, viewer: &mut Viewer, state: &mut UiState, viewport: PixelRect) -> Option<PathBuf> {
-    let result = render_view(gpu, viewer, viewport.width, viewport.height)
+    let result = crate::frame::render_view(gpu, viewer, viewport.width, viewport.height)
         .map_err(|e| e.to_string())
         .and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
     finish(viewer, state, result)
@@ -161,9 +153,8 @@ pub fn render_ui(
     height: u32,
     pixels_per_point: f32,
 ) -> Result<RgbaImage, String> {
-    let mut offscreen = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let target = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
+    let mut view_renderer = ViewRenderer::new(gpu, OFFSCREEN_FORMAT);
     let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OVERLAY_FORMAT, egui_wgpu::RendererOptions::default());
     let ctx = egui::Context::default();
     let info = FrameInfo {
@@ -204,7 +195,6 @@ pub fn render_ui(
         size_in_pixels: [width, height],
         pixels_per_point: ppp,
     };
-    let aspect = viewport.width as f32 / viewport.height as f32;
     let mut overlay = |encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView| {
         crate::ui::paint::encode_egui(
             &mut renderer,
@@ -216,14 +206,8 @@ pub fn render_ui(
             &screen,
         )
     };
-    offscreen
-        .render_with(
-            gpu,
-            &mut rig_gpu,
-            &viewer.frame_state(aspect),
-            Some(viewport),
-            Some(&mut overlay),
-        )
+    view_renderer
+        .render_image(gpu, &target, viewer, Some(viewport), Some(&mut overlay))
         .map_err(|e| e.to_string())
 }
 
@@ -265,14 +249,13 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     }
     std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let mut offscreen = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let target = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
+    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
         viewer.seek(time);
-        let image = offscreen
-            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+        let image = renderer
+            .render_image(&gpu, &target, &mut viewer, None, None)
             .map_err(|e| e.to_string())?;
         let path = request.out.join(format!("frame_{i:04}.png"));
         image

@@ -242,13 +242,13 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anim::PoseEvaluator;
+    use crate::anim::PoseBuffers;
 
     #[test]
     fn the_rest_pose_of_a_generated_skeleton_gives_an_identity_palette() {
         for shape in [Shape::Chain, Shape::Bushy] {
             let rig = skeleton(40, shape);
-            let pose = PoseEvaluator::new(&rig);
+            let pose = PoseBuffers::new(&rig);
             for m in &pose.palettes[0] {
                 assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-4), "{shape:?}: {m}");
             }
@@ -272,7 +272,7 @@ mod tests {
             assert!((sum - 1.0).abs() < 1e-5);
             assert!(influences.of_vertex(v).all(|(j, _)| j < 10));
         }
-        let pose = PoseEvaluator::new(&rig);
+        let pose = PoseBuffers::new(&rig);
         for m in &pose.palettes[0] {
             assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-5));
         }

@@ -5,10 +5,9 @@
 //! facts that size the work ([`RigFacts`]). The benchmark itself is
 //! `commands::bench`.
 
-use crate::anim::PoseEvaluator;
+use crate::anim::StageTimes;
 use crate::render::FrameUpload;
 use crate::rig::Rig;
-use crate::skin::SkinnedPose;
 use std::time::{Duration, Instant};
 
 /// A stage of a frame.
@@ -84,6 +83,15 @@ impl Stage {
     }
 }
 
+/// What bringing the pose up to date cost, stage by stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameStages {
+    /// The pose evaluation, when the pose changed.
+    pub pose: Option<StageTimes>,
+    /// CPU skinning, when the CPU path skinned this pose.
+    pub cpu_skinning: Option<Duration>,
+}
+
 /// One frame's figures in seconds; `None` for a stage that did not run or was not measured.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FrameTimings {
@@ -103,12 +111,12 @@ impl FrameTimings {
         self.set(stage, duration.map(|d| d.as_secs_f64()));
     }
 
-    /// Takes the pose and CPU skinning stage times recorded since the last frame.
-    pub fn take_pose_timings(&mut self, pose: &mut PoseEvaluator, skinned: &mut SkinnedPose) {
-        let times = pose.take_timings();
-        self.set_duration(Stage::Sampling, times.sampling);
-        self.set_duration(Stage::Palette, times.palette);
-        self.set_duration(Stage::CpuSkinning, skinned.take_timing());
+    /// Records what the pose evaluations of this frame cost (`None`: the pose did not change).
+    pub fn record_stages(&mut self, stages: Option<FrameStages>) {
+        let Some(stages) = stages else { return };
+        self.set_duration(Stage::Sampling, stages.pose.map(|p| p.sampling));
+        self.set_duration(Stage::Palette, stages.pose.map(|p| p.palette));
+        self.set_duration(Stage::CpuSkinning, stages.cpu_skinning);
     }
 
     /// Records what `SceneRenderer::write_frame` reported.

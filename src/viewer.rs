@@ -1,12 +1,13 @@
 //! The viewer's state, independent of the window and the GPU: the open rig, playback, pose,
 //! camera and view options. The window code feeds it time and input; the UI edits it.
 
-use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseEvaluator};
+use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseBuffers, evaluate_pose};
 use crate::reload::{FileWatcher, Waker};
 use crate::render::compute::{Comparison, ComputeSkinner};
 use crate::render::{FrameState, Gpu, GpuError, OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
+use crate::timings::FrameStages;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -69,14 +70,23 @@ pub struct Viewer {
     pub path: Option<PathBuf>,
     /// Bumped every time `rig` is replaced, so the renderer knows to upload it again.
     pub rig_generation: u64,
-    pub player: Player,
-    pub pose: PoseEvaluator,
-    /// Layers, crossfades, root motion and attachments between the clip and the pose.
-    pub animation: AnimationStack,
-    /// Dual quaternion palettes and CPU-skinned vertices of the current pose.
-    pub skinned: SkinnedPose,
-    pub skinning_path: SkinningPath,
-    pub skinning_method: SkinningMethod,
+    /// Which clip plays, where in it and how. Changing it through the viewer's methods marks
+    /// the pose for evaluation; see [`Viewer::player_mut`].
+    player: Player,
+    /// Layers, crossfades, root motion, bends and attachments between the clip and the pose.
+    animation: AnimationStack,
+    /// The pose of the last evaluation; [`Viewer::pose`] brings it up to date.
+    pose: PoseBuffers,
+    /// CPU-skinned vertices; current when `cpu_skinned` is set.
+    skinned: SkinnedPose,
+    skinning_path: SkinningPath,
+    skinning_method: SkinningMethod,
+    /// An input of the pose changed since it was last evaluated.
+    dirty: bool,
+    /// `skinned` holds the current pose skinned with the current method.
+    cpu_skinned: bool,
+    /// Stage times of the evaluations since the window last took them.
+    stage_times: Option<FrameStages>,
     /// The selected node (a joint, usually): highlighted, shown in the weights view, bent by
     /// the joint controls.
     pub selected_joint: Option<usize>,
@@ -112,7 +122,7 @@ pub struct Viewer {
 
 impl Viewer {
     pub fn new(rig: Rig, path: Option<PathBuf>) -> Viewer {
-        let pose = PoseEvaluator::new(&rig);
+        let pose = PoseBuffers::new(&rig);
         let mut viewer = Viewer {
             skinned: SkinnedPose::new(&rig),
             animation: AnimationStack::new(&rig),
@@ -123,6 +133,9 @@ impl Viewer {
             pose,
             skinning_path: SkinningPath::Gpu,
             skinning_method: SkinningMethod::Lbs,
+            dirty: true,
+            cpu_skinned: false,
+            stage_times: None,
             selected_joint: None,
             influence_counts: Vec::new(),
             comparison: None,
@@ -147,11 +160,12 @@ impl Viewer {
 
     /// Shows `rig`: first clip selected and playing, camera framing the whole rig.
     pub fn set_rig(&mut self, rig: Rig, path: Option<PathBuf>) {
-        self.pose = PoseEvaluator::new(&rig);
+        self.pose = PoseBuffers::new(&rig);
         self.skinned = SkinnedPose::new(&rig);
         self.animation = AnimationStack::new(&rig);
         self.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
         self.influence_counts = influence_counts(&rig);
+        // The rest pose, as the pose buffers start out.
         self.skinned.skin(&rig, &self.pose, SkinningMethod::Lbs);
         self.rest_bounds = posed_bounds(&rig, &self.pose, &self.skinned);
         self.camera.frame(&self.rest_bounds);
@@ -168,7 +182,7 @@ impl Viewer {
         self.path = path;
         self.rig_generation += 1;
         self.update_watcher();
-        self.evaluate();
+        self.mark_dirty();
     }
 
     /// Starts loading `path` on a background thread; the current rig stays until it succeeds.
@@ -314,7 +328,7 @@ impl Viewer {
             time: self.player.time,
             playing: self.player.playing,
             overrides: self
-                .pose
+                .animation
                 .overrides
                 .iter()
                 .enumerate()
@@ -341,10 +355,10 @@ impl Viewer {
         self.player.seek(kept.time, self.clip_duration());
         for (name, joint_override) in kept.overrides {
             if let Some(node) = self.rig.find_node(&name) {
-                self.pose.overrides[node] = joint_override;
+                self.animation.overrides[node] = joint_override;
             }
         }
-        self.evaluate();
+        self.mark_dirty();
     }
 
     /// The file being loaded (`None`: the demo rig) and for how long, while a load runs.
@@ -414,45 +428,122 @@ impl Viewer {
         let moved = self.player.advance(dt, self.clip_duration());
         let fading = self.animation.advance(dt, &self.player, &self.rig);
         if moved || fading {
-            self.evaluate();
+            self.mark_dirty();
         }
         files || loaded || moved || self.pending.is_some()
     }
 
-    /// Recomputes the pose from the player's clip, time and overrides, and what the current
-    /// skinning path and method derive from it.
-    pub fn evaluate(&mut self) {
+    /// Notes that an input of the pose changed: it is evaluated again when next needed.
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+        self.cpu_skinned = false;
         self.comparison = None;
-        self.animation.evaluate(&self.rig, &self.player, &mut self.pose);
-        if self.skinning_method == SkinningMethod::Dqs {
-            self.skinned.update_dual_quats(&self.pose);
+    }
+
+    /// Evaluates the pose when an input changed since the last evaluation, then skins it on
+    /// the CPU when that is the path drawn and it is not skinned yet. However often it is
+    /// called, each runs once per change.
+    fn refresh(&mut self) {
+        if self.dirty {
+            self.dirty = false;
+            self.cpu_skinned = false;
+            let inputs = crate::anim::PoseInputs {
+                dual_quaternions: self.skinning_method == SkinningMethod::Dqs,
+                ..self.animation.inputs(&self.player)
+            };
+            let times = evaluate_pose(&self.rig, &inputs, &mut self.pose);
+            self.stage_times.get_or_insert_default().pose = Some(times);
+            let (clip, trail_shown) = (self.player.clip, self.animation.root_motion.trail);
+            let animation = &mut self.animation;
+            animation
+                .trail
+                .update(&self.rig, clip, &animation.overrides, trail_shown);
         }
-        if self.skinning_path == SkinningPath::Cpu {
-            self.skinned.skin(&self.rig, &self.pose, self.skinning_method);
+        if self.skinning_path == SkinningPath::Cpu && !self.cpu_skinned {
+            let start = Instant::now();
+            self.skin_current_pose();
+            self.stage_times.get_or_insert_default().cpu_skinning = Some(start.elapsed());
         }
     }
 
+    fn skin_current_pose(&mut self) {
+        self.skinned.skin(&self.rig, &self.pose, self.skinning_method);
+        self.cpu_skinned = true;
+    }
+
+    /// The current pose (evaluated first if an input changed).
+    pub fn pose(&mut self) -> &PoseBuffers {
+        self.refresh();
+        &self.pose
+    }
+
+    /// The pose as last evaluated, which may lag behind inputs changed since (for drawing code
+    /// that only reads; the frame brings it up to date before drawing).
+    pub fn last_pose(&self) -> &PoseBuffers {
+        &self.pose
+    }
+
+    /// Brings the pose (and the CPU path's vertices) up to date for a frame, and returns what
+    /// that cost with any evaluation made since the last frame (`None`: nothing changed).
+    pub fn prepare_frame(&mut self) -> Option<FrameStages> {
+        self.refresh();
+        self.stage_times.take()
+    }
+
+    pub fn player(&self) -> &Player {
+        &self.player
+    }
+
+    /// The player, for changes the viewer's own methods do not make (speed, looping); marks the
+    /// pose for evaluation.
+    pub fn player_mut(&mut self) -> &mut Player {
+        self.mark_dirty();
+        &mut self.player
+    }
+
+    pub fn animation(&self) -> &AnimationStack {
+        &self.animation
+    }
+
+    /// The layers, crossfade, root motion, bends and attachments, for editing; marks the pose
+    /// for evaluation.
+    pub fn animation_mut(&mut self) -> &mut AnimationStack {
+        self.mark_dirty();
+        &mut self.animation
+    }
+
+    pub fn skinning_path(&self) -> SkinningPath {
+        self.skinning_path
+    }
+
+    pub fn skinning_method(&self) -> SkinningMethod {
+        self.skinning_method
+    }
+
+    /// Switches where and how vertices are skinned. Only a change of method evaluates the pose
+    /// again (dual quaternions are built only for DQS); a change of path only skins.
     pub fn set_skinning(&mut self, path: SkinningPath, method: SkinningMethod) {
         self.skinning_path = path;
-        self.skinning_method = method;
-        self.evaluate();
+        if method != self.skinning_method {
+            self.skinning_method = method;
+            self.mark_dirty();
+        }
     }
 
     /// Changes node `node`'s hand-made pose change.
     pub fn set_override(&mut self, node: usize, joint_override: JointOverride) {
-        if let Some(slot) = self.pose.overrides.get_mut(node) {
-            *slot = joint_override;
-            self.evaluate();
+        if node < self.animation.overrides.len() {
+            self.animation_mut().overrides[node] = joint_override;
         }
     }
 
     /// Bends the selected joint by a mouse drag of (`dx`, `dy`) points: sideways turns it about
     /// its local Y axis, up and down about its local X axis, half a degree per point.
     pub fn bend_selected_by_drag(&mut self, dx: f32, dy: f32) {
-        let Some(node) = self.selected_joint.filter(|&n| n < self.pose.overrides.len()) else {
+        let Some(node) = self.selected_joint.filter(|&n| n < self.animation.overrides.len()) else {
             return;
         };
-        let mut bend = self.pose.overrides[node];
+        let mut bend = self.animation.overrides[node];
         let wrap = |degrees: f32| (degrees + 180.0).rem_euclid(360.0) - 180.0;
         bend.euler_degrees.x = wrap(bend.euler_degrees.x + dy * 0.5);
         bend.euler_degrees.y = wrap(bend.euler_degrees.y + dx * 0.5);
@@ -460,8 +551,7 @@ impl Viewer {
     }
 
     pub fn reset_overrides(&mut self) {
-        self.pose.overrides.fill(JointOverride::IDENTITY);
-        self.evaluate();
+        self.animation_mut().overrides.fill(JointOverride::IDENTITY);
     }
 
     /// Skins the current pose with the current method on the CPU and in a GPU compute pass
@@ -474,8 +564,10 @@ impl Viewer {
         Ok(())
     }
 
-    /// What the renderer needs to draw the current state into a view of aspect `aspect`.
-    pub fn frame_state(&self, aspect: f32) -> FrameState<'_> {
+    /// What the renderer needs to draw the current state into a view of aspect `aspect`; the
+    /// pose is brought up to date first.
+    pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
+        self.refresh();
         FrameState {
             rig: &self.rig,
             pose: &self.pose,
@@ -488,7 +580,7 @@ impl Viewer {
             selected: self.selected_joint,
             marker_size: self.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &self.animation.attachments,
-            trail: &self.animation.trail,
+            trail: &self.animation.trail.points,
         }
     }
 
@@ -496,33 +588,37 @@ impl Viewer {
     pub fn select_clip(&mut self, clip: Option<usize>) {
         self.animation.start_fade(self.player.clip, self.player.time);
         self.player.select(clip);
-        self.evaluate();
+        self.mark_dirty();
     }
 
     pub fn seek(&mut self, time: f32) {
-        self.player.seek(time, self.clip_duration());
-        self.evaluate();
+        let duration = self.clip_duration();
+        self.player_mut().seek(time, duration);
     }
 
     pub fn step(&mut self, frames: i32) {
-        self.player.step(frames, self.clip_duration());
-        self.evaluate();
+        let duration = self.clip_duration();
+        self.player_mut().step(frames, duration);
     }
 
     pub fn toggle_play(&mut self) {
         let duration = self.clip_duration();
         if !self.player.playing && !self.player.looping && self.player.time >= duration {
             self.player.time = 0.0;
+            self.mark_dirty();
         }
         self.player.playing = !self.player.playing;
     }
 
-    /// Frames the rig in its current pose.
     /// Skins the current pose on the CPU with the current method, whatever the path, so that
-    /// `skinned` holds the surface that is drawn (for picking, framing and comparing).
-    pub fn skin_on_cpu(&mut self) {
-        self.skinned.update_dual_quats(&self.pose);
-        self.skinned.skin(&self.rig, &self.pose, self.skinning_method);
+    /// the CPU-skinned vertices are the surface that is drawn (for picking, framing and
+    /// comparing). Returns them.
+    pub fn skin_on_cpu(&mut self) -> &SkinnedPose {
+        self.refresh();
+        if !self.cpu_skinned {
+            self.skin_current_pose();
+        }
+        &self.skinned
     }
 
     /// The vertex under a world-space ray, on the surface as drawn.
@@ -531,6 +627,7 @@ impl Viewer {
         crate::skin::pick::ray_cast(&self.rig, &self.pose, &self.skinned, origin, direction)
     }
 
+    /// Frames the rig in its current pose.
     pub fn frame_all(&mut self) {
         self.skin_on_cpu();
         self.camera.frame(&posed_bounds(&self.rig, &self.pose, &self.skinned));

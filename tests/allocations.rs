@@ -8,7 +8,7 @@ mod common;
 use glam::Vec3;
 use rigscope::anim::JointOverride;
 use rigscope::render::SkeletonOptions;
-use rigscope::render::skeleton::{LineVertex, VERTICES_PER_JOINT, joint_flags, skeleton_lines};
+use rigscope::render::skeleton::{LineVertex, VERTICES_PER_JOINT, skeleton_lines};
 use rigscope::rig::Rig;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::timings::FrameTimings;
@@ -64,8 +64,9 @@ fn allocations_in(f: impl FnOnce()) -> usize {
 /// One frame of the viewer's CPU work; `lines` is the skeleton overlay's reused buffer.
 fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
     let duration = viewer.clip_duration();
-    viewer.player.advance(1.0 / 60.0, duration);
-    viewer.evaluate();
+    viewer.player_mut().advance(1.0 / 60.0, duration);
+    let mut timings = FrameTimings::default();
+    timings.record_stages(viewer.prepare_frame());
     let options = SkeletonOptions {
         show: true,
         axes: true,
@@ -74,31 +75,30 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
     skeleton_lines(
         &viewer.rig,
         is_joint,
-        &viewer.pose.worlds,
+        &viewer.last_pose().worlds,
         viewer.selected_joint,
         &options,
         0.01,
         lines,
     );
-    let mut timings = FrameTimings::default();
-    timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
     viewer.timings.record(timings);
 }
 
 fn check(name: &str, rig: Rig) {
     let mut viewer = Viewer::new(rig, None);
-    viewer.player.playing = true;
-    viewer.player.looping = true;
+    viewer.player_mut().playing = true;
+    viewer.player_mut().looping = true;
     // Bend a few joints by hand, as a user does.
     let joints: Vec<usize> = viewer.rig.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
     for &node in joints.iter().step_by(3) {
-        viewer.pose.overrides[node] = JointOverride {
+        let bend = JointOverride {
             euler_degrees: Vec3::new(10.0, -5.0, 20.0),
             translation: Vec3::new(0.0, 0.01, 0.0),
             scale: 1.05,
         };
+        viewer.set_override(node, bend);
     }
-    let is_joint = joint_flags(&viewer.rig);
+    let is_joint = viewer.rig.hierarchy().is_joint.clone();
     let mut lines = Vec::with_capacity(is_joint.len() * VERTICES_PER_JOINT);
     assert!(
         viewer.rig.vertex_count() > 0 && !joints.is_empty(),
@@ -108,7 +108,7 @@ fn check(name: &str, rig: Rig) {
         viewer.set_skinning(SkinningPath::Cpu, method);
         // The first frame may size what is sized lazily; every later one must not allocate.
         frame(&mut viewer, &is_joint, &mut lines);
-        let before = viewer.skinned.meshes.clone();
+        let before = viewer.skin_on_cpu().meshes.clone();
         let count = allocations_in(|| {
             for _ in 0..100 {
                 frame(&mut viewer, &is_joint, &mut lines);
@@ -117,7 +117,7 @@ fn check(name: &str, rig: Rig) {
         assert_eq!(count, 0, "{name}, {method:?}: 100 frames allocated {count} times");
         assert!(!lines.is_empty(), "{name}: the skeleton overlay has lines");
         let moved = viewer
-            .skinned
+            .skin_on_cpu()
             .meshes
             .iter()
             .flatten()

@@ -8,8 +8,8 @@ mod gpu;
 
 use common::shared_rigs;
 use glam::Vec3;
-use rigscope::anim::PoseEvaluator;
-use rigscope::headless::render_viewer;
+use rigscope::anim::PoseBuffers;
+use rigscope::frame::render_view;
 use rigscope::rig::{Rig, load_file};
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::viewer::Viewer;
@@ -68,7 +68,7 @@ fn comparable_original(mut rig: Rig) -> Rig {
 /// Every drawn vertex of the rig in world space, posed at `time` of clip `clip` and skinned on
 /// the CPU with linear blend skinning.
 fn posed_points(rig: &Rig, clip: usize, time: f32) -> Vec<Vec3> {
-    let mut pose = PoseEvaluator::new(rig);
+    let mut pose = PoseBuffers::new(rig);
     pose.evaluate(rig, Some(clip), time);
     let mut skinned = SkinnedPose::new(rig);
     skinned.skin(rig, &pose, SkinningMethod::Lbs);
@@ -187,10 +187,10 @@ fn render(gpu: &rigscope::render::Gpu, rig: Rig, clip: &str, time: f32) -> image
     let clip = rig.find_clip(clip);
     let mut viewer = Viewer::new(rig, None);
     viewer.view.grid = false;
-    viewer.player.select(clip);
-    viewer.player.playing = false;
-    viewer.player.time = time;
-    render_viewer(&viewer, gpu, 240, 180).expect("the rig renders")
+    viewer.player_mut().select(clip);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = time;
+    render_view(gpu, &mut viewer, 240, 180).expect("the rig renders")
 }
 
 #[test]

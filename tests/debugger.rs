@@ -7,6 +7,8 @@ mod gpu;
 use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;
 use rigscope::anim::JointOverride;
+use rigscope::frame::ViewRenderer;
+use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{heat, influence_color, joint_color};
 use rigscope::render::{Offscreen, ViewMode};
@@ -121,7 +123,7 @@ fn bending_a_joint_moves_its_vertices_as_the_matrices_predict_and_leaves_others(
         * DMat4::from_quat(DQuat::from_rotation_x(clip_angle))
         * DMat4::from_quat(DQuat::from_rotation_z(30f64.to_radians()));
     let expected = (world * DMat4::from_translation(-tip.as_dvec3())).transform_point3(on_tip.as_dvec3());
-    let out = &viewer.skinned.meshes[0][0];
+    let out = &viewer.skin_on_cpu().meshes[0][0];
     assert!(
         (out.positions[0].as_dvec3() - expected).length() < 1e-5,
         "{} vs {expected}",
@@ -137,13 +139,13 @@ fn bending_a_joint_moves_its_vertices_as_the_matrices_predict_and_leaves_others(
     viewer.select_clip(None);
     viewer.select_clip(Some(0));
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
-    assert!((viewer.skinned.meshes[0][0].positions[0].as_dvec3() - expected).length() < 1e-5);
+    assert!((viewer.skin_on_cpu().meshes[0][0].positions[0].as_dvec3() - expected).length() < 1e-5);
     viewer.reset_overrides();
     let unbent = (DMat4::from_translation(tip.as_dvec3())
         * DMat4::from_quat(DQuat::from_rotation_x(clip_angle))
         * DMat4::from_translation(-tip.as_dvec3()))
     .transform_point3(on_tip.as_dvec3());
-    assert!((viewer.skinned.meshes[0][0].positions[0].as_dvec3() - unbent).length() < 1e-5);
+    assert!((viewer.skin_on_cpu().meshes[0][0].positions[0].as_dvec3() - unbent).length() < 1e-5);
 }
 
 /// A cylinder of radius 0.5 along Y from 0 to 2, weights blending from the root joint to the
@@ -182,9 +184,9 @@ fn dual_quaternions_keep_the_volume_that_linear_blending_loses_on_a_twist() {
         },
     );
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
-    let lbs = mid_radius_ratio(&viewer.skinned.meshes[0][0].positions);
+    let lbs = mid_radius_ratio(&viewer.skin_on_cpu().meshes[0][0].positions);
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
-    let dqs = mid_radius_ratio(&viewer.skinned.meshes[0][0].positions);
+    let dqs = mid_radius_ratio(&viewer.skin_on_cpu().meshes[0][0].positions);
     println!("mid-section radius ratio after a 180° twist: LBS {lbs:.4}, DQS {dqs:.4}");
     assert!(lbs < 0.1, "LBS should collapse the mid-section, radius ratio {lbs}");
     assert!(
@@ -230,8 +232,8 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     viewer.view.skeleton.show = false;
     viewer.selected_joint = Some(1);
     let (width, height) = (300, 120);
-    let offscreen = Offscreen::new(&gpu, width, height).unwrap();
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    let target = Offscreen::new(&gpu, width, height).unwrap();
+    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
     // Debug colors are shaded 0.8 + 0.2·diffuse; the quads face the camera (+Z).
     let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
     let shade = |c: [f32; 3]| c.map(|v| v * (0.8 + 0.2 * diffuse));
@@ -262,10 +264,8 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         for (mode, colors) in &expectations {
             viewer.view.mode = *mode;
-            let image = offscreen
-                .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-                .unwrap();
-            let vp = viewer.camera.view_projection(offscreen.aspect());
+            let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+            let vp = viewer.camera.view_projection(target.aspect());
             for (k, expected) in colors.iter().enumerate() {
                 let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
                 let ndc = vp.project_point3(centre);
@@ -288,9 +288,13 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
 #[test]
 fn skinned_pose_cpu_paths_match_for_an_identity_palette() {
     let rig = two_joint_rig(Vec3::Y, cylinder(), vec![]);
-    let pose = rigscope::anim::PoseEvaluator::new(&rig);
+    let mut pose = rigscope::anim::PoseBuffers::new(&rig);
+    let inputs = rigscope::anim::PoseInputs {
+        dual_quaternions: true,
+        ..rigscope::anim::PoseInputs::clip_at(None, 0.0)
+    };
+    rigscope::anim::evaluate_pose(&rig, &inputs, &mut pose);
     let mut skinned = SkinnedPose::new(&rig);
-    skinned.update_dual_quats(&pose);
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
         skinned.skin(&rig, &pose, method);
         for (out, input) in skinned.meshes[0][0]
@@ -308,11 +312,18 @@ fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
     let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
     viewer.selected_joint = Some(2);
     viewer.bend_selected_by_drag(40.0, -20.0);
-    assert_eq!(viewer.pose.overrides[2].euler_degrees, Vec3::new(-10.0, 20.0, 0.0));
-    assert!(viewer.pose.overrides[1].is_identity(), "only the selected joint bends");
+    assert_eq!(
+        viewer.animation().overrides[2].euler_degrees,
+        Vec3::new(-10.0, 20.0, 0.0)
+    );
+    assert!(
+        viewer.animation().overrides[1].is_identity(),
+        "only the selected joint bends"
+    );
     viewer.bend_selected_by_drag(340.0, 0.0);
     assert_eq!(
-        viewer.pose.overrides[2].euler_degrees.y, -170.0,
+        viewer.animation().overrides[2].euler_degrees.y,
+        -170.0,
         "angles wrap into -180..180"
     );
 }

@@ -10,18 +10,21 @@ mod gpu;
 
 use common::{load_rig, shared_rigs};
 use glam::Vec3;
-use rigscope::anim::PoseEvaluator;
-use rigscope::headless::render_viewer;
+use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
+use rigscope::frame::render_view;
 use rigscope::rig::Rig;
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath, max_non_rigidity};
 use rigscope::viewer::Viewer;
 
 /// Every skinned vertex in world space, posed at `time` of clip 0, skinned on the CPU.
 fn posed(rig: &Rig, time: f32, method: SkinningMethod) -> Vec<Vec3> {
-    let mut pose = PoseEvaluator::new(rig);
-    pose.evaluate(rig, Some(0), time);
+    let mut pose = PoseBuffers::new(rig);
+    let inputs = PoseInputs {
+        dual_quaternions: method == SkinningMethod::Dqs,
+        ..PoseInputs::clip_at(Some(0), time)
+    };
+    evaluate_pose(rig, &inputs, &mut pose);
     let mut skinned = SkinnedPose::new(rig);
-    skinned.update_dual_quats(&pose);
     skinned.skin(rig, &pose, method);
     let mut points = Vec::new();
     for (i, meshes) in skinned.meshes.iter().enumerate() {
@@ -38,7 +41,7 @@ fn dqs_follows_lbs_on_rigs_under_a_scaled_armature() {
     let Some(dir) = shared_rigs() else { return };
     for file in ["real/Xbot.glb", "Fox.glb"] {
         let rig = load_rig(&dir, file);
-        let mut pose = PoseEvaluator::new(&rig);
+        let mut pose = PoseBuffers::new(&rig);
         pose.evaluate(&rig, Some(0), 0.5);
         let non_rigid = pose.palettes.iter().map(|p| max_non_rigidity(p)).fold(0.0, f32::max);
         assert!(non_rigid < 1e-3, "{file}: the palette is not rigid ({non_rigid})");
@@ -67,8 +70,8 @@ fn dqs_renders_xbot_where_lbs_does_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(load_rig(&dir, "real/Xbot.glb"), None);
     viewer.view.grid = false;
-    viewer.player.playing = false;
-    viewer.player.time = 0.5;
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = 0.5;
     let foreground = |image: &image::RgbaImage| -> Vec<bool> {
         let background = *image.get_pixel(0, 0);
         image
@@ -77,10 +80,10 @@ fn dqs_renders_xbot_where_lbs_does_on_both_paths() {
             .collect()
     };
     viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Lbs);
-    let lbs = foreground(&render_viewer(&viewer, &gpu, 200, 200).unwrap());
+    let lbs = foreground(&render_view(&gpu, &mut viewer, 200, 200).unwrap());
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Dqs);
-        let dqs = foreground(&render_viewer(&viewer, &gpu, 200, 200).unwrap());
+        let dqs = foreground(&render_view(&gpu, &mut viewer, 200, 200).unwrap());
         let both = lbs.iter().zip(&dqs).filter(|(a, b)| **a && **b).count();
         let either = lbs.iter().zip(&dqs).filter(|(a, b)| **a || **b).count();
         let overlap = both as f32 / either.max(1) as f32;

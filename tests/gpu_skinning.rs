@@ -7,7 +7,7 @@ mod gpu;
 
 use glam::{DMat3, DMat4, DVec3, DVec4, Mat4, Vec3};
 use rigscope::anim::JointOverride;
-use rigscope::anim::PoseEvaluator;
+use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::{Primitive, Rig};
 use rigscope::skin::{SkinnedPose, SkinningMethod, posed_bounds};
@@ -39,14 +39,14 @@ struct Agreement {
 }
 
 /// The size of the rig's bounds in `pose`, skinned on the CPU.
-fn posed_size(rig: &Rig, pose: &PoseEvaluator) -> f32 {
+fn posed_size(rig: &Rig, pose: &PoseBuffers) -> f32 {
     let mut skinned = SkinnedPose::new(rig);
     skinned.skin(rig, pose, SkinningMethod::Lbs);
     posed_bounds(rig, pose, &skinned).size()
 }
 
 fn compare_rig(skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) -> Agreement {
-    let mut pose = PoseEvaluator::new(rig);
+    let mut pose = PoseBuffers::new(rig);
     let size = f64::from(posed_size(rig, &pose));
     let mut result = Agreement {
         max_position_error: 0.0,
@@ -196,20 +196,25 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
 
 /// The CPU path and the compute pass, both methods, on a pose with joints bent by hand.
 fn paths_agree(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu, rig: &Rig) {
-    let mut pose = PoseEvaluator::new(rig);
+    let mut pose = PoseBuffers::new(rig);
     let size = posed_size(rig, &pose);
     let skin = &rig.skins[0];
+    let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
     for (k, &joint) in skin.joints.iter().enumerate().skip(1).step_by(3) {
-        pose.overrides[joint] = JointOverride {
+        overrides[joint] = JointOverride {
             euler_degrees: Vec3::new(10.0 * k as f32, 35.0, -20.0),
             ..JointOverride::IDENTITY
         };
     }
     let clip = (!rig.clips.is_empty()).then_some(0);
     let time = clip.map_or(0.0, |c| rig.clips[c].duration * 0.4);
-    pose.evaluate(rig, clip, time);
+    let inputs = PoseInputs {
+        overrides: &overrides,
+        dual_quaternions: true,
+        ..PoseInputs::clip_at(clip, time)
+    };
+    evaluate_pose(rig, &inputs, &mut pose);
     let mut skinned = SkinnedPose::new(rig);
-    skinned.update_dual_quats(&pose);
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
         skinned.skin(rig, &pose, method);
         let mut max = 0.0f32;
@@ -218,7 +223,7 @@ fn paths_agree(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu
         for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let (positions, _) = skinner
-                    .skin(gpu, primitive, &pose.palettes[i], &skinned.dual_quats[i], method)
+                    .skin(gpu, primitive, &pose.palettes[i], &pose.dual_quats[i], method)
                     .unwrap();
                 for (gpu_p, cpu_p) in positions.iter().zip(&skinned.meshes[i][k].positions) {
                     let d = (*gpu_p - *cpu_p).abs().max_element();

@@ -114,9 +114,9 @@ fn same_rotation(a: Quat, b: DQuat) -> bool {
 
 fn viewer_with_layer(base: usize, layer: Layer, time: f32) -> Viewer {
     let mut viewer = Viewer::new(rig(), None);
-    viewer.player.playing = false;
+    viewer.player_mut().playing = false;
     viewer.select_clip(Some(base));
-    viewer.animation.layers.push(layer);
+    viewer.animation_mut().layers.push(layer);
     viewer.seek(time);
     viewer
 }
@@ -129,7 +129,7 @@ fn a_mix_layer_at_half_weight_gives_the_slerp_midpoint_and_its_ends_give_each_cl
         (0.5, DVec3::new(0.5, 1.0, 0.0), slerp(ra, rb, 0.5)),
         (1.0, DVec3::new(0.0, 2.0, 0.0), rb),
     ] {
-        let viewer = viewer_with_layer(
+        let mut viewer = viewer_with_layer(
             0,
             Layer {
                 weight,
@@ -137,7 +137,7 @@ fn a_mix_layer_at_half_weight_gives_the_slerp_midpoint_and_its_ends_give_each_cl
             },
             0.5,
         );
-        let local = viewer.pose.locals[1];
+        let local = viewer.pose().locals[1];
         assert!(
             (local.translation.as_dvec3() - translation).length() < 1e-6,
             "weight {weight}: {}",
@@ -159,23 +159,23 @@ fn an_additive_layer_adds_nothing_at_its_first_frame_and_its_change_later() {
         ..Layer::new(2)
     };
     // C's first frame (30° about Y) is not the rest pose: a bind-pose reference would add 30°.
-    let at_start = viewer_with_layer(0, additive.clone(), 0.0);
+    let mut at_start = viewer_with_layer(0, additive.clone(), 0.0);
     assert!(
-        same_rotation(at_start.pose.locals[1].rotation, ra),
+        same_rotation(at_start.pose().locals[1].rotation, ra),
         "{:?}",
-        at_start.pose.locals[1].rotation
+        at_start.pose().locals[1].rotation
     );
-    assert!((at_start.pose.locals[1].translation - Vec3::X).length() < 1e-6);
+    assert!((at_start.pose().locals[1].translation - Vec3::X).length() < 1e-6);
     // At its end C has turned 40° further; the layer adds exactly that, about the joint's axis.
-    let at_end = viewer_with_layer(0, additive.clone(), 1.0);
+    let mut at_end = viewer_with_layer(0, additive.clone(), 1.0);
     let expected = ra * DQuat::from_rotation_y(40f64.to_radians());
     assert!(
-        same_rotation(at_end.pose.locals[1].rotation, expected),
+        same_rotation(at_end.pose().locals[1].rotation, expected),
         "{:?}",
-        at_end.pose.locals[1].rotation
+        at_end.pose().locals[1].rotation
     );
     // Half weight adds half the change.
-    let half = viewer_with_layer(
+    let mut half = viewer_with_layer(
         0,
         Layer {
             weight: 0.5,
@@ -184,12 +184,12 @@ fn an_additive_layer_adds_nothing_at_its_first_frame_and_its_change_later() {
         1.0,
     );
     let expected = ra * DQuat::from_rotation_y(20f64.to_radians());
-    assert!(same_rotation(half.pose.locals[1].rotation, expected));
+    assert!(same_rotation(half.pose().locals[1].rotation, expected));
 }
 
 #[test]
 fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
-    let masked = viewer_with_layer(
+    let mut masked = viewer_with_layer(
         0,
         Layer {
             mask: Some(0),
@@ -198,7 +198,7 @@ fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
         0.5,
     );
     assert!(
-        (masked.pose.locals[1].translation - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-6,
+        (masked.pose().locals[1].translation - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-6,
         "j is below the mask root"
     );
     let mut elsewhere = rig();
@@ -209,13 +209,13 @@ fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
     });
     let mut viewer = Viewer::new(elsewhere, None);
     viewer.select_clip(Some(0));
-    viewer.animation.layers.push(Layer {
+    viewer.animation_mut().layers.push(Layer {
         mask: Some(2),
         ..Layer::new(1)
     });
     viewer.seek(0.5);
     assert!(
-        (viewer.pose.locals[1].translation - Vec3::X).length() < 1e-6,
+        (viewer.pose().locals[1].translation - Vec3::X).length() < 1e-6,
         "j is outside the mask: clip A only"
     );
 }
@@ -224,12 +224,12 @@ fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
 fn a_crossfade_at_half_its_duration_equals_a_half_mix() {
     let mut fading = Viewer::new(rig(), None);
     fading.select_clip(Some(0));
-    fading.animation.crossfade_seconds = 0.4;
+    fading.animation_mut().crossfade_seconds = 0.4;
     fading.select_clip(Some(1));
-    assert!(fading.animation.fade.is_some());
-    fading.player.playing = true;
+    assert!(fading.animation().fade.is_some());
+    fading.player_mut().playing = true;
     fading.tick(0.2);
-    let mixed = viewer_with_layer(
+    let mut mixed = viewer_with_layer(
         0,
         Layer {
             weight: 0.5,
@@ -237,7 +237,7 @@ fn a_crossfade_at_half_its_duration_equals_a_half_mix() {
         },
         0.2,
     );
-    let (a, b) = (fading.pose.locals[1], mixed.pose.locals[1]);
+    let (a, b) = (fading.pose().locals[1], mixed.pose().locals[1]);
     assert!(
         (a.translation - b.translation).length() < 1e-5,
         "{} vs {}",
@@ -246,8 +246,8 @@ fn a_crossfade_at_half_its_duration_equals_a_half_mix() {
     );
     assert!(a.rotation.dot(b.rotation).abs() > 1.0 - 1e-6);
     fading.tick(0.3);
-    assert!(fading.animation.fade.is_none(), "the fade ends after its duration");
-    assert!((fading.pose.locals[1].translation - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-5);
+    assert!(fading.animation().fade.is_none(), "the fade ends after its duration");
+    assert!((fading.pose().locals[1].translation - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-5);
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
         rotation_degrees: Vec3::new(0.0, 90.0, 0.0),
         size: 5.0,
     };
-    viewer.animation.attachments.push(attachment);
+    viewer.animation_mut().attachments.push(attachment);
     let walk = viewer.rig.find_clip("Walk").unwrap();
     viewer.select_clip(Some(walk));
     let duration = viewer.clip_duration();
@@ -274,7 +274,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
         let mut node = Some(head);
         let mut world = glam::DMat4::IDENTITY;
         while let Some(n) = node {
-            let l = viewer.pose.locals[n];
+            let l = viewer.pose().locals[n];
             let local = glam::DMat4::from_scale_rotation_translation(
                 l.scale.as_dvec3(),
                 l.rotation.as_dquat().normalize(),
@@ -284,7 +284,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
             node = viewer.rig.nodes[n].parent;
         }
         let expected = world.transform_point3(offset.as_dvec3());
-        let shown = attachment.world(&viewer.pose.worlds).w_axis.truncate().as_dvec3();
+        let shown = attachment.world(&viewer.pose().worlds).w_axis.truncate().as_dvec3();
         max_error = max_error.max((shown - expected).length() / expected.length().max(1.0));
     }
     println!("attachment vs f64 joint world, max relative error {max_error:.2e}");

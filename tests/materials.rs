@@ -7,7 +7,7 @@ mod gpu;
 
 use glam::{Mat4, Vec3, Vec4};
 use gpu::{linear, srgb8};
-use rigscope::headless::render_viewer;
+use rigscope::frame::render_view;
 use rigscope::rig::{AlphaMode, Influences, Material, Mesh, MeshInstance, Node, Primitive, Rig, Skin, Trs};
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
@@ -148,7 +148,7 @@ fn mirrored_masked_blended_unlit_emissive_and_vertex_colored_quads_look_as_their
     let (width, height) = (480, 120);
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
-        let image = render_viewer(&viewer, &gpu, width, height).unwrap();
+        let image = render_view(&gpu, &mut viewer, width, height).unwrap();
         let background = image.get_pixel(0, 0).0;
         let vp = viewer.camera.view_projection(width as f32 / height as f32);
         let pixel = |k: usize| {

@@ -5,8 +5,10 @@
 mod gpu;
 
 use glam::{Mat4, Vec2, Vec3};
-use rigscope::anim::{JointOverride, PoseEvaluator};
+use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};
+use rigscope::frame::ViewRenderer;
 use rigscope::render::compute::ComputeSkinner;
+use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::rig::{
     Influences, Interpolation, Material, Mesh, MeshInstance, MorphChannel, MorphTarget, Morphs, Node, Primitive, Rig,
     Skin, Trs,
@@ -119,15 +121,19 @@ fn morph_rig() -> Rig {
 #[test]
 fn weights_channels_are_sampled_and_hand_set_weights_win() {
     let rig = morph_rig();
-    let mut pose = PoseEvaluator::new(&rig);
+    let mut pose = PoseBuffers::new(&rig);
     pose.evaluate(&rig, Some(0), 0.25);
     assert_eq!(pose.morph_weights[0], vec![0.25, 0.125]);
     pose.evaluate(&rig, Some(0), 5.0);
     assert_eq!(pose.morph_weights[0], vec![1.0, 0.5], "clamped after the last key");
-    pose.morph_overrides[0][1] = Some(0.9);
-    pose.evaluate(&rig, Some(0), 0.25);
+    let morph_overrides = [vec![None, Some(0.9)]];
+    let by_hand = |clip, time| PoseInputs {
+        morph_overrides: &morph_overrides,
+        ..PoseInputs::clip_at(clip, time)
+    };
+    evaluate_pose(&rig, &by_hand(Some(0), 0.25), &mut pose);
     assert_eq!(pose.morph_weights[0], vec![0.25, 0.9]);
-    pose.evaluate(&rig, None, 0.0);
+    evaluate_pose(&rig, &by_hand(None, 0.0), &mut pose);
     assert_eq!(
         pose.morph_weights[0],
         vec![0.0, 0.9],
@@ -138,13 +144,18 @@ fn weights_channels_are_sampled_and_hand_set_weights_win() {
 #[test]
 fn morphs_apply_before_skinning_on_the_cpu() {
     let rig = morph_rig();
-    let mut pose = PoseEvaluator::new(&rig);
+    let mut pose = PoseBuffers::new(&rig);
     // Turn the tip joint 90° about Z: a bind-space +Y offset then points along −X.
-    pose.overrides[2] = JointOverride {
+    let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
+    overrides[2] = JointOverride {
         euler_degrees: Vec3::new(0.0, 0.0, 90.0),
         ..JointOverride::IDENTITY
     };
-    pose.evaluate(&rig, Some(0), 1.0);
+    let inputs = PoseInputs {
+        overrides: &overrides,
+        ..PoseInputs::clip_at(Some(0), 1.0)
+    };
+    evaluate_pose(&rig, &inputs, &mut pose);
     let mut skinned = SkinnedPose::new(&rig);
     skinned.skin(&rig, &pose, SkinningMethod::Lbs);
     let top = 5; // (1, 2, 0), weighted to the tip
@@ -165,14 +176,19 @@ fn morphs_apply_before_skinning_on_the_cpu() {
 fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let rig = morph_rig();
-    let mut pose = PoseEvaluator::new(&rig);
-    pose.overrides[2] = JointOverride {
+    let mut pose = PoseBuffers::new(&rig);
+    let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
+    overrides[2] = JointOverride {
         euler_degrees: Vec3::new(20.0, 0.0, 60.0),
         ..JointOverride::IDENTITY
     };
-    pose.evaluate(&rig, Some(0), 0.7);
+    let inputs = PoseInputs {
+        overrides: &overrides,
+        dual_quaternions: true,
+        ..PoseInputs::clip_at(Some(0), 0.7)
+    };
+    evaluate_pose(&rig, &inputs, &mut pose);
     let mut skinned = SkinnedPose::new(&rig);
-    skinned.update_dual_quats(&pose);
     let skinner = ComputeSkinner::new(&gpu);
     let targets = rig.morphs.of(0, 0);
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
@@ -182,7 +198,7 @@ fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
                 &gpu,
                 &rig.meshes[0].primitives[0],
                 &pose.palettes[0],
-                &skinned.dual_quats[0],
+                &pose.dual_quats[0],
                 method,
                 targets,
                 &pose.morph_weights[0],
@@ -207,7 +223,7 @@ fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
                 &gpu,
                 &rig.meshes[0].primitives[0],
                 &pose.palettes[0],
-                &skinned.dual_quats[0],
+                &pose.dual_quats[0],
                 method,
             )
             .unwrap();
@@ -221,26 +237,23 @@ fn drawing_applies_the_morph_on_both_paths() {
     let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
     viewer.view.grid = false;
     viewer.view.skeleton.show = false;
-    viewer.player.playing = false;
+    viewer.player_mut().playing = false;
     viewer.camera.yaw = 0.0;
     viewer.camera.pitch = 0.0;
-    let offscreen = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    let mut draw = |viewer: &rigscope::viewer::Viewer| {
-        offscreen
-            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-            .unwrap()
-    };
+    let target = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
+    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut draw =
+        |viewer: &mut rigscope::viewer::Viewer| renderer.render_image(&gpu, &target, viewer, None, None).unwrap();
     let count = |image: &image::RgbaImage| {
         let background = *image.get_pixel(0, 0);
         image.pixels().filter(|p| **p != background).count()
     };
     viewer.seek(0.0);
-    let flat = count(&draw(&viewer));
+    let flat = count(&draw(&mut viewer));
     for path in [rigscope::skin::SkinningPath::Gpu, rigscope::skin::SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         viewer.seek(1.0);
-        let lifted = count(&draw(&viewer));
+        let lifted = count(&draw(&mut viewer));
         println!("{path:?}: {flat} pixels unmorphed, {lifted} with the upper row lifted by 1");
         assert!(
             lifted as f32 > flat as f32 * 1.2,
@@ -291,7 +304,7 @@ fn morph_targets_and_weight_channels_import_from_gltf() {
     assert_eq!(targets.len(), 1);
     assert_eq!(targets[0].positions[2], Vec3::new(0.0, 2.0, 0.0));
     assert_eq!(rig.morphs.default_weights[0], vec![0.25]);
-    let mut pose = PoseEvaluator::new(&rig);
+    let mut pose = PoseBuffers::new(&rig);
     pose.evaluate(&rig, None, 0.0);
     assert_eq!(pose.morph_weights[0], vec![0.25], "the mesh default without a clip");
     let grow = rig.find_clip("grow").unwrap();
@@ -321,16 +334,16 @@ fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
     });
     let mut viewer = rigscope::viewer::Viewer::new(rig, None);
     viewer.select_clip(Some(0));
-    viewer.player.time = 0.5;
-    viewer.animation.crossfade_seconds = 0.4;
+    viewer.player_mut().time = 0.5;
+    viewer.animation_mut().crossfade_seconds = 0.4;
     viewer.select_clip(Some(1));
-    viewer.player.playing = true;
+    viewer.player_mut().playing = true;
     viewer.tick(0.2);
-    let during = viewer.pose.morph_weights[0][0];
+    let during = viewer.pose().morph_weights[0][0];
     assert!((during - 0.45).abs() < 1e-5, "halfway through the fade: {during}");
     viewer.tick(0.3);
-    assert!(viewer.animation.fade.is_none(), "the fade ends after its duration");
-    assert!((viewer.pose.morph_weights[0][0] - 0.2).abs() < 1e-6);
+    assert!(viewer.animation().fade.is_none(), "the fade ends after its duration");
+    assert!((viewer.pose().morph_weights[0][0] - 0.2).abs() < 1e-6);
 }
 
 #[test]
@@ -341,9 +354,8 @@ fn picking_hits_the_morphed_surface_that_is_drawn() {
     // row.
     let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
     viewer.select_clip(Some(0));
-    viewer.player.playing = false;
-    viewer.player.time = 1.0;
-    viewer.evaluate();
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = 1.0;
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
         viewer.set_skinning(rigscope::skin::SkinningPath::Gpu, method);
         let hit = viewer

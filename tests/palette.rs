@@ -5,7 +5,7 @@ mod common;
 
 use common::{Doc, array, index, json_rest_trs, rig_node_of, shared_rigs};
 use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
-use rigscope::anim::PoseEvaluator;
+use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;
 use rigscope::skin::skin_lbs_reference;
 
@@ -35,7 +35,7 @@ fn skinned_cases() -> Vec<Case> {
 }
 
 /// Largest absolute difference between any palette matrix of any instance and identity.
-fn palette_deviation(evaluator: &PoseEvaluator) -> f32 {
+fn palette_deviation(evaluator: &PoseBuffers) -> f32 {
     evaluator
         .palettes
         .iter()
@@ -182,7 +182,7 @@ fn first_frame_palettes_against_the_bind_pose() {
     for case in skinned_cases() {
         let rig = &case.rig;
         let rest_vs_bind = json_rest_palette_deviation(&case.doc);
-        let mut evaluator = PoseEvaluator::new(rig);
+        let mut evaluator = PoseBuffers::new(rig);
         let rest_palettes = evaluator.palettes.clone();
         for (c, clip) in rig.clips.iter().enumerate() {
             evaluator.evaluate(rig, Some(c), 0.0);
@@ -270,7 +270,7 @@ fn palettes_match_an_f64_recomputation() {
     for case in skinned_cases() {
         let rig = &case.rig;
         let json = &case.doc.json;
-        let mut evaluator = PoseEvaluator::new(rig);
+        let mut evaluator = PoseBuffers::new(rig);
         for (c, clip) in rig.clips.iter().enumerate() {
             let t = 0.37 * clip.duration;
             evaluator.evaluate(rig, Some(c), t);
@@ -342,7 +342,7 @@ fn palettes_match_an_f64_recomputation() {
 fn fox_skinned_at_the_bind_pose_returns_its_input() {
     let Some(dir) = shared_rigs() else { return };
     let rig = common::load_rig(&dir, "Fox.glb");
-    let mut evaluator = PoseEvaluator::new(&rig);
+    let mut evaluator = PoseBuffers::new(&rig);
     evaluator.evaluate(&rig, None, 0.0);
     let (i, instance) = rig
         .instances

@@ -6,7 +6,7 @@ mod common;
 
 use common::{Doc, index, json_rest_trs, rig_node_of, shared_rigs};
 use glam::{Quat, Vec3, Vec4};
-use rigscope::anim::{PoseEvaluator, key_interval, sample_channel, sample_clip};
+use rigscope::anim::{PoseBuffers, key_interval, sample_channel, sample_clip};
 use rigscope::rig::{Channel, Interpolation, Property, Trs};
 
 type V4 = [f64; 4];
@@ -498,7 +498,7 @@ fn interpolation_test_clips_match_the_f64_reference() {
     let animations = doc.array("animations");
     assert_eq!(animations.len(), 9);
     assert_eq!(rig.clips.len(), 9);
-    let mut evaluator = PoseEvaluator::new(&rig);
+    let mut evaluator = PoseBuffers::new(&rig);
     let mut hints = vec![0usize; 4];
     let mut locals = vec![Trs::IDENTITY; rig.nodes.len()];
 

@@ -16,7 +16,9 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use rigscope::frame::ViewRenderer;
 use rigscope::render::Offscreen;
+use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
 use std::time::{Duration, Instant};
@@ -63,9 +65,9 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
     let (rig, name) = load_rig();
     assert!(!rig.clips.is_empty(), "{name} has clips to play");
     let mut viewer = Viewer::new(rig, None);
-    viewer.player.looping = true;
-    let offscreen = Offscreen::new(&gpu, 256, 192).expect("an offscreen target");
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    viewer.player_mut().looping = true;
+    let target = Offscreen::new(&gpu, 256, 192).expect("an offscreen target");
+    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
 
     let started = Instant::now();
     let mut frames = 0u64;
@@ -93,11 +95,10 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
             // Opening the file again: the old rig and its GPU buffers are dropped.
             let (rig, _) = load_rig();
             viewer.set_rig(rig, None);
-            rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
         }
         viewer.tick(1.0 / 30.0);
-        let image = offscreen
-            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
+        let image = renderer
+            .render_image(&gpu, &target, &mut viewer, None, None)
             .expect("a frame renders");
         if frames.is_multiple_of(300) {
             // The rig is really drawn on both paths, not an empty frame.
@@ -106,7 +107,7 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
             assert!(
                 drawn > 500,
                 "frame {frames} ({:?}) shows {drawn} rig pixels",
-                viewer.skinning_path
+                viewer.skinning_path()
             );
             foreground_checked += 1;
         }

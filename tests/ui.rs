@@ -23,23 +23,24 @@ fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
     let joint3 = harness.state().0.rig.find_node("joint3").unwrap();
     assert_eq!(harness.state().0.selected_joint, Some(joint3));
 
-    let before = harness.state().0.pose.palettes[0].clone();
+    let before = harness.state_mut().0.pose().palettes[0].clone();
     harness
         .get_by_role_and_label(egui::accesskit::Role::Slider, "rotate Z")
         .set_value_accesskit(45.0);
     harness.run();
-    let viewer = &harness.state().0;
-    assert_eq!(viewer.pose.overrides[joint3].euler_degrees.z, 45.0);
+    let viewer = &mut harness.state_mut().0;
+    assert_eq!(viewer.animation().overrides[joint3].euler_degrees.z, 45.0);
     let slot = viewer.rig.skins[0].joints.iter().position(|&j| j == joint3).unwrap();
     assert_ne!(
-        viewer.pose.palettes[0][slot], before[slot],
+        viewer.pose().palettes[0][slot],
+        before[slot],
         "the bent joint's palette entry moved"
     );
-    assert_eq!(viewer.pose.palettes[0][0], before[0], "its parent's did not");
+    assert_eq!(viewer.pose().palettes[0][0], before[0], "its parent's did not");
 
     harness.get_by_label("Reset pose").click();
     harness.run();
-    assert!(!harness.state().0.pose.has_overrides());
+    assert!(!harness.state().0.animation().has_overrides());
 }
 
 #[test]
@@ -48,13 +49,13 @@ fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
     harness.run();
     harness.get_by_label("CPU").click();
     harness.run();
-    assert_eq!(harness.state().0.skinning_path, SkinningPath::Cpu);
+    assert_eq!(harness.state().0.skinning_path(), SkinningPath::Cpu);
     harness.get_by_label("DQS").click();
     harness.run();
-    assert_eq!(harness.state().0.skinning_method, rigscope::skin::SkinningMethod::Dqs);
+    assert_eq!(harness.state().0.skinning_method(), rigscope::skin::SkinningMethod::Dqs);
     harness.get_by_label("GPU").click();
     harness.run();
-    assert_eq!(harness.state().0.skinning_path, SkinningPath::Gpu);
+    assert_eq!(harness.state().0.skinning_path(), SkinningPath::Gpu);
 
     harness.get_by_label("3  Joints").click();
     harness.run();
@@ -64,26 +65,26 @@ fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
     assert_eq!(harness.state().0.view.mode, ViewMode::Weights);
     harness.key_press(egui::Key::C);
     harness.run();
-    assert_eq!(harness.state().0.skinning_path, SkinningPath::Cpu);
+    assert_eq!(harness.state().0.skinning_path(), SkinningPath::Cpu);
 }
 
 #[test]
 fn space_pauses_and_resumes_playback_and_arrows_step_frames() {
     let mut harness = harness();
     harness.run();
-    assert!(harness.state().0.player.playing);
+    assert!(harness.state().0.player().playing);
     harness.key_press(egui::Key::Space);
     harness.run();
-    assert!(!harness.state().0.player.playing);
-    let time = harness.state().0.player.time;
+    assert!(!harness.state().0.player().playing);
+    let time = harness.state().0.player().time;
     harness.key_press(egui::Key::ArrowRight);
     harness.run();
-    assert!((harness.state().0.player.time - time - rigscope::anim::FRAME_SECONDS).abs() < 1e-6);
+    assert!((harness.state().0.player().time - time - rigscope::anim::FRAME_SECONDS).abs() < 1e-6);
     harness.key_press(egui::Key::Space);
     harness.run();
-    assert!(harness.state().0.player.playing);
+    assert!(harness.state().0.player().playing);
     // Time advances when the window's clock ticks a playing viewer.
-    let before = harness.state().0.player.time;
+    let before = harness.state().0.player().time;
     harness.state_mut().0.tick(0.1);
-    assert!((harness.state().0.player.time - before - 0.1).abs() < 1e-5);
+    assert!((harness.state().0.player().time - before - 0.1).abs() < 1e-5);
 }

@@ -19,7 +19,7 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.seek(0.7);
     viewer.camera.orbit(40.0, 10.0);
-    let (generation, camera, time) = (viewer.rig_generation, viewer.camera, viewer.player.time);
+    let (generation, camera, time) = (viewer.rig_generation, viewer.camera, viewer.player().time);
     let missing = std::env::temp_dir().join("rigscope-no-such-file.glb");
     viewer.open(missing.clone());
     assert!(viewer.loading().is_some());
@@ -32,7 +32,7 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     assert_eq!(viewer.rig_generation, generation);
     assert_eq!(viewer.rig.name, "demo.glb");
     assert_eq!(viewer.camera, camera);
-    assert_eq!(viewer.player.time, time);
+    assert_eq!(viewer.player().time, time);
 }
 
 #[test]
@@ -45,7 +45,7 @@ fn a_background_load_replaces_the_rig_and_frames_it() {
     assert_eq!(viewer.error, None);
     assert_eq!(viewer.rig.name, "Fox.glb");
     assert_eq!(viewer.rig_generation, 2);
-    assert_eq!(viewer.player.clip, Some(0));
+    assert_eq!(viewer.player().clip, Some(0));
     assert!((viewer.camera.target - viewer.rest_bounds.center()).length() < 1e-3);
 }
 
@@ -54,12 +54,62 @@ fn playback_controls_move_the_pose() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     let wave = viewer.rig.find_clip("Wave").expect("demo has Wave");
     viewer.select_clip(Some(wave));
-    let rest = viewer.pose.palettes[0].clone();
+    let rest = viewer.pose().palettes[0].clone();
     assert!(viewer.tick(0.5), "a playing clip asks for a redraw");
-    assert!((viewer.player.time - 0.5).abs() < 1e-6);
-    assert_ne!(viewer.pose.palettes[0], rest, "the pose follows the clip");
+    assert!((viewer.player().time - 0.5).abs() < 1e-6);
+    assert_ne!(viewer.pose().palettes[0], rest, "the pose follows the clip");
     viewer.toggle_play();
     assert!(!viewer.tick(0.5), "a paused, idle viewer does not ask for redraws");
     viewer.step(3);
-    assert!((viewer.player.time - (0.5 + 3.0 / 30.0)).abs() < 1e-5);
+    assert!((viewer.player().time - (0.5 + 3.0 / 30.0)).abs() < 1e-5);
+}
+
+#[test]
+fn setters_only_mark_the_pose_and_a_frame_evaluates_it_once() {
+    use rigscope::anim::JointOverride;
+    use rigscope::skin::{SkinningMethod, SkinningPath};
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    let wave = viewer.rig.find_clip("Wave").expect("demo has Wave");
+    viewer.prepare_frame();
+    assert_eq!(viewer.prepare_frame(), None, "nothing changed, nothing evaluated");
+
+    let before = viewer.last_pose().palettes[0].clone();
+    viewer.select_clip(Some(wave));
+    viewer.seek(0.4);
+    let joint = viewer.rig.skins[0].joints[2];
+    let bend = JointOverride {
+        euler_degrees: glam::Vec3::new(0.0, 0.0, 30.0),
+        ..JointOverride::IDENTITY
+    };
+    viewer.set_override(joint, bend);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
+    assert_eq!(viewer.last_pose().palettes[0], before, "setters do not evaluate");
+
+    let stages = viewer.prepare_frame().expect("the changes are evaluated at the frame");
+    assert!(stages.pose.is_some() && stages.cpu_skinning.is_some());
+    assert_eq!(viewer.prepare_frame(), None, "once per change, however often asked");
+    assert_ne!(viewer.last_pose().palettes[0], before);
+
+    // What was evaluated is exactly the pose of those inputs, computed apart.
+    let mut overrides = vec![JointOverride::IDENTITY; viewer.rig.nodes.len()];
+    overrides[joint] = bend;
+    let mut expected = rigscope::anim::PoseBuffers::new(&viewer.rig);
+    let inputs = rigscope::anim::PoseInputs {
+        overrides: &overrides,
+        dual_quaternions: true,
+        ..rigscope::anim::PoseInputs::clip_at(Some(wave), 0.4)
+    };
+    rigscope::anim::evaluate_pose(&viewer.rig, &inputs, &mut expected);
+    assert_eq!(viewer.last_pose().palettes, expected.palettes);
+    assert_eq!(viewer.last_pose().dual_quats, expected.dual_quats);
+
+    // Switching the path away and back neither evaluates nor skins again: the CPU's vertices
+    // of this pose are still current.
+    viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Dqs);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
+    assert_eq!(viewer.prepare_frame(), None);
+    // Changing the method evaluates again (LBS needs no dual quaternions) and skins again.
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    let stages = viewer.prepare_frame().expect("a new method is a new pose");
+    assert!(stages.pose.is_some() && stages.cpu_skinning.is_some());
 }

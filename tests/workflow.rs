@@ -109,29 +109,29 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     harness.run();
 
     // Space pauses: the clock no longer moves the clip; space again plays and it moves.
-    assert!(harness.state().viewer.player.playing);
+    assert!(harness.state().viewer.player().playing);
     harness.key_press(egui::Key::Space);
     harness.run();
-    assert!(!harness.state().viewer.player.playing);
-    let paused_at = harness.state().viewer.player.time;
+    assert!(!harness.state().viewer.player().playing);
+    let paused_at = harness.state().viewer.player().time;
     for _ in 0..5 {
         harness.state_mut().viewer.tick(1.0 / 60.0);
     }
-    assert_eq!(harness.state().viewer.player.time, paused_at);
+    assert_eq!(harness.state().viewer.player().time, paused_at);
     harness.key_press(egui::Key::Space);
     harness.run();
-    let palette = harness.state().viewer.pose.palettes[0].clone();
+    let palette = harness.state_mut().viewer.pose().palettes[0].clone();
     for _ in 0..6 {
         harness.state_mut().viewer.tick(1.0 / 60.0);
         harness.run();
     }
-    let viewer = &harness.state().viewer;
+    let viewer = &mut harness.state_mut().viewer;
     assert!(
-        (viewer.player.time - paused_at - 0.1).abs() < 1e-4,
+        (viewer.player().time - paused_at - 0.1).abs() < 1e-4,
         "{}",
-        viewer.player.time
+        viewer.player().time
     );
-    assert_ne!(viewer.pose.palettes[0], palette, "the pose follows the clip");
+    assert_ne!(viewer.pose().palettes[0], palette, "the pose follows the clip");
 
     // `2` shows the weights view.
     assert_eq!(harness.state().viewer.view.mode, ViewMode::Shaded);
@@ -146,10 +146,10 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
         .get_by_role_and_label(egui::accesskit::Role::Slider, "rotate Z")
         .set_value_accesskit(30.0);
     harness.run();
-    assert!(harness.state().viewer.pose.has_overrides());
+    assert!(harness.state().viewer.animation().has_overrides());
     harness.get_by_label("Reset pose").click();
     harness.run();
-    assert!(!harness.state().viewer.pose.has_overrides());
+    assert!(!harness.state().viewer.animation().has_overrides());
 
     // The file opens again from File ▸ Recent after another one replaced it.
     harness.get_by_label("File").click();
@@ -257,14 +257,14 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
     assert_eq!(viewer.camera, camera, "the camera stays where the person put it");
     assert_eq!(viewer.view, view);
-    assert_eq!(viewer.player.clip, viewer.rig.find_clip("Twist"));
-    assert!((viewer.player.time - 0.4).abs() < 1e-6);
-    assert!(!viewer.player.playing);
+    assert_eq!(viewer.player().clip, viewer.rig.find_clip("Twist"));
+    assert!((viewer.player().time - 0.4).abs() < 1e-6);
+    assert!(!viewer.player().playing);
     let joint2 = viewer.rig.find_node("joint2").unwrap();
     assert_eq!(viewer.selected_joint, Some(joint2));
-    assert_eq!(viewer.pose.overrides[joint2], bend);
+    assert_eq!(viewer.animation().overrides[joint2], bend);
     assert_eq!(
-        viewer.pose.overrides.iter().filter(|o| !o.is_identity()).count(),
+        viewer.animation().overrides.iter().filter(|o| !o.is_identity()).count(),
         1,
         "the bend of the vanished joint5 is dropped"
     );
@@ -374,8 +374,8 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     let mut next_state = UiState::default();
     rigscope::app::apply_settings(&settings, &mut next, &mut next_state);
     assert_eq!(next.view, viewer.view);
-    assert_eq!(next.skinning_path, rigscope::skin::SkinningPath::Cpu);
-    assert_eq!(next.skinning_method, rigscope::skin::SkinningMethod::Dqs);
+    assert_eq!(next.skinning_path(), rigscope::skin::SkinningPath::Cpu);
+    assert_eq!(next.skinning_method(), rigscope::skin::SkinningMethod::Dqs);
     assert!(!next.hot_reload);
     assert_eq!(next.recent, viewer.recent);
     assert_eq!(next_state.theme, rigscope::settings::Theme::Light);
@@ -429,7 +429,7 @@ fn the_whole_ui_renders_offscreen_with_panels_over_the_view() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     let mut state = UiState::default();
     let with_ui = rigscope::screenshot::render_ui(&gpu, &mut viewer, &mut state, 1000, 700, 1.0).unwrap();
-    let bare = rigscope::screenshot::render_view(&gpu, &viewer, 1000, 700).unwrap();
+    let bare = rigscope::frame::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
     assert_eq!(with_ui.dimensions(), (1000, 700));
     // The left panel covers the view's background there with its own (uniform) fill and text.
     let background = *bare.get_pixel(5, 350);
@@ -653,14 +653,11 @@ fn fox_edit_to_new_frame_loop_time() {
     viewer.watch_files(None);
     // The window keeps its renderer between files: so does this test.
     let renderer = gpu::gpu_or_skip().map(|gpu| {
-        let mut offscreen = rigscope::render::Offscreen::new(&gpu, 960, 720).unwrap();
+        let target = rigscope::render::Offscreen::new(&gpu, 960, 720).unwrap();
         // Drawn once, as the window had before the edit (software drivers compile on first use).
-        let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-        offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-        offscreen
-            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-            .unwrap();
-        (gpu, offscreen)
+        let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, rigscope::render::offscreen::OFFSCREEN_FORMAT);
+        renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+        (gpu, target, renderer)
     });
     let generation = viewer.rig_generation;
 
@@ -684,12 +681,8 @@ fn fox_edit_to_new_frame_loop_time() {
         reloaded.as_secs_f64() * 1e3,
         state_ready.as_secs_f64() * 1e3
     );
-    if let Some((gpu, mut offscreen)) = renderer {
-        let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-        offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-        let image = offscreen
-            .render(&gpu, &mut rig_gpu, &viewer.frame_state(offscreen.aspect()))
-            .unwrap();
+    if let Some((gpu, target, mut renderer)) = renderer {
+        let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
         assert_eq!(image.dimensions(), (960, 720));
         report += &format!(
             ", new frame drawn and read back (upload, 960x720) {:.0} ms",

@@ -64,8 +64,6 @@ pub struct LayerSample {
 
 /// Scratch and per-clip facts for blending layers, kept between frames.
 pub struct LayerMixer {
-    /// A node held over its rest position on the ground plane after blending (root motion lock).
-    pub lock_root: Option<usize>,
     /// Per clip: which nodes it animates (a mix layer leaves the others alone).
     animated: Vec<Vec<bool>>,
     /// Per clip: its first frame, the reference of additive blending.
@@ -100,7 +98,6 @@ impl LayerMixer {
             })
             .collect();
         LayerMixer {
-            lock_root: None,
             animated,
             first_frames,
             scratch: vec![Trs::IDENTITY; nodes],
@@ -147,9 +144,6 @@ impl LayerMixer {
                     BlendMode::Additive => add(pose, &layer, &reference[node], sample.weight),
                 }
             }
-        }
-        if let Some(node) = self.lock_root.filter(|&n| n < locals.len()) {
-            crate::anim::stack::lock_to_rest(locals, &rig.nodes[node].rest, node);
         }
     }
 }

@@ -5,9 +5,10 @@ mod window;
 
 use window::WindowState;
 
+use crate::frame::ViewRenderer;
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
-use crate::render::{Gpu, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+use crate::render::{Gpu, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
 use crate::timings::{FrameTimings, Stage};

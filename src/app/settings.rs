@@ -32,8 +32,8 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         window_height: window_size.1,
         theme: ui.theme,
         hot_reload: viewer.hot_reload,
-        skinning_path: viewer.skinning_path,
-        skinning_method: viewer.skinning_method,
+        skinning_path: viewer.skinning_path(),
+        skinning_method: viewer.skinning_method(),
         view: ViewSettings::from(&viewer.view),
         last_folder: viewer
             .path

@@ -8,9 +8,8 @@ pub(super) struct WindowState {
     pub(super) gpu: Gpu,
     pub(super) surface: wgpu::Surface<'static>,
     pub(super) config: wgpu::SurfaceConfiguration,
-    pub(super) scene: SceneRenderer,
+    pub(super) renderer: ViewRenderer,
     pub(super) targets: RenderTargets,
-    pub(super) rig_gpu: Option<(u64, RigGpu)>,
     pub(super) egui_ctx: egui::Context,
     pub(super) egui_state: egui_winit::State,
     pub(super) egui_renderer: egui_wgpu::Renderer,
@@ -88,7 +87,7 @@ impl WindowState {
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&gpu.device, &config);
-        let scene = SceneRenderer::new(&gpu.device, &gpu.queue, format);
+        let renderer = ViewRenderer::new(&gpu, format);
         let targets = RenderTargets::new(&gpu.device, format, config.width, config.height);
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
@@ -115,9 +114,8 @@ impl WindowState {
             gpu,
             surface,
             config,
-            scene,
+            renderer,
             targets,
-            rig_gpu: None,
             egui_ctx,
             egui_state,
             egui_renderer,
@@ -147,18 +145,12 @@ impl WindowState {
 
     /// Draws one frame. Returns the UI's requests.
     pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, String> {
-        if self.rig_gpu.as_ref().map(|(g, _)| *g) != Some(viewer.rig_generation) {
-            let uploaded = self.scene.upload_rig(&self.gpu.device, &self.gpu.queue, &viewer.rig);
-            self.scene.set_grid(&self.gpu.device, &viewer.rest_bounds);
-            self.rig_gpu = Some((viewer.rig_generation, uploaded));
-        }
         let title = viewer.title();
         if title != self.title {
             self.window.set_title(&title);
             self.title = title;
         }
         let mut timings = FrameTimings::default();
-        timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
         let egui_start = Instant::now();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;
@@ -199,26 +191,18 @@ impl WindowState {
         let ppp = full_output.pixels_per_point;
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
-        if let Some((_, rig_gpu)) = &mut self.rig_gpu {
-            let aspect = viewport.width as f32 / viewport.height as f32;
-            let upload = self
-                .scene
-                .write_frame(&self.gpu.queue, rig_gpu, &viewer.frame_state(aspect));
-            timings.record_upload(&upload);
-        }
+        let aspect = viewport.width as f32 / viewport.height as f32;
+        self.renderer.prepare(&self.gpu, viewer, aspect, &mut timings);
         let encode_start = Instant::now();
         let mut encoder = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        let rig_gpu = self.rig_gpu.as_ref().map(|(_, g)| g);
-        self.scene.encode(
+        self.renderer.encode(
             &mut encoder,
             &self.targets,
             &view,
-            rig_gpu,
-            &viewer.view,
-            viewer.skinning_path,
+            viewer,
             Some(viewport),
             self.gpu_timer.as_mut().and_then(GpuTimer::pass_writes),
         );

@@ -2,6 +2,8 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
+use crate::frame::ViewRenderer;
+use crate::render::offscreen::OFFSCREEN_FORMAT;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen};
 use crate::skin::{SkinningMethod, SkinningPath};
@@ -212,12 +214,11 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     };
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
-    viewer.player.playing = true;
-    viewer.player.looping = true;
+    viewer.player_mut().playing = true;
+    viewer.player_mut().looping = true;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let mut offscreen = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
-    let mut rig_gpu = offscreen.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-    offscreen.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+    let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
+    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
     let mut timer = GpuTimer::new(&gpu);
     // The paths take turns frame by frame, so that a slow drift of the machine (a software
     // rasterizer warming up, other work starting) weighs on all of them alike.
@@ -232,22 +233,16 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
                 BenchPath::Cpu => (SkinningPath::Cpu, false),
                 BenchPath::Static => (SkinningPath::Gpu, true),
             };
-            viewer.skinning_path = skinning;
-            viewer.skinning_method = SkinningMethod::Lbs;
-            offscreen.scene.unskinned = unskinned;
+            viewer.set_skinning(skinning, SkinningMethod::Lbs);
+            renderer.scene.unskinned = unskinned;
             let mut timings = FrameTimings::default();
             let start = Instant::now();
-            let _ = viewer.pose.take_timings();
-            let _ = viewer.skinned.take_timing();
+            let _ = viewer.prepare_frame();
             if !unskinned {
                 let duration = viewer.clip_duration();
-                viewer.player.advance(1.0 / 60.0, duration);
-                viewer.evaluate();
-                timings.take_pose_timings(&mut viewer.pose, &mut viewer.skinned);
+                viewer.player_mut().advance(1.0 / 60.0, duration);
             }
-            let state = viewer.frame_state(offscreen.aspect());
-            let upload = offscreen.scene.write_frame(&gpu.queue, &mut rig_gpu, &state);
-            timings.record_upload(&upload);
+            renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut timings);
             if unskinned {
                 timings.set(Stage::PaletteUpload, None);
             }
@@ -256,7 +251,10 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
             let writes = timer.as_mut().and_then(GpuTimer::pass_writes);
-            offscreen.encode_scene(&mut encoder, &rig_gpu, &state, writes);
+            let mut writes = Some(writes);
+            target.encode(&mut encoder, &mut |encoder, targets, view| {
+                renderer.encode(encoder, targets, view, &viewer, None, writes.take().flatten());
+            });
             if let Some(timer) = &mut timer {
                 timer.resolve(&mut encoder);
             }

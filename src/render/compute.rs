@@ -3,7 +3,7 @@
 //! Uses the same `skinning.wgsl` function as the mesh pipeline, so agreement here is agreement
 //! of what is drawn.
 
-use crate::anim::PoseEvaluator;
+use crate::anim::PoseBuffers;
 use crate::render::context::{Gpu, GpuError};
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
 use crate::render::offscreen::read_buffer;
@@ -245,7 +245,7 @@ impl ComputeSkinner {
         &self,
         gpu: &Gpu,
         rig: &Rig,
-        pose: &PoseEvaluator,
+        pose: &PoseBuffers,
         skinned: &SkinnedPose,
         method: SkinningMethod,
         rig_size: f32,
@@ -258,7 +258,7 @@ impl ComputeSkinner {
                     gpu,
                     primitive,
                     &pose.palettes[i],
-                    &skinned.dual_quats[i],
+                    &pose.dual_quats[i],
                     method,
                     targets,
                     weights,

@@ -1,8 +1,7 @@
 //! Rendering without a window: into a texture, read back as RGBA8 pixels.
 
 use crate::render::context::{Gpu, GpuError};
-use crate::render::scene::{FrameState, RigGpu, SceneRenderer};
-use crate::render::targets::{PixelRect, RenderTargets};
+use crate::render::targets::RenderTargets;
 
 /// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
 /// a view of the output without the sRGB conversion ([`OVERLAY_FORMAT`], which is how egui
@@ -13,9 +12,12 @@ pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unor
 /// The format of the view an [`Overlay`] draws through.
 pub const OVERLAY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
+/// Records a frame's passes into a target: gets the encoder, the target's depth and
+/// multisample attachments, and the view to resolve into.
+pub type Draw<'a> = dyn FnMut(&mut wgpu::CommandEncoder, &RenderTargets, &wgpu::TextureView) + 'a;
+
 /// An offscreen target of one size with its readback buffer.
 pub struct Offscreen {
-    pub scene: SceneRenderer,
     targets: RenderTargets,
     texture: wgpu::Texture,
     view: wgpu::TextureView,
@@ -54,7 +56,6 @@ impl Offscreen {
             mapped_at_creation: false,
         });
         Ok(Offscreen {
-            scene: SceneRenderer::new(&gpu.device, &gpu.queue, OFFSCREEN_FORMAT),
             targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height),
             view: texture.create_view(&wgpu::TextureViewDescriptor::default()),
             overlay_view: texture.create_view(&wgpu::TextureViewDescriptor {
@@ -71,26 +72,9 @@ impl Offscreen {
         self.targets.aspect()
     }
 
-    /// Records the 3D view into the offscreen texture without reading it back (for timing
-    /// loops), with `timestamps` written at the beginning and end of the scene pass.
-    pub fn encode_scene(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        rig_gpu: &RigGpu,
-        state: &FrameState,
-        timestamps: Option<wgpu::RenderPassTimestampWrites>,
-    ) {
-        let view = &self.view;
-        self.scene.encode(
-            encoder,
-            &self.targets,
-            view,
-            Some(rig_gpu),
-            state.view,
-            state.path,
-            None,
-            timestamps,
-        );
+    /// Records `draw` into the texture without reading it back (for timing loops).
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder, draw: &mut Draw) {
+        draw(encoder, &self.targets, &self.view);
     }
 
     pub fn width(&self) -> u32 {
@@ -101,36 +85,18 @@ impl Offscreen {
         self.targets.height
     }
 
-    /// Draws one frame and returns the image.
-    pub fn render(&self, gpu: &Gpu, rig_gpu: &mut RigGpu, state: &FrameState) -> Result<image::RgbaImage, GpuError> {
-        self.render_with(gpu, rig_gpu, state, None, None)
-    }
-
-    /// Draws one frame with the 3D view in `viewport` (the whole image when `None`; `state`'s
-    /// aspect should match it) and `overlay` drawn on top, and returns the image.
-    pub fn render_with(
+    /// Records `draw`, then `overlay` on top, submits them and returns the image.
+    pub fn capture(
         &self,
         gpu: &Gpu,
-        rig_gpu: &mut RigGpu,
-        state: &FrameState,
-        viewport: Option<PixelRect>,
+        draw: &mut Draw,
         overlay: Option<&mut Overlay>,
     ) -> Result<image::RgbaImage, GpuError> {
         let (width, height) = (self.targets.width, self.targets.height);
-        self.scene.write_frame(&gpu.queue, rig_gpu, state);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("offscreen"),
         });
-        self.scene.encode(
-            &mut encoder,
-            &self.targets,
-            &self.view,
-            Some(rig_gpu),
-            state.view,
-            state.path,
-            viewport,
-            None,
-        );
+        draw(&mut encoder, &self.targets, &self.view);
         let before = match overlay {
             Some(overlay) => overlay(&mut encoder, &self.overlay_view),
             None => Vec::new(),

@@ -2,11 +2,11 @@
 //! vertices) written per frame.
 
 use crate::anim::Attachment;
-use crate::anim::{Bounds, PoseEvaluator};
+use crate::anim::{Bounds, PoseBuffers};
 use crate::render::camera::OrbitCamera;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, joint_flags, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::ViewOptions;
 use crate::rig::{Material, Rig};
@@ -69,7 +69,7 @@ pub(crate) struct DrawUniform {
 /// What one frame of the 3D view shows.
 pub struct FrameState<'a> {
     pub rig: &'a Rig,
-    pub pose: &'a PoseEvaluator,
+    pub pose: &'a PoseBuffers,
     /// CPU-skinned vertices (read on the CPU path) and dual quaternion palettes (read for DQS).
     pub skinned: &'a SkinnedPose,
     pub camera: &'a OrbitCamera,
@@ -282,7 +282,7 @@ impl SceneRenderer {
                 });
             }
         }
-        let is_joint = joint_flags(rig);
+        let is_joint = rig.hierarchy().is_joint.clone();
         let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
@@ -340,7 +340,7 @@ impl SceneRenderer {
             queue.write_buffer(&buffers.matrices, 0, matrices);
             upload.palette_bytes += matrices.len() as u64;
             if gpu_skinning && state.method == SkinningMethod::Dqs {
-                let dual_quats: &[u8] = bytemuck::cast_slice::<DualQuat, u8>(&state.skinned.dual_quats[i]);
+                let dual_quats: &[u8] = bytemuck::cast_slice::<DualQuat, u8>(&state.pose.dual_quats[i]);
                 queue.write_buffer(&buffers.dual_quats, 0, dual_quats);
                 upload.palette_bytes += dual_quats.len() as u64;
             }

@@ -1,7 +1,7 @@
 //! Skeleton overlay geometry: bones from parent joint to child joint, a cross at every joint,
 //! and optionally each joint's local axes, as colored lines in world space.
 
-use crate::anim::{Bounds, PoseEvaluator};
+use crate::anim::{Bounds, PoseBuffers};
 use crate::render::views::SkeletonOptions;
 use crate::rig::Rig;
 use bytemuck::{Pod, Zeroable};
@@ -32,17 +32,6 @@ pub fn is_descendant(rig: &Rig, node: usize, ancestor: usize) -> bool {
         current = rig.nodes[n].parent;
     }
     false
-}
-
-/// Whether node `node` is a joint of any skin. `joints` is the per-node flag from [`joint_flags`].
-pub fn joint_flags(rig: &Rig) -> Vec<bool> {
-    let mut flags = vec![false; rig.nodes.len()];
-    for skin in &rig.skins {
-        for &j in &skin.joints {
-            flags[j] = true;
-        }
-    }
-    flags
 }
 
 /// Writes the overlay's line vertices for the current pose into `out` (cleared first). `marker`
@@ -95,7 +84,7 @@ pub fn skeleton_lines(
 }
 
 /// World positions of every joint in `pose`, for picking and name labels.
-pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseEvaluator) -> impl Iterator<Item = (usize, Vec3)> + 'a {
+pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
     is_joint
         .iter()
         .enumerate()

@@ -5,12 +5,14 @@
 
 pub mod demo;
 mod glb;
+mod hierarchy;
 mod import;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use std::fmt;
 
 pub use glb::{glb_container, split_glb};
+pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice};
 
 /// Opens `path`, or the built-in demo rig when there is none.
@@ -270,6 +272,16 @@ pub struct Rig {
     /// its folder, whether or not they could be read; the viewer watches them for changes.
     pub sources: Vec<std::path::PathBuf>,
     pub morphs: Morphs,
+    /// Node tree facts, computed on first use (the importer asks once, so a loaded rig carries
+    /// them); a rig is not edited after that.
+    pub hierarchy_cache: HierarchyCache,
+}
+
+impl Rig {
+    /// Children, depths and joint facts of the nodes.
+    pub fn hierarchy(&self) -> &Hierarchy {
+        self.hierarchy_cache.0.get_or_init(|| Hierarchy::of(self))
+    }
 }
 
 /// One morph target of a primitive: offsets added to every vertex, scaled by the target's weight,

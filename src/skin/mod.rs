@@ -6,7 +6,7 @@ pub mod fast;
 pub mod pick;
 
 use crate::anim::morph::{apply_morph, is_morphed};
-use crate::anim::{Bounds, PoseEvaluator};
+use crate::anim::{Bounds, PoseBuffers};
 use crate::rig::{Influences, Rig};
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
@@ -96,15 +96,10 @@ pub struct SkinnedPrimitive {
     pub normals: Vec<Vec3>,
 }
 
-/// Everything skinning derives from a pose, kept between frames so that a frame allocates
-/// nothing: dual quaternion palettes and the CPU path's skinned vertices.
+/// The CPU path's skinned vertices, kept between frames so that a frame allocates nothing.
 pub struct SkinnedPose {
-    /// Per mesh instance (empty for unskinned instances).
-    pub dual_quats: Vec<Vec<DualQuat>>,
     /// Per mesh instance, per primitive (empty for unskinned instances).
     pub meshes: Vec<Vec<SkinnedPrimitive>>,
-    /// How long the last [`SkinnedPose::skin`] took, until taken.
-    timing: Option<std::time::Duration>,
     /// Per mesh instance, per primitive: the morphed bind pose, skinned in place of the
     /// primitive's own vertices when its morph weights are not all zero (empty without targets).
     morphed: Vec<Vec<SkinnedPrimitive>>,
@@ -114,12 +109,6 @@ impl SkinnedPose {
     pub fn new(rig: &Rig) -> SkinnedPose {
         let skinned = |i: usize| rig.instances[i].skin.is_some();
         SkinnedPose {
-            dual_quats: (0..rig.instances.len())
-                .map(|i| {
-                    let joints = rig.instances[i].skin.map_or(0, |s| rig.skins[s].joints.len());
-                    vec![DualQuat::IDENTITY; joints]
-                })
-                .collect(),
             meshes: (0..rig.instances.len())
                 .map(|i| {
                     if !skinned(i) {
@@ -135,7 +124,6 @@ impl SkinnedPose {
                         .collect()
                 })
                 .collect(),
-            timing: None,
             morphed: rig
                 .instances
                 .iter()
@@ -160,7 +148,7 @@ impl SkinnedPose {
 
     /// The vertices of primitive `k` of instance `i` as drawn: as the last [`SkinnedPose::skin`]
     /// skinned them (dual quaternions and morph targets included), or the primitive's own for an
-    /// unskinned instance. [`PoseEvaluator::instance_world`] places them in the world.
+    /// unskinned instance. [`PoseBuffers::instance_world`] places them in the world.
     pub fn positions<'a>(&'a self, rig: &'a Rig, i: usize, k: usize) -> &'a [Vec3] {
         let primitive = &rig.meshes[rig.instances[i].mesh].primitives[k];
         match self.meshes[i].get(k) {
@@ -169,21 +157,9 @@ impl SkinnedPose {
         }
     }
 
-    /// How long the last CPU skinning took, if it ran since the last call.
-    pub fn take_timing(&mut self) -> Option<std::time::Duration> {
-        self.timing.take()
-    }
-
-    /// Dual quaternion palettes from the pose's matrix palettes.
-    pub fn update_dual_quats(&mut self, pose: &PoseEvaluator) {
-        for (dq, palette) in self.dual_quats.iter_mut().zip(&pose.palettes) {
-            dual_quat_palette(palette, dq);
-        }
-    }
-
-    /// Skins every skinned primitive on the CPU (call `update_dual_quats` first for DQS).
-    pub fn skin(&mut self, rig: &Rig, pose: &PoseEvaluator, method: SkinningMethod) {
-        let start = std::time::Instant::now();
+    /// Skins every skinned primitive on the CPU (for DQS, the pose must have been evaluated
+    /// with dual quaternions).
+    pub fn skin(&mut self, rig: &Rig, pose: &PoseBuffers, method: SkinningMethod) {
         for (i, instance) in rig.instances.iter().enumerate() {
             if instance.skin.is_none() {
                 continue;
@@ -220,7 +196,7 @@ impl SkinnedPose {
                         &mut out.normals,
                     ),
                     SkinningMethod::Dqs => skin_dqs(
-                        &self.dual_quats[i],
+                        &pose.dual_quats[i],
                         influences,
                         p,
                         n,
@@ -230,13 +206,12 @@ impl SkinnedPose {
                 }
             }
         }
-        self.timing = Some(start.elapsed());
     }
 }
 
 /// Bounds of every mesh instance of `rig` as `skinned` skinned it in the pose `pose`, in world
 /// space (see [`SkinnedPose::positions`]).
-pub fn posed_bounds(rig: &Rig, pose: &PoseEvaluator, skinned: &SkinnedPose) -> Bounds {
+pub fn posed_bounds(rig: &Rig, pose: &PoseBuffers, skinned: &SkinnedPose) -> Bounds {
     let mut bounds = Bounds::EMPTY;
     for (i, instance) in rig.instances.iter().enumerate() {
         let world = pose.instance_world(rig, i);

@@ -1,7 +1,7 @@
 //! Picking: which vertex (and so which joint) lies under the cursor, by casting a ray against
 //! the mesh in its current pose on the CPU.
 
-use crate::anim::PoseEvaluator;
+use crate::anim::PoseBuffers;
 use crate::rig::Rig;
 use crate::skin::SkinnedPose;
 use glam::Vec3;
@@ -37,7 +37,7 @@ fn intersect(origin: Vec3, direction: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option
 /// clicks, not for every frame.
 pub fn ray_cast(
     rig: &Rig,
-    pose: &PoseEvaluator,
+    pose: &PoseBuffers,
     skinned: &SkinnedPose,
     origin: Vec3,
     direction: Vec3,

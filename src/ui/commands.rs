@@ -191,7 +191,7 @@ pub fn run(command: Command, viewer: &mut Viewer, state: &mut UiState, actions: 
         Command::FrameAll => viewer.frame_all(),
         Command::ResetView => viewer.reset_view(),
         Command::ResetPose => viewer.reset_overrides(),
-        Command::SkinOn(path) => viewer.set_skinning(path, viewer.skinning_method),
+        Command::SkinOn(path) => viewer.set_skinning(path, viewer.skinning_method()),
         Command::Show(mode) => viewer.view.mode = mode,
     }
 }

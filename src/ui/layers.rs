@@ -1,23 +1,51 @@
 //! The animation panel: crossfade, the layer stack, root motion and attachments.
 
-use crate::anim::{Attachment, BlendMode, Layer};
+use crate::anim::{Attachment, BlendMode, Layer, RootMotion};
 use crate::viewer::Viewer;
 
+/// What the panel edits, copied out of the viewer's animation stack and written back only when
+/// a widget changed it (writing marks the pose for evaluation).
+struct Edited {
+    crossfade_seconds: f32,
+    layers: Vec<Layer>,
+    root_motion: RootMotion,
+    attachments: Vec<Attachment>,
+    morph_overrides: Vec<Vec<Option<f32>>>,
+}
+
 pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    let animation = viewer.animation();
+    let mut edited = Edited {
+        crossfade_seconds: animation.crossfade_seconds,
+        layers: animation.layers.clone(),
+        root_motion: animation.root_motion,
+        attachments: animation.attachments.clone(),
+        morph_overrides: animation.morph_overrides.clone(),
+    };
+    let morph_weights = viewer.pose().morph_weights.clone();
+    let mut changed = false;
     ui.heading("Layers");
     if viewer.rig.clips.is_empty() {
         ui.label("No clips to layer.");
-        let mut changed = false;
-        morph_panel(ui, viewer, &mut changed);
-        if changed {
-            viewer.evaluate();
-        }
-        return;
+    } else {
+        stack_controls(ui, viewer, &mut edited, &mut changed);
     }
+    morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
+    if changed {
+        let animation = viewer.animation_mut();
+        animation.crossfade_seconds = edited.crossfade_seconds;
+        animation.layers = edited.layers;
+        animation.root_motion = edited.root_motion;
+        animation.attachments = edited.attachments;
+        animation.morph_overrides = edited.morph_overrides;
+    }
+}
+
+fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_change: &mut bool) {
     let mut changed = false;
     changed |= ui
         .add(
-            egui::Slider::new(&mut viewer.animation.crossfade_seconds, 0.0..=2.0)
+            egui::Slider::new(&mut edited.crossfade_seconds, 0.0..=2.0)
                 .suffix(" s")
                 .text("crossfade"),
         )
@@ -26,7 +54,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.label(format!(
         "Base: {} (the playback clip), mix, weight 1",
         viewer
-            .player
+            .player()
             .clip
             .and_then(|c| viewer.rig.clips.get(c))
             .map_or("rest pose", |c| c.name.as_str())
@@ -34,11 +62,9 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     let clips: Vec<String> = viewer.rig.clips.iter().map(|c| c.name.clone()).collect();
     let selected = viewer.selected_joint;
     let node_name = |n: Option<usize>| n.map_or("whole rig".to_owned(), |n| viewer.rig.nodes[n].name.clone());
-    let names: Vec<String> = (0..viewer.animation.layers.len())
-        .map(|i| node_name(viewer.animation.layers[i].mask))
-        .collect();
+    let names: Vec<String> = edited.layers.iter().map(|l| node_name(l.mask)).collect();
     let mut remove = None;
-    for (i, layer) in viewer.animation.layers.iter_mut().enumerate() {
+    for (i, layer) in edited.layers.iter_mut().enumerate() {
         ui.push_id(("layer", i), |ui| {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.horizontal(|ui| {
@@ -95,12 +121,12 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         });
     }
     if let Some(i) = remove {
-        viewer.animation.layers.remove(i);
+        edited.layers.remove(i);
         changed = true;
     }
     if ui.button("Add layer").clicked() {
-        let clip = viewer.player.clip.unwrap_or(0);
-        viewer.animation.layers.push(Layer {
+        let clip = viewer.player().clip.unwrap_or(0);
+        edited.layers.push(Layer {
             weight: 0.5,
             ..Layer::new(clip)
         });
@@ -109,10 +135,8 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.separator();
     ui.label("Root motion");
     ui.horizontal(|ui| {
-        changed |= ui
-            .checkbox(&mut viewer.animation.root_motion.lock, "Lock in place")
-            .changed();
-        changed |= ui.checkbox(&mut viewer.animation.root_motion.trail, "Trail").changed();
+        changed |= ui.checkbox(&mut edited.root_motion.lock, "Lock in place").changed();
+        changed |= ui.checkbox(&mut edited.root_motion.trail, "Trail").changed();
     });
     ui.separator();
     ui.label("Attachments");
@@ -125,7 +149,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         .clicked()
         && let Some(node) = selected
     {
-        viewer.animation.attachments.push(Attachment {
+        edited.attachments.push(Attachment {
             node,
             offset: glam::Vec3::ZERO,
             rotation_degrees: glam::Vec3::ZERO,
@@ -135,7 +159,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     }
     let speed = (size * 0.05).max(1e-4);
     let mut remove = None;
-    for (i, attachment) in viewer.animation.attachments.iter_mut().enumerate() {
+    for (i, attachment) in edited.attachments.iter_mut().enumerate() {
         ui.push_id(("attachment", i), |ui| {
             ui.horizontal(|ui| {
                 ui.label(&viewer.rig.nodes[attachment.node].name);
@@ -153,21 +177,24 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         });
     }
     if let Some(i) = remove {
-        viewer.animation.attachments.remove(i);
+        edited.attachments.remove(i);
         changed = true;
     }
-    morph_panel(ui, viewer, &mut changed);
-    if changed {
-        viewer.evaluate();
-    }
+    *any_change |= changed;
 }
 
 /// A slider per morph target of every mesh that has targets; moving one sets that weight by
 /// hand (it then ignores the clip) until "Animated" hands it back.
-fn morph_panel(ui: &mut egui::Ui, viewer: &mut Viewer, changed: &mut bool) {
-    let rig = viewer.rig.clone();
+fn morph_panel(
+    ui: &mut egui::Ui,
+    viewer: &Viewer,
+    morph_weights: &[Vec<f32>],
+    morph_overrides: &mut [Vec<Option<f32>>],
+    changed: &mut bool,
+) {
+    let rig = &viewer.rig;
     let morphed: Vec<usize> = (0..rig.instances.len())
-        .filter(|&i| !viewer.pose.morph_weights[i].is_empty())
+        .filter(|&i| !morph_weights[i].is_empty())
         .collect();
     if morphed.is_empty() {
         return;
@@ -176,20 +203,20 @@ fn morph_panel(ui: &mut egui::Ui, viewer: &mut Viewer, changed: &mut bool) {
     ui.label("Morph targets");
     for i in morphed {
         ui.label(&rig.meshes[rig.instances[i].mesh].name);
-        for t in 0..viewer.pose.morph_weights[i].len() {
+        for t in 0..morph_weights[i].len() {
             ui.push_id(("morph", i, t), |ui| {
                 ui.horizontal(|ui| {
-                    let mut weight = viewer.pose.morph_weights[i][t];
+                    let mut weight = morph_weights[i][t];
                     if ui
                         .add(egui::Slider::new(&mut weight, 0.0..=1.0).text(format!("target {t}")))
                         .changed()
                     {
-                        viewer.pose.morph_overrides[i][t] = Some(weight);
+                        morph_overrides[i][t] = Some(weight);
                         *changed = true;
                     }
-                    let by_hand = viewer.pose.morph_overrides[i][t].is_some();
+                    let by_hand = morph_overrides[i][t].is_some();
                     if ui.add_enabled(by_hand, egui::Button::new("Animated")).clicked() {
-                        viewer.pose.morph_overrides[i][t] = None;
+                        morph_overrides[i][t] = None;
                         *changed = true;
                     }
                 });

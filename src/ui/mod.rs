@@ -12,7 +12,7 @@ pub mod timings;
 pub mod views;
 
 use crate::anim::FRAME_SECONDS;
-use crate::render::skeleton::{joint_flags, joint_positions};
+use crate::render::skeleton::joint_positions;
 use crate::settings::Theme;
 use crate::skin::pick::dominant_joint;
 use crate::viewer::Viewer;
@@ -407,7 +407,7 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         ui.label("This file has no animations.");
         return;
     }
-    let current = viewer.player.clip;
+    let current = viewer.player().clip;
     let name = |c: Option<usize>| {
         c.and_then(|c| viewer.rig.clips.get(c))
             .map_or("(rest pose)".to_owned(), |c| c.name.clone())
@@ -436,7 +436,7 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         {
             viewer.step(-1);
         }
-        let label = if viewer.player.playing { "Pause" } else { "Play" };
+        let label = if viewer.player().playing { "Pause" } else { "Play" };
         if ui.button(label).on_hover_text("Space").clicked() {
             viewer.toggle_play();
         }
@@ -447,29 +447,34 @@ fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         {
             viewer.step(1);
         }
-        ui.checkbox(&mut viewer.player.looping, "Loop");
+        let mut looping = viewer.player().looping;
+        if ui.checkbox(&mut looping, "Loop").changed() {
+            viewer.player_mut().looping = looping;
+        }
     });
     let duration = viewer.clip_duration();
-    let mut time = viewer.player.time;
+    let mut time = viewer.player().time;
     let timeline = ui.add(
         egui::Slider::new(&mut time, 0.0..=duration.max(f32::EPSILON))
             .text("s")
             .custom_formatter(|v, _| format!("{v:.3}")),
     );
     // Compare values rather than trusting `changed()`: the slider may round what it shows.
-    if timeline.changed() && time != viewer.player.time {
+    if timeline.changed() && time != viewer.player().time {
         viewer.seek(time);
     }
     ui.label(format!(
         "Frame {} of {}",
-        (viewer.player.time / FRAME_SECONDS).round(),
+        (viewer.player().time / FRAME_SECONDS).round(),
         (duration / FRAME_SECONDS).round()
     ));
-    ui.add(
-        egui::Slider::new(&mut viewer.player.speed, 0.05..=4.0)
-            .logarithmic(true)
-            .text("speed"),
-    );
+    let mut speed = viewer.player().speed;
+    let slider = egui::Slider::new(&mut speed, 0.05..=4.0)
+        .logarithmic(true)
+        .text("speed");
+    if ui.add(slider).changed() {
+        viewer.player_mut().speed = speed;
+    }
 }
 
 fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
@@ -521,8 +526,8 @@ fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option
 /// weighted most on the mesh vertex under it.
 fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
     if viewer.view.skeleton.show {
-        let is_joint = joint_flags(&viewer.rig);
-        let nearest = joint_positions(&is_joint, &viewer.pose)
+        viewer.pose();
+        let nearest = joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose())
             .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
             .filter(|(_, d)| *d <= JOINT_PICK_RADIUS)
             .min_by(|a, b| a.1.total_cmp(&b.1));
@@ -542,8 +547,7 @@ fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
         return;
     }
     let painter = ui.painter_at(viewport);
-    let is_joint = joint_flags(&viewer.rig);
-    for (node, position) in joint_positions(&is_joint, &viewer.pose) {
+    for (node, position) in joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose()) {
         if let Some(at) = to_screen(viewer, viewport, position) {
             let color = if viewer.selected_joint == Some(node) {
                 egui::Color32::from_rgb(255, 220, 40)

@@ -2,7 +2,6 @@
 //! the controls that bend it by hand.
 
 use crate::anim::JointOverride;
-use crate::render::skeleton::joint_flags;
 use crate::render::views::joint_color;
 use crate::rig::{Rig, Trs};
 use crate::ui::views::color32;
@@ -15,11 +14,6 @@ pub struct SkeletonPanelState {
     pub search: String,
 }
 
-/// Index of `node` in the first skin that has it, which is the index the joint colors use.
-fn joint_slot(rig: &Rig, node: usize) -> Option<usize> {
-    rig.skins.iter().find_map(|s| s.joints.iter().position(|&j| j == node))
-}
-
 pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
     ui.heading("Skeleton");
     if viewer.rig.skins.is_empty() {
@@ -30,8 +24,9 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
         ui.text_edit_singleline(&mut state.search).labelled_by(label.id);
     });
     let rig = viewer.rig.clone();
-    let is_joint = joint_flags(&rig);
-    let any_joint = is_joint.iter().any(|j| *j);
+    let hierarchy = rig.hierarchy();
+    let (is_joint, children) = (&hierarchy.is_joint, &hierarchy.children);
+    let any_joint = hierarchy.has_joints();
     let query = state.search.to_lowercase();
     // A node is shown when it or a descendant matches; parents come before children, so a
     // backwards pass propagates matches up.
@@ -47,15 +42,6 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
             visible[p] = true;
         }
     }
-    let children: Vec<Vec<usize>> = {
-        let mut c = vec![Vec::new(); rig.nodes.len()];
-        for (i, n) in rig.nodes.iter().enumerate() {
-            if let Some(p) = n.parent {
-                c[p].push(i);
-            }
-        }
-        c
-    };
     egui::ScrollArea::vertical()
         .id_salt("skeleton tree")
         .max_height(ui.available_height() * 0.45)
@@ -65,9 +51,9 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
                     ui,
                     viewer,
                     &rig,
-                    &children,
+                    children,
                     &visible,
-                    &is_joint,
+                    is_joint,
                     any_joint,
                     !query.is_empty(),
                     root,
@@ -101,7 +87,7 @@ fn node_tree(
     }
     let label = |ui: &mut egui::Ui, viewer: &mut Viewer| {
         ui.horizontal(|ui| {
-            if let Some(slot) = joint_slot(rig, node) {
+            if let Some(slot) = rig.hierarchy().joint_slot(node) {
                 let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
                 ui.painter().rect_filled(rect, 2.0, color32(joint_color(slot as u32)));
             }
@@ -164,12 +150,12 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
         viewer.influence_counts.get(node).copied().unwrap_or(0)
     ));
     ui.label("Animated pose (local)");
-    trs_grid(ui, "animated", &viewer.pose.locals[node]);
+    trs_grid(ui, "animated", &viewer.pose().locals[node]);
     ui.label("Bind pose (local)");
     trs_grid(ui, "rest", &rig.nodes[node].rest);
     ui.separator();
     ui.label("Bend by hand (on top of the clip)");
-    let mut value = viewer.pose.overrides[node];
+    let mut value = viewer.animation().overrides[node];
     let mut changed = false;
     for (axis, v) in ["X", "Y", "Z"].iter().zip(value.euler_degrees.as_mut()) {
         changed |= ui
@@ -208,7 +194,7 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
             viewer.set_override(node, JointOverride::IDENTITY);
         }
         if ui
-            .add_enabled(viewer.pose.has_overrides(), egui::Button::new("Reset pose"))
+            .add_enabled(viewer.animation().has_overrides(), egui::Button::new("Reset pose"))
             .on_hover_text("R")
             .clicked()
         {

@@ -44,7 +44,7 @@ fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
             ui.strong("Now");
             ui.strong("Median");
             ui.end_row();
-            let cpu_path = viewer.skinning_path == SkinningPath::Cpu;
+            let cpu_path = viewer.skinning_path() == SkinningPath::Cpu;
             for &stage in TABLE {
                 if matches!(stage, Stage::CpuSkinning | Stage::VertexUpload) && !cpu_path {
                     continue;

@@ -16,7 +16,7 @@ const RIGID_TOLERANCE: f32 = 1e-3;
 
 pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiAction>) {
     ui.heading("Skinning");
-    let (mut path, mut method) = (viewer.skinning_path, viewer.skinning_method);
+    let (mut path, mut method) = (viewer.skinning_path(), viewer.skinning_method());
     ui.horizontal(|ui| {
         ui.selectable_value(&mut path, SkinningPath::Gpu, "GPU")
             .on_hover_text("Vertex shader skinning (G)");
@@ -29,11 +29,11 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
         ui.selectable_value(&mut method, SkinningMethod::Dqs, "DQS")
             .on_hover_text(SkinningMethod::Dqs.label());
     });
-    if (path, method) != (viewer.skinning_path, viewer.skinning_method) {
+    if (path, method) != (viewer.skinning_path(), viewer.skinning_method()) {
         viewer.set_skinning(path, method);
     }
     let non_rigid = viewer
-        .pose
+        .pose()
         .palettes
         .iter()
         .map(|p| max_non_rigidity(p))
@@ -180,11 +180,7 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
         }
         ViewMode::Joints => {
             if let Some(node) = viewer.selected_joint
-                && let Some(slot) = viewer
-                    .rig
-                    .skins
-                    .iter()
-                    .find_map(|s| s.joints.iter().position(|&j| j == node))
+                && let Some(slot) = viewer.rig.hierarchy().joint_slot(node)
             {
                 let rect = egui::Rect::from_min_size(origin - egui::vec2(0.0, 14.0), egui::vec2(14.0, 14.0));
                 painter.rect_filled(rect, 2.0, color32(joint_color(slot as u32)));

@@ -180,7 +180,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget).map_err(|e| err(e.to_string()))?;
     facts.decoded_bytes = budget.used();
 
-    Ok(Rig {
+    let rig = Rig {
         name: name.to_owned(),
         nodes,
         skins,
@@ -196,7 +196,10 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         facts,
         sources: source::external_sources(&document, base_dir),
         morphs,
-    })
+        hierarchy_cache: Default::default(),
+    };
+    rig.hierarchy();
+    Ok(rig)
 }
 
 /// Problems in buffer views and accessors that do not stop the load by themselves (the data may

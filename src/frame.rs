@@ -1,0 +1,87 @@
+//! Drawing the viewer's state: the one path every picture takes, whether it goes to the
+//! window, an offscreen render, a screenshot, a sequence, `render --ui` or `bench`.
+
+use crate::render::offscreen::Overlay;
+use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, RigGpu, SceneRenderer};
+use crate::timings::FrameTimings;
+use crate::viewer::Viewer;
+
+/// The scene renderer with the viewer's rig on the GPU.
+pub struct ViewRenderer {
+    pub scene: SceneRenderer,
+    /// The uploaded rig and the viewer's `rig_generation` it came from.
+    rig: Option<(u64, RigGpu)>,
+}
+
+impl ViewRenderer {
+    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> ViewRenderer {
+        ViewRenderer {
+            scene: SceneRenderer::new(&gpu.device, &gpu.queue, format),
+            rig: None,
+        }
+    }
+
+    /// The first stage of a frame: uploads the viewer's rig and its grid when the rig changed
+    /// since the last frame, brings the pose up to date, and writes the frame's palettes,
+    /// vertices and uniforms for a view of aspect `aspect`. Records what that cost in
+    /// `timings`.
+    pub fn prepare(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
+        if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.rig_generation) {
+            let uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+            self.scene.set_grid(&gpu.device, &viewer.rest_bounds);
+            self.rig = Some((viewer.rig_generation, uploaded));
+        }
+        timings.record_stages(viewer.prepare_frame());
+        let Some((_, rig_gpu)) = &mut self.rig else { return };
+        let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
+        timings.record_upload(&upload);
+    }
+
+    /// The second stage: records the scene pass into `view` (the 3D view in `viewport`, the
+    /// whole target when `None`), with `timestamps` written at its beginning and end.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        targets: &RenderTargets,
+        view: &wgpu::TextureView,
+        viewer: &Viewer,
+        viewport: Option<PixelRect>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
+        self.scene.encode(
+            encoder,
+            targets,
+            view,
+            self.rig.as_ref().map(|(_, rig)| rig),
+            &viewer.view,
+            viewer.skinning_path(),
+            viewport,
+            timestamps,
+        );
+    }
+
+    /// One frame into `target`, with `overlay` drawn on top, read back as an image.
+    pub fn render_image(
+        &mut self,
+        gpu: &Gpu,
+        target: &Offscreen,
+        viewer: &mut Viewer,
+        viewport: Option<PixelRect>,
+        overlay: Option<&mut Overlay>,
+    ) -> Result<image::RgbaImage, GpuError> {
+        let aspect = viewport.map_or(target.aspect(), |v| v.width as f32 / v.height as f32);
+        self.prepare(gpu, viewer, aspect, &mut FrameTimings::default());
+        target.capture(
+            gpu,
+            &mut |encoder, targets, view| self.encode(encoder, targets, view, viewer, viewport, None),
+            overlay,
+        )
+    }
+}
+
+/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
+/// rendered offscreen at `width`×`height` pixels.
+pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
+    let target = Offscreen::new(gpu, width, height)?;
+    ViewRenderer::new(gpu, crate::render::offscreen::OFFSCREEN_FORMAT).render_image(gpu, &target, viewer, None, None)
+}
