@@ -103,7 +103,7 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
-    for warning in &rig.warnings {
+    for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }
     let clip = match &request.clip {

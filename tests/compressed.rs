@@ -10,7 +10,7 @@ use common::shared_rigs;
 use glam::Vec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::frame::render_view;
-use rigscope::rig::{Rig, load_file};
+use rigscope::rig::Rig;
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::viewer::Viewer;
 use std::collections::HashMap;
@@ -44,26 +44,6 @@ fn clip_of(original: &str) -> (&'static str, f32) {
 /// are quantized to 14–16 bits (≈ 6e-5 of the size); weights quantized to 8 bits and keys
 /// resampled by gltfpack move a posed vertex a little more.
 const POSED_TOLERANCE: f32 = 1e-3;
-
-fn load(dir: &Path, file: &str) -> Rig {
-    load_file(&dir.join(file)).unwrap_or_else(|e| panic!("{file} failed to load: {e}"))
-}
-
-/// The original as both encoders leave it: weights that do not sum to 1 (RobotExpressive's
-/// hands sum to up to 1.76) divided by their sum, which is what the tools write.
-fn comparable_original(mut rig: Rig) -> Rig {
-    for primitive in rig.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
-        if let Some(influences) = &mut primitive.influences {
-            for vertex in influences.weights.chunks_mut(influences.sets) {
-                let sum: f32 = vertex.iter().flatten().sum();
-                if sum > 0.0 {
-                    vertex.iter_mut().flatten().for_each(|w| *w /= sum);
-                }
-            }
-        }
-    }
-    rig
-}
 
 /// Every drawn vertex of the rig in world space, posed at `time` of clip `clip` and skinned on
 /// the CPU with linear blend skinning.
@@ -144,7 +124,10 @@ fn every_compressed_variant_has_the_original_joints_clips_and_posed_surface() {
     }
     let mut failures = Vec::new();
     for &(variant, original) in VARIANTS {
-        let (reference, rig) = (comparable_original(load(&dir, original)), load(&dir, variant));
+        let (reference, rig) = (
+            common::with_normalized_weights(common::load_rig(&dir, original)),
+            common::load_rig(&dir, variant),
+        );
         assert_eq!(rig.joint_count(), reference.joint_count(), "{variant}: joint count");
         assert_eq!(rig.skins.len(), reference.skins.len(), "{variant}: skins");
         let names = |r: &Rig| r.clips.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
@@ -200,10 +183,10 @@ fn every_compressed_variant_renders_like_its_original() {
     let mut failures = Vec::new();
     for &(variant, original) in VARIANTS {
         let (clip, fraction) = clip_of(original);
-        let reference = comparable_original(load(&dir, original));
+        let reference = common::with_normalized_weights(common::load_rig(&dir, original));
         let time = reference.clips[reference.find_clip(clip).unwrap()].duration * fraction;
         let reference = render(&gpu, reference, clip, time);
-        let image = render(&gpu, load(&dir, variant), clip, time);
+        let image = render(&gpu, common::load_rig(&dir, variant), clip, time);
         let background = *reference.get_pixel(0, 0);
         let is_rig = |p: &image::Rgba<u8>| p.0.iter().zip(background.0).any(|(a, b)| a.abs_diff(b) > 24);
         let (mut both, mut either, mut color_difference) = (0usize, 0usize, 0u64);

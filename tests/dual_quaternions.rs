@@ -36,13 +36,51 @@ fn posed(rig: &Rig, time: f32, method: SkinningMethod) -> Vec<Vec3> {
     points
 }
 
+/// Per skinned vertex, in the order of [`posed`]: how far apart its influencing joints alone
+/// would put it (0 for a vertex on one joint). Any blend of those joints, linear or dual
+/// quaternion, moves it by about that much at most, so LBS and DQS may differ by no more.
+fn joint_spread(rig: &Rig, pose: &PoseBuffers) -> Vec<f32> {
+    let mut spread = Vec::new();
+    for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
+        for primitive in &rig.meshes[instance.mesh].primitives {
+            let Some(influences) = &primitive.influences else {
+                continue;
+            };
+            for (v, &p) in primitive.positions.iter().enumerate() {
+                let moved: Vec<Vec3> = influences
+                    .of_vertex(v)
+                    .filter(|&(_, w)| w > 0.0)
+                    .filter_map(|(j, _)| pose.palettes[i].get(j as usize))
+                    .map(|m| m.transform_point3(p))
+                    .collect();
+                let far = moved
+                    .iter()
+                    .flat_map(|a| moved.iter().map(move |b| a.distance(*b)))
+                    .fold(0.0, f32::max);
+                spread.push(far);
+            }
+        }
+    }
+    spread
+}
+
 #[test]
 fn dqs_follows_lbs_on_rigs_under_a_scaled_armature() {
     let Some(dir) = shared_rigs() else { return };
-    for file in ["real/Xbot.glb", "Fox.glb"] {
-        let rig = load_rig(&dir, file);
+    for file in [
+        "real/Xbot.glb",
+        "Fox.glb",
+        "real/RobotExpressive.glb",
+        "real/BrainStem.glb",
+        "real/RiggedFigure.glb",
+        "RiggedSimple.gltf",
+        "SimpleSkin.gltf",
+    ] {
+        // Weights as DQS reads them, so that LBS is compared on the same weights.
+        let rig = common::with_normalized_weights(load_rig(&dir, file));
         let mut pose = PoseBuffers::new(&rig);
         pose.evaluate(&rig, Some(0), 0.5);
+        // None of these rigs scales or shears a joint, so the panel's warning stays quiet.
         let non_rigid = pose.palettes.iter().map(|p| max_non_rigidity(p)).fold(0.0, f32::max);
         assert!(non_rigid < 1e-3, "{file}: the palette is not rigid ({non_rigid})");
 
@@ -53,14 +91,21 @@ fn dqs_follows_lbs_on_rigs_under_a_scaled_armature() {
         });
         let size = (max - min).length();
         let mut distances: Vec<f32> = lbs.iter().zip(&dqs).map(|(a, b)| a.distance(*b) / size).collect();
+        // Vertices on one joint move identically; blended ones differ by the volume LBS loses,
+        // which is bounded by how far apart their joints pull.
+        let spread = joint_spread(&rig, &pose);
+        assert_eq!(spread.len(), distances.len());
+        for (v, (d, s)) in distances.iter().zip(&spread).enumerate() {
+            assert!(
+                *d <= s / size + 1e-4,
+                "{file}: skinned vertex {v} is {d:.2e} of the size apart, its joints only {:.2e}",
+                s / size
+            );
+        }
         distances.sort_by(f32::total_cmp);
         let (median, worst) = (distances[distances.len() / 2], distances[distances.len() - 1]);
         println!("{file}: DQS vs LBS, median {median:.2e}, largest {worst:.2e} of the size");
-        // Vertices on one joint move identically; blended ones differ by the volume LBS loses.
-        assert!(
-            median < 1e-4 && worst < 0.05,
-            "{file}: median {median:.2e}, largest {worst:.2e}"
-        );
+        assert!(worst < 0.05, "{file}: largest {worst:.2e}");
     }
 }
 

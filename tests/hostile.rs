@@ -318,7 +318,7 @@ fn nan_keyframes_leave_the_channel_out_with_a_finding() {
     assert_eq!(rig.clips.len(), 1, "the clip stays, without the broken channel");
     assert!(rig.clips[0].channels.is_empty());
     assert_contains(
-        &rig.warnings.join("\n"),
+        &rig.load_warnings().join("\n"),
         &["clip 'Move' channel 0 left out", "key value 1 is not finite"],
     );
     let report = RigReport::new(&rig);
@@ -331,7 +331,10 @@ fn nan_keyframes_leave_the_channel_out_with_a_finding() {
 #[test]
 fn decreasing_and_repeated_key_times_are_named() {
     let rig = load_ok(&animated_triangle(&[0.0, 2.0, 1.0], &[0.0; 9], "LINEAR"));
-    assert_contains(&rig.warnings.join("\n"), &["key times decrease at key 2: 1 after 2"]);
+    assert_contains(
+        &rig.load_warnings().join("\n"),
+        &["key times decrease at key 2: 1 after 2"],
+    );
 
     let rig = load_ok(&animated_triangle(&[-1.0, 0.5, 0.5], &[0.0; 9], "LINEAR"));
     assert_eq!(rig.clips[0].channels.len(), 1, "repeated times still play");
@@ -348,7 +351,7 @@ fn cubic_splines_need_three_values_per_key() {
     let rig = load_ok(&animated_triangle(&[0.0, 1.0], &[0.0; 6], "CUBICSPLINE"));
     assert!(rig.clips[0].channels.is_empty());
     assert_contains(
-        &rig.warnings.join("\n"),
+        &rig.load_warnings().join("\n"),
         &["2 keys but 2 values (cubic splines need three per key)"],
     );
 }
@@ -390,7 +393,7 @@ fn an_image_that_fails_to_decode_is_a_warning() {
     let rig = load_ok(&gltf_with(document, &bin));
     assert_eq!(rig.textures.len(), 1, "the texture keeps its slot");
     assert_contains(
-        &rig.warnings.join("\n"),
+        &rig.load_warnings().join("\n"),
         &["texture 0 (skin.png) not loaded: cannot decode it"],
     );
     let report = RigReport::new(&rig);

@@ -59,8 +59,6 @@ impl PrimitiveView<'_> {
 pub(super) struct Analysis<'r> {
     pub(super) rig: &'r Rig,
     pub(super) findings: Vec<Finding>,
-    /// Depth of every node in the hierarchy (roots are 0).
-    pub(super) depth: Vec<usize>,
     /// Top-level ancestor of every node.
     pub(super) top: Vec<usize>,
     /// Depth-first preorder number and subtree size of every node: `a` is an ancestor of (or is)
@@ -69,8 +67,6 @@ pub(super) struct Analysis<'r> {
     pub(super) size: Vec<usize>,
     /// Rest-pose world matrices.
     pub(super) rest_worlds: Vec<Mat4>,
-    /// Whether a node is a joint of any skin.
-    pub(super) is_joint: Vec<bool>,
     /// Every primitive, drawn or not, in mesh order, and which of them belong to each mesh.
     pub(super) views: Vec<PrimitiveView<'r>>,
     pub(super) views_of_mesh: Vec<Vec<usize>>,
@@ -90,21 +86,11 @@ pub(super) const WORK_LIMIT: u64 = 5_000_000;
 impl<'r> Analysis<'r> {
     pub(super) fn new(rig: &'r Rig) -> Analysis<'r> {
         let n = rig.nodes.len();
-        let mut depth = vec![0; n];
         let mut top = (0..n).collect::<Vec<_>>();
         // Parents come before their children, so one pass suffices.
         for (i, node) in rig.nodes.iter().enumerate() {
             if let Some(p) = node.parent.filter(|&p| p < i) {
-                depth[i] = depth[p] + 1;
                 top[i] = top[p];
-            }
-        }
-        let mut is_joint = vec![false; n];
-        for skin in &rig.skins {
-            for &j in &skin.joints {
-                if let Some(flag) = is_joint.get_mut(j) {
-                    *flag = true;
-                }
             }
         }
         let (pre, size) = preorder(rig);
@@ -132,12 +118,10 @@ impl<'r> Analysis<'r> {
             rig,
             findings: Vec::new(),
             clips_with_dropped,
-            depth,
             top,
             pre,
             size,
             rest_worlds: worlds_of(rig, &rest),
-            is_joint,
             views,
             views_of_mesh,
             users_of_skin,
@@ -161,7 +145,7 @@ impl<'r> Analysis<'r> {
     pub(super) fn common_root(&mut self, joints: &[usize]) -> Option<usize> {
         let low = *joints.iter().min_by_key(|&&j| self.pre[j])?;
         let high = *joints.iter().max_by_key(|&&j| self.pre[j])?;
-        if !self.afford(self.depth[low] + 1, "common roots") {
+        if !self.afford(self.rig.hierarchy().depth[low] as usize + 1, "common roots") {
             return None;
         }
         let mut node = low;
@@ -272,10 +256,7 @@ impl<'r> Analysis<'r> {
             self.push(Finding::new(Severity::Info, "import-note", note.clone()));
         }
         for warning in &rig.warnings {
-            // Left-out channels are reported above, with their node.
-            if !warning.contains(" left out: ") {
-                self.push(Finding::new(Severity::Warning, "import", warning.clone()));
-            }
+            self.push(Finding::new(Severity::Warning, "import", warning.clone()));
         }
         for skipped in &rig.facts.skipped_primitives {
             let mesh = rig.meshes.get(skipped.mesh).map_or("?", |m| m.name.as_str());

@@ -27,7 +27,7 @@ impl<'r> Analysis<'r> {
                 let outside: Vec<usize> = animated
                     .iter()
                     .copied()
-                    .filter(|&n| !self.is_joint.get(n).copied().unwrap_or(false))
+                    .filter(|&n| !self.rig.hierarchy().is_joint.get(n).copied().unwrap_or(false))
                     .collect();
                 if !outside.is_empty() {
                     self.push(

@@ -115,17 +115,10 @@ pub(super) fn mesh_size(rig: &Rig, mesh: usize) -> f32 {
 /// Depth-first preorder numbers and subtree sizes of the node hierarchy.
 pub(super) fn preorder(rig: &Rig) -> (Vec<usize>, Vec<usize>) {
     let n = rig.nodes.len();
-    let mut children = vec![Vec::new(); n];
-    let mut roots = Vec::new();
-    for (i, node) in rig.nodes.iter().enumerate() {
-        match node.parent.filter(|&p| p < i) {
-            Some(p) => children[p].push(i),
-            None => roots.push(i),
-        }
-    }
+    let (children, roots) = (&rig.hierarchy().children, &rig.hierarchy().roots);
     let mut pre = vec![0; n];
     let mut next = 0;
-    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
     while let Some(node) = stack.pop() {
         pre[node] = next;
         next += 1;

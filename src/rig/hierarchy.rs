@@ -7,6 +7,8 @@ use crate::rig::Rig;
 pub struct Hierarchy {
     /// Per node, its children in file order.
     pub children: Vec<Vec<usize>>,
+    /// Nodes without a parent, in file order.
+    pub roots: Vec<usize>,
     /// Per node, its number of ancestors (0 for roots).
     pub depth: Vec<u32>,
     /// Per node, whether some skin lists it as a joint.
@@ -16,20 +18,24 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    /// The facts of `rig`'s nodes; parents come before their children (the importer orders
-    /// them so), which lets one pass compute depths.
+    /// The facts of `rig`'s nodes. Parents come before their children (the importer orders
+    /// them so), which lets one pass compute depths; a parent that does not is ignored.
     pub fn of(rig: &Rig) -> Hierarchy {
         let n = rig.nodes.len();
         let mut hierarchy = Hierarchy {
             children: vec![Vec::new(); n],
+            roots: Vec::new(),
             depth: vec![0; n],
             is_joint: vec![false; n],
             joint_slot: vec![None; n],
         };
         for (node, data) in rig.nodes.iter().enumerate() {
-            if let Some(parent) = data.parent.filter(|&p| p < n) {
-                hierarchy.children[parent].push(node);
-                hierarchy.depth[node] = hierarchy.depth[parent] + 1;
+            match data.parent.filter(|&p| p < node) {
+                Some(parent) => {
+                    hierarchy.children[parent].push(node);
+                    hierarchy.depth[node] = hierarchy.depth[parent] + 1;
+                }
+                None => hierarchy.roots.push(node),
             }
         }
         for skin in &rig.skins {

@@ -412,6 +412,21 @@ pub struct DroppedChannel {
 }
 
 impl Rig {
+    /// What the load left out or worked around, for people to read: the warnings, then the
+    /// animation channels left out because their data is invalid (kept apart from the warnings
+    /// so that the report can name their nodes).
+    pub fn load_warnings(&self) -> Vec<String> {
+        let invalid_channels = self.facts.dropped_channels.iter().filter(|d| !d.unsupported);
+        self.warnings
+            .iter()
+            .cloned()
+            .chain(invalid_channels.map(|d| {
+                let clip = self.clips.get(d.clip).map_or("?", |c| c.name.as_str());
+                format!("clip '{clip}' channel {} left out: {}", d.gltf_index, d.reason)
+            }))
+            .collect()
+    }
+
     pub fn joint_count(&self) -> usize {
         self.skins.iter().map(|s| s.joints.len()).sum()
     }

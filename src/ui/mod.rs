@@ -391,9 +391,10 @@ fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
             ui.end_row();
         }
     });
-    if !rig.warnings.is_empty() {
-        egui::CollapsingHeader::new(format!("{} warnings", rig.warnings.len())).show(ui, |ui| {
-            for warning in &rig.warnings {
+    let warnings = rig.load_warnings();
+    if !warnings.is_empty() {
+        egui::CollapsingHeader::new(format!("{} warnings", warnings.len())).show(ui, |ui| {
+            for warning in &warnings {
                 ui.label(warning);
             }
         });

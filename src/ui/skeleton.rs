@@ -46,7 +46,7 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
         .id_salt("skeleton tree")
         .max_height(ui.available_height() * 0.45)
         .show(ui, |ui| {
-            for root in (0..rig.nodes.len()).filter(|&i| rig.nodes[i].parent.is_none()) {
+            for &root in &hierarchy.roots {
                 node_tree(
                     ui,
                     viewer,

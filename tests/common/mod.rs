@@ -36,6 +36,23 @@ pub fn load_rig(dir: &Path, file: &str) -> rigscope::rig::Rig {
     rigscope::rig::load_file(&dir.join(file)).unwrap_or_else(|e| panic!("{file} failed to load: {e}"))
 }
 
+/// `rig` with every vertex's weights divided by their sum, as encoders and dual quaternion
+/// skinning treat them: RobotExpressive's hands sum to up to 1.76, which linear blend skinning
+/// follows literally.
+pub fn with_normalized_weights(mut rig: rigscope::rig::Rig) -> rigscope::rig::Rig {
+    for primitive in rig.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        if let Some(influences) = &mut primitive.influences {
+            for vertex in influences.weights.chunks_mut(influences.sets) {
+                let sum: f32 = vertex.iter().flatten().sum();
+                if sum > 0.0 {
+                    vertex.iter_mut().flatten().for_each(|w| *w /= sum);
+                }
+            }
+        }
+    }
+    rig
+}
+
 /// The demo rig, loaded from the committed GLB bytes.
 pub fn load_demo() -> rigscope::rig::Rig {
     rigscope::rig::load_slice(rigscope::rig::demo::DEMO_GLB, None, "demo.glb")

@@ -128,10 +128,7 @@ pub fn read_clip(
                 return Err(err(format!("clip '{name}' channel {}: {e}", channel.index())));
             }
             Err(ChannelError::Unsupported(reason)) => facts.dropped_channels.push(drop(reason, true)),
-            Err(ChannelError::Invalid(reason)) => {
-                warnings.push(format!("clip '{name}' channel {} left out: {reason}", channel.index()));
-                facts.dropped_channels.push(drop(reason, false));
-            }
+            Err(ChannelError::Invalid(reason)) => facts.dropped_channels.push(drop(reason, false)),
         }
     }
     Ok(ReadClip {
