@@ -171,23 +171,13 @@ fn relative(dir: &Path, file: &Path) -> String {
 /// Runs the rigscope binary with a time limit; a command still running then is killed and fails
 /// the test as a hang.
 fn run(args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+    let child = Command::new(env!("CARGO_BIN_EXE_rigscope"))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the rigscope binary starts");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("waiting for rigscope").is_some() {
-            return child.wait_with_output().expect("rigscope output");
-        }
-        if started.elapsed() > COMMAND_LIMIT {
-            let _ = child.kill();
-            panic!("rigscope {args:?} still running after {COMMAND_LIMIT:?}: a hang");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_or_kill(child, COMMAND_LIMIT, &format!("rigscope {args:?}"))
 }
 
 /// The validator's error count for `file`, from `<file>.report.json`.
@@ -204,8 +194,7 @@ fn every_bad_file_gives_a_clear_error_or_an_error_finding_without_panicking() {
     let Some(dir) = shared_folder("bad-gltf") else { return };
     let files = model_files(&dir);
     assert!(!files.is_empty(), "{} holds no .gltf/.glb files", dir.display());
-    let out_dir = std::env::temp_dir().join(format!("rigscope-bad-gltf-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).unwrap();
+    let out_dir = common::temp_dir("bad-gltf");
     let mut failures = Vec::new();
     for file in &files {
         let name = relative(&dir, file);

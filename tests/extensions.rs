@@ -293,8 +293,7 @@ fn a_vrm_avatar_opens_as_the_glb_it_is_and_its_extension_is_noted() {
     document["asset"] = json!({"version": "2.0"});
     document["buffers"] = json!([{"byteLength": bin.len()}]);
     let glb = rigscope::rig::glb_container(&serde_json::to_vec(&document).unwrap(), Some(&bin));
-    let dir = std::env::temp_dir().join(format!("rigscope-vrm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("vrm");
     let file = dir.join("avatar.vrm");
     std::fs::write(&file, glb).unwrap();
     let rig = rigscope::rig::load_file(&file).unwrap();

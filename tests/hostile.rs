@@ -402,7 +402,7 @@ fn an_image_that_fails_to_decode_is_a_warning() {
 
 #[test]
 fn external_files_missing_or_outside_the_model_folder_are_named() {
-    let dir = std::env::temp_dir().join(format!("rigscope-hostile-{}", std::process::id()));
+    let dir = common::temp_dir("hostile");
     let model = dir.join("model");
     std::fs::create_dir_all(&model).unwrap();
     std::fs::write(dir.join("outside.bin"), [0u8; 36]).unwrap();

@@ -1,6 +1,8 @@
 //! The windowed path for real: the viewer opens a window (under Xvfb when there is no display),
 //! draws frames with egui, and exits cleanly after a set number of frames.
 
+mod common;
+
 use rigscope::render::REQUIRE_ADAPTER_ENV;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,26 +40,17 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         return;
     };
     // Settings go to a folder of the test's own, never the user's.
-    let config = std::env::temp_dir().join(format!("rigscope-window-config-{}", std::process::id()));
+    let config = common::temp_dir("window-config");
     // Wayland would be tried first when its socket exists; this test is about the X11 path.
     command
         .env(rigscope::settings::CONFIG_DIR_ENV, &config)
         .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = command.spawn().expect("the viewer starts");
+    let child = command.spawn().expect("the viewer starts");
     let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the viewer") {
-            break status;
-        }
-        if started.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            panic!("the viewer did not exit within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let output = child.wait_with_output().expect("viewer output");
+    let output = common::wait_or_kill(child, TIMEOUT, "the viewer");
+    let status = output.status;
     let stderr = String::from_utf8_lossy(&output.stderr);
     println!("viewer ran {:.1} s: {}", started.elapsed().as_secs_f32(), stderr.trim());
     assert!(status.success(), "the viewer failed: {stderr}");

@@ -14,20 +14,12 @@ use rigscope::rig::demo::demo_glb;
 use rigscope::settings::{CONFIG_DIR_ENV, Settings};
 use rigscope::ui::{self, FrameInfo, UiAction, UiState};
 use rigscope::viewer::Viewer;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The longest a load or a hot reload may take before a test gives up.
 const BOUND: Duration = Duration::from_secs(20);
-
-/// A fresh folder under the system temp folder, unique to this test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigscope-workflow-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Everything a person's session holds: the viewer, the UI state, what the UI asked the
 /// window to do in the last frame, and where the 3D view was.
@@ -76,7 +68,7 @@ fn joint_names(viewer: &Viewer) -> Vec<String> {
 
 #[test]
 fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
-    let dir = temp_dir("person");
+    let dir = common::temp_dir("person");
     let file = dir.join("tail.glb");
     std::fs::write(&file, demo_glb(4)).unwrap();
     let mut harness = harness(Viewer::new(common::load_demo(), None));
@@ -220,7 +212,7 @@ fn the_readme_keyboard_table_is_the_help_panel_table() {
 
 #[test]
 fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_bends() {
-    let dir = temp_dir("hot-reload");
+    let dir = common::temp_dir("hot-reload");
     let file = dir.join("tail.glb");
     std::fs::write(&file, demo_glb(6)).unwrap();
     let mut viewer = Viewer::new(common::load_demo(), None);
@@ -310,7 +302,7 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
 
 #[test]
 fn a_reload_never_cancels_another_file_being_opened() {
-    let dir = temp_dir("reload-vs-open");
+    let dir = common::temp_dir("reload-vs-open");
     let (a, b) = (dir.join("a.glb"), dir.join("b.glb"));
     std::fs::write(&a, demo_glb(3)).unwrap();
     std::fs::write(&b, demo_glb(5)).unwrap();
@@ -327,7 +319,7 @@ fn a_reload_never_cancels_another_file_being_opened() {
 #[test]
 fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
     let Some(rigs) = common::shared_rigs() else { return };
-    let dir = temp_dir("external");
+    let dir = common::temp_dir("external");
     for name in ["InterpolationTest.gltf", "interpolation_test.bin"] {
         std::fs::copy(rigs.join(name), dir.join(name)).unwrap();
     }
@@ -352,7 +344,7 @@ fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
 
 #[test]
 fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
-    let dir = temp_dir("settings");
+    let dir = common::temp_dir("settings");
     let file = dir.join("settings.toml");
     let mut viewer = Viewer::new(common::load_demo(), None);
     let mut state = UiState::default();
@@ -390,7 +382,7 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
 #[test]
 fn f12_saves_a_png_of_the_view_at_its_size_and_toasts_the_path() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
-    let dir = temp_dir("f12");
+    let dir = common::temp_dir("f12");
     let mut harness = harness(Viewer::new(common::load_demo(), None));
     harness.state_mut().ui.screenshot.folder = Some(dir.clone());
     harness.run();
@@ -453,7 +445,7 @@ fn render_sequence_writes_one_png_per_frame_of_the_clip() {
     if gpu::gpu_or_skip().is_none() {
         return;
     }
-    let dir = temp_dir("sequence");
+    let dir = common::temp_dir("sequence");
     let frames = dir.join("frames");
     let output = rigscope_command(&dir)
         .args([
@@ -500,7 +492,7 @@ fn render_ui_writes_the_whole_window() {
     if gpu::gpu_or_skip().is_none() {
         return;
     }
-    let dir = temp_dir("render-ui");
+    let dir = common::temp_dir("render-ui");
     let out = dir.join("ui.png");
     let output = rigscope_command(&dir)
         .args(["render", "demo", "--ui", "--size", "900x600", "--out"])
@@ -518,7 +510,7 @@ fn has_program(name: &str) -> bool {
 
 #[test]
 fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_settings() {
-    let dir = temp_dir("window");
+    let dir = common::temp_dir("window");
     let settings = Settings {
         window_width: 960.0,
         window_height: 640.0,
@@ -572,7 +564,7 @@ fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_setting
 
 #[test]
 fn the_window_reloads_a_file_changed_on_disk() {
-    let dir = temp_dir("window-reload");
+    let dir = common::temp_dir("window-reload");
     let file = dir.join("tail.glb");
     std::fs::write(&file, demo_glb(6)).unwrap();
     let binary = env!("CARGO_BIN_EXE_rigscope");
@@ -644,7 +636,7 @@ fn the_window_reloads_a_file_changed_on_disk() {
 #[test]
 fn fox_edit_to_new_frame_loop_time() {
     let Some(rigs) = common::shared_rigs() else { return };
-    let dir = temp_dir("fox-loop");
+    let dir = common::temp_dir("fox-loop");
     let fox = dir.join("Fox.glb");
     let bytes = std::fs::read(rigs.join("Fox.glb")).unwrap();
     std::fs::write(&fox, &bytes).unwrap();
