@@ -44,7 +44,7 @@ fn assert_contains(message: &str, parts: &[&str]) {
 /// The finding with `code`, failing the test when the report has none.
 fn finding<'r>(report: &'r RigReport, code: &str) -> &'r rigscope::report::Finding {
     report.findings.iter().find(|f| f.code == code).unwrap_or_else(|| {
-        let codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
+        let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
         panic!("no '{code}' finding; the report has {codes:?}")
     })
 }

@@ -187,7 +187,7 @@ impl<'r> Analysis<'r> {
             let skipped = self.skipped_checks.join(", ");
             self.push(Finding::new(
                 Severity::Info,
-                "report-incomplete",
+                FindingCode::ReportIncomplete,
                 format!("the rig is too large for some checks, which were skipped: {skipped}"),
             ));
         }
@@ -230,9 +230,9 @@ impl<'r> Analysis<'r> {
         for dropped in &rig.facts.dropped_channels {
             let clip = rig.clips.get(dropped.clip).map_or("?", |c| c.name.as_str());
             let (severity, code) = if dropped.unsupported {
-                (Severity::Info, "channel-not-played")
+                (Severity::Info, FindingCode::ChannelNotPlayed)
             } else {
-                (Severity::Error, "channel-left-out")
+                (Severity::Error, FindingCode::ChannelLeftOut)
             };
             self.push(
                 Finding::new(
@@ -250,19 +250,19 @@ impl<'r> Analysis<'r> {
             );
         }
         for problem in &rig.facts.data_errors {
-            self.push(Finding::new(Severity::Error, "file-data", problem.clone()));
+            self.push(Finding::new(Severity::Error, FindingCode::FileData, problem.clone()));
         }
         for note in &rig.facts.notes {
-            self.push(Finding::new(Severity::Info, "import-note", note.clone()));
+            self.push(Finding::new(Severity::Info, FindingCode::ImportNote, note.clone()));
         }
         for warning in &rig.warnings {
-            self.push(Finding::new(Severity::Warning, "import", warning.clone()));
+            self.push(Finding::new(Severity::Warning, FindingCode::Import, warning.clone()));
         }
         for skipped in &rig.facts.skipped_primitives {
             let mesh = rig.meshes.get(skipped.mesh).map_or("?", |m| m.name.as_str());
             self.push(Finding::new(
                 Severity::Info,
-                "primitive-not-drawn",
+                FindingCode::PrimitiveNotDrawn,
                 format!(
                     "mesh '{mesh}' primitive {} is not a triangle list (mode {}): not drawn",
                     skipped.facts.gltf_index, skipped.facts.mode
@@ -284,7 +284,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "node-matrix-not-trs",
+                    FindingCode::NodeMatrixNotTrs,
                     format!(
                         "{} node(s) have a matrix with shear or projection, which translation/rotation/scale cannot represent; the shear is lost: {}",
                         sheared.len(),

@@ -33,7 +33,7 @@ impl<'r> Analysis<'r> {
                     self.push(
                         Finding::new(
                             Severity::Info,
-                            "channel-targets-non-joint",
+                            FindingCode::ChannelTargetsNonJoint,
                             format!(
                                 "clip '{}' animates {} node(s) that are joints of no skin: {}",
                                 clip.name,
@@ -71,7 +71,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Info,
-                        "first-frame-not-bind-pose",
+                        FindingCode::FirstFrameNotBindPose,
                         format!(
                             "clip '{}': its first frame differs from the bind pose: {}",
                             clip.name,
@@ -102,7 +102,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "clip-empty",
+                    FindingCode::ClipEmpty,
                     if self.clips_with_dropped.get(c).copied().unwrap_or(false) {
                         format!("clip '{}' has no channel that can be played", clip.name)
                     } else {
@@ -132,7 +132,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Error,
-                        "quaternion-zero",
+                        FindingCode::QuaternionZero,
                         format!(
                             "clip '{}' channel {} ({target} rotation): key {key} is a zero quaternion, played as no rotation",
                             clip.name,
@@ -146,7 +146,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Warning,
-                        "quaternion-not-unit",
+                        FindingCode::QuaternionNotUnit,
                         format!(
                             "clip '{}' channel {} ({target} rotation): key {key} has length {length:.4}, far from 1 (normalized when played)",
                             clip.name,
@@ -163,7 +163,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "keys-not-increasing",
+                    FindingCode::KeysNotIncreasing,
                     format!(
                         "clip '{}': key times of {} channel(s) are not strictly increasing (first: channel {}, key {key} repeats time {time})",
                         clip.name,
@@ -180,7 +180,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "keys-negative-time",
+                    FindingCode::KeysNegativeTime,
                     format!(
                         "clip '{}': {} channel(s) have keys before time 0 (first: channel {}); playback starts at 0",
                         clip.name,
@@ -196,7 +196,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Info,
-                    "clip-zero-duration",
+                    FindingCode::ClipZeroDuration,
                     format!("clip '{}' lasts 0 seconds (a single pose)", clip.name),
                 )
                 .clip(c),

@@ -119,7 +119,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "weights-not-finite",
+                    FindingCode::WeightsNotFinite,
                     format!("{at}: {} vertices have NaN or infinite weights", not_finite.total),
                 )
                 .vertices(view.list(not_finite)),
@@ -129,7 +129,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "weights-negative",
+                    FindingCode::WeightsNegative,
                     format!("{at}: {} vertices have negative weights", negative.total),
                 )
                 .vertices(view.list(negative)),
@@ -139,7 +139,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "weights-all-zero",
+                    FindingCode::WeightsAllZero,
                     format!(
                         "{at}: {} vertices have all weights zero (they stay in the bind pose)",
                         all_zero.total
@@ -157,7 +157,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     severity,
-                    "weights-not-normalized",
+                    FindingCode::WeightsNotNormalized,
                     format!(
                         "{at}: weights of {} vertices do not sum to 1 (worst sum {worst_sum:.4})",
                         unnormalized.total
@@ -170,7 +170,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Info,
-                    "influences-over-4",
+                    FindingCode::InfluencesOver4,
                     format!(
                         "{at}: {} vertices have more than 4 non-zero influences (engines limited to 4 drop the rest)",
                         over_four.total
@@ -183,7 +183,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "joints-duplicate",
+                    FindingCode::JointsDuplicate,
                     format!(
                         "{at}: {} vertices list the same joint twice with non-zero weights",
                         duplicates.total
@@ -208,7 +208,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "influences-over-8",
+                    FindingCode::InfluencesOver8,
                     format!(
                         "{at}: {} vertices have more than 8 influences; those beyond JOINTS_1/WEIGHTS_1 are ignored (up to {:.3} of weight lost on one vertex)",
                         set.total, facts.truncated_weight_max
@@ -220,7 +220,7 @@ impl<'r> Analysis<'r> {
         for unpaired in &facts.unpaired_sets {
             self.push(Finding::new(
                 Severity::Warning,
-                "influences-unpaired",
+                FindingCode::InfluencesUnpaired,
                 format!("{at}: {unpaired}; the set is ignored"),
             ));
         }
@@ -238,7 +238,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "positions-not-finite",
+                    FindingCode::PositionsNotFinite,
                     format!("{at}: {} vertices have NaN or infinite positions or normals", bad.total),
                 )
                 .vertices(view.list(bad)),

@@ -60,11 +60,72 @@ pub struct VertexList {
     pub total: usize,
 }
 
+/// What kind of thing a finding is about. Its kebab-case name (`weights-not-normalized`) is
+/// stable: the text and JSON outputs print it and pipelines may match on it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum FindingCode {
+    BindPoseScaleShear,
+    ChannelLeftOut,
+    ChannelNotPlayed,
+    ChannelTargetsNonJoint,
+    ClipEmpty,
+    ClipZeroDuration,
+    FileData,
+    FirstFrameNotBindPose,
+    Import,
+    ImportNote,
+    #[strum(serialize = "influences-over-4")]
+    InfluencesOver4,
+    #[strum(serialize = "influences-over-8")]
+    InfluencesOver8,
+    InfluencesUnpaired,
+    InverseBindNotAffine,
+    InverseBindNotInvertible,
+    JointIndexOutsideSkin,
+    JointIndexOutsideSkinUnweighted,
+    JointsDuplicate,
+    JointsUnused,
+    KeysNegativeTime,
+    KeysNotIncreasing,
+    NodeMatrixNotTrs,
+    PositionsNotFinite,
+    PrimitiveNotDrawn,
+    QuaternionNotUnit,
+    QuaternionZero,
+    ReportIncomplete,
+    SkinJointRepeated,
+    SkinNoCommonRoot,
+    SkinSkeletonNotRoot,
+    SkinUnused,
+    SkinWithoutWeights,
+    SkinnedMeshIsJoint,
+    SkinnedMeshTransform,
+    WeightsAllZero,
+    WeightsNegative,
+    WeightsNotFinite,
+    WeightsNotNormalized,
+    WeightsWithoutSkin,
+}
+
+impl FindingCode {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl PartialEq<&str> for FindingCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub severity: Severity,
-    /// A stable identifier of the kind of finding, e.g. `weights-not-normalized`.
-    pub code: &'static str,
+    pub code: FindingCode,
     pub message: String,
     /// Rig nodes concerned, most relevant first (a joint, the node holding a mesh, a target).
     pub nodes: Vec<usize>,
@@ -73,7 +134,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(severity: Severity, code: &'static str, message: String) -> Finding {
+    fn new(severity: Severity, code: FindingCode, message: String) -> Finding {
         Finding {
             severity,
             code,

@@ -208,7 +208,7 @@ impl RigReport {
             },
             "findings": self.findings.iter().map(|f| json!({
                 "severity": f.severity.label(),
-                "code": f.code,
+                "code": f.code.as_str(),
                 "message": f.message,
                 "nodes": f.nodes,
                 "node_names": f.nodes.iter().map(|&n| rig.nodes[n].name.clone()).collect::<Vec<_>>(),

@@ -40,7 +40,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Info,
-                        "joints-unused",
+                        FindingCode::JointsUnused,
                         format!(
                             "skin '{}': {} of {} joints influence no vertex: {}",
                             skin.name,
@@ -55,7 +55,7 @@ impl<'r> Analysis<'r> {
             if users.is_empty() {
                 self.push(Finding::new(
                     Severity::Info,
-                    "skin-unused",
+                    FindingCode::SkinUnused,
                     format!("skin '{}' is not used by any mesh", skin.name),
                 ));
             }
@@ -66,7 +66,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Error,
-                        "skin-no-common-root",
+                        FindingCode::SkinNoCommonRoot,
                         format!(
                             "skin '{}': joints do not share one hierarchy; they hang under {} separate roots: {}",
                             skin.name,
@@ -83,7 +83,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Warning,
-                        "skin-skeleton-not-root",
+                        FindingCode::SkinSkeletonNotRoot,
                         format!(
                             "skin '{}': its skeleton node {} is not an ancestor of every joint",
                             skin.name,
@@ -101,7 +101,7 @@ impl<'r> Analysis<'r> {
                 self.push(
                     Finding::new(
                         Severity::Warning,
-                        "skin-joint-repeated",
+                        FindingCode::SkinJointRepeated,
                         format!(
                             "skin '{}' lists {} node(s) more than once: {}",
                             skin.name,
@@ -170,7 +170,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "joint-index-outside-skin",
+                    FindingCode::JointIndexOutsideSkin,
                     format!(
                         "{at}: {} vertices give weight to joint indices beyond skin '{skin}' ({joint_count} joints; largest index {worst}); that weight is ignored",
                         outside_weighted.total
@@ -183,7 +183,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "joint-index-outside-skin-unweighted",
+                    FindingCode::JointIndexOutsideSkinUnweighted,
                     format!(
                         "{at}: {} vertices name joint indices beyond skin '{skin}' ({joint_count} joints; largest index {worst}) with zero weight",
                         outside_unweighted.total
@@ -231,7 +231,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "inverse-bind-not-affine",
+                    FindingCode::InverseBindNotAffine,
                     format!(
                         "skin '{}': {} inverse bind matrices are not affine (their last row is not 0 0 0 1): {}",
                         skin.name,
@@ -246,7 +246,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Error,
-                    "inverse-bind-not-invertible",
+                    FindingCode::InverseBindNotInvertible,
                     format!(
                         "skin '{}': {} inverse bind matrices cannot be inverted (determinant zero): {}",
                         skin.name,
@@ -261,7 +261,7 @@ impl<'r> Analysis<'r> {
             self.push(
                 Finding::new(
                     Severity::Warning,
-                    "bind-pose-scale-shear",
+                    FindingCode::BindPoseScaleShear,
                     format!(
                         "skin '{}': {} joints have non-uniform scale or shear in the bind pose, which dual quaternion skinning cannot represent: {}",
                         skin.name,
@@ -288,7 +288,7 @@ impl<'r> Analysis<'r> {
                         self.push(
                             Finding::new(
                                 Severity::Error,
-                                "skin-without-weights",
+                                FindingCode::SkinWithoutWeights,
                                 format!(
                                     "{node} has skin '{}', but mesh '{}' has primitives without JOINTS_0/WEIGHTS_0; they are drawn unskinned",
                                     skin.name, mesh.name
@@ -302,7 +302,7 @@ impl<'r> Analysis<'r> {
                         self.push(
                             Finding::new(
                                 Severity::Warning,
-                                "skinned-mesh-transform",
+                                FindingCode::SkinnedMeshTransform,
                                 format!(
                                     "{node} holds skinned mesh '{}' and has a transform (its own or its parents'); glTF ignores it for skinned meshes, so the mesh appears where the joints put it",
                                     mesh.name
@@ -315,7 +315,7 @@ impl<'r> Analysis<'r> {
                         self.push(
                             Finding::new(
                                 Severity::Warning,
-                                "skinned-mesh-is-joint",
+                                FindingCode::SkinnedMeshIsJoint,
                                 format!(
                                     "{node} holds mesh '{}' and is itself a joint of its skin '{}'; moving that joint moves the mesh's own space",
                                     mesh.name, skin.name
@@ -328,7 +328,7 @@ impl<'r> Analysis<'r> {
                 None if has_influences => self.push(
                     Finding::new(
                         Severity::Warning,
-                        "weights-without-skin",
+                        FindingCode::WeightsWithoutSkin,
                         format!(
                             "mesh '{}' has joints and weights, but {node} draws it without a skin; it is drawn unskinned",
                             mesh.name
