@@ -1,14 +1,19 @@
-//! egui panels: menu bar, playback and rig info, status bar, error panel, and the 3D viewport's
-//! mouse and keyboard controls. The UI is a function of [`Viewer`] state; requests that need
-//! the window (a native file dialog, quitting) come back as [`UiAction`]s.
+//! The egui panels laid out around the 3D view, with the error window. Each concern has its
+//! module: the menu and status bars, playback, the view's mouse controls, the skeleton, views,
+//! layers, the report and timings; keys and menus share one command table ([`commands`]). The
+//! UI is a function of [`Viewer`] state; requests that need the window (a native file dialog,
+//! quitting) come back as [`UiAction`]s.
 
 pub mod commands;
 pub mod help;
 pub mod layers;
+mod menus;
 pub mod paint;
+mod playback;
 pub mod report;
 pub mod skeleton;
 pub mod timings;
+mod viewport;
 pub mod views;
 
 use crate::anim::FRAME_SECONDS;
@@ -16,7 +21,6 @@ use crate::render::skeleton::joint_positions;
 use crate::settings::Theme;
 use crate::skin::pick::dominant_joint;
 use crate::viewer::Viewer;
-use commands::{Command, shortcut_text};
 use egui::{PointerButton, Sense};
 pub use skeleton::SkeletonPanelState;
 use std::path::{Path, PathBuf};
@@ -147,120 +151,14 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         ui.ctx().set_theme(theme);
     }
 
-    egui::Panel::top("menu").show(ui, |ui| {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui
-                    .add(egui::Button::new("Open…").shortcut_text(shortcut_text(ui.ctx(), Command::Open)))
-                    .clicked()
-                {
-                    actions.push(UiAction::OpenDialog);
-                }
-                recent_menu(ui, viewer);
-                if ui
-                    .add_enabled(
-                        viewer.path.is_some(),
-                        egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
-                    )
-                    .clicked()
-                {
-                    viewer.reload();
-                }
-                if ui.button("Open demo rig").clicked() {
-                    viewer.open_demo();
-                }
-                ui.checkbox(&mut viewer.hot_reload, "Hot reload")
-                    .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
-                ui.separator();
-                if ui
-                    .add(
-                        egui::Button::new("Save screenshot")
-                            .shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)),
-                    )
-                    .clicked()
-                {
-                    actions.push(UiAction::Screenshot {
-                        with_ui: state.screenshot.with_ui,
-                    });
-                }
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    actions.push(UiAction::Quit);
-                }
-            });
-            ui.menu_button("View", |ui| {
-                if ui
-                    .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
-                    .clicked()
-                {
-                    viewer.frame_all();
-                }
-                if ui
-                    .add(egui::Button::new("Reset view").shortcut_text(shortcut_text(ui.ctx(), Command::ResetView)))
-                    .clicked()
-                {
-                    viewer.reset_view();
-                }
-                ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
-                ui.separator();
-                ui.horizontal(|ui| {
-                    ui.label("Theme");
-                    ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
-                    ui.selectable_value(&mut state.theme, Theme::Light, "Light");
-                });
-                ui.menu_button("Screenshots", |ui| {
-                    ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
-                    ui.label(format!("Folder: {}", state.screenshot.folder().display()));
-                    if ui.button("Choose folder…").clicked() {
-                        actions.push(UiAction::ChooseScreenshotFolder);
-                    }
-                });
-            });
-            ui.menu_button("Help", |ui| {
-                if ui
-                    .add(
-                        egui::Button::new("Keyboard shortcuts")
-                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleHelp)),
-                    )
-                    .clicked()
-                {
-                    state.help_open = true;
-                }
-            });
-        });
-    });
-
-    egui::Panel::bottom("status").show(ui, |ui| {
-        ui.horizontal(|ui| {
-            if let Some((path, elapsed)) = viewer.loading() {
-                ui.spinner();
-                let file = crate::viewer::label(path);
-                ui.label(format!("Loading {file} … {:.1} s", elapsed.as_secs_f32()));
-                ui.separator();
-            }
-            if viewer.file_changed {
-                let text = if viewer.hot_reload {
-                    "Changed on disk"
-                } else {
-                    "Changed on disk (hot reload is off)"
-                };
-                ui.label(egui::RichText::new(text).color(ui.visuals().warn_fg_color));
-                if ui.small_button("Reload").on_hover_text("F5").clicked() {
-                    viewer.reload();
-                }
-                ui.separator();
-            }
-            ui.label(format!("{:.0} FPS", info.fps));
-            ui.separator();
-            ui.label(&info.adapter);
-        });
-    });
+    menus::menu_bar(ui, viewer, state, &mut actions);
+    menus::status_bar(ui, viewer, info);
 
     egui::Panel::left("rig").default_size(270.0).show(ui, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
-            rig_panel(ui, viewer);
+            playback::rig_panel(ui, viewer);
             ui.separator();
-            playback_panel(ui, viewer);
+            playback::playback_panel(ui, viewer);
             ui.separator();
             views::skinning_panel(ui, viewer, &mut actions);
             ui.separator();
@@ -311,10 +209,10 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         .show(ui, |ui| {
             let rect = ui.max_rect();
             let response = ui.allocate_rect(rect, Sense::click_and_drag());
-            viewport_controls(ui, &response, viewer);
-            joint_labels(ui, rect, viewer);
+            viewport::viewport_controls(ui, &response, viewer);
+            viewport::joint_labels(ui, rect, viewer);
             views::legend(ui, rect, viewer);
-            toasts(ui, rect, state);
+            viewport::toasts(ui, rect, state);
             rect
         })
         .inner;
@@ -325,243 +223,4 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         commands::run_pressed(ui, viewer, state, &mut actions);
     }
     UiOutput { viewport, actions }
-}
-
-fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    ui.menu_button("Recent", |ui| {
-        if viewer.recent.is_empty() {
-            ui.label("No recent files");
-            return;
-        }
-        let mut picked = None;
-        for path in &viewer.recent {
-            let name = path
-                .file_name()
-                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-            if ui.button(name).on_hover_text(path.display().to_string()).clicked() {
-                picked = Some(path.clone());
-            }
-        }
-        ui.separator();
-        if ui.button("Clear recent files").clicked() {
-            viewer.recent.clear();
-        }
-        if let Some(path) = picked {
-            viewer.open(path);
-        }
-    });
-}
-
-/// The toasts still due, stacked over the view's bottom right corner.
-fn toasts(ui: &egui::Ui, viewport: egui::Rect, state: &mut UiState) {
-    let lifetime = Duration::from_secs_f32(TOAST_SECONDS);
-    state.toasts.retain(|t| t.shown_at.elapsed() < lifetime);
-    let Some(oldest) = state.toasts.first() else { return };
-    ui.ctx()
-        .request_repaint_after(lifetime.saturating_sub(oldest.shown_at.elapsed()));
-    egui::Area::new(egui::Id::unique("toasts"))
-        .order(egui::Order::Foreground)
-        .interactable(false)
-        .pivot(egui::Align2::RIGHT_BOTTOM)
-        .fixed_pos(viewport.right_bottom() - egui::vec2(12.0, 12.0))
-        .show(ui.ctx(), |ui| {
-            for toast in &state.toasts {
-                egui::Frame::popup(ui.style()).show(ui, |ui| {
-                    ui.label(&toast.text);
-                });
-            }
-        });
-}
-
-fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
-    let rig = &viewer.rig;
-    ui.heading(if rig.name.is_empty() { "Rig" } else { &rig.name });
-    egui::Grid::new("rig facts").num_columns(2).show(ui, |ui| {
-        for (label, value) in [
-            ("Nodes", rig.nodes.len()),
-            ("Skins", rig.skins.len()),
-            ("Joints", rig.joint_count()),
-            ("Meshes", rig.instances.len()),
-            ("Vertices", rig.vertex_count()),
-            ("Triangles", rig.triangle_count()),
-            ("Clips", rig.clips.len()),
-        ] {
-            ui.label(label);
-            ui.label(value.to_string());
-            ui.end_row();
-        }
-    });
-    let warnings = rig.load_warnings();
-    if !warnings.is_empty() {
-        egui::CollapsingHeader::new(format!("{} warnings", warnings.len())).show(ui, |ui| {
-            for warning in &warnings {
-                ui.label(warning);
-            }
-        });
-    }
-}
-
-fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    ui.heading("Playback");
-    ui.spacing_mut().slider_width = 170.0;
-    if viewer.rig.clips.is_empty() {
-        ui.label("This file has no animations.");
-        return;
-    }
-    let current = viewer.player().clip;
-    let name = |c: Option<usize>| {
-        c.and_then(|c| viewer.rig.clips.get(c))
-            .map_or("(rest pose)".to_owned(), |c| c.name.clone())
-    };
-    let mut selected = current;
-    egui::ComboBox::from_label("Clip")
-        .selected_text(name(current))
-        .show_ui(ui, |ui| {
-            ui.selectable_value(&mut selected, None, "(rest pose)");
-            for (i, clip) in viewer.rig.clips.iter().enumerate() {
-                ui.selectable_value(
-                    &mut selected,
-                    Some(i),
-                    format!("{} ({:.2} s)", clip.name, clip.duration),
-                );
-            }
-        });
-    if selected != current {
-        viewer.select_clip(selected);
-    }
-    ui.horizontal(|ui| {
-        if ui
-            .button("< Frame")
-            .on_hover_text("Step back one frame (Left arrow)")
-            .clicked()
-        {
-            viewer.step(-1);
-        }
-        let label = if viewer.player().playing { "Pause" } else { "Play" };
-        if ui.button(label).on_hover_text("Space").clicked() {
-            viewer.toggle_play();
-        }
-        if ui
-            .button("Frame >")
-            .on_hover_text("Step one frame (Right arrow)")
-            .clicked()
-        {
-            viewer.step(1);
-        }
-        let mut looping = viewer.player().looping;
-        if ui.checkbox(&mut looping, "Loop").changed() {
-            viewer.player_mut().looping = looping;
-        }
-    });
-    let duration = viewer.clip_duration();
-    let mut time = viewer.player().time;
-    let timeline = ui.add(
-        egui::Slider::new(&mut time, 0.0..=duration.max(f32::EPSILON))
-            .text("s")
-            .custom_formatter(|v, _| format!("{v:.3}")),
-    );
-    // Compare values rather than trusting `changed()`: the slider may round what it shows.
-    if timeline.changed() && time != viewer.player().time {
-        viewer.seek(time);
-    }
-    ui.label(format!(
-        "Frame {} of {}",
-        (viewer.player().time / FRAME_SECONDS).round(),
-        (duration / FRAME_SECONDS).round()
-    ));
-    let mut speed = viewer.player().speed;
-    let slider = egui::Slider::new(&mut speed, 0.05..=4.0)
-        .logarithmic(true)
-        .text("speed");
-    if ui.add(slider).changed() {
-        viewer.player_mut().speed = speed;
-    }
-}
-
-fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
-    let delta = response.drag_delta();
-    let (shift, alt) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt));
-    if response.dragged_by(PointerButton::Primary) && alt {
-        viewer.bend_selected_by_drag(delta.x, delta.y);
-    } else if response.dragged_by(PointerButton::Middle)
-        || response.dragged_by(PointerButton::Secondary)
-        || (response.dragged_by(PointerButton::Primary) && shift)
-    {
-        viewer.camera.pan(delta.x, delta.y, response.rect.height());
-    } else if response.dragged_by(PointerButton::Primary) {
-        viewer.camera.orbit(delta.x, delta.y);
-    }
-    if response.hovered() {
-        // egui reports a wheel notch as 50 points of scroll.
-        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-        if scroll != 0.0 {
-            viewer.camera.zoom(scroll / 50.0);
-        }
-    }
-    if response.double_clicked() {
-        viewer.frame_all();
-    } else if response.clicked()
-        && let Some(pointer) = response.interact_pointer_pos()
-        && let Some(node) = pick(viewer, response.rect, pointer)
-    {
-        viewer.selected_joint = Some(node);
-    }
-}
-
-/// Joint dot within this many points of the cursor wins over the mesh behind it.
-const JOINT_PICK_RADIUS: f32 = 8.0;
-
-/// Screen position (points) of a world point in the viewport, if it is in front of the camera.
-fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option<egui::Pos2> {
-    let clip = viewer.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
-    (clip.w > 0.0).then(|| {
-        let ndc = clip.truncate() / clip.w;
-        egui::pos2(
-            viewport.min.x + (ndc.x * 0.5 + 0.5) * viewport.width(),
-            viewport.min.y + (0.5 - ndc.y * 0.5) * viewport.height(),
-        )
-    })
-}
-
-/// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
-/// weighted most on the mesh vertex under it.
-fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
-    if viewer.view.skeleton.show {
-        viewer.pose();
-        let nearest = joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose())
-            .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
-            .filter(|(_, d)| *d <= JOINT_PICK_RADIUS)
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((node, _)) = nearest {
-            return Some(node);
-        }
-    }
-    let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
-    let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
-    let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
-    let hit = viewer.pick_vertex(origin, direction)?;
-    dominant_joint(&viewer.rig, &hit)
-}
-
-fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
-    if !(viewer.view.skeleton.show && viewer.view.skeleton.names) {
-        return;
-    }
-    let painter = ui.painter_at(viewport);
-    for (node, position) in joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose()) {
-        if let Some(at) = to_screen(viewer, viewport, position) {
-            let color = if viewer.selected_joint == Some(node) {
-                egui::Color32::from_rgb(255, 220, 40)
-            } else {
-                egui::Color32::from_gray(230)
-            };
-            painter.text(
-                at + egui::vec2(6.0, -6.0),
-                egui::Align2::LEFT_BOTTOM,
-                &viewer.rig.nodes[node].name,
-                egui::FontId::proportional(11.0),
-                color,
-            );
-        }
-    }
 }

@@ -1,0 +1,144 @@
+//! The menu bar and the status bar.
+
+use super::commands::{Command, shortcut_text};
+use super::*;
+
+/// File, View and Help.
+pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    egui::Panel::top("menu").show(ui, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui
+                    .add(egui::Button::new("Open…").shortcut_text(shortcut_text(ui.ctx(), Command::Open)))
+                    .clicked()
+                {
+                    actions.push(UiAction::OpenDialog);
+                }
+                recent_menu(ui, viewer);
+                if ui
+                    .add_enabled(
+                        viewer.path.is_some(),
+                        egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
+                    )
+                    .clicked()
+                {
+                    viewer.reload();
+                }
+                if ui.button("Open demo rig").clicked() {
+                    viewer.open_demo();
+                }
+                ui.checkbox(&mut viewer.hot_reload, "Hot reload")
+                    .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
+                ui.separator();
+                if ui
+                    .add(
+                        egui::Button::new("Save screenshot")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)),
+                    )
+                    .clicked()
+                {
+                    actions.push(UiAction::Screenshot {
+                        with_ui: state.screenshot.with_ui,
+                    });
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    actions.push(UiAction::Quit);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui
+                    .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
+                    .clicked()
+                {
+                    viewer.frame_all();
+                }
+                if ui
+                    .add(egui::Button::new("Reset view").shortcut_text(shortcut_text(ui.ctx(), Command::ResetView)))
+                    .clicked()
+                {
+                    viewer.reset_view();
+                }
+                ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
+                ui.separator();
+                ui.horizontal(|ui| {
+                    ui.label("Theme");
+                    ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
+                    ui.selectable_value(&mut state.theme, Theme::Light, "Light");
+                });
+                ui.menu_button("Screenshots", |ui| {
+                    ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
+                    ui.label(format!("Folder: {}", state.screenshot.folder().display()));
+                    if ui.button("Choose folder…").clicked() {
+                        actions.push(UiAction::ChooseScreenshotFolder);
+                    }
+                });
+            });
+            ui.menu_button("Help", |ui| {
+                if ui
+                    .add(
+                        egui::Button::new("Keyboard shortcuts")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleHelp)),
+                    )
+                    .clicked()
+                {
+                    state.help_open = true;
+                }
+            });
+        });
+    });
+}
+
+/// Loading progress, a file changed on disk, frame rate and adapter.
+pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInfo) {
+    egui::Panel::bottom("status").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            if let Some((path, elapsed)) = viewer.loading() {
+                ui.spinner();
+                let file = crate::viewer::label(path);
+                ui.label(format!("Loading {file} … {:.1} s", elapsed.as_secs_f32()));
+                ui.separator();
+            }
+            if viewer.file_changed {
+                let text = if viewer.hot_reload {
+                    "Changed on disk"
+                } else {
+                    "Changed on disk (hot reload is off)"
+                };
+                ui.label(egui::RichText::new(text).color(ui.visuals().warn_fg_color));
+                if ui.small_button("Reload").on_hover_text("F5").clicked() {
+                    viewer.reload();
+                }
+                ui.separator();
+            }
+            ui.label(format!("{:.0} FPS", info.fps));
+            ui.separator();
+            ui.label(&info.adapter);
+        });
+    });
+}
+
+fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.menu_button("Recent", |ui| {
+        if viewer.recent.is_empty() {
+            ui.label("No recent files");
+            return;
+        }
+        let mut picked = None;
+        for path in &viewer.recent {
+            let name = path
+                .file_name()
+                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            if ui.button(name).on_hover_text(path.display().to_string()).clicked() {
+                picked = Some(path.clone());
+            }
+        }
+        ui.separator();
+        if ui.button("Clear recent files").clicked() {
+            viewer.recent.clear();
+        }
+        if let Some(path) = picked {
+            viewer.open(path);
+        }
+    });
+}

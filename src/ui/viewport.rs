@@ -1,0 +1,113 @@
+//! The 3D view's own controls: orbiting, picking and bending with the mouse, joint names
+//! drawn over the view, and toasts.
+
+use super::*;
+
+pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
+    let delta = response.drag_delta();
+    let (shift, alt) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt));
+    if response.dragged_by(PointerButton::Primary) && alt {
+        viewer.bend_selected_by_drag(delta.x, delta.y);
+    } else if response.dragged_by(PointerButton::Middle)
+        || response.dragged_by(PointerButton::Secondary)
+        || (response.dragged_by(PointerButton::Primary) && shift)
+    {
+        viewer.camera.pan(delta.x, delta.y, response.rect.height());
+    } else if response.dragged_by(PointerButton::Primary) {
+        viewer.camera.orbit(delta.x, delta.y);
+    }
+    if response.hovered() {
+        // egui reports a wheel notch as 50 points of scroll.
+        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+        if scroll != 0.0 {
+            viewer.camera.zoom(scroll / 50.0);
+        }
+    }
+    if response.double_clicked() {
+        viewer.frame_all();
+    } else if response.clicked()
+        && let Some(pointer) = response.interact_pointer_pos()
+        && let Some(node) = pick(viewer, response.rect, pointer)
+    {
+        viewer.selected_joint = Some(node);
+    }
+}
+
+/// Joint dot within this many points of the cursor wins over the mesh behind it.
+const JOINT_PICK_RADIUS: f32 = 8.0;
+
+/// Screen position (points) of a world point in the viewport, if it is in front of the camera.
+fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option<egui::Pos2> {
+    let clip = viewer.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
+    (clip.w > 0.0).then(|| {
+        let ndc = clip.truncate() / clip.w;
+        egui::pos2(
+            viewport.min.x + (ndc.x * 0.5 + 0.5) * viewport.width(),
+            viewport.min.y + (0.5 - ndc.y * 0.5) * viewport.height(),
+        )
+    })
+}
+
+/// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
+/// weighted most on the mesh vertex under it.
+fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
+    if viewer.view.skeleton.show {
+        viewer.pose();
+        let nearest = joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose())
+            .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
+            .filter(|(_, d)| *d <= JOINT_PICK_RADIUS)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((node, _)) = nearest {
+            return Some(node);
+        }
+    }
+    let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
+    let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
+    let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
+    let hit = viewer.pick_vertex(origin, direction)?;
+    dominant_joint(&viewer.rig, &hit)
+}
+
+pub(super) fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
+    if !(viewer.view.skeleton.show && viewer.view.skeleton.names) {
+        return;
+    }
+    let painter = ui.painter_at(viewport);
+    for (node, position) in joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose()) {
+        if let Some(at) = to_screen(viewer, viewport, position) {
+            let color = if viewer.selected_joint == Some(node) {
+                egui::Color32::from_rgb(255, 220, 40)
+            } else {
+                egui::Color32::from_gray(230)
+            };
+            painter.text(
+                at + egui::vec2(6.0, -6.0),
+                egui::Align2::LEFT_BOTTOM,
+                &viewer.rig.nodes[node].name,
+                egui::FontId::proportional(11.0),
+                color,
+            );
+        }
+    }
+}
+
+/// The toasts still due, stacked over the view's bottom right corner.
+pub(super) fn toasts(ui: &egui::Ui, viewport: egui::Rect, state: &mut UiState) {
+    let lifetime = Duration::from_secs_f32(TOAST_SECONDS);
+    state.toasts.retain(|t| t.shown_at.elapsed() < lifetime);
+    let Some(oldest) = state.toasts.first() else { return };
+    ui.ctx()
+        .request_repaint_after(lifetime.saturating_sub(oldest.shown_at.elapsed()));
+    egui::Area::new(egui::Id::unique("toasts"))
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .pivot(egui::Align2::RIGHT_BOTTOM)
+        .fixed_pos(viewport.right_bottom() - egui::vec2(12.0, 12.0))
+        .show(ui.ctx(), |ui| {
+            for toast in &state.toasts {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.label(&toast.text);
+                });
+            }
+        });
+}
