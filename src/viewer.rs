@@ -10,7 +10,7 @@ use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
 /// Per node, the number of vertices it influences with a non-zero weight (through any skin).
@@ -368,8 +368,25 @@ impl Viewer {
 
     /// Takes a finished background load. Returns true when the rig changed.
     pub fn poll_load(&mut self) -> bool {
+        self.receive_load(None)
+    }
+
+    /// Waits up to `limit` for the background load to finish and takes it (for the command line
+    /// and tests, which have nothing else to do meanwhile). Returns true when the rig changed.
+    pub fn wait_for_load(&mut self, limit: Duration) -> bool {
+        self.receive_load(Some(limit))
+    }
+
+    fn receive_load(&mut self, wait: Option<Duration>) -> bool {
         let Some(pending) = &self.pending else { return false };
-        match pending.result.try_recv() {
+        let received = match wait {
+            None => pending.result.try_recv(),
+            Some(limit) => pending.result.recv_timeout(limit).map_err(|e| match e {
+                RecvTimeoutError::Timeout => TryRecvError::Empty,
+                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
+            }),
+        };
+        match received {
             Err(TryRecvError::Empty) => false,
             Err(TryRecvError::Disconnected) => {
                 self.error = Some(format!(

@@ -3,15 +3,11 @@
 mod common;
 
 use rigscope::viewer::Viewer;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn wait_for_load(viewer: &mut Viewer) {
-    let started = Instant::now();
-    while viewer.loading().is_some() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the load never finished");
-        viewer.tick(0.0);
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    viewer.wait_for_load(Duration::from_secs(30));
+    assert!(viewer.loading().is_none(), "the load never finished");
 }
 
 #[test]

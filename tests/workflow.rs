@@ -53,7 +53,12 @@ fn tick_until(viewer: &mut Viewer, what: &str, mut done: impl FnMut(&Viewer) -> 
     while !done(viewer) {
         assert!(started.elapsed() < BOUND, "{what} did not happen within {BOUND:?}");
         viewer.tick(0.0);
-        std::thread::sleep(Duration::from_millis(2));
+        if viewer.loading().is_some() {
+            viewer.wait_for_load(Duration::from_millis(50));
+        } else {
+            // Changes on disk arrive from the OS's watcher thread in real time.
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
     started.elapsed()
 }
