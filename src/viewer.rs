@@ -38,6 +38,15 @@ pub fn influence_counts(rig: &Rig) -> Vec<usize> {
     counts
 }
 
+/// One vertex of one primitive of one mesh instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VertexRef {
+    pub instance: usize,
+    /// Index into the mesh's primitives.
+    pub primitive: usize,
+    pub vertex: usize,
+}
+
 /// A load running on a background thread.
 struct PendingLoad {
     /// The file, or `None` for the built-in demo rig.
@@ -87,6 +96,14 @@ pub struct Viewer {
     cpu_skinned: bool,
     /// Stage times of the evaluations since the window last took them.
     stage_times: Option<FrameStages>,
+    /// Vertices a selected finding names, pointed out in the view.
+    finding_marks: Vec<VertexRef>,
+    /// The vertex shown in the vertex inspector.
+    inspected: Option<VertexRef>,
+    /// World positions of `finding_marks` and `inspected` in the current pose.
+    mark_points: Vec<glam::Vec3>,
+    /// `mark_points` needs recomputing (the marks or the pose changed).
+    marks_stale: bool,
     /// The selected node (a joint, usually): highlighted, shown in the weights view, bent by
     /// the joint controls.
     pub selected_joint: Option<usize>,
@@ -136,6 +153,10 @@ impl Viewer {
             dirty: true,
             cpu_skinned: false,
             stage_times: None,
+            finding_marks: Vec::new(),
+            inspected: None,
+            mark_points: Vec::new(),
+            marks_stale: false,
             selected_joint: None,
             influence_counts: Vec::new(),
             comparison: None,
@@ -164,6 +185,8 @@ impl Viewer {
         self.skinned = SkinnedPose::new(&rig);
         self.animation = AnimationStack::new(&rig);
         self.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
+        self.finding_marks.clear();
+        self.inspected = None;
         self.influence_counts = influence_counts(&rig);
         // The rest pose, as the pose buffers start out.
         self.skinned.skin(&rig, &self.pose, SkinningMethod::Lbs);
@@ -455,6 +478,7 @@ impl Viewer {
         self.dirty = true;
         self.cpu_skinned = false;
         self.comparison = None;
+        self.marks_stale = true;
     }
 
     /// Evaluates the pose when an input changed since the last evaluation, then skins it on
@@ -481,6 +505,67 @@ impl Viewer {
             self.skin_current_pose();
             self.stage_times.get_or_insert_default().cpu_skinning = Some(start.elapsed());
         }
+        if self.marks_stale {
+            self.marks_stale = false;
+            self.update_mark_points();
+        }
+    }
+
+    /// Where the marked vertices are drawn. On the GPU path this skins the pose on the CPU
+    /// too, only while something is marked.
+    fn update_mark_points(&mut self) {
+        self.mark_points.clear();
+        let marks = self.finding_marks.iter().chain(&self.inspected);
+        if marks.clone().next().is_none() {
+            return;
+        }
+        if !self.cpu_skinned {
+            self.skin_current_pose();
+        }
+        for mark in self.finding_marks.iter().chain(&self.inspected) {
+            if let Some(p) = self.posed_position(*mark) {
+                self.mark_points.push(p);
+            }
+        }
+    }
+
+    /// A vertex's position as drawn in the last evaluated pose (CPU-skinned vertices must be
+    /// current), in world space; `None` when the reference is outside the rig.
+    fn posed_position(&self, mark: VertexRef) -> Option<glam::Vec3> {
+        let instance = self.rig.instances.get(mark.instance)?;
+        if mark.primitive >= self.rig.meshes.get(instance.mesh)?.primitives.len() {
+            return None;
+        }
+        let positions = self.skinned.positions(&self.rig, mark.instance, mark.primitive);
+        let world = self.pose.instance_world(&self.rig, mark.instance);
+        positions.get(mark.vertex).map(|&p| world.transform_point3(p))
+    }
+
+    /// Points out `marks` in the view (the vertices of a selected finding); empty clears them.
+    pub fn set_finding_marks(&mut self, marks: Vec<VertexRef>) {
+        if marks != self.finding_marks {
+            self.finding_marks = marks;
+            self.marks_stale = true;
+        }
+    }
+
+    /// Shows `vertex` in the vertex inspector and marks it in the view (`None`: nothing).
+    pub fn inspect_vertex(&mut self, vertex: Option<VertexRef>) {
+        if vertex != self.inspected {
+            self.inspected = vertex;
+            self.marks_stale = true;
+        }
+    }
+
+    pub fn inspected_vertex(&self) -> Option<VertexRef> {
+        self.inspected
+    }
+
+    /// The inspected vertex's position as drawn now, in world space.
+    pub fn inspected_position(&mut self) -> Option<glam::Vec3> {
+        let mark = self.inspected?;
+        self.skin_on_cpu();
+        self.posed_position(mark)
     }
 
     fn skin_current_pose(&mut self) {
@@ -598,6 +683,7 @@ impl Viewer {
             marker_size: self.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &self.animation.attachments,
             trail: &self.animation.trail.points,
+            marks: &self.mark_points,
         }
     }
 

@@ -9,6 +9,7 @@ use egui_kittest::kittest::Queryable;
 use rigscope::rig::load_slice;
 use rigscope::ui;
 use rigscope::viewer::Viewer;
+
 use serde_json::json;
 
 /// A triangle skinned to joints 0 and 1 (nodes 1 and 2). Vertex 1's weights sum to 0.6 and
@@ -101,4 +102,56 @@ fn the_main_window_shows_the_report_heading() {
     let mut harness = common::main_window(viewer, 1400.0, 1000.0);
     harness.run();
     harness.get_by_label_contains("Report: 1 errors");
+}
+
+#[test]
+fn a_selected_finding_marks_its_vertices_in_the_view() {
+    let mut harness = panel_harness();
+    harness.run();
+    harness
+        .get_by_label_contains("do not sum to 1 (worst sum 0.6000)")
+        .click();
+    harness.run();
+    let viewer = harness.state_mut();
+    let marks = viewer.frame_state(1.0).marks.to_vec();
+    // Vertex 1 of the triangle is at (1, 0, 0); at rest every palette matrix is the identity,
+    // so linear blend skinning draws it at its weights' sum, 0.2 + 0.4, times that.
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert!((marks[0] - glam::Vec3::new(0.6, 0.0, 0.0)).length() < 1e-5, "{marks:?}");
+}
+
+#[test]
+fn findings_of_one_code_are_grouped_with_a_count_behind_a_severity_filter() {
+    let Some(dir) = common::shared_rigs() else { return };
+    let viewer = Viewer::new(common::load_rig(&dir, "real/RobotExpressive.glb"), None);
+    let report = rigscope::report::RigReport::new(&viewer.rig);
+    let notes = report
+        .findings
+        .iter()
+        .filter(|f| f.code == "channel-not-played")
+        .count();
+    assert!(
+        notes > 10,
+        "RobotExpressive has a note per clip with a morph channel: {notes}"
+    );
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(900.0, 2000.0))
+        .build_ui_state(|ui, viewer: &mut Viewer| ui::report::report_panel(ui, viewer), viewer);
+    harness.run();
+    harness.get_by_label(&format!("info ×{notes}: channel-not-played"));
+    assert!(
+        harness.query_by_label_contains("clip 'Dance' channel 0").is_none(),
+        "the group's members stay folded"
+    );
+    // Hiding the notes hides the group.
+    let count = harness
+        .state()
+        .report
+        .as_ref()
+        .unwrap()
+        .1
+        .count(rigscope::report::Severity::Info);
+    harness.get_by_label(&format!("{count} notes")).click();
+    harness.run();
+    assert!(harness.query_by_label_contains("channel-not-played").is_none());
 }

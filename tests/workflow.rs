@@ -691,3 +691,53 @@ fn fox_edit_to_new_frame_loop_time() {
     assert!(reloaded < Duration::from_secs(5), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.player_mut().playing = false;
+    let mut harness = harness(viewer);
+    harness.run();
+    let viewport = harness.state().viewport;
+    let pos = viewport.center();
+    // The same ray, cast apart from the UI, finds the vertex the click must inspect.
+    let expected = {
+        let viewer = &mut harness.state_mut().viewer;
+        let x = (pos.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
+        let y = 1.0 - (pos.y - viewport.min.y) / viewport.height() * 2.0;
+        let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
+        viewer
+            .pick_vertex(origin, direction)
+            .expect("the framed rig is under the centre")
+    };
+    harness.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        harness.event_modifiers(
+            egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::COMMAND,
+            },
+            egui::Modifiers::COMMAND,
+        );
+    }
+    harness.run();
+    let inspected = harness
+        .state()
+        .viewer
+        .inspected_vertex()
+        .expect("a vertex is inspected");
+    assert_eq!(
+        (inspected.instance, inspected.primitive, inspected.vertex),
+        (expected.instance, expected.primitive, expected.vertex)
+    );
+    harness.get_by_label_contains(&format!("vertex {}", expected.vertex));
+    harness.get_by_label_contains("influences, sum 1.0000");
+
+    // It is marked in the view where the mesh has it.
+    let viewer = &mut harness.state_mut().viewer;
+    let at = viewer.inspected_position().unwrap();
+    let state = viewer.frame_state(1.0);
+    assert_eq!(state.marks, [at]);
+}

@@ -84,6 +84,8 @@ pub struct FrameState<'a> {
     /// Markers following joints, and the root motion trail, drawn as lines.
     pub attachments: &'a [Attachment],
     pub trail: &'a [Vec3],
+    /// Vertices to point out (those a finding names, the one inspected), in world space.
+    pub marks: &'a [Vec3],
 }
 
 /// A rig's GPU resources.
@@ -101,8 +103,8 @@ pub struct RigGpu {
     blended: Vec<usize>,
 }
 
-/// Most overlay line vertices drawn (attachments and trail); more are left out.
-const OVERLAY_CAPACITY: usize = 4096;
+/// Most overlay line vertices drawn (attachments, marked vertices and trail); more are left out.
+const OVERLAY_CAPACITY: usize = 16384;
 
 struct GpuDraw {
     instance: usize,
@@ -420,6 +422,8 @@ impl SceneRenderer {
             state.attachments,
             &state.pose.worlds,
             state.trail,
+            state.marks,
+            state.marker_size,
             &mut gpu.overlay_vertices,
         );
         gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);

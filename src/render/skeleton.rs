@@ -94,6 +94,7 @@ pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseBuffers) -> impl 
 
 const ATTACHMENT_COLOR: [f32; 4] = [1.0, 0.3, 0.8, 1.0];
 const TRAIL_COLOR: [f32; 4] = [1.0, 0.85, 0.3, 0.9];
+const MARK_COLOR: [f32; 4] = [0.1, 1.0, 1.0, 1.0];
 
 /// Line vertices an attachment needs: three axes and the twelve edges of its box.
 pub const VERTICES_PER_ATTACHMENT: usize = 30;
@@ -104,6 +105,8 @@ pub fn overlay_lines(
     attachments: &[crate::anim::Attachment],
     worlds: &[Mat4],
     trail: &[Vec3],
+    marks: &[Vec3],
+    mark_size: f32,
     out: &mut Vec<LineVertex>,
 ) {
     let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
@@ -136,6 +139,11 @@ pub fn overlay_lines(
                     line(corner(i), corner(i | bit), ATTACHMENT_COLOR);
                 }
             }
+        }
+    }
+    for &p in marks {
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            line(p - axis * mark_size, p + axis * mark_size, MARK_COLOR);
         }
     }
     for pair in trail.windows(2) {

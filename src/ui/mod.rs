@@ -13,6 +13,7 @@ mod playback;
 pub mod report;
 pub mod skeleton;
 pub mod timings;
+pub mod vertex;
 mod viewport;
 pub mod views;
 
@@ -177,6 +178,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     egui::Panel::right("skeleton").default_size(280.0).show(ui, |ui| {
         egui::ScrollArea::vertical().id_salt("skeleton panel").show(ui, |ui| {
             skeleton::skeleton_panel(ui, viewer, &mut state.skeleton);
+            ui.separator();
+            vertex::vertex_panel(ui, viewer);
         });
     });
 

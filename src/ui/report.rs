@@ -2,9 +2,9 @@
 //! joint that weighs most on the vertices it lists) and its summaries of skins, meshes, clips,
 //! materials and textures.
 
-use crate::report::{Finding, RigReport, Severity, node_label};
+use crate::report::{Finding, FindingCode, RigReport, Severity, node_label};
 use crate::rig::Rig;
-use crate::viewer::Viewer;
+use crate::viewer::{VertexRef, Viewer};
 use std::sync::Arc;
 
 /// The report of the viewer's current rig, computed once per rig and kept on the viewer.
@@ -71,30 +71,69 @@ pub fn report_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         });
 }
 
+/// Which severities the list shows, kept in egui's memory: errors, warnings, notes.
+type SeverityFilter = [bool; 3];
+
+fn severity_slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    }
+}
+
+/// The findings grouped by code (in the report's order of first appearance), each group with
+/// its count, behind a severity filter. A finding clicked selects its joint and points out its
+/// vertices in the view.
 fn findings(ui: &mut egui::Ui, viewer: &mut Viewer, report: &RigReport) {
     if report.findings.is_empty() {
         ui.label("No findings: nothing looks wrong.");
         return;
     }
+    let filter_id = ui.make_persistent_id("report severity filter");
+    let mut shown: SeverityFilter = ui.data(|d| d.get_temp(filter_id)).unwrap_or([true; 3]);
+    ui.horizontal(|ui| {
+        for (severity, label) in [
+            (Severity::Error, "errors"),
+            (Severity::Warning, "warnings"),
+            (Severity::Info, "notes"),
+        ] {
+            let count = report.count(severity);
+            ui.checkbox(&mut shown[severity_slot(severity)], format!("{count} {label}"));
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(filter_id, shown));
+
     let selected_id = ui.make_persistent_id("report selected finding");
     let mut selected: Option<(u64, usize)> = ui.data(|d| d.get_temp(selected_id));
     if selected.is_some_and(|(generation, _)| generation != viewer.rig_generation) {
         selected = None;
     }
+    let mut groups: Vec<(FindingCode, Vec<usize>)> = Vec::new();
     for (i, finding) in report.findings.iter().enumerate() {
-        let is_selected = selected.is_some_and(|(_, s)| s == i);
-        let text = egui::RichText::new(format!("{}: {}", finding.severity.label(), finding.message))
-            .color(severity_color(ui, finding.severity));
-        let response = ui.selectable_label(is_selected, text);
-        if response.clicked() {
-            selected = Some((viewer.rig_generation, i));
-            if let Some(joint) = joint_of_finding(&viewer.rig, finding) {
-                viewer.selected_joint = Some(joint);
-            }
+        if !shown[severity_slot(finding.severity)] {
+            continue;
         }
-        if is_selected {
-            details(ui, &viewer.rig, finding);
+        match groups.iter_mut().find(|(code, _)| *code == finding.code) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((finding.code, vec![i])),
         }
+    }
+    for (code, members) in &groups {
+        if let [only] = members.as_slice() {
+            finding_row(ui, viewer, report, *only, &mut selected);
+            continue;
+        }
+        let first = &report.findings[members[0]];
+        let title = egui::RichText::new(format!("{} ×{}: {code}", first.severity.label(), members.len()))
+            .color(severity_color(ui, first.severity));
+        egui::CollapsingHeader::new(title)
+            .id_salt(("finding group", code.as_str()))
+            .show(ui, |ui| {
+                for &i in members {
+                    finding_row(ui, viewer, report, i, &mut selected);
+                }
+            });
     }
     ui.data_mut(|d| match selected {
         Some(s) => {
@@ -102,6 +141,52 @@ fn findings(ui: &mut egui::Ui, viewer: &mut Viewer, report: &RigReport) {
         }
         None => d.remove::<(u64, usize)>(selected_id),
     });
+}
+
+fn finding_row(
+    ui: &mut egui::Ui,
+    viewer: &mut Viewer,
+    report: &RigReport,
+    i: usize,
+    selected: &mut Option<(u64, usize)>,
+) {
+    let finding = &report.findings[i];
+    let is_selected = selected.is_some_and(|(_, s)| s == i);
+    let text = egui::RichText::new(format!("{}: {}", finding.severity.label(), finding.message))
+        .color(severity_color(ui, finding.severity));
+    if ui.selectable_label(is_selected, text).clicked() {
+        *selected = Some((viewer.rig_generation, i));
+        if let Some(joint) = joint_of_finding(&viewer.rig, finding) {
+            viewer.selected_joint = Some(joint);
+        }
+        let marks = finding_marks(&viewer.rig, finding);
+        viewer.set_finding_marks(marks);
+    }
+    if is_selected {
+        details(ui, &viewer.rig, finding);
+    }
+}
+
+/// The vertices a finding lists, on every instance of their mesh.
+pub fn finding_marks(rig: &Rig, finding: &Finding) -> Vec<VertexRef> {
+    let Some(list) = &finding.vertices else {
+        return Vec::new();
+    };
+    let Some(primitive) = list.primitive else {
+        return Vec::new();
+    };
+    rig.instances
+        .iter()
+        .enumerate()
+        .filter(|(_, instance)| instance.mesh == list.mesh)
+        .flat_map(|(instance, _)| {
+            list.vertices.iter().map(move |&v| VertexRef {
+                instance,
+                primitive,
+                vertex: v as usize,
+            })
+        })
+        .collect()
 }
 
 fn details(ui: &mut egui::Ui, rig: &Rig, finding: &Finding) {

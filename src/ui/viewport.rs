@@ -2,10 +2,11 @@
 //! drawn over the view, and toasts.
 
 use super::*;
+use crate::viewer::VertexRef;
 
 pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
     let delta = response.drag_delta();
-    let (shift, alt) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt));
+    let (shift, alt, command) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt, i.modifiers.command));
     if response.dragged_by(PointerButton::Primary) && alt {
         viewer.bend_selected_by_drag(delta.x, delta.y);
     } else if response.dragged_by(PointerButton::Middle)
@@ -25,6 +26,16 @@ pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer
     }
     if response.double_clicked() {
         viewer.frame_all();
+    } else if response.clicked()
+        && command
+        && let Some(pointer) = response.interact_pointer_pos()
+    {
+        let hit = pick_mesh(viewer, response.rect, pointer);
+        viewer.inspect_vertex(hit.map(|hit| VertexRef {
+            instance: hit.instance,
+            primitive: hit.primitive,
+            vertex: hit.vertex,
+        }));
     } else if response.clicked()
         && let Some(pointer) = response.interact_pointer_pos()
         && let Some(node) = pick(viewer, response.rect, pointer)
@@ -61,11 +72,16 @@ fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Optio
             return Some(node);
         }
     }
+    let hit = pick_mesh(viewer, viewport, pointer)?;
+    dominant_joint(&viewer.rig, &hit)
+}
+
+/// The mesh vertex under `pointer`, on the surface as drawn.
+fn pick_mesh(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<crate::skin::pick::MeshHit> {
     let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
     let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
     let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
-    let hit = viewer.pick_vertex(origin, direction)?;
-    dominant_joint(&viewer.rig, &hit)
+    viewer.pick_vertex(origin, direction)
 }
 
 pub(super) fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
