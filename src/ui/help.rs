@@ -28,6 +28,10 @@ const MOUSE: &[Shortcut] = &[
         "Click",
         "select the joint under the cursor (a joint dot, or the strongest joint of the vertex hit)",
     ),
+    s(
+        "Ctrl + click",
+        "inspect the vertex under the cursor: its weights in the Vertex panel, marked in the view",
+    ),
 ];
 
 /// Every row of the map: the mouse, then each command's key.
