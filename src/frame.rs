@@ -16,7 +16,7 @@ pub struct ViewRenderer {
 impl ViewRenderer {
     pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> ViewRenderer {
         ViewRenderer {
-            scene: SceneRenderer::new(&gpu.device, &gpu.queue, format),
+            scene: SceneRenderer::new(&gpu.device, &gpu.queue, format, gpu.cache()),
             rig: None,
         }
     }
@@ -35,6 +35,13 @@ impl ViewRenderer {
         let Some((_, rig_gpu)) = &mut self.rig else { return };
         let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         timings.record_upload(&upload);
+        // After the frame is written: a draw's pipeline follows its winding in this pose.
+        let built = self
+            .scene
+            .prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, &viewer.view);
+        if let Some(cache) = gpu.pipeline_cache.as_ref().filter(|_| built > 0) {
+            cache.save();
+        }
     }
 
     /// The second stage: records the scene pass into `view` (the 3D view in `viewport`, the

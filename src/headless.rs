@@ -175,11 +175,24 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
 
 /// Renders one frame offscreen and writes it as a PNG.
 pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
-    let mut viewer = viewer_for(request)?;
-    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
+    let start = std::time::Instant::now();
+    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    // The rig loads while the driver starts: neither needs the other.
+    let (viewer, gpu) = std::thread::scope(|scope| {
+        let viewer = scope.spawn(|| viewer_for(request));
+        let gpu = Gpu::headless().map_err(|e| e.to_string());
+        lap("adapter and device");
+        let viewer = viewer.join().unwrap_or_else(|_| Err("loading the rig panicked".into()));
+        lap("rig loaded");
+        (viewer, gpu)
+    });
+    let (mut viewer, gpu) = (viewer?, gpu?);
     let image =
         crate::frame::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;
+    lap("frame rendered and read back");
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
-        .map_err(|e| format!("cannot write {}: {e}", request.out.display()))
+        .map_err(|e| format!("cannot write {}: {e}", request.out.display()))?;
+    lap("PNG written");
+    Ok(())
 }

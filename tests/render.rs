@@ -154,3 +154,47 @@ fn bad_arguments_fail_with_a_clear_message() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
+    let target = rigscope::render::Offscreen::new(&gpu, 64, 48).unwrap();
+    let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, rigscope::render::offscreen::OFFSCREEN_FORMAT);
+    assert_eq!(renderer.scene.built_mesh_pipelines(), 0, "nothing is compiled up front");
+    renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_eq!(
+        renderer.scene.built_mesh_pipelines(),
+        1,
+        "the demo rig is one culled mesh"
+    );
+    viewer.view.wireframe = true;
+    renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_eq!(
+        renderer.scene.built_mesh_pipelines(),
+        2,
+        "the wireframe when it is asked for"
+    );
+
+    // The binary keeps the compiled pipelines in the cache folder, when the adapter can.
+    if !gpu.adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
+        return;
+    }
+    let cache = common::temp_dir("pipeline-cache");
+    let out = cache.join("demo.png");
+    let status = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["render", "demo", "--size", "64x48", "--out"])
+        .arg(&out)
+        .env(rigscope::render::pipeline_cache::CACHE_DIR_ENV, &cache)
+        .status()
+        .expect("the rigscope binary runs");
+    assert!(status.success());
+    let files: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("wgpu_pipeline_cache"))
+        .collect();
+    assert_eq!(files.len(), 1, "one cache file for this adapter: {files:?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}

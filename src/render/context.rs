@@ -1,5 +1,6 @@
 //! Adapter and device selection.
 
+use crate::render::pipeline_cache::DiskPipelineCache;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -9,6 +10,8 @@ pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// Compiled pipelines kept between runs (`None` where the adapter cannot).
+    pub pipeline_cache: Option<DiskPipelineCache>,
     /// Errors the device reported outside any call that returns a `Result` (validation errors,
     /// device loss), kept for the caller to show instead of panicking.
     faults: Arc<Mutex<Faults>>,
@@ -37,6 +40,17 @@ pub const REQUIRE_ADAPTER_ENV: &str = "RIGSCOPE_REQUIRE_ADAPTER";
 impl Gpu {
     /// A device with no window, for offscreen rendering and compute.
     pub fn headless() -> Result<Gpu, GpuError> {
+        // Probing OpenGL (EGL) costs tens of milliseconds at startup: unless WGPU_BACKEND
+        // chooses, it is tried only when no primary backend (Vulkan, Metal, DX12) has an adapter.
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            let primary = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends: wgpu::Backends::PRIMARY,
+                ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+            });
+            if let Ok(gpu) = pollster::block_on(Self::with_instance(primary, None)) {
+                return Ok(gpu);
+            }
+        }
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         pollster::block_on(Self::with_instance(instance, None))
     }
@@ -64,7 +78,10 @@ impl Gpu {
                 info.name, info.backend
             )));
         }
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        log::debug!("adapter {:?}: {:?}", adapter.get_info(), adapter.features());
+        let wanted = wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::PIPELINE_CACHE;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("rigscope"),
@@ -87,13 +104,20 @@ impl Gpu {
                 f.lost = Some(format!("{reason:?}: {message}"));
             }
         });
+        let pipeline_cache = DiskPipelineCache::open(&adapter, &device);
         Ok(Gpu {
             instance,
             adapter,
             device,
             queue,
+            pipeline_cache,
             faults,
         })
+    }
+
+    /// The pipeline cache to build pipelines with, if any.
+    pub fn cache(&self) -> Option<&wgpu::PipelineCache> {
+        self.pipeline_cache.as_ref().map(|c| &c.cache)
     }
 
     /// The first error the device reported since the last call, if any.

@@ -6,6 +6,7 @@ pub mod context;
 pub mod gpu_data;
 pub mod material;
 pub mod offscreen;
+pub mod pipeline_cache;
 mod pipelines;
 pub mod scene;
 #[cfg(test)]

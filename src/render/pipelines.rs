@@ -2,11 +2,17 @@
 
 use super::gpu_data::{GpuInfluences, PaletteBuffers, create_texture, storage_pair_layout};
 use super::scene::*;
+use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
 use crate::rig::Texture;
 
 impl SceneRenderer {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        gpu_cache: Option<&wgpu::PipelineCache>,
+    ) -> Self {
         let uniform_entry = |binding, visibility| wgpu::BindGroupLayoutEntry {
             binding,
             visibility,
@@ -74,12 +80,8 @@ impl SceneRenderer {
             ],
             immediate_size: 0,
         });
-        let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
-        let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
-        let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
-        let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
-        let influence_attributes =
-            wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
+        let multisample = multisample_state();
+        let blended = color_target(format, Some(wgpu::BlendState::ALPHA_BLENDING));
         let layout = |stride: usize, attributes| {
             Some(wgpu::VertexBufferLayout {
                 array_stride: stride as u64,
@@ -87,91 +89,12 @@ impl SceneRenderer {
                 attributes,
             })
         };
-        let mesh_buffers = [
-            layout(12, &position_attributes[..]),
-            layout(12, &normal_attributes[..]),
-            layout(8, &uv_attributes[..]),
-            layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
-            layout(16, &color_attributes[..]),
-        ];
-        let depth_state = |write, compare| wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(write),
-            depth_compare: Some(compare),
-            stencil: wgpu::StencilState::default(),
-            bias: wgpu::DepthBiasState::default(),
+        let mesh_pipelines = MeshPipelines {
+            module: mesh_module,
+            layout: mesh_layout,
+            format,
+            built: Default::default(),
         };
-        let multisample = wgpu::MultisampleState {
-            count: SAMPLES,
-            mask: !0,
-            alpha_to_coverage_enabled: false,
-        };
-        let target = |blend| {
-            [Some(wgpu::ColorTargetState {
-                format,
-                blend,
-                write_mask: wgpu::ColorWrites::ALL,
-            })]
-        };
-        let opaque = target(None);
-        let blended = target(Some(wgpu::BlendState::ALPHA_BLENDING));
-        // Alpha-blended materials keep the target opaque (screenshots have no holes).
-        let covering = target(Some(wgpu::BlendState {
-            color: wgpu::BlendState::ALPHA_BLENDING.color,
-            alpha: wgpu::BlendComponent::OVER,
-        }));
-        let mesh_pipeline =
-            |label, topology, (front_face, cull_mode), (vertex_entry, fragment_entry), targets: &[_], write| {
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(label),
-                    layout: Some(&mesh_layout),
-                    vertex: wgpu::VertexState {
-                        module: &mesh_module,
-                        entry_point: Some(vertex_entry),
-                        compilation_options: Default::default(),
-                        buffers: &mesh_buffers,
-                    },
-                    primitive: wgpu::PrimitiveState {
-                        topology,
-                        front_face,
-                        cull_mode,
-                        ..Default::default()
-                    },
-                    depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
-                    multisample,
-                    fragment: Some(wgpu::FragmentState {
-                        module: &mesh_module,
-                        entry_point: Some(fragment_entry),
-                        compilation_options: Default::default(),
-                        targets,
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
-            };
-        let triangles = wgpu::PrimitiveTopology::TriangleList;
-        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
-        let shaded = ("vs_main", "fs_main");
-        let mesh_culled = mesh_pipeline("mesh (culled)", triangles, (ccw, back), shaded, &opaque, true);
-        let mesh_culled_mirrored =
-            mesh_pipeline("mesh (culled, mirrored)", triangles, (cw, back), shaded, &opaque, true);
-        let mesh_double_sided = mesh_pipeline("mesh (double-sided)", triangles, (ccw, None), shaded, &opaque, true);
-        let mesh_blended = mesh_pipeline(
-            "mesh (blended)",
-            triangles,
-            (ccw, None),
-            ("vs_main", "fs_blend"),
-            &covering,
-            false,
-        );
-        let wireframe = mesh_pipeline(
-            "wireframe",
-            wgpu::PrimitiveTopology::LineList,
-            (ccw, None),
-            ("vs_wire", "fs_wire"),
-            &opaque,
-            true,
-        );
 
         let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
@@ -207,7 +130,7 @@ impl SceneRenderer {
                     targets: &blended,
                 }),
                 multiview_mask: None,
-                cache: None,
+                cache: gpu_cache,
             })
         };
         let lines = line_pipeline("lines", wgpu::CompareFunction::LessEqual);
@@ -238,11 +161,7 @@ impl SceneRenderer {
             palette_layout,
             morph_layout,
             draw_layout,
-            mesh_culled,
-            mesh_culled_mirrored,
-            mesh_double_sided,
-            mesh_blended,
-            wireframe,
+            mesh_pipelines,
             lines,
             lines_on_top,
             sampler,
@@ -251,5 +170,203 @@ impl SceneRenderer {
             grid: None,
             unskinned: false,
         }
+    }
+}
+
+fn depth_state(write: bool, compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(write),
+        depth_compare: Some(compare),
+        stencil: wgpu::StencilState::default(),
+        bias: wgpu::DepthBiasState::default(),
+    }
+}
+
+fn multisample_state() -> wgpu::MultisampleState {
+    wgpu::MultisampleState {
+        count: SAMPLES,
+        mask: !0,
+        alpha_to_coverage_enabled: false,
+    }
+}
+
+fn color_target(format: wgpu::TextureFormat, blend: Option<wgpu::BlendState>) -> [Option<wgpu::ColorTargetState>; 1] {
+    [Some(wgpu::ColorTargetState {
+        format,
+        blend,
+        write_mask: wgpu::ColorWrites::ALL,
+    })]
+}
+
+/// Which mesh pipeline: one per [`MeshPipeline`], and the wireframe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MeshPass {
+    Shaded(MeshPipeline),
+    Wireframe,
+}
+
+impl MeshPass {
+    pub(super) const COUNT: usize = Self::ALL.len();
+
+    const ALL: [MeshPass; 5] = [
+        MeshPass::Shaded(MeshPipeline::Culled),
+        MeshPass::Shaded(MeshPipeline::CulledMirrored),
+        MeshPass::Shaded(MeshPipeline::DoubleSided),
+        MeshPass::Shaded(MeshPipeline::Blended),
+        MeshPass::Wireframe,
+    ];
+
+    fn slot(self) -> usize {
+        Self::ALL.iter().position(|&p| p == self).unwrap_or(0)
+    }
+}
+
+/// The mesh pipelines, each built the first time a frame needs it: a software driver spends
+/// tens of milliseconds compiling one, and most rigs need one or two of the five.
+pub(super) struct MeshPipelines {
+    module: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    format: wgpu::TextureFormat,
+    built: [std::sync::OnceLock<wgpu::RenderPipeline>; 5],
+}
+
+impl MeshPipelines {
+    /// How many of the mesh pipelines are built.
+    pub(super) fn built(&self) -> usize {
+        self.built.iter().filter(|p| p.get().is_some()).count()
+    }
+
+    pub(super) fn get(&self, pass: MeshPass) -> Option<&wgpu::RenderPipeline> {
+        self.built[pass.slot()].get()
+    }
+
+    /// Builds those of `passes` not built yet, side by side on threads (the driver compiles each
+    /// on the CPU). Returns how many were built.
+    pub(super) fn ensure(
+        &self,
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        passes: &[MeshPass],
+    ) -> usize {
+        let mut missing: Vec<MeshPass> = passes.iter().copied().filter(|p| self.get(*p).is_none()).collect();
+        missing.dedup();
+        match missing.as_slice() {
+            [] => {}
+            [only] => {
+                self.built[only.slot()].get_or_init(|| self.build(device, cache, *only));
+            }
+            _ => std::thread::scope(|scope| {
+                for &pass in &missing {
+                    scope.spawn(move || self.built[pass.slot()].get_or_init(|| self.build(device, cache, pass)));
+                }
+            }),
+        }
+        missing.len()
+    }
+
+    fn build(
+        &self,
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        pass: MeshPass,
+    ) -> wgpu::RenderPipeline {
+        let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
+        let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
+        let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
+        let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
+        let influence_attributes =
+            wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
+        let layout = |stride: usize, attributes| wgpu::VertexBufferLayout {
+            array_stride: stride as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes,
+        };
+        let buffers = [
+            layout(12, &position_attributes[..]),
+            layout(12, &normal_attributes[..]),
+            layout(8, &uv_attributes[..]),
+            layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
+            layout(16, &color_attributes[..]),
+        ];
+        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
+        let opaque = color_target(self.format, None);
+        // Alpha-blended materials keep the target opaque (screenshots have no holes).
+        let covering = color_target(
+            self.format,
+            Some(wgpu::BlendState {
+                color: wgpu::BlendState::ALPHA_BLENDING.color,
+                alpha: wgpu::BlendComponent::OVER,
+            }),
+        );
+        let triangles = wgpu::PrimitiveTopology::TriangleList;
+        let (label, topology, (front_face, cull_mode), (vertex_entry, fragment_entry), targets, write) = match pass {
+            MeshPass::Shaded(MeshPipeline::Culled) => (
+                "mesh (culled)",
+                triangles,
+                (ccw, back),
+                ("vs_main", "fs_main"),
+                &opaque,
+                true,
+            ),
+            MeshPass::Shaded(MeshPipeline::CulledMirrored) => (
+                "mesh (culled, mirrored)",
+                triangles,
+                (cw, back),
+                ("vs_main", "fs_main"),
+                &opaque,
+                true,
+            ),
+            MeshPass::Shaded(MeshPipeline::DoubleSided) => (
+                "mesh (double-sided)",
+                triangles,
+                (ccw, None),
+                ("vs_main", "fs_main"),
+                &opaque,
+                true,
+            ),
+            MeshPass::Shaded(MeshPipeline::Blended) => (
+                "mesh (blended)",
+                triangles,
+                (ccw, None),
+                ("vs_main", "fs_blend"),
+                &covering,
+                false,
+            ),
+            MeshPass::Wireframe => (
+                "wireframe",
+                wgpu::PrimitiveTopology::LineList,
+                (ccw, None),
+                ("vs_wire", "fs_wire"),
+                &opaque,
+                true,
+            ),
+        };
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&self.layout),
+            vertex: wgpu::VertexState {
+                module: &self.module,
+                entry_point: Some(vertex_entry),
+                compilation_options: Default::default(),
+                buffers: &buffers.map(Some),
+            },
+            primitive: wgpu::PrimitiveState {
+                topology,
+                front_face,
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
+            multisample: multisample_state(),
+            fragment: Some(wgpu::FragmentState {
+                module: &self.module,
+                entry_point: Some(fragment_entry),
+                compilation_options: Default::default(),
+                targets,
+            }),
+            multiview_mask: None,
+            cache,
+        })
     }
 }

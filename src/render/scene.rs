@@ -6,6 +6,7 @@ use crate::anim::{Bounds, PoseBuffers};
 use crate::render::camera::OrbitCamera;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
+use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::ViewOptions;
@@ -139,11 +140,7 @@ pub struct SceneRenderer {
     pub(super) palette_layout: wgpu::BindGroupLayout,
     pub(super) morph_layout: wgpu::BindGroupLayout,
     pub(super) draw_layout: wgpu::BindGroupLayout,
-    pub(super) mesh_culled: wgpu::RenderPipeline,
-    pub(super) mesh_culled_mirrored: wgpu::RenderPipeline,
-    pub(super) mesh_double_sided: wgpu::RenderPipeline,
-    pub(super) mesh_blended: wgpu::RenderPipeline,
-    pub(super) wireframe: wgpu::RenderPipeline,
+    pub(super) mesh_pipelines: MeshPipelines,
     pub(super) lines: wgpu::RenderPipeline,
     pub(super) lines_on_top: wgpu::RenderPipeline,
     pub(super) sampler: wgpu::Sampler,
@@ -322,6 +319,33 @@ impl SceneRenderer {
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
     /// skeleton overlay.
+    /// How many mesh pipelines are built so far (of five).
+    pub fn built_mesh_pipelines(&self) -> usize {
+        self.mesh_pipelines.built()
+    }
+
+    /// Builds the mesh pipelines that drawing `gpu` with `view` needs and that are not built
+    /// yet. Returns how many it built.
+    pub fn prepare_pipelines(
+        &self,
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        gpu: &RigGpu,
+        view: &ViewOptions,
+    ) -> usize {
+        let mut passes: Vec<MeshPass> = Vec::with_capacity(MeshPass::COUNT);
+        for draw in &gpu.draws {
+            let pass = MeshPass::Shaded(draw.pipeline);
+            if !passes.contains(&pass) {
+                passes.push(pass);
+            }
+        }
+        if view.wireframe && !gpu.draws.is_empty() {
+            passes.push(MeshPass::Wireframe);
+        }
+        self.mesh_pipelines.ensure(device, cache, &passes)
+    }
+
     pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
         let mut upload = FrameUpload::default();
         let view = state.view;
@@ -490,12 +514,15 @@ impl SceneRenderer {
             let shaded = opaque.chain(blended).map(|draw| (draw, false));
             let edges = gpu.draws.iter().filter(|_| view.wireframe).map(|draw| (draw, true));
             for (draw, wire) in shaded.chain(edges) {
-                let pipeline = match (wire, draw.pipeline) {
-                    (true, _) => &self.wireframe,
-                    (false, MeshPipeline::Culled) => &self.mesh_culled,
-                    (false, MeshPipeline::CulledMirrored) => &self.mesh_culled_mirrored,
-                    (false, MeshPipeline::DoubleSided) => &self.mesh_double_sided,
-                    (false, MeshPipeline::Blended) => &self.mesh_blended,
+                let mesh_pass = if wire {
+                    MeshPass::Wireframe
+                } else {
+                    MeshPass::Shaded(draw.pipeline)
+                };
+                // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
+                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass) else {
+                    debug_assert!(false, "{mesh_pass:?} was not prepared");
+                    continue;
                 };
                 pass.set_pipeline(pipeline);
                 let palette = gpu.palettes[draw.instance]
