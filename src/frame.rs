@@ -14,11 +14,18 @@ pub struct ViewRenderer {
 }
 
 impl ViewRenderer {
-    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> ViewRenderer {
+    /// A renderer for targets of `format` with `samples` per pixel.
+    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat, samples: u32) -> ViewRenderer {
         ViewRenderer {
-            scene: SceneRenderer::new(&gpu.device, &gpu.queue, format, gpu.cache()),
+            scene: SceneRenderer::new(&gpu.device, &gpu.queue, format, samples, gpu.cache()),
             rig: None,
         }
+    }
+
+    /// A renderer for [`Offscreen`] targets.
+    pub fn offscreen(gpu: &Gpu) -> ViewRenderer {
+        use crate::render::{offscreen::OFFSCREEN_FORMAT, scene::OFFSCREEN_SAMPLES};
+        ViewRenderer::new(gpu, OFFSCREEN_FORMAT, OFFSCREEN_SAMPLES)
     }
 
     /// The first stage of a frame: uploads the viewer's rig and its grid when the rig changed
@@ -90,5 +97,5 @@ impl ViewRenderer {
 /// rendered offscreen at `width`×`height` pixels.
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
     let target = Offscreen::new(gpu, width, height)?;
-    ViewRenderer::new(gpu, crate::render::offscreen::OFFSCREEN_FORMAT).render_image(gpu, &target, viewer, None, None)
+    ViewRenderer::offscreen(gpu).render_image(gpu, &target, viewer, None, None)
 }

@@ -3,7 +3,7 @@
 
 use crate::frame::ViewRenderer;
 use crate::headless::{RenderRequest, viewer_for};
-use crate::render::offscreen::{OFFSCREEN_FORMAT, OVERLAY_FORMAT, read_buffer};
+use crate::render::offscreen::{OVERLAY_FORMAT, read_buffer};
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
 use crate::viewer::Viewer;
@@ -154,12 +154,13 @@ pub fn render_ui(
     pixels_per_point: f32,
 ) -> Result<RgbaImage, String> {
     let target = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
-    let mut view_renderer = ViewRenderer::new(gpu, OFFSCREEN_FORMAT);
+    let mut view_renderer = ViewRenderer::offscreen(gpu);
     let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OVERLAY_FORMAT, egui_wgpu::RendererOptions::default());
     let ctx = egui::Context::default();
     let info = FrameInfo {
         adapter: gpu.describe(),
         fps: 0.0,
+        samples: crate::render::scene::OFFSCREEN_SAMPLES,
     };
     let size_points = egui::vec2(width as f32, height as f32) / pixels_per_point;
     let mut last = None;
@@ -250,7 +251,7 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
-    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
         viewer.seek(time);

@@ -96,6 +96,9 @@ pub struct Settings {
     pub window_width: f32,
     pub window_height: f32,
     pub theme: Theme,
+    /// Anti-aliasing of the 3D view.
+    #[serde(deserialize_with = "or_default")]
+    pub msaa: crate::render::Msaa,
     /// Reload the open file when it (or a file it uses) changes on disk.
     pub hot_reload: bool,
     #[serde(deserialize_with = "or_default")]
@@ -119,6 +122,7 @@ impl Default for Settings {
             window_width: 1280.0,
             window_height: 800.0,
             theme: Theme::Dark,
+            msaa: crate::render::Msaa::Auto,
             hot_reload: true,
             skinning_path: SkinningPath::Gpu,
             skinning_method: SkinningMethod::Lbs,

@@ -8,7 +8,6 @@ use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;
 use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
-use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{heat, influence_color, joint_color};
 use rigscope::render::{Offscreen, ViewMode};
@@ -233,7 +232,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     viewer.selected_joint = Some(1);
     let (width, height) = (300, 120);
     let target = Offscreen::new(&gpu, width, height).unwrap();
-    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut renderer = ViewRenderer::offscreen(&gpu);
     // Debug colors are shaded 0.8 + 0.2·diffuse; the quads face the camera (+Z).
     let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
     let shade = |c: [f32; 3]| c.map(|v| v * (0.8 + 0.2 * diffuse));

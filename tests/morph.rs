@@ -8,7 +8,6 @@ use glam::{Mat4, Vec2, Vec3};
 use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::frame::ViewRenderer;
 use rigscope::render::compute::ComputeSkinner;
-use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::rig::{
     Influences, Interpolation, Material, Mesh, MeshInstance, MorphChannel, MorphTarget, Morphs, Node, Primitive, Rig,
     Skin, Trs,
@@ -241,7 +240,7 @@ fn drawing_applies_the_morph_on_both_paths() {
     viewer.camera.yaw = 0.0;
     viewer.camera.pitch = 0.0;
     let target = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
-    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut draw =
         |viewer: &mut rigscope::viewer::Viewer| renderer.render_image(&gpu, &target, viewer, None, None).unwrap();
     let count = |image: &image::RgbaImage| {

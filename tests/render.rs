@@ -160,7 +160,7 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
     let target = rigscope::render::Offscreen::new(&gpu, 64, 48).unwrap();
-    let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, rigscope::render::offscreen::OFFSCREEN_FORMAT);
+    let mut renderer = rigscope::frame::ViewRenderer::offscreen(&gpu);
     assert_eq!(renderer.scene.built_mesh_pipelines(), 0, "nothing is compiled up front");
     renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
     assert_eq!(
@@ -197,4 +197,37 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         .collect();
     assert_eq!(files.len(), 1, "one cache file for this adapter: {files:?}");
     std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
+    use rigscope::render::Msaa;
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let format = rigscope::render::offscreen::OFFSCREEN_FORMAT;
+    let cpu = gpu.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    assert_eq!(Msaa::Auto.samples(&gpu.adapter, format), if cpu { 1 } else { 4 });
+    assert_eq!(Msaa::Off.samples(&gpu.adapter, format), 1);
+    // WebGPU guarantees 4× for renderable formats; 2× where the adapter has it.
+    assert_eq!(Msaa::X4.samples(&gpu.adapter, format), 4);
+    assert!([1, 2].contains(&Msaa::X2.samples(&gpu.adapter, format)));
+    // Without multisampling the pass draws into the output itself: the same picture, but for
+    // the edges that 4× smooths.
+    let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
+    // One-pixel grid lines are all edge; the mesh is what is compared.
+    viewer.view.grid = false;
+    let (width, height) = (160, 120);
+    let smooth = rigscope::frame::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let target = rigscope::render::Offscreen::with_samples(&gpu, width, height, 1).unwrap();
+    let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, format, 1);
+    let aliased = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    let drawn = foreground_count(&aliased);
+    let differing = different_pixels(&smooth, &aliased);
+    println!("1× against 4×: {drawn} foreground pixels, {differing} differ");
+    assert!(drawn > 500, "the rig is drawn without multisampling: {drawn}");
+    let smooth_drawn = foreground_count(&smooth);
+    assert!(
+        smooth_drawn.abs_diff(drawn) < drawn / 10,
+        "the same silhouette: {smooth_drawn} against {drawn} pixels"
+    );
+    assert!(differing < drawn / 10, "only edges differ: {differing} of {drawn}");
 }

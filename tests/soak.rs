@@ -18,7 +18,6 @@ mod gpu;
 
 use rigscope::frame::ViewRenderer;
 use rigscope::render::Offscreen;
-use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
 use std::time::{Duration, Instant};
@@ -67,7 +66,7 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
     let mut viewer = Viewer::new(rig, None);
     viewer.player_mut().looping = true;
     let target = Offscreen::new(&gpu, 256, 192).expect("an offscreen target");
-    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut renderer = ViewRenderer::offscreen(&gpu);
 
     let started = Instant::now();
     let mut frames = 0u64;

@@ -652,7 +652,7 @@ fn fox_edit_to_new_frame_loop_time() {
     let renderer = gpu::gpu_or_skip().map(|gpu| {
         let target = rigscope::render::Offscreen::new(&gpu, 960, 720).unwrap();
         // Drawn once, as the window had before the edit (software drivers compile on first use).
-        let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, rigscope::render::offscreen::OFFSCREEN_FORMAT);
+        let mut renderer = rigscope::frame::ViewRenderer::offscreen(&gpu);
         renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
         (gpu, target, renderer)
     });

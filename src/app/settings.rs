@@ -18,6 +18,7 @@ pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState
         add_recent(&mut viewer.recent, path);
     }
     ui.theme = settings.theme;
+    ui.msaa = settings.msaa;
     ui.last_folder = settings.last_folder.clone();
     ui.screenshot = ScreenshotOptions {
         folder: settings.screenshot_folder.clone(),
@@ -31,6 +32,7 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         window_width: window_size.0,
         window_height: window_size.1,
         theme: ui.theme,
+        msaa: ui.msaa,
         hot_reload: viewer.hot_reload,
         skinning_path: viewer.skinning_path(),
         skinning_method: viewer.skinning_method(),

@@ -87,8 +87,9 @@ impl WindowState {
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&gpu.device, &config);
-        let renderer = ViewRenderer::new(&gpu, format);
-        let targets = RenderTargets::new(&gpu.device, format, config.width, config.height);
+        let samples = Msaa::default().samples(&gpu.adapter, format);
+        let renderer = ViewRenderer::new(&gpu, format, samples);
+        let targets = RenderTargets::new(&gpu.device, format, config.width, config.height, samples);
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
@@ -106,6 +107,7 @@ impl WindowState {
         let info = FrameInfo {
             adapter: gpu.describe(),
             fps: 0.0,
+            samples,
         };
         let title = window.title();
         Ok(WindowState {
@@ -140,11 +142,24 @@ impl WindowState {
         self.config.width = width;
         self.config.height = height;
         self.surface.configure(&self.gpu.device, &self.config);
-        self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height);
+        self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height, self.info.samples);
+    }
+
+    /// Follows the anti-aliasing setting: a new sample count needs new targets and pipelines.
+    fn apply_msaa(&mut self) {
+        let samples = self.ui_state.msaa.samples(&self.gpu.adapter, self.config.format);
+        if samples != self.info.samples {
+            log::info!("drawing the view with {samples} sample(s) per pixel");
+            self.info.samples = samples;
+            self.renderer = ViewRenderer::new(&self.gpu, self.config.format, samples);
+            let (width, height) = (self.config.width, self.config.height);
+            self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height, samples);
+        }
     }
 
     /// Draws one frame. Returns the UI's requests.
     pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, String> {
+        self.apply_msaa();
         let title = viewer.title();
         if title != self.title {
             self.window.set_title(&title);

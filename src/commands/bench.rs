@@ -3,7 +3,6 @@
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
 use crate::frame::ViewRenderer;
-use crate::render::offscreen::OFFSCREEN_FORMAT;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen};
 use crate::skin::{SkinningMethod, SkinningPath};
@@ -218,7 +217,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     viewer.player_mut().looping = true;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
-    let mut renderer = ViewRenderer::new(&gpu, OFFSCREEN_FORMAT);
+    let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut timer = GpuTimer::new(&gpu);
     // The paths take turns frame by frame, so that a slow drift of the machine (a software
     // rasterizer warming up, other work starting) weighs on all of them alike.

@@ -20,5 +20,5 @@ pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
 pub use scene::{FrameState, FrameUpload, RigGpu, SceneRenderer};
-pub use targets::{PixelRect, RenderTargets};
+pub use targets::{Msaa, PixelRect, RenderTargets};
 pub use views::{SkeletonOptions, ViewMode, ViewOptions};

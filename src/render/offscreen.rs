@@ -1,6 +1,7 @@
 //! Rendering without a window: into a texture, read back as RGBA8 pixels.
 
 use crate::render::context::{Gpu, GpuError};
+use crate::render::scene::OFFSCREEN_SAMPLES;
 use crate::render::targets::RenderTargets;
 
 /// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
@@ -28,6 +29,11 @@ pub struct Offscreen {
 
 impl Offscreen {
     pub fn new(gpu: &Gpu, width: u32, height: u32) -> Result<Offscreen, GpuError> {
+        Self::with_samples(gpu, width, height, OFFSCREEN_SAMPLES)
+    }
+
+    /// A target drawn with `samples` per pixel (a renderer of the same count draws into it).
+    pub fn with_samples(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Result<Offscreen, GpuError> {
         let max = gpu.device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > max || height > max {
             return Err(GpuError(format!(
@@ -56,7 +62,7 @@ impl Offscreen {
             mapped_at_creation: false,
         });
         Ok(Offscreen {
-            targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height),
+            targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height, samples),
             view: texture.create_view(&wgpu::TextureViewDescriptor::default()),
             overlay_view: texture.create_view(&wgpu::TextureViewDescriptor {
                 format: Some(OVERLAY_FORMAT),

@@ -11,6 +11,7 @@ impl SceneRenderer {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         format: wgpu::TextureFormat,
+        samples: u32,
         gpu_cache: Option<&wgpu::PipelineCache>,
     ) -> Self {
         let uniform_entry = |binding, visibility| wgpu::BindGroupLayoutEntry {
@@ -80,7 +81,7 @@ impl SceneRenderer {
             ],
             immediate_size: 0,
         });
-        let multisample = multisample_state();
+        let multisample = multisample_state(samples);
         let blended = color_target(format, Some(wgpu::BlendState::ALPHA_BLENDING));
         let layout = |stride: usize, attributes| {
             Some(wgpu::VertexBufferLayout {
@@ -93,6 +94,7 @@ impl SceneRenderer {
             module: mesh_module,
             layout: mesh_layout,
             format,
+            samples,
             built: Default::default(),
         };
 
@@ -183,9 +185,9 @@ fn depth_state(write: bool, compare: wgpu::CompareFunction) -> wgpu::DepthStenci
     }
 }
 
-fn multisample_state() -> wgpu::MultisampleState {
+fn multisample_state(samples: u32) -> wgpu::MultisampleState {
     wgpu::MultisampleState {
-        count: SAMPLES,
+        count: samples,
         mask: !0,
         alpha_to_coverage_enabled: false,
     }
@@ -228,6 +230,7 @@ pub(super) struct MeshPipelines {
     module: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
     format: wgpu::TextureFormat,
+    samples: u32,
     built: [std::sync::OnceLock<wgpu::RenderPipeline>; 5],
 }
 
@@ -358,7 +361,7 @@ impl MeshPipelines {
                 ..Default::default()
             },
             depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
-            multisample: multisample_state(),
+            multisample: multisample_state(self.samples),
             fragment: Some(wgpu::FragmentState {
                 module: &self.module,
                 entry_point: Some(fragment_entry),

@@ -18,7 +18,9 @@ use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// MSAA sample count of the 3D view.
-pub const SAMPLES: u32 = 4;
+/// Samples per pixel of offscreen pictures (renders, screenshots, tests): they are looked at
+/// closely, and are drawn once.
+pub const OFFSCREEN_SAMPLES: u32 = 4;
 /// Clear color of the 3D view (linear).
 pub const BACKGROUND: wgpu::Color = wgpu::Color {
     r: 0.018,
@@ -474,12 +476,16 @@ impl SceneRenderer {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("scene"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &targets.color,
+                view: targets.color.as_ref().unwrap_or(output),
                 depth_slice: None,
-                resolve_target: Some(output),
+                resolve_target: targets.color.as_ref().map(|_| output),
                 ops: wgpu::Operations {
                     load: wgpu::LoadOp::Clear(BACKGROUND),
-                    store: wgpu::StoreOp::Discard,
+                    store: if targets.color.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {

@@ -1,17 +1,67 @@
 //! Where the 3D view draws: color and depth attachments of one size, and rectangles of them.
 
-use super::scene::{DEPTH_FORMAT, SAMPLES};
+use super::scene::DEPTH_FORMAT;
+
+/// Multisample anti-aliasing of the 3D view (the setting; see [`Msaa::samples`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Msaa {
+    /// 4× on a GPU; off on a CPU adapter, where every sample costs rasterizer time.
+    #[default]
+    Auto,
+    Off,
+    #[value(name = "2x")]
+    #[serde(rename = "2x")]
+    X2,
+    #[value(name = "4x")]
+    #[serde(rename = "4x")]
+    X4,
+}
+
+impl Msaa {
+    pub const ALL: [Msaa; 4] = [Msaa::Auto, Msaa::Off, Msaa::X2, Msaa::X4];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Msaa::Auto => "Auto",
+            Msaa::Off => "Off",
+            Msaa::X2 => "2×",
+            Msaa::X4 => "4×",
+        }
+    }
+
+    /// Samples per pixel for `format` on `adapter`: what the setting asks for, lowered to a
+    /// count the adapter supports for the format.
+    pub fn samples(self, adapter: &wgpu::Adapter, format: wgpu::TextureFormat) -> u32 {
+        let wanted = match self {
+            Msaa::Auto if adapter.get_info().device_type == wgpu::DeviceType::Cpu => 1,
+            Msaa::Auto | Msaa::X4 => 4,
+            Msaa::X2 => 2,
+            Msaa::Off => 1,
+        };
+        let flags = adapter.get_texture_format_features(format).flags;
+        let depth = adapter.get_texture_format_features(DEPTH_FORMAT).flags;
+        [wanted, 4, 2, 1]
+            .into_iter()
+            .filter(|&n| n <= wanted)
+            .find(|&n| n == 1 || (flags.sample_count_supported(n) && depth.sample_count_supported(n)))
+            .unwrap_or(1)
+    }
+}
 
 /// Color and depth attachments of one size.
 pub struct RenderTargets {
     pub width: u32,
     pub height: u32,
-    pub(super) color: wgpu::TextureView,
+    pub samples: u32,
+    /// The multisampled color target, resolved into the output; `None` without multisampling
+    /// (the pass draws into the output itself).
+    pub(super) color: Option<wgpu::TextureView>,
     pub(super) depth: wgpu::TextureView,
 }
 
 impl RenderTargets {
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, width: u32, height: u32) -> Self {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, width: u32, height: u32, samples: u32) -> Self {
         let make = |format, label| {
             device
                 .create_texture(&wgpu::TextureDescriptor {
@@ -22,7 +72,7 @@ impl RenderTargets {
                         depth_or_array_layers: 1,
                     },
                     mip_level_count: 1,
-                    sample_count: SAMPLES,
+                    sample_count: samples,
                     dimension: wgpu::TextureDimension::D2,
                     format,
                     usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
@@ -33,7 +83,8 @@ impl RenderTargets {
         RenderTargets {
             width,
             height,
-            color: make(format, "msaa color"),
+            samples,
+            color: (samples > 1).then(|| make(format, "msaa color")),
             depth: make(DEPTH_FORMAT, "depth"),
         }
     }

@@ -66,6 +66,14 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
                     ui.selectable_value(&mut state.theme, Theme::Light, "Light");
                 });
+                ui.horizontal(|ui| {
+                    ui.label("Anti-aliasing");
+                    for msaa in crate::render::Msaa::ALL {
+                        ui.selectable_value(&mut state.msaa, msaa, msaa.label());
+                    }
+                })
+                .response
+                .on_hover_text("Auto: 4× on a GPU, off on a software (CPU) adapter");
                 ui.menu_button("Screenshots", |ui| {
                     ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
                     ui.label(format!("Folder: {}", state.screenshot.folder().display()));
@@ -112,6 +120,11 @@ pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInf
                 ui.separator();
             }
             ui.label(format!("{:.0} FPS", info.fps));
+            ui.separator();
+            ui.label(match info.samples {
+                0 | 1 => "no MSAA".to_owned(),
+                n => format!("{n}× MSAA"),
+            });
             ui.separator();
             ui.label(&info.adapter);
         });

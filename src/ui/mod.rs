@@ -47,6 +47,8 @@ pub enum UiAction {
 pub struct FrameInfo {
     pub adapter: String,
     pub fps: f32,
+    /// Samples per pixel the 3D view is drawn with.
+    pub samples: u32,
 }
 
 pub struct UiOutput {
@@ -62,6 +64,8 @@ pub struct UiState {
     /// The keyboard map window (F1).
     pub help_open: bool,
     pub theme: Theme,
+    /// Anti-aliasing of the 3D view; the window applies it.
+    pub msaa: crate::render::Msaa,
     pub screenshot: ScreenshotOptions,
     /// Where the Open dialog starts.
     pub last_folder: Option<PathBuf>,
