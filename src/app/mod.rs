@@ -300,7 +300,15 @@ impl ApplicationHandler<Wake> for App {
                         if self.screenshot_on_exit.is_some() {
                             self.fatal = Some("the window surface cannot be read back for a screenshot".into());
                         }
-                        eprintln!("drew {} frames; exiting", self.frames_drawn);
+                        let timings = &self.viewer.timings;
+                        let median_ms = |stage| timings.median(stage, 120).map_or(f32::NAN, |s| s * 1e3);
+                        eprintln!(
+                            "drew {} frames; exiting (last 120 frames: median frame {:.1} ms, scene pass on the GPU {:.1} ms, {} sample(s) per pixel)",
+                            self.frames_drawn,
+                            median_ms(Stage::Frame),
+                            median_ms(Stage::GpuPass),
+                            state.info.samples
+                        );
                         event_loop.exit();
                     }
                 }
