@@ -7,7 +7,8 @@
 //! `cargo bench --bench skinning -- --warm-up-time 1 --measurement-time 3`; per-vertex time =
 //! reported time / vertices. Before criterion's groups, a summary measured in this same run
 //! prints medians in ns/vertex and each one's ratio to the static transform (and DQS's to LBS),
-//! so that ratios never mix runs. `SKINNING_SUMMARY_ONLY=1` prints only the summary.
+//! so that ratios never mix runs. `SKINNING_SUMMARY_ONLY=1` prints only the summary;
+//! `SKINNING_VERTICES=10000,100000` sets its mesh sizes.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
@@ -199,7 +200,9 @@ fn kernels() -> Vec<Kernel> {
 fn summary(_: &mut Criterion) {
     let best = Kernel::detect();
     println!("\nskinning summary, {JOINTS} joints, medians (ns/vertex) and ratios to the static transform");
-    for (vertices, samples) in [(100_000, 41), (1_000_000, 11)] {
+    let sizes = std::env::var("SKINNING_VERTICES").unwrap_or_else(|_| "100000,1000000".into());
+    for vertices in sizes.split(',').filter_map(|v| v.trim().parse::<usize>().ok()) {
+        let samples = if vertices > 200_000 { 11 } else { 41 };
         let mut d = data(vertices);
         for with_normals in [false, true] {
             let what = if with_normals { "positions+normals" } else { "positions" };

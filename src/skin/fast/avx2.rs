@@ -29,100 +29,49 @@ pub unsafe fn skin(job: Job<'_>) {
 
 pub struct Avx2;
 
-// SAFETY: `blend` reads only the block's influences and, through them, palette matrices whose
-// index was checked (by `simple` for the whole block, or one by one).
+// SAFETY: every method is AVX2/FMA arithmetic on registers, or reads the 16 floats its caller
+// vouches for.
 unsafe impl Blend for Avx2 {
     type V = __m256;
+    /// Columns (0|1) and (2|3).
+    type M = [__m256; 2];
 
     #[inline(always)]
-    unsafe fn blend<const SETS: usize>(job: &Job<'_>, base: usize, simple: bool) -> [V3<__m256>; 4] {
-        let pal = job.palette.as_ptr() as *const f32;
-        let joints = job.influences.joints.as_ptr() as *const u16;
-        let weights = job.influences.weights.as_ptr() as *const f32;
-        let len = job.palette.len();
-        // SAFETY: the trait's contract: AVX2 and FMA, and `base + BLOCK` vertices readable.
+    unsafe fn zero() -> [__m256; 2] {
+        // SAFETY: the trait's contract (AVX2 and FMA) covers every method here.
+        unsafe { [_mm256_setzero_ps(); 2] }
+    }
+
+    #[inline(always)]
+    unsafe fn identity() -> [__m256; 2] {
+        // SAFETY: as `zero`.
         unsafe {
-            let mut mats = [[_mm256_setzero_ps(); 2]; BLOCK];
-            for (i, mat) in mats.iter_mut().enumerate() {
-                *mat = if simple {
-                    blend_simple::<SETS>(pal, joints, weights, base + i)
-                } else {
-                    blend_checked::<SETS>(pal, len, joints, weights, base + i)
-                };
-            }
-            let [c0x, c0y, c0z, c1x, c1y, c1z] = transpose(&mats, 0);
-            let [c2x, c2y, c2z, c3x, c3y, c3z] = transpose(&mats, 1);
-            [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [c3x, c3y, c3z]]
-        }
-    }
-}
-
-/// Blended matrix of vertex `v` as columns (0|1) and (2|3), no checks needed.
-///
-/// # Safety
-/// AVX2 and FMA; vertex `v`'s influences readable; every joint of it inside the palette.
-#[inline(always)]
-unsafe fn blend_simple<const SETS: usize>(
-    pal: *const f32,
-    joints: *const u16,
-    weights: *const f32,
-    v: usize,
-) -> [__m256; 2] {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let j = joints.add(v * SETS * 4);
-        let w = weights.add(v * SETS * 4);
-        let m = pal.add(usize::from(*j) * 16);
-        let wk = _mm256_broadcast_ss(&*w);
-        let mut lo = _mm256_mul_ps(wk, _mm256_loadu_ps(m));
-        let mut hi = _mm256_mul_ps(wk, _mm256_loadu_ps(m.add(8)));
-        for k in 1..SETS * 4 {
-            let m = pal.add(usize::from(*j.add(k)) * 16);
-            let wk = _mm256_broadcast_ss(&*w.add(k));
-            lo = _mm256_fmadd_ps(wk, _mm256_loadu_ps(m), lo);
-            hi = _mm256_fmadd_ps(wk, _mm256_loadu_ps(m.add(8)), hi);
-        }
-        [lo, hi]
-    }
-}
-
-/// Blended matrix of vertex `v` with the reference's rules: zero weights and joints outside
-/// the palette skipped, identity when the weights left sum to zero.
-///
-/// # Safety
-/// AVX2 and FMA; vertex `v`'s influences readable; `len` matrices at `pal`.
-#[inline(always)]
-unsafe fn blend_checked<const SETS: usize>(
-    pal: *const f32,
-    len: usize,
-    joints: *const u16,
-    weights: *const f32,
-    v: usize,
-) -> [__m256; 2] {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let j = joints.add(v * SETS * 4);
-        let w = weights.add(v * SETS * 4);
-        let mut lo = _mm256_setzero_ps();
-        let mut hi = _mm256_setzero_ps();
-        let mut total = 0.0f32;
-        for k in 0..SETS * 4 {
-            let (joint, weight) = (usize::from(*j.add(k)), *w.add(k));
-            if weight != 0.0 && joint < len {
-                let m = pal.add(joint * 16);
-                let wk = _mm256_set1_ps(weight);
-                lo = _mm256_fmadd_ps(wk, _mm256_loadu_ps(m), lo);
-                hi = _mm256_fmadd_ps(wk, _mm256_loadu_ps(m.add(8)), hi);
-                total += weight;
-            }
-        }
-        if total == 0.0 {
             [
                 _mm256_setr_ps(1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0),
                 _mm256_setr_ps(0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0),
             ]
-        } else {
-            [lo, hi]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted([lo, hi]: [__m256; 2], w: f32, m: *const f32) -> [__m256; 2] {
+        // SAFETY: as `zero`; `m` covers 16 floats (the trait's contract).
+        unsafe {
+            let w = _mm256_set1_ps(w);
+            [
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m), lo),
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m.add(8)), hi),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
+        // SAFETY: as `zero`.
+        unsafe {
+            let [c0x, c0y, c0z, c1x, c1y, c1z] = transpose(mats, 0);
+            let [c2x, c2y, c2z, c3x, c3y, c3z] = transpose(mats, 1);
+            [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [c3x, c3y, c3z]]
         }
     }
 }
@@ -133,7 +82,7 @@ unsafe fn blend_checked<const SETS: usize>(
 /// # Safety
 /// AVX2.
 #[inline(always)]
-unsafe fn transpose(mats: &[[__m256; 2]; BLOCK], half: usize) -> [__m256; 6] {
+unsafe fn transpose(mats: &[[__m256; 2]; 16], half: usize) -> [__m256; 6] {
     let mut r = [mats[0][half]; BLOCK];
     for (r, mat) in r.iter_mut().zip(mats) {
         *r = mat[half];

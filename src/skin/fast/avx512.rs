@@ -30,65 +30,38 @@ pub unsafe fn skin(job: Job<'_>) {
 
 pub struct Avx512;
 
-// SAFETY: `blend` reads only the block's influences and, through them, palette matrices whose
-// index was checked (by `simple` for the whole block, or one by one).
+// SAFETY: every method is AVX-512 F arithmetic on registers, or reads the 16 floats its caller
+// vouches for.
 unsafe impl Blend for Avx512 {
     type V = __m512;
+    type M = __m512;
 
     #[inline(always)]
-    unsafe fn blend<const SETS: usize>(job: &Job<'_>, base: usize, simple: bool) -> [V3<__m512>; 4] {
-        let pal = job.palette.as_ptr() as *const f32;
-        let len = job.palette.len();
-        let per = SETS * 4;
-        let joints = job.influences.joints[base * SETS..(base + BLOCK) * SETS].as_flattened();
-        let weights = job.influences.weights[base * SETS..(base + BLOCK) * SETS].as_flattened();
-        // SAFETY: the trait's contract (AVX-512 F); palette reads are at joints checked to be
-        // below `len`, for the whole block when `simple`, else one by one.
-        unsafe {
-            let mut mats = [_mm512_setzero_ps(); BLOCK];
-            for (i, mat) in mats.iter_mut().enumerate() {
-                let (j, w) = (&joints[i * per..(i + 1) * per], &weights[i * per..(i + 1) * per]);
-                *mat = if simple {
-                    let mut acc = _mm512_mul_ps(_mm512_set1_ps(w[0]), _mm512_loadu_ps(pal.add(usize::from(j[0]) * 16)));
-                    for k in 1..per {
-                        let m = _mm512_loadu_ps(pal.add(usize::from(j[k]) * 16));
-                        acc = _mm512_fmadd_ps(_mm512_set1_ps(w[k]), m, acc);
-                    }
-                    acc
-                } else {
-                    blend_checked(pal, len, j, w)
-                };
-            }
-            transpose(&mats)
-        }
+    unsafe fn zero() -> __m512 {
+        // SAFETY: the trait's contract (AVX-512 F) covers every method here.
+        unsafe { _mm512_setzero_ps() }
     }
-}
 
-/// One vertex's blended matrix with the reference's rules: zero weights and joints outside the
-/// palette skipped, identity when the weights left sum to zero.
-///
-/// # Safety
-/// AVX-512 F; `len` matrices at `pal`.
-#[inline(always)]
-unsafe fn blend_checked(pal: *const f32, len: usize, joints: &[u16], weights: &[f32]) -> __m512 {
-    // SAFETY: the caller's contract; `joint < len` is checked before each read.
-    unsafe {
-        let mut acc = _mm512_setzero_ps();
-        let mut total = 0.0f32;
-        for (&joint, &weight) in joints.iter().zip(weights) {
-            let joint = usize::from(joint);
-            if weight != 0.0 && joint < len {
-                acc = _mm512_fmadd_ps(_mm512_set1_ps(weight), _mm512_loadu_ps(pal.add(joint * 16)), acc);
-                total += weight;
-            }
-        }
-        if total == 0.0 {
+    #[inline(always)]
+    unsafe fn identity() -> __m512 {
+        // SAFETY: as `zero`.
+        unsafe {
             _mm512_setr_ps(
                 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
             )
-        } else {
-            acc
         }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted(acc: __m512, w: f32, m: *const f32) -> __m512 {
+        // SAFETY: as `zero`; `m` covers 16 floats (the trait's contract).
+        unsafe { _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(m), acc) }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[__m512; 16]) -> [V3<__m512>; 4] {
+        // SAFETY: as `zero`.
+        unsafe { transpose(mats) }
     }
 }
 

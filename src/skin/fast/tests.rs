@@ -313,3 +313,59 @@ fn not_a_number_goes_where_the_reference_puts_it() {
         }
     }
 }
+
+#[test]
+fn sorted_weights_with_unused_slots_match_the_reference() {
+    // Whole blocks whose vertices use only their first few slots (as exporters write weights),
+    // the unused ones pointing at any joint, inside the palette or not.
+    let mut rng = Rng(5);
+    let palette = palette(&mut rng, 20);
+    for (sets, used) in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 5), (2, 7)] {
+        let vertices = 67;
+        let mut influences = Influences {
+            sets,
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        for v in 0..vertices {
+            let mut w = [0.0f32; 8];
+            let mut j = [0u16; 8];
+            for k in 0..8 {
+                j[k] = if k >= used && v % 3 == 0 {
+                    500
+                } else {
+                    rng.below(20) as u16
+                };
+                if k < used {
+                    w[k] = rng.range(0.1, 1.0);
+                }
+            }
+            for s in 0..sets {
+                influences
+                    .joints
+                    .push([j[4 * s], j[4 * s + 1], j[4 * s + 2], j[4 * s + 3]]);
+                influences
+                    .weights
+                    .push([w[4 * s], w[4 * s + 1], w[4 * s + 2], w[4 * s + 3]]);
+            }
+        }
+        let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+        let normals: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
+        let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+        skin_lbs_reference(&palette, &influences, &positions, &normals, &mut want_p, &mut want_n);
+        for kernel in kernels() {
+            let (mut got_p, mut got_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+            skin_lbs_with(
+                kernel,
+                &palette,
+                &influences,
+                &positions,
+                Some((&normals, &mut got_n)),
+                &mut got_p,
+            );
+            let what = format!("{kernel:?}, {sets} set(s), {used} used");
+            assert_close(&format!("{what}: positions"), &got_p, &want_p);
+            assert_close(&format!("{what}: normals"), &got_n, &want_n);
+        }
+    }
+}
