@@ -331,7 +331,7 @@ fn sorted_weights_with_unused_slots_match_the_reference() {
             let mut w = [0.0f32; 8];
             let mut j = [0u16; 8];
             for k in 0..8 {
-                j[k] = if k >= used && v % 3 == 0 {
+                j[k] = if k >= used && v % 40 == 0 {
                     500
                 } else {
                     rng.below(20) as u16
