@@ -102,12 +102,12 @@ pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job
     let finite = job.palette.iter().all(|m| m.is_finite());
     for block in 0..blocks {
         let base = block * lanes;
-        // SAFETY: `base + lanes <= n` and `Job::new` cut every slice to `n` vertices, so each
-        // pointer covers the block's `lanes` vectors; the features are the caller's contract.
-        // The pointers are taken afresh each block, after the portable fix-ups below borrowed
-        // the slices.
         let range = base * SETS..(base + lanes) * SETS;
         let slots = block_slots::<SETS>(job.influences, range, job.palette.len()).filter(|_| finite);
+        // SAFETY: `base + lanes <= n` and `Job::new` cut every slice to `n` vertices, so each
+        // pointer covers the block's `lanes` vectors; `slots` comes from `block_slots` for this
+        // block; the features are the caller's contract. The pointers are taken afresh each
+        // block, after the portable fix-ups below borrowed the slices.
         let odd = unsafe {
             let mut mats = [B::zero(); 16];
             // One copy of the loop per slot count, so that each has a fixed number of
