@@ -8,7 +8,7 @@
 //! reported time / vertices. Before criterion's groups, a summary measured in this same run
 //! prints medians in ns/vertex and each one's ratio to the static transform (and DQS's to LBS),
 //! so that ratios never mix runs. `SKINNING_SUMMARY_ONLY=1` prints only the summary;
-//! `SKINNING_VERTICES=10000,100000` sets its mesh sizes.
+//! `SKINNING_VERTICES=10000,100000` sets its mesh sizes; `SKINNING_NO_SUMMARY=1` skips it.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
@@ -198,6 +198,9 @@ fn kernels() -> Vec<Kernel> {
 
 /// The summary: medians in ns/vertex and ratios, all from this run.
 fn summary(_: &mut Criterion) {
+    if std::env::var_os("SKINNING_NO_SUMMARY").is_some() {
+        return;
+    }
     let best = Kernel::detect();
     println!("\nskinning summary, {JOINTS} joints, medians (ns/vertex) and ratios to the static transform");
     let sizes = std::env::var("SKINNING_VERTICES").unwrap_or_else(|_| "100000,1000000".into());

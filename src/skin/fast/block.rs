@@ -178,33 +178,40 @@ pub(crate) fn block_is_simple(influences: Inf<'_>, range: std::ops::Range<usize>
 /// sorted, as exporters write them, blend only the slots they use.
 ///
 /// Works on the weights' bits (a float ≥ 0 and not NaN is at most `0x7F80_0000`, and a zero
-/// has no other bit than the sign) with no early exit, so that it stays a few vector
-/// operations per block.
+/// has no other bit than the sign) sixteen lanes at a time with no early exit, so that it stays
+/// a few vector operations per block (16 is a multiple of a vertex's slot count, so a lane
+/// always holds the same slot). Variants that masked the minimum to the first slots, or read
+/// those from memory, measured slower.
 #[inline(always)]
 pub(crate) fn block_slots<const SETS: usize>(
     influences: Inf<'_>,
     range: std::ops::Range<usize>,
     palette: usize,
 ) -> Option<usize> {
-    let weights = &influences.weights[range.clone()];
-    let mut used = [0u32; 8];
-    let (mut highest, mut first) = (0u32, u32::MAX);
-    for vertex in weights.chunks_exact(SETS) {
-        first = first.min(vertex[0][0].to_bits());
-        for (set, w) in vertex.iter().enumerate() {
-            for k in 0..4 {
-                let bits = w[k].to_bits();
-                used[set * 4 + k] |= bits;
-                highest = highest.max(bits);
-            }
+    let per = SETS * 4;
+    let weights = influences.weights[range.clone()].as_flattened();
+    let (mut any, mut highest, mut lowest) = ([0u32; 16], [0u32; 16], [u32::MAX; 16]);
+    for chunk in weights.chunks_exact(16) {
+        for lane in 0..16 {
+            let bits = chunk[lane].to_bits();
+            any[lane] |= bits;
+            highest[lane] = highest[lane].max(bits);
+            lowest[lane] = lowest[lane].min(bits);
         }
     }
+    let mut used = [0u32; 8];
+    for (lane, bits) in any.iter().enumerate() {
+        used[lane % per] |= bits;
+    }
+    let slots = used[..per].iter().rposition(|&u| u != 0).map_or(1, |k| k + 1);
+    let highest = highest.iter().fold(0, |a, &b| a.max(b));
+    let first = lowest.iter().step_by(per).fold(u32::MAX, |a, &b| a.min(b));
     let joint = influences.joints[range]
         .as_flattened()
         .iter()
         .fold(0, |max, &j| max.max(j));
     let valid = highest <= 0x7F80_0000 && first != 0 && usize::from(joint) < palette;
-    valid.then(|| used[..SETS * 4].iter().rposition(|&u| u != 0).map_or(1, |k| k + 1))
+    valid.then_some(slots)
 }
 
 /// Palette offset (in floats, 16 per matrix) of slot `k`'s joint among a vertex's `joints`.
