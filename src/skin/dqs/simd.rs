@@ -7,7 +7,7 @@
 
 use super::{DualQuat, dqs_vertex};
 use crate::rig::Influences;
-use crate::skin::fast::block::block_is_simple;
+use crate::skin::fast::block::block_slots;
 use crate::skin::fast::lanes::{Lanes, V3, cross, normalize, scale as lanes_scale};
 use crate::skin::fast::{Inf, Kernel};
 use glam::Vec3;
@@ -137,16 +137,24 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
     let n = job.positions.len();
     let inf = Inf::of(job.influences);
     let blocks = n / lanes;
+    // A zero weight adds exactly nothing only to finite dual quaternions.
+    let finite = job
+        .palette
+        .iter()
+        .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
     for block in 0..blocks {
         let base = block * lanes;
-        if !block_is_simple(inf, base * SETS..(base + lanes) * SETS, job.palette.len()) {
+        // With every weight ≥ 0 and the first > 0, the first influence is the pivot, as in
+        // the reference, and zero weights add nothing; slots past `slots` are all zero.
+        let range = base * SETS..(base + lanes) * SETS;
+        let Some(slots) = block_slots::<SETS>(inf, range, job.palette.len()).filter(|_| finite) else {
             job.reference(base..base + lanes);
             continue;
-        }
+        };
         // SAFETY: `base + lanes <= n` and every slice covers `n` vertices, so every pointer
         // below reads or writes inside its slice; joints were checked to be inside the palette
-        // (`block_is_simple`); the features are this function's contract. The output pointers
-        // are taken afresh each block, after the fix-ups borrowed the slices.
+        // (`block_slots`); the features are this function's contract. The output pointers are
+        // taken afresh each block, after the fix-ups borrowed the slices.
         let odd = unsafe {
             let pal = job.palette.as_ptr() as *const f32;
             let joints = job.influences.joints.as_ptr().add(base * SETS) as *const u16;
@@ -159,9 +167,9 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             let mut dual = [V::splat(0.0); 4];
             let mut pivot = real;
             let (mut scale, mut total) = (V::splat(0.0), V::splat(0.0));
-            for set in 0..SETS {
+            for set in 0..slots.div_ceil(4) {
                 let w = V::gather4(|i| weights.add(i * per + set * 4));
-                for (slot, &weight) in w.iter().enumerate() {
+                for (slot, &weight) in w.iter().enumerate().take(slots - set * 4) {
                     let k = set * 4 + slot;
                     let r = V::gather4(row(k, 0));
                     let d = V::gather4(row(k, 4));
@@ -281,6 +289,59 @@ mod tests {
             check(sets, 203, 7, 4242 + sets as u64);
             for vertices in [1, 2, 7, 15, 17, 31] {
                 check(sets, vertices, 64, 7 + vertices as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn unused_slots_match_the_reference() {
+        // Sorted weights that leave the last slots empty, on antipodal and scaled joints.
+        let mut rng = Rng(11);
+        let matrices = palette(&mut rng, 12);
+        let mut dual_quats = vec![super::DualQuat::IDENTITY; 12];
+        dual_quat_palette(&matrices, &mut dual_quats);
+        for dq in dual_quats.iter_mut().step_by(2) {
+            dq.real = -dq.real;
+            dq.dual = -dq.dual;
+        }
+        for (sets, used) in [(1, 1), (1, 3), (2, 2), (2, 6)] {
+            let vertices = 53;
+            let mut influences = crate::rig::Influences {
+                sets,
+                joints: Vec::new(),
+                weights: Vec::new(),
+            };
+            for _ in 0..vertices * sets {
+                influences.joints.push([0; 4].map(|_| rng.below(12) as u16));
+                influences.weights.push([0.0; 4]);
+            }
+            for v in 0..vertices {
+                for k in 0..used {
+                    influences.weights[v * sets + k / 4][k % 4] = rng.range(0.1, 1.0);
+                }
+            }
+            let p: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+            let n: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
+            let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+            skin_dqs_reference(&dual_quats, &influences, &p, &n, &mut want_p, &mut want_n);
+            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                let (mut op, mut on) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+                skin_dqs_with(kernel, &dual_quats, &influences, &p, &n, &mut op, &mut on);
+                for v in 0..vertices {
+                    let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-5 * b.length().max(1.0);
+                    assert!(
+                        close(op[v], want_p[v]),
+                        "{kernel:?} {sets}/{used} {v}: {} {}",
+                        op[v],
+                        want_p[v]
+                    );
+                    assert!(
+                        close(on[v], want_n[v]),
+                        "{kernel:?} {sets}/{used} {v}: {} {}",
+                        on[v],
+                        want_n[v]
+                    );
+                }
             }
         }
     }

@@ -155,21 +155,6 @@ fn fix_lanes(job: &mut Job<'_>, base: usize, lanes: u32) {
     }
 }
 
-/// Whether every influence in `range` has a weight > 0 and a joint below `palette`. Written
-/// without early exits so that it compiles to a few vector compares inside the kernels.
-#[inline(always)]
-pub(crate) fn block_is_simple(influences: Inf<'_>, range: std::ops::Range<usize>, palette: usize) -> bool {
-    let positive = influences.weights[range.clone()]
-        .as_flattened()
-        .iter()
-        .fold(true, |all, &w| all & (w > 0.0));
-    let highest = influences.joints[range]
-        .as_flattened()
-        .iter()
-        .fold(0, |max, &j| max.max(j));
-    positive && usize::from(highest) < palette
-}
-
 /// How many influence slots (from the first) a block's vertices use, when blending just those
 /// without checks gives the reference's result: every weight ≥ 0 with each vertex's first > 0
 /// (so no vertex falls back to its bind pose), every joint inside the palette, and zero weights

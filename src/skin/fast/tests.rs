@@ -21,7 +21,7 @@ impl Rng {
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
     pub fn vec3(&mut self, s: f32) -> Vec3 {
