@@ -176,12 +176,25 @@ pub(crate) fn block_slots<const SETS: usize>(
     let per = SETS * 4;
     let weights = influences.weights[range.clone()].as_flattened();
     let (mut any, mut highest, mut lowest) = ([0u32; 16], [0u32; 16], [u32::MAX; 16]);
-    for chunk in weights.chunks_exact(16) {
-        for lane in 0..16 {
-            let bits = chunk[lane].to_bits();
-            any[lane] |= bits;
-            highest[lane] = highest[lane].max(bits);
-            lowest[lane] = lowest[lane].min(bits);
+    // One run of sixteen per step for one influence set, two for two: each measured fastest
+    // (with one run for two sets the compiler vectorized across steps, with gathers).
+    if SETS == 1 {
+        for chunk in weights.chunks_exact(16) {
+            for lane in 0..16 {
+                let bits = chunk[lane].to_bits();
+                any[lane] |= bits;
+                highest[lane] = highest[lane].max(bits);
+                lowest[lane] = lowest[lane].min(bits);
+            }
+        }
+    } else {
+        for chunk in weights.chunks_exact(32) {
+            for lane in 0..16 {
+                let (a, b) = (chunk[lane].to_bits(), chunk[lane + 16].to_bits());
+                any[lane] |= a | b;
+                highest[lane] = highest[lane].max(a.max(b));
+                lowest[lane] = lowest[lane].min(a.min(b));
+            }
         }
     }
     let mut used = [0u32; 8];
