@@ -14,8 +14,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{Mat4, Quat, Vec3};
 use rigscope::rig::Influences;
 use rigscope::skin::dqs::skin_dqs_reference;
-use rigscope::skin::fast::{Kernel, skin_lbs_parallel, skin_lbs_with};
-use rigscope::skin::{DualQuat, blend_matrix, dual_quat_palette, normal_matrix, skin_dqs, skin_lbs_reference};
+use rigscope::skin::fast::{Kernel, skin_lbs_parallel, skin_lbs_with, static_transform};
+use rigscope::skin::{DualQuat, blend_matrix, dual_quat_palette, skin_dqs, skin_lbs_reference};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -104,19 +104,6 @@ fn data(vertices: usize) -> Data {
         influences,
         out_p: vec![Vec3::ZERO; vertices],
         out_n: vec![Vec3::ZERO; vertices],
-    }
-}
-
-/// The floor: every vertex transformed by one matrix (normals by its cofactor, normalized).
-fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &mut [Vec3], out_n: &mut [Vec3]) {
-    for (o, p) in out_p.iter_mut().zip(positions) {
-        *o = m.transform_point3(*p);
-    }
-    if !normals.is_empty() {
-        let nm = normal_matrix(m);
-        for (o, n) in out_n.iter_mut().zip(normals) {
-            *o = (nm * *n).normalize_or_zero();
-        }
     }
 }
 

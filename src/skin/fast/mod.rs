@@ -254,6 +254,22 @@ pub fn skin_lbs_with(
     Job::new(palette, Inf::of(influences), positions, normals, out_positions).run(kernel);
 }
 
+/// Every vertex transformed by one matrix (normals by its sign-corrected cofactor, normalized;
+/// `normals` empty for positions only): the same memory traffic as skinning without any
+/// blending, the floor the kernels are measured against (`cargo bench --bench skinning`,
+/// `rigscope bench`).
+pub fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &mut [Vec3], out_n: &mut [Vec3]) {
+    for (o, p) in out_p.iter_mut().zip(positions) {
+        *o = m.transform_point3(*p);
+    }
+    if !normals.is_empty() {
+        let nm = super::normal_matrix(m);
+        for (o, n) in out_n.iter_mut().zip(normals) {
+            *o = (nm * *n).normalize_or_zero();
+        }
+    }
+}
+
 /// Below this many vertices per thread, starting a thread costs more than it saves (measured
 /// with `cargo bench --bench skinning`, `threads` group).
 pub const MIN_VERTICES_PER_THREAD: usize = 32_768;
