@@ -270,8 +270,9 @@ pub fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &
     }
 }
 
-/// Below this many vertices per thread, starting a thread costs more than it saves (measured
-/// with `cargo bench --bench skinning`, `threads` group).
+/// Below this many vertices per thread, starting a thread costs more than it saves: two threads
+/// lose at 32k vertices (0.88× one thread's speed) and win from 64k (1.2×, 1.7× at 256k) on a
+/// 2-vCPU machine (`cargo bench --bench skinning`, summary's threads table).
 pub const MIN_VERTICES_PER_THREAD: usize = 32_768;
 
 /// How many threads [`skin_lbs_parallel`] uses for `vertices` vertices when asked for
@@ -281,7 +282,10 @@ pub fn threads_for(vertices: usize, threads: usize) -> usize {
     if threads > 0 {
         return threads;
     }
-    let machine = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Asked once: the answer reads the scheduler's affinity and cgroup limits, which costs
+    // more than skinning a small mesh.
+    static MACHINE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let machine = *MACHINE.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     machine.min(vertices / MIN_VERTICES_PER_THREAD).max(1)
 }
 
