@@ -30,19 +30,29 @@ fn has_avx512() -> bool {
 /// their children.
 pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
     let n = nodes.len().min(locals.len()).min(worlds.len());
+    let (nodes, locals, worlds) = (&nodes[..n], &locals[..n], &mut worlds[..n]);
     #[cfg(target_arch = "x86_64")]
+    if let Some(kernel) =
+        simd_kernel::<unsafe fn(&[Node], &[Trs], &mut [Mat4])>(avx512::local_to_world, avx2::local_to_world)
+    {
+        // SAFETY: the CPU has the kernel's features (`simd_kernel`); the three slices have
+        // equal lengths.
+        unsafe { kernel(nodes, locals, worlds) };
+        return;
+    }
+    local_to_world_portable(nodes, locals, worlds);
+}
+
+/// `avx512` when this CPU runs it, else `avx2` when it runs that, else `None`.
+#[cfg(target_arch = "x86_64")]
+fn simd_kernel<F>(avx512: F, avx2: F) -> Option<F> {
     if has_avx512() {
-        // SAFETY: the CPU has AVX-512 F, AVX2 and FMA; all three slices hold at least `n` items.
-        unsafe { avx512::local_to_world(&nodes[..n], &locals[..n], &mut worlds[..n]) };
-        return;
+        Some(avx512)
+    } else if has_avx2_fma() {
+        Some(avx2)
+    } else {
+        None
     }
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2_fma() {
-        // SAFETY: the CPU has AVX2 and FMA; all three slices hold at least `n` items.
-        unsafe { avx2::local_to_world(&nodes[..n], &locals[..n], &mut worlds[..n]) };
-        return;
-    }
-    local_to_world_portable(&nodes[..n], &locals[..n], &mut worlds[..n]);
 }
 
 /// [`local_to_world`] without SIMD beyond glam's own.
@@ -71,43 +81,18 @@ pub fn build_palette(
 ) {
     let to_mesh = (*mesh_world != Mat4::IDENTITY).then(|| Mat4::from(Affine3A::from_mat4(*mesh_world).inverse()));
     let n = joints.len().min(inverse_binds.len()).min(palette.len());
+    let (joints, inverse_binds, palette) = (&joints[..n], &inverse_binds[..n], &mut palette[..n]);
     #[cfg(target_arch = "x86_64")]
-    if has_avx512() {
-        // SAFETY: the CPU has AVX-512 F, AVX2 and FMA; the slices are cut to `n`; joint
-        // indices are checked inside.
-        unsafe {
-            avx512::build_palette(
-                &joints[..n],
-                &inverse_binds[..n],
-                worlds,
-                to_mesh.as_ref(),
-                &mut palette[..n],
-            )
-        };
+    if let Some(kernel) = simd_kernel::<unsafe fn(&[usize], &[Mat4], &[Mat4], Option<&Mat4>, &mut [Mat4])>(
+        avx512::build_palette,
+        avx2::build_palette,
+    ) {
+        // SAFETY: the CPU has the kernel's features (`simd_kernel`); the slices are cut to `n`;
+        // joint indices are checked inside.
+        unsafe { kernel(joints, inverse_binds, worlds, to_mesh.as_ref(), palette) };
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2_fma() {
-        // SAFETY: the CPU has AVX2 and FMA; the slices are cut to `n`; joint indices are
-        // checked inside.
-        unsafe {
-            avx2::build_palette(
-                &joints[..n],
-                &inverse_binds[..n],
-                worlds,
-                to_mesh.as_ref(),
-                &mut palette[..n],
-            )
-        };
-        return;
-    }
-    build_palette_portable(
-        &joints[..n],
-        &inverse_binds[..n],
-        worlds,
-        to_mesh.as_ref(),
-        &mut palette[..n],
-    );
+    build_palette_portable(joints, inverse_binds, worlds, to_mesh.as_ref(), palette);
 }
 
 fn build_palette_portable(

@@ -128,17 +128,20 @@ pub fn skin_dqs_with(
         "influences do not cover every vertex"
     );
     #[cfg(target_arch = "x86_64")]
-    if simd::skin(
-        kernel,
-        palette,
-        influences,
-        positions,
-        normals,
-        out_positions,
-        out_normals,
-    ) {
-        return;
-    }
+    let (out_positions, out_normals) = {
+        let job = simd::Job {
+            palette,
+            influences,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        };
+        match simd::skin(kernel, job) {
+            Ok(()) => return,
+            Err(job) => (job.out_positions, job.out_normals),
+        }
+    };
     skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals);
 }
 

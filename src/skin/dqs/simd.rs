@@ -13,47 +13,32 @@ use crate::skin::fast::{Inf, Kernel};
 use glam::Vec3;
 use std::arch::x86_64::{__m256, __m512};
 
-/// Skins every vertex with `kernel`, or returns false when it does not apply (not available
-/// here, the portable one, or neither 1 nor 2 influence sets) and nothing was written. Every
+/// Skins every vertex with `kernel`, or hands `job` back untouched when the kernel does not
+/// apply (not available here, the portable one, or neither 1 nor 2 influence sets). Every
 /// slice must cover `positions.len()` vertices (checked by the caller).
-pub(super) fn skin(
-    kernel: Kernel,
-    palette: &[DualQuat],
-    influences: &Influences,
-    positions: &[Vec3],
-    normals: &[Vec3],
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
-) -> bool {
-    if !matches!(influences.sets, 1 | 2) || !kernel.is_available() {
-        return false;
+pub(super) fn skin<'a, 'b>(kernel: Kernel, job: Job<'a, 'b>) -> Result<(), Job<'a, 'b>> {
+    if !matches!(job.influences.sets, 1 | 2) || !kernel.is_available() {
+        return Err(job);
     }
-    let job = Job {
-        palette,
-        influences,
-        positions,
-        normals,
-        out_positions,
-        out_normals,
-    };
     match kernel {
         // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available`); the caller
         // checked the lengths.
         Kernel::Avx512 => unsafe { skin_avx512(job) },
         // SAFETY: the CPU has AVX2 and FMA (`is_available`); the caller checked the lengths.
         Kernel::Avx2Fma => unsafe { skin_avx2(job) },
-        Kernel::Portable => return false,
+        Kernel::Portable => return Err(job),
     }
-    true
+    Ok(())
 }
 
-struct Job<'a, 'b> {
-    palette: &'a [DualQuat],
-    influences: &'a Influences,
-    positions: &'a [Vec3],
-    normals: &'a [Vec3],
-    out_positions: &'b mut [Vec3],
-    out_normals: &'b mut [Vec3],
+/// One call's slices.
+pub(super) struct Job<'a, 'b> {
+    pub palette: &'a [DualQuat],
+    pub influences: &'a Influences,
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    pub out_positions: &'b mut [Vec3],
+    pub out_normals: &'b mut [Vec3],
 }
 
 impl Job<'_, '_> {

@@ -131,18 +131,9 @@ fn check(kernel: Kernel, sets: usize, vertices: usize, joints: usize, scale: f32
     normals[vertices / 2] = Vec3::ZERO;
     let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
     skin_lbs_reference(&palette, &influences, &positions, &normals, &mut want_p, &mut want_n);
-    let (mut got_p, mut got_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
-    skin_lbs_with(
-        kernel,
-        &palette,
-        &influences,
-        &positions,
-        Some((&normals, &mut got_n)),
-        &mut got_p,
-    );
     let what = format!("{kernel:?}, {sets} set(s), {vertices} vertices");
-    assert_close(&format!("{what}: positions"), &got_p, &want_p);
-    assert_close(&format!("{what}: normals"), &got_n, &want_n);
+    let mesh = (&palette[..], &influences, &positions[..], &normals[..]);
+    let got_n = check_kernel(kernel, &what, mesh, (&want_p, &want_n));
     assert_eq!(got_n[vertices / 2], Vec3::ZERO, "a zero normal stays zero");
     let mut only_p = vec![Vec3::NAN; vertices];
     skin_lbs_with(kernel, &palette, &influences, &positions, None, &mut only_p);
@@ -154,6 +145,27 @@ fn check(kernel: Kernel, sets: usize, vertices: usize, joints: usize, scale: f32
     skin_lbs_parallel(kernel, threads, &palette, &influences, &positions, normals, &mut par_p);
     assert_close(&format!("{what}: threads, positions"), &par_p, &want_p);
     assert_close(&format!("{what}: threads, normals"), &par_n, &want_n);
+}
+
+/// Positions and normals from `kernel` against the reference's `want`; returns the normals.
+fn check_kernel(
+    kernel: Kernel,
+    what: &str,
+    (palette, influences, positions, normals): (&[Mat4], &Influences, &[Vec3], &[Vec3]),
+    (want_p, want_n): (&[Vec3], &[Vec3]),
+) -> Vec<Vec3> {
+    let (mut got_p, mut got_n) = (vec![Vec3::NAN; positions.len()], vec![Vec3::NAN; positions.len()]);
+    skin_lbs_with(
+        kernel,
+        palette,
+        influences,
+        positions,
+        Some((normals, &mut got_n)),
+        &mut got_p,
+    );
+    assert_close(&format!("{what}: positions"), &got_p, want_p);
+    assert_close(&format!("{what}: normals"), &got_n, want_n);
+    got_n
 }
 
 #[test]
@@ -354,18 +366,9 @@ fn sorted_weights_with_unused_slots_match_the_reference() {
         let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
         skin_lbs_reference(&palette, &influences, &positions, &normals, &mut want_p, &mut want_n);
         for kernel in kernels() {
-            let (mut got_p, mut got_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
-            skin_lbs_with(
-                kernel,
-                &palette,
-                &influences,
-                &positions,
-                Some((&normals, &mut got_n)),
-                &mut got_p,
-            );
             let what = format!("{kernel:?}, {sets} set(s), {used} used");
-            assert_close(&format!("{what}: positions"), &got_p, &want_p);
-            assert_close(&format!("{what}: normals"), &got_n, &want_n);
+            let mesh = (&palette[..], &influences, &positions[..], &normals[..]);
+            check_kernel(kernel, &what, mesh, (&want_p, &want_n));
         }
     }
 }
