@@ -1,18 +1,24 @@
-//! CPU skinning of 100,000 vertices with 64 joints: one static matrix for every vertex (the
-//! floor: same memory traffic, no blending), the reference LBS, and the fast LBS; 1, 4 and 8
-//! influences with random normalized weights (fixed seed), positions only and positions+normals.
+//! CPU skinning with 64 joints: one static matrix for every vertex (the floor: same memory
+//! traffic, no blending), the reference LBS and every fast LBS kernel this CPU runs, with 1, 4
+//! and 8 influences (random normalized weights, fixed seed), positions only and
+//! positions+normals, on 100k and 1M vertices; dual quaternion skinning (reference and fast);
+//! and threads against one thread over mesh sizes (where threads start to pay).
 //!
-//! `cargo bench --bench skinning`; per-vertex time = reported time / 100,000.
+//! `cargo bench --bench skinning -- --warm-up-time 1 --measurement-time 3`; per-vertex time =
+//! reported time / vertices. Before criterion's groups, a summary measured in this same run
+//! prints medians in ns/vertex and each one's ratio to the static transform (and DQS's to LBS),
+//! so that ratios never mix runs. `SKINNING_SUMMARY_ONLY=1` prints only the summary;
+//! `SKINNING_VERTICES=10000,100000` sets its mesh sizes; `SKINNING_NO_SUMMARY=1` skips it.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Quat, Vec3};
 use rigscope::rig::Influences;
-use rigscope::skin::fast::{Kernel, skin_lbs_with};
-use rigscope::skin::{blend_matrix, normal_matrix, skin_lbs_reference};
+use rigscope::skin::dqs::skin_dqs_reference;
+use rigscope::skin::fast::{Kernel, skin_lbs_parallel, skin_lbs_with, static_transform};
+use rigscope::skin::{DualQuat, blend_matrix, dual_quat_palette, skin_dqs, skin_lbs_reference};
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-const VERTICES: usize = 100_000;
 const JOINTS: usize = 64;
 
 struct XorShift(u64);
@@ -37,19 +43,25 @@ impl XorShift {
 
 struct Data {
     palette: Vec<Mat4>,
+    dual_quats: Vec<DualQuat>,
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
+    /// 1, 4 and 8 influences per vertex.
     influences: [Influences; 3],
+    out_p: Vec<Vec3>,
+    out_n: Vec<Vec3>,
 }
 
-fn influences(rng: &mut XorShift, per_vertex: usize) -> Influences {
+const COUNTS: [usize; 3] = [1, 4, 8];
+
+fn influences(rng: &mut XorShift, vertices: usize, per_vertex: usize) -> Influences {
     let sets = per_vertex.div_ceil(4);
     let mut out = Influences {
         sets,
-        joints: Vec::with_capacity(VERTICES * sets),
-        weights: Vec::with_capacity(VERTICES * sets),
+        joints: Vec::with_capacity(vertices * sets),
+        weights: Vec::with_capacity(vertices * sets),
     };
-    for _ in 0..VERTICES {
+    for _ in 0..vertices {
         let mut j = [0u16; 8];
         let mut w = [0f32; 8];
         for k in 0..per_vertex {
@@ -66,9 +78,9 @@ fn influences(rng: &mut XorShift, per_vertex: usize) -> Influences {
     out
 }
 
-fn data() -> Data {
+fn data(vertices: usize) -> Data {
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
-    let palette = (0..JOINTS)
+    let palette: Vec<Mat4> = (0..JOINTS)
         .map(|_| {
             let r = Quat::from_euler(
                 glam::EulerRot::XYZ,
@@ -79,90 +91,197 @@ fn data() -> Data {
             Mat4::from_scale_rotation_translation(Vec3::splat(rng.range(0.8, 1.2)), r, rng.vec3())
         })
         .collect();
-    let positions = (0..VERTICES).map(|_| rng.vec3()).collect();
-    let normals = (0..VERTICES).map(|_| rng.vec3().normalize_or(Vec3::Y)).collect();
-    let influences = [
-        influences(&mut rng, 1),
-        influences(&mut rng, 4),
-        influences(&mut rng, 8),
-    ];
+    let mut dual_quats = vec![DualQuat::IDENTITY; JOINTS];
+    dual_quat_palette(&palette, &mut dual_quats);
+    let positions = (0..vertices).map(|_| rng.vec3()).collect();
+    let normals = (0..vertices).map(|_| rng.vec3().normalize_or(Vec3::Y)).collect();
+    let influences = COUNTS.map(|count| influences(&mut rng, vertices, count));
     Data {
         palette,
+        dual_quats,
         positions,
         normals,
         influences,
+        out_p: vec![Vec3::ZERO; vertices],
+        out_n: vec![Vec3::ZERO; vertices],
     }
 }
 
-/// The floor: every vertex transformed by one matrix (normals by its cofactor, normalized).
-fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &mut [Vec3], out_n: &mut [Vec3]) {
-    for (o, p) in out_p.iter_mut().zip(positions) {
-        *o = m.transform_point3(*p);
-    }
-    if !normals.is_empty() {
-        let nm = normal_matrix(m);
-        for (o, n) in out_n.iter_mut().zip(normals) {
-            *o = (nm * *n).normalize_or_zero();
+/// What one measurement runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Method {
+    Static,
+    Reference,
+    Fast(Kernel),
+    /// The best kernel over this many threads (0: [`skin_lbs_parallel`]'s own choice).
+    Threads(usize),
+    DqsReference,
+    DqsFast,
+}
+
+impl Method {
+    fn label(self) -> String {
+        match self {
+            Method::Static => "static".into(),
+            Method::Reference => "reference".into(),
+            Method::Fast(kernel) => format!("fast {}", kernel.label()),
+            Method::Threads(0) => "threads auto".into(),
+            Method::Threads(n) => format!("threads {n}"),
+            Method::DqsReference => "DQS reference".into(),
+            Method::DqsFast => "DQS fast".into(),
         }
     }
+}
+
+/// Runs `method` once over all of `d`'s vertices with `influences[count]`.
+fn run(d: &mut Data, method: Method, count: usize, with_normals: bool) {
+    let inf = &d.influences[count];
+    let normals: &[Vec3] = if with_normals { &d.normals } else { &[] };
+    let pair = with_normals.then_some((&d.normals[..], &mut d.out_n[..]));
+    match method {
+        Method::Static => static_transform(
+            black_box(&d.palette[0]),
+            &d.positions,
+            normals,
+            &mut d.out_p,
+            &mut d.out_n,
+        ),
+        Method::Reference if with_normals => {
+            skin_lbs_reference(&d.palette, inf, &d.positions, &d.normals, &mut d.out_p, &mut d.out_n)
+        }
+        // The reference's formula without the normals.
+        Method::Reference => {
+            for (v, (o, p)) in d.out_p.iter_mut().zip(&d.positions).enumerate() {
+                *o = blend_matrix(&d.palette, inf, v).transform_point3(*p);
+            }
+        }
+        Method::Fast(kernel) => skin_lbs_with(kernel, &d.palette, inf, &d.positions, pair, &mut d.out_p),
+        Method::Threads(n) => skin_lbs_parallel(Kernel::detect(), n, &d.palette, inf, &d.positions, pair, &mut d.out_p),
+        Method::DqsReference => {
+            skin_dqs_reference(&d.dual_quats, inf, &d.positions, &d.normals, &mut d.out_p, &mut d.out_n)
+        }
+        Method::DqsFast => skin_dqs(&d.dual_quats, inf, &d.positions, &d.normals, &mut d.out_p, &mut d.out_n),
+    }
+    black_box(&d.out_p);
+}
+
+/// Median ns/vertex of `method` over `samples` runs after one warm-up run.
+fn median_ns(d: &mut Data, method: Method, count: usize, with_normals: bool, samples: usize) -> f64 {
+    run(d, method, count, with_normals);
+    let mut times: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            run(d, method, count, with_normals);
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[samples / 2] * 1e9 / d.positions.len() as f64
+}
+
+fn kernels() -> Vec<Kernel> {
+    Kernel::ALL.into_iter().filter(|k| k.is_available()).collect()
+}
+
+/// The summary: medians in ns/vertex and ratios, all from this run.
+fn summary(_: &mut Criterion) {
+    if std::env::var_os("SKINNING_NO_SUMMARY").is_some() {
+        return;
+    }
+    let best = Kernel::detect();
+    println!("\nskinning summary, {JOINTS} joints, medians (ns/vertex) and ratios to the static transform");
+    let sizes = std::env::var("SKINNING_VERTICES").unwrap_or_else(|_| "100000,1000000".into());
+    for vertices in sizes.split(',').filter_map(|v| v.trim().parse::<usize>().ok()) {
+        let samples = if vertices > 200_000 { 11 } else { 41 };
+        let mut d = data(vertices);
+        for with_normals in [false, true] {
+            let what = if with_normals { "positions+normals" } else { "positions" };
+            let floor = median_ns(&mut d, Method::Static, 0, with_normals, samples);
+            println!("\n{vertices} vertices, {what}: static {floor:.2} ns/v");
+            let mut methods = vec![Method::Reference];
+            methods.extend(kernels().into_iter().map(Method::Fast));
+            methods.push(Method::Threads(0));
+            for method in methods {
+                let row: Vec<String> = (0..3)
+                    .map(|count| {
+                        let ns = median_ns(&mut d, method, count, with_normals, samples);
+                        format!("{} infl {ns:6.2} ({:.2}×)", COUNTS[count], ns / floor)
+                    })
+                    .collect();
+                println!("  {:<18} {}", method.label(), row.join("   "));
+            }
+        }
+        let lbs = median_ns(&mut d, Method::Fast(best), 1, true, samples);
+        let dqs_ref = median_ns(&mut d, Method::DqsReference, 1, true, samples);
+        let dqs = median_ns(&mut d, Method::DqsFast, 1, true, samples);
+        println!(
+            "\n{vertices} vertices, 4 influences, positions+normals: LBS {} {lbs:.2} ns/v; DQS reference {dqs_ref:.2} ({:.2}× LBS), DQS fast {dqs:.2} ({:.2}× LBS)",
+            best.label(),
+            dqs_ref / lbs,
+            dqs / lbs
+        );
+    }
+    println!(
+        "\nthreads against one thread, {} kernel, 4 influences, positions+normals",
+        best.label()
+    );
+    for vertices in [4_096, 16_384, 32_768, 65_536, 262_144, 1_048_576] {
+        let mut d = data(vertices);
+        let samples = if vertices > 100_000 { 11 } else { 41 };
+        let one = median_ns(&mut d, Method::Fast(best), 1, true, samples);
+        let two = median_ns(&mut d, Method::Threads(2), 1, true, samples);
+        let auto = median_ns(&mut d, Method::Threads(0), 1, true, samples);
+        println!(
+            "  {vertices:>9} vertices: 1 thread {one:.2} ns/v, 2 threads {two:.2} ({:.2}× faster), auto {auto:.2}",
+            one / two
+        );
+    }
+    println!();
 }
 
 fn bench(c: &mut Criterion) {
-    let d = data();
-    let kernel = Kernel::detect();
-    let mut out_p = vec![Vec3::ZERO; VERTICES];
-    let mut out_n = vec![Vec3::ZERO; VERTICES];
-    for with_normals in [false, true] {
-        let name = if with_normals {
-            "skinning 100k/positions+normals"
-        } else {
-            "skinning 100k/positions"
-        };
-        let mut group = c.benchmark_group(name);
-        group
-            .throughput(Throughput::Elements(VERTICES as u64))
-            .sample_size(20)
-            .warm_up_time(Duration::from_millis(700))
-            .measurement_time(Duration::from_secs(2));
-        let normals: &[Vec3] = if with_normals { &d.normals } else { &[] };
-        group.bench_function("static", |b| {
-            b.iter(|| static_transform(black_box(&d.palette[0]), &d.positions, normals, &mut out_p, &mut out_n))
-        });
-        for (influences, count) in d.influences.iter().zip([1, 4, 8]) {
-            group.bench_with_input(BenchmarkId::new("reference", count), influences, |b, inf| {
-                b.iter(|| {
-                    if with_normals {
-                        skin_lbs_reference(&d.palette, inf, &d.positions, &d.normals, &mut out_p, &mut out_n);
-                    } else {
-                        // The reference's formula without the normals.
-                        for (v, (o, p)) in out_p.iter_mut().zip(&d.positions).enumerate() {
-                            *o = blend_matrix(&d.palette, inf, v).transform_point3(*p);
-                        }
-                    }
-                })
-            });
-            group.bench_with_input(
-                BenchmarkId::new(format!("fast {}", kernel.label()), count),
-                influences,
-                |b, inf| {
-                    b.iter(|| {
-                        let normals = with_normals.then_some((&d.normals[..], &mut out_n[..]));
-                        skin_lbs_with(kernel, &d.palette, inf, &d.positions, normals, &mut out_p)
-                    })
-                },
-            );
-            if kernel != Kernel::Portable && count == 4 {
-                group.bench_with_input(BenchmarkId::new("fast portable", count), influences, |b, inf| {
-                    b.iter(|| {
-                        let normals = with_normals.then_some((&d.normals[..], &mut out_n[..]));
-                        skin_lbs_with(Kernel::Portable, &d.palette, inf, &d.positions, normals, &mut out_p)
-                    })
-                });
+    if std::env::var_os("SKINNING_SUMMARY_ONLY").is_some() {
+        return;
+    }
+    let best = Kernel::detect();
+    for vertices in [100_000, 1_000_000] {
+        let mut d = data(vertices);
+        let size = if vertices == 100_000 { "100k" } else { "1M" };
+        for with_normals in [false, true] {
+            let what = if with_normals { "positions+normals" } else { "positions" };
+            let mut group = c.benchmark_group(format!("skinning {size}/{what}"));
+            group
+                .throughput(Throughput::Elements(vertices as u64))
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(2));
+            let mut methods = vec![Method::Static];
+            if vertices == 100_000 {
+                methods.push(Method::Reference);
+                methods.extend(kernels().into_iter().map(Method::Fast));
+            } else {
+                methods.push(Method::Fast(best));
             }
+            methods.push(Method::Threads(0));
+            for method in methods {
+                for (count, per_vertex) in COUNTS.into_iter().enumerate() {
+                    if method == Method::Static && count > 0 {
+                        continue;
+                    }
+                    let id = BenchmarkId::new(method.label(), per_vertex);
+                    group.bench_function(id, |b| b.iter(|| run(&mut d, method, count, with_normals)));
+                }
+            }
+            if with_normals {
+                for method in [Method::DqsReference, Method::DqsFast] {
+                    let id = BenchmarkId::new(method.label(), 4);
+                    group.bench_function(id, |b| b.iter(|| run(&mut d, method, 1, true)));
+                }
+            }
+            group.finish();
         }
-        group.finish();
     }
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, summary, bench);
 criterion_main!(benches);

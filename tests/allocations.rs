@@ -31,20 +31,26 @@ fn note() {
     }
 }
 
+// SAFETY: every method forwards to the system allocator with the caller's arguments unchanged,
+// so it keeps `GlobalAlloc`'s contract; counting touches only thread-locals and never allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note();
+        // SAFETY: forwarded as received (see the impl).
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note();
+        // SAFETY: forwarded as received (see the impl).
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note();
+        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
         unsafe { System.dealloc(ptr, layout) }
     }
 }

@@ -66,6 +66,71 @@ impl PathResult {
     }
 }
 
+/// The CPU skinning kernels on the bench rig's own skinned meshes, in the pose the frame loop
+/// ended on, positions and normals: medians in ns per skinned vertex.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelRates {
+    pub kernel: &'static str,
+    /// Every vertex by one matrix: the floor (see [`crate::skin::fast::static_transform`]).
+    pub static_ns: f64,
+    pub lbs_ns: f64,
+    pub dqs_ns: f64,
+}
+
+/// Times the static transform, fast LBS and fast DQS over every skinned primitive of the
+/// viewer's rig (15 runs each after a warm-up; medians), or `None` without skinned vertices.
+fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
+    use crate::skin::fast::{Kernel, skin_lbs, static_transform};
+    use glam::Vec3;
+    viewer.skinned.update_dual_quats(&viewer.pose);
+    let (rig, pose, dual_quats) = (&viewer.rig, &viewer.pose, &viewer.skinned.dual_quats);
+    let primitives: Vec<_> = (rig.instances.iter().enumerate())
+        .filter(|(_, instance)| instance.skin.is_some())
+        .flat_map(|(i, instance)| {
+            let primitives = rig.meshes[instance.mesh].primitives.iter();
+            primitives.filter_map(move |p| p.influences.as_ref().map(|inf| (i, p, inf)))
+        })
+        .collect();
+    let vertices: usize = primitives.iter().map(|(_, p, _)| p.positions.len()).sum();
+    let longest = primitives.iter().map(|(_, p, _)| p.positions.len()).max()?;
+    if vertices == 0 {
+        return None;
+    }
+    let (mut out_p, mut out_n) = (vec![Vec3::ZERO; longest], vec![Vec3::ZERO; longest]);
+    let mut median_ns = |method: usize| {
+        let mut times: Vec<f64> = (0..16)
+            .map(|_| {
+                let start = Instant::now();
+                for &(i, p, influences) in &primitives {
+                    let (n, palette) = (p.positions.len(), &pose.palettes[i]);
+                    let (op, on) = (&mut out_p[..n], &mut out_n[..n]);
+                    match method {
+                        0 => static_transform(
+                            palette.first().unwrap_or(&glam::Mat4::IDENTITY),
+                            &p.positions,
+                            &p.normals,
+                            op,
+                            on,
+                        ),
+                        1 => skin_lbs(palette, influences, &p.positions, &p.normals, op, on),
+                        _ => crate::skin::skin_dqs(&dual_quats[i], influences, &p.positions, &p.normals, op, on),
+                    }
+                }
+                start.elapsed().as_secs_f64()
+            })
+            .skip(1)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2] * 1e9 / vertices as f64
+    };
+    Some(KernelRates {
+        kernel: Kernel::detect().label(),
+        static_ns: median_ns(0),
+        lbs_ns: median_ns(1),
+        dqs_ns: median_ns(2),
+    })
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchReport {
     pub rig: String,
@@ -76,6 +141,8 @@ pub struct BenchReport {
     pub height: u32,
     pub gpu_timestamps: bool,
     pub paths: Vec<PathResult>,
+    /// The CPU skinning kernels alone on the rig's meshes (`None` without skinned vertices).
+    pub kernels: Option<KernelRates>,
 }
 
 impl BenchReport {
@@ -147,6 +214,18 @@ impl BenchReport {
             ratio(BenchPath::Cpu, Stage::GpuPass),
             ratio(BenchPath::Cpu, Stage::Frame)
         );
+        if let Some(k) = &self.kernels {
+            let _ = writeln!(
+                out,
+                "CPU skinning ({}), positions+normals: LBS {:.2} ns/vertex ({:.2}× one static matrix, {:.2} ns), DQS {:.2} ns/vertex ({:.2}× LBS)",
+                k.kernel,
+                k.lbs_ns,
+                k.lbs_ns / k.static_ns,
+                k.static_ns,
+                k.dqs_ns,
+                k.dqs_ns / k.lbs_ns
+            );
+        }
         out
     }
 
@@ -181,6 +260,12 @@ impl BenchReport {
             "size": [self.width, self.height],
             "gpu_timestamps": self.gpu_timestamps,
             "medians": Value::Object(paths),
+            "cpu_kernels": self.kernels.map_or(Value::Null, |k| json!({
+                "kernel": k.kernel,
+                "static_ns_per_vertex": (k.static_ns * 100.0).round() / 100.0,
+                "lbs_ns_per_vertex": (k.lbs_ns * 100.0).round() / 100.0,
+                "dqs_ns_per_vertex": (k.dqs_ns * 100.0).round() / 100.0,
+            })),
             "ratios": {
                 "gpu_over_static_pass": ratio(BenchPath::Gpu, Stage::GpuPass),
                 "cpu_over_static_pass": ratio(BenchPath::Cpu, Stage::GpuPass),
@@ -292,7 +377,9 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
             PathResult { path, medians }
         })
         .collect();
+    let kernels = kernel_rates(&mut viewer);
     Ok(BenchReport {
+        kernels,
         rig: viewer.rig.name.clone(),
         adapter: gpu.describe(),
         facts,

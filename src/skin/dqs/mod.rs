@@ -1,6 +1,10 @@
 //! Dual quaternion skinning on the CPU (the reference for the GPU's `skin_dqs`).
 
+#[cfg(target_arch = "x86_64")]
+pub mod simd;
+
 use crate::rig::Influences;
+use crate::skin::fast::Kernel;
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Quat, Vec3, Vec4};
 
@@ -74,7 +78,15 @@ fn rotate(q: Vec4, v: Vec3) -> Vec3 {
 
 /// Dual quaternion skinning of every vertex, with the antipodality fix: each joint's quaternion
 /// is flipped into the hemisphere of the vertex's first influencing joint before blending. The
-/// joints' uniform scales are blended linearly and applied before the rigid transform.
+/// joints' uniform scales are blended linearly and applied before the rigid transform. Zero
+/// weights and joints outside the palette are skipped; a vertex with nothing left (or whose
+/// blended rotation is zero) keeps its bind pose.
+///
+/// Runs the fastest SIMD kernel this CPU has ([`simd`]); the same results as
+/// [`skin_dqs_reference`] up to rounding.
+///
+/// # Panics
+/// When the output slices, `normals` or `influences` are shorter than `positions`.
 pub fn skin_dqs(
     palette: &[DualQuat],
     influences: &Influences,
@@ -83,36 +95,101 @@ pub fn skin_dqs(
     out_positions: &mut [Vec3],
     out_normals: &mut [Vec3],
 ) {
+    skin_dqs_with(
+        Kernel::detect(),
+        palette,
+        influences,
+        positions,
+        normals,
+        out_positions,
+        out_normals,
+    );
+}
+
+/// [`skin_dqs`] with a chosen kernel (the reference's code when `kernel` is not available here
+/// or is the portable one).
+pub fn skin_dqs_with(
+    kernel: Kernel,
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    let n = positions.len();
+    assert!(
+        normals.len() >= n && out_positions.len() >= n && out_normals.len() >= n,
+        "normals or outputs are shorter than positions"
+    );
+    let per_vertex = n * influences.sets;
+    assert!(
+        influences.joints.len() >= per_vertex && influences.weights.len() >= per_vertex,
+        "influences do not cover every vertex"
+    );
+    #[cfg(target_arch = "x86_64")]
+    let (out_positions, out_normals) = {
+        let job = simd::Job {
+            palette,
+            influences,
+            positions,
+            normals,
+            out_positions,
+            out_normals,
+        };
+        match simd::skin(kernel, job) {
+            Ok(()) => return,
+            Err(job) => (job.out_positions, job.out_normals),
+        }
+    };
+    skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals);
+}
+
+/// [`skin_dqs`] one vertex at a time, written for clarity: the reference the SIMD kernels are
+/// checked against.
+pub fn skin_dqs_reference(
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
     for v in 0..positions.len() {
-        let mut real = Vec4::ZERO;
-        let mut dual = Vec4::ZERO;
-        let mut scale = 0.0;
-        let mut total = 0.0;
-        let mut pivot = None;
-        for (joint, weight) in influences.of_vertex(v) {
-            let Some(dq) = palette.get(joint as usize).filter(|_| weight != 0.0) else {
-                continue;
-            };
-            let pivot = *pivot.get_or_insert(dq.real);
-            let w = if dq.real.dot(pivot) < 0.0 { -weight } else { weight };
-            real += dq.real * w;
-            dual += dq.dual * w;
-            scale += dq.scale.x * weight;
-            total += weight;
-        }
-        let len = real.length();
-        if pivot.is_none() || len == 0.0 {
-            out_positions[v] = positions[v];
-            out_normals[v] = normals[v].normalize_or_zero();
-            continue;
-        }
-        let (real, dual) = (real / len, dual / len);
-        let translation =
-            2.0 * (real.w * dual.truncate() - dual.w * real.truncate() + real.truncate().cross(dual.truncate()));
-        let scale = if total != 0.0 { scale / total } else { 1.0 };
-        out_positions[v] = rotate(real, positions[v] * scale) + translation;
-        out_normals[v] = rotate(real, normals[v]).normalize_or_zero();
+        (out_positions[v], out_normals[v]) = dqs_vertex(palette, influences, v, positions[v], normals[v]);
     }
+}
+
+/// Vertex `v` skinned as [`skin_dqs_reference`] does.
+fn dqs_vertex(palette: &[DualQuat], influences: &Influences, v: usize, position: Vec3, normal: Vec3) -> (Vec3, Vec3) {
+    let mut real = Vec4::ZERO;
+    let mut dual = Vec4::ZERO;
+    let mut scale = 0.0;
+    let mut total = 0.0;
+    let mut pivot = None;
+    for (joint, weight) in influences.of_vertex(v) {
+        let Some(dq) = palette.get(joint as usize).filter(|_| weight != 0.0) else {
+            continue;
+        };
+        let pivot = *pivot.get_or_insert(dq.real);
+        let w = if dq.real.dot(pivot) < 0.0 { -weight } else { weight };
+        real += dq.real * w;
+        dual += dq.dual * w;
+        scale += dq.scale.x * weight;
+        total += weight;
+    }
+    let len = real.length();
+    if pivot.is_none() || len == 0.0 {
+        return (position, normal.normalize_or_zero());
+    }
+    let (real, dual) = (real / len, dual / len);
+    let translation =
+        2.0 * (real.w * dual.truncate() - dual.w * real.truncate() + real.truncate().cross(dual.truncate()));
+    let scale = if total != 0.0 { scale / total } else { 1.0 };
+    (
+        rotate(real, position * scale) + translation,
+        rotate(real, normal).normalize_or_zero(),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,368 @@
+//! Dual quaternion skinning eight (AVX2) or sixteen (AVX-512) vertices at a time, in
+//! structure-of-arrays form: per influence, the joints' quaternions are read as rows of four
+//! floats and transposed into one register per element, then the antipodality test, the blend,
+//! the normalization and both rotations run across the lanes. Blocks with a zero weight or a
+//! joint outside the palette, vertices whose blended rotation is zero and normals whose length
+//! is not normal go through the reference's per-vertex code instead.
+
+use super::{DualQuat, dqs_vertex};
+use crate::rig::Influences;
+use crate::skin::fast::block::block_slots;
+use crate::skin::fast::lanes::{Lanes, V3, cross, normalize, scale as lanes_scale};
+use crate::skin::fast::{Inf, Kernel};
+use glam::Vec3;
+use std::arch::x86_64::{__m256, __m512};
+
+/// Skins every vertex with `kernel`, or hands `job` back untouched when the kernel does not
+/// apply (not available here, the portable one, or neither 1 nor 2 influence sets). Every
+/// slice must cover `positions.len()` vertices (checked by the caller).
+pub(super) fn skin<'a, 'b>(kernel: Kernel, job: Job<'a, 'b>) -> Result<(), Job<'a, 'b>> {
+    if !matches!(job.influences.sets, 1 | 2) || !kernel.is_available() {
+        return Err(job);
+    }
+    match kernel {
+        // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available`); the caller
+        // checked the lengths.
+        Kernel::Avx512 => unsafe { skin_avx512(job) },
+        // SAFETY: the CPU has AVX2 and FMA (`is_available`); the caller checked the lengths.
+        Kernel::Avx2Fma => unsafe { skin_avx2(job) },
+        Kernel::Portable => return Err(job),
+    }
+    Ok(())
+}
+
+/// One call's slices.
+pub(super) struct Job<'a, 'b> {
+    pub palette: &'a [DualQuat],
+    pub influences: &'a Influences,
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    pub out_positions: &'b mut [Vec3],
+    pub out_normals: &'b mut [Vec3],
+}
+
+impl Job<'_, '_> {
+    /// Vertices `range` with the reference's code.
+    fn reference(&mut self, range: std::ops::Range<usize>) {
+        for v in range {
+            (self.out_positions[v], self.out_normals[v]) =
+                dqs_vertex(self.palette, self.influences, v, self.positions[v], self.normals[v]);
+        }
+    }
+
+    /// The vertices of the block at `base` whose bit is set in `lanes`, with the reference's code.
+    #[cold]
+    #[inline(never)]
+    fn fix_lanes(&mut self, base: usize, lanes: u32) {
+        for lane in 0..32 {
+            if lanes & (1 << lane) != 0 {
+                self.reference(base + lane..base + lane + 1);
+            }
+        }
+    }
+}
+
+/// # Safety
+/// AVX2 and FMA; every slice of `job` covers its vertices; 1 or 2 influence sets.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn skin_avx2(job: Job<'_, '_>) {
+    // SAFETY: this function's contract.
+    unsafe {
+        match job.influences.sets {
+            1 => run::<__m256, 1>(job),
+            _ => run::<__m256, 2>(job),
+        }
+    }
+}
+
+/// # Safety
+/// AVX-512 F and BW, AVX2 and FMA; every slice of `job` covers its vertices; 1 or 2 sets.
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+unsafe fn skin_avx512(job: Job<'_, '_>) {
+    // SAFETY: this function's contract.
+    unsafe {
+        match job.influences.sets {
+            1 => run::<__m512, 1>(job),
+            _ => run::<__m512, 2>(job),
+        }
+    }
+}
+
+/// `q`'s rotation applied to `v`: `v + 2·a × (a × v + w·v)` with `a = q.xyz`, as the reference.
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+unsafe fn rotate<V: Lanes>([x, y, z, w]: [V; 4], v: V3<V>) -> V3<V> {
+    // SAFETY: this function's contract.
+    unsafe {
+        let a = [x, y, z];
+        let inner = cross(a, v);
+        let inner = [
+            w.mul_add(v[0], inner[0]),
+            w.mul_add(v[1], inner[1]),
+            w.mul_add(v[2], inner[2]),
+        ];
+        let outer = cross(a, inner);
+        let two = V::splat(2.0);
+        [
+            outer[0].mul_add(two, v[0]),
+            outer[1].mul_add(two, v[1]),
+            outer[2].mul_add(two, v[2]),
+        ]
+    }
+}
+
+/// # Safety
+/// `V`'s features; every slice of `job` covers its vertices; `SETS` influence sets per vertex.
+#[inline(always)]
+unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
+    let lanes = V::LANES;
+    let per = SETS * 4;
+    let n = job.positions.len();
+    let inf = Inf::of(job.influences);
+    let blocks = n / lanes;
+    // A zero weight adds exactly nothing only to finite dual quaternions.
+    let finite = job
+        .palette
+        .iter()
+        .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
+    for block in 0..blocks {
+        let base = block * lanes;
+        // With every weight ≥ 0 and the first > 0, the first influence is the pivot, as in
+        // the reference, and zero weights add nothing; slots past `slots` are all zero.
+        let range = base * SETS..(base + lanes) * SETS;
+        let Some(slots) = block_slots::<SETS>(inf, range, job.palette.len()).filter(|_| finite) else {
+            job.reference(base..base + lanes);
+            continue;
+        };
+        // SAFETY: `base + lanes <= n` and every slice covers `n` vertices, so every pointer
+        // below reads or writes inside its slice; joints were checked to be inside the palette
+        // (`block_slots`); the features are this function's contract. The output pointers are
+        // taken afresh each block, after the fix-ups borrowed the slices.
+        let odd = unsafe {
+            let pal = job.palette.as_ptr() as *const f32;
+            let joints = job.influences.joints.as_ptr().add(base * SETS) as *const u16;
+            let weights = job.influences.weights.as_ptr().add(base * SETS) as *const f32;
+            // Floats of joint `k` of lane `i`'s dual quaternion, from `offset` (0 real, 4 dual,
+            // 8 scale).
+            let row =
+                |k: usize, offset: usize| move |i: usize| pal.add(usize::from(*joints.add(i * per + k)) * 12 + offset);
+            let mut real = [V::splat(0.0); 4];
+            let mut dual = [V::splat(0.0); 4];
+            let mut pivot = real;
+            let (mut scale, mut total) = (V::splat(0.0), V::splat(0.0));
+            for set in 0..slots.div_ceil(4) {
+                let w = V::gather4(|i| weights.add(i * per + set * 4));
+                for (slot, &weight) in w.iter().enumerate().take(slots - set * 4) {
+                    let k = set * 4 + slot;
+                    let r = V::gather4(row(k, 0));
+                    let d = V::gather4(row(k, 4));
+                    let s = V::gather4(row(k, 8))[0];
+                    if k == 0 {
+                        pivot = r;
+                    }
+                    let dot = r[0].mul_add(
+                        pivot[0],
+                        r[1].mul_add(pivot[1], r[2].mul_add(pivot[2], r[3].mul(pivot[3]))),
+                    );
+                    let signed = weight.xor(dot.sign_where_negative());
+                    for e in 0..4 {
+                        real[e] = r[e].mul_add(signed, real[e]);
+                        dual[e] = d[e].mul_add(signed, dual[e]);
+                    }
+                    scale = s.mul_add(weight, scale);
+                    total = total.add(weight);
+                }
+            }
+            let len = real[0]
+                .mul_add(
+                    real[0],
+                    real[1].mul_add(real[1], real[2].mul_add(real[2], real[3].mul(real[3]))),
+                )
+                .sqrt();
+            let zero = len.is_zero();
+            // One division, eight multiplies: a division costs several multiplies' time, and
+            // the extra rounding stays near 1e-7 relative.
+            let inverse = V::splat(1.0).div(len);
+            for e in 0..4 {
+                real[e] = real[e].mul(inverse);
+                dual[e] = dual[e].mul(inverse);
+            }
+            let (r, rw, d, dw) = (
+                [real[0], real[1], real[2]],
+                real[3],
+                [dual[0], dual[1], dual[2]],
+                dual[3],
+            );
+            let rd = cross(r, d);
+            let two = V::splat(2.0);
+            let mut translation = rd;
+            for e in 0..3 {
+                translation[e] = rw.mul_sub(d[e], dw.mul(r[e])).add(rd[e]).mul(two);
+            }
+            let scale = scale.div(total);
+            let p = V::load3(job.positions.as_ptr().add(base) as *const f32);
+            let moved = rotate(real, lanes_scale(p, scale));
+            let moved = [
+                moved[0].add(translation[0]),
+                moved[1].add(translation[1]),
+                moved[2].add(translation[2]),
+            ];
+            V::store3(job.out_positions.as_mut_ptr().add(base) as *mut f32, moved);
+            let (unit, odd) = normalize(rotate(real, V::load3(job.normals.as_ptr().add(base) as *const f32)));
+            V::store3(job.out_normals.as_mut_ptr().add(base) as *mut f32, unit);
+            odd | zero
+        };
+        if odd != 0 {
+            job.fix_lanes(base, odd);
+        }
+    }
+    job.reference(blocks * lanes..n);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{dual_quat_palette, skin_dqs_reference, skin_dqs_with};
+    use crate::skin::fast::Kernel;
+    use crate::skin::fast::tests::{Rng, influences, palette};
+    use glam::{Mat4, Vec3};
+
+    /// Every SIMD kernel against the reference, with joints whose quaternions
+    /// lie in opposite hemispheres, non-rigid matrices, zero and negative weights, joints
+    /// outside the palette and vertices with nothing left (see the influence generator).
+    fn check(sets: usize, vertices: usize, joints: usize, seed: u64) {
+        let mut rng = Rng(seed);
+        let matrices: Vec<Mat4> = palette(&mut rng, joints);
+        let mut dual_quats = vec![super::DualQuat::IDENTITY; joints];
+        dual_quat_palette(&matrices, &mut dual_quats);
+        for dq in dual_quats.iter_mut().skip(1).step_by(3) {
+            dq.real = -dq.real;
+            dq.dual = -dq.dual;
+        }
+        let influences = influences(&mut rng, vertices, sets, joints);
+        let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+        let mut normals: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
+        normals[vertices / 2] = Vec3::ZERO;
+        let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+        skin_dqs_reference(&dual_quats, &influences, &positions, &normals, &mut want_p, &mut want_n);
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+            let (mut got_p, mut got_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+            skin_dqs_with(
+                kernel,
+                &dual_quats,
+                &influences,
+                &positions,
+                &normals,
+                &mut got_p,
+                &mut got_n,
+            );
+            for v in 0..vertices {
+                for (what, got, want) in [("position", got_p[v], want_p[v]), ("normal", got_n[v], want_n[v])] {
+                    let tolerance = 1e-5 * want.length().max(1.0);
+                    assert!(
+                        (got - want).length() <= tolerance,
+                        "{kernel:?}, {sets} set(s), {vertices} vertices: vertex {v}: {what} {got} vs the reference's {want}"
+                    );
+                }
+            }
+            assert_eq!(got_n[vertices / 2], Vec3::ZERO, "a zero normal stays zero");
+        }
+    }
+
+    #[test]
+    fn the_simd_kernels_match_the_reference() {
+        for sets in [1, 2, 3] {
+            check(sets, 1029, 64, 0xD1B5_4A32_D192_ED03 + sets as u64);
+            check(sets, 203, 7, 4242 + sets as u64);
+            for vertices in [1, 2, 7, 15, 17, 31] {
+                check(sets, vertices, 64, 7 + vertices as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn unused_slots_match_the_reference() {
+        // Sorted weights that leave the last slots empty, on antipodal and scaled joints.
+        let mut rng = Rng(11);
+        let matrices = palette(&mut rng, 12);
+        let mut dual_quats = vec![super::DualQuat::IDENTITY; 12];
+        dual_quat_palette(&matrices, &mut dual_quats);
+        for dq in dual_quats.iter_mut().step_by(2) {
+            dq.real = -dq.real;
+            dq.dual = -dq.dual;
+        }
+        for (sets, used) in [(1, 1), (1, 3), (2, 2), (2, 6)] {
+            let vertices = 53;
+            let mut influences = crate::rig::Influences {
+                sets,
+                joints: Vec::new(),
+                weights: Vec::new(),
+            };
+            for _ in 0..vertices * sets {
+                influences.joints.push([0; 4].map(|_| rng.below(12) as u16));
+                influences.weights.push([0.0; 4]);
+            }
+            for v in 0..vertices {
+                for k in 0..used {
+                    influences.weights[v * sets + k / 4][k % 4] = rng.range(0.1, 1.0);
+                }
+            }
+            let p: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+            let n: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
+            let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+            skin_dqs_reference(&dual_quats, &influences, &p, &n, &mut want_p, &mut want_n);
+            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+                let (mut op, mut on) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+                skin_dqs_with(kernel, &dual_quats, &influences, &p, &n, &mut op, &mut on);
+                for v in 0..vertices {
+                    let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-5 * b.length().max(1.0);
+                    assert!(
+                        close(op[v], want_p[v]),
+                        "{kernel:?} {sets}/{used} {v}: {} {}",
+                        op[v],
+                        want_p[v]
+                    );
+                    assert!(
+                        close(on[v], want_n[v]),
+                        "{kernel:?} {sets}/{used} {v}: {} {}",
+                        on[v],
+                        want_n[v]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_of_antipodal_joints_blend_as_one_rotation() {
+        // Every vertex of two whole blocks on a joint and its antipode, half and half.
+        let m = Mat4::from_rotation_translation(glam::Quat::from_rotation_y(0.4), Vec3::new(1.0, 0.0, -2.0));
+        let mut dual_quats = [super::DualQuat::from_mat4(&m); 2];
+        dual_quats[1].real = -dual_quats[1].real;
+        dual_quats[1].dual = -dual_quats[1].dual;
+        let influences = crate::rig::Influences {
+            sets: 1,
+            joints: vec![[0, 1, 1, 0]; 32],
+            weights: vec![[0.25, 0.25, 0.25, 0.25]; 32],
+        };
+        let p: Vec<Vec3> = (0..32).map(|i| Vec3::new(i as f32 * 0.1, 1.0, -0.5)).collect();
+        let n = vec![Vec3::Z; 32];
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+            let (mut op, mut on) = (vec![Vec3::ZERO; 32], vec![Vec3::ZERO; 32]);
+            skin_dqs_with(kernel, &dual_quats, &influences, &p, &n, &mut op, &mut on);
+            for v in 0..32 {
+                assert!(
+                    (op[v] - m.transform_point3(p[v])).length() < 1e-5,
+                    "{kernel:?} {v}: {}",
+                    op[v]
+                );
+                assert!(
+                    (on[v] - m.transform_vector3(n[v])).length() < 1e-5,
+                    "{kernel:?} {v}: {}",
+                    on[v]
+                );
+            }
+        }
+    }
+}

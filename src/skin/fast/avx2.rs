@@ -1,0 +1,115 @@
+//! The AVX2 + FMA kernel: blocks of eight vertices, each matrix blended as two 8-wide registers
+//! (columns 0–1 and 2–3) with one fused multiply-add each per influence, then transposed into
+//! one register per element.
+
+use super::Job;
+use super::block::{Blend, run};
+use super::lanes::V3;
+use std::arch::x86_64::*;
+
+/// Vertices per block.
+const BLOCK: usize = 8;
+
+/// Skins every vertex of `job`: blocks of eight with AVX2, the rest on the portable path.
+///
+/// # Safety
+/// AVX2 and FMA must be available; `job` must hold 1 or 2 influence sets per vertex.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn skin(job: Job<'_>) {
+    // SAFETY: this function's contract, and `run`'s `SETS` and `NORMALS` match the job.
+    unsafe {
+        match (job.influences.sets, job.with_normals()) {
+            (1, true) => run::<Avx2, 1, true>(job),
+            (1, false) => run::<Avx2, 1, false>(job),
+            (_, true) => run::<Avx2, 2, true>(job),
+            (_, false) => run::<Avx2, 2, false>(job),
+        }
+    }
+}
+
+pub struct Avx2;
+
+// SAFETY: every method is AVX2/FMA arithmetic on registers, or reads the 16 floats its caller
+// vouches for.
+unsafe impl Blend for Avx2 {
+    type V = __m256;
+    /// Columns (0|1) and (2|3).
+    type M = [__m256; 2];
+
+    #[inline(always)]
+    unsafe fn zero() -> [__m256; 2] {
+        // SAFETY: the trait's contract (AVX2 and FMA) covers every method here.
+        unsafe { [_mm256_setzero_ps(); 2] }
+    }
+
+    #[inline(always)]
+    unsafe fn identity() -> [__m256; 2] {
+        // SAFETY: as `zero`.
+        unsafe {
+            [
+                _mm256_setr_ps(1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0),
+                _mm256_setr_ps(0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted([lo, hi]: [__m256; 2], w: f32, m: *const f32) -> [__m256; 2] {
+        // SAFETY: as `zero`; `m` covers 16 floats (the trait's contract).
+        unsafe {
+            let w = _mm256_set1_ps(w);
+            [
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m), lo),
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m.add(8)), hi),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
+        // SAFETY: as `zero`.
+        unsafe {
+            let [c0x, c0y, c0z, c1x, c1y, c1z] = transpose(mats, 0);
+            let [c2x, c2y, c2z, c3x, c3y, c3z] = transpose(mats, 1);
+            [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [c3x, c3y, c3z]]
+        }
+    }
+}
+
+/// Elements x, y, z of both columns held in `mats[i][half]` (lanes 0–2 and 4–6), as one
+/// register per element with vertex `i` in lane `i`: an 8×8 transpose without the w rows.
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn transpose(mats: &[[__m256; 2]; 16], half: usize) -> [__m256; 6] {
+    let mut r = [mats[0][half]; BLOCK];
+    for (r, mat) in r.iter_mut().zip(mats) {
+        *r = mat[half];
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+        let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+        let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+        let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        [
+            _mm256_permute2f128_ps::<0x20>(s0, s4),
+            _mm256_permute2f128_ps::<0x20>(s1, s5),
+            _mm256_permute2f128_ps::<0x20>(s2, s6),
+            _mm256_permute2f128_ps::<0x31>(s0, s4),
+            _mm256_permute2f128_ps::<0x31>(s1, s5),
+            _mm256_permute2f128_ps::<0x31>(s2, s6),
+        ]
+    }
+}

@@ -1,0 +1,223 @@
+//! The block loop both SIMD kernels run: blend a block's matrices (the kernel's part), then
+//! [`lbs_block`] for its positions and normals, the portable path for the odd normals and the
+//! tail.
+
+use super::lanes::{Lanes, V3, lbs_block};
+use super::{Inf, Job, portable};
+
+/// What a SIMD kernel supplies: its register type, how it holds one blended matrix (`M`), and
+/// how it turns a block's matrices into one register per element.
+///
+/// # Safety
+/// Implementations may assume the CPU has `V`'s features whenever a method is called.
+pub unsafe trait Blend {
+    type V: Lanes;
+    /// One vertex's blended 4×4 matrix.
+    type M: Copy;
+    /// # Safety
+    /// The CPU has `V`'s features.
+    unsafe fn zero() -> Self::M;
+    /// # Safety
+    /// The CPU has `V`'s features.
+    unsafe fn identity() -> Self::M;
+    /// `acc + w · m` for the 16 floats of a column-major matrix at `m`.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s features; `m` points at 16 readable floats.
+    unsafe fn add_weighted(acc: Self::M, w: f32, m: *const f32) -> Self::M;
+    /// Columns 0–3 (x, y, z) of `mats` (`LANES` of them), one register per element with
+    /// vertex `i` in lane `i`.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s features.
+    unsafe fn transpose(mats: &[Self::M; 16]) -> [V3<Self::V>; 4];
+}
+
+/// The blended matrices of the `LANES` vertices from `base`, each from its first `SLOTS`
+/// influence slots without checks (see [`block_slots`]).
+///
+/// # Safety
+/// The CPU has `B::V`'s features; `block_slots` gave at least `SLOTS` for this block.
+#[inline(always)]
+unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
+    job: &Job<'_>,
+    base: usize,
+    mats: &mut [B::M; 16],
+) {
+    let pal = job.palette.as_ptr() as *const f32;
+    for (i, mat) in mats.iter_mut().enumerate().take(B::V::LANES) {
+        let v = base + i;
+        let joints = &job.influences.joints[v * SETS..(v + 1) * SETS];
+        let weights = job.influences.weights[v * SETS..(v + 1) * SETS].as_flattened();
+        // SAFETY: the caller's contract; `block_slots` checked every joint of the block.
+        unsafe {
+            let mut acc = B::zero();
+            for (k, &w) in weights.iter().enumerate().take(SLOTS) {
+                acc = B::add_weighted(acc, w, pal.add(joint_offset(joints, k)));
+            }
+            *mat = acc;
+        }
+    }
+}
+
+/// The blended matrices of the `LANES` vertices from `base` with the reference's rules: zero
+/// weights and joints outside the palette skipped, identity when the weights left sum to zero.
+///
+/// # Safety
+/// The CPU has `B::V`'s features.
+#[inline(always)]
+unsafe fn blend_checked<B: Blend, const SETS: usize>(job: &Job<'_>, base: usize, mats: &mut [B::M; 16]) {
+    let pal = job.palette.as_ptr() as *const f32;
+    for (i, mat) in mats.iter_mut().enumerate().take(B::V::LANES) {
+        let v = base + i;
+        let joints = job.influences.joints[v * SETS..(v + 1) * SETS].as_flattened();
+        let weights = job.influences.weights[v * SETS..(v + 1) * SETS].as_flattened();
+        // SAFETY: the caller's contract; each joint is checked before its matrix is read.
+        unsafe {
+            let mut acc = B::zero();
+            let mut total = 0.0f32;
+            for (&joint, &w) in joints.iter().zip(weights) {
+                let joint = usize::from(joint);
+                if w != 0.0 && joint < job.palette.len() {
+                    acc = B::add_weighted(acc, w, pal.add(joint * 16));
+                    total += w;
+                }
+            }
+            *mat = if total == 0.0 { B::identity() } else { acc };
+        }
+    }
+}
+
+/// Skins every vertex of `job`.
+///
+/// # Safety
+/// The CPU has `B::V`'s features; `job` holds `SETS` influence sets per vertex and has normals
+/// exactly when `NORMALS`.
+#[inline(always)]
+pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job<'_>) {
+    let lanes = B::V::LANES;
+    let n = job.len();
+    let blocks = n / lanes;
+    // A zero weight adds exactly nothing only to finite matrices.
+    let finite = job.palette.iter().all(|m| m.is_finite());
+    for block in 0..blocks {
+        let base = block * lanes;
+        let range = base * SETS..(base + lanes) * SETS;
+        let slots = block_slots::<SETS>(job.influences, range, job.palette.len()).filter(|_| finite);
+        // SAFETY: `base + lanes <= n` and `Job::new` cut every slice to `n` vertices, so each
+        // pointer covers the block's `lanes` vectors; `slots` comes from `block_slots` for this
+        // block; the features are the caller's contract. The pointers are taken afresh each
+        // block, after the portable fix-ups below borrowed the slices.
+        let odd = unsafe {
+            let mut mats = [B::zero(); 16];
+            // One copy of the loop per slot count, so that each has a fixed number of
+            // multiply-adds.
+            match slots {
+                Some(1) => blend_slots::<B, SETS, 1>(&job, base, &mut mats),
+                Some(2) => blend_slots::<B, SETS, 2>(&job, base, &mut mats),
+                Some(3) => blend_slots::<B, SETS, 3>(&job, base, &mut mats),
+                Some(4) => blend_slots::<B, SETS, 4>(&job, base, &mut mats),
+                Some(5) => blend_slots::<B, SETS, 5>(&job, base, &mut mats),
+                Some(6) => blend_slots::<B, SETS, 6>(&job, base, &mut mats),
+                Some(7) => blend_slots::<B, SETS, 7>(&job, base, &mut mats),
+                Some(_) => blend_slots::<B, SETS, 8>(&job, base, &mut mats),
+                None => blend_checked::<B, SETS>(&job, base, &mut mats),
+            }
+            let cols = B::transpose(&mats);
+            let (nin, nout) = if NORMALS {
+                (job.normals.as_ptr().add(base), job.out_normals.as_mut_ptr().add(base))
+            } else {
+                (std::ptr::null(), std::ptr::null_mut())
+            };
+            lbs_block::<B::V, NORMALS>(
+                cols,
+                job.positions.as_ptr().add(base).cast(),
+                job.out_positions.as_mut_ptr().add(base).cast(),
+                nin.cast(),
+                nout.cast(),
+            )
+        };
+        if odd != 0 {
+            fix_lanes(&mut job, base, odd);
+        }
+    }
+    portable::range(&mut job, blocks * lanes..n);
+}
+
+/// Redoes on the portable path the vertices of the block at `base` whose bit is set in `lanes`.
+#[cold]
+#[inline(never)]
+fn fix_lanes(job: &mut Job<'_>, base: usize, lanes: u32) {
+    for lane in 0..32 {
+        if lanes & (1 << lane) != 0 {
+            portable::range(job, base + lane..base + lane + 1);
+        }
+    }
+}
+
+/// How many influence slots (from the first) a block's vertices use, when blending just those
+/// without checks gives the reference's result: every weight ≥ 0 with each vertex's first > 0
+/// (so no vertex falls back to its bind pose), every joint inside the palette, and zero weights
+/// only after the returned count or where they add exactly nothing (finite palettes, checked by
+/// the caller). `None` when some vertex needs the reference's checks. Meshes whose weights are
+/// sorted, as exporters write them, blend only the slots they use.
+///
+/// Works on the weights' bits (a float ≥ 0 and not NaN is at most `0x7F80_0000`, and a zero
+/// has no other bit than the sign) sixteen lanes at a time with no early exit, so that it stays
+/// a few vector operations per block (16 is a multiple of a vertex's slot count, so a lane
+/// always holds the same slot). Variants that masked the minimum to the first slots, or read
+/// those from memory, measured slower.
+#[inline(always)]
+pub(crate) fn block_slots<const SETS: usize>(
+    influences: Inf<'_>,
+    range: std::ops::Range<usize>,
+    palette: usize,
+) -> Option<usize> {
+    let per = SETS * 4;
+    let weights = influences.weights[range.clone()].as_flattened();
+    let (mut any, mut highest, mut lowest) = ([0u32; 16], [0u32; 16], [u32::MAX; 16]);
+    // One run of sixteen per step for one influence set, two for two: each measured fastest
+    // (with one run for two sets the compiler vectorized across steps, with gathers).
+    if SETS == 1 {
+        for chunk in weights.chunks_exact(16) {
+            for lane in 0..16 {
+                let bits = chunk[lane].to_bits();
+                any[lane] |= bits;
+                highest[lane] = highest[lane].max(bits);
+                lowest[lane] = lowest[lane].min(bits);
+            }
+        }
+    } else {
+        for chunk in weights.chunks_exact(32) {
+            for lane in 0..16 {
+                let (a, b) = (chunk[lane].to_bits(), chunk[lane + 16].to_bits());
+                any[lane] |= a | b;
+                highest[lane] = highest[lane].max(a.max(b));
+                lowest[lane] = lowest[lane].min(a.min(b));
+            }
+        }
+    }
+    let mut used = [0u32; 8];
+    for (lane, bits) in any.iter().enumerate() {
+        used[lane % per] |= bits;
+    }
+    let slots = used[..per].iter().rposition(|&u| u != 0).map_or(1, |k| k + 1);
+    let highest = highest.iter().fold(0, |a, &b| a.max(b));
+    let first = lowest.iter().step_by(per).fold(u32::MAX, |a, &b| a.min(b));
+    let joint = influences.joints[range]
+        .as_flattened()
+        .iter()
+        .fold(0, |max, &j| max.max(j));
+    let valid = highest <= 0x7F80_0000 && first != 0 && usize::from(joint) < palette;
+    valid.then_some(slots)
+}
+
+/// Palette offset (in floats, 16 per matrix) of slot `k`'s joint among a vertex's `joints`.
+/// Shifts out of one 64-bit read per set, so that the compiler keeps the indices in general
+/// registers rather than extracting them from a vector one by one.
+#[inline(always)]
+pub(crate) fn joint_offset(joints: &[[u16; 4]], k: usize) -> usize {
+    let set = joints[k / 4];
+    let bits = u64::from(set[0]) | u64::from(set[1]) << 16 | u64::from(set[2]) << 32 | u64::from(set[3]) << 48;
+    ((bits >> (16 * (k % 4))) & 0xFFFF) as usize * 16
+}

@@ -1,0 +1,477 @@
+//! The per-vertex math the SIMD skinning kernels share, written once over a register type
+//! ([`Lanes`]: eight lanes with AVX2, sixteen with AVX-512), so that the kernels differ only in
+//! how they blend and transpose.
+
+use std::arch::x86_64::*;
+
+/// A register of [`Lanes::LANES`] `f32`s, one vertex per lane.
+///
+/// # Safety
+/// Every method runs instructions of the implementation's target features: callers must run
+/// only where the CPU has them (the kernels check once, before their loops). Pointer methods
+/// read or write `3 × LANES` (`load3`, `store3`) or `LANES` floats.
+pub unsafe trait Lanes: Copy {
+    const LANES: usize;
+    unsafe fn splat(x: f32) -> Self;
+    unsafe fn add(self, b: Self) -> Self;
+    unsafe fn mul(self, b: Self) -> Self;
+    unsafe fn div(self, b: Self) -> Self;
+    unsafe fn sqrt(self) -> Self;
+    /// `self · b + c`, fused.
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self;
+    /// `self · b − c`, fused.
+    unsafe fn mul_sub(self, b: Self, c: Self) -> Self;
+    /// `c − self · b`, fused.
+    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self;
+    /// An estimate of `1/√self` with at least 11 bits.
+    unsafe fn rsqrt_estimate(self) -> Self;
+    /// `-0.0` in the lanes where `self < 0` (not for `-0.0` or NaN), `+0.0` elsewhere: a sign
+    /// to flip with [`Lanes::xor`].
+    unsafe fn sign_where_negative(self) -> Self;
+    unsafe fn xor(self, b: Self) -> Self;
+    /// Bit `i` set where lane `i` is outside `[lo, hi]` or NaN.
+    unsafe fn outside(self, lo: f32, hi: f32) -> u32;
+    /// Bit `i` set where lane `i` is `== 0` (either sign).
+    unsafe fn is_zero(self) -> u32;
+    /// `LANES` packed `Vec3`s as x, y and z registers.
+    unsafe fn load3(p: *const f32) -> [Self; 3];
+    /// The inverse of [`Lanes::load3`].
+    unsafe fn store3(p: *mut f32, v: [Self; 3]);
+    /// Four consecutive floats at `p(i)` for each lane `i`, as four registers (element-major):
+    /// a gather of short rows, with plain loads.
+    unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4];
+}
+
+/// Three registers: x, y and z of `LANES` vectors.
+pub type V3<V> = [V; 3];
+
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+pub unsafe fn dot<V: Lanes>(a: V3<V>, b: V3<V>) -> V {
+    // SAFETY: this function's contract.
+    unsafe { a[0].mul_add(b[0], a[1].mul_add(b[1], a[2].mul(b[2]))) }
+}
+
+/// `a × b` (component order as glam's `Vec3::cross`).
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+pub unsafe fn cross<V: Lanes>(a: V3<V>, b: V3<V>) -> V3<V> {
+    // SAFETY: this function's contract.
+    unsafe {
+        [
+            a[1].mul_sub(b[2], b[1].mul(a[2])),
+            a[2].mul_sub(b[0], b[2].mul(a[0])),
+            a[0].mul_sub(b[1], b[0].mul(a[1])),
+        ]
+    }
+}
+
+/// `m0·v.x + m1·v.y + m2·v.z (+ add)`.
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+pub unsafe fn combine<V: Lanes>(m: [V3<V>; 3], v: V3<V>, add: Option<V3<V>>) -> V3<V> {
+    // SAFETY: this function's contract.
+    unsafe {
+        [
+            combine_one(&m, v, add, 0),
+            combine_one(&m, v, add, 1),
+            combine_one(&m, v, add, 2),
+        ]
+    }
+}
+
+/// Element `e` of [`combine`]. (Helpers here are functions, never closures: a closure would not
+/// inherit the kernels' target features, and its intrinsics would become calls.)
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+unsafe fn combine_one<V: Lanes>(m: &[V3<V>; 3], v: V3<V>, add: Option<V3<V>>, e: usize) -> V {
+    // SAFETY: this function's contract.
+    unsafe {
+        let last = match add {
+            Some(t) => m[2][e].mul_add(v[2], t[e]),
+            None => m[2][e].mul(v[2]),
+        };
+        m[0][e].mul_add(v[0], m[1][e].mul_add(v[1], last))
+    }
+}
+
+/// Every element of `v` times `s`.
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+pub unsafe fn scale<V: Lanes>(v: V3<V>, s: V) -> V3<V> {
+    // SAFETY: this function's contract.
+    unsafe { [v[0].mul(s), v[1].mul(s), v[2].mul(s)] }
+}
+
+/// `v` normalized, and the lanes whose squared length is zero, subnormal, huge or NaN (to be
+/// redone exactly by the caller, as `normalize_or_zero` would).
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+pub unsafe fn normalize<V: Lanes>(v: V3<V>) -> (V3<V>, u32) {
+    // SAFETY: this function's contract.
+    unsafe {
+        let len2 = dot(v, v);
+        // The estimate and one Newton step: ≈ 2e-7 relative, well inside the 1e-5 allowed.
+        let r0 = len2.rsqrt_estimate();
+        let half = len2.mul(V::splat(0.5));
+        let r = r0.mul(half.mul(r0).neg_mul_add(r0, V::splat(1.5)));
+        let odd = len2.outside(f32::MIN_POSITIVE, f32::MAX / 4.0);
+        (scale(v, r), odd)
+    }
+}
+
+/// Linear blend skinning of one block once the blended matrices are in registers: positions
+/// (and normals when `nin` is not null) read from `pin`/`nin` and written to `pout`/`nout`.
+/// Returns the lanes whose normal the caller must redo (see [`normalize`]).
+///
+/// # Safety
+/// See [`Lanes`]; the pointers must cover `LANES` `Vec3`s each (the normal ones when used).
+#[inline(always)]
+pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
+    [c0, c1, c2, c3]: [V3<V>; 4],
+    pin: *const f32,
+    pout: *mut f32,
+    nin: *const f32,
+    nout: *mut f32,
+) -> u32 {
+    // SAFETY: this function's contract.
+    unsafe {
+        let p = V::load3(pin);
+        V::store3(pout, combine([c0, c1, c2], p, Some(c3)));
+        if !NORMALS {
+            return 0;
+        }
+        let n = V::load3(nin);
+        // Cofactor columns: k0 = c1 × c2, k1 = c2 × c0, k2 = c0 × c1; det = c0 · k0.
+        let k0 = cross(c1, c2);
+        let k1 = cross(c2, c0);
+        let k2 = cross(c0, c1);
+        let flip = dot(c0, k0).sign_where_negative();
+        let m = combine([k0, k1, k2], n, None);
+        let (unit, odd) = normalize([m[0].xor(flip), m[1].xor(flip), m[2].xor(flip)]);
+        V::store3(nout, unit);
+        odd
+    }
+}
+
+// SAFETY: every method is an AVX2/FMA intrinsic; the trait's contract puts the CPU check on the
+// caller.
+unsafe impl Lanes for __m256 {
+    const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> Self {
+        // SAFETY: the trait's contract (AVX2 and FMA present) covers every method below.
+        unsafe { _mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_add_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_mul_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn div(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_div_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_sqrt_ps(self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_fmadd_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_fmsub_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_fnmadd_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_estimate(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_rsqrt_ps(self) }
+    }
+    #[inline(always)]
+    unsafe fn sign_where_negative(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe {
+            let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(self, _mm256_setzero_ps());
+            _mm256_and_ps(negative, _mm256_set1_ps(-0.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_xor_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn outside(self, lo: f32, hi: f32) -> u32 {
+        // SAFETY: as `splat`.
+        unsafe {
+            let inside = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_GE_OQ>(self, _mm256_set1_ps(lo)),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(self, _mm256_set1_ps(hi)),
+            );
+            !(_mm256_movemask_ps(inside) as u32) & 0xFF
+        }
+    }
+    #[inline(always)]
+    unsafe fn is_zero(self) -> u32 {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(self, _mm256_setzero_ps())) as u32 }
+    }
+    #[inline(always)]
+    unsafe fn load3(p: *const f32) -> [Self; 3] {
+        // SAFETY: as `splat`; `p` covers 24 floats (the trait's contract).
+        unsafe {
+            let a = _mm256_loadu_ps(p);
+            let b = _mm256_loadu_ps(p.add(8));
+            let c = _mm256_loadu_ps(p.add(16));
+            // Vertex i component k is float 3i + k: each component takes lanes {0,3,6}, {1,4,7}
+            // and {2,5} from a, b and c in some order; blend them together, then permute.
+            let x = _mm256_blend_ps::<0b0010_0100>(_mm256_blend_ps::<0b1001_0010>(a, b), c);
+            let y = _mm256_blend_ps::<0b0100_1001>(_mm256_blend_ps::<0b0010_0100>(a, b), c);
+            let z = _mm256_blend_ps::<0b1001_0010>(_mm256_blend_ps::<0b0100_1001>(a, b), c);
+            [
+                _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5)),
+                _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6)),
+                _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7)),
+            ]
+        }
+    }
+    #[inline(always)]
+    unsafe fn store3(p: *mut f32, [x, y, z]: [Self; 3]) {
+        // SAFETY: as `splat`; `p` covers 24 floats (the trait's contract).
+        unsafe {
+            let x = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+            let y = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+            let z = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+            let a = _mm256_blend_ps::<0b0010_0100>(_mm256_blend_ps::<0b1001_0010>(x, y), z);
+            let b = _mm256_blend_ps::<0b0100_1001>(_mm256_blend_ps::<0b0010_0100>(x, y), z);
+            let c = _mm256_blend_ps::<0b1001_0010>(_mm256_blend_ps::<0b0100_1001>(x, y), z);
+            _mm256_storeu_ps(p, a);
+            _mm256_storeu_ps(p.add(8), b);
+            _mm256_storeu_ps(p.add(16), c);
+        }
+    }
+    #[inline(always)]
+    unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4] {
+        // SAFETY: as `splat`; each `p(i)` covers four floats (the trait's contract).
+        unsafe {
+            // Register g holds rows g and g + 4; a 4×4 transpose in each 128-bit half follows.
+            let mut r = [_mm256_setzero_ps(); 4];
+            for (g, r) in r.iter_mut().enumerate() {
+                *r = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm_loadu_ps(p(g))), _mm_loadu_ps(p(g + 4)));
+            }
+            let [r0, r1, r2, r3] = r;
+            let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+            [
+                _mm256_shuffle_ps::<0x44>(t0, t2),
+                _mm256_shuffle_ps::<0xEE>(t0, t2),
+                _mm256_shuffle_ps::<0x44>(t1, t3),
+                _mm256_shuffle_ps::<0xEE>(t1, t3),
+            ]
+        }
+    }
+}
+
+/// Lane indices of `_mm512_permutex2var_ps` that gather component `k` of sixteen packed
+/// `Vec3`s: first from floats 0–31 (two registers), then the rest from the third register.
+const fn deinterleave(k: usize) -> ([i32; 16], [i32; 16]) {
+    let (mut first, mut second) = ([0; 16], [0; 16]);
+    let mut i = 0;
+    while i < 16 {
+        let g = 3 * i + k;
+        if g < 32 {
+            first[i] = g as i32;
+            second[i] = i as i32;
+        } else {
+            second[i] = (16 + g - 32) as i32;
+        }
+        i += 1;
+    }
+    (first, second)
+}
+
+/// The inverse of [`deinterleave`] for output register `r` (floats 16r … 16r + 15): x and y
+/// first, then z.
+const fn interleave(r: usize) -> ([i32; 16], [i32; 16]) {
+    let (mut first, mut second) = ([0; 16], [0; 16]);
+    let mut lane = 0;
+    while lane < 16 {
+        let g = 16 * r + lane;
+        let (i, k) = (g / 3, g % 3);
+        match k {
+            0 => first[lane] = i as i32,
+            1 => first[lane] = 16 + i as i32,
+            _ => {}
+        }
+        second[lane] = if k == 2 { 16 + i as i32 } else { lane as i32 };
+        lane += 1;
+    }
+    (first, second)
+}
+
+const DEINTERLEAVE: [([i32; 16], [i32; 16]); 3] = [deinterleave(0), deinterleave(1), deinterleave(2)];
+const INTERLEAVE: [([i32; 16], [i32; 16]); 3] = [interleave(0), interleave(1), interleave(2)];
+
+/// # Safety
+/// AVX-512 F.
+#[inline(always)]
+unsafe fn indices(i: &[i32; 16]) -> __m512i {
+    // SAFETY: the caller's contract; `i` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(i.as_ptr().cast()) }
+}
+
+// SAFETY: every method is an AVX-512 F intrinsic; the trait's contract puts the CPU check on
+// the caller.
+unsafe impl Lanes for __m512 {
+    const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> Self {
+        // SAFETY: the trait's contract (AVX-512 F present) covers every method below.
+        unsafe { _mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_add_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_mul_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn div(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_div_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_sqrt_ps(self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_fmadd_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_fmsub_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_fnmadd_ps(self, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_estimate(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_rsqrt14_ps(self) }
+    }
+    #[inline(always)]
+    unsafe fn sign_where_negative(self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe {
+            let negative = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self, _mm512_setzero_ps());
+            _mm512_maskz_mov_ps(negative, _mm512_set1_ps(-0.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: as `splat` (the integer form needs only AVX-512 F, not DQ).
+        unsafe { _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self), _mm512_castps_si512(b))) }
+    }
+    #[inline(always)]
+    unsafe fn outside(self, lo: f32, hi: f32) -> u32 {
+        // SAFETY: as `splat`.
+        unsafe {
+            let ge = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(self, _mm512_set1_ps(lo));
+            let inside = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(ge, self, _mm512_set1_ps(hi));
+            u32::from(!inside)
+        }
+    }
+    #[inline(always)]
+    unsafe fn is_zero(self) -> u32 {
+        // SAFETY: as `splat`.
+        unsafe { u32::from(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self, _mm512_setzero_ps())) }
+    }
+    #[inline(always)]
+    unsafe fn load3(p: *const f32) -> [Self; 3] {
+        // SAFETY: as `splat`; `p` covers 48 floats (the trait's contract).
+        unsafe {
+            let (a, b, c) = (
+                _mm512_loadu_ps(p),
+                _mm512_loadu_ps(p.add(16)),
+                _mm512_loadu_ps(p.add(32)),
+            );
+            let mut out = [a; 3];
+            for (out, (first, second)) in out.iter_mut().zip(&DEINTERLEAVE) {
+                let ab = _mm512_permutex2var_ps(a, indices(first), b);
+                *out = _mm512_permutex2var_ps(ab, indices(second), c);
+            }
+            out
+        }
+    }
+    #[inline(always)]
+    unsafe fn store3(p: *mut f32, [x, y, z]: [Self; 3]) {
+        // SAFETY: as `splat`; `p` covers 48 floats (the trait's contract).
+        unsafe {
+            for (r, (first, second)) in INTERLEAVE.iter().enumerate() {
+                let xy = _mm512_permutex2var_ps(x, indices(first), y);
+                _mm512_storeu_ps(p.add(16 * r), _mm512_permutex2var_ps(xy, indices(second), z));
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4] {
+        // SAFETY: as `splat`; each `p(i)` covers four floats (the trait's contract).
+        unsafe {
+            // Register g holds rows g, g + 4, g + 8 and g + 12; a 4×4 transpose in each 128-bit
+            // lane follows.
+            let mut r = [_mm512_setzero_ps(); 4];
+            for (g, r) in r.iter_mut().enumerate() {
+                let row = _mm512_castps128_ps512(_mm_loadu_ps(p(g)));
+                let row = _mm512_insertf32x4::<1>(row, _mm_loadu_ps(p(g + 4)));
+                let row = _mm512_insertf32x4::<2>(row, _mm_loadu_ps(p(g + 8)));
+                *r = _mm512_insertf32x4::<3>(row, _mm_loadu_ps(p(g + 12)));
+            }
+            let [r0, r1, r2, r3] = r;
+            let (t0, t1) = (_mm512_unpacklo_ps(r0, r1), _mm512_unpackhi_ps(r0, r1));
+            let (t2, t3) = (_mm512_unpacklo_ps(r2, r3), _mm512_unpackhi_ps(r2, r3));
+            [
+                _mm512_shuffle_ps::<0x44>(t0, t2),
+                _mm512_shuffle_ps::<0xEE>(t0, t2),
+                _mm512_shuffle_ps::<0x44>(t1, t3),
+                _mm512_shuffle_ps::<0xEE>(t1, t3),
+            ]
+        }
+    }
+}

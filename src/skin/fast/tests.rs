@@ -1,0 +1,374 @@
+use super::*;
+use crate::skin::skin_lbs_reference;
+use glam::Quat;
+
+/// The kernels this CPU runs (every one, the portable included).
+fn kernels() -> impl Iterator<Item = Kernel> {
+    Kernel::ALL.into_iter().filter(|k| k.is_available())
+}
+
+/// A small xorshift generator: reproducible test data without a dependency.
+pub(crate) struct Rng(pub u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn vec3(&mut self, s: f32) -> Vec3 {
+        Vec3::new(self.range(-s, s), self.range(-s, s), self.range(-s, s))
+    }
+}
+
+/// Affine matrices with rotation, translation, non-uniform scale, some shear and some
+/// mirroring, and a bottom row that is not (0, 0, 0, 1) in a few (which LBS ignores).
+pub(crate) fn palette(rng: &mut Rng, joints: usize) -> Vec<Mat4> {
+    (0..joints)
+        .map(|j| {
+            let rotation = Quat::from_euler(
+                glam::EulerRot::XYZ,
+                rng.range(-3.0, 3.0),
+                rng.range(-3.0, 3.0),
+                rng.range(-3.0, 3.0),
+            );
+            let mut scale = Vec3::new(rng.range(0.5, 2.0), rng.range(0.5, 2.0), rng.range(0.5, 2.0));
+            if j % 7 == 3 {
+                scale.x = -scale.x;
+            }
+            let mut m = Mat4::from_scale_rotation_translation(scale, rotation, rng.vec3(3.0));
+            if j % 5 == 1 {
+                m.x_axis.y += 0.3;
+            }
+            if j % 11 == 2 {
+                m.x_axis.w = 0.25;
+                m.w_axis.w = 2.0;
+            }
+            m
+        })
+        .collect()
+}
+
+/// Influences covering the awkward cases: normalized random weights, zero weights,
+/// joints outside the palette, all-zero vertices, weights that cancel to a zero sum, and
+/// weights that do not sum to one; every other run of 32 vertices has none of these.
+pub(crate) fn influences(rng: &mut Rng, vertices: usize, sets: usize, joints: usize) -> Influences {
+    let mut out = Influences {
+        sets,
+        joints: Vec::with_capacity(vertices * sets),
+        weights: Vec::with_capacity(vertices * sets),
+    };
+    for v in 0..vertices {
+        let count = sets * 4;
+        let mut j: Vec<u16> = (0..count).map(|_| rng.below(joints as u64) as u16).collect();
+        let mut w: Vec<f32> = (0..count).map(|_| rng.range(0.01, 1.0)).collect();
+        // Every other run of 32 vertices is clean (whole SIMD blocks that need no check).
+        let case = if (v / 32) % 2 == 0 { 12 } else { v % 13 };
+        match case {
+            0 => w.iter_mut().for_each(|w| *w = 0.0),
+            1 => w[1..].iter_mut().for_each(|w| *w = 0.0),
+            2 => {
+                w[2] = 0.0;
+                j[2] = u16::MAX;
+            }
+            3 => j[1] = joints as u16,
+            4 => j[count - 1] = 60_000,
+            5 => {
+                w.iter_mut().for_each(|w| *w = 0.0);
+                w[0] = 0.5;
+                w[1] = -0.5;
+            }
+            6 => j.iter_mut().for_each(|j| *j = joints as u16 + 3),
+            7 => w[0] = -0.25,
+            _ => {}
+        }
+        if case != 8 {
+            let sum: f32 = w.iter().sum();
+            if sum != 0.0 && case != 5 && case != 7 {
+                w.iter_mut().for_each(|w| *w /= sum);
+            }
+        }
+        for s in 0..sets {
+            out.joints.push([j[4 * s], j[4 * s + 1], j[4 * s + 2], j[4 * s + 3]]);
+            out.weights.push([w[4 * s], w[4 * s + 1], w[4 * s + 2], w[4 * s + 3]]);
+        }
+    }
+    out
+}
+
+fn assert_close(what: &str, got: &[Vec3], want: &[Vec3]) {
+    assert_eq!(got.len(), want.len());
+    for (v, (g, w)) in got.iter().zip(want).enumerate() {
+        let tolerance = 1e-5 * w.length().max(1.0);
+        assert!(
+            (*g - *w).length() <= tolerance,
+            "{what}: vertex {v}: {g} differs from the reference {w} by {}",
+            (*g - *w).length()
+        );
+    }
+}
+
+fn check(kernel: Kernel, sets: usize, vertices: usize, joints: usize, scale: f32, seed: u64) {
+    let mut rng = Rng(seed);
+    let palette: Vec<Mat4> = palette(&mut rng, joints)
+        .into_iter()
+        .map(|mut m| {
+            m.w_axis = (m.w_axis.truncate() * scale).extend(m.w_axis.w);
+            m
+        })
+        .collect();
+    let influences = influences(&mut rng, vertices, sets, joints);
+    let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(scale)).collect();
+    let mut normals: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0).normalize()).collect();
+    normals[vertices / 2] = Vec3::ZERO;
+    let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+    skin_lbs_reference(&palette, &influences, &positions, &normals, &mut want_p, &mut want_n);
+    let what = format!("{kernel:?}, {sets} set(s), {vertices} vertices");
+    let mesh = (&palette[..], &influences, &positions[..], &normals[..]);
+    let got_n = check_kernel(kernel, &what, mesh, (&want_p, &want_n));
+    assert_eq!(got_n[vertices / 2], Vec3::ZERO, "a zero normal stays zero");
+    let mut only_p = vec![Vec3::NAN; vertices];
+    skin_lbs_with(kernel, &palette, &influences, &positions, None, &mut only_p);
+    assert_close(&format!("{what}: positions only"), &only_p, &want_p);
+    let (mut par_p, mut par_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+    // More threads than blocks: chunk boundaries, whole blocks and a short last chunk.
+    let threads = vertices.div_ceil(40);
+    let normals = Some((&normals[..], &mut par_n[..]));
+    skin_lbs_parallel(kernel, threads, &palette, &influences, &positions, normals, &mut par_p);
+    assert_close(&format!("{what}: threads, positions"), &par_p, &want_p);
+    assert_close(&format!("{what}: threads, normals"), &par_n, &want_n);
+}
+
+/// Positions and normals from `kernel` against the reference's `want`; returns the normals.
+fn check_kernel(
+    kernel: Kernel,
+    what: &str,
+    (palette, influences, positions, normals): (&[Mat4], &Influences, &[Vec3], &[Vec3]),
+    (want_p, want_n): (&[Vec3], &[Vec3]),
+) -> Vec<Vec3> {
+    let (mut got_p, mut got_n) = (vec![Vec3::NAN; positions.len()], vec![Vec3::NAN; positions.len()]);
+    skin_lbs_with(
+        kernel,
+        palette,
+        influences,
+        positions,
+        Some((normals, &mut got_n)),
+        &mut got_p,
+    );
+    assert_close(&format!("{what}: positions"), &got_p, want_p);
+    assert_close(&format!("{what}: normals"), &got_n, want_n);
+    got_n
+}
+
+#[test]
+fn every_kernel_matches_the_reference_with_four_and_eight_influences() {
+    for kernel in kernels() {
+        for sets in [1, 2] {
+            // 16k + 5 vertices: whole blocks, mixed blocks and a tail.
+            check(kernel, sets, 1029, 64, 1.0, 0x9E37_79B9_7F4A_7C15 + sets as u64);
+            check(kernel, sets, 203, 7, 1000.0, 12345 + sets as u64);
+            // Fewer vertices than a block, and tails of every length below sixteen.
+            for vertices in [1, 2, 7, 15, 17, 31] {
+                check(kernel, sets, vertices, 64, 1.0, 99 + vertices as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn three_sets_fall_back_to_the_portable_path() {
+    for kernel in kernels() {
+        check(kernel, 3, 101, 16, 1.0, 77);
+    }
+}
+
+#[test]
+fn no_influence_sets_keep_the_bind_pose_like_the_reference() {
+    let influences = Influences {
+        sets: 0,
+        joints: Vec::new(),
+        weights: Vec::new(),
+    };
+    let palette = [Mat4::from_translation(Vec3::X)];
+    let p = vec![Vec3::new(1.0, 2.0, 3.0); 9];
+    let n = vec![Vec3::new(0.0, 0.0, 2.0); 9];
+    let (mut want_p, mut want_n) = (vec![Vec3::NAN; 9], vec![Vec3::NAN; 9]);
+    skin_lbs_reference(&palette, &influences, &p, &n, &mut want_p, &mut want_n);
+    let (mut op, mut on) = (vec![Vec3::NAN; 9], vec![Vec3::NAN; 9]);
+    skin_lbs(&palette, &influences, &p, &n, &mut op, &mut on);
+    assert_eq!(op, want_p);
+    assert_eq!(on, want_n);
+    assert_eq!(op[0], p[0]);
+}
+
+#[test]
+fn the_special_cases_follow_the_reference_exactly() {
+    let m = Mat4::from_scale_rotation_translation(Vec3::new(2.0, 1.0, 0.5), Quat::from_rotation_z(0.7), Vec3::X);
+    let palette = [m, Mat4::from_translation(Vec3::Y)];
+    // 32 vertices (two AVX-512 blocks): no weight, joint outside, cancelling weights, mixed.
+    let cases: [([u16; 4], [f32; 4]); 4] = [
+        ([0, 1, 0, 0], [0.0; 4]),
+        ([9, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
+        ([0, 1, 0, 0], [0.5, -0.5, 0.0, 0.0]),
+        ([0, 1, 5, 1], [0.25, 0.25, 0.25, 0.5]),
+    ];
+    let influences = Influences {
+        sets: 1,
+        joints: (0..32).map(|v| cases[v % 4].0).collect(),
+        weights: (0..32).map(|v| cases[v % 4].1).collect(),
+    };
+    let p = vec![Vec3::new(0.3, -0.2, 0.9); 32];
+    let n = vec![Vec3::new(0.0, 3.0, 4.0); 32];
+    for kernel in kernels() {
+        let (mut op, mut on) = (vec![Vec3::NAN; 32], vec![Vec3::NAN; 32]);
+        skin_lbs_with(kernel, &palette, &influences, &p, Some((&n, &mut on)), &mut op);
+        for v in 0..32 {
+            match v % 4 {
+                // No weight, the only weight on a joint outside the palette, weights that
+                // cancel: each keeps the bind pose.
+                0..=2 => {
+                    assert_eq!(op[v], p[v], "{kernel:?}: vertex {v} keeps the bind pose");
+                    assert!((on[v] - Vec3::new(0.0, 0.6, 0.8)).length() < 1e-6);
+                }
+                _ => {
+                    // Joint 5 is outside: 0.25·m + 0.75·translate(Y), computed here by hand.
+                    let blended = m * 0.25 + Mat4::from_translation(Vec3::Y) * 0.75;
+                    let want = blended.transform_point3(p[v]);
+                    assert!((op[v] - want).length() < 1e-6, "{kernel:?}: {} vs {want}", op[v]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn normals_of_a_mirroring_matrix_keep_their_side() {
+    let mirror = Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+    let influences = Influences {
+        sets: 1,
+        joints: vec![[0; 4]; 32],
+        weights: vec![[1.0, 0.25, 0.5, 0.25]; 32],
+    };
+    let p = vec![Vec3::ONE; 32];
+    let n = vec![Vec3::X; 32];
+    for kernel in kernels() {
+        let (mut op, mut on) = (vec![Vec3::ZERO; 32], vec![Vec3::ZERO; 32]);
+        skin_lbs_with(kernel, &[mirror], &influences, &p, Some((&n, &mut on)), &mut op);
+        // The inverse transpose of a mirror in x sends +x to -x (the weights sum to 2).
+        assert!(
+            on.iter().all(|n| (*n - Vec3::NEG_X).length() < 1e-6),
+            "{kernel:?}: {on:?}"
+        );
+        assert!(
+            op.iter().all(|p| (*p - Vec3::new(-2.0, 2.0, 2.0)).length() < 1e-6),
+            "{kernel:?}: {op:?}"
+        );
+    }
+}
+
+#[test]
+fn not_a_number_goes_where_the_reference_puts_it() {
+    let palette = [Mat4::from_rotation_z(0.5), Mat4::from_translation(Vec3::NAN)];
+    let count = 35;
+    let influences = Influences {
+        sets: 1,
+        joints: (0..count).map(|v| [0, (v % 3 == 0) as u16, 0, 0]).collect(),
+        weights: (0..count)
+            .map(|v| {
+                if v % 5 == 1 {
+                    [f32::NAN, 0.5, 0.0, 0.0]
+                } else {
+                    [0.5, 0.5, 0.0, 0.0]
+                }
+            })
+            .collect(),
+    };
+    let p: Vec<Vec3> = (0..count)
+        .map(|v| if v % 7 == 2 { Vec3::NAN } else { Vec3::ONE })
+        .collect();
+    let n: Vec<Vec3> = (0..count)
+        .map(|v| {
+            if v % 4 == 3 {
+                Vec3::new(f32::NAN, 1.0, 0.0)
+            } else {
+                Vec3::Y
+            }
+        })
+        .collect();
+    let (mut want_p, mut want_n) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
+    skin_lbs_reference(&palette, &influences, &p, &n, &mut want_p, &mut want_n);
+    for kernel in kernels() {
+        let (mut op, mut on) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
+        skin_lbs_with(kernel, &palette, &influences, &p, Some((&n, &mut on)), &mut op);
+        for v in 0..count {
+            let same = |a: Vec3, b: Vec3| a.is_nan() == b.is_nan() && (a.is_nan() || (a - b).length() < 1e-5);
+            assert!(
+                same(op[v], want_p[v]),
+                "{kernel:?}: vertex {v}: {} vs {}",
+                op[v],
+                want_p[v]
+            );
+            assert!(
+                same(on[v], want_n[v]),
+                "{kernel:?}: vertex {v}: {} vs {}",
+                on[v],
+                want_n[v]
+            );
+        }
+    }
+}
+
+#[test]
+fn sorted_weights_with_unused_slots_match_the_reference() {
+    // Whole blocks whose vertices use only their first few slots (as exporters write weights),
+    // the unused ones pointing at any joint, inside the palette or not.
+    let mut rng = Rng(5);
+    let palette = palette(&mut rng, 20);
+    for (sets, used) in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 5), (2, 7)] {
+        let vertices = 67;
+        let mut influences = Influences {
+            sets,
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        for v in 0..vertices {
+            let mut w = [0.0f32; 8];
+            let mut j = [0u16; 8];
+            for k in 0..8 {
+                j[k] = if k >= used && v % 40 == 0 {
+                    500
+                } else {
+                    rng.below(20) as u16
+                };
+                if k < used {
+                    w[k] = rng.range(0.1, 1.0);
+                }
+            }
+            for s in 0..sets {
+                influences
+                    .joints
+                    .push([j[4 * s], j[4 * s + 1], j[4 * s + 2], j[4 * s + 3]]);
+                influences
+                    .weights
+                    .push([w[4 * s], w[4 * s + 1], w[4 * s + 2], w[4 * s + 3]]);
+            }
+        }
+        let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+        let normals: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
+        let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
+        skin_lbs_reference(&palette, &influences, &positions, &normals, &mut want_p, &mut want_n);
+        for kernel in kernels() {
+            let what = format!("{kernel:?}, {sets} set(s), {used} used");
+            let mesh = (&palette[..], &influences, &positions[..], &normals[..]);
+            check_kernel(kernel, &what, mesh, (&want_p, &want_n));
+        }
+    }
+}
