@@ -283,6 +283,29 @@ fn one_changed_vertex_and_its_mirror_are_the_asymmetric_ones_about_a_tilted_plan
 }
 
 #[test]
+fn the_rig_report_lists_asymmetric_vertices_by_primitive() {
+    use rigscope::report::{RigReport, Severity};
+    let (mut mesh, left, right) = two_arms();
+    let asymmetric = |mesh: &SkinnedMesh| {
+        RigReport::new(&mesh.rig())
+            .findings
+            .into_iter()
+            .filter(|f| f.code == "weights-asymmetric")
+            .collect::<Vec<_>>()
+    };
+    assert!(asymmetric(&mesh).is_empty());
+    let changed = left.start + 20 * 16 + 9;
+    mesh.joint_ids[changed] = [0; 4];
+    let findings = asymmetric(&mesh);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].severity, Severity::Warning);
+    let list = findings[0].vertices.as_ref().unwrap();
+    let mirror = right.start + changed - left.start;
+    assert_eq!(list.vertices, [changed as u32, mirror as u32]);
+    assert_eq!((list.mesh, list.primitive, list.gltf_primitive, list.total), (0, Some(0), 0, 2));
+}
+
+#[test]
 fn a_vertex_past_the_tolerance_has_no_mirror() {
     let (mut mesh, left, _) = two_arms();
     let moved = left.start + 5 * 16 + 7;
@@ -633,4 +656,42 @@ fn rigs_with_unnamed_joints_get_no_mirror_plane() {
         assert!(report.symmetry.plane.is_none(), "{file}");
         assert!(!report.joints.is_empty(), "{file}");
     }
+}
+
+/// Every .gltf and .glb file under `dir`, recursively, in a fixed order.
+fn gltf_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            gltf_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "gltf" || e == "glb") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_shared_file_that_loads_is_audited_without_a_panic() {
+    let mut files = Vec::new();
+    for folder in ["bad-gltf", "valid-gltf", "rigs"] {
+        let Some(dir) = common::shared_folder(folder) else { return };
+        gltf_files(&dir, &mut files);
+    }
+    let options = AuditOptions {
+        steps: 1,
+        ..AuditOptions::default()
+    };
+    let mut audited = 0;
+    for file in &files {
+        let Ok(rig) = rigscope::rig::load_file(file) else { continue };
+        let report = audit::audit(&rig, &options);
+        for joint in &report.joints {
+            assert_eq!(joint.curves.len(), 6, "{}", file.display());
+            assert!(joint.curves.iter().all(|c| c.samples.len() == 2), "{}", file.display());
+        }
+        audited += 1;
+    }
+    assert!(audited > 20, "{audited} of {} files loaded", files.len());
 }

@@ -85,7 +85,8 @@ pub fn audit(rig: &Rig, options: &AuditOptions) -> AuditReport {
     let mut notes = Vec::new();
     let spaces = bind_spaces(rig, &mut notes);
     let joints = motion::audit_joints(rig, &spaces, options, &mut notes);
-    let symmetry = symmetry::check(rig, &spaces, &options.symmetry);
+    let mut symmetry = symmetry::check(rig, &spaces, &options.symmetry);
+    symmetry.asymmetric_vertices.truncate(symmetry::MAX_LISTED);
     AuditReport {
         joints,
         symmetry,
@@ -117,8 +118,13 @@ pub(crate) struct BindSpace<'r> {
 }
 
 impl BindSpace<'_> {
+    /// The bind world of skin joint `joint`, if it has a usable inverse bind matrix.
+    pub fn world(&self, joint: usize) -> Option<Mat4> {
+        self.worlds.get(joint).copied().flatten()
+    }
+
     pub fn pivot(&self, joint: usize) -> Option<Vec3> {
-        self.worlds.get(joint).copied().flatten().map(|m| m.w_axis.truncate())
+        self.world(joint).map(|m| m.w_axis.truncate())
     }
 }
 

@@ -369,7 +369,7 @@ fn bone(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize) -> (Vec3, Opt
     {
         return (offset.normalize(), None, offset.length());
     }
-    let y = space.worlds[k].map_or(Vec3::Y, |m| m.y_axis.truncate());
+    let y = space.world(k).map_or(Vec3::Y, |m| m.y_axis.truncate());
     (y.try_normalize().unwrap_or(Vec3::Y), None, 0.0)
 }
 
@@ -532,7 +532,7 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
     let node = skin.joints[k];
     let pivot = space.pivot(k).unwrap_or(Vec3::ZERO);
     let (axis, bone_child, bone_length) = bone(rig, space, facts, k);
-    let (bend_a, bend_b) = bend_axes(&space.worlds[k].unwrap_or(Mat4::IDENTITY), axis);
+    let (bend_a, bend_b) = bend_axes(&space.world(k).unwrap_or(Mat4::IDENTITY), axis);
     // The node and everything under it: parents come before children, so one pass.
     let mut under = vec![false; rig.nodes.len()];
     if let Some(flag) = under.get_mut(node) {
@@ -644,7 +644,7 @@ fn pose(
         * Mat4::from_quat(Quat::from_axis_angle(direction, angle.to_radians()))
         * Mat4::from_translation(-pivot);
     for (k, &node) in skin.joints.iter().enumerate() {
-        let bind = space.worlds[k].unwrap_or(Mat4::IDENTITY);
+        let bind = space.world(k).unwrap_or(Mat4::IDENTITY);
         if let Some(world) = scratch.worlds.get_mut(node) {
             *world = if moved[k] { turn * bind } else { bind };
         }
@@ -669,7 +669,7 @@ fn pose(
     // Joints without a usable bind world (and a node listed twice with two different inverse
     // binds) get the palette the pose means for them directly.
     for (k, m) in scratch.palette.iter_mut().enumerate() {
-        if space.worlds[k].is_none() || !m.is_finite() {
+        if space.world(k).is_none() || !m.is_finite() {
             *m = if moved[k] { turn } else { Mat4::IDENTITY };
         }
     }

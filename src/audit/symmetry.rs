@@ -87,7 +87,7 @@ pub struct SymmetryReport {
     /// At most [`MAX_LISTED`] of them, in file order.
     pub unmatched: Vec<VertexRef>,
     pub asymmetric_count: usize,
-    /// At most [`MAX_LISTED`], largest difference first.
+    /// Largest difference first; at most [`MAX_LISTED`] in an [`AuditReport`](super::AuditReport).
     pub asymmetric_vertices: Vec<AsymmetricVertex>,
 }
 
@@ -281,8 +281,14 @@ pub(crate) fn check(rig: &Rig, spaces: &[BindSpace], options: &SymmetryOptions) 
             .total_cmp(&a.difference)
             .then(vertex_of(a).cmp(&vertex_of(b)))
     });
-    report.asymmetric_vertices.truncate(MAX_LISTED);
     report
+}
+
+/// The symmetry check alone, with every asymmetric vertex listed (the rig report groups them by
+/// primitive).
+pub fn symmetry(rig: &Rig, options: &SymmetryOptions) -> SymmetryReport {
+    let spaces = super::bind_spaces(rig, &mut Vec::new());
+    check(rig, &spaces, options)
 }
 
 fn vertex_of(a: &AsymmetricVertex) -> VertexRef {
@@ -345,11 +351,21 @@ fn compare_weights(
         .filter(|&(s, p, v)| spaces[s].parts[p].positions[v].is_finite())
         .collect();
     let part = |i: usize| &spaces[vertices[i].0].parts[vertices[i].1];
-    let position = |i: usize| part(i).positions[vertices[i].2];
-    let mut grid: Vec<([i64; 3], u32)> = (0..vertices.len())
-        .map(|i| (cell_of(position(i), tolerance), i as u32))
+    let points: Vec<Vec3> = (0..vertices.len()).map(|i| part(i).positions[vertices[i].2]).collect();
+    let meshes: Vec<usize> = (0..vertices.len()).map(|i| part(i).mesh).collect();
+    // Cells twice the tolerance wide: the ball of radius `tolerance` about a point meets at most
+    // two cells along each axis, so eight cells hold every candidate.
+    let cell = 2.0 * tolerance;
+    let mut grid: Vec<([i64; 3], u32)> = points
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (cell_of(p, cell), i as u32))
         .collect();
     grid.sort_unstable();
+    let mut cells: HashMap<[i64; 3], (usize, usize)> = HashMap::new();
+    for (k, &(key, _)) in grid.iter().enumerate() {
+        cells.entry(key).or_insert((k, k)).1 = k + 1;
+    }
     let vertex_ref = |i: usize| VertexRef {
         mesh: part(i).mesh,
         primitive: part(i).gltf_primitive,
@@ -357,20 +373,20 @@ fn compare_weights(
     };
     for i in 0..vertices.len() {
         report.checked_vertices += 1;
-        let image = plane.mirror(position(i));
-        let centre = cell_of(image, tolerance);
+        let image = plane.mirror(points[i]);
+        let (low, high) = (cell_of(image - tolerance, cell), cell_of(image + tolerance, cell));
         // Nearest within tolerance, in the vertex's own mesh when it has one there: meshes that
         // overlap (a body and the joint caps over it) must not match across each other.
-        let mesh = part(i).mesh;
         let mut best: Option<(bool, f32, u32)> = None;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [centre[0] + dx, centre[1] + dy, centre[2] + dz];
-                    let from = grid.partition_point(|e| e.0 < key);
-                    for &(_, j) in grid[from..].iter().take_while(|e| e.0 == key) {
-                        let d = (position(j as usize) - image).length();
-                        let candidate = (part(j as usize).mesh != mesh, d, j);
+        for x in low[0]..=high[0] {
+            for y in low[1]..=high[1] {
+                for z in low[2]..=high[2] {
+                    let Some(&(from, to)) = cells.get(&[x, y, z]) else {
+                        continue;
+                    };
+                    for &(_, j) in &grid[from..to] {
+                        let d = (points[j as usize] - image).length();
+                        let candidate = (meshes[j as usize] != meshes[i], d, j);
                         if d <= tolerance && best.is_none_or(|b| candidate < b) {
                             best = Some(candidate);
                         }
