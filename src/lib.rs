@@ -2,6 +2,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod audit;
 pub mod commands;
 pub mod frame;
 pub mod headless;

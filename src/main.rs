@@ -113,14 +113,23 @@ enum Command {
     /// Render one frame offscreen (no window or display needed) and write a PNG.
     Render(RenderArgs),
     /// Print the rig report: skins, meshes, clips, materials and findings. Exits with 1 when the
-    /// report has error findings, 2 when the file cannot be loaded.
+    /// report has error findings, 2 when the file cannot be loaded (or has no such --vertex).
     Inspect {
         /// A .gltf, .glb or .vrm file; `demo` inspects the built-in demo rig.
         file: PathBuf,
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
+        /// Print one vertex instead of the report: bind and posed position (the first clip at
+        /// t = 0, else the bind pose) and its joints by weight. glTF mesh and primitive indices.
+        #[arg(long, value_name = "MESH:PRIMITIVE:INDEX", value_parser = rigscope::commands::inspect::parse_vertex)]
+        vertex: Option<(usize, usize, u32)>,
     },
+    /// Sweep every weighted joint through twists and bends, skin each pose (LBS and DQS) and rank
+    /// the joints by how badly their skinning deforms; check left/right weight symmetry. Exits
+    /// with 1 when a joint crosses a threshold (or too many vertices are asymmetric), 2 when the
+    /// file cannot be loaded or a --joint names no joint.
+    Audit(rigscope::commands::audit::AuditArgs),
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
         out: PathBuf,
@@ -196,9 +205,14 @@ fn main() -> ExitCode {
                 },
             },
         ),
-        Some(Command::Inspect { file, json }) => {
-            return rigscope::commands::inspect::inspect((file.as_os_str() != "demo").then_some(file.as_path()), json);
+        Some(Command::Inspect { file, json, vertex }) => {
+            return rigscope::commands::inspect::inspect(
+                (file.as_os_str() != "demo").then_some(file.as_path()),
+                json,
+                vertex,
+            );
         }
+        Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
         Some(Command::Bench {

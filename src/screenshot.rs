@@ -3,7 +3,7 @@
 
 use crate::frame::ViewRenderer;
 use crate::headless::{RenderRequest, viewer_for};
-use crate::render::offscreen::{OVERLAY_FORMAT, read_buffer};
+use crate::render::offscreen::read_buffer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
 use crate::viewer::Viewer;
@@ -155,7 +155,11 @@ pub fn render_ui(
 ) -> Result<RgbaImage, String> {
     let target = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
     let mut view_renderer = ViewRenderer::offscreen(gpu);
-    let mut renderer = egui_wgpu::Renderer::new(&gpu.device, OVERLAY_FORMAT, egui_wgpu::RendererOptions::default());
+    let mut renderer = egui_wgpu::Renderer::new(
+        &gpu.device,
+        target.overlay_format(),
+        egui_wgpu::RendererOptions::default(),
+    );
     let ctx = egui::Context::default();
     let info = FrameInfo {
         adapter: gpu.describe(),

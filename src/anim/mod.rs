@@ -9,6 +9,7 @@
 pub mod affine;
 mod attachments;
 mod crossfade;
+pub mod dual_quat;
 pub mod layers;
 pub mod morph;
 mod player;

@@ -1,13 +1,13 @@
 //! The pose pipeline: what the user set ([`PoseInputs`]) in, every derived array
 //! ([`PoseBuffers`]) out, through one function that calls the kernels in order.
 
+use crate::anim::dual_quat::{DualQuat, dual_quat_palette};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::{
     Fade, JointOverride, build_palette, build_palette_mat4, is_affine, local_to_world, morph, sample_clip,
 };
 use crate::rig::{Rig, Trs};
-use crate::skin::dqs::{DualQuat, dual_quat_palette};
 use glam::Mat4;
 use std::time::{Duration, Instant};
 

@@ -82,8 +82,7 @@ impl WindowState {
                 .first()
                 .copied()
                 .unwrap_or(wgpu::CompositeAlphaMode::Auto),
-            // egui blends in gamma space, so it draws through a non-sRGB view of the same texture.
-            view_formats: vec![format.remove_srgb_suffix()],
+            view_formats: gpu.overlay_view_formats(format),
             color_space: wgpu::SurfaceColorSpace::Auto,
         };
         surface.configure(&gpu.device, &config);
@@ -101,7 +100,7 @@ impl WindowState {
         );
         let egui_renderer = egui_wgpu::Renderer::new(
             &gpu.device,
-            format.remove_srgb_suffix(),
+            gpu.overlay_format(format),
             egui_wgpu::RendererOptions::default(),
         );
         let info = FrameInfo {
@@ -200,7 +199,7 @@ impl WindowState {
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let egui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
-            format: Some(self.config.format.remove_srgb_suffix()),
+            format: Some(self.gpu.overlay_format(self.config.format)),
             ..Default::default()
         });
         let ppp = full_output.pixels_per_point;

@@ -82,8 +82,15 @@ pub struct KernelRates {
 fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
     use crate::skin::fast::{Kernel, skin_lbs, static_transform};
     use glam::Vec3;
-    viewer.skinned.update_dual_quats(&viewer.pose);
-    let (rig, pose, dual_quats) = (&viewer.rig, &viewer.pose, &viewer.skinned.dual_quats);
+    let rig = viewer.rig.clone();
+    let pose = viewer.pose();
+    let dual_quats: Vec<Vec<crate::skin::dqs::DualQuat>> = (pose.palettes.iter())
+        .map(|palette| {
+            let mut dual_quats = vec![crate::skin::dqs::DualQuat::IDENTITY; palette.len()];
+            crate::skin::dqs::dual_quat_palette(palette, &mut dual_quats);
+            dual_quats
+        })
+        .collect();
     let primitives: Vec<_> = (rig.instances.iter().enumerate())
         .filter(|(_, instance)| instance.skin.is_some())
         .flat_map(|(i, instance)| {

@@ -1,20 +1,30 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
+use crate::anim::{build_palette, build_palette_mat4, is_affine, local_to_world, sample_clip};
 use crate::report::RigReport;
+use crate::rig::{Rig, Trs};
+use glam::Mat4;
+use serde::Serialize;
 use serde_json::json;
 
 /// Exit status of `rigscope inspect` when the report has no error findings.
 pub const EXIT_CLEAN: u8 = 0;
 /// Exit status when the file loads but its report has error findings.
 pub const EXIT_ERROR_FINDINGS: u8 = 1;
-/// Exit status when the file cannot be loaded at all.
+/// Exit status when the file cannot be loaded at all (or, with `--vertex`, has no such vertex).
 pub const EXIT_NOT_LOADED: u8 = 2;
 
 /// `rigscope inspect`: loads `file` (the demo rig when `None`), prints the report as text or as
 /// one JSON document on stdout, and returns [`EXIT_CLEAN`], [`EXIT_ERROR_FINDINGS`] or
-/// [`EXIT_NOT_LOADED`]. A load failure is also printed on stderr.
-pub fn inspect(file: Option<&std::path::Path>, as_json: bool) -> std::process::ExitCode {
+/// [`EXIT_NOT_LOADED`]. A load failure is also printed on stderr. With `vertex` (glTF mesh,
+/// glTF primitive, vertex index) it prints that vertex instead of the report (see
+/// [`vertex_info`]).
+pub fn inspect(
+    file: Option<&std::path::Path>,
+    as_json: bool,
+    vertex: Option<(usize, usize, u32)>,
+) -> std::process::ExitCode {
     let label = file.map_or_else(|| "demo".to_string(), |f| f.display().to_string());
     let started = std::time::Instant::now();
     let rig = match crate::rig::open(file) {
@@ -29,6 +39,26 @@ pub fn inspect(file: Option<&std::path::Path>, as_json: bool) -> std::process::E
         }
     };
     let load_seconds = started.elapsed().as_secs_f64();
+    if let Some((mesh, primitive, index)) = vertex {
+        return match vertex_info(&rig, mesh, primitive, index) {
+            Ok(info) => {
+                if as_json {
+                    println!("{}", serde_json::to_string_pretty(&info).unwrap_or_default());
+                } else {
+                    print!("{}", info.to_text());
+                }
+                std::process::ExitCode::from(EXIT_CLEAN)
+            }
+            Err(e) => {
+                if as_json {
+                    let document = json!({ "file": label, "loaded": true, "error": e });
+                    println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
+                }
+                eprintln!("rigscope: {label}: {e}");
+                std::process::ExitCode::from(EXIT_NOT_LOADED)
+            }
+        };
+    }
     let report = RigReport::new(&rig);
     if as_json {
         let mut document = report.to_json(&rig);
@@ -44,5 +74,209 @@ pub fn inspect(file: Option<&std::path::Path>, as_json: bool) -> std::process::E
         EXIT_ERROR_FINDINGS
     } else {
         EXIT_CLEAN
+    })
+}
+
+/// `MESH:PRIMITIVE:INDEX` (glTF mesh index, glTF primitive index, vertex index).
+pub fn parse_vertex(text: &str) -> Result<(usize, usize, u32), String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let bad = || format!("'{text}' is not MESH:PRIMITIVE:INDEX (three whole numbers, e.g. 0:0:125)");
+    let [mesh, primitive, index] = parts[..] else {
+        return Err(bad());
+    };
+    Ok((
+        mesh.trim().parse().map_err(|_| bad())?,
+        primitive.trim().parse().map_err(|_| bad())?,
+        index.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
+/// One joint's weight on a vertex.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JointWeight {
+    /// Index in the skin's joint list.
+    pub joint: usize,
+    /// The rig node; `None` when the index is beyond the skin's joints.
+    pub node: Option<usize>,
+    pub name: String,
+    pub weight: f32,
+}
+
+/// A vertex of a file with its weights and its place in the bind pose and in a pose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VertexInfo {
+    pub mesh: usize,
+    pub mesh_name: String,
+    /// glTF primitive index.
+    pub primitive: usize,
+    pub index: u32,
+    /// The position in the file.
+    pub bind_position: [f32; 3],
+    /// Where the vertex is in `pose`, in world space.
+    pub posed_position: [f32; 3],
+    /// `"clip 'NAME' at t = 0"` (the first clip), `"bind pose"` (skinned, no clip) or
+    /// `"rest pose"` (not skinned, no clip).
+    pub pose: String,
+    pub skin: Option<usize>,
+    /// Non-zero weights, largest first; a joint listed twice on the vertex counts once.
+    pub weights: Vec<JointWeight>,
+    pub weight_sum: f32,
+    /// How many joints carry weight.
+    pub influences: usize,
+}
+
+impl VertexInfo {
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let v3 = |p: [f32; 3]| format!("({:.6}, {:.6}, {:.6})", p[0], p[1], p[2]);
+        let mut out = format!(
+            "Vertex {}:{}:{} (mesh '{}', primitive {}, index {})\n",
+            self.mesh, self.primitive, self.index, self.mesh_name, self.primitive, self.index
+        );
+        let _ = writeln!(out, "  bind position   {}", v3(self.bind_position));
+        let _ = writeln!(out, "  posed position  {}  ({})", v3(self.posed_position), self.pose);
+        match self.skin {
+            None => {
+                let _ = writeln!(out, "  not skinned");
+            }
+            Some(skin) => {
+                let _ = writeln!(out, "  weights (skin {skin}):");
+                for w in &self.weights {
+                    let _ = writeln!(out, "    {:.6}  {} (joint {})", w.weight, w.name, w.joint);
+                }
+                let _ = writeln!(
+                    out,
+                    "  sum {:.6} over {} influence{}",
+                    self.weight_sum,
+                    self.influences,
+                    if self.influences == 1 { "" } else { "s" }
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Vertex `index` of glTF primitive `primitive` of glTF mesh `mesh`: its bind position, its
+/// position at time 0 of the first clip (the bind pose for a skinned mesh without clips), and
+/// its weights by joint name. Errors say which number is out of range.
+pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Result<VertexInfo, String> {
+    let m = rig
+        .meshes
+        .get(mesh)
+        .ok_or_else(|| format!("mesh {mesh} does not exist (the file has {} meshes)", rig.meshes.len()))?;
+    let kept = rig.facts.primitives.get(mesh);
+    let p = match kept {
+        Some(facts) => facts.iter().position(|f| f.gltf_index == primitive),
+        None => (primitive < m.primitives.len()).then_some(primitive),
+    }
+    .filter(|&p| p < m.primitives.len())
+    .ok_or_else(|| {
+        let skipped = rig
+            .facts
+            .skipped_primitives
+            .iter()
+            .any(|s| s.mesh == mesh && s.facts.gltf_index == primitive);
+        if skipped {
+            format!("mesh {mesh} primitive {primitive} is not a triangle list and is not loaded")
+        } else {
+            format!(
+                "mesh {mesh} ('{}') has no primitive {primitive} ({} loaded)",
+                m.name,
+                m.primitives.len()
+            )
+        }
+    })?;
+    let prim = &m.primitives[p];
+    let v = index as usize;
+    let bind = *prim.positions.get(v).ok_or_else(|| {
+        format!(
+            "mesh {mesh} primitive {primitive} has {} vertices; there is no vertex {index}",
+            prim.positions.len()
+        )
+    })?;
+    let instance = rig
+        .instances
+        .iter()
+        .find(|i| i.mesh == mesh && i.skin.is_some() && prim.influences.is_some());
+    let skin = instance.and_then(|i| i.skin).filter(|&s| s < rig.skins.len());
+    let clip = rig.clips.first();
+    let mut locals: Vec<Trs> = vec![Trs::IDENTITY; rig.nodes.len()];
+    let mut hints = vec![0; clip.map_or(0, |c| c.channels.len())];
+    sample_clip(&rig.nodes, clip, 0.0, &mut hints, &mut locals);
+    let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
+    local_to_world(&rig.nodes, &locals, &mut worlds);
+    let mut weights: Vec<JointWeight> = Vec::new();
+    let posed = match (skin, &prim.influences) {
+        (Some(s), Some(influences)) if influences.joints.len() >= (v + 1) * influences.sets => {
+            let skin = &rig.skins[s];
+            for (joint, weight) in influences.of_vertex(v).filter(|(_, w)| *w != 0.0) {
+                let joint = joint as usize;
+                match weights.iter_mut().find(|w| w.joint == joint) {
+                    Some(w) => w.weight += weight,
+                    None => {
+                        let node = skin.joints.get(joint).copied();
+                        weights.push(JointWeight {
+                            joint,
+                            node,
+                            name: node.map_or_else(
+                                || format!("joint {joint} (beyond the skin's {} joints)", skin.joints.len()),
+                                |n| rig.nodes.get(n).map_or_else(|| format!("node {n}"), |n| n.name.clone()),
+                            ),
+                            weight,
+                        });
+                    }
+                }
+            }
+            if clip.is_some() {
+                let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
+                // Skinned meshes ignore their node's transform (glTF), so no mesh world.
+                if skin.inverse_binds.iter().all(is_affine) {
+                    build_palette(
+                        &skin.joints,
+                        &skin.inverse_binds,
+                        &worlds,
+                        &Mat4::IDENTITY,
+                        &mut palette,
+                    );
+                } else {
+                    build_palette_mat4(
+                        &skin.joints,
+                        &skin.inverse_binds,
+                        &worlds,
+                        &Mat4::IDENTITY,
+                        &mut palette,
+                    );
+                }
+                crate::skin::blend_matrix(&palette, influences, v).transform_point3(bind)
+            } else {
+                bind
+            }
+        }
+        _ => rig
+            .instances
+            .iter()
+            .find(|i| i.mesh == mesh)
+            .and_then(|i| worlds.get(i.node))
+            .map_or(bind, |w| w.transform_point3(bind)),
+    };
+    weights.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.joint.cmp(&b.joint)));
+    let pose = match (clip, skin) {
+        (Some(c), _) => format!("clip '{}' at t = 0", c.name),
+        (None, Some(_)) => "bind pose".to_string(),
+        (None, None) => "rest pose".to_string(),
+    };
+    Ok(VertexInfo {
+        mesh,
+        mesh_name: m.name.clone(),
+        primitive,
+        index,
+        bind_position: bind.to_array(),
+        posed_position: posed.to_array(),
+        pose,
+        skin,
+        weight_sum: weights.iter().map(|w| w.weight).sum(),
+        influences: weights.len(),
+        weights,
     })
 }

@@ -1,5 +1,6 @@
-//! The headless subcommands: what `rigscope inspect` and `rigscope bench` do, above the layers
+//! The headless subcommands: what `rigscope inspect`, `rigscope audit` and `rigscope bench` do, above the layers
 //! they use and below the window.
 
+pub mod audit;
 pub mod bench;
 pub mod inspect;

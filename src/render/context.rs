@@ -38,6 +38,25 @@ impl std::error::Error for GpuError {}
 pub const REQUIRE_ADAPTER_ENV: &str = "RIGSCOPE_REQUIRE_ADAPTER";
 
 impl Gpu {
+    /// The format egui draws through over an output of `format`: the same texture viewed without
+    /// the sRGB conversion, since egui blends in gamma space. Adapters that cannot view a
+    /// texture in another format (OpenGL ES without `VIEW_FORMATS`) draw through `format`
+    /// itself, with the UI's translucent edges a little lighter.
+    pub fn overlay_format(&self, format: wgpu::TextureFormat) -> wgpu::TextureFormat {
+        let flags = self.adapter.get_downlevel_capabilities().flags;
+        if flags.contains(wgpu::DownlevelFlags::VIEW_FORMATS) {
+            format.remove_srgb_suffix()
+        } else {
+            format
+        }
+    }
+
+    /// The extra view formats a texture of `format` needs for [`Gpu::overlay_format`].
+    pub fn overlay_view_formats(&self, format: wgpu::TextureFormat) -> Vec<wgpu::TextureFormat> {
+        let overlay = self.overlay_format(format);
+        if overlay == format { Vec::new() } else { vec![overlay] }
+    }
+
     /// A device with no window, for offscreen rendering and compute.
     pub fn headless() -> Result<Gpu, GpuError> {
         // Probing OpenGL (EGL) costs tens of milliseconds at startup: unless WGPU_BACKEND

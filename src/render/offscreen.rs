@@ -5,13 +5,11 @@ use crate::render::scene::OFFSCREEN_SAMPLES;
 use crate::render::targets::RenderTargets;
 
 /// Draws over a finished scene in the same frame (the UI, say): gets the frame's encoder and
-/// a view of the output without the sRGB conversion ([`OVERLAY_FORMAT`], which is how egui
-/// blends), returns command buffers to submit before the encoder's.
+/// a view of the output in [`Offscreen::overlay_format`], returns command buffers to submit
+/// before the encoder's.
 pub type Overlay<'a> = dyn FnMut(&mut wgpu::CommandEncoder, &wgpu::TextureView) -> Vec<wgpu::CommandBuffer> + 'a;
 
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-/// The format of the view an [`Overlay`] draws through.
-pub const OVERLAY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// Records a frame's passes into a target: gets the encoder, the target's depth and
 /// multisample attachments, and the view to resolve into.
@@ -23,6 +21,7 @@ pub struct Offscreen {
     texture: wgpu::Texture,
     view: wgpu::TextureView,
     overlay_view: wgpu::TextureView,
+    overlay_format: wgpu::TextureFormat,
     readback: wgpu::Buffer,
     padded_row: u32,
 }
@@ -40,6 +39,7 @@ impl Offscreen {
                 "image size {width}x{height} is outside 1..={max} pixels per side"
             )));
         }
+        let overlay_format = gpu.overlay_format(OFFSCREEN_FORMAT);
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen"),
             size: wgpu::Extent3d {
@@ -52,7 +52,7 @@ impl Offscreen {
             dimension: wgpu::TextureDimension::D2,
             format: OFFSCREEN_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[OVERLAY_FORMAT],
+            view_formats: &gpu.overlay_view_formats(OFFSCREEN_FORMAT),
         });
         let padded_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -65,13 +65,19 @@ impl Offscreen {
             targets: RenderTargets::new(&gpu.device, OFFSCREEN_FORMAT, width, height, samples),
             view: texture.create_view(&wgpu::TextureViewDescriptor::default()),
             overlay_view: texture.create_view(&wgpu::TextureViewDescriptor {
-                format: Some(OVERLAY_FORMAT),
+                format: Some(overlay_format),
                 ..Default::default()
             }),
+            overlay_format,
             texture,
             readback,
             padded_row,
         })
+    }
+
+    /// The format of the view an [`Overlay`] draws through (see [`Gpu::overlay_format`]).
+    pub fn overlay_format(&self) -> wgpu::TextureFormat {
+        self.overlay_format
     }
 
     pub fn aspect(&self) -> f32 {

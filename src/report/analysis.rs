@@ -181,6 +181,7 @@ impl<'r> Analysis<'r> {
         self.node_findings();
         let meshes = self.meshes();
         let skins = self.skins();
+        self.symmetry_findings();
         self.instance_findings();
         let clips = self.clips();
         if !self.skipped_checks.is_empty() {

@@ -104,6 +104,7 @@ pub enum FindingCode {
     SkinnedMeshIsJoint,
     SkinnedMeshTransform,
     WeightsAllZero,
+    WeightsAsymmetric,
     WeightsNegative,
     WeightsNotFinite,
     WeightsNotNormalized,

@@ -274,6 +274,54 @@ impl<'r> Analysis<'r> {
         }
     }
 
+    /// Vertices whose weights differ from their mirror vertex's, left and right joints swapped;
+    /// only when left/right joint names and their bind positions give a mirror plane.
+    pub(super) fn symmetry_findings(&mut self) {
+        use crate::audit::symmetry::{SymmetryOptions, symmetry};
+        let rig = self.rig;
+        let options = SymmetryOptions::default();
+        let report = symmetry(rig, &options);
+        if report.plane.is_none() {
+            return;
+        }
+        let mut by_primitive: std::collections::BTreeMap<(usize, usize), (Vec<u32>, f32)> = Default::default();
+        for a in &report.asymmetric_vertices {
+            let entry = by_primitive.entry((a.mesh, a.primitive)).or_default();
+            entry.0.push(a.vertex);
+            entry.1 = entry.1.max(a.difference);
+        }
+        for ((mesh, gltf_primitive), (mut vertices, worst)) in by_primitive {
+            vertices.sort_unstable();
+            let mut set = VertexSet::new();
+            for v in vertices {
+                set.add(v as usize);
+            }
+            let name = rig.meshes.get(mesh).map_or("?", |m| m.name.as_str());
+            let primitive = rig
+                .facts
+                .primitives
+                .get(mesh)
+                .and_then(|f| f.iter().position(|f| f.gltf_index == gltf_primitive));
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    FindingCode::WeightsAsymmetric,
+                    format!(
+                        "mesh '{name}' primitive {gltf_primitive}: {} vertices have weights that differ from their mirror vertex's (left and right joints swapped) by more than {} (at most {worst:.2}); `rigscope audit` lists the pairs",
+                        set.total, options.threshold
+                    ),
+                )
+                .vertices(VertexList {
+                    mesh,
+                    primitive,
+                    gltf_primitive,
+                    vertices: set.listed,
+                    total: set.total,
+                }),
+            );
+        }
+    }
+
     /// Nodes holding meshes: skin/mesh mismatches, transforms ignored by skinning, self joints.
     pub(super) fn instance_findings(&mut self) {
         let rig = self.rig;

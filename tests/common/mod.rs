@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod skinned;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,318 @@
+//! `rigscope audit`: the range-of-motion audit and the weight symmetry check of a file, as
+//! text or JSON, with an exit status a pipeline can gate on.
+
+use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use crate::audit::{AuditOptions, AuditReport, JointAudit, SymmetryOptions, Thresholds, VertexRef, Violation};
+use crate::skin::SkinningMethod;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The arguments of `rigscope audit`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// A .gltf, .glb or .vrm file; `demo` audits the built-in demo rig.
+    pub file: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// With --json: add every joint's full curves (measures against angle per axis and method).
+    #[arg(long, requires = "json")]
+    pub curves: bool,
+    /// Audit only this joint, by node name (repeatable); every weighted joint when omitted.
+    #[arg(long = "joint", value_name = "NAME")]
+    pub joints: Vec<String>,
+    /// Largest bend either way about the two axes across each bone, in degrees.
+    #[arg(long, value_name = "DEG", default_value_t = 90.0)]
+    pub bend: f32,
+    /// Largest twist either way about each bone, in degrees.
+    #[arg(long, value_name = "DEG", default_value_t = 90.0)]
+    pub twist: f32,
+    /// Poses per side of each axis, evenly spaced up to the largest angle.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=90))]
+    pub steps: u16,
+    /// Skin with only this method (both lbs and dqs when omitted).
+    #[arg(long, value_enum)]
+    pub method: Option<SkinningMethod>,
+    /// Joints printed in the text ranking.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Fail when a triangle shrinks below this fraction of its bind area.
+    #[arg(long, default_value_t = Thresholds::default().min_area_ratio)]
+    pub min_area_ratio: f32,
+    /// Fail when a triangle grows past this multiple of its bind area.
+    #[arg(long, default_value_t = Thresholds::default().max_area_ratio)]
+    pub max_area_ratio: f32,
+    /// Fail when an edge stretches or shrinks by more than this factor.
+    #[arg(long, default_value_t = Thresholds::default().max_edge_stretch)]
+    pub max_edge_stretch: f32,
+    /// Fail when the near-joint cross-section shrinks below this fraction of its bind radius.
+    #[arg(long, default_value_t = Thresholds::default().min_radius_ratio)]
+    pub min_radius_ratio: f32,
+    /// Fail when more triangles than this flip in one pose.
+    #[arg(long, default_value_t = Thresholds::default().max_flipped)]
+    pub max_flipped: usize,
+    /// Fail when more vertices than this have asymmetric weights (no limit when omitted).
+    #[arg(long, value_name = "N")]
+    pub max_asymmetric: Option<usize>,
+    /// Weight difference (0..1) above which a vertex counts as asymmetric.
+    #[arg(long, default_value_t = SymmetryOptions::default().threshold)]
+    pub asymmetry: f32,
+    /// How far a vertex's mirror image may be from its match, as a fraction of the mesh's
+    /// bounding box diagonal.
+    #[arg(long, default_value_t = SymmetryOptions::default().tolerance)]
+    pub mirror_tolerance: f32,
+    /// Worker threads (the machine's parallelism when omitted).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl AuditArgs {
+    pub fn options(&self) -> AuditOptions {
+        AuditOptions {
+            bend_degrees: self.bend,
+            twist_degrees: self.twist,
+            steps: usize::from(self.steps),
+            joints: self.joints.clone(),
+            methods: self
+                .method
+                .map_or_else(|| vec![SkinningMethod::Lbs, SkinningMethod::Dqs], |m| vec![m]),
+            threads: self.threads,
+            symmetry: SymmetryOptions {
+                tolerance: self.mirror_tolerance,
+                threshold: self.asymmetry,
+                ..SymmetryOptions::default()
+            },
+            ..AuditOptions::default()
+        }
+    }
+
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            min_area_ratio: self.min_area_ratio,
+            max_area_ratio: self.max_area_ratio,
+            max_edge_stretch: self.max_edge_stretch,
+            min_radius_ratio: self.min_radius_ratio,
+            max_flipped: self.max_flipped,
+        }
+    }
+}
+
+/// `rigscope audit`: prints the ranking and the symmetry summary (or one JSON document) and
+/// returns 0 when every joint stays within the thresholds, 1 when one does not (or too many
+/// vertices are asymmetric), 2 when the file cannot be loaded or a `--joint` names no joint.
+pub fn audit_command(args: &AuditArgs) -> ExitCode {
+    let label = args.file.display().to_string();
+    let file = (args.file.as_os_str() != "demo").then_some(args.file.as_path());
+    let fail = |message: String| {
+        if args.json {
+            let document = json!({ "file": label, "loaded": false, "error": message });
+            println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
+        }
+        eprintln!("rigscope: {message}");
+        ExitCode::from(EXIT_NOT_LOADED)
+    };
+    let rig = match crate::rig::open(file) {
+        Ok(rig) => rig,
+        Err(e) => return fail(format!("cannot load {label}: {e}")),
+    };
+    let joint_names: Vec<&str> = rig
+        .skins
+        .iter()
+        .flat_map(|s| &s.joints)
+        .filter_map(|&n| rig.nodes.get(n).map(|n| n.name.as_str()))
+        .collect();
+    if let Some(unknown) = args.joints.iter().find(|j| !joint_names.contains(&j.as_str())) {
+        return fail(format!("{label} has no joint named '{unknown}'"));
+    }
+    let report = crate::audit::audit(&rig, &args.options());
+    let thresholds = args.thresholds();
+    let violations = report.violations(&thresholds);
+    let too_asymmetric = args
+        .max_asymmetric
+        .is_some_and(|limit| report.symmetry.asymmetric_count > limit);
+    if args.json {
+        let mut document = json_document(&report, &violations, args.curves);
+        document["file"] = json!(label);
+        document["loaded"] = json!(true);
+        document["thresholds"] = json!(thresholds);
+        document["max_asymmetric"] = json!(args.max_asymmetric);
+        document["passed"] = json!(violations.is_empty() && !too_asymmetric);
+        println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
+    } else {
+        print!("{}", text(&report, &violations, args, too_asymmetric));
+    }
+    ExitCode::from(if violations.is_empty() && !too_asymmetric {
+        EXIT_CLEAN
+    } else {
+        EXIT_ERROR_FINDINGS
+    })
+}
+
+/// A joint's worst pose as one flat object: the `range_of_motion` entries of the JSON.
+fn worst_entry(joint: &JointAudit) -> Value {
+    let mut entry = json!({
+        "joint": joint.name,
+        "node": joint.node,
+        "skin": joint.skin,
+        "badness": joint.badness,
+        "influenced_vertices": joint.influenced_vertices,
+        "bone_axis": joint.bone_axis,
+    });
+    if let Some((curve, sample)) = joint.worst() {
+        entry["axis"] = json!(curve.axis);
+        entry["method"] = json!(curve.method);
+        for (key, value) in [
+            ("angle_deg", json!(sample.angle_deg)),
+            ("min_area_ratio", json!(sample.min_area_ratio)),
+            ("max_area_ratio", json!(sample.max_area_ratio)),
+            ("max_edge_stretch", json!(sample.max_edge_stretch)),
+            ("flipped_triangles", json!(sample.flipped_triangles)),
+            ("min_radius_ratio", json!(sample.min_radius_ratio)),
+            ("worst_vertices", json!(sample.worst_vertices)),
+        ] {
+            entry[key] = value;
+        }
+    }
+    entry
+}
+
+/// The JSON document of a report (without the file and threshold fields the command adds).
+pub fn json_document(report: &AuditReport, violations: &[Violation], curves: bool) -> Value {
+    let mut document = json!({
+        "seconds": report.seconds,
+        "range_of_motion": report.joints.iter().map(worst_entry).collect::<Vec<_>>(),
+        "symmetry": report.symmetry,
+        "violations": violations,
+        "notes": report.notes,
+    });
+    if curves {
+        document["joints"] = json!(report.joints);
+    }
+    document
+}
+
+fn vertex_label(v: &VertexRef) -> String {
+    format!("{}:{}:{}", v.mesh, v.primitive, v.vertex)
+}
+
+fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_asymmetric: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let methods = args.method.map_or("lbs and dqs", |m| match m {
+        SkinningMethod::Lbs => "lbs",
+        SkinningMethod::Dqs => "dqs",
+    });
+    let _ = writeln!(
+        out,
+        "Range of motion: {} joints, twist ±{}°, bends ±{}°, {} poses per side, {methods}, in {:.2} s",
+        report.joints.len(),
+        args.twist,
+        args.bend,
+        args.steps,
+        report.seconds
+    );
+    let _ = writeln!(
+        out,
+        "  {:<3} {:<32} {:>7}  {:<22} {:>8} {:>8} {:>6} {:>7} {:>6}  vertices (mesh:primitive:index)",
+        "#", "joint", "badness", "worst pose", "area min", "area max", "edge", "flipped", "radius"
+    );
+    for (i, joint) in report.joints.iter().take(args.top).enumerate() {
+        let Some((curve, s)) = joint.worst() else { continue };
+        let pose = format!("{} {:+.0}° {:?}", curve.axis.label(), s.angle_deg, curve.method).to_lowercase();
+        let radius = s
+            .min_radius_ratio
+            .map_or_else(|| "-".to_string(), |r| format!("{r:.3}"));
+        let vertices: Vec<String> = s.worst_vertices.iter().map(vertex_label).collect();
+        let _ = writeln!(
+            out,
+            "  {:<3} {:<32} {:>7.3}  {:<22} {:>8.3} {:>8.3} {:>6.3} {:>7} {:>6}  {}",
+            i + 1,
+            joint.name,
+            joint.badness,
+            pose,
+            s.min_area_ratio,
+            s.max_area_ratio,
+            s.max_edge_stretch,
+            s.flipped_triangles,
+            radius,
+            vertices.join(" ")
+        );
+    }
+    if report.joints.len() > args.top {
+        let _ = writeln!(out, "  … and {} more (--top N)", report.joints.len() - args.top);
+    }
+    let s = &report.symmetry;
+    match &s.plane {
+        None => {
+            let _ = writeln!(
+                out,
+                "Symmetry: no mirrored joint pairs found by name{}; weights not compared",
+                if s.rejected_pairs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and position ({} named pairs do not mirror)", s.rejected_pairs.len())
+                }
+            );
+        }
+        Some(plane) => {
+            let n = plane.normal;
+            let _ = writeln!(
+                out,
+                "Symmetry: plane normal ({:.3}, {:.3}, {:.3}) offset {:.4}; {} joint pairs ({} named pairs rejected)",
+                n[0],
+                n[1],
+                n[2],
+                plane.offset,
+                s.pairs.len(),
+                s.rejected_pairs.len()
+            );
+            let _ = writeln!(
+                out,
+                "  {} vertices checked, {} without a mirror vertex, {} with asymmetric weights (difference > {})",
+                s.checked_vertices, s.unmatched_vertices, s.asymmetric_count, args.asymmetry
+            );
+            for a in s.asymmetric_vertices.iter().take(5) {
+                let _ = writeln!(
+                    out,
+                    "    {}:{}:{} against {}: {:.3}",
+                    a.mesh,
+                    a.primitive,
+                    a.vertex,
+                    vertex_label(&a.mirror),
+                    a.difference
+                );
+            }
+        }
+    }
+    for note in &report.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    if violations.is_empty() && !too_asymmetric {
+        let _ = writeln!(out, "Passed: every joint stays within the thresholds");
+    } else {
+        let _ = writeln!(out, "Failed:");
+        for v in violations {
+            let _ = writeln!(
+                out,
+                "  {} {} = {:.3} (limit {}) at {} {:+.0}° {}",
+                v.joint,
+                v.measure,
+                v.value,
+                v.limit,
+                v.axis.label(),
+                v.angle_deg,
+                format!("{:?}", v.method).to_lowercase()
+            );
+        }
+        if too_asymmetric {
+            let _ = writeln!(
+                out,
+                "  {} asymmetric vertices (limit {})",
+                s.asymmetric_count,
+                args.max_asymmetric.unwrap_or(0)
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,704 @@
+//! The range-of-motion audit and the weight symmetry check, on tubes built here whose deformation
+//! can be worked out by hand, through the library and through `rigscope audit` and
+//! `rigscope inspect --vertex`; and on the shared real rigs.
+
+mod common;
+
+use common::skinned::{SkinnedMesh, TestJoint, blend, only};
+use glam::{Quat, Vec3};
+use rigscope::audit::{self, AuditOptions, AuditReport, Axis, Curve, JointAudit};
+use rigscope::skin::SkinningMethod;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A tube of radius 0.2 along +Y from 0 to 2 with joints `upper` (y = 0), `lower` (y = 1) and
+/// `tip` (y = 2); rings every 0.05, so one ring lies exactly at the elbow.
+fn elbow(weigh: impl Fn(Vec3) -> ([u16; 4], [f32; 4])) -> SkinnedMesh {
+    let mut mesh = SkinnedMesh::new(vec![
+        TestJoint::new("upper", None, Vec3::ZERO),
+        TestJoint::new("lower", Some(0), Vec3::Y),
+        TestJoint::new("tip", Some(1), 2.0 * Vec3::Y),
+    ]);
+    mesh.add_tube(Vec3::ZERO, 2.0 * Vec3::Y, 0.2, 41, 24, weigh);
+    mesh
+}
+
+/// Every vertex from the elbow ring up follows `lower` alone; the rest `upper`.
+fn hard_elbow() -> SkinnedMesh {
+    elbow(|p| if p.y < 1.0 - 1e-4 { only(0) } else { only(1) })
+}
+
+/// `lower`'s weight rises linearly from 0 at y = 0.7 to 1 at y = 1.3.
+fn smooth_elbow() -> SkinnedMesh {
+    elbow(|p| blend(0, 1, (p.y - 0.7) / 0.6))
+}
+
+fn options_for(joint: &str, methods: &[SkinningMethod]) -> AuditOptions {
+    AuditOptions {
+        joints: vec![joint.to_string()],
+        methods: methods.to_vec(),
+        ..AuditOptions::default()
+    }
+}
+
+fn only_joint(report: &AuditReport) -> &JointAudit {
+    assert_eq!(report.joints.len(), 1, "{:?}", report.notes);
+    &report.joints[0]
+}
+
+fn curve(joint: &JointAudit, axis: Axis, method: SkinningMethod) -> &Curve {
+    joint
+        .curves
+        .iter()
+        .find(|c| c.axis == axis && c.method == method)
+        .unwrap_or_else(|| panic!("{} has no {axis:?} {method:?} curve", joint.name))
+}
+
+/// Largest edge stretch and area ratio of the hard elbow bent by `degrees` about `axis`
+/// through the elbow, worked out from the mesh: vertices weighted to `lower` turn rigidly, the
+/// others stay; only triangles touching a turned vertex count.
+fn hard_elbow_reference(mesh: &SkinnedMesh, axis: Vec3, degrees: f32) -> (f32, f32) {
+    let turn = Quat::from_axis_angle(axis, degrees.to_radians());
+    let pivot = Vec3::Y;
+    let moves = |v: usize| mesh.joint_ids[v][0] == 1;
+    let posed = |v: usize| {
+        let p = mesh.positions[v];
+        if moves(v) { pivot + turn * (p - pivot) } else { p }
+    };
+    let (mut stretch, mut area) = (1.0f32, 0.0f32);
+    for t in mesh.indices.chunks_exact(3) {
+        let t = [t[0], t[1], t[2]].map(|i| i as usize);
+        if !t.iter().any(|&v| moves(v)) {
+            continue;
+        }
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            let r = (posed(a) - posed(b)).length() / (mesh.positions[a] - mesh.positions[b]).length();
+            stretch = stretch.max(r.max(1.0 / r));
+        }
+        let bind = (mesh.positions[t[1]] - mesh.positions[t[0]]).cross(mesh.positions[t[2]] - mesh.positions[t[0]]);
+        let now = (posed(t[1]) - posed(t[0])).cross(posed(t[2]) - posed(t[0]));
+        area = area.max(now.length() / bind.length());
+    }
+    (stretch, area)
+}
+
+#[test]
+fn a_hard_weighted_elbow_stretches_more_than_a_smooth_one() {
+    let hard_mesh = hard_elbow();
+    let methods = [SkinningMethod::Lbs];
+    let hard = audit::audit(&hard_mesh.rig(), &options_for("lower", &methods));
+    let smooth = audit::audit(&smooth_elbow().rig(), &options_for("lower", &methods));
+    let (hard, smooth) = (only_joint(&hard), only_joint(&smooth));
+    // The bone runs from the elbow to the tip; both bend axes lie across it.
+    assert!(
+        Vec3::from(hard.bone_axis).abs_diff_eq(Vec3::Y, 1e-5),
+        "{:?}",
+        hard.bone_axis
+    );
+    for axis in [hard.bend_a, hard.bend_b].map(Vec3::from) {
+        assert!(axis.dot(Vec3::Y).abs() < 1e-5 && (axis.length() - 1.0).abs() < 1e-5);
+    }
+    for (axis, direction) in [(Axis::BendA, hard.bend_a), (Axis::BendB, hard.bend_b)] {
+        let (hard_curve, smooth_curve) = (
+            curve(hard, axis, SkinningMethod::Lbs),
+            curve(smooth, axis, SkinningMethod::Lbs),
+        );
+        let angles: Vec<f32> = hard_curve.samples.iter().map(|s| s.angle_deg).collect();
+        assert_eq!(
+            angles,
+            [
+                -90.0, -75.0, -60.0, -45.0, -30.0, -15.0, 15.0, 30.0, 45.0, 60.0, 75.0, 90.0
+            ]
+        );
+        for (h, s) in hard_curve.samples.iter().zip(&smooth_curve.samples) {
+            let (stretch, area) = hard_elbow_reference(&hard_mesh, Vec3::from(direction), h.angle_deg);
+            assert!(
+                (h.max_edge_stretch - stretch).abs() < 1e-3 * stretch,
+                "{axis:?} {}°: {} against {stretch}",
+                h.angle_deg,
+                h.max_edge_stretch
+            );
+            assert!(
+                (h.max_area_ratio - area).abs() < 1e-3 * area,
+                "{} against {area}",
+                h.max_area_ratio
+            );
+            if h.angle_deg.abs() == 90.0 {
+                // The elbow ring swings 90° while the ring 0.05 below it stays: edges between
+                // them change length several times over (the reference above gives the exact
+                // figure, about 10). Spread over 0.6 the same turn is ~7.5° per ring, and the
+                // worst edge (linear blending's inner crease) changes less than half as much.
+                assert!(h.max_edge_stretch > 5.0, "{}", h.max_edge_stretch);
+                assert!(
+                    s.max_edge_stretch < 0.5 * h.max_edge_stretch,
+                    "{} vs {}",
+                    s.max_edge_stretch,
+                    h.max_edge_stretch
+                );
+                assert!(s.max_edge_stretch > 1.0);
+                assert!(
+                    h.max_area_ratio > 2.0 * s.max_area_ratio,
+                    "{} vs {}",
+                    h.max_area_ratio,
+                    s.max_area_ratio
+                );
+                assert!(h.badness > s.badness);
+            }
+        }
+    }
+    assert!(hard.badness > smooth.badness);
+    // The vertices named are the ones the elbow moves or its neighbours: near y = 1.
+    let (_, worst) = hard.worst().unwrap();
+    assert!(!worst.worst_vertices.is_empty());
+    for v in &worst.worst_vertices {
+        let y = hard_mesh.positions[v.vertex as usize].y;
+        assert!((y - 1.0).abs() < 0.11, "vertex {} at y = {y}", v.vertex);
+        assert_eq!((v.mesh, v.primitive), (0, 0));
+    }
+}
+
+#[test]
+fn a_smooth_twist_pinches_with_linear_blending_and_keeps_its_radius_with_dual_quaternions() {
+    // `mid`'s weight rises from 0 at y = 0.5 to 1 at y = 1.5: the ring at the joint is an even
+    // blend. Linear blending averages p and its turned copy, shrinking the radius to cos(θ/2),
+    // the smallest of any blend; dual quaternions turn it by θ/2 and keep it.
+    let mut mesh = elbow(|p| blend(0, 1, (p.y - 0.5) / 1.0));
+    mesh.joints[1].name = "mid".into();
+    let report = audit::audit(
+        &mesh.rig(),
+        &options_for("mid", &[SkinningMethod::Lbs, SkinningMethod::Dqs]),
+    );
+    let joint = only_joint(&report);
+    for sample in &curve(joint, Axis::Twist, SkinningMethod::Lbs).samples {
+        let want = (sample.angle_deg.to_radians() / 2.0).cos();
+        let got = sample.min_radius_ratio.expect("the joint's ring is in the slice");
+        // Rounding of positions about 1 in f32 is ~1e-7; 1e-3 leaves room for the kernels'
+        // fused multiply-adds and still tells 0.707 from 0.75.
+        assert!((got - want).abs() < 1e-3, "{}°: {got} against {want}", sample.angle_deg);
+    }
+    let lbs_90 = curve(joint, Axis::Twist, SkinningMethod::Lbs).samples.last().unwrap();
+    assert_eq!(lbs_90.angle_deg, 90.0);
+    assert!((lbs_90.min_radius_ratio.unwrap() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-3);
+    // The pinched vertices named are on the even-blend ring.
+    for v in &lbs_90.worst_vertices {
+        let y = mesh.positions[v.vertex as usize].y;
+        assert!((y - 1.0).abs() < 0.06, "vertex {} at y = {y}", v.vertex);
+    }
+    for sample in &curve(joint, Axis::Twist, SkinningMethod::Dqs).samples {
+        let got = sample.min_radius_ratio.unwrap();
+        assert!((got - 1.0).abs() < 1e-3, "{}°: {got}", sample.angle_deg);
+    }
+}
+
+/// Reflection through the plane n·p = 0.5 with n tilted 20° from +X in the XY plane.
+fn tilted_plane() -> (Vec3, f32) {
+    let a = 20f32.to_radians();
+    (Vec3::new(a.cos(), a.sin(), 0.0), 0.5)
+}
+
+fn reflect(p: Vec3) -> Vec3 {
+    let (n, d) = tilted_plane();
+    p - 2.0 * (n.dot(p) - d) * n
+}
+
+/// Two arms mirrored through the tilted plane, named in three conventions; returns the mesh,
+/// the left arm's vertex range and the right arm's (in the same order).
+fn two_arms() -> (SkinnedMesh, std::ops::Range<usize>, std::ops::Range<usize>) {
+    let (n, d) = tilted_plane();
+    let centre = d * n + 0.3 * Vec3::Z;
+    let left = |name: &str, parent: Option<usize>, s: f32| TestJoint::new(name, parent, centre + s * n);
+    let mut joints = vec![
+        TestJoint::new("Spine", None, centre),
+        left("LeftArm", Some(0), 0.3),
+        left("forearm.l", Some(1), 1.0),
+        left("Hand_L", Some(2), 1.5),
+    ];
+    for (name, parent, k) in [("RightArm", 0, 1), ("forearm.r", 4, 2), ("Hand_R", 5, 3)] {
+        joints.push(TestJoint::new(name, Some(parent), reflect(joints[k].position)));
+    }
+    let mut mesh = SkinnedMesh::new(joints);
+    let left = mesh.add_tube(centre + 0.2 * n, centre + 1.6 * n, 0.15, 29, 16, |p| {
+        blend(1, 2, ((p - centre).dot(n) - 0.8) / 0.4)
+    });
+    let right = mesh.add_mirrored(left.clone(), reflect, |j| if (1..=3).contains(&j) { j + 3 } else { j });
+    (mesh, left, right)
+}
+
+#[test]
+fn one_changed_vertex_and_its_mirror_are_the_asymmetric_ones_about_a_tilted_plane() {
+    let (mut mesh, left, right) = two_arms();
+    // Ring 10 of the left arm is weighted to LeftArm alone; give one of its vertices to Spine.
+    let changed = left.start + 10 * 16 + 3;
+    assert_eq!(mesh.joint_ids[changed][0], 1);
+    mesh.joint_ids[changed] = [0; 4];
+    let mirror = right.start + (changed - left.start);
+    let report = audit::audit(&mesh.rig(), &AuditOptions::default());
+    let symmetry = &report.symmetry;
+
+    let mut pairs: Vec<(&str, &str)> = symmetry
+        .pairs
+        .iter()
+        .map(|p| (p.left_name.as_str(), p.right_name.as_str()))
+        .collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [
+            ("Hand_L", "Hand_R"),
+            ("LeftArm", "RightArm"),
+            ("forearm.l", "forearm.r")
+        ]
+    );
+    assert!(symmetry.rejected_pairs.is_empty());
+    let plane = symmetry.plane.expect("a plane from three pairs");
+    let (n, d) = tilted_plane();
+    let sign = Vec3::from(plane.normal).dot(n).signum();
+    assert!(
+        (Vec3::from(plane.normal) * sign).abs_diff_eq(n, 1e-4),
+        "{:?}",
+        plane.normal
+    );
+    assert!((plane.offset * sign - d).abs() < 1e-4, "{}", plane.offset);
+
+    assert_eq!(symmetry.checked_vertices, mesh.positions.len());
+    assert_eq!(symmetry.unmatched_vertices, 0, "{:?}", symmetry.unmatched);
+    let mut found: Vec<(u32, u32)> = symmetry
+        .asymmetric_vertices
+        .iter()
+        .map(|a| (a.vertex, a.mirror.vertex))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [(changed as u32, mirror as u32), (mirror as u32, changed as u32)]
+    );
+    assert_eq!(symmetry.asymmetric_count, 2);
+    for a in &symmetry.asymmetric_vertices {
+        assert_eq!((a.mesh, a.primitive, a.mirror.mesh, a.mirror.primitive), (0, 0, 0, 0));
+        // Spine against LeftArm (the mirror's RightArm, mapped): no joint in common.
+        assert!((a.difference - 1.0).abs() < 1e-6, "{}", a.difference);
+    }
+}
+
+#[test]
+fn the_rig_report_lists_asymmetric_vertices_by_primitive() {
+    use rigscope::report::{RigReport, Severity};
+    let (mut mesh, left, right) = two_arms();
+    let asymmetric = |mesh: &SkinnedMesh| {
+        RigReport::new(&mesh.rig())
+            .findings
+            .into_iter()
+            .filter(|f| f.code == "weights-asymmetric")
+            .collect::<Vec<_>>()
+    };
+    assert!(asymmetric(&mesh).is_empty());
+    let changed = left.start + 20 * 16 + 9;
+    mesh.joint_ids[changed] = [0; 4];
+    let findings = asymmetric(&mesh);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].severity, Severity::Warning);
+    let list = findings[0].vertices.as_ref().unwrap();
+    let mirror = right.start + changed - left.start;
+    assert_eq!(list.vertices, [changed as u32, mirror as u32]);
+    assert_eq!(
+        (list.mesh, list.primitive, list.gltf_primitive, list.total),
+        (0, Some(0), 0, 2)
+    );
+}
+
+#[test]
+fn a_vertex_past_the_tolerance_has_no_mirror() {
+    let (mut mesh, left, _) = two_arms();
+    let moved = left.start + 5 * 16 + 7;
+    let (n, _) = tilted_plane();
+    // 0.02 across the arm, about six times the default tolerance (1e-3 of a ~3.5 diagonal).
+    mesh.positions[moved] += 0.02 * n.cross(Vec3::Z);
+    let symmetry = audit::audit(&mesh.rig(), &AuditOptions::default()).symmetry;
+    let unmatched: Vec<u32> = symmetry.unmatched.iter().map(|v| v.vertex).collect();
+    // The moved vertex finds nothing at its image, and nothing finds it.
+    assert_eq!(unmatched.len(), 2, "{unmatched:?}");
+    assert!(unmatched.contains(&(moved as u32)));
+    assert_eq!(symmetry.unmatched_vertices, 2);
+    assert_eq!(symmetry.asymmetric_count, 0);
+}
+
+#[test]
+fn a_rig_without_left_and_right_names_has_no_pairs_and_no_plane() {
+    let report = audit::audit(&smooth_elbow().rig(), &AuditOptions::default());
+    assert!(report.symmetry.pairs.is_empty());
+    assert!(report.symmetry.rejected_pairs.is_empty());
+    assert!(report.symmetry.plane.is_none());
+    assert_eq!(report.symmetry.checked_vertices, 0);
+    // Both weighted joints are audited; the unweighted tip is not.
+    let mut names: Vec<&str> = report.joints.iter().map(|j| j.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["lower", "upper"]);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let rig = common::load_demo();
+    let with = |threads| {
+        audit::audit(
+            &rig,
+            &AuditOptions {
+                threads: Some(threads),
+                steps: 3,
+                ..AuditOptions::default()
+            },
+        )
+    };
+    let one = with(1);
+    assert!(one.joints.len() >= 5, "{}", one.joints.len());
+    for threads in [2, 5] {
+        assert_eq!(with(threads).joints, one.joints, "{threads} threads");
+    }
+    // Worst first.
+    assert!(one.joints.windows(2).all(|w| w[0].badness >= w[1].badness));
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rigscope-audit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn rigscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(args)
+        .output()
+        .expect("rigscope runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+const LOOSE: [&str; 10] = [
+    "--max-edge-stretch",
+    "1e9",
+    "--max-area-ratio",
+    "1e9",
+    "--min-area-ratio",
+    "0",
+    "--min-radius-ratio",
+    "0",
+    "--max-flipped",
+    "1000000",
+];
+
+#[test]
+fn the_audit_command_exits_by_its_thresholds_and_prints_json() {
+    let path = temp_file("elbow.glb", &hard_elbow().glb());
+    let file = path.to_str().unwrap();
+    let tight = rigscope(&["audit", file, "--max-edge-stretch", "1.5"]);
+    assert_eq!(tight.status.code(), Some(1), "{}", text(&tight));
+    assert!(text(&tight).contains("max_edge_stretch"), "{}", text(&tight));
+    let loose = rigscope(&[&["audit", file][..], &LOOSE].concat());
+    assert_eq!(loose.status.code(), Some(0), "{}", text(&loose));
+    assert!(text(&loose).contains("lower"));
+
+    let json = rigscope(&["audit", file, "--json", "--bend", "60", "--twist", "30"]);
+    let document: Value = serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_eq!(json.status.code(), Some(1), "the default thresholds fail a hard elbow");
+    assert_eq!(document["passed"], false);
+    let entries = document["range_of_motion"].as_array().unwrap();
+    let library = audit::audit(
+        &hard_elbow().rig(),
+        &AuditOptions {
+            bend_degrees: 60.0,
+            twist_degrees: 30.0,
+            ..AuditOptions::default()
+        },
+    );
+    assert_eq!(entries.len(), library.joints.len());
+    for (entry, joint) in entries.iter().zip(&library.joints) {
+        let (curve, sample) = joint.worst().unwrap();
+        assert_eq!(entry["joint"], joint.name.as_str());
+        assert_eq!(entry["axis"], curve.axis.label());
+        assert!(["twist", "bend_a", "bend_b"].contains(&entry["axis"].as_str().unwrap()));
+        assert!(["lbs", "dqs"].contains(&entry["method"].as_str().unwrap()));
+        assert_eq!(entry["angle_deg"].as_f64().unwrap() as f32, sample.angle_deg);
+        assert!(entry["angle_deg"].as_f64().unwrap().abs() <= 60.0);
+        for key in ["min_area_ratio", "max_area_ratio", "max_edge_stretch", "badness"] {
+            assert!(entry[key].is_number(), "{key}: {entry}");
+        }
+        assert_eq!(
+            entry["max_edge_stretch"].as_f64().unwrap() as f32,
+            sample.max_edge_stretch
+        );
+        assert_eq!(
+            entry["flipped_triangles"].as_u64(),
+            Some(sample.flipped_triangles as u64)
+        );
+        assert!(entry.get("min_radius_ratio").is_some());
+        for v in entry["worst_vertices"].as_array().unwrap() {
+            assert!(
+                v["mesh"].is_u64() && v["primitive"].is_u64() && v["vertex"].is_u64(),
+                "{v}"
+            );
+        }
+    }
+    let symmetry = &document["symmetry"];
+    assert!(symmetry["plane"].is_null());
+    assert_eq!(symmetry["pairs"].as_array().map(Vec::len), Some(0));
+    assert_eq!(symmetry["unmatched_vertices"], 0);
+    assert_eq!(symmetry["asymmetric_vertices"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn the_audit_command_reports_asymmetry_and_gates_on_it() {
+    let (mut mesh, left, right) = two_arms();
+    let changed = left.start + 12 * 16;
+    mesh.joint_ids[changed] = [0; 4];
+    let path = temp_file("arms.glb", &mesh.glb());
+    let file = path.to_str().unwrap();
+    let output = rigscope(&[&["audit", file, "--json"][..], &LOOSE].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let symmetry = &document["symmetry"];
+    assert_eq!(symmetry["pairs"].as_array().map(Vec::len), Some(3));
+    assert!(symmetry["plane"]["normal"].is_array() && symmetry["plane"]["offset"].is_number());
+    let mut found: Vec<(u64, u64, u64, u64)> = symmetry["asymmetric_vertices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["mesh"].as_u64().unwrap(),
+                a["primitive"].as_u64().unwrap(),
+                a["vertex"].as_u64().unwrap(),
+                a["mirror"]["vertex"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    let (c, m) = (changed as u64, (right.start + changed - left.start) as u64);
+    assert_eq!(found, [(0, 0, c, m), (0, 0, m, c)]);
+    let gated = rigscope(&[&["audit", file, "--max-asymmetric", "1"][..], &LOOSE].concat());
+    assert_eq!(gated.status.code(), Some(1), "{}", text(&gated));
+    let allowed = rigscope(&[&["audit", file, "--max-asymmetric", "2"][..], &LOOSE].concat());
+    assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed));
+}
+
+#[test]
+fn the_audit_command_refuses_a_missing_file_and_an_unknown_joint() {
+    let missing = std::env::temp_dir().join("rigscope-audit-no-such-file.glb");
+    let output = rigscope(&["audit", missing.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("cannot load"), "{}", text(&output));
+    let path = temp_file("elbow-names.glb", &hard_elbow().glb());
+    let output = rigscope(&["audit", path.to_str().unwrap(), "--joint", "elbow"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("no joint named 'elbow'"), "{}", text(&output));
+}
+
+#[test]
+fn inspect_vertex_prints_the_vertex_and_its_weights() {
+    let (mesh, left, _) = two_arms();
+    let path = temp_file("arms-inspect.glb", &mesh.glb());
+    let file = path.to_str().unwrap();
+    // A vertex in the LeftArm → forearm.l blend, mostly on the upper arm.
+    let v = (left.start..left.end)
+        .find(|&v| mesh.weights[v][1] > 0.05 && mesh.weights[v][1] < 0.45)
+        .unwrap();
+    let output = rigscope(&["inspect", file, "--vertex", &format!("0:0:{v}"), "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let info: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((info["mesh"].as_u64(), info["primitive"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(info["index"].as_u64(), Some(v as u64));
+    let position: Vec<f32> = info["bind_position"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(position, mesh.positions[v].to_array());
+    // No clip: the bind pose, where every vertex is where the file puts it.
+    assert_eq!(info["pose"], "bind pose");
+    assert_eq!(info["posed_position"], info["bind_position"]);
+    let names: Vec<&str> = mesh.joint_ids[v][..2]
+        .iter()
+        .map(|&j| mesh.joints[j as usize].name.as_str())
+        .collect();
+    let (heavy, light) = if mesh.weights[v][0] >= mesh.weights[v][1] {
+        ((names[0], mesh.weights[v][0]), (names[1], mesh.weights[v][1]))
+    } else {
+        ((names[1], mesh.weights[v][1]), (names[0], mesh.weights[v][0]))
+    };
+    let weights = info["weights"].as_array().unwrap();
+    assert_eq!(weights.len(), 2);
+    assert_eq!(weights[0]["name"], heavy.0);
+    assert_eq!(weights[0]["weight"].as_f64().unwrap() as f32, heavy.1);
+    assert_eq!(weights[1]["name"], light.0);
+    assert_eq!(weights[1]["weight"].as_f64().unwrap() as f32, light.1);
+    assert!((info["weight_sum"].as_f64().unwrap() - 1.0).abs() < 1e-6);
+    assert_eq!(info["influences"], 2);
+
+    let plain = rigscope(&["inspect", file, "--vertex", &format!("0:0:{v}")]);
+    assert_eq!(plain.status.code(), Some(0));
+    let out = text(&plain);
+    assert!(
+        out.contains(heavy.0) && out.contains(light.0) && out.contains("bind pose"),
+        "{out}"
+    );
+    assert!(out.find(heavy.0) < out.find(light.0), "heaviest first: {out}");
+
+    let past = format!("0:0:{}", mesh.positions.len());
+    let output = rigscope(&["inspect", file, "--vertex", &past]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("there is no vertex"), "{}", text(&output));
+    let output = rigscope(&["inspect", file, "--vertex", "0:1:0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).contains("no primitive 1"), "{}", text(&output));
+}
+
+#[test]
+fn inspect_vertex_poses_the_vertex_at_the_first_frame_of_the_first_clip() {
+    // The demo rig has clips; its mesh is a skinned tail.
+    let rig = common::load_demo();
+    let output = rigscope(&["inspect", "demo", "--vertex", "0:0:100", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let info: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(info["pose"], format!("clip '{}' at t = 0", rig.clips[0].name));
+    let primitive = &rig.meshes[0].primitives[0];
+    let sum: f32 = primitive
+        .influences
+        .as_ref()
+        .unwrap()
+        .of_vertex(100)
+        .map(|(_, w)| w)
+        .sum();
+    assert!((info["weight_sum"].as_f64().unwrap() as f32 - sum).abs() < 1e-6);
+}
+
+/// The shared real rigs, or `None` (skip) when `../shared` is absent.
+fn real_rig(file: &str) -> Option<rigscope::rig::Rig> {
+    let dir = common::shared_folder("rigs/real")?;
+    Some(common::load_rig(&dir, file))
+}
+
+#[test]
+fn xbot_has_mirrored_arms_and_legs_about_x() {
+    let Some(rig) = real_rig("Xbot.glb") else { return };
+    let report = audit::audit(&rig, &AuditOptions::default());
+    eprintln!(
+        "Xbot: {} joints audited in {:.2} s; {} pairs, {} asymmetric, {} unmatched",
+        report.joints.len(),
+        report.seconds,
+        report.symmetry.pairs.len(),
+        report.symmetry.asymmetric_count,
+        report.symmetry.unmatched_vertices
+    );
+    assert!(report.joints.len() >= 40, "{}", report.joints.len());
+    let symmetry = &report.symmetry;
+    assert!(symmetry.pairs.len() >= 20, "{}", symmetry.pairs.len());
+    let normal = Vec3::from(symmetry.plane.expect("a mirror plane").normal);
+    assert!(normal.x.abs() > 0.99, "{normal}");
+    for pair in &symmetry.pairs {
+        assert_eq!(pair.right_name, pair.left_name.replace("Left", "Right"));
+    }
+    for chain in ["Arm", "ForeArm", "UpLeg", "Leg"] {
+        let left = format!("mixamorig:Left{chain}");
+        assert!(symmetry.pairs.iter().any(|p| p.left_name == left), "{left}");
+    }
+    // A mirrored pair deforms alike: the sweep covers both directions of mirrored axes.
+    let badness = |name: &str| {
+        report
+            .joints
+            .iter()
+            .find(|j| j.name == name)
+            .map(|j| j.badness)
+            .unwrap()
+    };
+    for joint in ["Shoulder", "ForeArm"] {
+        let (l, r) = (
+            badness(&format!("mixamorig:Left{joint}")),
+            badness(&format!("mixamorig:Right{joint}")),
+        );
+        assert!((l - r).abs() < 0.1 * l.max(r) + 0.01, "{joint}: {l} vs {r}");
+    }
+}
+
+#[test]
+fn robot_expressive_matches_hands_across_its_two_skins() {
+    let Some(rig) = real_rig("RobotExpressive.glb") else {
+        return;
+    };
+    assert_eq!(rig.skins.len(), 2);
+    let report = audit::audit(&rig, &AuditOptions::default());
+    let symmetry = &report.symmetry;
+    assert!(symmetry.pairs.len() >= 10, "{}", symmetry.pairs.len());
+    let normal = Vec3::from(symmetry.plane.expect("a mirror plane").normal);
+    assert!(normal.x.abs() > 0.99, "{normal}");
+    // Each hand is its own mesh drawn with its own skin; every hand vertex finds its mirror in
+    // the other hand.
+    assert!(symmetry.checked_vertices > 0);
+    let crossing = symmetry
+        .asymmetric_vertices
+        .iter()
+        .filter(|a| a.mesh != a.mirror.mesh)
+        .count();
+    assert_eq!(crossing, symmetry.asymmetric_vertices.len());
+}
+
+#[test]
+fn rigs_with_unnamed_joints_get_no_mirror_plane() {
+    for file in ["BrainStem.glb", "RiggedFigure.glb"] {
+        let Some(rig) = real_rig(file) else { return };
+        let report = audit::audit(&rig, &AuditOptions::default());
+        assert!(report.symmetry.pairs.is_empty(), "{file}");
+        assert!(report.symmetry.plane.is_none(), "{file}");
+        assert!(!report.joints.is_empty(), "{file}");
+    }
+}
+
+/// Every .gltf and .glb file under `dir`, recursively, in a fixed order.
+fn gltf_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            gltf_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "gltf" || e == "glb") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_shared_file_that_loads_is_audited_without_a_panic() {
+    let mut files = Vec::new();
+    for folder in ["bad-gltf", "valid-gltf", "rigs"] {
+        let Some(dir) = common::shared_folder(folder) else {
+            return;
+        };
+        gltf_files(&dir, &mut files);
+    }
+    let options = AuditOptions {
+        steps: 1,
+        ..AuditOptions::default()
+    };
+    let mut audited = 0;
+    for file in &files {
+        let Ok(rig) = rigscope::rig::load_file(file) else {
+            continue;
+        };
+        let report = audit::audit(&rig, &options);
+        for joint in &report.joints {
+            assert_eq!(joint.curves.len(), 6, "{}", file.display());
+            assert!(joint.curves.iter().all(|c| c.samples.len() == 2), "{}", file.display());
+        }
+        audited += 1;
+    }
+    assert!(audited > 20, "{audited} of {} files loaded", files.len());
+}
