@@ -165,9 +165,8 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
         .meshes
         .get(mesh)
         .ok_or_else(|| format!("mesh {mesh} does not exist (the file has {} meshes)", rig.meshes.len()))?;
-    let kept = rig.facts.primitives.get(mesh);
-    let p = match kept {
-        Some(facts) => facts.iter().position(|f| f.gltf_index == primitive),
+    let p = match rig.facts.primitives.get(mesh) {
+        Some(_) => rig.facts.primitive_of_gltf(mesh, primitive),
         None => (primitive < m.primitives.len()).then_some(primitive),
     }
     .filter(|&p| p < m.primitives.len())

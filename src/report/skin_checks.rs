@@ -297,11 +297,7 @@ impl<'r> Analysis<'r> {
                 set.add(v as usize);
             }
             let name = rig.meshes.get(mesh).map_or("?", |m| m.name.as_str());
-            let primitive = rig
-                .facts
-                .primitives
-                .get(mesh)
-                .and_then(|f| f.iter().position(|f| f.gltf_index == gltf_primitive));
+            let primitive = rig.facts.primitive_of_gltf(mesh, gltf_primitive);
             self.push(
                 Finding::new(
                     Severity::Warning,

@@ -363,6 +363,17 @@ pub struct ImportFacts {
     pub notes: Vec<String>,
 }
 
+impl ImportFacts {
+    /// Where glTF primitive `gltf_primitive` of glTF mesh `mesh` is in `Mesh::primitives`
+    /// (`None` when it was not kept).
+    pub fn primitive_of_gltf(&self, mesh: usize, gltf_primitive: usize) -> Option<usize> {
+        self.primitives
+            .get(mesh)?
+            .iter()
+            .position(|f| f.gltf_index == gltf_primitive)
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PrimitiveFacts {
     /// Index of the primitive in the file's mesh.

@@ -4,7 +4,7 @@
 
 use crate::report::{Finding, FindingCode, RigReport, Severity, node_label};
 use crate::rig::Rig;
-use crate::viewer::{VertexRef, Viewer};
+use crate::viewer::{VertexRef, Viewer, marks_on_every_instance};
 use std::sync::Arc;
 
 /// The report of the viewer's current rig, computed once per rig and kept on the viewer.
@@ -175,18 +175,7 @@ pub fn finding_marks(rig: &Rig, finding: &Finding) -> Vec<VertexRef> {
     let Some(primitive) = list.primitive else {
         return Vec::new();
     };
-    rig.instances
-        .iter()
-        .enumerate()
-        .filter(|(_, instance)| instance.mesh == list.mesh)
-        .flat_map(|(instance, _)| {
-            list.vertices.iter().map(move |&v| VertexRef {
-                instance,
-                primitive,
-                vertex: v as usize,
-            })
-        })
-        .collect()
+    marks_on_every_instance(rig, list.mesh, primitive, list.vertices.iter().map(|&v| v as usize))
 }
 
 fn details(ui: &mut egui::Ui, rig: &Rig, finding: &Finding) {

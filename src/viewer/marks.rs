@@ -11,6 +11,26 @@ pub struct VertexRef {
     pub vertex: usize,
 }
 
+/// Vertices `vertices` of primitive `primitive` (index into `Mesh::primitives`) of mesh `mesh`,
+/// on every instance of that mesh.
+pub fn marks_on_every_instance(
+    rig: &Rig,
+    mesh: usize,
+    primitive: usize,
+    vertices: impl Iterator<Item = usize> + Clone,
+) -> Vec<VertexRef> {
+    (rig.instances.iter().enumerate())
+        .filter(|(_, instance)| instance.mesh == mesh)
+        .flat_map(|(instance, _)| {
+            (vertices.clone()).map(move |vertex| VertexRef {
+                instance,
+                primitive,
+                vertex,
+            })
+        })
+        .collect()
+}
+
 impl Viewer {
     /// Where the marked vertices are drawn. On the GPU path this skins the pose on the CPU
     /// too, only while something is marked.

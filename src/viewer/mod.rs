@@ -10,7 +10,7 @@ use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
 use loading::PendingLoad;
 pub use loading::label;
-pub use marks::VertexRef;
+pub use marks::{VertexRef, marks_on_every_instance};
 
 mod loading;
 mod marks;
