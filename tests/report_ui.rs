@@ -63,14 +63,20 @@ fn clicking_a_finding_that_names_a_joint_selects_it() {
     harness.get_by_label_contains("Nodes: 'toe'");
 }
 
-#[test]
-fn clicking_a_vertex_finding_selects_the_joint_that_weighs_most_on_it() {
+/// The panel after a click on the finding that lists vertices whose weights do not sum to 1.
+fn vertex_finding_clicked<'a>() -> Harness<'a, Viewer> {
     let mut harness = panel_harness();
     harness.run();
     harness
         .get_by_label_contains("do not sum to 1 (worst sum 0.6000)")
         .click();
     harness.run();
+    harness
+}
+
+#[test]
+fn clicking_a_vertex_finding_selects_the_joint_that_weighs_most_on_it() {
+    let harness = vertex_finding_clicked();
     let viewer = harness.state();
     assert_eq!(viewer.selected_joint, viewer.rig.find_node("knee"));
     harness.get_by_label_contains("Vertices of mesh 0 primitive 0: 1");
@@ -106,12 +112,7 @@ fn the_main_window_shows_the_report_heading() {
 
 #[test]
 fn a_selected_finding_marks_its_vertices_in_the_view() {
-    let mut harness = panel_harness();
-    harness.run();
-    harness
-        .get_by_label_contains("do not sum to 1 (worst sum 0.6000)")
-        .click();
-    harness.run();
+    let mut harness = vertex_finding_clicked();
     let viewer = harness.state_mut();
     let marks = viewer.frame_state(1.0).marks.to_vec();
     // Vertex 1 of the triangle is at (1, 0, 0); at rest every palette matrix is the identity,
