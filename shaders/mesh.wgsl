@@ -18,6 +18,9 @@ struct Draw {
     // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned),
     // w: DRAW_* flags
     skin: vec4<u32>,
+    // x: the uniform scale the skin's palette has in the rest pose, which the deformation view
+    // divides out (1 for unskinned draws)
+    bind: vec4<f32>,
 }
 
 // The `render::material::DRAW_*` flags.
@@ -31,9 +34,18 @@ const VIEW_JOINTS: u32 = 2u;
 const VIEW_INFLUENCES: u32 = 3u;
 const VIEW_WEIGHT_ERROR: u32 = 4u;
 const VIEW_NORMALS: u32 = 5u;
+const VIEW_DEFORMATION: u32 = 6u;
+const VIEW_SYMMETRY: u32 = 7u;
 
 const FLAG_ZERO_DISTINCT: u32 = 1u;
 const FLAG_DOMINANT_JOINT: u32 = 2u;
+const FLAG_STRETCH: u32 = 4u;
+
+// The `render::views` constants of the deformation and symmetry views.
+const DEFORMATION_RANGE: f32 = 4.0;
+const SYMMETRY_FULL_SCALE: f32 = 0.5;
+const SYMMETRY_UNMATCHED: f32 = -1.0;
+const SYMMETRY_UNCHECKED: f32 = -2.0;
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(2) @binding(0) var<uniform> draw: Draw;
@@ -49,6 +61,10 @@ struct VertexIn {
     @location(5) joints1: vec4<u32>,
     @location(6) weights1: vec4<f32>,
     @location(7) color: vec4<f32>,
+    // The bind-pose position (the same as `position` unless the vertices arrive skinned).
+    @location(8) rest_position: vec3<f32>,
+    // The symmetry view's per-vertex value: a weight difference or a SYMMETRY_* marker.
+    @location(9) symmetry: f32,
     @builtin(vertex_index) index: u32,
 }
 
@@ -57,7 +73,8 @@ struct VertexOut {
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
-    // Per-vertex debug value: a weight, a color, a count or an error, by view mode.
+    // Per-vertex debug value: a weight, a color, a count, an error, the bind position in world
+    // units or a symmetry value, by view mode.
     @location(3) debug: vec3<f32>,
     @location(4) color: vec4<f32>,
 }
@@ -73,6 +90,12 @@ fn joint_color(joint: u32) -> vec3<f32> {
 
 fn debug_value(v: VertexIn) -> vec3<f32> {
     let mode = frame.view.x;
+    if (mode == VIEW_DEFORMATION) {
+        return (draw.model * vec4<f32>(v.rest_position * draw.bind.x, 1.0)).xyz;
+    }
+    if (mode == VIEW_SYMMETRY) {
+        return vec3<f32>(v.symmetry, 0.0, 0.0);
+    }
     var selected = 0.0;
     var blended = vec3<f32>(0.0);
     var count = 0.0;
@@ -172,8 +195,61 @@ fn count_color(n: f32) -> vec3<f32> {
     return colors[u32(clamp(round(n), 0.0, 8.0))];
 }
 
+// Area ratio (x) and the principal stretch farther from 1 (y) of the triangle under the
+// fragment, posed over bind, from the screen-space derivatives of its posed and bind positions
+// (both linear across the triangle, so the ratios are the triangle's own); (-1, -1) where the
+// bind triangle is too thin to measure. Must run in uniform control flow.
+fn deformation_ratios(posed: vec3<f32>, bind: vec3<f32>) -> vec2<f32> {
+    let rest_x = dpdx(bind);
+    let rest_y = dpdy(bind);
+    // Scaled so that the bind derivatives are about 1 long: ratios do not change, and tiny
+    // triangles do not underflow.
+    let k = 1.0 / max(max(length(rest_x), length(rest_y)), 1e-30);
+    let c = rest_x * k;
+    let d = rest_y * k;
+    let a = dpdx(posed) * k;
+    let b = dpdy(posed) * k;
+    let bind_area = length(cross(c, d));
+    if (bind_area < 1e-4) {
+        return vec2<f32>(-1.0);
+    }
+    let area = length(cross(a, b)) / bind_area;
+    // The stretches squared are the eigenvalues of Gb⁻¹·Gp, the Gram matrices of the two
+    // derivative vectors.
+    let gp = vec3<f32>(dot(a, a), dot(a, b), dot(b, b));
+    let gb = vec3<f32>(dot(c, c), dot(c, d), dot(d, d));
+    let half_trace = 0.5 * (gb.z * gp.x - 2.0 * gb.y * gp.y + gb.x * gp.z) / (bind_area * bind_area);
+    let root = sqrt(max(half_trace * half_trace - area * area, 0.0));
+    let largest = sqrt(half_trace + root);
+    let smallest = sqrt(max(half_trace - root, 0.0));
+    let stretch = select(smallest, largest, largest * smallest >= 1.0);
+    return vec2<f32>(area, stretch);
+}
+
+// The ramp of the deformation view: `heat` of the ratio's logarithm, 1/DEFORMATION_RANGE to
+// DEFORMATION_RANGE.
+fn deformation_color(ratio: f32) -> vec3<f32> {
+    return heat(0.5 + 0.5 * log2(max(ratio, 1e-30)) / log2(DEFORMATION_RANGE));
+}
+
+// The symmetry view's colors; a value between a marker and a difference takes the nearest.
+fn symmetry_color(value: f32) -> vec3<f32> {
+    if (value < 0.5 * (SYMMETRY_UNCHECKED + SYMMETRY_UNMATCHED)) {
+        return vec3<f32>(0.35, 0.35, 0.38);
+    }
+    if (value < 0.5 * SYMMETRY_UNMATCHED) {
+        return vec3<f32>(1.0, 0.2, 0.9);
+    }
+    return heat(value / SYMMETRY_FULL_SCALE);
+}
+
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
+    let mode = frame.view.x;
+    var deformation = vec2<f32>(1.0);
+    if (mode == VIEW_DEFORMATION) {
+        deformation = deformation_ratios(in.world_position, in.debug);
+    }
     let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
     let flags = draw.skin.w;
     if ((flags & DRAW_ALPHA_MASK) != 0u && base.a < draw.material.w) {
@@ -187,7 +263,6 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     }
     let l = normalize(-frame.light_direction.xyz);
     let diffuse = max(dot(n, l), 0.0);
-    let mode = frame.view.x;
     if (mode == VIEW_SHADED) {
         if ((flags & DRAW_UNLIT) != 0u) {
             return vec4<f32>(base.rgb + draw.material.xyz, base.a);
@@ -219,6 +294,11 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         if (in.debug.x < 1e-4) {
             color = vec3<f32>(0.2, 0.8, 0.3);
         }
+    } else if (mode == VIEW_DEFORMATION) {
+        let ratio = select(deformation.x, deformation.y, (frame.view.y & FLAG_STRETCH) != 0u);
+        color = select(vec3<f32>(0.35, 0.35, 0.38), deformation_color(ratio), deformation.x >= 0.0);
+    } else if (mode == VIEW_SYMMETRY) {
+        color = symmetry_color(in.debug.x);
     } else {
         return vec4<f32>(n * 0.5 + 0.5, 1.0);
     }

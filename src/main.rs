@@ -2,7 +2,7 @@ use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
 use rigscope::headless::{RenderRequest, parse_bend, parse_layer, parse_size, render_to_png};
-use rigscope::render::{SkeletonOptions, ViewMode, ViewOptions};
+use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,7 +50,8 @@ struct RenderArgs {
     /// Image size, WxH.
     #[arg(long, default_value = "960x720", value_parser = parse_size)]
     size: (u32, u32),
-    /// What the mesh shows: shaded, weights, joints, influences, weight-error, normals.
+    /// What the mesh shows: shaded, weights, joints, influences, weight-error, normals,
+    /// deformation, symmetry.
     #[arg(long, default_value = "shaded", value_parser = parse_view)]
     view: ViewMode,
     /// The selected joint (by node name): its weights in `--view weights`, highlighted in the skeleton.
@@ -80,6 +81,9 @@ struct RenderArgs {
     /// In the joints view, color by the strongest joint only.
     #[arg(long)]
     dominant: bool,
+    /// What `--view deformation` measures: area (posed / bind triangle area) or stretch.
+    #[arg(long, default_value = "area", value_parser = parse_deformation)]
+    deformation: DeformationMeasure,
     /// Draw the skeleton overlay.
     #[arg(long)]
     skeleton: bool,
@@ -99,6 +103,10 @@ struct RenderArgs {
     /// Draw the whole window (panels, menus and the 3D view) as the viewer shows it.
     #[arg(long)]
     ui: bool,
+}
+
+fn parse_deformation(text: &str) -> Result<DeformationMeasure, String> {
+    DeformationMeasure::from_cli_name(text).ok_or_else(|| format!("unknown measure '{text}' (one of: area, stretch)"))
 }
 
 fn parse_view(text: &str) -> Result<ViewMode, String> {
@@ -186,6 +194,7 @@ fn main() -> ExitCode {
                     grid: !args.no_grid,
                     mode: args.view,
                     dominant_joint: args.dominant,
+                    deformation: args.deformation,
                     skeleton: SkeletonOptions {
                         show: args.skeleton,
                         ..SkeletonOptions::default()

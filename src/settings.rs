@@ -5,7 +5,7 @@
 //! A missing file means defaults; an unreadable or corrupt one is logged as a warning and
 //! replaced by defaults, never an obstacle to starting the viewer.
 
-use crate::render::{SkeletonOptions, ViewMode, ViewOptions};
+use crate::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use crate::skin::{SkinningMethod, SkinningPath};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -41,6 +41,8 @@ pub struct ViewSettings {
     pub grid: bool,
     pub zero_distinct: bool,
     pub dominant_joint: bool,
+    /// The deformation view's measure by its CLI name.
+    pub deformation: String,
     pub wireframe: bool,
     pub skeleton: bool,
     pub skeleton_depth_test: bool,
@@ -61,6 +63,7 @@ impl From<&ViewOptions> for ViewSettings {
             grid: v.grid,
             zero_distinct: v.zero_distinct,
             dominant_joint: v.dominant_joint,
+            deformation: v.deformation.cli_name().to_owned(),
             wireframe: v.wireframe,
             skeleton: v.skeleton.show,
             skeleton_depth_test: v.skeleton.depth_test,
@@ -78,6 +81,7 @@ impl ViewSettings {
             mode: ViewMode::from_cli_name(&self.mode).unwrap_or_default(),
             zero_distinct: self.zero_distinct,
             dominant_joint: self.dominant_joint,
+            deformation: DeformationMeasure::from_cli_name(&self.deformation).unwrap_or_default(),
             skeleton: SkeletonOptions {
                 show: self.skeleton,
                 depth_test: self.skeleton_depth_test,

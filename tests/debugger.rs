@@ -9,8 +9,10 @@ use gpu::srgb8;
 use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
-use rigscope::render::views::{heat, influence_color, joint_color};
-use rigscope::render::{Offscreen, ViewMode};
+use rigscope::render::views::{
+    SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color, symmetry_color,
+};
+use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
     Channel, Clip, Influences, Interpolation, Material, Mesh, MeshInstance, Node, Primitive, Property, Rig, Skin, Trs,
 };
@@ -223,19 +225,11 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
     let mut viewer = Viewer::new(rig, None);
-    viewer.camera.target = Vec3::ZERO;
-    viewer.camera.yaw = 0.0;
-    viewer.camera.pitch = 0.0;
-    viewer.camera.distance = 6.0;
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
+    face_the_quads(&mut viewer);
     viewer.selected_joint = Some(1);
-    let (width, height) = (300, 120);
-    let target = Offscreen::new(&gpu, width, height).unwrap();
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
-    // Debug colors are shaded 0.8 + 0.2·diffuse; the quads face the camera (+Z).
-    let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
-    let shade = |c: [f32; 3]| c.map(|v| v * (0.8 + 0.2 * diffuse));
+    let shade = facing_shade;
     let mix = |a: [f32; 3], b: [f32; 3]| std::array::from_fn(|i| 0.5 * a[i] + 0.5 * b[i]);
     let grey = [0.08, 0.08, 0.1];
     let expectations: [(ViewMode, [[f32; 3]; 3]); 5] = [
@@ -267,21 +261,144 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
             let vp = viewer.camera.view_projection(target.aspect());
             for (k, expected) in colors.iter().enumerate() {
                 let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
-                let ndc = vp.project_point3(centre);
-                let (x, y) = (
-                    ((ndc.x * 0.5 + 0.5) * width as f32) as u32,
-                    ((0.5 - ndc.y * 0.5) * height as f32) as u32,
-                );
-                let pixel = image.get_pixel(x, y).0;
-                let want = expected.map(srgb8);
-                let off = (0..3).map(|c| pixel[c].abs_diff(want[c])).max().unwrap();
-                assert!(
-                    off <= 3,
-                    "{path:?} {mode:?} quad {k}: pixel {pixel:?}, expected {want:?}"
-                );
+                let what = format!("{path:?} {mode:?} quad {k}");
+                assert_pixel_at(&image, vp.project_point3(centre), *expected, &what);
             }
         }
     }
+}
+
+/// Asserts that the pixel at `ndc` (normalized device coordinates) has the linear color
+/// `expected`, within 3 levels of 255 in sRGB.
+fn assert_pixel_at(image: &image::RgbaImage, ndc: Vec3, expected: [f32; 3], what: &str) {
+    let (x, y) = (
+        ((ndc.x * 0.5 + 0.5) * image.width() as f32) as u32,
+        ((0.5 - ndc.y * 0.5) * image.height() as f32) as u32,
+    );
+    let pixel = image.get_pixel(x, y).0;
+    let want = expected.map(srgb8);
+    let off = (0..3).map(|c| pixel[c].abs_diff(want[c])).max().unwrap();
+    assert!(off <= 3, "{what}: pixel {pixel:?}, expected {want:?}");
+}
+
+/// Sets `viewer` to look at the origin along -Z from 6 units, with nothing but the mesh drawn.
+fn face_the_quads(viewer: &mut Viewer) {
+    viewer.camera.target = Vec3::ZERO;
+    viewer.camera.yaw = 0.0;
+    viewer.camera.pitch = 0.0;
+    viewer.camera.distance = 6.0;
+    viewer.view.grid = false;
+    viewer.view.skeleton.show = false;
+}
+
+/// The shading debug colors get on a quad facing the camera: 0.8 + 0.2·diffuse.
+fn facing_shade(c: [f32; 3]) -> [f32; 3] {
+    let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
+    c.map(|v| v * (0.8 + 0.2 * diffuse))
+}
+
+#[test]
+fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_paths() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    // The tip joint sits right of the quads and scales by (0.5, 1.25, 1) at t = 0 and by
+    // (1, 2, 1) at t = 1. The quad weighted fully to it takes that scale; the half-and-half quad
+    // the mean of it and the identity: diag(0.75, 1.125) and diag(1, 1.5).
+    let tip = Vec3::new(1.2, 0.0, 0.0);
+    let clip = Clip {
+        name: "scale".into(),
+        duration: 1.0,
+        channels: vec![Channel {
+            node: 2,
+            property: Property::Scale,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![Vec4::new(0.5, 1.25, 1.0, 0.0), Vec4::new(1.0, 2.0, 1.0, 0.0)],
+        }],
+    };
+    let rig = two_joint_rig(tip, three_quads(), vec![clip]);
+    let mut viewer = Viewer::new(rig, None);
+    face_the_quads(&mut viewer);
+    viewer.view.mode = ViewMode::Deformation;
+    viewer.select_clip(Some(0));
+    let target = Offscreen::new(&gpu, 300, 160).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    // Per quad (root, half, tip): posed x of its centre, area ratio, and the principal stretch
+    // farther from 1 (the smaller one when their product is under 1).
+    let scaled_x = |x: f32, sx: f32, weight: f32| x + weight * (sx - 1.0) * (x - tip.x);
+    let centres = [-1.025f32, 0.025, 1.075];
+    let cases = [
+        (0.0, 0.5, [(1.0, 1.0), (0.75 * 1.125, 0.75), (0.5 * 1.25, 0.5)]),
+        (1.0, 1.0, [(1.0, 1.0), (1.5, 1.5), (2.0, 2.0)]),
+    ];
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        for (time, sx, ratios) in cases {
+            viewer.seek(time);
+            for measure in DeformationMeasure::ALL {
+                viewer.view.deformation = measure;
+                let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+                let vp = viewer.camera.view_projection(target.aspect());
+                for (k, (area, stretch)) in ratios.into_iter().enumerate() {
+                    let ratio = if measure == DeformationMeasure::Area { area } else { stretch };
+                    let centre = Vec3::new(scaled_x(centres[k], sx, k as f32 * 0.5), 0.0, 0.0);
+                    let what = format!("{path:?} t={time} {measure:?} quad {k} (ratio {ratio})");
+                    assert_pixel_at(&image, vp.project_point3(centre), facing_shade(deformation_color(ratio)), &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    // Joints: a root on the mirror plane x = 0, LeftArm at x = -1, RightArm at x = +1. Quads
+    // (left to right): one with no mirror image, LeftArm's, the root's across the plane, and
+    // RightArm's mirror of LeftArm's with 0.2 of its weight moved to LeftArm.
+    let quad = |x: f32| [[x, -0.45], [x + 0.9, -0.45], [x + 0.9, 0.45], [x, 0.45]].map(|[x, y]| Vec3::new(x, y, 0.0));
+    let (lone, left, middle, right) = (quad(-2.45), quad(-1.45), quad(-0.45), quad(0.55));
+    let weights = [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.2, 0.8, 0.0]];
+    let positions: Vec<Vec3> = [lone, left, middle, right].concat();
+    let indices = (0..4u32).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|i| q * 4 + i)).collect();
+    let mut primitive = primitive(positions, weights.iter().flat_map(|w| [*w; 4]).collect(), indices);
+    primitive.influences.as_mut().unwrap().joints = vec![[0, 1, 2, 0]; 16];
+    let mut rig = two_joint_rig(Vec3::ZERO, primitive, vec![]);
+    rig.nodes = vec![
+        node("mesh", None, Vec3::ZERO),
+        node("root", None, Vec3::ZERO),
+        node("LeftArm", Some(1), Vec3::new(-1.0, 0.0, 0.0)),
+        node("RightArm", Some(1), Vec3::new(1.0, 0.0, 0.0)),
+    ];
+    rig.skins[0].joints = vec![1, 2, 3];
+    rig.skins[0].inverse_binds = vec![
+        Mat4::IDENTITY,
+        Mat4::from_translation(Vec3::X),
+        Mat4::from_translation(-Vec3::X),
+    ];
+    let mut viewer = Viewer::new(rig, None);
+    face_the_quads(&mut viewer);
+    viewer.view.mode = ViewMode::Symmetry;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    // 0.2 of the weight on the other joint: half of |0.8 − 1| + |0.2 − 0|.
+    let expected = [
+        symmetry_color(SYMMETRY_UNMATCHED),
+        symmetry_color(0.2),
+        symmetry_color(0.0),
+        symmetry_color(0.2),
+    ];
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+        let vp = viewer.camera.view_projection(target.aspect());
+        for (k, color) in expected.into_iter().enumerate() {
+            let centre = Vec3::new(-2.0 + k as f32, 0.0, 0.0);
+            assert_pixel_at(&image, vp.project_point3(centre), facing_shade(color), &format!("{path:?} quad {k}"));
+        }
+    }
+    let summary = viewer.symmetry_summary().expect("the view ran the check");
+    assert!(summary.starts_with("1 joint pairs; 8 of 16 vertices differ"), "{summary}");
+    assert!(summary.ends_with("4 have no mirror vertex."), "{summary}");
 }
 
 #[test]

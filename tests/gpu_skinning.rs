@@ -258,3 +258,31 @@ fn cpu_and_gpu_paths_agree_with_bent_joints_for_lbs_and_dqs() {
         paths_agree(file, &skinner, &gpu, &common::load_rig(&dir, file));
     }
 }
+
+#[test]
+fn the_comparison_lists_the_vertices_over_its_threshold_worst_first() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let skinner = ComputeSkinner::new(&gpu);
+    let rig = common::load_demo();
+    let mut pose = PoseBuffers::new(&rig);
+    pose.evaluate(&rig, (!rig.clips.is_empty()).then_some(0), 0.3);
+    let mut skinned = SkinnedPose::new(&rig);
+    skinned.skin(&rig, &pose, SkinningMethod::Lbs);
+    let instance = rig.instances.iter().position(|i| i.skin.is_some()).unwrap();
+    let size = posed_size(&rig, &pose);
+    // Two vertices moved on the CPU side by 1% and 3% of the rig size: far over the threshold.
+    let positions = &mut skinned.meshes[instance][0].positions;
+    positions[5].y += 0.01 * size;
+    positions[40].x -= 0.03 * size;
+    let comparison = skinner
+        .compare(&gpu, &rig, &pose, &skinned, SkinningMethod::Lbs, size)
+        .unwrap();
+    assert_eq!(comparison.over_threshold, 2, "{comparison:?}");
+    let listed: Vec<(usize, usize, usize)> = (comparison.deviating.iter())
+        .map(|d| (d.instance, d.primitive, d.vertex))
+        .collect();
+    assert_eq!(listed, [(instance, 0, 40), (instance, 0, 5)]);
+    for (d, moved) in comparison.deviating.iter().zip([0.03, 0.01]) {
+        assert!((d.deviation / (moved * size) - 1.0).abs() < 1e-3, "{d:?}");
+    }
+}

@@ -11,7 +11,7 @@ pub mod motion;
 pub mod symmetry;
 
 pub use motion::{Axis, Curve, JointAudit, PoseSample, Thresholds, Violation};
-pub use symmetry::{AsymmetricVertex, MirrorPair, Plane, SymmetryOptions, SymmetryReport};
+pub use symmetry::{AsymmetricVertex, MirrorPair, Plane, SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symmetry};
 
 use crate::anim::Bounds;
 use crate::rig::{Influences, Rig};
@@ -100,6 +100,8 @@ pub fn audit(rig: &Rig, options: &AuditOptions) -> AuditReport {
 /// influences cover every vertex.
 pub(crate) struct Part<'r> {
     pub mesh: usize,
+    /// Index into `Mesh::primitives`.
+    pub primitive: usize,
     pub gltf_primitive: usize,
     pub positions: &'r [Vec3],
     pub influences: &'r Influences,
@@ -206,6 +208,7 @@ pub(crate) fn bind_spaces<'r>(rig: &'r Rig, notes: &mut Vec<String>) -> Vec<Bind
                 }
                 parts.push(Part {
                     mesh,
+                    primitive: p,
                     gltf_primitive,
                     positions: &primitive.positions,
                     influences,

@@ -5,7 +5,7 @@
 //! whose joints have no left/right names gets no pairs and no plane, and its vertices are not
 //! compared.
 
-use super::{BindSpace, VertexRef, node_name};
+use super::{BindSpace, Part, VertexRef, node_name};
 use crate::anim::Bounds;
 use crate::rig::{Influences, Rig};
 use glam::Vec3;
@@ -212,6 +212,16 @@ fn fit_plane(pairs: &[(Vec3, Vec3)]) -> Option<Plane> {
 }
 
 pub(crate) fn check(rig: &Rig, spaces: &[BindSpace], options: &SymmetryOptions) -> SymmetryReport {
+    check_vertices(rig, spaces, options, None)
+}
+
+/// [`check`], also keeping every vertex's difference (or marker) in `values` when given.
+fn check_vertices(
+    rig: &Rig,
+    spaces: &[BindSpace],
+    options: &SymmetryOptions,
+    values: Option<&mut VertexSymmetry>,
+) -> SymmetryReport {
     let mut report = SymmetryReport::default();
     // Bind position of every joint node, from the first skin that lists it.
     let mut bind = vec![None; rig.nodes.len()];
@@ -275,7 +285,7 @@ pub(crate) fn check(rig: &Rig, spaces: &[BindSpace], options: &SymmetryOptions) 
         mirror_node.insert(p.left, p.right);
         mirror_node.insert(p.right, p.left);
     }
-    compare_weights(rig, spaces, &plane, &mirror_node, options, &mut report);
+    compare_weights(rig, spaces, &plane, &mirror_node, options, &mut report, values);
     report.asymmetric_vertices.sort_by(|a, b| {
         b.difference
             .total_cmp(&a.difference)
@@ -289,6 +299,54 @@ pub(crate) fn check(rig: &Rig, spaces: &[BindSpace], options: &SymmetryOptions) 
 pub fn symmetry(rig: &Rig, options: &SymmetryOptions) -> SymmetryReport {
     let spaces = super::bind_spaces(rig, &mut Vec::new());
     check(rig, &spaces, options)
+}
+
+/// The symmetry view's value of every vertex: its weight difference from its mirror image, or
+/// [`VertexSymmetry::UNMATCHED`], or [`VertexSymmetry::UNCHECKED`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VertexSymmetry {
+    /// Per mesh, per primitive (index into `Mesh::primitives`), per vertex.
+    values: Vec<Vec<Vec<f32>>>,
+}
+
+impl VertexSymmetry {
+    /// A vertex with no vertex at its mirror image.
+    pub const UNMATCHED: f32 = -1.0;
+    /// A vertex not compared: not skinned, or the rig has no mirror plane.
+    pub const UNCHECKED: f32 = -2.0;
+
+    /// Every vertex unchecked.
+    fn unchecked(rig: &Rig) -> VertexSymmetry {
+        let values = (rig.meshes.iter())
+            .map(|mesh| {
+                (mesh.primitives.iter())
+                    .map(|p| vec![Self::UNCHECKED; p.vertex_count()])
+                    .collect()
+            })
+            .collect();
+        VertexSymmetry { values }
+    }
+
+    /// The values of primitive `primitive` (index into `Mesh::primitives`) of mesh `mesh`.
+    pub fn of(&self, mesh: usize, primitive: usize) -> Option<&[f32]> {
+        Some(self.values.get(mesh)?.get(primitive)?.as_slice())
+    }
+
+    fn set(&mut self, part: &Part, vertex: usize, value: f32) {
+        let slot = (self.values.get_mut(part.mesh))
+            .and_then(|mesh| mesh.get_mut(part.primitive)?.get_mut(vertex));
+        if let Some(slot) = slot {
+            *slot = value;
+        }
+    }
+}
+
+/// The symmetry check, with every vertex's value for the symmetry view.
+pub fn vertex_symmetry(rig: &Rig, options: &SymmetryOptions) -> (SymmetryReport, VertexSymmetry) {
+    let spaces = super::bind_spaces(rig, &mut Vec::new());
+    let mut values = VertexSymmetry::unchecked(rig);
+    let report = check_vertices(rig, &spaces, options, Some(&mut values));
+    (report, values)
 }
 
 fn vertex_of(a: &AsymmetricVertex) -> VertexRef {
@@ -324,6 +382,7 @@ fn compare_weights(
     mirror_node: &HashMap<usize, usize>,
     options: &SymmetryOptions,
     report: &mut SymmetryReport,
+    mut values: Option<&mut VertexSymmetry>,
 ) {
     let mut bounds = Bounds::EMPTY;
     for space in spaces {
@@ -395,6 +454,9 @@ fn compare_weights(
             }
         }
         let Some((_, _, j)) = best else {
+            if let Some(values) = values.as_deref_mut() {
+                values.set(part(i), vertices[i].2, VertexSymmetry::UNMATCHED);
+            }
             report.unmatched_vertices += 1;
             if report.unmatched.len() < MAX_LISTED {
                 report.unmatched.push(vertex_ref(i));
@@ -408,6 +470,9 @@ fn compare_weights(
             (part(j).influences, vertices[j].2, joints_of(j)),
             mirror_node,
         );
+        if let Some(values) = values.as_deref_mut() {
+            values.set(part(i), vertices[i].2, difference);
+        }
         if difference > options.threshold {
             report.asymmetric_count += 1;
             let at = vertex_ref(i);

@@ -29,6 +29,22 @@ pub struct Comparison {
     pub rig_size: f32,
     /// Vertices deviating more than `COMPARE_THRESHOLD` of the rig size.
     pub over_threshold: usize,
+    /// The [`MAX_LISTED_DEVIATIONS`] vertices over the threshold that deviate most, most first.
+    pub deviating: Vec<DeviatingVertex>,
+}
+
+/// Most vertices over the threshold a [`Comparison`] lists.
+pub const MAX_LISTED_DEVIATIONS: usize = 1000;
+
+/// A vertex whose CPU and GPU positions differ by more than the threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeviatingVertex {
+    pub instance: usize,
+    /// Index into the mesh's primitives.
+    pub primitive: usize,
+    pub vertex: usize,
+    /// Distance (max norm) between the CPU and GPU positions, in model units.
+    pub deviation: f32,
 }
 
 pub(crate) const COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
@@ -251,6 +267,7 @@ impl ComputeSkinner {
         rig_size: f32,
     ) -> Result<Comparison, GpuError> {
         let (mut max, mut sum, mut vertices, mut over_threshold) = (0.0f32, 0.0f64, 0usize, 0usize);
+        let mut deviating = Vec::new();
         for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let (targets, weights) = (rig.morphs.of(instance.mesh, k), &pose.morph_weights[i]);
@@ -263,12 +280,20 @@ impl ComputeSkinner {
                     targets,
                     weights,
                 )?;
-                for (g, c) in gpu_positions.iter().zip(&skinned.meshes[i][k].positions) {
+                for (v, (g, c)) in gpu_positions.iter().zip(&skinned.meshes[i][k].positions).enumerate() {
                     let d = (*g - *c).abs().max_element();
                     max = max.max(d);
                     sum += f64::from(d);
                     vertices += 1;
-                    over_threshold += usize::from(d > COMPARE_THRESHOLD * rig_size);
+                    if d > COMPARE_THRESHOLD * rig_size {
+                        over_threshold += 1;
+                        deviating.push(DeviatingVertex {
+                            instance: i,
+                            primitive: k,
+                            vertex: v,
+                            deviation: d,
+                        });
+                    }
                 }
             }
         }
@@ -283,6 +308,11 @@ impl ComputeSkinner {
             },
             rig_size,
             over_threshold,
+            deviating: {
+                deviating.sort_by(|a, b| b.deviation.total_cmp(&a.deviation));
+                deviating.truncate(MAX_LISTED_DEVIATIONS);
+                deviating
+            },
         })
     }
 }

@@ -278,6 +278,8 @@ impl MeshPipelines {
         let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
         let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
         let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
+        let rest_attributes = wgpu::vertex_attr_array![8 => Float32x3];
+        let symmetry_attributes = wgpu::vertex_attr_array![9 => Float32];
         let influence_attributes =
             wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
         let layout = |stride: usize, attributes| wgpu::VertexBufferLayout {
@@ -291,6 +293,8 @@ impl MeshPipelines {
             layout(8, &uv_attributes[..]),
             layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
             layout(16, &color_attributes[..]),
+            layout(12, &rest_attributes[..]),
+            layout(4, &symmetry_attributes[..]),
         ];
         let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
         let opaque = color_target(self.format, None);

@@ -9,7 +9,8 @@ use crate::render::material::{MeshPipeline, Winding, draw_flags, material_unifor
 use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
-use crate::render::views::ViewOptions;
+use crate::audit::VertexSymmetry;
+use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
@@ -41,6 +42,21 @@ pub const SKIN_NONE: u32 = 0;
 pub const SKIN_LBS: u32 = 1;
 pub const SKIN_DQS: u32 = 2;
 
+/// The uniform scale of a palette: the median over its matrices of |det|^(1/3), so that a joint
+/// scaled by hand or a degenerate matrix does not decide it; 1 when none is usable.
+fn uniform_scale(palette: &[Mat4]) -> f32 {
+    let mut scales: Vec<f32> = palette
+        .iter()
+        .map(|m| m.determinant().abs().cbrt())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .collect();
+    if scales.is_empty() {
+        return 1.0;
+    }
+    let middle = scales.len() / 2;
+    *scales.select_nth_unstable_by(middle, f32::total_cmp).1
+}
+
 /// "No joint selected" in the draw uniform.
 const NO_JOINT: u32 = u32::MAX;
 
@@ -67,6 +83,8 @@ pub(crate) struct DrawUniform {
     base_color: Vec4,
     material: Vec4,
     skin: [u32; 4],
+    /// x: the draw's bind scale (see `GpuDraw::bind_scale`).
+    bind: Vec4,
 }
 
 /// What one frame of the 3D view shows.
@@ -89,6 +107,8 @@ pub struct FrameState<'a> {
     pub trail: &'a [Vec3],
     /// Vertices to point out (those a finding names, the one inspected), in world space.
     pub marks: &'a [Vec3],
+    /// The symmetry view's per-vertex values, once computed (read only in that view).
+    pub symmetry: Option<&'a VertexSymmetry>,
 }
 
 /// A rig's GPU resources.
@@ -104,6 +124,8 @@ pub struct RigGpu {
     overlay_vertices: Vec<LineVertex>,
     /// This frame's blended draws, farthest first.
     blended: Vec<usize>,
+    /// The symmetry view's values are in the draws' `symmetry` buffers.
+    symmetry_written: bool,
 }
 
 /// Most overlay line vertices drawn (attachments, marked vertices and trail); more are left out.
@@ -133,6 +155,12 @@ struct GpuDraw {
     /// Node index of each joint of the instance's skin, to find the selected joint's slot.
     joints: Vec<usize>,
     morph: MorphBuffers,
+    /// The symmetry view's value per vertex.
+    symmetry: wgpu::Buffer,
+    /// The uniform scale of the instance's palette in the rest pose (1 unskinned): a skin whose
+    /// inverse bind matrices leave out a scale of the skeleton's (centimetres drawn in metres)
+    /// is not stretched by it, so the deformation view divides it out.
+    bind_scale: f32,
 }
 
 /// Pipelines and shared resources of the 3D view, for one output color format.
@@ -192,7 +220,13 @@ impl SceneRenderer {
             })
         };
         let mut draws = Vec::new();
+        let mut rest = PoseBuffers::new(rig);
+        rest.evaluate(rig, None, 0.0);
         for (i, instance) in rig.instances.iter().enumerate() {
+            let bind_scale = match instance.skin {
+                Some(_) => uniform_scale(&rest.palettes[i]),
+                None => 1.0,
+            };
             let joints = instance.skin.map_or_else(Vec::new, |s| rig.skins[s].joints.clone());
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let material = primitive
@@ -280,6 +314,12 @@ impl SceneRenderer {
                         rig.morphs.of(instance.mesh, k),
                         primitive.vertex_count(),
                     ),
+                    symmetry: buffer(
+                        "symmetry",
+                        bytemuck::cast_slice(&vec![SYMMETRY_UNCHECKED; primitive.vertex_count()]),
+                        vertex_usage | wgpu::BufferUsages::COPY_DST,
+                    ),
+                    bind_scale,
                 });
             }
         }
@@ -288,6 +328,7 @@ impl SceneRenderer {
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
             blended,
+            symmetry_written: false,
             draws,
             palettes,
             is_joint,
@@ -403,6 +444,7 @@ impl SceneRenderer {
                 base_color: draw.material.base_color,
                 material: material_uniform(&draw.material),
                 skin: [method, selected, u32::from(morph_here), draw.flags],
+                bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             if morph_here {
@@ -424,6 +466,15 @@ impl SceneRenderer {
             }
         }
         upload.vertices = (!gpu_skinning).then_some(vertex_time);
+        if let (ViewMode::Symmetry, false, Some(symmetry)) = (view.mode, gpu.symmetry_written, state.symmetry) {
+            for draw in &gpu.draws {
+                let mesh = state.rig.instances[draw.instance].mesh;
+                if let Some(values) = symmetry.of(mesh, draw.primitive) {
+                    queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
+                }
+            }
+            gpu.symmetry_written = true;
+        }
         // Blended draws cover what is behind them: farthest first, by their node's position.
         let worlds = &state.pose.worlds;
         let distance = |d: &usize| {
@@ -550,6 +601,8 @@ impl SceneRenderer {
                 pass.set_vertex_buffer(2, draw.uvs.slice(..));
                 pass.set_vertex_buffer(3, draw.influences.slice(..));
                 pass.set_vertex_buffer(4, draw.colors.slice(..));
+                pass.set_vertex_buffer(5, draw.positions.slice(..));
+                pass.set_vertex_buffer(6, draw.symmetry.slice(..));
                 if !wire {
                     pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
                     pass.draw_indexed(0..draw.index_count, 0, 0..1);

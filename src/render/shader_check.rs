@@ -50,23 +50,31 @@ fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
     let size = |m, name| layout(m, name).0 as usize;
     assert_eq!(size(&mesh, "Frame"), std::mem::size_of::<FrameUniform>());
     assert_eq!(size(&mesh, "Draw"), std::mem::size_of::<DrawUniform>());
-    // model, base_color, material, skin: four members, laid out as the Rust fields are.
-    assert_eq!(layout(&mesh, "Draw").1, [0, 64, 80, 96]);
+    // model, base_color, material, skin, bind: laid out as the Rust fields are.
+    assert_eq!(layout(&mesh, "Draw").1, [0, 64, 80, 96, 112]);
     assert_eq!(size(&mesh, "DualQuat"), std::mem::size_of::<DualQuat>());
     assert_eq!(size(&compute, "SkinInfluences"), std::mem::size_of::<GpuInfluences>());
     assert_eq!(layout(&compute, "SkinInfluences").1, [0, 16, 32, 48]);
 }
 
-/// The value of WGSL `const name: u32` in `module`.
-fn constant(module: &naga::Module, name: &str) -> u32 {
+/// The literal WGSL `const name` in `module` is initialized with.
+fn literal(module: &naga::Module, name: &str) -> naga::Literal {
     let (_, c) = module
         .constants
         .iter()
         .find(|(_, c)| c.name.as_deref() == Some(name))
         .unwrap_or_else(|| panic!("no constant {name}"));
     match module.global_expressions[c.init] {
-        naga::Expression::Literal(naga::Literal::U32(value)) => value,
-        ref other => panic!("{name} is {other:?}, not a u32 literal"),
+        naga::Expression::Literal(value) => value,
+        ref other => panic!("{name} is {other:?}, not a literal"),
+    }
+}
+
+/// The value of WGSL `const name: u32` in `module`.
+fn constant(module: &naga::Module, name: &str) -> u32 {
+    match literal(module, name) {
+        naga::Literal::U32(value) => value,
+        other => panic!("{name} is {other:?}, not a u32"),
     }
 }
 
@@ -74,7 +82,7 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 fn wgsl_constants_equal_the_rust_ones() {
     use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
     use super::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
-    use super::views::ViewMode;
+    use super::views::{DeformationMeasure, ViewMode, ViewOptions};
     let mesh = module("mesh", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
@@ -89,8 +97,31 @@ fn wgsl_constants_equal_the_rust_ones() {
         ("VIEW_INFLUENCES", ViewMode::Influences.shader_code()),
         ("VIEW_WEIGHT_ERROR", ViewMode::WeightError.shader_code()),
         ("VIEW_NORMALS", ViewMode::Normals.shader_code()),
+        ("VIEW_DEFORMATION", ViewMode::Deformation.shader_code()),
+        ("VIEW_SYMMETRY", ViewMode::Symmetry.shader_code()),
+        ("FLAG_STRETCH", ViewOptions {
+            deformation: DeformationMeasure::Stretch,
+            zero_distinct: false,
+            ..ViewOptions::default()
+        }
+        .shader_flags()),
     ];
     for (name, rust) in pairs {
         assert_eq!(constant(&mesh, name), rust, "{name}");
+    }
+}
+
+#[test]
+fn wgsl_float_constants_equal_the_rust_ones() {
+    use super::views::{DEFORMATION_RANGE, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED};
+    let mesh = module("mesh", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
+    let pairs = [
+        ("DEFORMATION_RANGE", DEFORMATION_RANGE),
+        ("SYMMETRY_FULL_SCALE", SYMMETRY_FULL_SCALE),
+        ("SYMMETRY_UNMATCHED", SYMMETRY_UNMATCHED),
+        ("SYMMETRY_UNCHECKED", SYMMETRY_UNCHECKED),
+    ];
+    for (name, rust) in pairs {
+        assert_eq!(literal(&mesh, name), naga::Literal::F32(rust), "{name}");
     }
 }

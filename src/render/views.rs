@@ -19,16 +19,24 @@ pub enum ViewMode {
     WeightError,
     /// World-space normals as colors.
     Normals,
+    /// How much each triangle is stretched or squashed relative to the bind pose (area ratio or
+    /// edge stretch, by [`ViewOptions::deformation`]), live under every pose.
+    Deformation,
+    /// How much each vertex's weights differ from its mirror image's; vertices with no mirror
+    /// image in their own color.
+    Symmetry,
 }
 
 impl ViewMode {
-    pub const ALL: [ViewMode; 6] = [
+    pub const ALL: [ViewMode; 8] = [
         ViewMode::Shaded,
         ViewMode::Weights,
         ViewMode::Joints,
         ViewMode::Influences,
         ViewMode::WeightError,
         ViewMode::Normals,
+        ViewMode::Deformation,
+        ViewMode::Symmetry,
     ];
 
     pub fn label(self) -> &'static str {
@@ -39,6 +47,8 @@ impl ViewMode {
             ViewMode::Influences => "Influence count",
             ViewMode::WeightError => "Weight-sum error",
             ViewMode::Normals => "Normals",
+            ViewMode::Deformation => "Deformation",
+            ViewMode::Symmetry => "Weight symmetry",
         }
     }
 
@@ -51,6 +61,8 @@ impl ViewMode {
             ViewMode::Influences => "influences",
             ViewMode::WeightError => "weight-error",
             ViewMode::Normals => "normals",
+            ViewMode::Deformation => "deformation",
+            ViewMode::Symmetry => "symmetry",
         }
     }
 
@@ -61,6 +73,40 @@ impl ViewMode {
     /// The code the shader switches on.
     pub fn shader_code(self) -> u32 {
         Self::ALL.iter().position(|&m| m == self).unwrap_or(0) as u32
+    }
+}
+
+/// What the deformation view measures per triangle, posed against bind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeformationMeasure {
+    /// Posed area / bind area.
+    #[default]
+    Area,
+    /// The principal stretch farther from 1: the largest factor by which some direction in the
+    /// triangle grew or shrank.
+    Stretch,
+}
+
+impl DeformationMeasure {
+    pub const ALL: [DeformationMeasure; 2] = [DeformationMeasure::Area, DeformationMeasure::Stretch];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            DeformationMeasure::Area => "Area ratio",
+            DeformationMeasure::Stretch => "Edge stretch",
+        }
+    }
+
+    /// Name in the settings file and on the command line.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            DeformationMeasure::Area => "area",
+            DeformationMeasure::Stretch => "stretch",
+        }
+    }
+
+    pub fn from_cli_name(name: &str) -> Option<DeformationMeasure> {
+        Self::ALL.into_iter().find(|m| m.cli_name() == name)
     }
 }
 
@@ -94,6 +140,7 @@ pub struct ViewOptions {
     pub zero_distinct: bool,
     /// In the joints view, color each vertex by its strongest joint only.
     pub dominant_joint: bool,
+    pub deformation: DeformationMeasure,
     pub skeleton: SkeletonOptions,
     pub wireframe: bool,
 }
@@ -105,6 +152,7 @@ impl Default for ViewOptions {
             mode: ViewMode::Shaded,
             zero_distinct: true,
             dominant_joint: false,
+            deformation: DeformationMeasure::Area,
             skeleton: SkeletonOptions::default(),
             wireframe: false,
         }
@@ -113,7 +161,9 @@ impl Default for ViewOptions {
 
 impl ViewOptions {
     pub(crate) fn shader_flags(&self) -> u32 {
-        u32::from(self.zero_distinct) | (u32::from(self.dominant_joint) << 1)
+        u32::from(self.zero_distinct)
+            | (u32::from(self.dominant_joint) << 1)
+            | (u32::from(self.deformation == DeformationMeasure::Stretch) << 2)
     }
 }
 
@@ -131,6 +181,38 @@ pub fn heat(t: f32) -> [f32; 3] {
     let i = (x as usize).min(3);
     let f = x - i as f32;
     std::array::from_fn(|c| STOPS[i][c] + (STOPS[i + 1][c] - STOPS[i][c]) * f)
+}
+
+/// The factor the deformation view's ramp spans each way: a ratio of 1/4 is drawn dark blue, 1
+/// green, 4 red.
+pub const DEFORMATION_RANGE: f32 = 4.0;
+
+/// Color of a deformation ratio (area ratio or stretch, posed over bind): [`heat`] of its
+/// logarithm, so that halving and doubling lie equally far either side of green.
+pub fn deformation_color(ratio: f32) -> [f32; 3] {
+    heat(0.5 + 0.5 * ratio.max(f32::MIN_POSITIVE).log2() / DEFORMATION_RANGE.log2())
+}
+
+/// Weight difference at which the symmetry view turns red (0: the same weights as the mirror
+/// image, 1: no joint in common).
+pub const SYMMETRY_FULL_SCALE: f32 = 0.5;
+
+/// The symmetry view's markers for a vertex with no vertex at its mirror image and for one not
+/// compared.
+pub const SYMMETRY_UNMATCHED: f32 = crate::audit::VertexSymmetry::UNMATCHED;
+pub const SYMMETRY_UNCHECKED: f32 = crate::audit::VertexSymmetry::UNCHECKED;
+
+/// Color of the symmetry view for a vertex's value (a weight difference, or one of the
+/// `SYMMETRY_*` markers), as in `mesh.wgsl`'s `symmetry_color`. Values between a marker and a
+/// difference (inside a triangle joining them) take the nearest. Linear RGB.
+pub fn symmetry_color(value: f32) -> [f32; 3] {
+    if value < 0.5 * (SYMMETRY_UNCHECKED + SYMMETRY_UNMATCHED) {
+        [0.35, 0.35, 0.38]
+    } else if value < 0.5 * SYMMETRY_UNMATCHED {
+        [1.0, 0.2, 0.9]
+    } else {
+        heat(value / SYMMETRY_FULL_SCALE)
+    }
 }
 
 /// The distinct, stable color of joint `joint` (hues spaced by the golden ratio), as in
@@ -172,6 +254,16 @@ mod tests {
         assert_eq!(heat(0.5), [0.0, 0.85, 0.35]);
         let mid = heat(0.125);
         assert!((mid[1] - 0.175).abs() < 1e-6 && (mid[2] - 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn deformation_ramp_is_symmetric_in_the_logarithm() {
+        assert_eq!(deformation_color(1.0), heat(0.5));
+        assert_eq!(deformation_color(DEFORMATION_RANGE), heat(1.0));
+        assert_eq!(deformation_color(1.0 / DEFORMATION_RANGE), heat(0.0));
+        assert_eq!(deformation_color(2.0), heat(0.75));
+        assert_eq!(deformation_color(0.5), heat(0.25));
+        assert_eq!(deformation_color(0.0), heat(0.0));
     }
 
     #[test]

@@ -104,6 +104,20 @@ pub const BINDINGS: &[Binding] = &[
         "view: normals",
     ),
     bind(
+        Command::Show(ViewMode::Deformation),
+        NONE,
+        Key::Num7,
+        "`7`",
+        "view: deformation against the bind pose",
+    ),
+    bind(
+        Command::Show(ViewMode::Symmetry),
+        NONE,
+        Key::Num8,
+        "`8`",
+        "view: weight symmetry",
+    ),
+    bind(
         Command::SkinOn(SkinningPath::Gpu),
         NONE,
         Key::G,

@@ -1,9 +1,12 @@
 //! Skinning and view controls, and the legends drawn over the viewport.
 
-use crate::render::views::{ViewMode, heat, influence_color, joint_color};
+use crate::render::views::{
+    DEFORMATION_RANGE, DeformationMeasure, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ViewMode,
+    deformation_color, heat, influence_color, joint_color, symmetry_color,
+};
 use crate::skin::{SkinningMethod, SkinningPath, max_non_rigidity};
 use crate::ui::UiAction;
-use crate::viewer::Viewer;
+use crate::viewer::{VertexRef, Viewer};
 use egui::{Color32, RichText};
 
 /// A linear RGB color as egui's (sRGB) color, so legends match the shaded pixels.
@@ -53,6 +56,7 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
             actions.push(UiAction::Compare);
         }
     });
+    let mut new_marks = None;
     if let Some(c) = &viewer.comparison {
         egui::Grid::new("comparison").num_columns(2).show(ui, |ui| {
             ui.label("method");
@@ -75,6 +79,23 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
             ));
             ui.end_row();
         });
+        if !c.deviating.is_empty() {
+            let marks: Vec<VertexRef> = (c.deviating.iter())
+                .map(|d| VertexRef {
+                    instance: d.instance,
+                    primitive: d.primitive,
+                    vertex: d.vertex,
+                })
+                .collect();
+            let shown = viewer.finding_marks() == marks.as_slice();
+            let label = format!("Mark the {} that deviate most", marks.len());
+            if ui.selectable_label(shown, label).clicked() {
+                new_marks = Some(if shown { Vec::new() } else { marks });
+            }
+        }
+    }
+    if let Some(marks) = new_marks {
+        viewer.set_finding_marks(marks);
     }
 }
 
@@ -89,6 +110,18 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         ViewMode::Joints => {
             ui.checkbox(&mut viewer.view.dominant_joint, "Strongest joint only");
+        }
+        ViewMode::Deformation => {
+            ui.horizontal(|ui| {
+                for measure in DeformationMeasure::ALL {
+                    ui.radio_value(&mut viewer.view.deformation, measure, measure.label());
+                }
+            });
+        }
+        ViewMode::Symmetry => {
+            if let Some(summary) = viewer.symmetry_summary() {
+                ui.label(summary);
+            }
         }
         _ => {}
     }
@@ -114,46 +147,38 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
     let font = egui::FontId::proportional(12.0);
     match viewer.view.mode {
         ViewMode::Weights => {
-            let (width, height) = (160.0, 12.0);
-            let top = origin.y - height;
-            for i in 0..width as usize {
-                let t = i as f32 / (width - 1.0);
-                let x = origin.x + i as f32;
-                painter.line_segment([egui::pos2(x, top), egui::pos2(x, origin.y)], (1.0, color32(heat(t))));
-            }
-            painter.text(
-                egui::pos2(origin.x, top - 2.0),
-                egui::Align2::LEFT_BOTTOM,
-                "0",
-                font.clone(),
-                text_color,
-            );
-            painter.text(
-                egui::pos2(origin.x + width, top - 2.0),
-                egui::Align2::RIGHT_BOTTOM,
-                "1",
-                font.clone(),
-                text_color,
-            );
             let name = viewer
                 .selected_joint
                 .map_or("no joint selected", |j| viewer.rig.nodes[j].name.as_str());
-            painter.text(
-                egui::pos2(origin.x + width * 0.5, top - 2.0),
-                egui::Align2::CENTER_BOTTOM,
-                format!("weight of {name}"),
-                font.clone(),
-                text_color,
-            );
-            if viewer.view.zero_distinct {
+            let note = viewer.view.zero_distinct.then_some("grey: exactly 0");
+            ramp_legend(&painter, origin, heat, ["0", "1"], &format!("weight of {name}"), note);
+        }
+        ViewMode::Deformation => {
+            let range = DEFORMATION_RANGE;
+            let title = format!("{} posed / bind", viewer.view.deformation.label().to_lowercase());
+            let ends = [format!("1/{range}"), format!("{range}")];
+            let ramp = |t: f32| deformation_color(range.powf(2.0 * t - 1.0));
+            ramp_legend(&painter, origin, ramp, [&ends[0], &ends[1]], &title, Some("green: as bound"));
+        }
+        ViewMode::Symmetry => {
+            let ramp = |t: f32| symmetry_color(t * SYMMETRY_FULL_SCALE);
+            let full = format!("≥ {SYMMETRY_FULL_SCALE}");
+            let unmatched = color32(symmetry_color(SYMMETRY_UNMATCHED));
+            let unchecked = color32(symmetry_color(SYMMETRY_UNCHECKED));
+            ramp_legend(&painter, origin, ramp, ["0", &full], "weight difference from the mirror", None);
+            let swatch = |x: f32, color, label: &str| {
+                let rect = egui::Rect::from_min_size(egui::pos2(x, origin.y - 12.0), egui::vec2(12.0, 12.0));
+                painter.rect_filled(rect, 2.0, color);
                 painter.text(
-                    egui::pos2(origin.x + width + 10.0, origin.y),
-                    egui::Align2::LEFT_BOTTOM,
-                    "grey: exactly 0",
-                    font,
+                    rect.right_center() + egui::vec2(4.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    font.clone(),
                     text_color,
                 );
-            }
+            };
+            swatch(origin.x + 176.0, unmatched, "no mirror vertex");
+            swatch(origin.x + 320.0, unchecked, "not compared");
         }
         ViewMode::Influences => {
             for n in 1..=8u32 {
@@ -194,5 +219,39 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             }
         }
         _ => {}
+    }
+}
+
+/// A color ramp 160 points wide along the viewport's bottom-left corner, with its two end labels,
+/// its title above the middle, and `note` to its right.
+fn ramp_legend(
+    painter: &egui::Painter,
+    origin: egui::Pos2,
+    color: impl Fn(f32) -> [f32; 3],
+    ends: [&str; 2],
+    title: &str,
+    note: Option<&str>,
+) {
+    let (width, height) = (160.0, 12.0);
+    let text_color = Color32::from_gray(220);
+    let font = egui::FontId::proportional(12.0);
+    let top = origin.y - height;
+    for i in 0..width as usize {
+        let x = origin.x + i as f32;
+        let t = i as f32 / (width - 1.0);
+        painter.line_segment([egui::pos2(x, top), egui::pos2(x, origin.y)], (1.0, color32(color(t))));
+    }
+    let text = |x: f32, align, label: &str| painter.text(egui::pos2(x, top - 2.0), align, label, font.clone(), text_color);
+    text(origin.x, egui::Align2::LEFT_BOTTOM, ends[0]);
+    text(origin.x + width, egui::Align2::RIGHT_BOTTOM, ends[1]);
+    text(origin.x + width * 0.5, egui::Align2::CENTER_BOTTOM, title);
+    if let Some(note) = note {
+        painter.text(
+            egui::pos2(origin.x + width + 10.0, origin.y),
+            egui::Align2::LEFT_BOTTOM,
+            note,
+            font,
+            text_color,
+        );
     }
 }

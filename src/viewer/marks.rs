@@ -62,6 +62,11 @@ impl Viewer {
         positions.get(mark.vertex).map(|&p| world.transform_point3(p))
     }
 
+    /// The vertices pointed out in the view for a selected finding.
+    pub fn finding_marks(&self) -> &[VertexRef] {
+        &self.finding_marks
+    }
+
     /// Points out `marks` in the view (the vertices of a selected finding); empty clears them.
     pub fn set_finding_marks(&mut self, marks: Vec<VertexRef>) {
         if marks != self.finding_marks {

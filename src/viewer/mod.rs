@@ -14,6 +14,7 @@ pub use marks::{VertexRef, marks_on_every_instance};
 
 mod loading;
 mod marks;
+mod symmetry;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
@@ -90,6 +91,8 @@ pub struct Viewer {
     pub error: Option<String>,
     /// The rig report and the `rig_generation` it was computed for (see `ui::report`).
     pub report: Option<(u64, Arc<crate::report::RigReport>)>,
+    /// The symmetry view's check, run the first time the view is shown.
+    symmetry: Option<symmetry::SymmetryView>,
     pending: Option<PendingLoad>,
     /// Seconds the last frame took, smoothed, for the status line.
     pub frame_seconds: f32,
@@ -136,6 +139,7 @@ impl Viewer {
             rest_bounds: Bounds::EMPTY,
             error: None,
             report: None,
+            symmetry: None,
             pending: None,
             frame_seconds: 0.0,
             timings: crate::timings::Timings::default(),
@@ -338,6 +342,9 @@ impl Viewer {
     /// pose is brought up to date first.
     pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
         self.refresh();
+        if self.view.mode == crate::render::ViewMode::Symmetry {
+            self.ensure_symmetry();
+        }
         FrameState {
             rig: &self.rig,
             pose: &self.pose,
@@ -352,6 +359,7 @@ impl Viewer {
             attachments: &self.animation.attachments,
             trail: &self.animation.trail.points,
             marks: &self.mark_points,
+            symmetry: self.symmetry.as_ref().map(|s| &s.values),
         }
     }
 
