@@ -43,6 +43,8 @@ const FLAG_STRETCH: u32 = 4u;
 
 // The `render::views` constants of the deformation and symmetry views.
 const DEFORMATION_RANGE: f32 = 4.0;
+// Any value no log2 of a ratio reaches.
+const NO_DEFORMATION: f32 = -1e30;
 const SYMMETRY_FULL_SCALE: f32 = 0.5;
 const SYMMETRY_UNMATCHED: f32 = -1.0;
 const SYMMETRY_UNCHECKED: f32 = -2.0;
@@ -195,41 +197,42 @@ fn count_color(n: f32) -> vec3<f32> {
     return colors[u32(clamp(round(n), 0.0, 8.0))];
 }
 
-// Area ratio (x) and the principal stretch farther from 1 (y) of the triangle under the
-// fragment, posed over bind, from the screen-space derivatives of its posed and bind positions
-// (both linear across the triangle, so the ratios are the triangle's own); (-1, -1) where the
-// bind triangle is too thin to measure. Must run in uniform control flow.
-fn deformation_ratios(posed: vec3<f32>, bind: vec3<f32>) -> vec2<f32> {
-    let rest_x = dpdx(bind);
-    let rest_y = dpdy(bind);
-    // Scaled so that the bind derivatives are about 1 long: ratios do not change, and tiny
-    // triangles do not underflow.
-    let k = 1.0 / max(max(length(rest_x), length(rest_y)), 1e-30);
-    let c = rest_x * k;
-    let d = rest_y * k;
-    let a = dpdx(posed) * k;
-    let b = dpdy(posed) * k;
-    let bind_area = length(cross(c, d));
-    if (bind_area < 1e-4) {
-        return vec2<f32>(-1.0);
-    }
-    let area = length(cross(a, b)) / bind_area;
-    // The stretches squared are the eigenvalues of Gb⁻¹·Gp, the Gram matrices of the two
-    // derivative vectors.
-    let gp = vec3<f32>(dot(a, a), dot(a, b), dot(b, b));
+// log2 of posed over bind, of the triangle under the fragment: its area ratio, or with
+// `stretch` its principal stretch farther from 1; from the screen-space derivatives of its posed
+// and bind positions (both linear across the triangle, so the ratio is the triangle's own).
+// NO_DEFORMATION where the bind triangle is too thin to measure. Must run in uniform control
+// flow.
+fn log2_deformation(posed: vec3<f32>, bind: vec3<f32>, stretch: bool) -> f32 {
+    let a = dpdx(posed);
+    let b = dpdy(posed);
+    let c = dpdx(bind);
+    let d = dpdy(bind);
+    let bind_normal = cross(c, d);
     let gb = vec3<f32>(dot(c, c), dot(c, d), dot(d, d));
-    let half_trace = 0.5 * (gb.z * gp.x - 2.0 * gb.y * gp.y + gb.x * gp.z) / (bind_area * bind_area);
-    let root = sqrt(max(half_trace * half_trace - area * area, 0.0));
-    let largest = sqrt(half_trace + root);
-    let smallest = sqrt(max(half_trace - root, 0.0));
-    let stretch = select(smallest, largest, largest * smallest >= 1.0);
-    return vec2<f32>(area, stretch);
+    // |c × d|² = |c|²|d|² sin²: under 1e-8 the triangle is a sliver edge-on to the screen.
+    let bind_area_sq = dot(bind_normal, bind_normal);
+    if (!(bind_area_sq > 1e-8 * gb.x * gb.z)) {
+        return NO_DEFORMATION;
+    }
+    let posed_normal = cross(a, b);
+    let area_sq = dot(posed_normal, posed_normal) / bind_area_sq;
+    if (!stretch) {
+        return 0.5 * log2(area_sq);
+    }
+    // The stretches squared are the eigenvalues of Gb⁻¹·Gp, Gb and Gp the Gram matrices of the
+    // two derivative vectors; their product is the area ratio squared.
+    let gp = vec3<f32>(dot(a, a), dot(a, b), dot(b, b));
+    let half_trace = 0.5 * (gb.z * gp.x - 2.0 * gb.y * gp.y + gb.x * gp.z) / bind_area_sq;
+    let root = sqrt(max(half_trace * half_trace - area_sq, 0.0));
+    let largest_sq = half_trace + root;
+    let smallest_sq = max(half_trace - root, 0.0);
+    return 0.5 * log2(select(smallest_sq, largest_sq, largest_sq * smallest_sq >= 1.0));
 }
 
-// The ramp of the deformation view: `heat` of the ratio's logarithm, 1/DEFORMATION_RANGE to
+// The ramp of the deformation view for log2 of a ratio: `heat` from 1/DEFORMATION_RANGE to
 // DEFORMATION_RANGE.
-fn deformation_color(ratio: f32) -> vec3<f32> {
-    return heat(0.5 + 0.5 * log2(max(ratio, 1e-30)) / log2(DEFORMATION_RANGE));
+fn deformation_color(log2_ratio: f32) -> vec3<f32> {
+    return heat(0.5 + 0.5 * log2_ratio / log2(DEFORMATION_RANGE));
 }
 
 // The symmetry view's colors; a value between a marker and a difference takes the nearest.
@@ -246,9 +249,9 @@ fn symmetry_color(value: f32) -> vec3<f32> {
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let mode = frame.view.x;
-    var deformation = vec2<f32>(1.0);
+    var deformation = 0.0;
     if (mode == VIEW_DEFORMATION) {
-        deformation = deformation_ratios(in.world_position, in.debug);
+        deformation = log2_deformation(in.world_position, in.debug, (frame.view.y & FLAG_STRETCH) != 0u);
     }
     let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
     let flags = draw.skin.w;
@@ -295,8 +298,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
             color = vec3<f32>(0.2, 0.8, 0.3);
         }
     } else if (mode == VIEW_DEFORMATION) {
-        let ratio = select(deformation.x, deformation.y, (frame.view.y & FLAG_STRETCH) != 0u);
-        color = select(vec3<f32>(0.35, 0.35, 0.38), deformation_color(ratio), deformation.x >= 0.0);
+        color = select(deformation_color(deformation), vec3<f32>(0.35, 0.35, 0.38), deformation == NO_DEFORMATION);
     } else if (mode == VIEW_SYMMETRY) {
         color = symmetry_color(in.debug.x);
     } else {

@@ -159,6 +159,9 @@ enum Command {
         /// Image size, WxH.
         #[arg(long, default_value = "960x720", value_parser = parse_size)]
         size: (u32, u32),
+        /// What the mesh shows in every timed frame (as `render --view`).
+        #[arg(long, default_value = "shaded", value_parser = parse_view)]
+        view: ViewMode,
         /// Print only the JSON line.
         #[arg(long)]
         json: bool,
@@ -229,6 +232,7 @@ fn main() -> ExitCode {
             synthetic,
             frames,
             size,
+            view,
             json,
         }) => {
             use rigscope::commands::bench::{BenchOptions, BenchRig, bench_command};
@@ -242,6 +246,7 @@ fn main() -> ExitCode {
                 frames: frames.max(1),
                 width: size.0,
                 height: size.1,
+                view,
             };
             bench_command(&options, json)
         }

@@ -339,10 +339,19 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
                 let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
                 let vp = viewer.camera.view_projection(target.aspect());
                 for (k, (area, stretch)) in ratios.into_iter().enumerate() {
-                    let ratio = if measure == DeformationMeasure::Area { area } else { stretch };
+                    let ratio = if measure == DeformationMeasure::Area {
+                        area
+                    } else {
+                        stretch
+                    };
                     let centre = Vec3::new(scaled_x(centres[k], sx, k as f32 * 0.5), 0.0, 0.0);
                     let what = format!("{path:?} t={time} {measure:?} quad {k} (ratio {ratio})");
-                    assert_pixel_at(&image, vp.project_point3(centre), facing_shade(deformation_color(ratio)), &what);
+                    assert_pixel_at(
+                        &image,
+                        vp.project_point3(centre),
+                        facing_shade(deformation_color(ratio)),
+                        &what,
+                    );
                 }
             }
         }
@@ -357,7 +366,12 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
     // RightArm's mirror of LeftArm's with 0.2 of its weight moved to LeftArm.
     let quad = |x: f32| [[x, -0.45], [x + 0.9, -0.45], [x + 0.9, 0.45], [x, 0.45]].map(|[x, y]| Vec3::new(x, y, 0.0));
     let (lone, left, middle, right) = (quad(-2.45), quad(-1.45), quad(-0.45), quad(0.55));
-    let weights = [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.2, 0.8, 0.0]];
+    let weights = [
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.2, 0.8, 0.0],
+    ];
     let positions: Vec<Vec3> = [lone, left, middle, right].concat();
     let indices = (0..4u32).flat_map(|q| [0, 1, 2, 0, 2, 3].map(|i| q * 4 + i)).collect();
     let mut primitive = primitive(positions, weights.iter().flat_map(|w| [*w; 4]).collect(), indices);
@@ -393,11 +407,19 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
         let vp = viewer.camera.view_projection(target.aspect());
         for (k, color) in expected.into_iter().enumerate() {
             let centre = Vec3::new(-2.0 + k as f32, 0.0, 0.0);
-            assert_pixel_at(&image, vp.project_point3(centre), facing_shade(color), &format!("{path:?} quad {k}"));
+            assert_pixel_at(
+                &image,
+                vp.project_point3(centre),
+                facing_shade(color),
+                &format!("{path:?} quad {k}"),
+            );
         }
     }
     let summary = viewer.symmetry_summary().expect("the view ran the check");
-    assert!(summary.starts_with("1 joint pairs; 8 of 16 vertices differ"), "{summary}");
+    assert!(
+        summary.starts_with("1 joint pairs; 8 of 16 vertices differ"),
+        "{summary}"
+    );
     assert!(summary.ends_with("4 have no mirror vertex."), "{summary}");
 }
 

@@ -5,7 +5,7 @@ mod common;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use rigscope::render::ViewMode;
+use rigscope::render::{DeformationMeasure, ViewMode};
 use rigscope::skin::SkinningPath;
 use rigscope::ui::UiState;
 use rigscope::viewer::Viewer;
@@ -66,6 +66,21 @@ fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
     harness.key_press(egui::Key::C);
     harness.run();
     assert_eq!(harness.state().0.skinning_path(), SkinningPath::Cpu);
+
+    harness.get_by_label("7  Deformation").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.mode, ViewMode::Deformation);
+    harness.get_by_label("Edge stretch").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.deformation, DeformationMeasure::Stretch);
+    harness.get_by_label("8  Weight symmetry").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.mode, ViewMode::Symmetry);
+    // The demo tail has no left and right joints: the panel says so rather than guessing.
+    harness.get_by_label("No mirrored Left/Right joint pairs: nothing to compare.");
+    harness.key_press(egui::Key::Num7);
+    harness.run();
+    assert_eq!(harness.state().0.view.mode, ViewMode::Deformation);
 }
 
 #[test]

@@ -11,7 +11,9 @@ pub mod motion;
 pub mod symmetry;
 
 pub use motion::{Axis, Curve, JointAudit, PoseSample, Thresholds, Violation};
-pub use symmetry::{AsymmetricVertex, MirrorPair, Plane, SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symmetry};
+pub use symmetry::{
+    AsymmetricVertex, MirrorPair, Plane, SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symmetry,
+};
 
 use crate::anim::Bounds;
 use crate::rig::{Influences, Rig};

@@ -333,8 +333,7 @@ impl VertexSymmetry {
     }
 
     fn set(&mut self, part: &Part, vertex: usize, value: f32) {
-        let slot = (self.values.get_mut(part.mesh))
-            .and_then(|mesh| mesh.get_mut(part.primitive)?.get_mut(vertex));
+        let slot = (self.values.get_mut(part.mesh)).and_then(|mesh| mesh.get_mut(part.primitive)?.get_mut(vertex));
         if let Some(slot) = slot {
             *slot = value;
         }

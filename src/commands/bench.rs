@@ -4,7 +4,7 @@
 
 use crate::frame::ViewRenderer;
 use crate::render::timer::GpuTimer;
-use crate::render::{Gpu, Offscreen};
+use crate::render::{Gpu, Offscreen, ViewMode};
 use crate::skin::{SkinningMethod, SkinningPath};
 use crate::timings::{FrameTimings, RigFacts, STAGE_COUNT, Stage, format_seconds, median};
 use crate::viewer::Viewer;
@@ -30,6 +30,8 @@ pub struct BenchOptions {
     pub frames: usize,
     pub width: u32,
     pub height: u32,
+    /// What every timed frame shows.
+    pub view: ViewMode,
 }
 
 /// Where the frame loop skins, for the bench.
@@ -146,6 +148,7 @@ pub struct BenchReport {
     pub frames: usize,
     pub width: u32,
     pub height: u32,
+    pub view: ViewMode,
     pub gpu_timestamps: bool,
     pub paths: Vec<PathResult>,
     /// The CPU skinning kernels alone on the rig's meshes (`None` without skinned vertices).
@@ -172,7 +175,7 @@ impl BenchReport {
         let _ = writeln!(out, "adapter: {}", self.adapter);
         let _ = writeln!(
             out,
-            "{} vertices ({} skinned), {} joints, {} influences, {} palette bytes/frame; {} frames per path at {}x{}",
+            "{} vertices ({} skinned), {} joints, {} influences, {} palette bytes/frame; {} frames per path at {}x{}, {} view",
             f.vertices,
             f.skinned_vertices,
             f.joints,
@@ -180,7 +183,8 @@ impl BenchReport {
             f.palette_bytes,
             self.frames,
             self.width,
-            self.height
+            self.height,
+            self.view.cli_name()
         );
         if !self.gpu_timestamps {
             let _ = writeln!(out, "GPU scene pass: timestamp queries not supported by this adapter");
@@ -265,6 +269,7 @@ impl BenchReport {
             "palette_bytes_per_frame": self.facts.palette_bytes,
             "frames": self.frames,
             "size": [self.width, self.height],
+            "view": self.view.cli_name(),
             "gpu_timestamps": self.gpu_timestamps,
             "medians": Value::Object(paths),
             "cpu_kernels": self.kernels.map_or(Value::Null, |k| json!({
@@ -307,6 +312,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
+    viewer.view.mode = options.view;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
     let mut renderer = ViewRenderer::offscreen(&gpu);
@@ -393,6 +399,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
         frames: options.frames,
         width: options.width,
         height: options.height,
+        view: options.view,
         gpu_timestamps: timer.is_some(),
         paths,
     })

@@ -3,13 +3,13 @@
 
 use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseBuffers};
+use crate::audit::VertexSymmetry;
 use crate::render::camera::OrbitCamera;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
 use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
-use crate::audit::VertexSymmetry;
 use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};

@@ -99,12 +99,15 @@ fn wgsl_constants_equal_the_rust_ones() {
         ("VIEW_NORMALS", ViewMode::Normals.shader_code()),
         ("VIEW_DEFORMATION", ViewMode::Deformation.shader_code()),
         ("VIEW_SYMMETRY", ViewMode::Symmetry.shader_code()),
-        ("FLAG_STRETCH", ViewOptions {
-            deformation: DeformationMeasure::Stretch,
-            zero_distinct: false,
-            ..ViewOptions::default()
-        }
-        .shader_flags()),
+        (
+            "FLAG_STRETCH",
+            ViewOptions {
+                deformation: DeformationMeasure::Stretch,
+                zero_distinct: false,
+                ..ViewOptions::default()
+            }
+            .shader_flags(),
+        ),
     ];
     for (name, rust) in pairs {
         assert_eq!(constant(&mesh, name), rust, "{name}");

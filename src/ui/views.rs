@@ -119,6 +119,7 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
             });
         }
         ViewMode::Symmetry => {
+            viewer.ensure_symmetry();
             if let Some(summary) = viewer.symmetry_summary() {
                 ui.label(summary);
             }
@@ -158,14 +159,28 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             let title = format!("{} posed / bind", viewer.view.deformation.label().to_lowercase());
             let ends = [format!("1/{range}"), format!("{range}")];
             let ramp = |t: f32| deformation_color(range.powf(2.0 * t - 1.0));
-            ramp_legend(&painter, origin, ramp, [&ends[0], &ends[1]], &title, Some("green: as bound"));
+            ramp_legend(
+                &painter,
+                origin,
+                ramp,
+                [&ends[0], &ends[1]],
+                &title,
+                Some("green: as bound"),
+            );
         }
         ViewMode::Symmetry => {
             let ramp = |t: f32| symmetry_color(t * SYMMETRY_FULL_SCALE);
             let full = format!("≥ {SYMMETRY_FULL_SCALE}");
             let unmatched = color32(symmetry_color(SYMMETRY_UNMATCHED));
             let unchecked = color32(symmetry_color(SYMMETRY_UNCHECKED));
-            ramp_legend(&painter, origin, ramp, ["0", &full], "weight difference from the mirror", None);
+            ramp_legend(
+                &painter,
+                origin,
+                ramp,
+                ["0", &full],
+                "weight difference from the mirror",
+                None,
+            );
             let swatch = |x: f32, color, label: &str| {
                 let rect = egui::Rect::from_min_size(egui::pos2(x, origin.y - 12.0), egui::vec2(12.0, 12.0));
                 painter.rect_filled(rect, 2.0, color);
@@ -241,7 +256,8 @@ fn ramp_legend(
         let t = i as f32 / (width - 1.0);
         painter.line_segment([egui::pos2(x, top), egui::pos2(x, origin.y)], (1.0, color32(color(t))));
     }
-    let text = |x: f32, align, label: &str| painter.text(egui::pos2(x, top - 2.0), align, label, font.clone(), text_color);
+    let text =
+        |x: f32, align, label: &str| painter.text(egui::pos2(x, top - 2.0), align, label, font.clone(), text_color);
     text(origin.x, egui::Align2::LEFT_BOTTOM, ends[0]);
     text(origin.x + width, egui::Align2::RIGHT_BOTTOM, ends[1]);
     text(origin.x + width * 0.5, egui::Align2::CENTER_BOTTOM, title);

@@ -29,8 +29,12 @@ fn summary(report: &SymmetryReport, options: &SymmetryOptions) -> String {
 
 impl Viewer {
     /// Runs the symmetry check if the loaded rig has none yet.
-    pub(super) fn ensure_symmetry(&mut self) {
-        if self.symmetry.as_ref().is_some_and(|s| s.generation == self.rig_generation) {
+    pub fn ensure_symmetry(&mut self) {
+        if self
+            .symmetry
+            .as_ref()
+            .is_some_and(|s| s.generation == self.rig_generation)
+        {
             return;
         }
         let options = SymmetryOptions::default();
