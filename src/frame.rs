@@ -96,6 +96,18 @@ impl ViewRenderer {
 /// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
 /// rendered offscreen at `width`×`height` pixels.
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
+    let start = std::time::Instant::now();
+    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     let target = Offscreen::new(gpu, width, height)?;
-    ViewRenderer::offscreen(gpu).render_image(gpu, &target, viewer, None, None)
+    let mut renderer = ViewRenderer::offscreen(gpu);
+    lap("renderer created");
+    renderer.prepare(gpu, viewer, target.aspect(), &mut FrameTimings::default());
+    lap("rig uploaded, frame written, mesh pipelines built");
+    let image = target.capture(
+        gpu,
+        &mut |encoder, targets, view| renderer.encode(encoder, targets, view, viewer, None, None),
+        None,
+    );
+    lap("drawn and read back");
+    image
 }
