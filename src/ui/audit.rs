@@ -89,6 +89,9 @@ impl AuditPanelState {
             self.selected = None;
         }
         let Some(running) = &self.running else { return false };
+        if running.generation != viewer.rig_generation {
+            running.progress.cancel();
+        }
         if !running.thread.is_finished() {
             return true;
         }
@@ -104,9 +107,10 @@ impl AuditPanelState {
     }
 }
 
-/// Poses the viewer's rig as the audit did at `joint`'s worst pose: the bind pose with no clip,
+/// Poses the viewer's rig as the audit did at `joint`'s worst pose: the rest pose with no clip,
 /// the joint bent by hand, the worst pose's skinning method, the joint selected and the worst
-/// vertices marked.
+/// vertices marked. The audit bends the bind pose; where a rig's rest pose differs from it, or
+/// layers of the user's own play over no clip, the view shows the same bend on that pose.
 pub fn show_worst_pose(viewer: &mut Viewer, joint: &JointAudit) {
     let Some((curve, sample)) = joint.worst() else { return };
     viewer.select_clip(None);
