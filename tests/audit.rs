@@ -702,3 +702,53 @@ fn every_shared_file_that_loads_is_audited_without_a_panic() {
     }
     assert!(audited > 20, "{audited} of {} files loaded", files.len());
 }
+
+/// The bend by hand made from the audit's worst pose turns the palette exactly as the sweep
+/// did, through the viewer's ordinary pose pipeline (the rig's rest pose is its bind pose).
+#[test]
+fn a_joints_bend_reproduces_the_audited_pose_through_the_pose_pipeline() {
+    let report = audit::audit(&smooth_elbow().rig(), &options_for("lower", &[SkinningMethod::Lbs]));
+    let joint = only_joint(&report);
+    let mut viewer = rigscope::viewer::Viewer::new(smooth_elbow().rig(), None);
+    viewer.select_clip(None);
+    for axis in Axis::ALL {
+        for angle in [-90.0f32, -30.0, 45.0, 90.0] {
+            let bend = joint.bend(&viewer.rig, axis, angle);
+            viewer.set_override(joint.node, bend);
+            let turn = glam::Mat4::from_translation(Vec3::Y)
+                * glam::Mat4::from_quat(Quat::from_axis_angle(joint.axis_direction(axis), angle.to_radians()))
+                * glam::Mat4::from_translation(-Vec3::Y);
+            let palette = viewer.pose().palettes[0].clone();
+            assert!(palette[0].abs_diff_eq(glam::Mat4::IDENTITY, 1e-5), "{axis:?} {angle}");
+            for slot in [1, 2] {
+                assert!(
+                    palette[slot].abs_diff_eq(turn, 1e-4),
+                    "{axis:?} {angle}: {:?} vs {turn:?}",
+                    palette[slot]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_audits_progress_counts_every_joint_and_a_cancelled_run_sweeps_none() {
+    let rig = hard_elbow().rig();
+    let progress = audit::AuditProgress::default();
+    assert_eq!(progress.fraction(), 0.0);
+    let report = audit::audit_with_progress(&rig, &AuditOptions::default(), &progress);
+    assert_eq!(progress.counts(), (report.joints.len(), report.joints.len()));
+    assert!(report.joints.len() >= 2);
+    assert_eq!(progress.fraction(), 1.0);
+
+    let cancelled = audit::AuditProgress::default();
+    cancelled.cancel();
+    let report = audit::audit_with_progress(&rig, &AuditOptions::default(), &cancelled);
+    assert!(report.joints.is_empty());
+    assert_eq!(cancelled.counts().0, 0);
+    assert!(
+        report.notes.iter().any(|n| n.starts_with("cancelled")),
+        "{:?}",
+        report.notes
+    );
+}

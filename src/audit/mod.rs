@@ -20,6 +20,7 @@ use crate::rig::{Influences, Rig};
 use crate::skin::SkinningMethod;
 use glam::{Mat4, Vec3};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A vertex of the file: glTF mesh index, glTF primitive index, vertex index in that primitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -82,12 +83,68 @@ impl AuditReport {
     }
 }
 
+/// How far a running audit has got, shared with whoever watches it (the viewer's progress bar)
+/// and the way to stop it early.
+#[derive(Debug, Default)]
+pub struct AuditProgress {
+    joints_done: AtomicUsize,
+    joints_total: AtomicUsize,
+    cancelled: AtomicBool,
+}
+
+impl AuditProgress {
+    pub fn start(&self, total: usize) {
+        self.joints_done.store(0, Ordering::Relaxed);
+        self.joints_total.store(total, Ordering::Relaxed);
+    }
+
+    pub fn joint_done(&self) {
+        self.joints_done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Joints swept and joints to sweep.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.joints_done.load(Ordering::Relaxed),
+            self.joints_total.load(Ordering::Relaxed),
+        )
+    }
+
+    /// 0 before the sweep knows its joints, 1 when every joint is swept.
+    pub fn fraction(&self) -> f32 {
+        let (done, total) = self.counts();
+        if total == 0 {
+            0.0
+        } else {
+            (done as f32 / total as f32).min(1.0)
+        }
+    }
+
+    /// Joints already taken finish; no new one starts.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
 /// Runs the range-of-motion audit and the symmetry check.
 pub fn audit(rig: &Rig, options: &AuditOptions) -> AuditReport {
+    audit_with_progress(rig, options, &AuditProgress::default())
+}
+
+/// [`audit`], reporting each swept joint to `progress`; once it is cancelled the report holds
+/// the joints swept so far and a note saying so.
+pub fn audit_with_progress(rig: &Rig, options: &AuditOptions, progress: &AuditProgress) -> AuditReport {
     let started = std::time::Instant::now();
     let mut notes = Vec::new();
     let spaces = bind_spaces(rig, &mut notes);
-    let joints = motion::audit_joints(rig, &spaces, options, &mut notes);
+    let joints = motion::audit_joints(rig, &spaces, options, progress, &mut notes);
+    if progress.is_cancelled() {
+        notes.push("cancelled: only the joints swept before are listed".to_string());
+    }
     let mut symmetry = symmetry::check(rig, &spaces, &options.symmetry);
     symmetry.asymmetric_vertices.truncate(symmetry::MAX_LISTED);
     AuditReport {

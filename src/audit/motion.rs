@@ -128,6 +128,43 @@ impl JointAudit {
             })
     }
 
+    /// The bind-space axis the sweep turned the joint about for `axis`.
+    pub fn axis_direction(&self, axis: Axis) -> Vec3 {
+        Vec3::from_array(match axis {
+            Axis::Twist => self.bone_axis,
+            Axis::BendA => self.bend_a,
+            Axis::BendB => self.bend_b,
+        })
+    }
+
+    /// The bend by hand that poses the joint as the sweep did at `angle_deg` about `axis`,
+    /// when the rest of the rig stands in its bind pose. An override turns the joint in its own
+    /// frame, so the bind-space axis is carried into that frame by the bind world's rotation.
+    pub fn bend(&self, rig: &Rig, axis: Axis, angle_deg: f32) -> crate::anim::JointOverride {
+        let bind_rotation = rig
+            .skins
+            .get(self.skin)
+            .and_then(|s| s.inverse_binds.get(self.joint))
+            .map(|ibm| ibm.inverse())
+            .filter(|w| w.is_finite())
+            .map_or(Quat::IDENTITY, |w| w.to_scale_rotation_translation().1);
+        let local = (bind_rotation.inverse() * self.axis_direction(axis)).normalize_or(Vec3::X);
+        let (x, y, z) = Quat::from_axis_angle(local, angle_deg.to_radians()).to_euler(glam::EulerRot::XYZ);
+        crate::anim::JointOverride {
+            euler_degrees: Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
+            ..crate::anim::JointOverride::IDENTITY
+        }
+    }
+
+    /// The measures of the pose the sweep took at `angle_deg` about `axis` with `method`.
+    pub fn sample(&self, axis: Axis, method: SkinningMethod, angle_deg: f32) -> Option<&PoseSample> {
+        self.curves
+            .iter()
+            .filter(|c| c.axis == axis && c.method == method)
+            .flat_map(|c| c.samples.iter())
+            .find(|s| s.angle_deg == angle_deg)
+    }
+
     fn samples(&self) -> impl Iterator<Item = (&Curve, &PoseSample)> {
         self.curves.iter().flat_map(|c| c.samples.iter().map(move |s| (c, s)))
     }
@@ -276,6 +313,7 @@ pub(crate) fn audit_joints(
     rig: &Rig,
     spaces: &[BindSpace],
     options: &AuditOptions,
+    progress: &super::AuditProgress,
     notes: &mut Vec<String>,
 ) -> Vec<JointAudit> {
     let facts: Vec<SkinFacts> = spaces.iter().map(|s| skin_facts(rig, s)).collect();
@@ -305,6 +343,7 @@ pub(crate) fn audit_joints(
         }
     }
     tasks.sort_by(|a, b| b.cost.total_cmp(&a.cost));
+    progress.start(tasks.len());
     let threads = options
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -315,11 +354,15 @@ pub(crate) fn audit_joints(
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
+                    if progress.is_cancelled() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(task) = tasks.get(i) else { break };
                     let space = &spaces[task.space];
                     let result = sweep_joint(rig, space, &facts[task.space], task.joint, options);
                     done.lock().unwrap_or_else(|e| e.into_inner()).push(result);
+                    progress.joint_done();
                 }
             });
         }

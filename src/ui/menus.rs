@@ -82,6 +82,14 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     }
                 });
             });
+            ui.menu_button("Tools", |ui| {
+                if ui
+                    .add(egui::Button::new("Audit").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleAudit)))
+                    .clicked()
+                {
+                    state.audit.open = true;
+                }
+            });
             ui.menu_button("Help", |ui| {
                 if ui
                     .add(

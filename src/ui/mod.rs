@@ -4,6 +4,7 @@
 //! UI is a function of [`Viewer`] state; requests that need the window (a native file dialog,
 //! quitting) come back as [`UiAction`]s.
 
+pub mod audit;
 pub mod commands;
 pub mod help;
 pub mod layers;
@@ -61,6 +62,7 @@ pub struct UiOutput {
 #[derive(Default)]
 pub struct UiState {
     pub skeleton: SkeletonPanelState,
+    pub audit: audit::AuditPanelState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     pub theme: Theme,
@@ -225,6 +227,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         .inner;
 
     help::help_window(ui.ctx(), &mut state.help_open);
+    audit::audit_window(ui.ctx(), viewer, &mut state.audit);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
