@@ -24,3 +24,4 @@ render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dq
 # The whole window, panels included.
 cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png
+cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png

@@ -103,6 +103,9 @@ struct RenderArgs {
     /// Draw the whole window (panels, menus and the 3D view) as the viewer shows it.
     #[arg(long)]
     ui: bool,
+    /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
+    #[arg(long, requires = "ui")]
+    audit: bool,
 }
 
 fn parse_deformation(text: &str) -> Result<DeformationMeasure, String> {
@@ -169,10 +172,10 @@ enum Command {
 }
 
 /// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
-fn render(sequence: Option<f32>, ui: bool, request: &RenderRequest) -> Result<(), String> {
+fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), String> {
     match sequence {
         Some(fps) => rigscope::screenshot::render_sequence(request, fps).map(|_| ()),
-        None if ui => rigscope::screenshot::render_ui_to_png(request),
+        None if ui => rigscope::screenshot::render_ui_to_png(request, audit),
         None => render_to_png(request),
     }
 }
@@ -186,6 +189,7 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => render(
             args.sequence.then_some(args.fps),
             args.ui,
+            args.audit,
             &RenderRequest {
                 file: (args.file.as_os_str() != "demo").then_some(args.file),
                 out: args.out,

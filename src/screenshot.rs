@@ -216,11 +216,15 @@ pub fn render_ui(
         .map_err(|e| e.to_string())
 }
 
-/// `rigscope render --ui`: the whole window, panels included, as a PNG.
-pub fn render_ui_to_png(request: &RenderRequest) -> Result<(), String> {
+/// `rigscope render --ui`: the whole window, panels included, as a PNG; with `audit`, the Audit
+/// window open on the rig's worst joint.
+pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), String> {
     let mut viewer = viewer_for(request)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let mut state = UiState::default();
+    if audit {
+        state.audit.open_at_worst_joint(&mut viewer);
+    }
     let image = render_ui(&gpu, &mut viewer, &mut state, request.width, request.height, 1.0)?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)

@@ -231,3 +231,17 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
     );
     assert!(differing < drawn / 10, "only edges differ: {differing} of {drawn}");
 }
+
+#[test]
+fn render_audit_needs_the_whole_window() {
+    let out = std::env::temp_dir().join(format!("rigscope-test-{}-audit.png", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["render", "demo", "--audit", "--out"])
+        .arg(&out)
+        .output()
+        .expect("the rigscope binary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--ui"), "{stderr}");
+    assert!(!out.exists());
+}

@@ -82,6 +82,28 @@ impl AuditPanelState {
         self.selected = None;
     }
 
+    /// Selects joint `index` of `report` and poses the rig at its worst pose, as a click on its
+    /// row does.
+    pub fn select(&mut self, viewer: &mut Viewer, report: &AuditReport, index: usize) {
+        if let Some(joint) = report.joints.get(index) {
+            self.selected = Some(index);
+            show_worst_pose(viewer, joint);
+        }
+    }
+
+    /// Opens the window, audits the rig on this thread's watch until the report is in, and
+    /// shows the worst joint: what `rigscope render --ui --audit` draws.
+    pub fn open_at_worst_joint(&mut self, viewer: &mut Viewer) {
+        self.open = true;
+        self.start(viewer);
+        while self.poll(viewer) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        if let Some((_, report)) = self.report.clone() {
+            self.select(viewer, &report, 0);
+        }
+    }
+
     /// Takes the report of a finished run; true while one is still going.
     pub fn poll(&mut self, viewer: &Viewer) -> bool {
         if self.report.as_ref().is_some_and(|(g, _)| *g != viewer.rig_generation) {
@@ -207,8 +229,7 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut AuditPanelState)
                     .selectable_label(state.selected == Some(i), row_label(joint))
                     .clicked()
                 {
-                    state.selected = Some(i);
-                    show_worst_pose(viewer, joint);
+                    state.select(viewer, &report, i);
                 }
             }
         });
