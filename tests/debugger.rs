@@ -225,7 +225,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
     let mut viewer = Viewer::new(rig, None);
-    face_the_quads(&mut viewer);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
     viewer.selected_joint = Some(1);
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
@@ -281,16 +281,6 @@ fn assert_pixel_at(image: &image::RgbaImage, ndc: Vec3, expected: [f32; 3], what
     assert!(off <= 3, "{what}: pixel {pixel:?}, expected {want:?}");
 }
 
-/// Sets `viewer` to look at the origin along -Z from 6 units, with nothing but the mesh drawn.
-fn face_the_quads(viewer: &mut Viewer) {
-    viewer.camera.target = Vec3::ZERO;
-    viewer.camera.yaw = 0.0;
-    viewer.camera.pitch = 0.0;
-    viewer.camera.distance = 6.0;
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
-}
-
 /// The shading debug colors get on a quad facing the camera: 0.8 + 0.2·diffuse.
 fn facing_shade(c: [f32; 3]) -> [f32; 3] {
     let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
@@ -317,7 +307,7 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
     };
     let rig = two_joint_rig(tip, three_quads(), vec![clip]);
     let mut viewer = Viewer::new(rig, None);
-    face_the_quads(&mut viewer);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
     viewer.view.mode = ViewMode::Deformation;
     viewer.select_clip(Some(0));
     let target = Offscreen::new(&gpu, 300, 160).unwrap();
@@ -390,7 +380,7 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
         Mat4::from_translation(-Vec3::X),
     ];
     let mut viewer = Viewer::new(rig, None);
-    face_the_quads(&mut viewer);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
     viewer.view.mode = ViewMode::Symmetry;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);

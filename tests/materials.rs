@@ -139,12 +139,7 @@ fn scene() -> Rig {
 fn mirrored_masked_blended_unlit_emissive_and_vertex_colored_quads_look_as_their_materials_say() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(scene(), None);
-    viewer.camera.target = Vec3::ZERO;
-    viewer.camera.yaw = 0.0;
-    viewer.camera.pitch = 0.0;
-    viewer.camera.distance = 9.0;
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
+    gpu::look_along_minus_z(&mut viewer, 9.0);
     let (width, height) = (480, 120);
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);

@@ -80,17 +80,19 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
             ui.end_row();
         });
         if !c.deviating.is_empty() {
-            let marks: Vec<VertexRef> = (c.deviating.iter())
-                .map(|d| VertexRef {
-                    instance: d.instance,
-                    primitive: d.primitive,
-                    vertex: d.vertex,
-                })
-                .collect();
-            let shown = viewer.finding_marks() == marks.as_slice();
-            let label = format!("Mark the {} that deviate most", marks.len());
+            let mark = |d: &crate::render::compute::DeviatingVertex| VertexRef {
+                instance: d.instance,
+                primitive: d.primitive,
+                vertex: d.vertex,
+            };
+            let shown = viewer.finding_marks().iter().copied().eq(c.deviating.iter().map(mark));
+            let label = format!("Mark the {} that deviate most", c.deviating.len());
             if ui.selectable_label(shown, label).clicked() {
-                new_marks = Some(if shown { Vec::new() } else { marks });
+                new_marks = Some(if shown {
+                    Vec::new()
+                } else {
+                    c.deviating.iter().map(mark).collect()
+                });
             }
         }
     }

@@ -39,3 +39,14 @@ pub fn linear(srgb: u8) -> f32 {
         ((s + 0.055) / 1.055).powf(2.4)
     }
 }
+
+/// Points `viewer`'s camera at the origin along −Z from `distance`, with only the meshes drawn
+/// (no grid, no skeleton), so that pixel checks know where each thing lands.
+pub fn look_along_minus_z(viewer: &mut rigscope::viewer::Viewer, distance: f32) {
+    viewer.camera.target = glam::Vec3::ZERO;
+    viewer.camera.yaw = 0.0;
+    viewer.camera.pitch = 0.0;
+    viewer.camera.distance = distance;
+    viewer.view.grid = false;
+    viewer.view.skeleton.show = false;
+}

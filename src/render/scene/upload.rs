@@ -1,0 +1,175 @@
+//! A rig's GPU resources, built once when it is loaded: textures, palette buffers, and per
+//! primitive its vertex streams, indices, edges, draw uniform and morph buffers.
+
+use super::*;
+
+impl SceneRenderer {
+    /// Uploads a rig's meshes, materials and palette buffers.
+    pub fn upload_rig(&self, device: &wgpu::Device, queue: &wgpu::Queue, rig: &Rig) -> RigGpu {
+        let max_side = device.limits().max_texture_dimension_2d;
+        let textures: Vec<Option<wgpu::TextureView>> = rig
+            .textures
+            .iter()
+            .map(|t| (t.width <= max_side && t.height <= max_side).then(|| create_texture(device, queue, t)))
+            .collect();
+        let palettes = rig
+            .instances
+            .iter()
+            .map(|instance| {
+                instance
+                    .skin
+                    .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
+            })
+            .collect();
+        let buffer = |label, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let mut draws = Vec::new();
+        let mut rest = PoseBuffers::new(rig);
+        rest.evaluate(rig, None, 0.0);
+        for (i, instance) in rig.instances.iter().enumerate() {
+            let bind_scale = match instance.skin {
+                Some(_) => uniform_scale(&rest.palettes[i]),
+                None => 1.0,
+            };
+            let joints = instance.skin.map_or_else(Vec::new, |s| rig.skins[s].joints.clone());
+            for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+                let material = primitive
+                    .material
+                    .and_then(|m| rig.materials.get(m))
+                    .cloned()
+                    .unwrap_or_default();
+                let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("draw"),
+                    size: std::mem::size_of::<DrawUniform>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let texture = material
+                    .base_color_texture
+                    .and_then(|t| textures.get(t).and_then(Option::as_ref))
+                    .unwrap_or(&self.white);
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("draw"),
+                    layout: &self.draw_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: uniform.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(texture),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::Sampler(&self.sampler),
+                        },
+                    ],
+                });
+                let vertex_usage = wgpu::BufferUsages::VERTEX;
+                let positions = bytemuck::cast_slice(&primitive.positions);
+                let normals = bytemuck::cast_slice(&primitive.normals);
+                let cpu_skinned = (instance.skin.is_some() && primitive.influences.is_some()).then(|| {
+                    let dynamic = vertex_usage | wgpu::BufferUsages::COPY_DST;
+                    (
+                        buffer("cpu positions", positions, dynamic),
+                        buffer("cpu normals", normals, dynamic),
+                    )
+                });
+                let edges = triangle_edges(&primitive.indices);
+                draws.push(GpuDraw {
+                    instance: i,
+                    primitive: k,
+                    positions: buffer("positions", positions, vertex_usage),
+                    normals: buffer("normals", normals, vertex_usage),
+                    cpu_skinned,
+                    uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
+                    influences: buffer(
+                        "influences",
+                        bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
+                        vertex_usage,
+                    ),
+                    indices: buffer(
+                        "indices",
+                        bytemuck::cast_slice(&primitive.indices),
+                        wgpu::BufferUsages::INDEX,
+                    ),
+                    index_count: primitive.indices.len() as u32,
+                    edges: buffer("edges", bytemuck::cast_slice(&edges), wgpu::BufferUsages::INDEX),
+                    edge_count: edges.len() as u32,
+                    uniform,
+                    bind_group,
+                    colors: if primitive.colors.is_empty() {
+                        buffer(
+                            "colors",
+                            bytemuck::cast_slice(&vec![Vec4::ONE; primitive.vertex_count()]),
+                            vertex_usage,
+                        )
+                    } else {
+                        buffer("colors", bytemuck::cast_slice(&primitive.colors), vertex_usage)
+                    },
+                    pipeline: mesh_pipeline(&material, Winding::Kept),
+                    flags: draw_flags(&material, Winding::Kept),
+                    material,
+                    joints: joints.clone(),
+                    morph: MorphBuffers::new(
+                        device,
+                        &self.morph_layout,
+                        rig.morphs.of(instance.mesh, k),
+                        primitive.vertex_count(),
+                    ),
+                    symmetry: buffer(
+                        "symmetry",
+                        bytemuck::cast_slice(&vec![SYMMETRY_UNCHECKED; primitive.vertex_count()]),
+                        vertex_usage | wgpu::BufferUsages::COPY_DST,
+                    ),
+                    bind_scale,
+                });
+            }
+        }
+        let is_joint = rig.hierarchy().is_joint.clone();
+        let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
+        let blended = Vec::with_capacity(draws.len());
+        RigGpu {
+            blended,
+            symmetry_written: false,
+            draws,
+            palettes,
+            is_joint,
+            skeleton: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skeleton"),
+                size: (capacity * std::mem::size_of::<LineVertex>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            skeleton_vertices: Vec::with_capacity(capacity),
+            overlay: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("overlay"),
+                size: (OVERLAY_CAPACITY * std::mem::size_of::<LineVertex>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
+        }
+    }
+}
+
+/// The uniform scale of a palette: the median over its matrices of |det|^(1/3), so that a joint
+/// scaled by hand or a degenerate matrix does not decide it; 1 when none is usable.
+fn uniform_scale(palette: &[Mat4]) -> f32 {
+    let mut scales: Vec<f32> = palette
+        .iter()
+        .map(|m| m.determinant().abs().cbrt())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .collect();
+    if scales.is_empty() {
+        return 1.0;
+    }
+    let middle = scales.len() / 2;
+    *scales.select_nth_unstable_by(middle, f32::total_cmp).1
+}
