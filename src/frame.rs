@@ -1,6 +1,7 @@
 //! Drawing the viewer's state: the one path every picture takes, whether it goes to the
 //! window, an offscreen render, a screenshot, a sequence, `render --ui` or `bench`.
 
+use crate::render::detail::ScenePortion;
 use crate::render::offscreen::Overlay;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, RigGpu, SceneRenderer};
 use crate::timings::FrameTimings;
@@ -11,6 +12,8 @@ pub struct ViewRenderer {
     pub scene: SceneRenderer,
     /// The uploaded rig and the viewer's `rig_generation` it came from.
     rig: Option<(u64, RigGpu)>,
+    /// The last prepared frame's signature (see [`FrameUpload::signature`]), rig included.
+    signature: u64,
 }
 
 impl ViewRenderer {
@@ -19,6 +22,7 @@ impl ViewRenderer {
         ViewRenderer {
             scene: SceneRenderer::new(&gpu.device, &gpu.queue, format, samples, gpu.cache()),
             rig: None,
+            signature: 0,
         }
     }
 
@@ -42,6 +46,7 @@ impl ViewRenderer {
         let Some((_, rig_gpu)) = &mut self.rig else { return };
         let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         timings.record_upload(&upload);
+        self.signature = upload.signature ^ viewer.rig_generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // After the frame is written: a draw's pipeline follows its winding in this pose.
         let built = self
             .scene
@@ -49,6 +54,22 @@ impl ViewRenderer {
         if let Some(cache) = gpu.pipeline_cache.as_ref().filter(|_| built > 0) {
             cache.save();
         }
+    }
+
+    /// What the last prepared frame draws: equal signatures, with the same targets and
+    /// viewport, mean equal pixels.
+    pub fn signature(&self) -> u64 {
+        self.signature
+    }
+
+    /// Whether the rig has a proxy to draw while it moves (see [`crate::render::detail`]).
+    pub fn has_proxy(&self) -> bool {
+        self.rig.as_ref().is_some_and(|(_, rig)| rig.has_proxy())
+    }
+
+    /// Mesh primitives of the whole scene as `view` draws it (see [`ScenePortion`]).
+    pub fn primitive_count(&self, view: &crate::render::ViewOptions) -> u64 {
+        self.rig.as_ref().map_or(0, |(_, rig)| rig.primitive_count(view))
     }
 
     /// The second stage: records the scene pass into `view` (the 3D view in `viewport`, the
@@ -62,6 +83,21 @@ impl ViewRenderer {
         viewport: Option<PixelRect>,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
+        self.encode_portion(encoder, targets, view, viewer, viewport, &ScenePortion::WHOLE, timestamps);
+    }
+
+    /// [`ViewRenderer::encode`] for a portion of the scene.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_portion(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        targets: &RenderTargets,
+        view: &wgpu::TextureView,
+        viewer: &Viewer,
+        viewport: Option<PixelRect>,
+        portion: &ScenePortion,
+        timestamps: Option<wgpu::RenderPassTimestampWrites>,
+    ) {
         self.scene.encode(
             encoder,
             targets,
@@ -70,6 +106,7 @@ impl ViewRenderer {
             &viewer.view,
             viewer.skinning_path(),
             viewport,
+            portion,
             timestamps,
         );
     }

@@ -353,7 +353,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
                 renderer.encode(encoder, targets, view, &viewer, None, writes.take().flatten());
             });
             if let Some(timer) = &mut timer {
-                timer.resolve(&mut encoder);
+                timer.resolve(&mut encoder, 0);
             }
             let commands = encoder.finish();
             timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));

@@ -3,12 +3,14 @@
 pub mod camera;
 pub mod compute;
 pub mod context;
+pub mod detail;
 pub mod gpu_data;
 pub mod material;
 pub mod offscreen;
 pub mod pipeline_cache;
 mod pipelines;
 pub mod scene;
+pub mod scene_images;
 #[cfg(test)]
 mod shader_check;
 pub mod skeleton;

@@ -5,6 +5,7 @@ use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseBuffers};
 use crate::audit::VertexSymmetry;
 use crate::render::camera::OrbitCamera;
+use crate::render::detail::ScenePortion;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
 use crate::render::pipelines::{MeshPass, MeshPipelines};
@@ -14,6 +15,7 @@ use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
+use std::hash::Hasher;
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
@@ -42,7 +44,10 @@ pub const SKIN_NONE: u32 = 0;
 pub const SKIN_LBS: u32 = 1;
 pub const SKIN_DQS: u32 = 2;
 
+mod proxy;
 mod upload;
+
+pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES, rig_triangles};
 
 /// "No joint selected" in the draw uniform.
 const NO_JOINT: u32 = u32::MAX;
@@ -115,6 +120,20 @@ pub struct RigGpu {
     symmetry_written: bool,
 }
 
+impl RigGpu {
+    /// Whether some primitive has a proxy (the rig is heavy; see `render::detail`).
+    pub fn has_proxy(&self) -> bool {
+        self.draws.iter().any(|d| d.proxy.is_some())
+    }
+
+    /// Mesh primitives of the whole scene in drawing order: triangles, then wireframe lines.
+    pub fn primitive_count(&self, view: &ViewOptions) -> u64 {
+        let triangles: u64 = self.draws.iter().map(|d| u64::from(d.index_count / 3)).sum();
+        let lines: u64 = self.draws.iter().map(|d| u64::from(d.edge_count / 2)).sum();
+        triangles + if view.wireframe { lines } else { 0 }
+    }
+}
+
 /// Most overlay line vertices drawn (attachments, marked vertices and trail); more are left out.
 const OVERLAY_CAPACITY: usize = 16384;
 
@@ -129,6 +148,8 @@ struct GpuDraw {
     influences: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
+    /// A much shorter index list over the same vertices, drawn while a heavy scene moves.
+    proxy: Option<(wgpu::Buffer, u32)>,
     edges: wgpu::Buffer,
     edge_count: u32,
     uniform: wgpu::Buffer,
@@ -179,6 +200,9 @@ pub struct FrameUpload {
     /// Writing CPU-skinned positions and normals (`None` on the GPU path).
     pub vertices: Option<std::time::Duration>,
     pub vertex_bytes: u64,
+    /// A hash of everything written and of the options the pass reads: two frames with the
+    /// same signature (and the same rig, targets and viewport) draw the same pixels.
+    pub signature: u64,
 }
 
 impl SceneRenderer {
@@ -232,6 +256,23 @@ impl SceneRenderer {
             view: [view.mode.shader_code(), view.shader_flags(), 0, 0],
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+        let mut signature = std::hash::DefaultHasher::new();
+        signature.write(bytemuck::bytes_of(&frame));
+        let skeleton = &view.skeleton;
+        signature.write(&[
+            u8::from(view.grid),
+            u8::from(view.wireframe),
+            u8::from(skeleton.show),
+            u8::from(skeleton.depth_test),
+            state.path as u8,
+            state.method as u8,
+            u8::from(gpu.symmetry_written),
+            u8::from(self.unskinned),
+        ]);
+        // CPU-skinned vertices follow from the palettes and the morph weights.
+        for weights in &state.pose.morph_weights {
+            signature.write(bytemuck::cast_slice(weights));
+        }
         let gpu_skinning = state.path == SkinningPath::Gpu;
         let start = std::time::Instant::now();
         for (i, buffers) in gpu.palettes.iter().enumerate() {
@@ -240,6 +281,7 @@ impl SceneRenderer {
             };
             let matrices: &[u8] = bytemuck::cast_slice(&state.pose.palettes[i]);
             queue.write_buffer(&buffers.matrices, 0, matrices);
+            signature.write(matrices);
             upload.palette_bytes += matrices.len() as u64;
             if gpu_skinning && state.method == SkinningMethod::Dqs {
                 let dual_quats: &[u8] = bytemuck::cast_slice::<DualQuat, u8>(&state.pose.dual_quats[i]);
@@ -280,6 +322,7 @@ impl SceneRenderer {
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
+            signature.write(bytemuck::bytes_of(&uniform));
             if morph_here {
                 let weights = &state.pose.morph_weights[draw.instance];
                 queue.write_buffer(
@@ -326,6 +369,7 @@ impl SceneRenderer {
                 &mut gpu.skeleton_vertices,
             );
             queue.write_buffer(&gpu.skeleton, 0, bytemuck::cast_slice(&gpu.skeleton_vertices));
+            signature.write(bytemuck::cast_slice(&gpu.skeleton_vertices));
         }
         gpu.overlay_vertices.clear();
         overlay_lines(
@@ -340,11 +384,19 @@ impl SceneRenderer {
         if !gpu.overlay_vertices.is_empty() {
             queue.write_buffer(&gpu.overlay, 0, bytemuck::cast_slice(&gpu.overlay_vertices));
         }
+        signature.write(bytemuck::cast_slice(&gpu.overlay_vertices));
+        // Blended draws in their drawing order.
+        for &d in &gpu.blended {
+            signature.write_usize(d);
+        }
+        upload.signature = signature.finish();
         upload
     }
 
-    /// Records the 3D view into `output` (a single-sample view of the targets' format), drawn
-    /// inside `viewport` (x, y, width, height in pixels) or over the whole target.
+    /// Records `portion` of the 3D view into `output` (a single-sample view of the targets'
+    /// format), drawn inside `viewport` (x, y, width, height in pixels) or over the whole
+    /// target. A portion that does not end the image leaves its samples and depth in `targets`
+    /// for the next one.
     #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
@@ -355,28 +407,37 @@ impl SceneRenderer {
         view: &ViewOptions,
         path: SkinningPath,
         viewport: Option<PixelRect>,
+        portion: &ScenePortion,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
+        fn load<V>(first: bool, clear: V) -> wgpu::LoadOp<V> {
+            if first { wgpu::LoadOp::Clear(clear) } else { wgpu::LoadOp::Load }
+        }
+        // The samples of a multisampled target are resolved into the output at the end of
+        // the image; until then they, and the depth, are kept.
+        let keep = |kept: bool| {
+            if kept {
+                wgpu::StoreOp::Store
+            } else {
+                wgpu::StoreOp::Discard
+            }
+        };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("scene"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view: targets.color.as_ref().unwrap_or(output),
                 depth_slice: None,
-                resolve_target: targets.color.as_ref().map(|_| output),
+                resolve_target: targets.color.as_ref().filter(|_| portion.last).map(|_| output),
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(BACKGROUND),
-                    store: if targets.color.is_some() {
-                        wgpu::StoreOp::Discard
-                    } else {
-                        wgpu::StoreOp::Store
-                    },
+                    load: load(portion.first, BACKGROUND),
+                    store: keep(targets.color.is_none() || !portion.last),
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &targets.depth,
                 depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
+                    load: load(portion.first, 1.0),
+                    store: keep(!portion.last),
                 }),
                 stencil_ops: None,
             }),
@@ -398,12 +459,28 @@ impl SceneRenderer {
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         if let Some(gpu) = gpu {
             // Opaque and masked draws, then blended ones over them, farthest first; the wireframe
-            // pass draws every edge.
+            // pass draws every edge (not over a proxy).
             let opaque = gpu.draws.iter().filter(|d| d.pipeline != MeshPipeline::Blended);
             let blended = gpu.blended.iter().map(|&d| &gpu.draws[d]);
             let shaded = opaque.chain(blended).map(|draw| (draw, false));
-            let edges = gpu.draws.iter().filter(|_| view.wireframe).map(|draw| (draw, true));
+            let wireframe = view.wireframe && !portion.proxy;
+            let edges = gpu.draws.iter().filter(|_| wireframe).map(|draw| (draw, true));
+            // Where this draw's primitives start in the scene's drawing order.
+            let mut first_primitive = 0u64;
             for (draw, wire) in shaded.chain(edges) {
+                let (indices, count, per_primitive) = match (wire, &draw.proxy) {
+                    (true, _) => (&draw.edges, draw.edge_count, 2),
+                    (false, Some((proxy, count))) if portion.proxy => (proxy, *count, 3),
+                    (false, _) => (&draw.indices, draw.index_count, 3),
+                };
+                let primitives = u64::from(count / per_primitive);
+                let start = first_primitive;
+                first_primitive += primitives;
+                let from = portion.primitives.start.clamp(start, start + primitives) - start;
+                let to = portion.primitives.end.clamp(start, start + primitives) - start;
+                if from >= to {
+                    continue;
+                }
                 let mesh_pass = if wire {
                     MeshPass::Wireframe
                 } else {
@@ -436,14 +513,13 @@ impl SceneRenderer {
                 pass.set_vertex_buffer(4, draw.colors.slice(..));
                 pass.set_vertex_buffer(5, draw.positions.slice(..));
                 pass.set_vertex_buffer(6, draw.symmetry.slice(..));
-                if !wire {
-                    pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(0..draw.index_count, 0, 0..1);
-                } else if draw.edge_count > 0 {
-                    pass.set_index_buffer(draw.edges.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(0..draw.edge_count, 0, 0..1);
-                }
+                pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+                let per_primitive = u64::from(per_primitive);
+                pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
             }
+        }
+        if !portion.last {
+            return;
         }
         if let (true, Some((buffer, count))) = (view.grid, &self.grid) {
             pass.set_pipeline(&self.lines);

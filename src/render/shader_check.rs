@@ -35,6 +35,7 @@ fn layout(module: &naga::Module, name: &str) -> (u32, Vec<u32>) {
 
 #[test]
 fn every_shader_module_parses_and_validates() {
+    module("blit.wgsl", super::scene_images::BLIT_WGSL);
     module("skinning.wgsl + mesh.wgsl", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
     module(
         "skinning.wgsl + skin_compute.wgsl",

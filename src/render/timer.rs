@@ -26,6 +26,8 @@ struct Slot {
     state: Arc<AtomicU8>,
     /// Order of the frame that used it, so results come back in order.
     frame: u64,
+    /// What the caller said the pass drew.
+    tag: u64,
 }
 
 /// Times one render pass per frame on the GPU.
@@ -72,6 +74,7 @@ impl GpuTimer {
                 }),
                 state: Arc::new(AtomicU8::new(FREE)),
                 frame: 0,
+                tag: 0,
             })
             .collect();
         Some(GpuTimer {
@@ -98,9 +101,10 @@ impl GpuTimer {
         })
     }
 
-    /// Resolves this frame's timestamps into its readback buffer. Call after the timed pass
-    /// ended, in the same encoder.
-    pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    /// Resolves this frame's timestamps into its readback buffer, with `tag` (what the pass
+    /// drew) to be handed back with its time. Call after the timed pass ended, in the same
+    /// encoder.
+    pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder, tag: u64) {
         let Some(k) = self.current else { return };
         let first = k as u32 * 2;
         let offset = k as u64 * wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
@@ -108,6 +112,7 @@ impl GpuTimer {
         let slot = &mut self.slots[k];
         encoder.copy_buffer_to_buffer(&self.resolve, offset, &slot.readback, 0, 2 * wgpu::QUERY_SIZE as u64);
         slot.frame = self.frame;
+        slot.tag = tag;
         slot.state.store(RECORDED, Ordering::Release);
     }
 
@@ -128,8 +133,13 @@ impl GpuTimer {
     /// The newest finished pass time in seconds, if one finished since the last call. Polls the
     /// device without waiting (mappings complete during a poll).
     pub fn collect(&mut self, device: &wgpu::Device) -> Option<f64> {
+        self.collect_tagged(device).map(|(seconds, _)| seconds)
+    }
+
+    /// [`GpuTimer::collect`] with the pass's tag.
+    pub fn collect_tagged(&mut self, device: &wgpu::Device) -> Option<(f64, u64)> {
         let _ = device.poll(wgpu::PollType::Poll);
-        let mut newest: Option<(u64, f64)> = None;
+        let mut newest: Option<(u64, f64, u64)> = None;
         for slot in &self.slots {
             match slot.state.load(Ordering::Acquire) {
                 MAPPED => {
@@ -142,17 +152,17 @@ impl GpuTimer {
                     slot.state.store(FREE, Ordering::Release);
                     if let Some(ticks) = ticks
                         && slot.frame > self.newest
-                        && newest.is_none_or(|(f, _)| slot.frame > f)
+                        && newest.is_none_or(|(f, _, _)| slot.frame > f)
                     {
-                        newest = Some((slot.frame, ticks as f64 * self.period * 1e-9));
+                        newest = Some((slot.frame, ticks as f64 * self.period * 1e-9, slot.tag));
                     }
                 }
                 FAILED => slot.state.store(FREE, Ordering::Release),
                 _ => {}
             }
         }
-        let (frame, seconds) = newest?;
+        let (frame, seconds, tag) = newest?;
         self.newest = frame;
-        Some(seconds)
+        Some((seconds, tag))
     }
 }

@@ -29,6 +29,15 @@ impl SceneRenderer {
             })
         };
         let mut draws = Vec::new();
+        let simplify_start = std::time::Instant::now();
+        let proxies = proxy::proxy_indices(rig);
+        if proxies.is_some() {
+            log::debug!(
+                "proxy of {} triangles built in {:.1} ms",
+                rig_triangles(rig),
+                simplify_start.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let mut rest = PoseBuffers::new(rig);
         rest.evaluate(rig, None, 0.0);
         for (i, instance) in rig.instances.iter().enumerate() {
@@ -82,6 +91,13 @@ impl SceneRenderer {
                     )
                 });
                 let edges = triangle_edges(&primitive.indices);
+                let proxy = proxies
+                    .as_ref()
+                    .and_then(|meshes| meshes.get(instance.mesh)?.get(k)?.as_deref())
+                    .map(|indices| {
+                        let buffer = buffer("proxy indices", bytemuck::cast_slice(indices), wgpu::BufferUsages::INDEX);
+                        (buffer, indices.len() as u32)
+                    });
                 draws.push(GpuDraw {
                     instance: i,
                     primitive: k,
@@ -100,6 +116,7 @@ impl SceneRenderer {
                         wgpu::BufferUsages::INDEX,
                     ),
                     index_count: primitive.indices.len() as u32,
+                    proxy,
                     edges: buffer("edges", bytemuck::cast_slice(&edges), wgpu::BufferUsages::INDEX),
                     edge_count: edges.len() as u32,
                     uniform,

@@ -1,0 +1,148 @@
+//! Heavy scenes on lavapipe: the whole scene drawn in portions over several passes equals it
+//! drawn in one; the proxy of a heavy rig covers what the whole mesh covers with far fewer
+//! triangles; a kept image copied onto the frame equals the scene drawn straight into it.
+
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use image::RgbaImage;
+use rigscope::frame::ViewRenderer;
+use rigscope::render::detail::ScenePortion;
+use rigscope::render::offscreen::OFFSCREEN_FORMAT;
+use rigscope::render::scene::{PROXY_ABOVE_TRIANGLES, rig_triangles};
+use rigscope::render::scene_images::SceneImages;
+use rigscope::render::{Gpu, Offscreen};
+use rigscope::synthetic::skinned_tube;
+use rigscope::timings::FrameTimings;
+use rigscope::viewer::Viewer;
+
+/// `viewer`'s scene drawn as `portions`, in order, into `target`.
+fn draw(gpu: &Gpu, renderer: &ViewRenderer, target: &Offscreen, viewer: &Viewer, portions: &[ScenePortion]) -> RgbaImage {
+    target
+        .capture(
+            gpu,
+            &mut |encoder, targets, view| {
+                for portion in portions {
+                    renderer.encode_portion(encoder, targets, view, viewer, None, portion, None);
+                }
+            },
+            None,
+        )
+        .expect("drawn")
+}
+
+/// Pixels that differ from the background (the top-left pixel) by more than 8 in a channel.
+fn foreground(image: &RgbaImage) -> Vec<bool> {
+    let background = *image.get_pixel(0, 0);
+    image
+        .pixels()
+        .map(|p| p.0.iter().zip(background.0).any(|(a, b)| a.abs_diff(b) > 8))
+        .collect()
+}
+
+/// The largest difference of any channel of any pixel.
+fn largest_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
+    a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0)
+}
+
+/// A posed viewer of `rig` (its clip at 0.3 s) with a renderer that has written the frame.
+fn prepared(gpu: &Gpu, rig: rigscope::rig::Rig, aspect: f32) -> (Viewer, ViewRenderer) {
+    let mut viewer = Viewer::new(rig, None);
+    viewer.select_clip(Some(0));
+    viewer.player_mut().playing = false;
+    viewer.seek(0.3);
+    let mut renderer = ViewRenderer::offscreen(gpu);
+    renderer.prepare(gpu, &mut viewer, aspect, &mut FrameTimings::default());
+    (viewer, renderer)
+}
+
+#[test]
+fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let target = Offscreen::new(&gpu, 240, 180).unwrap();
+    let (mut viewer, mut renderer) = prepared(&gpu, skinned_tube(6_000, 12), target.aspect());
+    // The wireframe's lines are portions too; the grid and the skeleton come with the last.
+    viewer.view.wireframe = true;
+    viewer.view.skeleton.show = true;
+    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    let total = renderer.primitive_count(&viewer.view);
+    assert!(total > 20_000, "{total} primitives");
+    let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
+    let covered = foreground(&whole).iter().filter(|f| **f).count();
+    assert!(covered > 2_000, "the tube covers {covered} pixels");
+    for per_pass in [total / 3 + 1, 997] {
+        let portions: Vec<ScenePortion> = ScenePortion::split(total, per_pass).collect();
+        let image = draw(&gpu, &renderer, &target, &viewer, &portions);
+        assert_eq!(
+            largest_difference(&whole, &image),
+            0,
+            "{} portions of {per_pass} differ from one pass",
+            portions.len()
+        );
+    }
+    // A first portion alone, ended early, shows less: the portions do split the mesh.
+    let mut half = ScenePortion::split(total, total / 2 + 1).next().unwrap();
+    half.last = true;
+    let part = draw(&gpu, &renderer, &target, &viewer, &[half]);
+    let part_covered = foreground(&part).iter().filter(|f| **f).count();
+    assert!(part_covered < covered * 9 / 10, "{part_covered} of {covered}");
+}
+
+#[test]
+fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let rig = skinned_tube(200_000, 8);
+    assert!(rig_triangles(&rig) >= PROXY_ABOVE_TRIANGLES);
+    let target = Offscreen::new(&gpu, 200, 200).unwrap();
+    let (mut viewer, mut renderer) = prepared(&gpu, rig, target.aspect());
+    viewer.view.grid = false;
+    viewer.view.skeleton.show = false;
+    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    assert!(renderer.has_proxy());
+    let whole = foreground(&draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]));
+    let proxy = foreground(&draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::PROXY]));
+    let both = whole.iter().zip(&proxy).filter(|(a, b)| **a && **b).count();
+    let either = whole.iter().zip(&proxy).filter(|(a, b)| **a || **b).count();
+    let covered = whole.iter().filter(|f| **f).count();
+    assert!(covered > 1_000, "the tube covers {covered} pixels");
+    // Posed by the same palette: the silhouettes agree to within their coarser edge.
+    let overlap = both as f64 / either as f64;
+    eprintln!("proxy and whole overlap {overlap:.3} ({both} of {either} pixels)");
+    assert!(overlap > 0.9, "proxy and whole overlap {overlap:.3} ({both} of {either} pixels)");
+}
+
+#[test]
+fn a_kept_image_shown_on_the_frame_equals_the_scene_drawn_into_it() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let target = Offscreen::new(&gpu, 160, 120).unwrap();
+    let (viewer, renderer) = prepared(&gpu, skinned_tube(4_000, 6), target.aspect());
+    let straight = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
+    let mut images = SceneImages::new(&gpu.device, OFFSCREEN_FORMAT, 160, 120);
+    assert!(images.fits(OFFSCREEN_FORMAT, 160, 120) && !images.fits(OFFSCREEN_FORMAT, 161, 120));
+    // Drawn into the image being finished, then shown once finished.
+    let kept = target
+        .capture(
+            &gpu,
+            &mut |encoder, targets, view| {
+                renderer.encode_portion(
+                    encoder,
+                    targets,
+                    images.finishing(),
+                    &viewer,
+                    None,
+                    &ScenePortion::WHOLE,
+                    None,
+                );
+                images.finish();
+                images.show(encoder, view);
+            },
+            None,
+        )
+        .expect("drawn");
+    assert!(foreground(&straight).iter().filter(|f| **f).count() > 500);
+    assert!(
+        largest_difference(&straight, &kept) <= 1,
+        "the kept image differs by {}",
+        largest_difference(&straight, &kept)
+    );
+}
