@@ -1,11 +1,14 @@
 //! Drawing the viewer's state: the one path every picture takes, whether it goes to the
 //! window, an offscreen render, a screenshot, a sequence, `render --ui` or `bench`.
 
-use crate::render::detail::ScenePortion;
+use crate::render::detail::{DetailPolicy, SceneDraw, ScenePortion};
 use crate::render::offscreen::Overlay;
+use crate::render::scene_images::SceneImages;
+use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, RigGpu, SceneRenderer};
 use crate::timings::FrameTimings;
 use crate::viewer::Viewer;
+use std::hash::{Hash, Hasher};
 
 /// The scene renderer with the viewer's rig on the GPU.
 pub struct ViewRenderer {
@@ -62,6 +65,15 @@ impl ViewRenderer {
         self.signature
     }
 
+    /// Builds the proxy of the viewer's rig, once per rig, when it is heavy enough to have one.
+    pub fn build_proxy(&mut self, gpu: &Gpu, viewer: &Viewer) {
+        if let Some((generation, rig)) = &mut self.rig
+            && *generation == viewer.rig_generation
+        {
+            rig.build_proxies(&gpu.device, &viewer.rig);
+        }
+    }
+
     /// Whether the rig has a proxy to draw while it moves (see [`crate::render::detail`]).
     pub fn has_proxy(&self) -> bool {
         self.rig.as_ref().is_some_and(|(_, rig)| rig.has_proxy())
@@ -83,7 +95,15 @@ impl ViewRenderer {
         viewport: Option<PixelRect>,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
-        self.encode_portion(encoder, targets, view, viewer, viewport, &ScenePortion::WHOLE, timestamps);
+        self.encode_portion(
+            encoder,
+            targets,
+            view,
+            viewer,
+            viewport,
+            &ScenePortion::WHOLE,
+            timestamps,
+        );
     }
 
     /// [`ViewRenderer::encode`] for a portion of the scene.
@@ -127,6 +147,94 @@ impl ViewRenderer {
             &mut |encoder, targets, view| self.encode(encoder, targets, view, viewer, viewport, None),
             overlay,
         )
+    }
+}
+
+/// How the window shows a scene that may be heavy (see [`crate::render::detail`]): the policy,
+/// and the kept images, made when a scene first turns out heavy and dropped when it no longer
+/// is.
+#[derive(Default)]
+pub struct DetailedView {
+    pub policy: DetailPolicy,
+    images: Option<SceneImages>,
+}
+
+impl DetailedView {
+    /// Records the 3D view into `output` (of `format`, drawn with `targets`): whole, or for a
+    /// heavy scene its proxy, a portion of the whole scene or the kept image, each followed by
+    /// the shown image. `whole` forces the whole scene (a screenshot). A scene pass is timed
+    /// with `timer`, tagged with the primitives of the whole scene it drew (0 for the proxy),
+    /// for [`DetailPolicy::measured`]. Returns what the frame drew.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode(
+        &mut self,
+        gpu: &Gpu,
+        renderer: &mut ViewRenderer,
+        encoder: &mut wgpu::CommandEncoder,
+        (targets, output, format): (&RenderTargets, &wgpu::TextureView, wgpu::TextureFormat),
+        viewer: &Viewer,
+        viewport: PixelRect,
+        whole: bool,
+        mut timer: Option<&mut GpuTimer>,
+    ) -> SceneDraw {
+        let total = renderer.primitive_count(&viewer.view);
+        if self.policy.is_heavy(total) {
+            renderer.build_proxy(gpu, viewer);
+        }
+        let has_proxy = renderer.has_proxy();
+        let mut signature = std::hash::DefaultHasher::new();
+        signature.write_u64(renderer.signature());
+        (viewport.x, viewport.y, viewport.width, viewport.height).hash(&mut signature);
+        (targets.width, targets.height, targets.samples, format).hash(&mut signature);
+        let signature = signature.finish();
+        let mut draw = if whole {
+            SceneDraw::Whole
+        } else {
+            self.policy.decide(signature, total, has_proxy)
+        };
+        let fits = |images: &SceneImages| images.fits(format, targets.width, targets.height);
+        if draw == SceneDraw::Whole {
+            self.images = None;
+        } else if !self.images.as_ref().is_some_and(fits) {
+            self.images = Some(SceneImages::new(&gpu.device, format, targets.width, targets.height));
+            // New images hold nothing yet: the proxy goes into them first.
+            if draw != SceneDraw::Proxy {
+                self.policy.forget();
+                draw = self.policy.decide(signature, total, has_proxy);
+            }
+        }
+        let (target, portion, timed) = match (&draw, &self.images) {
+            (SceneDraw::Whole, _) | (_, None) => (output, ScenePortion::WHOLE, total),
+            (SceneDraw::Proxy, Some(images)) => (images.shown(), ScenePortion::PROXY, 0),
+            (SceneDraw::Refine(portion), Some(images)) => (
+                images.finishing(),
+                portion.clone(),
+                portion.primitives.end - portion.primitives.start,
+            ),
+            (SceneDraw::Keep, Some(images)) => {
+                images.show(encoder, output);
+                return draw;
+            }
+        };
+        renderer.encode_portion(
+            encoder,
+            targets,
+            target,
+            viewer,
+            Some(viewport),
+            &portion,
+            timer.as_deref_mut().and_then(GpuTimer::pass_writes),
+        );
+        if let Some(timer) = timer {
+            timer.resolve(encoder, timed);
+        }
+        if let Some(images) = self.images.as_mut().filter(|_| draw != SceneDraw::Whole) {
+            if portion.last && !portion.proxy {
+                images.finish();
+            }
+            images.show(encoder, output);
+        }
+        draw
     }
 }
 

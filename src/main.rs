@@ -168,6 +168,11 @@ enum Command {
         /// Print only the JSON line.
         #[arg(long)]
         json: bool,
+        /// Time the window's way with heavy scenes instead: orbit the camera for --frames
+        /// frames (a heavy rig shows its proxy), then hold still until the whole scene is
+        /// finished portion by portion and kept. GPU path, anti-aliasing as the window's Auto.
+        #[arg(long)]
+        orbit: bool,
     },
 }
 
@@ -238,6 +243,7 @@ fn main() -> ExitCode {
             size,
             view,
             json,
+            orbit,
         }) => {
             use rigscope::commands::bench::{BenchOptions, BenchRig, bench_command};
             let rig = match (file, synthetic) {
@@ -252,7 +258,7 @@ fn main() -> ExitCode {
                 height: size.1,
                 view,
             };
-            bench_command(&options, json)
+            bench_command(&options, orbit, json)
         }
         None => rigscope::app::run(cli.view.file, cli.view.exit_after_frames, cli.view.screenshot),
     };

@@ -62,3 +62,51 @@ fn bench_refuses_a_malformed_synthetic_size() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("VERTICES,JOINTS"));
 }
+
+/// `rigscope bench --orbit ARGS --json`'s JSON line.
+fn orbit_json(args: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["bench", "--orbit", "--json"])
+        .args(args)
+        .output()
+        .expect("rigscope runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().expect("some output")).expect("the last line is JSON")
+}
+
+#[test]
+fn bench_orbit_shows_a_heavy_rigs_proxy_while_orbiting_then_finishes_and_keeps_the_whole_scene() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let json = orbit_json(&["--synthetic", "1000000,64", "--frames", "4", "--size", "320x240"]);
+    assert_eq!(json["triangles"], 1_999_872);
+    let frames = &json["frames"];
+    let ms = &json["median_ms"];
+    let whole = ms["whole"].as_f64().expect("whole frames first");
+    assert_eq!(frames["whole"], 3, "{json}");
+    // Heavier than twice the 30 ms budget must go the proxy's way; a machine that draws two
+    // million triangles within the budget draws them whole.
+    if whole > 0.06 * 1e3 || json["has_proxy"] == true {
+        assert_eq!(json["has_proxy"], true, "{json}");
+        assert_eq!(frames["proxy"], 4, "every orbiting frame draws the proxy: {json}");
+        assert_eq!(frames["kept"], 10, "{json}");
+        let portions = frames["portions"].as_u64().expect("portions");
+        assert!(portions >= 2, "{json}");
+        let proxy = ms["proxy"].as_f64().unwrap();
+        let kept = ms["kept"].as_f64().unwrap();
+        assert!(proxy < whole && kept < whole, "{json}");
+    } else {
+        assert_eq!(frames["proxy"], 0, "{json}");
+    }
+    // A light rig has no proxy: every frame is whole, and the bench stops when it holds still.
+    let light = orbit_json(&["--synthetic", "3000,12", "--frames", "4", "--size", "96x64"]);
+    assert_eq!(light["has_proxy"], false, "{light}");
+    assert_eq!(light["frames"]["whole"], 3 + 4 + 1, "{light}");
+    assert_eq!(light["frames"]["proxy"], 0, "{light}");
+}

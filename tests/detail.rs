@@ -17,7 +17,13 @@ use rigscope::timings::FrameTimings;
 use rigscope::viewer::Viewer;
 
 /// `viewer`'s scene drawn as `portions`, in order, into `target`.
-fn draw(gpu: &Gpu, renderer: &ViewRenderer, target: &Offscreen, viewer: &Viewer, portions: &[ScenePortion]) -> RgbaImage {
+fn draw(
+    gpu: &Gpu,
+    renderer: &ViewRenderer,
+    target: &Offscreen,
+    viewer: &Viewer,
+    portions: &[ScenePortion],
+) -> RgbaImage {
     target
         .capture(
             gpu,
@@ -42,7 +48,12 @@ fn foreground(image: &RgbaImage) -> Vec<bool> {
 
 /// The largest difference of any channel of any pixel.
 fn largest_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
-    a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0)
+    a.as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| x.abs_diff(*y))
+        .max()
+        .unwrap_or(0)
 }
 
 /// A posed viewer of `rig` (its clip at 0.3 s) with a renderer that has written the frame.
@@ -98,6 +109,8 @@ fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
     viewer.view.grid = false;
     viewer.view.skeleton.show = false;
     renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    assert!(!renderer.has_proxy(), "built only when asked for");
+    renderer.build_proxy(&gpu, &viewer);
     assert!(renderer.has_proxy());
     let whole = foreground(&draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]));
     let proxy = foreground(&draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::PROXY]));
@@ -108,7 +121,10 @@ fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
     // Posed by the same palette: the silhouettes agree to within their coarser edge.
     let overlap = both as f64 / either as f64;
     eprintln!("proxy and whole overlap {overlap:.3} ({both} of {either} pixels)");
-    assert!(overlap > 0.9, "proxy and whole overlap {overlap:.3} ({both} of {either} pixels)");
+    assert!(
+        overlap > 0.9,
+        "proxy and whole overlap {overlap:.3} ({both} of {either} pixels)"
+    );
 }
 
 #[test]

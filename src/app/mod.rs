@@ -5,10 +5,8 @@ mod window;
 
 use window::WindowState;
 
-use crate::frame::ViewRenderer;
+use crate::frame::{DetailedView, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
-use crate::render::detail::{DetailPolicy, SceneDraw, ScenePortion};
-use crate::render::scene_images::SceneImages;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
@@ -18,7 +16,6 @@ use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
 pub use settings::{apply_settings, capture_settings};
-use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -30,10 +30,8 @@ pub(super) struct WindowState {
     pub(super) title: String,
     /// Times the scene pass on the GPU (`None` without timestamp queries).
     pub(super) gpu_timer: Option<GpuTimer>,
-    /// How each frame shows a heavy scene, and the images it keeps for that (made when a
-    /// scene first turns out heavy).
-    pub(super) detail: DetailPolicy,
-    pub(super) scene_images: Option<SceneImages>,
+    /// How each frame shows a heavy scene.
+    pub(super) detail: DetailedView,
 }
 
 impl WindowState {
@@ -133,8 +131,7 @@ impl WindowState {
             captured: None,
             last_viewport: None,
             title,
-            detail: DetailPolicy::default(),
-            scene_images: None,
+            detail: DetailedView::default(),
         })
     }
 
@@ -218,7 +215,16 @@ impl WindowState {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        self.encode_scene(&mut encoder, &view, viewer, viewport);
+        self.detail.encode(
+            &self.gpu,
+            &mut self.renderer,
+            &mut encoder,
+            (&self.targets, &view, self.config.format),
+            viewer,
+            viewport,
+            self.capture_next,
+            self.gpu_timer.as_mut(),
+        );
         timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));
 
         let screen = egui_wgpu::ScreenDescriptor {
@@ -258,7 +264,7 @@ impl WindowState {
             timer.submitted();
             let timed = timer.collect_tagged(&self.gpu.device);
             if let Some((seconds, primitives)) = timed {
-                self.detail.measured(seconds, primitives);
+                self.detail.policy.measured(seconds, primitives);
             }
             timings.set(Stage::GpuPass, timed.map(|(seconds, _)| seconds));
         }
@@ -284,79 +290,6 @@ impl WindowState {
         }
         self.repaint_after = (repaint_delay < Duration::from_secs(3600)).then(|| Instant::now() + repaint_delay);
         Ok(output.actions)
-    }
-}
-
-impl WindowState {
-    /// Records the 3D view into the frame: drawn whole, or for a heavy scene as its proxy, a
-    /// portion of the whole scene, or the image kept from earlier frames (see
-    /// [`crate::render::detail`]).
-    fn encode_scene(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        output: &wgpu::TextureView,
-        viewer: &Viewer,
-        viewport: PixelRect,
-    ) {
-        let total = self.renderer.primitive_count(&viewer.view);
-        let has_proxy = self.renderer.has_proxy();
-        let mut signature = std::hash::DefaultHasher::new();
-        signature.write_u64(self.renderer.signature());
-        (viewport.x, viewport.y, viewport.width, viewport.height).hash(&mut signature);
-        (self.config.width, self.config.height, self.config.format, self.info.samples).hash(&mut signature);
-        let signature = signature.finish();
-        let mut draw = if self.capture_next {
-            SceneDraw::Whole
-        } else {
-            self.detail.decide(signature, total, has_proxy)
-        };
-        let fits = |images: &SceneImages| images.fits(self.config.format, self.config.width, self.config.height);
-        if draw == SceneDraw::Whole {
-            self.scene_images = None;
-        } else if !self.scene_images.as_ref().is_some_and(fits) {
-            self.scene_images = Some(SceneImages::new(
-                &self.gpu.device,
-                self.config.format,
-                self.config.width,
-                self.config.height,
-            ));
-            // New images hold nothing yet: the proxy goes into them first.
-            if draw != SceneDraw::Proxy {
-                self.detail.forget();
-                draw = self.detail.decide(signature, total, has_proxy);
-            }
-        }
-        let (target, portion, timed) = match (&draw, &self.scene_images) {
-            (SceneDraw::Whole, _) | (_, None) => (output, ScenePortion::WHOLE, total),
-            (SceneDraw::Proxy, Some(images)) => (images.shown(), ScenePortion::PROXY, 0),
-            (SceneDraw::Refine(portion), Some(images)) => (
-                images.finishing(),
-                portion.clone(),
-                portion.primitives.end - portion.primitives.start,
-            ),
-            (SceneDraw::Keep, Some(images)) => {
-                images.show(encoder, output);
-                return;
-            }
-        };
-        self.renderer.encode_portion(
-            encoder,
-            &self.targets,
-            target,
-            viewer,
-            Some(viewport),
-            &portion,
-            self.gpu_timer.as_mut().and_then(GpuTimer::pass_writes),
-        );
-        if let Some(timer) = &mut self.gpu_timer {
-            timer.resolve(encoder, timed);
-        }
-        if let Some(images) = self.scene_images.as_mut().filter(|_| draw != SceneDraw::Whole) {
-            if portion.last && !portion.proxy {
-                images.finish();
-            }
-            images.show(encoder, output);
-        }
     }
 }
 

@@ -291,9 +291,9 @@ impl BenchReport {
 /// Warm-up frames per path, not counted.
 const WARM_UP: usize = 10;
 
-/// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
-pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
-    let (rig, path) = match &options.rig {
+/// The rig a bench runs on, and its file.
+pub(super) fn open_bench_rig(rig: &BenchRig) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), String> {
+    Ok(match rig {
         BenchRig::Demo => (crate::rig::open(None).map_err(|e| e.to_string())?, None),
         BenchRig::File(file) => (
             crate::rig::open(Some(file)).map_err(|e| e.to_string())?,
@@ -307,7 +307,12 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
             }
             (crate::synthetic::skinned_tube(*vertices, *joints), None)
         }
-    };
+    })
+}
+
+/// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
+pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
+    let (rig, path) = open_bench_rig(&options.rig)?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;
@@ -417,14 +422,20 @@ pub fn parse_synthetic(text: &str) -> Result<(usize, usize), String> {
     }
 }
 
-/// `rigscope bench`: runs [`run_bench`] and prints the table (unless `json_only`) and, as the
-/// last line, the JSON object.
-pub fn bench_command(options: &BenchOptions, json_only: bool) -> Result<(), String> {
-    let report = run_bench(options)?;
+/// `rigscope bench`: runs [`run_bench`] (or with `orbit` [`super::orbit::run_orbit`]) and
+/// prints the table (unless `json_only`) and, as the last line, the JSON object.
+pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Result<(), String> {
+    let (text, json) = if orbit {
+        let report = super::orbit::run_orbit(options)?;
+        (report.to_text(), report.to_json())
+    } else {
+        let report = run_bench(options)?;
+        (report.to_text(), report.to_json())
+    };
     if !json_only {
-        println!("{}", report.to_text());
+        println!("{text}");
     }
-    println!("{}", report.to_json());
+    println!("{json}");
     Ok(())
 }
 

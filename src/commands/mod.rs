@@ -4,3 +4,4 @@
 pub mod audit;
 pub mod bench;
 pub mod inspect;
+pub mod orbit;

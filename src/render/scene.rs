@@ -15,8 +15,8 @@ use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
 use bytemuck::{Pod, Zeroable};
-use std::hash::Hasher;
 use glam::{Mat4, Vec3, Vec4};
+use std::hash::Hasher;
 use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -118,6 +118,8 @@ pub struct RigGpu {
     blended: Vec<usize>,
     /// The symmetry view's values are in the draws' `symmetry` buffers.
     symmetry_written: bool,
+    /// [`RigGpu::build_proxies`] ran.
+    proxy_built: bool,
 }
 
 impl RigGpu {
@@ -411,7 +413,11 @@ impl SceneRenderer {
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
         fn load<V>(first: bool, clear: V) -> wgpu::LoadOp<V> {
-            if first { wgpu::LoadOp::Clear(clear) } else { wgpu::LoadOp::Load }
+            if first {
+                wgpu::LoadOp::Clear(clear)
+            } else {
+                wgpu::LoadOp::Load
+            }
         }
         // The samples of a multisampled target are resolved into the output at the end of
         // the image; until then they, and the depth, are kept.

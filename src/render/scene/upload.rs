@@ -29,15 +29,6 @@ impl SceneRenderer {
             })
         };
         let mut draws = Vec::new();
-        let simplify_start = std::time::Instant::now();
-        let proxies = proxy::proxy_indices(rig);
-        if proxies.is_some() {
-            log::debug!(
-                "proxy of {} triangles built in {:.1} ms",
-                rig_triangles(rig),
-                simplify_start.elapsed().as_secs_f64() * 1e3
-            );
-        }
         let mut rest = PoseBuffers::new(rig);
         rest.evaluate(rig, None, 0.0);
         for (i, instance) in rig.instances.iter().enumerate() {
@@ -91,13 +82,6 @@ impl SceneRenderer {
                     )
                 });
                 let edges = triangle_edges(&primitive.indices);
-                let proxy = proxies
-                    .as_ref()
-                    .and_then(|meshes| meshes.get(instance.mesh)?.get(k)?.as_deref())
-                    .map(|indices| {
-                        let buffer = buffer("proxy indices", bytemuck::cast_slice(indices), wgpu::BufferUsages::INDEX);
-                        (buffer, indices.len() as u32)
-                    });
                 draws.push(GpuDraw {
                     instance: i,
                     primitive: k,
@@ -116,7 +100,7 @@ impl SceneRenderer {
                         wgpu::BufferUsages::INDEX,
                     ),
                     index_count: primitive.indices.len() as u32,
-                    proxy,
+                    proxy: None,
                     edges: buffer("edges", bytemuck::cast_slice(&edges), wgpu::BufferUsages::INDEX),
                     edge_count: edges.len() as u32,
                     uniform,
@@ -153,6 +137,7 @@ impl SceneRenderer {
         let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
+            proxy_built: false,
             blended,
             symmetry_written: false,
             draws,
@@ -173,6 +158,40 @@ impl SceneRenderer {
             }),
             overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
         }
+    }
+}
+
+impl RigGpu {
+    /// Builds the proxies of `rig` (the rig this was uploaded from), once: a scene that turned
+    /// out heavy asks for them (see `render::detail`); nothing else pays for them.
+    pub fn build_proxies(&mut self, device: &wgpu::Device, rig: &Rig) {
+        if std::mem::replace(&mut self.proxy_built, true) {
+            return;
+        }
+        let start = std::time::Instant::now();
+        let Some(proxies) = proxy::proxy_indices(rig) else {
+            return;
+        };
+        for draw in &mut self.draws {
+            let instance = &rig.instances[draw.instance];
+            let Some(indices) = proxies
+                .get(instance.mesh)
+                .and_then(|m| m.get(draw.primitive)?.as_deref())
+            else {
+                continue;
+            };
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("proxy indices"),
+                contents: bytemuck::cast_slice(indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            draw.proxy = Some((buffer, indices.len() as u32));
+        }
+        log::info!(
+            "proxy of {} triangles for orbiting built in {:.0} ms",
+            rig_triangles(rig),
+            start.elapsed().as_secs_f64() * 1e3
+        );
     }
 }
 

@@ -1,0 +1,181 @@
+//! `rigscope bench --orbit`: the window's way of showing a heavy scene (see
+//! [`crate::render::detail`]) run headless. The camera orbits for a number of frames, then
+//! holds still until the whole scene is finished and kept; every frame is timed from its
+//! first CPU work to the GPU's end, with what it drew.
+
+use super::bench::{BenchOptions, open_bench_rig};
+use crate::frame::{DetailedView, ViewRenderer};
+use crate::render::detail::SceneDraw;
+use crate::render::timer::GpuTimer;
+use crate::render::{Gpu, Offscreen, PixelRect};
+use crate::timings::{FrameTimings, format_seconds, median};
+use crate::viewer::Viewer;
+use std::time::Instant;
+
+/// Frames drawn whole first, so that the policy has measured the whole scene.
+const WHOLE_FIRST: usize = 3;
+/// Yaw per orbiting frame, in radians.
+const ORBIT_STEP: f32 = 0.02;
+/// Kept frames timed after the whole scene is finished.
+const KEPT_FRAMES: usize = 10;
+/// Most frames spent finishing the whole scene before giving up.
+const MOST_PORTIONS: usize = 10_000;
+
+/// Frame times of each kind of frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OrbitReport {
+    pub rig: String,
+    pub adapter: String,
+    pub triangles: usize,
+    pub has_proxy: bool,
+    /// Whole frames (seconds), the first ones included.
+    pub whole: Vec<f32>,
+    /// Orbiting frames that drew the proxy.
+    pub proxy: Vec<f32>,
+    /// Frames that drew a portion of the whole scene, from the first to the one that finished it.
+    pub portions: Vec<f32>,
+    /// Frames that showed the finished image.
+    pub kept: Vec<f32>,
+}
+
+impl OrbitReport {
+    pub fn to_text(&self) -> String {
+        let line = |name: &str, times: &[f32]| {
+            let median = median(times.to_vec()).map_or("—".to_owned(), format_seconds);
+            let worst = times
+                .iter()
+                .copied()
+                .reduce(f32::max)
+                .map_or("—".to_owned(), format_seconds);
+            format!("{name:<34} {:>6} {median:>12} {worst:>12}\n", times.len())
+        };
+        let mut out = format!(
+            "rig: {} ({} triangles, {})\nadapter: {}\n\n{:<34} {:>6} {:>12} {:>12}\n",
+            self.rig,
+            self.triangles,
+            if self.has_proxy {
+                "with a proxy"
+            } else {
+                "light: no proxy"
+            },
+            self.adapter,
+            "frames",
+            "count",
+            "median",
+            "slowest"
+        );
+        out += &line("whole scene (first frames)", &self.whole);
+        out += &line("orbiting: proxy", &self.proxy);
+        out += &line("still: a portion of the whole scene", &self.portions);
+        out += &line("still: finished image kept", &self.kept);
+        let total: f32 = self.portions.iter().sum();
+        out += &format!(
+            "\nthe whole scene was finished {} after the camera stopped, in {} frames\n",
+            format_seconds(total),
+            self.portions.len()
+        );
+        out
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        let ms = |times: &[f32]| median(times.to_vec()).map(|s| (f64::from(s) * 1e4).round() / 10.0);
+        serde_json::json!({
+            "rig": self.rig,
+            "adapter": self.adapter,
+            "triangles": self.triangles,
+            "has_proxy": self.has_proxy,
+            "median_ms": {
+                "whole": ms(&self.whole),
+                "proxy": ms(&self.proxy),
+                "portion": ms(&self.portions),
+                "kept": ms(&self.kept),
+            },
+            "frames": {
+                "whole": self.whole.len(),
+                "proxy": self.proxy.len(),
+                "portions": self.portions.len(),
+                "kept": self.kept.len(),
+            },
+            "finished_after_ms": (f64::from(self.portions.iter().sum::<f32>()) * 1e4).round() / 10.0,
+        })
+    }
+}
+
+/// Draws `options.frames` orbiting frames and then still frames until the whole scene is kept,
+/// the way the window does, on the GPU path with playback paused.
+pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
+    let (rig, path) = open_bench_rig(&options.rig)?;
+    let triangles = crate::render::scene::rig_triangles(&rig);
+    let mut viewer = Viewer::new(rig, path);
+    viewer.player_mut().playing = false;
+    viewer.view.mode = options.view;
+    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
+    let samples = crate::render::Msaa::Auto.samples(&gpu.adapter, crate::render::offscreen::OFFSCREEN_FORMAT);
+    let target = Offscreen::with_samples(&gpu, options.width, options.height, samples).map_err(|e| e.to_string())?;
+    let mut renderer = ViewRenderer::new(&gpu, crate::render::offscreen::OFFSCREEN_FORMAT, samples);
+    let mut timer = GpuTimer::new(&gpu).ok_or("bench --orbit needs an adapter with timestamp queries")?;
+    let mut detail = DetailedView::default();
+    let viewport = PixelRect {
+        x: 0,
+        y: 0,
+        width: options.width,
+        height: options.height,
+    };
+    let mut report = OrbitReport {
+        rig: viewer.rig.name.clone(),
+        adapter: gpu.describe(),
+        triangles,
+        ..OrbitReport::default()
+    };
+    let mut frame = 0usize;
+    loop {
+        let orbiting = frame < WHOLE_FIRST + options.frames;
+        if orbiting && frame >= WHOLE_FIRST {
+            viewer.camera.yaw += ORBIT_STEP;
+        }
+        let start = Instant::now();
+        let _ = viewer.prepare_frame();
+        renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("orbit") });
+        let mut draw = SceneDraw::Keep;
+        target.encode(&mut encoder, &mut |encoder, targets, view| {
+            draw = detail.encode(
+                &gpu,
+                &mut renderer,
+                encoder,
+                (targets, view, crate::render::offscreen::OFFSCREEN_FORMAT),
+                &viewer,
+                viewport,
+                frame < WHOLE_FIRST,
+                Some(&mut timer),
+            );
+        });
+        gpu.queue.submit([encoder.finish()]);
+        timer.submitted();
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
+        let seconds = start.elapsed().as_secs_f32();
+        if let Some((pass, primitives)) = timer.collect_tagged(&gpu.device) {
+            detail.policy.measured(pass, primitives);
+        }
+        if let Some(error) = gpu.take_error() {
+            return Err(format!("the GPU refused a frame: {error}"));
+        }
+        match draw {
+            SceneDraw::Whole => report.whole.push(seconds),
+            SceneDraw::Proxy => report.proxy.push(seconds),
+            SceneDraw::Refine(_) => report.portions.push(seconds),
+            SceneDraw::Keep => report.kept.push(seconds),
+        }
+        frame += 1;
+        let light = !orbiting && draw == SceneDraw::Whole;
+        if light || report.kept.len() >= KEPT_FRAMES || report.portions.len() >= MOST_PORTIONS {
+            break;
+        }
+    }
+    report.has_proxy = renderer.has_proxy();
+    Ok(report)
+}
