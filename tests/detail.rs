@@ -97,6 +97,13 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
     let part = draw(&gpu, &renderer, &target, &viewer, &[half]);
     let part_covered = foreground(&part).iter().filter(|f| **f).count();
     assert!(part_covered < covered * 9 / 10, "{part_covered} of {covered}");
+    // The wireframe's edges, made when it was first shown, are drawn over the shading.
+    viewer.view.wireframe = false;
+    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    assert!(renderer.primitive_count(&viewer.view) < total);
+    let shaded = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
+    let lined = whole.pixels().zip(shaded.pixels()).filter(|(a, b)| a != b).count();
+    assert!(lined > 500, "the wireframe changed {lined} pixels");
 }
 
 #[test]

@@ -131,7 +131,12 @@ impl RigGpu {
     /// Mesh primitives of the whole scene in drawing order: triangles, then wireframe lines.
     pub fn primitive_count(&self, view: &ViewOptions) -> u64 {
         let triangles: u64 = self.draws.iter().map(|d| u64::from(d.index_count / 3)).sum();
-        let lines: u64 = self.draws.iter().map(|d| u64::from(d.edge_count / 2)).sum();
+        let lines: u64 = self
+            .draws
+            .iter()
+            .filter_map(|d| d.edges.as_ref())
+            .map(|(_, n)| u64::from(n / 2))
+            .sum();
         triangles + if view.wireframe { lines } else { 0 }
     }
 }
@@ -145,15 +150,19 @@ struct GpuDraw {
     positions: wgpu::Buffer,
     normals: wgpu::Buffer,
     /// Written every frame on the CPU path (skinned instances only).
+    /// Made the first time the CPU path draws (see [`RigGpu::ensure_buffers`]).
     cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
+    /// Skinned by the CPU path (a skinned instance's primitive with influences).
+    cpu_skinnable: bool,
     uvs: wgpu::Buffer,
     influences: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
     /// A much shorter index list over the same vertices, drawn while a heavy scene moves.
     proxy: Option<(wgpu::Buffer, u32)>,
-    edges: wgpu::Buffer,
-    edge_count: u32,
+    /// Each edge once, as lines, and their index count: made the first time the wireframe is
+    /// shown.
+    edges: Option<(wgpu::Buffer, u32)>,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     /// `COLOR_0`, or white.
@@ -303,7 +312,7 @@ impl SceneRenderer {
                 SKIN_NONE
             };
             // On the CPU path skinned vertices arrive morphed; everything else is morphed here.
-            let morph_here = draw.morph.targets > 0 && (gpu_skinning || draw.cpu_skinned.is_none());
+            let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
             let selected = state
                 .selected
                 .and_then(|node| draw.joints.iter().position(|&j| j == node))
@@ -470,14 +479,18 @@ impl SceneRenderer {
             let blended = gpu.blended.iter().map(|&d| &gpu.draws[d]);
             let shaded = opaque.chain(blended).map(|draw| (draw, false));
             let wireframe = view.wireframe && !portion.proxy;
-            let edges = gpu.draws.iter().filter(|_| wireframe).map(|draw| (draw, true));
+            let edges = gpu
+                .draws
+                .iter()
+                .filter(|draw| wireframe && draw.edges.is_some())
+                .map(|draw| (draw, true));
             // Where this draw's primitives start in the scene's drawing order.
             let mut first_primitive = 0u64;
             for (draw, wire) in shaded.chain(edges) {
-                let (indices, count, per_primitive) = match (wire, &draw.proxy) {
-                    (true, _) => (&draw.edges, draw.edge_count, 2),
-                    (false, Some((proxy, count))) if portion.proxy => (proxy, *count, 3),
-                    (false, _) => (&draw.indices, draw.index_count, 3),
+                let (indices, count, per_primitive) = match (wire, &draw.edges, &draw.proxy) {
+                    (true, Some((edges, count)), _) => (edges, *count, 2),
+                    (false, _, Some((proxy, count))) if portion.proxy => (proxy, *count, 3),
+                    _ => (&draw.indices, draw.index_count, 3),
                 };
                 let primitives = u64::from(count / per_primitive);
                 let start = first_primitive;

@@ -74,20 +74,13 @@ impl SceneRenderer {
                 let vertex_usage = wgpu::BufferUsages::VERTEX;
                 let positions = bytemuck::cast_slice(&primitive.positions);
                 let normals = bytemuck::cast_slice(&primitive.normals);
-                let cpu_skinned = (instance.skin.is_some() && primitive.influences.is_some()).then(|| {
-                    let dynamic = vertex_usage | wgpu::BufferUsages::COPY_DST;
-                    (
-                        buffer("cpu positions", positions, dynamic),
-                        buffer("cpu normals", normals, dynamic),
-                    )
-                });
-                let edges = triangle_edges(&primitive.indices);
                 draws.push(GpuDraw {
                     instance: i,
                     primitive: k,
                     positions: buffer("positions", positions, vertex_usage),
                     normals: buffer("normals", normals, vertex_usage),
-                    cpu_skinned,
+                    cpu_skinned: None,
+                    cpu_skinnable: instance.skin.is_some() && primitive.influences.is_some(),
                     uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
                     influences: buffer(
                         "influences",
@@ -101,8 +94,7 @@ impl SceneRenderer {
                     ),
                     index_count: primitive.indices.len() as u32,
                     proxy: None,
-                    edges: buffer("edges", bytemuck::cast_slice(&edges), wgpu::BufferUsages::INDEX),
-                    edge_count: edges.len() as u32,
+                    edges: None,
                     uniform,
                     bind_group,
                     colors: if primitive.colors.is_empty() {
@@ -162,6 +154,43 @@ impl SceneRenderer {
 }
 
 impl RigGpu {
+    /// Makes the buffers that only some frames read, the first time a frame does: the
+    /// wireframe's edges when `view` shows it, and the CPU path's vertex buffers on that path.
+    /// A rig that is never seen in wireframe or on the CPU costs neither the memory nor (for
+    /// edges, a sort of every triangle's sides) the time.
+    pub fn ensure_buffers(&mut self, device: &wgpu::Device, rig: &Rig, view: &ViewOptions, path: SkinningPath) {
+        for draw in &mut self.draws {
+            let Some(primitive) = rig.meshes[rig.instances[draw.instance].mesh]
+                .primitives
+                .get(draw.primitive)
+            else {
+                continue;
+            };
+            if view.wireframe && draw.edges.is_none() {
+                let edges = triangle_edges(&primitive.indices);
+                let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("edges"),
+                    contents: bytemuck::cast_slice(&edges),
+                    usage: wgpu::BufferUsages::INDEX,
+                });
+                draw.edges = Some((buffer, edges.len() as u32));
+            }
+            if path == SkinningPath::Cpu && draw.cpu_skinnable && draw.cpu_skinned.is_none() {
+                let buffer = |label, contents: &[glam::Vec3]| {
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents: bytemuck::cast_slice(contents),
+                        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    })
+                };
+                draw.cpu_skinned = Some((
+                    buffer("cpu positions", &primitive.positions),
+                    buffer("cpu normals", &primitive.normals),
+                ));
+            }
+        }
+    }
+
     /// Builds the proxies of `rig` (the rig this was uploaded from), once: a scene that turned
     /// out heavy asks for them (see `render::detail`); nothing else pays for them.
     pub fn build_proxies(&mut self, device: &wgpu::Device, rig: &Rig) {
