@@ -215,7 +215,7 @@ impl WindowState {
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        self.detail.encode(
+        let scene_draw = self.detail.encode(
             &self.gpu,
             &mut self.renderer,
             &mut encoder,
@@ -281,6 +281,9 @@ impl WindowState {
             Err(e) => self.captured = Some(Err(e)),
         }
 
+        if scene_draw.is_unfinished() {
+            self.window.request_redraw();
+        }
         let repaint_delay = full_output
             .viewport_output
             .get(&egui::ViewportId::ROOT)

@@ -75,6 +75,18 @@ pub enum SceneDraw {
     Refine(ScenePortion),
 }
 
+impl SceneDraw {
+    /// Whether the whole scene is still to be finished after this frame: the window must draw
+    /// another frame even when nothing else asks for one.
+    pub fn is_unfinished(&self) -> bool {
+        match self {
+            SceneDraw::Proxy => true,
+            SceneDraw::Refine(portion) => !portion.last,
+            SceneDraw::Whole | SceneDraw::Keep => false,
+        }
+    }
+}
+
 /// What the shown image holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shown {
@@ -209,7 +221,9 @@ mod tests {
         let mut policy = measured(total, 0.9);
         assert!(policy.is_heavy(total));
         for signature in 1..4 {
-            assert_eq!(policy.decide(signature, total, true), SceneDraw::Proxy);
+            let draw = policy.decide(signature, total, true);
+            assert_eq!(draw, SceneDraw::Proxy);
+            assert!(draw.is_unfinished());
         }
         let per_pass = (0.020f64 / (0.9 / total as f64)).round() as u64;
         assert_eq!(per_pass, 44_444);
@@ -221,6 +235,7 @@ mod tests {
             };
             assert_eq!(portion.primitives.start, covered, "portions follow each other");
             assert_eq!(portion.first, covered == 0);
+            assert_eq!(SceneDraw::Refine(portion.clone()).is_unfinished(), !portion.last);
             assert!(!portion.proxy);
             assert!(portion.primitives.end - portion.primitives.start <= per_pass);
             covered = portion.primitives.end;
@@ -230,6 +245,7 @@ mod tests {
             }
         }
         assert_eq!((covered, portions), (total, total.div_ceil(per_pass)));
+        assert!(!SceneDraw::Refine(ScenePortion::split(1, 1).next().unwrap()).is_unfinished());
         // Finished: kept while nothing changes; a change starts over from the proxy.
         assert_eq!(policy.decide(3, total, true), SceneDraw::Keep);
         assert_eq!(policy.decide(3, total, true), SceneDraw::Keep);
