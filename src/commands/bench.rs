@@ -82,7 +82,7 @@ pub struct KernelRates {
 /// Times the static transform, fast LBS and fast DQS over every skinned primitive of the
 /// viewer's rig (15 runs each after a warm-up; medians), or `None` without skinned vertices.
 fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
-    use crate::skin::fast::{Kernel, skin_lbs, static_transform};
+    use crate::skin::fast::{skin_lbs, static_transform};
     use glam::Vec3;
     let rig = viewer.rig.clone();
     let pose = viewer.pose();
@@ -133,7 +133,7 @@ fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
         times[times.len() / 2] * 1e9 / vertices as f64
     };
     Some(KernelRates {
-        kernel: Kernel::detect().label(),
+        kernel: crate::skin::fast::calibrate::fastest(primitives[0].2.sets, true).label(),
         static_ns: median_ns(0),
         lbs_ns: median_ns(1),
         dqs_ns: median_ns(2),

@@ -187,13 +187,16 @@ impl SkinnedPose {
                     (&primitive.positions, &primitive.normals)
                 };
                 match method {
-                    SkinningMethod::Lbs => fast::skin_lbs(
+                    // Big meshes over the machine's cores (from 64k vertices on two; a thread
+                    // is started per frame there, and none below).
+                    SkinningMethod::Lbs => fast::skin_lbs_parallel(
+                        fast::calibrate::fastest(influences.sets, true),
+                        0,
                         &pose.palettes[i],
                         influences,
                         p,
-                        n,
+                        Some((n, &mut out.normals)),
                         &mut out.positions,
-                        &mut out.normals,
                     ),
                     SkinningMethod::Dqs => skin_dqs(
                         &pose.dual_quats[i],

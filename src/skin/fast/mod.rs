@@ -20,6 +20,9 @@
 //!   `len % block` vertices, and for the rare normals whose length is zero, subnormal or not
 //!   finite.
 //!
+//! [`skin_lbs`] and [`skin_lbs_positions`] run the one of these that [`calibrate::fastest`]
+//! measured fastest on this CPU for the kind of job.
+//!
 //! [`skin_lbs_parallel`] splits large meshes over threads, each running the same kernel on a
 //! run of whole blocks.
 
@@ -32,6 +35,7 @@ pub mod avx2;
 pub mod avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod block;
+pub mod calibrate;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes;
 pub mod portable;
@@ -227,7 +231,7 @@ pub fn skin_lbs(
     out_normals: &mut [Vec3],
 ) {
     skin_lbs_with(
-        Kernel::detect(),
+        calibrate::fastest(influences.sets, true),
         palette,
         influences,
         positions,
@@ -238,7 +242,14 @@ pub fn skin_lbs(
 
 /// [`skin_lbs`] for positions only.
 pub fn skin_lbs_positions(palette: &[Mat4], influences: &Influences, positions: &[Vec3], out_positions: &mut [Vec3]) {
-    skin_lbs_with(Kernel::detect(), palette, influences, positions, None, out_positions);
+    skin_lbs_with(
+        calibrate::fastest(influences.sets, false),
+        palette,
+        influences,
+        positions,
+        None,
+        out_positions,
+    );
 }
 
 /// [`skin_lbs`] with a chosen kernel (falls back to the portable one when `kernel` is not
