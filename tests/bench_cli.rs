@@ -98,6 +98,9 @@ fn bench_orbit_shows_a_heavy_rigs_proxy_while_orbiting_then_finishes_and_keeps_t
         assert_eq!(frames["kept"], 10, "{json}");
         let portions = frames["portions"].as_u64().expect("portions");
         assert!(portions >= 2, "{json}");
+        let finished = json["finished_after_ms"].as_f64().expect("finished");
+        let portion = ms["portion"].as_f64().unwrap();
+        assert!(finished >= portion * (portions as f64 - 1.0) * 0.5, "{json}");
         let proxy = ms["proxy"].as_f64().unwrap();
         let kept = ms["kept"].as_f64().unwrap();
         assert!(proxy < whole && kept < whole, "{json}");
@@ -109,4 +112,5 @@ fn bench_orbit_shows_a_heavy_rigs_proxy_while_orbiting_then_finishes_and_keeps_t
     assert_eq!(light["has_proxy"], false, "{light}");
     assert_eq!(light["frames"]["whole"], 3 + 4 + 1, "{light}");
     assert_eq!(light["frames"]["proxy"], 0, "{light}");
+    assert!(light["finished_after_ms"].is_null(), "{light}");
 }

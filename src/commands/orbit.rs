@@ -64,17 +64,24 @@ impl OrbitReport {
             "median",
             "slowest"
         );
+        if !self.has_proxy {
+            return out + &line("whole scene, every frame", &self.whole);
+        }
         out += &line("whole scene (first frames)", &self.whole);
         out += &line("orbiting: proxy", &self.proxy);
         out += &line("still: a portion of the whole scene", &self.portions);
         out += &line("still: finished image kept", &self.kept);
-        let total: f32 = self.portions.iter().sum();
         out += &format!(
             "\nthe whole scene was finished {} after the camera stopped, in {} frames\n",
-            format_seconds(total),
+            format_seconds(self.finished_after()),
             self.portions.len()
         );
         out
+    }
+
+    /// Seconds from the camera stopping to the whole scene on screen.
+    fn finished_after(&self) -> f32 {
+        self.portions.iter().fold(0.0, |sum, t| sum + t)
     }
 
     pub fn to_json(&self) -> serde_json::Value {
@@ -96,7 +103,8 @@ impl OrbitReport {
                 "portions": self.portions.len(),
                 "kept": self.kept.len(),
             },
-            "finished_after_ms": (f64::from(self.portions.iter().sum::<f32>()) * 1e4).round() / 10.0,
+            "finished_after_ms": (!self.portions.is_empty())
+                .then(|| (f64::from(self.finished_after()) * 1e4).round() / 10.0),
         })
     }
 }

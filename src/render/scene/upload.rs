@@ -216,8 +216,9 @@ impl RigGpu {
             });
             draw.proxy = Some((buffer, indices.len() as u32));
         }
+        let proxy: usize = self.draws.iter().filter_map(|d| d.proxy.as_ref()).map(|(_, n)| *n as usize / 3).sum();
         log::info!(
-            "proxy of {} triangles for orbiting built in {:.0} ms",
+            "proxy of {proxy} triangles (of {}) for orbiting built in {:.0} ms",
             rig_triangles(rig),
             start.elapsed().as_secs_f64() * 1e3
         );
