@@ -216,7 +216,12 @@ impl RigGpu {
             });
             draw.proxy = Some((buffer, indices.len() as u32));
         }
-        let proxy: usize = self.draws.iter().filter_map(|d| d.proxy.as_ref()).map(|(_, n)| *n as usize / 3).sum();
+        let proxy: usize = self
+            .draws
+            .iter()
+            .filter_map(|d| d.proxy.as_ref())
+            .map(|(_, n)| *n as usize / 3)
+            .sum();
         log::info!(
             "proxy of {proxy} triangles (of {}) for orbiting built in {:.0} ms",
             rig_triangles(rig),
