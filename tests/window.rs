@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::skinned::{SkinnedMesh, TestJoint, blend};
+use glam::Vec3;
 use rigscope::render::REQUIRE_ADAPTER_ENV;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,29 +16,30 @@ fn has_program(name: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
 }
 
-#[test]
-fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
+/// The viewer with `args`, under Xvfb when there is no display; `None` (the test skips) when
+/// neither is there and no adapter is required.
+fn viewer_command(args: &[&str]) -> Option<Command> {
     let binary = env!("CARGO_BIN_EXE_rigscope");
-    let frames = FRAMES.to_string();
-    let mut command = if std::env::var_os("DISPLAY").is_some() {
+    if std::env::var_os("DISPLAY").is_some() {
         let mut c = Command::new(binary);
-        c.args(["--exit-after-frames", &frames]);
-        c
+        c.args(args);
+        Some(c)
     } else if has_program("xvfb-run") {
         let mut c = Command::new("xvfb-run");
-        c.args([
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            binary,
-            "--exit-after-frames",
-            &frames,
-        ]);
-        c
+        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]).args(args);
+        Some(c)
     } else if std::env::var_os(REQUIRE_ADAPTER_ENV).is_some() {
         panic!("no DISPLAY and no xvfb-run (Debian package xvfb), but {REQUIRE_ADAPTER_ENV} is set");
     } else {
         eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+        None
+    }
+}
+
+#[test]
+fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
+    let frames = FRAMES.to_string();
+    let Some(mut command) = viewer_command(&["--exit-after-frames", &frames]) else {
         return;
     };
     // Settings go to a folder of the test's own, never the user's.
@@ -64,4 +67,49 @@ fn viewer_draws_frames_in_a_window_and_exits_cleanly() {
         !stderr.contains("reported an error"),
         "the graphics device reported an error: {stderr}"
     );
+}
+
+#[test]
+fn a_heavy_rig_in_the_window_gets_its_proxy_and_a_whole_screenshot() {
+    // A tube of 4,000 rings of 128 vertices: 512,000 vertices and a million triangles, far
+    // more than lavapipe draws in a frame's budget.
+    let mut mesh = SkinnedMesh::new(vec![
+        TestJoint::new("root", None, Vec3::ZERO),
+        TestJoint::new("tip", Some(0), Vec3::Y),
+    ]);
+    mesh.add_tube(Vec3::ZERO, Vec3::Y * 2.0, 0.2, 4000, 128, |p| {
+        blend(0, 1, (p.y / 2.0).clamp(0.0, 1.0))
+    });
+    let folder = common::temp_dir("window-heavy");
+    let file = folder.join("heavy.glb");
+    std::fs::write(&file, mesh.glb()).unwrap();
+    let shot = folder.join("heavy.png");
+    let (file_arg, shot_arg) = (file.display().to_string(), shot.display().to_string());
+    let Some(mut command) = viewer_command(&[&file_arg, "--exit-after-frames", "30", "--screenshot", &shot_arg]) else {
+        return;
+    };
+    command
+        .env(rigscope::settings::CONFIG_DIR_ENV, folder.join("config"))
+        .env("RUST_LOG", "rigscope=info")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = common::wait_or_kill(command.spawn().expect("the viewer starts"), TIMEOUT, "the viewer");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the viewer failed: {stderr}");
+    // The 30, then one more whole for the screenshot.
+    assert!(stderr.contains("drew 31 frames"), "{stderr}");
+    // The window measured the whole scene over its budget and built the proxy to orbit with.
+    assert!(
+        stderr.contains("triangles (of 1023744) for orbiting built"),
+        "no proxy was built: {stderr}"
+    );
+    // The screenshot is taken of the whole scene: the tube is there, in the tube's grey-blue
+    // shading rather than the background.
+    let image = image::open(&shot).expect("the screenshot is a PNG").to_rgba8();
+    let (w, h) = image.dimensions();
+    let centre = image.get_pixel(w / 2, h / 2);
+    let corner = image.get_pixel(w - 2, 2);
+    assert_ne!(centre, corner, "nothing drawn in the middle of the view");
+    let _ = std::fs::remove_dir_all(&folder);
 }
