@@ -106,9 +106,19 @@ pub struct DetailPolicy {
     refined_to: u64,
 }
 
+/// Sets the frame budget in milliseconds instead of [`FRAME_BUDGET`] (a slower or faster
+/// machine's users, and tests that need a scene to count as heavy).
+pub const FRAME_BUDGET_ENV: &str = "RIGSCOPE_FRAME_BUDGET_MS";
+
 impl Default for DetailPolicy {
+    /// A policy with [`FRAME_BUDGET`], or the budget [`FRAME_BUDGET_ENV`] sets.
     fn default() -> Self {
-        DetailPolicy::new(FRAME_BUDGET)
+        let budget = std::env::var(FRAME_BUDGET_ENV)
+            .ok()
+            .and_then(|ms| ms.trim().parse::<f64>().ok())
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
+            .map_or(FRAME_BUDGET, |ms| Duration::from_secs_f64(ms / 1e3));
+        DetailPolicy::new(budget)
     }
 }
 
