@@ -158,9 +158,16 @@ impl ViewRenderer {
 pub struct DetailedView {
     pub policy: DetailPolicy,
     images: Option<SceneImages>,
+    /// The last frame's line for the status bar (see [`SceneDraw::status`]).
+    status: Option<String>,
 }
 
 impl DetailedView {
+    /// What the view shows when it is not the whole scene as it is now, for the status bar.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_deref()
+    }
+
     /// Records the 3D view into `output` (of `format`, drawn with `targets`): whole, or for a
     /// heavy scene its proxy, a portion of the whole scene or the kept image, each followed by
     /// the shown image. `whole` forces the whole scene (a screenshot). A scene pass is timed
@@ -214,6 +221,7 @@ impl DetailedView {
             ),
             (SceneDraw::Keep, Some(images)) => {
                 images.show(encoder, output);
+                self.status = None;
                 return draw;
             }
         };
@@ -235,6 +243,7 @@ impl DetailedView {
             }
             images.show(encoder, output);
         }
+        self.status = draw.status(total);
         draw
     }
 }

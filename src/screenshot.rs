@@ -165,6 +165,7 @@ pub fn render_ui(
         adapter: gpu.describe(),
         fps: 0.0,
         samples: crate::render::scene::OFFSCREEN_SAMPLES,
+        detail: None,
     };
     let size_points = egui::vec2(width as f32, height as f32) / pixels_per_point;
     let mut last = None;

@@ -103,3 +103,28 @@ fn space_pauses_and_resumes_playback_and_arrows_step_frames() {
     harness.state_mut().0.tick(0.1);
     assert!((harness.state().0.player().time - before - 0.1).abs() < 1e-5);
 }
+
+#[test]
+fn the_status_bar_says_when_the_view_shows_a_heavy_scenes_proxy() {
+    use rigscope::ui::{self, FrameInfo};
+    let detail = rigscope::render::detail::SceneDraw::Proxy.status(1);
+    let mut harness = Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
+        |ui, (viewer, state, info): &mut (Viewer, UiState, FrameInfo)| {
+            ui::show(ui, viewer, state, info);
+        },
+        (
+            Viewer::new(common::load_demo(), None),
+            UiState::default(),
+            FrameInfo {
+                detail,
+                ..FrameInfo::default()
+            },
+        ),
+    );
+    harness.run();
+    harness.get_by_label("Coarse proxy while the view moves");
+    // Drawn whole again: the line goes.
+    harness.state_mut().2.detail = None;
+    harness.run();
+    assert!(harness.query_by_label("Coarse proxy while the view moves").is_none());
+}

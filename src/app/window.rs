@@ -109,6 +109,7 @@ impl WindowState {
             adapter: gpu.describe(),
             fps: 0.0,
             samples,
+            detail: None,
         };
         let title = window.title();
         Ok(WindowState {
@@ -284,6 +285,7 @@ impl WindowState {
         if scene_draw.is_unfinished() {
             self.window.request_redraw();
         }
+        self.info.detail = self.detail.status().map(str::to_owned);
         let repaint_delay = full_output
             .viewport_output
             .get(&egui::ViewportId::ROOT)

@@ -76,6 +76,19 @@ pub enum SceneDraw {
 }
 
 impl SceneDraw {
+    /// A line for the status bar when the view does not show the whole scene of `total`
+    /// primitives as it is now: the proxy, or how much of the whole scene is drawn.
+    pub fn status(&self, total: u64) -> Option<String> {
+        match self {
+            SceneDraw::Proxy => Some("Coarse proxy while the view moves".to_owned()),
+            SceneDraw::Refine(portion) if !portion.last => Some(format!(
+                "Drawing the whole scene: {}%",
+                portion.primitives.end * 100 / total.max(1)
+            )),
+            _ => None,
+        }
+    }
+
     /// Whether the whole scene is still to be finished after this frame: the window must draw
     /// another frame even when nothing else asks for one.
     pub fn is_unfinished(&self) -> bool {
@@ -298,6 +311,24 @@ mod tests {
         policy.measured(0.3, 1000);
         policy.forget();
         assert_eq!(policy.decide(8, total, true), SceneDraw::Proxy);
+    }
+
+    #[test]
+    fn the_status_names_the_proxy_and_how_far_the_whole_scene_is() {
+        assert_eq!(
+            SceneDraw::Proxy.status(10).as_deref(),
+            Some("Coarse proxy while the view moves")
+        );
+        let mut portions = ScenePortion::split(1000, 250);
+        let first = portions.next().unwrap();
+        assert_eq!(
+            SceneDraw::Refine(first).status(1000).as_deref(),
+            Some("Drawing the whole scene: 25%")
+        );
+        let last = portions.last().unwrap();
+        assert_eq!(SceneDraw::Refine(last).status(1000), None, "finished: shown whole");
+        assert_eq!(SceneDraw::Keep.status(1000), None);
+        assert_eq!(SceneDraw::Whole.status(1000), None);
     }
 
     #[test]

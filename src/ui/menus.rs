@@ -127,6 +127,14 @@ pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInf
                 }
                 ui.separator();
             }
+            if let Some(detail) = &info.detail {
+                ui.label(detail).on_hover_text(
+                    "This rig takes longer than a frame to draw: a coarse proxy stands in while \
+                     the view moves, and the whole scene is finished a part per frame once it \
+                     holds still.",
+                );
+                ui.separator();
+            }
             ui.label(format!("{:.0} FPS", info.fps));
             ui.separator();
             ui.label(match info.samples {

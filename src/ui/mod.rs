@@ -50,6 +50,9 @@ pub struct FrameInfo {
     pub fps: f32,
     /// Samples per pixel the 3D view is drawn with.
     pub samples: u32,
+    /// What the 3D view shows of a heavy scene when not the whole of it (the proxy while it
+    /// moves, or how far the whole scene is drawn).
+    pub detail: Option<String>,
 }
 
 pub struct UiOutput {
