@@ -134,8 +134,8 @@ pub fn trs_clip(rig: &Rig, keys: usize, seconds: f32, interpolation: Interpolati
 }
 
 /// A tube of about `vertices` vertices (rings of 64) along a chain of `joints` joints, each
-/// vertex weighted to the four joints nearest its height (smooth, normalized weights), with a
-/// looping clip bending every joint. For `rigscope bench --synthetic`.
+/// vertex weighted to the four joints nearest its height (smooth, normalized weights, heaviest
+/// first), with a looping clip bending every joint. For `rigscope bench --synthetic`.
 pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
     const AROUND: usize = 64;
     let joints = joints.max(1);
@@ -187,6 +187,10 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
         }
         let sum: f32 = w.iter().sum();
         w.iter_mut().for_each(|x| *x /= sum);
+        // Heaviest first, as exporters write them.
+        let mut order = [0, 1, 2, 3];
+        order.sort_by(|&a, &b| w[b].total_cmp(&w[a]));
+        let (j, w) = (order.map(|k| j[k]), order.map(|k| w[k]));
         for a in 0..AROUND {
             let angle = std::f32::consts::TAU * a as f32 / AROUND as f32;
             let normal = Vec3::new(angle.cos(), 0.0, angle.sin());
