@@ -7,7 +7,6 @@
 
 use super::{DualQuat, dqs_vertex};
 use crate::rig::Influences;
-use crate::skin::fast::block::block_slots;
 use crate::skin::fast::lanes::{Lanes, V3, cross, normalize, scale as lanes_scale};
 use crate::skin::fast::{Inf, Kernel};
 use glam::Vec3;
@@ -132,7 +131,9 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
         // With every weight ≥ 0 and the first > 0, the first influence is the pivot, as in
         // the reference, and zero weights add nothing; slots past `slots` are all zero.
         let range = base * SETS..(base + lanes) * SETS;
-        let Some(slots) = block_slots::<SETS>(inf, range, job.palette.len()).filter(|_| finite) else {
+        // SAFETY: `V`'s features are this function's contract.
+        let slots = unsafe { V::block_slots::<SETS>(inf, range, job.palette.len()) };
+        let Some(slots) = slots.filter(|_| finite) else {
             job.reference(base..base + lanes);
             continue;
         };

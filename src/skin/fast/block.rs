@@ -103,7 +103,8 @@ pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job
     for block in 0..blocks {
         let base = block * lanes;
         let range = base * SETS..(base + lanes) * SETS;
-        let slots = block_slots::<SETS>(job.influences, range, job.palette.len()).filter(|_| finite);
+        // SAFETY: the features are the caller's contract.
+        let slots = unsafe { B::V::block_slots::<SETS>(job.influences, range, job.palette.len()) }.filter(|_| finite);
         // SAFETY: `base + lanes <= n` and `Job::new` cut every slice to `n` vertices, so each
         // pointer covers the block's `lanes` vectors; `slots` comes from `block_slots` for this
         // block; the features are the caller's contract. The pointers are taken afresh each

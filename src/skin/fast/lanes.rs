@@ -40,6 +40,17 @@ pub unsafe trait Lanes: Copy {
     /// Four consecutive floats at `p(i)` for each lane `i`, as four registers (element-major):
     /// a gather of short rows, with plain loads.
     unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4];
+
+    /// [`block_slots`](super::block::block_slots) for a block of `LANES` vertices; a width may
+    /// answer the same faster.
+    #[inline(always)]
+    unsafe fn block_slots<const SETS: usize>(
+        influences: super::Inf<'_>,
+        range: std::ops::Range<usize>,
+        palette: usize,
+    ) -> Option<usize> {
+        super::block::block_slots::<SETS>(influences, range, palette)
+    }
 }
 
 /// Three registers: x, y and z of `LANES` vectors.
@@ -169,6 +180,15 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
 // caller.
 unsafe impl Lanes for __m256 {
     const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn block_slots<const SETS: usize>(
+        influences: super::Inf<'_>,
+        range: std::ops::Range<usize>,
+        palette: usize,
+    ) -> Option<usize> {
+        // SAFETY: the trait's contract.
+        unsafe { super::avx2::block_slots::<SETS>(influences, range, palette) }
+    }
     #[inline(always)]
     unsafe fn splat(x: f32) -> Self {
         // SAFETY: the trait's contract (AVX2 and FMA present) covers every method below.
