@@ -202,7 +202,14 @@ impl DetailedView {
         };
         let fits = |images: &SceneImages| images.fits(format, targets.width, targets.height);
         if draw == SceneDraw::Whole {
-            self.images = None;
+            // A light scene needs no kept images. A heavy one drawn whole for a screenshot
+            // keeps them, but the pass cleared the samples and depth a portion would continue
+            // from: the next frame starts over from the proxy.
+            if whole {
+                self.policy.forget();
+            } else {
+                self.images = None;
+            }
         } else if !self.images.as_ref().is_some_and(fits) {
             self.images = Some(SceneImages::new(&gpu.device, format, targets.width, targets.height));
             // New images hold nothing yet: the proxy goes into them first.

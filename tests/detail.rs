@@ -169,3 +169,81 @@ fn a_kept_image_shown_on_the_frame_equals_the_scene_drawn_into_it() {
         largest_difference(&straight, &kept)
     );
 }
+
+#[test]
+fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
+    use rigscope::frame::DetailedView;
+    use rigscope::render::PixelRect;
+    use rigscope::render::detail::SceneDraw;
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let target = Offscreen::new(&gpu, 200, 200).unwrap();
+    let (mut viewer, mut renderer) = prepared(&gpu, skinned_tube(200_000, 8), target.aspect());
+    viewer.view.grid = false;
+    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
+    let total = renderer.primitive_count(&viewer.view);
+    let mut detail = DetailedView::default();
+    // As if the whole scene had been timed at 100 ms: heavy, five portions of 20 ms.
+    detail.policy.measured(0.1, total);
+    let viewport = PixelRect {
+        x: 0,
+        y: 0,
+        width: 200,
+        height: 200,
+    };
+    let mut frame = |whole: bool| {
+        let mut drawn = SceneDraw::Keep;
+        let image = target
+            .capture(
+                &gpu,
+                &mut |encoder, targets, view| {
+                    drawn = detail.encode(
+                        &gpu,
+                        &mut renderer,
+                        encoder,
+                        (targets, view, OFFSCREEN_FORMAT),
+                        &viewer,
+                        viewport,
+                        whole,
+                        None,
+                    );
+                },
+                None,
+            )
+            .expect("drawn");
+        (drawn, image)
+    };
+    let (first, proxy) = frame(false);
+    assert_eq!(first, SceneDraw::Proxy);
+    assert!(largest_difference(&proxy, &whole) > 8, "the proxy is coarser");
+    let (second, shown) = frame(false);
+    assert!(
+        matches!(&second, SceneDraw::Refine(p) if p.first && !p.last),
+        "{second:?}"
+    );
+    assert_eq!(
+        largest_difference(&shown, &proxy),
+        0,
+        "the proxy stays on screen meanwhile"
+    );
+    // A screenshot draws the whole scene at once, in the middle of the portions.
+    let (shot, screenshot) = frame(true);
+    assert_eq!(shot, SceneDraw::Whole);
+    assert_eq!(largest_difference(&screenshot, &whole), 0);
+    // Then the frames start over and end on the whole scene, kept.
+    let mut frames = 0;
+    let kept = loop {
+        let (drawn, image) = frame(false);
+        if drawn == SceneDraw::Keep {
+            break image;
+        }
+        frames += 1;
+        assert!(frames < 20, "never finished");
+    };
+    assert!(frames >= 5, "proxy, then the five portions: {frames}");
+    assert!(
+        largest_difference(&kept, &whole) <= 1,
+        "the kept image differs by {}",
+        largest_difference(&kept, &whole)
+    );
+}
