@@ -1,137 +1,168 @@
-//! Two 8-wide registers per affine matrix: columns (0 | 1) and (2 | 3).
+//! One 4-wide register per column of an affine matrix; each product takes the right-hand
+//! matrix's elements as broadcast scalars.
+//!
+//! A column of `a · b` is Σₖ a.col(k)·b[k][c]: with `b`'s elements broadcast from memory
+//! (`vbroadcastss` is a plain load) the product needs no shuffle at all, where keeping two
+//! columns per 8-wide register needs lane-crossing splats (`vperm2f128`, microcoded on some
+//! AVX2 cores) and an in-lane permute per element. The rotation and scale of the locals are
+//! computed first, four joints per register (structure of arrays), into a small buffer on the
+//! stack that the world pass reads those broadcasts from.
 
 use crate::rig::{Node, Trs};
 use glam::Mat4;
 use std::arch::x86_64::*;
 
-/// An affine transform as two registers: columns (0 | 1) and (2 | 3).
-type Cols = (__m256, __m256);
+/// An affine transform's four columns.
+type Cols = [__m128; 4];
+
+/// Elements (k, c), k < 3, of an affine transform, each in all four lanes: `[c][k]`.
+type Splat = [[__m128; 3]; 4];
 
 /// # Safety
-/// AVX2.
+/// AVX.
 #[inline(always)]
 unsafe fn load(m: &Mat4) -> Cols {
     let p = m as *const Mat4 as *const f32;
     // SAFETY: the caller's contract; a `Mat4` is 16 readable floats.
-    unsafe { (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8))) }
-}
-
-/// # Safety
-/// AVX2.
-#[inline(always)]
-unsafe fn store(m: &mut Mat4, (lo, hi): Cols) {
-    let p = m as *mut Mat4 as *mut f32;
-    // SAFETY: the caller's contract; a `Mat4` is 16 writable floats.
-    unsafe {
-        _mm256_storeu_ps(p, lo);
-        _mm256_storeu_ps(p.add(8), hi);
-    }
-}
-
-/// Each column of `a` in both halves of a register.
-///
-/// The low half goes up with an insert and the high half with a 64-bit permute rather than
-/// with `vperm2f128`, which a CPU that splits 256-bit work in two (AMD Zen 1) runs as eight
-/// micro-ops; both are one elsewhere.
-///
-/// # Safety
-/// AVX2.
-#[inline(always)]
-unsafe fn splat_cols((lo, hi): Cols) -> [__m256; 4] {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let low = |v: __m256| _mm256_insertf128_ps::<1>(v, _mm256_castps256_ps128(v));
-        let high = |v: __m256| _mm256_castpd_ps(_mm256_permute4x64_pd::<0xEE>(_mm256_castps_pd(v)));
-        [low(lo), high(lo), low(hi), high(hi)]
-    }
-}
-
-/// [`splat_cols`] of a matrix in memory: four broadcast loads, no shuffle.
-///
-/// # Safety
-/// AVX.
-#[inline(always)]
-unsafe fn columns_of(m: &Mat4) -> [__m256; 4] {
-    const _: () = assert!(std::mem::align_of::<Mat4>() >= std::mem::align_of::<__m128>());
-    let p = m as *const Mat4 as *const __m128;
-    // SAFETY: the caller's contract; a `Mat4` is four readable 16-byte columns, aligned as
-    // `__m128` is (asserted above), so each is a valid `&__m128`.
     unsafe {
         [
-            _mm256_broadcast_ps(&*p),
-            _mm256_broadcast_ps(&*p.add(1)),
-            _mm256_broadcast_ps(&*p.add(2)),
-            _mm256_broadcast_ps(&*p.add(3)),
+            _mm_loadu_ps(p),
+            _mm_loadu_ps(p.add(4)),
+            _mm_loadu_ps(p.add(8)),
+            _mm_loadu_ps(p.add(12)),
         ]
     }
 }
 
-/// `a · b` for affine transforms, with `a`'s columns already splatted.
-///
 /// # Safety
-/// AVX2 and FMA.
+/// AVX.
 #[inline(always)]
-unsafe fn mul([a0, a1, a2, a3]: [__m256; 4], (lo, hi): Cols) -> Cols {
-    // Two short chains added at the end rather than one of three: in a chain of joints the
-    // parent (`a`) is on the critical path, and this keeps it one step shorter.
-    // SAFETY: the caller's contract.
+unsafe fn store(m: &mut Mat4, [c0, c1, c2, c3]: Cols) {
+    let p = m as *mut Mat4 as *mut f32;
+    // SAFETY: the caller's contract; a `Mat4` is 16 writable floats.
     unsafe {
-        let lo = _mm256_add_ps(
-            _mm256_fmadd_ps(
-                a1,
-                _mm256_permute_ps::<0x55>(lo),
-                _mm256_mul_ps(a2, _mm256_permute_ps::<0xAA>(lo)),
-            ),
-            _mm256_mul_ps(a0, _mm256_permute_ps::<0x00>(lo)),
-        );
-        let translation = _mm256_blend_ps::<0xF0>(_mm256_setzero_ps(), a3);
-        let hi = _mm256_add_ps(
-            _mm256_fmadd_ps(
-                a1,
-                _mm256_permute_ps::<0x55>(hi),
-                _mm256_mul_ps(a2, _mm256_permute_ps::<0xAA>(hi)),
-            ),
-            _mm256_fmadd_ps(a0, _mm256_permute_ps::<0x00>(hi), translation),
-        );
-        (lo, hi)
+        _mm_storeu_ps(p, c0);
+        _mm_storeu_ps(p.add(4), c1);
+        _mm_storeu_ps(p.add(8), c2);
+        _mm_storeu_ps(p.add(12), c3);
     }
 }
 
-/// The affine transform of a TRS: rotation matrix (as DirectXMath builds it from a
-/// quaternion), columns scaled, translation in column 3.
+/// The elements of an affine matrix in memory, broadcast by loads.
 ///
 /// # Safety
-/// AVX2.
+/// AVX.
 #[inline(always)]
-unsafe fn trs(local: &Trs) -> Cols {
+unsafe fn splat_of(m: &Mat4) -> Splat {
+    let p = m as *const Mat4 as *const f32;
+    // SAFETY: the caller's contract; every index is below 16.
+    unsafe {
+        let s = |i: usize| _mm_broadcast_ss(&*p.add(i));
+        [
+            [s(0), s(1), s(2)],
+            [s(4), s(5), s(6)],
+            [s(8), s(9), s(10)],
+            [s(12), s(13), s(14)],
+        ]
+    }
+}
+
+/// `a · b` for affine transforms in the fewest operations: three per column.
+///
+/// # Safety
+/// AVX and FMA.
+#[inline(always)]
+unsafe fn mul([a0, a1, a2, a3]: Cols, b: &Splat) -> Cols {
     // SAFETY: the caller's contract.
     unsafe {
-        let q: __m128 = local.rotation.into();
-        let q0 = _mm_add_ps(q, q); // 2x 2y 2z 2w
-        let q1 = _mm_mul_ps(q, q0); // 2xx 2yy 2zz 2ww
-        let v0 = _mm_shuffle_ps::<0b11_00_00_01>(q1, q1); // yy xx xx
-        let v1 = _mm_shuffle_ps::<0b11_01_10_10>(q1, q1); // zz zz yy
-        let r0 = _mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.0), v0), v1); // diagonal
-        let v0 = _mm_shuffle_ps::<0b11_01_00_00>(q, q); // x x y
-        let v1 = _mm_shuffle_ps::<0b11_10_01_10>(q0, q0); // 2z 2y 2z
-        let v0 = _mm_mul_ps(v0, v1); // 2xz 2xy 2yz
-        let v1 = _mm_shuffle_ps::<0b11_11_11_11>(q, q); // w
-        let v2 = _mm_shuffle_ps::<0b11_00_10_01>(q0, q0); // 2y 2z 2x
-        let v1 = _mm_mul_ps(v1, v2); // 2wy 2wz 2wx
-        let r1 = _mm_add_ps(v0, v1); // 2xz+2wy 2xy+2wz 2yz+2wx
-        let r2 = _mm_sub_ps(v0, v1); // 2xz-2wy 2xy-2wz 2yz-2wx
-        // c0 = (r0.x, r1.y, r2.x), c1 = (r2.y, r0.y, r1.z), c2 = (r1.x, r2.z, r0.z); w = 0.
-        // insertps: source lane << 6 | destination lane << 4 | zeroed lanes (w).
-        let c0 = _mm_insert_ps::<0x28>(_mm_blend_ps::<0b0010>(r0, r1), r2);
-        let c1 = _mm_insert_ps::<0x48>(_mm_blend_ps::<0b0100>(r0, r1), r2);
-        let c2 = _mm_insert_ps::<0x98>(_mm_blend_ps::<0b0001>(r0, r1), r2);
-        let s = local.scale;
-        let c0 = _mm_mul_ps(c0, _mm_set1_ps(s.x));
-        let c1 = _mm_mul_ps(c1, _mm_set1_ps(s.y));
-        let c2 = _mm_mul_ps(c2, _mm_set1_ps(s.z));
-        let t = local.translation;
-        let c3 = _mm_setr_ps(t.x, t.y, t.z, 1.0);
-        (_mm256_set_m128(c1, c0), _mm256_set_m128(c3, c2))
+        let col = |c: usize| _mm_fmadd_ps(a2, b[c][2], _mm_fmadd_ps(a1, b[c][1], _mm_mul_ps(a0, b[c][0])));
+        let translation = _mm_fmadd_ps(a2, b[3][2], _mm_fmadd_ps(a1, b[3][1], _mm_fmadd_ps(a0, b[3][0], a3)));
+        [col(0), col(1), col(2), translation]
+    }
+}
+
+/// [`mul`] with a shorter path from `a` to the result (a multiply, a fused multiply-add and an
+/// add instead of three dependent steps), for a chain of joints where `a` is the parent just
+/// computed and the chain waits for each product in turn.
+///
+/// # Safety
+/// AVX and FMA.
+#[inline(always)]
+unsafe fn mul_chained([a0, a1, a2, a3]: Cols, b: &Splat) -> Cols {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let col = |c: usize| {
+            _mm_add_ps(
+                _mm_fmadd_ps(a1, b[c][1], _mm_mul_ps(a0, b[c][0])),
+                _mm_mul_ps(a2, b[c][2]),
+            )
+        };
+        let translation = _mm_add_ps(
+            _mm_fmadd_ps(a1, b[3][1], _mm_mul_ps(a0, b[3][0])),
+            _mm_fmadd_ps(a2, b[3][2], a3),
+        );
+        [col(0), col(1), col(2), translation]
+    }
+}
+
+/// # Safety
+/// AVX.
+#[inline(always)]
+unsafe fn identity() -> Cols {
+    // SAFETY: the caller's contract.
+    unsafe {
+        [
+            _mm_setr_ps(1.0, 0.0, 0.0, 0.0),
+            _mm_setr_ps(0.0, 1.0, 0.0, 0.0),
+            _mm_setr_ps(0.0, 0.0, 1.0, 0.0),
+            _mm_setr_ps(0.0, 0.0, 0.0, 1.0),
+        ]
+    }
+}
+
+/// Locals per block: their rotation-and-scale elements fill 1152 bytes of stack.
+const BLOCK: usize = 32;
+
+/// Rotation-and-scale elements of four locals, element (k, c) at index 3c + k, one local per
+/// lane.
+type Group = [[f32; 4]; 9];
+
+/// The rotation matrix of each local's quaternion (as DirectXMath builds it), columns scaled:
+/// the same arithmetic for four locals at once.
+///
+/// # Safety
+/// AVX.
+#[inline(always)]
+unsafe fn rotation_scale(locals: [&Trs; 4], out: &mut Group) {
+    // SAFETY: the caller's contract; `out` is nine writable groups of four floats.
+    unsafe {
+        let q = |i: usize| -> __m128 { locals[i].rotation.into() };
+        // Quaternions to x, y, z, w across the four locals (a 4×4 transpose).
+        let (lo01, hi01) = (_mm_unpacklo_ps(q(0), q(1)), _mm_unpackhi_ps(q(0), q(1)));
+        let (lo23, hi23) = (_mm_unpacklo_ps(q(2), q(3)), _mm_unpackhi_ps(q(2), q(3)));
+        let (x, y) = (_mm_movelh_ps(lo01, lo23), _mm_movehl_ps(lo23, lo01));
+        let (z, w) = (_mm_movelh_ps(hi01, hi23), _mm_movehl_ps(hi23, hi01));
+        let scale = |s: fn(&Trs) -> f32| _mm_setr_ps(s(locals[0]), s(locals[1]), s(locals[2]), s(locals[3]));
+        let (sx, sy, sz) = (scale(|t| t.scale.x), scale(|t| t.scale.y), scale(|t| t.scale.z));
+        let (x2, y2, z2) = (_mm_add_ps(x, x), _mm_add_ps(y, y), _mm_add_ps(z, z));
+        let (xx, yy, zz) = (_mm_mul_ps(x, x2), _mm_mul_ps(y, y2), _mm_mul_ps(z, z2));
+        let (xy, xz, yz) = (_mm_mul_ps(x, y2), _mm_mul_ps(x, z2), _mm_mul_ps(y, z2));
+        let (wx, wy, wz) = (_mm_mul_ps(w, x2), _mm_mul_ps(w, y2), _mm_mul_ps(w, z2));
+        let one = _mm_set1_ps(1.0);
+        let elements = [
+            _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, yy), zz), sx),
+            _mm_mul_ps(_mm_add_ps(xy, wz), sx),
+            _mm_mul_ps(_mm_sub_ps(xz, wy), sx),
+            _mm_mul_ps(_mm_sub_ps(xy, wz), sy),
+            _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), zz), sy),
+            _mm_mul_ps(_mm_add_ps(yz, wx), sy),
+            _mm_mul_ps(_mm_add_ps(xz, wy), sz),
+            _mm_mul_ps(_mm_sub_ps(yz, wx), sz),
+            _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), yy), sz),
+        ];
+        for (out, element) in out.iter_mut().zip(elements) {
+            _mm_storeu_ps(out.as_mut_ptr(), element);
+        }
     }
 }
 
@@ -142,18 +173,48 @@ unsafe fn trs(local: &Trs) -> Cols {
 pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
     // The previous node's world stays in registers: in a chain it is the next parent, and
     // reading it back from memory would add a store-to-load trip to the critical path.
-    let mut previous = (_mm256_setzero_ps(), _mm256_setzero_ps());
-    for i in 0..nodes.len() {
-        // SAFETY: this function's contract; every index is bounds-checked.
-        unsafe {
-            let local = trs(&locals[i]);
-            let world = match nodes[i].parent {
-                Some(p) if p + 1 == i => mul(splat_cols(previous), local),
-                Some(p) => mul(columns_of(&worlds[p]), local),
-                None => local,
+    // SAFETY: AVX is enabled.
+    let mut previous = unsafe { identity() };
+    let mut groups = [[[0.0f32; 4]; 9]; BLOCK / 4];
+    for (start, (nodes, locals)) in nodes.chunks(BLOCK).zip(locals.chunks(BLOCK)).enumerate() {
+        let start = start * BLOCK;
+        // Every local's rotation and scale first: independent of one another, unlike the
+        // world pass, so the four-lane arithmetic overlaps freely.
+        for (group, four) in groups.iter_mut().zip(locals.chunks(4)) {
+            // Filled only for a last, partial group: initialising it for every group costs
+            // as many stores as the group's elements.
+            let padded: [Trs; 4];
+            let four = match four {
+                [a, b, c, d] => [a, b, c, d],
+                _ => {
+                    padded = std::array::from_fn(|i| four.get(i).copied().unwrap_or(Trs::IDENTITY));
+                    [&padded[0], &padded[1], &padded[2], &padded[3]]
+                }
             };
-            store(&mut worlds[i], world);
-            previous = world;
+            // SAFETY: AVX is enabled.
+            unsafe { rotation_scale(four, group) };
+        }
+        for (k, (node, local)) in nodes.iter().zip(locals).enumerate() {
+            let i = start + k;
+            let lane = &groups[k / 4];
+            // SAFETY: AVX and FMA are enabled; every index is bounds-checked.
+            unsafe {
+                let s = |e: usize| _mm_broadcast_ss(&lane[e][k % 4]);
+                let t = &local.translation;
+                let local = [
+                    [s(0), s(1), s(2)],
+                    [s(3), s(4), s(5)],
+                    [s(6), s(7), s(8)],
+                    [_mm_broadcast_ss(&t.x), _mm_broadcast_ss(&t.y), _mm_broadcast_ss(&t.z)],
+                ];
+                let world = match node.parent {
+                    Some(p) if p + 1 == i => mul_chained(previous, &local),
+                    Some(p) => mul(load(&worlds[p]), &local),
+                    None => mul(identity(), &local),
+                };
+                store(&mut worlds[i], world);
+                previous = world;
+            }
         }
     }
 }
@@ -173,17 +234,17 @@ pub unsafe fn build_palette(
         match to_mesh {
             None => {
                 for j in 0..palette.len() {
-                    let world = columns_of(&worlds[joints[j]]);
-                    store(&mut palette[j], mul(world, load(&inverse_binds[j])));
+                    let world = load(&worlds[joints[j]]);
+                    store(&mut palette[j], mul(world, &splat_of(&inverse_binds[j])));
                 }
             }
-            // to_mesh · (world · inverse bind): the world's columns come from memory and
-            // to_mesh's are splatted once, so no product needs a shuffle across halves.
             Some(to_mesh) => {
-                let to_mesh = splat_cols(load(to_mesh));
+                // `to_mesh · world` takes the world's elements from memory, so the product with
+                // the inverse bind needs only the intermediate's columns, as computed.
+                let to_mesh = load(to_mesh);
                 for j in 0..palette.len() {
-                    let bound = mul(columns_of(&worlds[joints[j]]), load(&inverse_binds[j]));
-                    store(&mut palette[j], mul(to_mesh, bound));
+                    let world = mul(to_mesh, &splat_of(&worlds[joints[j]]));
+                    store(&mut palette[j], mul(world, &splat_of(&inverse_binds[j])));
                 }
             }
         }

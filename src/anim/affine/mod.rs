@@ -5,8 +5,8 @@
 //! and a translation, not a full 4×4 product, and the mesh node's inverse is an affine inverse
 //! (once per instance, never per joint).
 //!
-//! With AVX2 and FMA (detected at run time) a product is six fused multiply-adds on 8-wide
-//! registers holding two columns each; otherwise glam's `Affine3A` does the same math.
+//! With AVX-512 or AVX2 and FMA (detected at run time) the products run in SIMD kernels (see
+//! `avx512` and `avx2`); otherwise glam's `Affine3A` does the same math.
 
 use crate::rig::{Node, Trs};
 use glam::{Affine3A, Mat4, Vec4};
@@ -163,6 +163,69 @@ mod tests {
             ]
             .to_vec(),
         );
+    }
+
+    #[test]
+    fn long_mixed_skeletons_match_f64_products() {
+        // Longer than the SIMD kernels' blocks of locals, with a length that leaves a partial
+        // group of four; chains, branches to parents in earlier blocks and a second root.
+        let parents: Vec<Option<usize>> = (0..75usize)
+            .map(|i| match i {
+                0 | 40 => None,
+                i if i % 5 == 0 => Some(i / 3),
+                i => Some(i - 1),
+            })
+            .collect();
+        let nodes: Vec<Node> = parents.iter().copied().map(node).collect();
+        let locals: Vec<Trs> = (0..nodes.len())
+            .map(|i| {
+                let f = i as f32;
+                Trs {
+                    translation: Vec3::new(0.05 * (f * 0.7).sin(), 0.1, -0.03 * (f * 1.3).cos()),
+                    rotation: Quat::from_euler(glam::EulerRot::ZXY, 0.3 * (f * 0.9).sin(), 0.2, -0.1 * f.cos())
+                        .normalize(),
+                    scale: Vec3::new(1.0 + 0.03 * (f * 0.4).sin(), 0.98, if i == 33 { -1.01 } else { 1.02 }),
+                }
+            })
+            .collect();
+        let mut want = vec![glam::DMat4::IDENTITY; nodes.len()];
+        for i in 0..nodes.len() {
+            let l = &locals[i];
+            let local = glam::DMat4::from_scale_rotation_translation(
+                l.scale.as_dvec3(),
+                l.rotation.as_dquat(),
+                l.translation.as_dvec3(),
+            );
+            want[i] = parents[i].map_or(local, |p| want[p] * local);
+        }
+        let mut worlds = vec![Mat4::ZERO; nodes.len()];
+        local_to_world(&nodes, &locals, &mut worlds);
+        for i in 0..nodes.len() {
+            assert!(
+                worlds[i].as_dmat4().abs_diff_eq(want[i], 1e-5),
+                "node {i}: {} vs {}",
+                worlds[i],
+                want[i]
+            );
+        }
+        let joints: Vec<usize> = (0..nodes.len()).rev().step_by(2).collect();
+        let binds: Vec<Mat4> = joints
+            .iter()
+            .map(|&j| (want[j] * glam::DMat4::from_rotation_y(0.2)).inverse().as_mat4())
+            .collect();
+        for mesh in [glam::DMat4::IDENTITY, want[17]] {
+            let mut palette = vec![Mat4::ZERO; joints.len()];
+            build_palette(&joints, &binds, &worlds, &mesh.as_mat4(), &mut palette);
+            for (k, &j) in joints.iter().enumerate() {
+                let w = mesh.inverse() * want[j] * binds[k].as_dmat4();
+                assert!(
+                    palette[k].as_dmat4().abs_diff_eq(w, 1e-5),
+                    "joint {k}: {} vs {w}",
+                    palette[k]
+                );
+                assert_eq!(palette[k].row(3), Vec4::W);
+            }
+        }
     }
 
     fn check_worlds_and_palettes(parents: Vec<Option<usize>>) {
