@@ -9,7 +9,7 @@ use image::RgbaImage;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::detail::ScenePortion;
 use rigscope::render::offscreen::OFFSCREEN_FORMAT;
-use rigscope::render::scene::{PROXY_ABOVE_TRIANGLES, rig_triangles};
+use rigscope::render::scene::PROXY_ABOVE_TRIANGLES;
 use rigscope::render::scene_images::SceneImages;
 use rigscope::render::{Gpu, Offscreen};
 use rigscope::synthetic::skinned_tube;
@@ -110,7 +110,7 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
 fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let rig = skinned_tube(200_000, 8);
-    assert!(rig_triangles(&rig) >= PROXY_ABOVE_TRIANGLES);
+    assert!(rig.triangle_count() >= PROXY_ABOVE_TRIANGLES);
     let target = Offscreen::new(&gpu, 200, 200).unwrap();
     let (mut viewer, mut renderer) = prepared(&gpu, rig, target.aspect());
     viewer.view.grid = false;

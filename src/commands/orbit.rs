@@ -113,7 +113,7 @@ impl OrbitReport {
 /// the way the window does, on the GPU path with playback paused.
 pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
     let (rig, path) = open_bench_rig(&options.rig)?;
-    let triangles = crate::render::scene::rig_triangles(&rig);
+    let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;
     viewer.view.mode = options.view;

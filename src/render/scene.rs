@@ -47,7 +47,7 @@ pub const SKIN_DQS: u32 = 2;
 mod proxy;
 mod upload;
 
-pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES, rig_triangles};
+pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
 
 /// "No joint selected" in the draw uniform.
 const NO_JOINT: u32 = u32::MAX;

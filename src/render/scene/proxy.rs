@@ -11,20 +11,10 @@ pub const PROXY_TRIANGLES: usize = 40_000;
 /// A primitive simplified to more than this share of its triangles is drawn whole instead.
 const WORTH_IT: f32 = 0.5;
 
-/// Triangles of every drawn primitive of `rig`.
-pub fn rig_triangles(rig: &Rig) -> usize {
-    rig.instances
-        .iter()
-        .filter_map(|instance| rig.meshes.get(instance.mesh))
-        .flat_map(|mesh| &mesh.primitives)
-        .map(|p| p.indices.len() / 3)
-        .sum()
-}
-
 /// Proxy index lists per mesh and primitive of `rig` (`None` where a primitive is drawn
 /// whole), or `None` when the rig is light enough to draw whole every frame.
 pub fn proxy_indices(rig: &Rig) -> Option<Vec<Vec<Option<Vec<u32>>>>> {
-    let total = rig_triangles(rig);
+    let total = rig.triangle_count();
     if total < PROXY_ABOVE_TRIANGLES {
         return None;
     }
@@ -64,14 +54,14 @@ mod tests {
     #[test]
     fn light_rigs_get_no_proxy() {
         let rig = skinned_tube(20_000, 16);
-        assert!(rig_triangles(&rig) < PROXY_ABOVE_TRIANGLES);
+        assert!(rig.triangle_count() < PROXY_ABOVE_TRIANGLES);
         assert!(proxy_indices(&rig).is_none());
     }
 
     #[test]
     fn a_heavy_rig_gets_a_proxy_near_the_budget_over_its_own_vertices() {
         let rig = skinned_tube(400_000, 64);
-        let total = rig_triangles(&rig);
+        let total = rig.triangle_count();
         assert!(total >= PROXY_ABOVE_TRIANGLES, "{total} triangles");
         let proxies = proxy_indices(&rig).expect("a proxy");
         let primitive = &rig.meshes[0].primitives[0];

@@ -224,7 +224,7 @@ impl RigGpu {
             .sum();
         log::info!(
             "proxy of {proxy} triangles (of {}) for orbiting built in {:.0} ms",
-            rig_triangles(rig),
+            rig.triangle_count(),
             start.elapsed().as_secs_f64() * 1e3
         );
     }

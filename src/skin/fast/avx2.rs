@@ -116,19 +116,10 @@ pub(crate) unsafe fn block_slots<const SETS: usize>(
         let (any, highest, lowest) = (lanes(any), lanes(highest), lanes(lowest));
         let mut joints16 = [0u16; 16];
         _mm256_storeu_si256(joints16.as_mut_ptr().cast(), joint);
+        let joint = joints16.iter().fold(0, |a, &b| a.max(b));
         // A vertex's slots are 4·SETS lanes apart: with one set two vertices share a
         // register, so slot k is in lanes k and k + 4.
-        let per = 4 * SETS;
-        let mut used = [0u32; 8];
-        for (lane, bits) in any.iter().enumerate() {
-            used[lane % per] |= bits;
-        }
-        let slots = used[..per].iter().rposition(|&u| u != 0).map_or(1, |k| k + 1);
-        let highest = highest.iter().fold(0, |a, &b| a.max(b));
-        let first = lowest.iter().step_by(per).fold(u32::MAX, |a, &b| a.min(b));
-        let joint = joints16.iter().fold(0, |a, &b| a.max(b));
-        let valid = highest <= 0x7F80_0000 && first != 0 && usize::from(joint) < palette;
-        valid.then_some(slots)
+        super::block::slots_of_lanes(&any, &highest, &lowest, joint, 4 * SETS, palette)
     }
 }
 

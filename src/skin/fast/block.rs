@@ -198,6 +198,24 @@ pub(crate) fn block_slots<const SETS: usize>(
             }
         }
     }
+    let joint = influences.joints[range]
+        .as_flattened()
+        .iter()
+        .fold(0, |max, &j| max.max(j));
+    slots_of_lanes(&any, &highest, &lowest, joint, per, palette)
+}
+
+/// The answer of [`block_slots`] from its lane-wise scan of a block's weight bits (OR, maximum
+/// and minimum per lane, a vertex's slots `per` lanes apart) and its largest joint.
+#[inline(always)]
+pub(crate) fn slots_of_lanes(
+    any: &[u32],
+    highest: &[u32],
+    lowest: &[u32],
+    joint: u16,
+    per: usize,
+    palette: usize,
+) -> Option<usize> {
     let mut used = [0u32; 8];
     for (lane, bits) in any.iter().enumerate() {
         used[lane % per] |= bits;
@@ -205,10 +223,6 @@ pub(crate) fn block_slots<const SETS: usize>(
     let slots = used[..per].iter().rposition(|&u| u != 0).map_or(1, |k| k + 1);
     let highest = highest.iter().fold(0, |a, &b| a.max(b));
     let first = lowest.iter().step_by(per).fold(u32::MAX, |a, &b| a.min(b));
-    let joint = influences.joints[range]
-        .as_flattened()
-        .iter()
-        .fold(0, |max, &j| max.max(j));
     let valid = highest <= 0x7F80_0000 && first != 0 && usize::from(joint) < palette;
     valid.then_some(slots)
 }
