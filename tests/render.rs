@@ -175,6 +175,13 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         2,
         "the wireframe when it is asked for"
     );
+    viewer.view.mode = rigscope::render::ViewMode::Weights;
+    renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_eq!(
+        renderer.scene.built_mesh_pipelines(),
+        3,
+        "the mesh again for the weights view, whose code it alone holds; one wireframe serves every view"
+    );
 
     // The binary keeps the compiled pipelines in the cache folder, when the adapter can.
     if !gpu.adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
@@ -197,6 +204,52 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         .collect();
     assert_eq!(files.len(), 1, "one cache file for this adapter: {files:?}");
     std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn the_cpu_path_uploads_its_vertices_only_after_skinning_them_again() {
+    use rigscope::skin::{SkinningMethod, SkinningPath};
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
+    viewer.select_clip(Some(0));
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    let format = rigscope::render::offscreen::OFFSCREEN_FORMAT;
+    let scene = rigscope::render::SceneRenderer::new(&gpu.device, &gpu.queue, format, 1, None);
+    let mut rig_gpu = scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    let skinned_vertices: usize = viewer
+        .rig
+        .instances
+        .iter()
+        .filter(|instance| instance.skin.is_some())
+        .flat_map(|instance| &viewer.rig.meshes[instance.mesh].primitives)
+        .map(|primitive| primitive.positions.len())
+        .sum();
+    assert!(skinned_vertices > 0);
+    let all_vertices = (skinned_vertices * 2 * std::mem::size_of::<glam::Vec3>()) as u64;
+    let mut frame = |viewer: &mut rigscope::viewer::Viewer| {
+        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view, viewer.skinning_path());
+        let state = viewer.frame_state(1.0);
+        scene.write_frame(&gpu.queue, &mut rig_gpu, &state).vertex_bytes
+    };
+    assert_eq!(frame(&mut viewer), all_vertices, "the first frame");
+    assert_eq!(frame(&mut viewer), 0, "nothing changed");
+    viewer.player_mut().time = 0.4;
+    assert_eq!(frame(&mut viewer), all_vertices, "a new pose");
+    assert_eq!(frame(&mut viewer), 0, "nothing changed");
+    // Posed again on the GPU path: the CPU path skins and uploads when it comes back.
+    viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Lbs);
+    viewer.player_mut().time = 0.8;
+    assert_eq!(frame(&mut viewer), 0, "the GPU path uploads palettes only");
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    assert_eq!(frame(&mut viewer), all_vertices, "back on the CPU path");
+    viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Lbs);
+    frame(&mut viewer);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    assert_eq!(
+        frame(&mut viewer),
+        0,
+        "back on the CPU path in the same pose: still current"
+    );
 }
 
 #[test]

@@ -4,6 +4,7 @@ use super::gpu_data::{GpuInfluences, PaletteBuffers, create_texture, storage_pai
 use super::scene::*;
 use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
+use crate::render::views::ViewMode;
 use crate::rig::Texture;
 
 impl SceneRenderer {
@@ -95,7 +96,7 @@ impl SceneRenderer {
             layout: mesh_layout,
             format,
             samples,
-            built: Default::default(),
+            built: std::array::from_fn(|_| std::sync::OnceLock::new()),
         };
 
         let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -222,16 +223,33 @@ impl MeshPass {
     fn slot(self) -> usize {
         Self::ALL.iter().position(|&p| p == self).unwrap_or(0)
     }
+
+    /// The view mode this pass's pipeline is built for: the wireframe's color is the same in
+    /// every mode, so one wireframe pipeline serves them all.
+    fn mode_for(self, mode: ViewMode) -> ViewMode {
+        match self {
+            MeshPass::Shaded(_) => mode,
+            MeshPass::Wireframe => ViewMode::Shaded,
+        }
+    }
 }
 
-/// The mesh pipelines, each built the first time a frame needs it: a software driver spends
-/// tens of milliseconds compiling one, and most rigs need one or two of the five.
+/// Pipelines per pass and view mode.
+const PIPELINE_SLOTS: usize = MeshPass::COUNT * ViewMode::ALL.len();
+
+fn pipeline_slot(pass: MeshPass, mode: ViewMode) -> usize {
+    pass.slot() * ViewMode::ALL.len() + pass.mode_for(mode).shader_code() as usize
+}
+
+/// The mesh pipelines, one per pass and view mode, each built the first time a frame needs it:
+/// a software driver spends tens of milliseconds compiling one, and most rigs need one or two
+/// passes in one or two view modes.
 pub(super) struct MeshPipelines {
     module: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
     format: wgpu::TextureFormat,
     samples: u32,
-    built: [std::sync::OnceLock<wgpu::RenderPipeline>; 5],
+    built: [std::sync::OnceLock<wgpu::RenderPipeline>; PIPELINE_SLOTS],
 }
 
 impl MeshPipelines {
@@ -240,28 +258,34 @@ impl MeshPipelines {
         self.built.iter().filter(|p| p.get().is_some()).count()
     }
 
-    pub(super) fn get(&self, pass: MeshPass) -> Option<&wgpu::RenderPipeline> {
-        self.built[pass.slot()].get()
+    pub(super) fn get(&self, pass: MeshPass, mode: ViewMode) -> Option<&wgpu::RenderPipeline> {
+        self.built[pipeline_slot(pass, mode)].get()
     }
 
-    /// Builds those of `passes` not built yet, side by side on threads (the driver compiles each
-    /// on the CPU). Returns how many were built.
+    /// Builds those of `passes` in view `mode` not built yet, side by side on threads (the
+    /// driver compiles each on the CPU). Returns how many were built.
     pub(super) fn ensure(
         &self,
         device: &wgpu::Device,
         cache: Option<&wgpu::PipelineCache>,
         passes: &[MeshPass],
+        mode: ViewMode,
     ) -> usize {
-        let mut missing: Vec<MeshPass> = passes.iter().copied().filter(|p| self.get(*p).is_none()).collect();
+        let mut missing: Vec<MeshPass> = passes
+            .iter()
+            .copied()
+            .filter(|p| self.get(*p, mode).is_none())
+            .collect();
         missing.dedup();
+        let build = |pass: MeshPass| {
+            self.built[pipeline_slot(pass, mode)].get_or_init(|| self.build(device, cache, pass, pass.mode_for(mode)));
+        };
         match missing.as_slice() {
             [] => {}
-            [only] => {
-                self.built[only.slot()].get_or_init(|| self.build(device, cache, *only));
-            }
+            [only] => build(*only),
             _ => std::thread::scope(|scope| {
                 for &pass in &missing {
-                    scope.spawn(move || self.built[pass.slot()].get_or_init(|| self.build(device, cache, pass)));
+                    scope.spawn(move || build(pass));
                 }
             }),
         }
@@ -273,7 +297,13 @@ impl MeshPipelines {
         device: &wgpu::Device,
         cache: Option<&wgpu::PipelineCache>,
         pass: MeshPass,
+        mode: ViewMode,
     ) -> wgpu::RenderPipeline {
+        let constants = [("view_mode", f64::from(mode.shader_code()))];
+        let compilation_options = wgpu::PipelineCompilationOptions {
+            constants: &constants,
+            ..Default::default()
+        };
         let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
         let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
         let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
@@ -355,7 +385,7 @@ impl MeshPipelines {
             vertex: wgpu::VertexState {
                 module: &self.module,
                 entry_point: Some(vertex_entry),
-                compilation_options: Default::default(),
+                compilation_options: compilation_options.clone(),
                 buffers: &buffers.map(Some),
             },
             primitive: wgpu::PrimitiveState {
@@ -369,7 +399,7 @@ impl MeshPipelines {
             fragment: Some(wgpu::FragmentState {
                 module: &self.module,
                 entry_point: Some(fragment_entry),
-                compilation_options: Default::default(),
+                compilation_options,
                 targets,
             }),
             multiview_mask: None,

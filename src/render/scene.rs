@@ -65,6 +65,7 @@ pub(crate) struct FrameUniform {
     view_proj: Mat4,
     camera_position: Vec4,
     light_direction: Vec4,
+    /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's.
     view: [u32; 4],
 }
 
@@ -120,6 +121,9 @@ pub struct RigGpu {
     symmetry_written: bool,
     /// [`RigGpu::build_proxies`] ran.
     proxy_built: bool,
+    /// The [`SkinnedPose::generation`] the draws' CPU-path vertex buffers hold (`None` once
+    /// buffers were added): a frame that did not skin again uploads nothing.
+    cpu_vertices: Option<u64>,
 }
 
 impl RigGpu {
@@ -230,7 +234,7 @@ impl SceneRenderer {
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
     /// skeleton overlay.
-    /// How many mesh pipelines are built so far (of five).
+    /// How many mesh pipelines are built so far (one per pass and view mode).
     pub fn built_mesh_pipelines(&self) -> usize {
         self.mesh_pipelines.built()
     }
@@ -254,7 +258,7 @@ impl SceneRenderer {
         if view.wireframe && !gpu.draws.is_empty() {
             passes.push(MeshPass::Wireframe);
         }
-        self.mesh_pipelines.ensure(device, cache, &passes)
+        self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
     }
 
     pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
@@ -264,13 +268,14 @@ impl SceneRenderer {
             view_proj: state.camera.view_projection(state.aspect),
             camera_position: state.camera.eye().extend(1.0),
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0),
-            view: [view.mode.shader_code(), view.shader_flags(), 0, 0],
+            view: [view.shader_flags(), 0, 0, 0],
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
         let mut signature = std::hash::DefaultHasher::new();
         signature.write(bytemuck::bytes_of(&frame));
         let skeleton = &view.skeleton;
         signature.write(&[
+            view.mode.shader_code() as u8,
             u8::from(view.grid),
             u8::from(view.wireframe),
             u8::from(skeleton.show),
@@ -302,6 +307,7 @@ impl SceneRenderer {
         }
         upload.palette = start.elapsed();
         let mut vertex_time = std::time::Duration::ZERO;
+        let upload_vertices = !gpu_skinning && gpu.cpu_vertices != Some(state.skinned.generation());
         let eye = state.camera.eye();
         gpu.blended.clear();
         for (d, draw) in gpu.draws.iter_mut().enumerate() {
@@ -342,7 +348,7 @@ impl SceneRenderer {
                     bytemuck::cast_slice(&weights[..draw.morph.targets.min(weights.len())]),
                 );
             }
-            if let (false, Some((positions, normals))) = (gpu_skinning, &draw.cpu_skinned) {
+            if let (true, Some((positions, normals))) = (upload_vertices, &draw.cpu_skinned) {
                 let start = std::time::Instant::now();
                 let out = &state.skinned.meshes[draw.instance][draw.primitive];
                 queue.write_buffer(positions, 0, bytemuck::cast_slice(&out.positions));
@@ -353,6 +359,9 @@ impl SceneRenderer {
             }
         }
         upload.vertices = (!gpu_skinning).then_some(vertex_time);
+        if upload_vertices {
+            gpu.cpu_vertices = Some(state.skinned.generation());
+        }
         if let (ViewMode::Symmetry, false, Some(symmetry)) = (view.mode, gpu.symmetry_written, state.symmetry) {
             for draw in &gpu.draws {
                 let mesh = state.rig.instances[draw.instance].mesh;
@@ -506,7 +515,7 @@ impl SceneRenderer {
                     MeshPass::Shaded(draw.pipeline)
                 };
                 // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
-                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass) else {
+                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode) else {
                     debug_assert!(false, "{mesh_pass:?} was not prepared");
                     continue;
                 };

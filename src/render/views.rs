@@ -70,7 +70,7 @@ impl ViewMode {
         Self::ALL.into_iter().find(|m| m.cli_name() == name)
     }
 
-    /// The code the shader switches on.
+    /// The value of the mesh shader's `view_mode` constant.
     pub fn shader_code(self) -> u32 {
         Self::ALL.iter().position(|&m| m == self).unwrap_or(0) as u32
     }

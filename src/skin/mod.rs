@@ -103,7 +103,13 @@ pub struct SkinnedPose {
     /// Per mesh instance, per primitive: the morphed bind pose, skinned in place of the
     /// primitive's own vertices when its morph weights are not all zero (empty without targets).
     morphed: Vec<Vec<SkinnedPrimitive>>,
+    /// Which call of [`SkinnedPose::skin`], of all in the process, made `meshes` (0: none yet).
+    generation: u64,
 }
+
+/// Numbers the calls of [`SkinnedPose::skin`], so that a copy of the vertices (on the GPU) can
+/// tell whether it is current.
+static SKIN_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl SkinnedPose {
     pub fn new(rig: &Rig) -> SkinnedPose {
@@ -143,6 +149,7 @@ impl SkinnedPose {
                         .collect()
                 })
                 .collect(),
+            generation: 0,
         }
     }
 
@@ -157,9 +164,16 @@ impl SkinnedPose {
         }
     }
 
+    /// Identifies the vertices in `meshes`: equal values mean the same call of
+    /// [`SkinnedPose::skin`] made them, in this pose or another.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Skins every skinned primitive on the CPU (for DQS, the pose must have been evaluated
     /// with dual quaternions).
     pub fn skin(&mut self, rig: &Rig, pose: &PoseBuffers, method: SkinningMethod) {
+        self.generation = SKIN_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         for (i, instance) in rig.instances.iter().enumerate() {
             if instance.skin.is_none() {
                 continue;

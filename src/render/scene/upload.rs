@@ -130,6 +130,7 @@ impl SceneRenderer {
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
             proxy_built: false,
+            cpu_vertices: None,
             blended,
             symmetry_written: false,
             draws,
@@ -159,6 +160,7 @@ impl RigGpu {
     /// A rig that is never seen in wireframe or on the CPU costs neither the memory nor (for
     /// edges, a sort of every triangle's sides) the time.
     pub fn ensure_buffers(&mut self, device: &wgpu::Device, rig: &Rig, view: &ViewOptions, path: SkinningPath) {
+        let mut added_cpu_buffers = false;
         for draw in &mut self.draws {
             let Some(primitive) = rig.meshes[rig.instances[draw.instance].mesh]
                 .primitives
@@ -183,11 +185,15 @@ impl RigGpu {
                         usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
                     })
                 };
+                added_cpu_buffers = true;
                 draw.cpu_skinned = Some((
                     buffer("cpu positions", &primitive.positions),
                     buffer("cpu normals", &primitive.normals),
                 ));
             }
+        }
+        if added_cpu_buffers {
+            self.cpu_vertices = None;
         }
     }
 
