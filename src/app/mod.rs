@@ -8,7 +8,7 @@ use window::WindowState;
 use crate::frame::{DetailedView, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
-use crate::render::{Gpu, Msaa, PixelRect, RenderTargets};
+use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
 use crate::timings::{FrameTimings, Stage};

@@ -51,13 +51,20 @@ impl WindowState {
     /// Graphics for an existing window: a new instance, adapter, device and surface (used at
     /// start and again after the device is lost).
     pub(super) fn for_window(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<WindowState, String> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
-            event_loop.owned_display_handle(),
-        )));
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| format!("cannot draw into the window: {e}"))?;
-        let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface))).map_err(|e| e.to_string())?;
+        let (gpu, surface) = Gpu::with_backends(|backends| {
+            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends,
+                ..wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+                    event_loop.owned_display_handle(),
+                ))
+            });
+            let surface = instance
+                .create_surface(window.clone())
+                .map_err(|e| GpuError(format!("cannot draw into the window: {e}")))?;
+            let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface)))?;
+            Ok((gpu, surface))
+        })
+        .map_err(|e| e.to_string())?;
         let capabilities = surface.get_capabilities(&gpu.adapter);
         let format = capabilities
             .formats

@@ -59,19 +59,23 @@ impl Gpu {
 
     /// A device with no window, for offscreen rendering and compute.
     pub fn headless() -> Result<Gpu, GpuError> {
-        // Probing OpenGL (EGL) costs tens of milliseconds at startup: unless WGPU_BACKEND
-        // chooses, it is tried only when no primary backend (Vulkan, Metal, DX12) has an adapter.
-        if std::env::var_os("WGPU_BACKEND").is_none() {
-            let primary = wgpu::Instance::new(wgpu::InstanceDescriptor {
-                backends: wgpu::Backends::PRIMARY,
+        Self::with_backends(|backends| {
+            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends,
                 ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
             });
-            if let Ok(gpu) = pollster::block_on(Self::with_instance(primary, None)) {
-                return Ok(gpu);
-            }
+            pollster::block_on(Self::with_instance(instance, None))
+        })
+    }
+
+    /// Runs `open` (which makes an instance of the backends it is given) with the primary
+    /// backends (Vulkan, Metal, DX12), and only when that fails with all of them: probing
+    /// OpenGL (EGL) costs tens of milliseconds at startup. `WGPU_BACKEND`, when set, chooses.
+    pub fn with_backends<T>(mut open: impl FnMut(wgpu::Backends) -> Result<T, GpuError>) -> Result<T, GpuError> {
+        if let Some(chosen) = wgpu::Backends::from_env() {
+            return open(chosen);
         }
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        pollster::block_on(Self::with_instance(instance, None))
+        open(wgpu::Backends::PRIMARY).or_else(|_| open(wgpu::Backends::all()))
     }
 
     /// A device that can present to `surface` (when given).
