@@ -169,7 +169,7 @@ impl RigGpu {
                 continue;
             };
             if view.wireframe && draw.edges.is_none() {
-                let edges = triangle_edges(&primitive.indices);
+                let edges = triangle_edges(&primitive.indices, primitive.vertex_count());
                 let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("edges"),
                     contents: bytemuck::cast_slice(&edges),
