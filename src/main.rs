@@ -25,7 +25,12 @@ struct Cli {
 #[derive(Args)]
 struct ViewArgs {
     /// A .gltf, .glb or .vrm file; the built-in demo rig when omitted.
+    #[arg(conflicts_with = "synthetic")]
     file: Option<PathBuf>,
+    /// Open a generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.
+    /// 1000000,256 to see how the viewer copes with a big rig.
+    #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::synthetic::parse_synthetic)]
+    synthetic: Option<(usize, usize)>,
     /// Close the window after drawing this many frames (for smoke tests).
     #[arg(long, value_name = "N")]
     exit_after_frames: Option<u64>,
@@ -154,7 +159,7 @@ enum Command {
         #[arg(conflicts_with = "synthetic")]
         file: Option<PathBuf>,
         /// A generated skinned tube of VERTICES,JOINTS (4 influences), e.g. 100000,64.
-        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::commands::bench::parse_synthetic)]
+        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::synthetic::parse_synthetic)]
         synthetic: Option<(usize, usize)>,
         /// Timed frames per path.
         #[arg(long, default_value_t = 120)]
@@ -245,14 +250,9 @@ fn main() -> ExitCode {
             json,
             orbit,
         }) => {
-            use rigscope::commands::bench::{BenchOptions, BenchRig, bench_command};
-            let rig = match (file, synthetic) {
-                (_, Some((vertices, joints))) => BenchRig::Synthetic { vertices, joints },
-                (Some(file), None) if file.as_os_str() != "demo" => BenchRig::File(file),
-                _ => BenchRig::Demo,
-            };
+            use rigscope::commands::bench::{BenchOptions, bench_command};
             let options = BenchOptions {
-                rig,
+                rig: rigscope::synthetic::RigSource::from_args(file, synthetic),
                 frames: frames.max(1),
                 width: size.0,
                 height: size.1,
@@ -260,7 +260,11 @@ fn main() -> ExitCode {
             };
             bench_command(&options, orbit, json)
         }
-        None => rigscope::app::run(cli.view.file, cli.view.exit_after_frames, cli.view.screenshot),
+        None => rigscope::app::run(
+            rigscope::synthetic::RigSource::from_args(cli.view.file, cli.view.synthetic),
+            cli.view.exit_after_frames,
+            cli.view.screenshot,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -128,3 +128,26 @@ fn the_status_bar_says_when_the_view_shows_a_heavy_scenes_proxy() {
     harness.run();
     assert!(harness.query_by_label("Coarse proxy while the view moves").is_none());
 }
+
+#[test]
+fn a_deep_chain_scrolls_in_its_panel_instead_of_crowding_out_the_3d_view() {
+    use rigscope::ui::{self, FrameInfo};
+    // 64 joints, each the child of the one before: the tree indents 64 levels.
+    let rig = rigscope::synthetic::skinned_tube(640, 64);
+    let width = 1400.0;
+    let mut harness = Harness::builder().with_size(egui::vec2(width, 1000.0)).build_ui_state(
+        |ui, (viewer, state, viewport): &mut (Viewer, UiState, egui::Rect)| {
+            *viewport = ui::show(ui, viewer, state, &FrameInfo::default()).viewport;
+        },
+        (Viewer::new(rig, None), UiState::default(), egui::Rect::NOTHING),
+    );
+    harness.run();
+    let viewport = harness.state().2;
+    assert!(
+        viewport.width() >= 0.3 * width,
+        "the 3D view keeps {} of {width} points",
+        viewport.width()
+    );
+    // The deepest joint is still in the tree, reached by scrolling.
+    harness.get_by_label("joint63");
+}

@@ -114,3 +114,34 @@ fn a_heavy_rig_in_the_window_gets_its_proxy_and_a_whole_screenshot() {
     assert_ne!(centre, corner, "nothing drawn in the middle of the view");
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+#[test]
+fn the_window_opens_a_generated_rig_and_shows_the_demo_when_its_size_is_impossible() {
+    let folder = common::temp_dir("window-synthetic");
+    let run = |sizes: &str| {
+        let mut command = viewer_command(&["--synthetic", sizes, "--exit-after-frames", "3"])?;
+        command
+            .env(rigscope::settings::CONFIG_DIR_ENV, folder.join("config"))
+            .env("RUST_LOG", "rigscope=info")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let output = common::wait_or_kill(command.spawn().expect("the viewer starts"), TIMEOUT, "the viewer");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "the viewer failed: {stderr}");
+        assert!(stderr.contains("drew 3 frames"), "{stderr}");
+        Some(stderr)
+    };
+    let Some(tube) = run("4096,16") else { return };
+    assert!(
+        tube.contains("showing synthetic tube, 4096 vertices, 16 joints"),
+        "{tube}"
+    );
+    let Some(impossible) = run("4096,70000") else { return };
+    assert!(impossible.contains("showing demo.glb"), "{impossible}");
+    assert!(
+        impossible.contains("1 ≤ joints ≤ 65535"),
+        "the error is shown: {impossible}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}

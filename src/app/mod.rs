@@ -11,6 +11,7 @@ use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
+use crate::synthetic::RigSource;
 use crate::timings::{FrameTimings, Stage};
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
@@ -33,26 +34,27 @@ struct Wake;
 /// written when it closes).
 const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(2);
 
-/// Opens the viewer window on `file` (the demo rig when `None`) and runs until it is closed.
-/// `exit_after_frames` closes it after that many drawn frames (used by smoke tests); with
-/// `screenshot_on_exit`, the last frame, panels included, is first saved there as a PNG.
+/// Opens the viewer window on the rig `source` gives (the demo rig, with the error shown, when
+/// a file does not open) and runs until it is closed. `exit_after_frames` closes it after that
+/// many drawn frames (used by smoke tests); with `screenshot_on_exit`, the last frame, panels
+/// included, is first saved there as a PNG.
 pub fn run(
-    file: Option<PathBuf>,
+    source: RigSource,
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
 ) -> Result<(), String> {
     let settings = Settings::load();
-    let (rig, error) = match crate::rig::open(file.as_deref()) {
-        Ok(rig) => (rig, None),
+    let (rig, loaded_path, error) = match source.open() {
+        Ok((rig, path)) => (rig, path, None),
         Err(e) => {
-            let shown = file
-                .as_ref()
-                .map_or(String::new(), |f| format!("could not open {}: ", f.display()));
-            let demo = crate::rig::open(None).map_err(|d| format!("{shown}{e}; the demo rig failed too: {d}"))?;
-            (demo, Some(format!("{shown}{e}")))
+            let shown = match &source {
+                RigSource::File(file) => format!("could not open {}: {e}", file.display()),
+                _ => e,
+            };
+            let demo = crate::rig::open(None).map_err(|d| format!("{shown}; the demo rig failed too: {d}"))?;
+            (demo, None, Some(shown))
         }
     };
-    let loaded_path = if error.is_none() { file } else { None };
     let mut viewer = Viewer::new(rig, loaded_path);
     viewer.error = error;
     let mut ui_state = UiState::default();
@@ -192,10 +194,11 @@ impl ApplicationHandler<Wake> for App {
                     state.ui_state = ui_state;
                 }
                 log::info!(
-                    "window open at {}x{} pixels on {}",
+                    "window open at {}x{} pixels on {}, showing {}",
                     state.config.width,
                     state.config.height,
-                    state.info.adapter
+                    state.info.adapter,
+                    self.viewer.rig.name
                 );
                 state.window.request_redraw();
                 self.window = Some(state);

@@ -10,22 +10,9 @@ use crate::timings::{FrameTimings, RigFacts, STAGE_COUNT, Stage, format_seconds,
 use crate::viewer::Viewer;
 use std::time::Instant;
 
-/// The rig `rigscope bench` runs on.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BenchRig {
-    /// The built-in demo rig.
-    Demo,
-    File(std::path::PathBuf),
-    /// A generated tube (see [`crate::synthetic::skinned_tube`]).
-    Synthetic {
-        vertices: usize,
-        joints: usize,
-    },
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchOptions {
-    pub rig: BenchRig,
+    pub rig: crate::synthetic::RigSource,
     /// Timed frames per path (after a few warm-up frames).
     pub frames: usize,
     pub width: u32,
@@ -291,28 +278,9 @@ impl BenchReport {
 /// Warm-up frames per path, not counted.
 const WARM_UP: usize = 10;
 
-/// The rig a bench runs on, and its file.
-pub(super) fn open_bench_rig(rig: &BenchRig) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), String> {
-    Ok(match rig {
-        BenchRig::Demo => (crate::rig::open(None).map_err(|e| e.to_string())?, None),
-        BenchRig::File(file) => (
-            crate::rig::open(Some(file)).map_err(|e| e.to_string())?,
-            Some(file.clone()),
-        ),
-        BenchRig::Synthetic { vertices, joints } => {
-            if *joints == 0 || *joints > usize::from(u16::MAX) || *vertices == 0 {
-                return Err(format!(
-                    "--synthetic {vertices},{joints}: need vertices ≥ 1 and 1 ≤ joints ≤ 65535"
-                ));
-            }
-            (crate::synthetic::skinned_tube(*vertices, *joints), None)
-        }
-    })
-}
-
 /// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
 pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
-    let (rig, path) = open_bench_rig(&options.rig)?;
+    let (rig, path) = options.rig.open()?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;
@@ -410,18 +378,6 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     })
 }
 
-/// `VERTICES,JOINTS`, e.g. `100000,64`.
-pub fn parse_synthetic(text: &str) -> Result<(usize, usize), String> {
-    let (v, j) = text
-        .split_once(',')
-        .ok_or_else(|| format!("'{text}' is not VERTICES,JOINTS (e.g. 100000,64)"))?;
-    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
-    match (parse(v), parse(j)) {
-        (Some(v), Some(j)) => Ok((v, j)),
-        _ => Err(format!("'{text}' is not VERTICES,JOINTS with positive whole numbers")),
-    }
-}
-
 /// `rigscope bench`: runs [`run_bench`] (or with `orbit` [`super::orbit::run_orbit`]) and
 /// prints the table (unless `json_only`) and, as the last line, the JSON object.
 pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Result<(), String> {
@@ -437,16 +393,4 @@ pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Re
     }
     println!("{json}");
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn synthetic_sizes_parse() {
-        assert_eq!(parse_synthetic("100000,64"), Ok((100_000, 64)));
-        assert!(parse_synthetic("100000").is_err());
-        assert!(parse_synthetic("0,64").is_err());
-    }
 }

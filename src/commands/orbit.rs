@@ -3,7 +3,7 @@
 //! holds still until the whole scene is finished and kept; every frame is timed from its
 //! first CPU work to the GPU's end, with what it drew.
 
-use super::bench::{BenchOptions, open_bench_rig};
+use super::bench::BenchOptions;
 use crate::frame::{DetailedView, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;
@@ -112,7 +112,7 @@ impl OrbitReport {
 /// Draws `options.frames` orbiting frames and then still frames until the whole scene is kept,
 /// the way the window does, on the GPU path with playback paused.
 pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
-    let (rig, path) = open_bench_rig(&options.rig)?;
+    let (rig, path) = options.rig.open()?;
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;

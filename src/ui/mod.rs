@@ -184,13 +184,19 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         });
     });
 
-    egui::Panel::right("skeleton").default_size(280.0).show(ui, |ui| {
-        egui::ScrollArea::vertical().id_salt("skeleton panel").show(ui, |ui| {
-            skeleton::skeleton_panel(ui, viewer, &mut state.skeleton);
-            ui.separator();
-            vertex::vertex_panel(ui, viewer);
+    // A deep hierarchy (a long tail or chain) indents its tree far to the right: the tree
+    // scrolls sideways instead of the panel crowding out the 3D view.
+    let widest_side_panel = (ui.available_width() * 0.4).max(280.0);
+    egui::Panel::right("skeleton")
+        .default_size(280.0)
+        .max_size(widest_side_panel)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical().id_salt("skeleton panel").show(ui, |ui| {
+                skeleton::skeleton_panel(ui, viewer, &mut state.skeleton);
+                ui.separator();
+                vertex::vertex_panel(ui, viewer);
+            });
         });
-    });
 
     if viewer.error != state.logged_error {
         if let Some(error) = &viewer.error {

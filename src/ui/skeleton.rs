@@ -42,7 +42,7 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
             visible[p] = true;
         }
     }
-    egui::ScrollArea::vertical()
+    egui::ScrollArea::both()
         .id_salt("skeleton tree")
         .max_height(ui.available_height() * 0.45)
         .show(ui, |ui| {

@@ -149,14 +149,14 @@ impl Viewer {
         self.watcher.as_ref().and_then(FileWatcher::deadline)
     }
 
-    /// The window title: the file name, marked with `•` while the file on disk is newer than
-    /// what is shown.
+    /// The window title: the file name (the rig's name without a file), marked with `•` while
+    /// the file on disk is newer than what is shown.
     pub fn title(&self) -> String {
         let name = self
             .path
             .as_ref()
             .and_then(|p| p.file_name())
-            .map_or_else(|| "demo rig".to_owned(), |n| n.to_string_lossy().into_owned());
+            .map_or_else(|| self.rig.name.clone(), |n| n.to_string_lossy().into_owned());
         let marker = if self.file_changed { "• " } else { "" };
         format!("{marker}{name} — Rigscope")
     }
