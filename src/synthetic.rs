@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn a_source_opens_its_rig_and_refuses_impossible_sizes() {
         let (tube, path) = RigSource::from_args(None, Some((640, 8))).open().unwrap();
-        assert_eq!((tube.nodes.len(), path), (8, None));
+        assert_eq!((tube.skins[0].joints.len(), path), (8, None));
         assert_eq!(tube.meshes[0].primitives[0].vertex_count(), 640);
         let (demo, path) = RigSource::from_args(Some("demo".into()), None).open().unwrap();
         assert_eq!((demo.name.as_str(), path), ("demo.glb", None));

@@ -220,6 +220,79 @@ fn ktx2_triangle(ktx2: &[u8]) -> (Value, Vec<u8>) {
     (document, bin)
 }
 
+/// A `width`×`height` PNG of one color, as a data URI.
+fn png_uri(width: u32, height: u32, color: [u8; 4]) -> String {
+    use base64::Engine;
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(width, height, image::Rgba(color))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(png)
+    )
+}
+
+#[test]
+fn many_textures_decode_to_their_own_pixels() {
+    // Twelve images of their own size and color, sixteen textures (four share an image).
+    let images: Vec<(u32, u32, [u8; 4])> = (0..12u8)
+        .map(|i| {
+            (
+                40 + u32::from(i),
+                24 + 2 * u32::from(i),
+                [i * 20, 255 - i * 20, i * 7, 255 - i],
+            )
+        })
+        .collect();
+    let (mut document, bin) = textured_triangle(json!({"index": 0}));
+    document["images"] = images
+        .iter()
+        .map(|&(w, h, c)| json!({"uri": png_uri(w, h, c)}))
+        .collect();
+    document["textures"] = (0..16).map(|i| json!({"source": i % 12})).collect();
+    let rig = load(document, &bin).unwrap();
+    assert!(rig.warnings.is_empty(), "{:?}", rig.warnings);
+    assert_eq!(rig.textures.len(), 16);
+    for (i, texture) in rig.textures.iter().enumerate() {
+        let (width, height, color) = images[i % 12];
+        assert_eq!((texture.width, texture.height), (width, height), "texture {i}");
+        assert!(
+            texture.rgba8.chunks_exact(4).all(|pixel| pixel == color),
+            "texture {i} is not {color:?}"
+        );
+    }
+}
+
+#[test]
+fn textures_over_the_memory_budget_are_the_same_ones_every_time() {
+    // A small file's budget is 64 MiB and a little: the first 4096×4096 image (64 MiB as RGBA)
+    // fits, the second does not, and the small third still does.
+    let (mut document, bin) = textured_triangle(json!({"index": 0}));
+    document["images"] = json!([
+        {"uri": png_uri(4096, 4096, [255, 0, 0, 255])},
+        {"uri": png_uri(4096, 4096, [0, 255, 0, 255])},
+        {"uri": png_uri(8, 8, [0, 0, 255, 255])},
+    ]);
+    document["textures"] = json!([{"source": 0}, {"source": 1}, {"source": 2}]);
+    for _ in 0..3 {
+        let rig = load(document.clone(), &bin).unwrap();
+        let sizes: Vec<(u32, u32)> = rig.textures.iter().map(|t| (t.width, t.height)).collect();
+        assert_eq!(
+            sizes,
+            [(4096, 4096), (1, 1), (8, 8)],
+            "the second is the missing stand-in"
+        );
+        assert_eq!(rig.warnings.len(), 1, "{:?}", rig.warnings);
+        assert!(
+            rig.warnings[0].contains("texture 1")
+                && rig.warnings[0].contains("4096×4096 image does not fit the memory budget"),
+            "{:?}",
+            rig.warnings
+        );
+    }
+}
+
 #[test]
 fn ktx2_textures_transcode_to_their_colors() {
     // tests/data/README.md: 8×8, quadrants red, green / blue, white.

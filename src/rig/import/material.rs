@@ -5,8 +5,9 @@ use super::source::{MAX_BYTES, read_uri};
 use crate::rig::{AlphaMode, Material, Texture, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Largest image side decoded.
 const MAX_IMAGE_SIDE: u32 = 16384;
@@ -30,23 +31,40 @@ pub fn load_textures(
     warnings: &mut Vec<String>,
 ) -> Vec<Option<Texture>> {
     let images = &document.as_json().images;
-    // Several textures may share an image: it is decoded once.
-    let mut decoded: HashMap<usize, Result<image::RgbaImage, String>> = HashMap::new();
+    // Several textures may share an image: it is decoded once, and copied for all but the last.
+    let mut uses: BTreeMap<usize, usize> = BTreeMap::new();
+    for texture in document.textures() {
+        if let Ok(index) = texture_image(&texture, images.len()) {
+            *uses.entry(index).or_default() += 1;
+        }
+    }
+    let encoded: Vec<Result<Cow<[u8]>, String>> = uses
+        .keys()
+        .map(|&index| image_bytes(document, &images[index], buffers, base_dir))
+        .collect();
+    let mut decoded: HashMap<usize, Result<image::RgbaImage, String>> = uses
+        .keys()
+        .copied()
+        .zip(decode_images(&encoded, budget.left()))
+        .collect();
     document
         .textures()
         .map(|texture| {
             let label = texture_label(&texture, images);
             let result = texture_image(&texture, images.len()).and_then(|index| {
-                let decoded = decoded
-                    .entry(index)
-                    .or_insert_with(|| decode_image(document, &images[index], buffers, base_dir, budget));
-                match decoded {
-                    Ok(rgba) => budget
-                        .charge(rgba.len() as u64, "the texture")
-                        .map(|_| rgba.clone())
-                        .map_err(|e| e.to_string()),
-                    Err(e) => Err(e.clone()),
-                }
+                let left = uses.get_mut(&index).map_or(0, |n| {
+                    *n -= 1;
+                    *n
+                });
+                let rgba = match (left, decoded.get(&index)) {
+                    (0, _) => decoded.remove(&index),
+                    (_, shared) => shared.cloned(),
+                };
+                let rgba = rgba.unwrap_or_else(|| Err("it was not decoded".into()))?;
+                budget
+                    .charge(rgba.len() as u64, "the texture")
+                    .map(|_| rgba)
+                    .map_err(|e| e.to_string())
             });
             match result {
                 Ok(rgba) => Some(Texture {
@@ -95,36 +113,116 @@ fn texture_image(texture: &gltf::Texture, image_count: usize) -> Result<usize, S
     Ok(index)
 }
 
-/// Decodes one image, read from its buffer view or URI (checked here: the `gltf` crate's own
+/// An image's encoded bytes, from its buffer view or URI (checked here: the `gltf` crate's own
 /// accessor panics on an image with neither).
-fn decode_image(
+fn image_bytes<'b>(
     document: &gltf::Document,
     image: &gltf::json::Image,
-    buffers: &Buffers,
+    buffers: &'b Buffers,
     base_dir: Option<&Path>,
-    budget: &Budget,
-) -> Result<image::RgbaImage, String> {
-    let bytes: Cow<[u8]> = match (&image.buffer_view, &image.uri) {
+) -> Result<Cow<'b, [u8]>, String> {
+    match (&image.buffer_view, &image.uri) {
         (Some(view), _) => {
             let view = document
                 .views()
                 .nth(view.value())
                 .ok_or_else(|| format!("its buffer view {} does not exist", view.value()))?;
-            Cow::Borrowed(buffers.view(&view)?)
+            Ok(Cow::Borrowed(buffers.view(&view)?))
         }
-        (None, Some(uri)) => Cow::Owned(read_uri(uri, base_dir)?),
-        (None, None) => return Err("the image has neither a buffer view nor a URI".into()),
-    };
-    if bytes.starts_with(&KTX2_MAGIC) {
-        return decode_ktx2(&bytes, budget);
+        (None, Some(uri)) => Ok(Cow::Owned(read_uri(uri, base_dir)?)),
+        (None, None) => Err("the image has neither a buffer view nor a URI".into()),
     }
-    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes.as_ref()))
+}
+
+/// Decodes `encoded` images side by side, on up to one thread per core: a rig with dozens of
+/// textures (an avatar's) would otherwise decode them one after another on one core. The
+/// decoded images together take at most `budget_left` bytes: each image's RGBA size, read from
+/// its header, is taken from that allowance in file order before any is decoded, so which
+/// images fit does not depend on which thread finishes first.
+fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec<Result<image::RgbaImage, String>> {
+    let mut left = budget_left;
+    let sized: Vec<Result<&[u8], String>> = encoded
+        .iter()
+        .map(|bytes| {
+            let bytes = bytes.as_ref().map_err(Clone::clone)?;
+            let (width, height) = image_dimensions(bytes)?;
+            let rgba = u64::from(width) * u64::from(height) * 4;
+            left = left
+                .checked_sub(rgba)
+                .ok_or_else(|| format!("its {width}×{height} image does not fit the memory budget"))?;
+            Ok(bytes.as_ref())
+        })
+        .collect();
+    // What one decoder may allocate on its way (a format's own buffers before RGBA).
+    let alloc_limit = (MAX_BYTES / 2).min(budget_left);
+    let decode = |bytes: &Result<&[u8], String>| decode_image(bytes.clone()?, alloc_limit);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(sized.len());
+    if threads <= 1 {
+        return sized.iter().map(decode).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut decoded: Vec<Option<Result<image::RgbaImage, String>>> = sized.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(bytes) = sized.get(i) else { break done };
+                        done.push((i, decode(bytes)));
+                    }
+                })
+            })
+            .collect();
+        // A worker that panicked leaves its images `None`: reported as errors below.
+        for worker in workers {
+            for (i, image) in worker.join().unwrap_or_default() {
+                decoded[i] = Some(image);
+            }
+        }
+    });
+    decoded
+        .into_iter()
+        .map(|image| image.unwrap_or_else(|| Err("decoding it panicked".into())))
+        .collect()
+}
+
+/// The width and height an encoded image (PNG, JPEG, WebP, or KTX2 Basis Universal) says it
+/// has, from its header, checked against the largest side decoded.
+fn image_dimensions(bytes: &[u8]) -> Result<(u32, u32), String> {
+    let (width, height) = if bytes.starts_with(&KTX2_MAGIC) {
+        ktx2_transcoder(bytes)?.base_dimensions()
+    } else {
+        image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| format!("cannot read it: {e}"))?
+            .into_dimensions()
+            .map_err(|e| format!("cannot decode it: {e}"))?
+    };
+    if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "its image is {width}×{height}, outside 1..={MAX_IMAGE_SIDE} a side"
+        ));
+    }
+    Ok((width, height))
+}
+
+/// Decodes one image (its size checked by [`image_dimensions`]) to RGBA8, the decoder allowed
+/// `alloc_limit` bytes.
+fn decode_image(bytes: &[u8], alloc_limit: u64) -> Result<image::RgbaImage, String> {
+    if bytes.starts_with(&KTX2_MAGIC) {
+        return decode_ktx2(bytes);
+    }
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("cannot read it: {e}"))?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some((MAX_BYTES / 2).min(budget.left()));
+    limits.max_alloc = Some(alloc_limit);
     reader.limits(limits);
     let decoded = reader.decode().map_err(|e| format!("cannot decode it: {e}"))?;
     Ok(decoded.into_rgba8())
@@ -133,22 +231,15 @@ fn decode_image(
 /// The first bytes of every KTX2 file.
 const KTX2_MAGIC: [u8; 12] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A];
 
+fn ktx2_transcoder(bytes: &[u8]) -> Result<basisu::Transcoder<'_>, String> {
+    basisu::Transcoder::new(bytes).map_err(|e| format!("cannot read its KTX2 container ({e:?})"))
+}
+
 /// A KTX2 Basis Universal image (KHR_texture_basisu, UASTC or ETC1S) transcoded to RGBA8: its
-/// first level, after its size is checked against the limits and the budget.
-fn decode_ktx2(bytes: &[u8], budget: &Budget) -> Result<image::RgbaImage, String> {
-    let transcoder = basisu::Transcoder::new(bytes).map_err(|e| format!("cannot read its KTX2 container ({e:?})"))?;
+/// first level.
+fn decode_ktx2(bytes: &[u8]) -> Result<image::RgbaImage, String> {
+    let transcoder = ktx2_transcoder(bytes)?;
     let (width, height) = transcoder.base_dimensions();
-    if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
-        return Err(format!(
-            "its KTX2 image is {width}×{height}, outside 1..={MAX_IMAGE_SIDE} a side"
-        ));
-    }
-    let rgba_bytes = u64::from(width) * u64::from(height) * 4;
-    if rgba_bytes > budget.left() {
-        return Err(format!(
-            "its {width}×{height} KTX2 image does not fit the memory budget"
-        ));
-    }
     let rgba = transcoder
         .transcode(0, basisu::TargetFormat::Rgba32, basisu::DecodeFlags::NONE)
         .map_err(|e| format!("cannot transcode its KTX2 image ({e:?})"))?;
