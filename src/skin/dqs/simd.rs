@@ -1,9 +1,11 @@
 //! Dual quaternion skinning eight (AVX2) or sixteen (AVX-512) vertices at a time, in
 //! structure-of-arrays form: per influence, the joints' quaternions are read as rows of four
 //! floats and transposed into one register per element, then the antipodality test, the blend,
-//! the normalization and both rotations run across the lanes. Blocks with a zero weight or a
-//! joint outside the palette, vertices whose blended rotation is zero and normals whose length
-//! is not normal go through the reference's per-vertex code instead.
+//! the normalization and both rotations run across the lanes. A block whose weights are not
+//! sorted heaviest first, or that names a joint outside the palette, is blended from a copy
+//! with the influences the reference skips taken out. Vertices whose blended rotation is zero,
+//! whose weights cancel, and normals whose length is not normal go through the reference's
+//! per-vertex code; so does everything when the palette is not finite.
 
 use super::{DualQuat, dqs_vertex};
 use crate::rig::Influences;
@@ -57,6 +59,44 @@ impl Job<'_, '_> {
             if lanes & (1 << lane) != 0 {
                 self.reference(base + lane..base + lane + 1);
             }
+        }
+    }
+}
+
+/// The most lanes a kernel has (AVX-512).
+const MAX_LANES: usize = 16;
+
+/// The influences of the vertices `range` as the reference uses them, `per` slots a vertex
+/// into `joints` and `weights`: zero weights and joints outside the palette left out, the rest
+/// moved to the front in their order, then zeros on joint 0. The first slot is then the
+/// reference's pivot, and the blend adds the same terms in the same order. A vertex with no
+/// influence left blends to zero and goes to the reference.
+fn compact<const SETS: usize>(
+    job: &Job<'_, '_>,
+    range: std::ops::Range<usize>,
+    joints: &mut [u16],
+    weights: &mut [f32],
+) {
+    let per = SETS * 4;
+    let palette = job.palette.len();
+    for (lane, v) in range.enumerate() {
+        let (joints, weights) = (&mut joints[lane * per..][..per], &mut weights[lane * per..][..per]);
+        let joints_in = job.influences.joints[v * SETS..(v + 1) * SETS].as_flattened();
+        let weights_in = job.influences.weights[v * SETS..(v + 1) * SETS].as_flattened();
+        // Each influence is written at the next free slot, which moves on only when it is
+        // kept; the slots after the kept ones are then zeroed. No branch on the data, and no
+        // call to `memset` for a few bytes.
+        let mut kept = 0;
+        for (&joint, &weight) in joints_in.iter().zip(weights_in) {
+            let at = kept.min(per - 1);
+            joints[at] = joint;
+            weights[at] = weight;
+            kept += usize::from(weight != 0.0 && usize::from(joint) < palette);
+        }
+        for slot in 0..per {
+            let live = slot < kept;
+            joints[slot] *= u16::from(live);
+            weights[slot] = if live { weights[slot] } else { 0.0 };
         }
     }
 }
@@ -121,30 +161,48 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
     let n = job.positions.len();
     let inf = Inf::of(job.influences);
     let blocks = n / lanes;
-    // A zero weight adds exactly nothing only to finite dual quaternions.
-    let finite = job
-        .palette
-        .iter()
-        .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
+    // A zero weight adds exactly nothing only to finite dual quaternions; an empty palette
+    // leaves every vertex in its bind pose, which the reference does.
+    let finite = !job.palette.is_empty()
+        && job
+            .palette
+            .iter()
+            .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
+    // A block's influences with the reference's skipped ones taken out (see `compact`).
+    let mut compact_joints = [0u16; MAX_LANES * 8];
+    let mut compact_weights = [0f32; MAX_LANES * 8];
     for block in 0..blocks {
         let base = block * lanes;
+        if !finite {
+            job.reference(base..base + lanes);
+            continue;
+        }
         // With every weight ≥ 0 and the first > 0, the first influence is the pivot, as in
         // the reference, and zero weights add nothing; slots past `slots` are all zero.
         let range = base * SETS..(base + lanes) * SETS;
         // SAFETY: `V`'s features are this function's contract.
         let slots = unsafe { V::block_slots::<SETS>(inf, range, job.palette.len()) };
-        let Some(slots) = slots.filter(|_| finite) else {
-            job.reference(base..base + lanes);
-            continue;
+        let (joints, weights, slots) = match slots {
+            // SAFETY: `base + lanes <= n` and the influences cover `n` vertices.
+            Some(slots) => unsafe {
+                (
+                    job.influences.joints.as_ptr().add(base * SETS) as *const u16,
+                    job.influences.weights.as_ptr().add(base * SETS) as *const f32,
+                    slots,
+                )
+            },
+            None => {
+                compact::<SETS>(&job, base..base + lanes, &mut compact_joints, &mut compact_weights);
+                (compact_joints.as_ptr(), compact_weights.as_ptr(), per)
+            }
         };
         // SAFETY: `base + lanes <= n` and every slice covers `n` vertices, so every pointer
-        // below reads or writes inside its slice; joints were checked to be inside the palette
-        // (`block_slots`); the features are this function's contract. The output pointers are
-        // taken afresh each block, after the fix-ups borrowed the slices.
+        // below reads or writes inside its slice; `joints` and `weights` hold `per` slots for
+        // each of the block's vertices, with joints inside the palette (`block_slots`, or
+        // `compact`); the features are this function's contract. The output pointers are taken
+        // afresh each block, after the fix-ups borrowed the slices.
         let odd = unsafe {
             let pal = job.palette.as_ptr() as *const f32;
-            let joints = job.influences.joints.as_ptr().add(base * SETS) as *const u16;
-            let weights = job.influences.weights.as_ptr().add(base * SETS) as *const f32;
             // Floats of joint `k` of lane `i`'s dual quaternion, from `offset` (0 real, 4 dual,
             // 8 scale).
             let row =
@@ -202,6 +260,8 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             for e in 0..3 {
                 translation[e] = rw.mul_sub(d[e], dw.mul(r[e])).add(rd[e]).mul(two);
             }
+            // Weights that cancel (negative ones) leave the scale to the reference.
+            let cancelled = total.is_zero();
             let scale = scale.div(total);
             let p = V::load3(job.positions.as_ptr().add(base) as *const f32);
             let moved = rotate(real, lanes_scale(p, scale));
@@ -213,7 +273,7 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             V::store3(job.out_positions.as_mut_ptr().add(base) as *mut f32, moved);
             let (unit, odd) = normalize(rotate(real, V::load3(job.normals.as_ptr().add(base) as *const f32)));
             V::store3(job.out_normals.as_mut_ptr().add(base) as *mut f32, unit);
-            odd | zero
+            odd | zero | cancelled
         };
         if odd != 0 {
             job.fix_lanes(base, odd);

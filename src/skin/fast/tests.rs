@@ -88,6 +88,9 @@ pub(crate) fn influences(rng: &mut Rng, vertices: usize, sets: usize, joints: us
             }
             6 => j.iter_mut().for_each(|j| *j = joints as u16 + 3),
             7 => w[0] = -0.25,
+            // Not sorted heaviest first: an empty first slot, and lightest first.
+            9 => w[0] = 0.0,
+            10 => w.sort_by(f32::total_cmp),
             _ => {}
         }
         if case != 8 {
