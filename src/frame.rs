@@ -41,7 +41,8 @@ impl ViewRenderer {
     /// `timings`.
     pub fn prepare(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
         if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.rig_generation) {
-            let uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+            let mut uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+            uploaded.start_proxies(&viewer.rig);
             self.scene.set_grid(&gpu.device, &viewer.rest_bounds);
             self.rig = Some((viewer.rig_generation, uploaded));
         }

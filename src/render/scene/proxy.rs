@@ -11,6 +11,23 @@ pub const PROXY_TRIANGLES: usize = 40_000;
 /// A primitive simplified to more than this share of its triangles is drawn whole instead.
 const WORTH_IT: f32 = 0.5;
 
+/// A rig's proxies (see [`proxy_indices`]) and how long simplifying took.
+pub struct Simplified {
+    pub proxies: Option<Vec<Vec<Option<Vec<u32>>>>>,
+    pub took: std::time::Duration,
+}
+
+impl Simplified {
+    pub fn of(rig: &Rig) -> Simplified {
+        let start = std::time::Instant::now();
+        let proxies = proxy_indices(rig);
+        Simplified {
+            proxies,
+            took: start.elapsed(),
+        }
+    }
+}
+
 /// Proxy index lists per mesh and primitive of `rig` (`None` where a primitive is drawn
 /// whole), or `None` when the rig is light enough to draw whole every frame.
 pub fn proxy_indices(rig: &Rig) -> Option<Vec<Vec<Option<Vec<u32>>>>> {

@@ -130,6 +130,7 @@ impl SceneRenderer {
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
             proxy_built: false,
+            proxy_job: None,
             cpu_vertices: None,
             blended,
             symmetry_written: false,
@@ -197,14 +198,30 @@ impl RigGpu {
         }
     }
 
+    /// Starts simplifying `rig` (the rig this was uploaded from) into its proxies on a thread of
+    /// its own, when it has triangles enough to get one, so that [`RigGpu::build_proxies`]
+    /// finds them ready instead of stopping a frame for them.
+    pub fn start_proxies(&mut self, rig: &std::sync::Arc<Rig>) {
+        if self.proxy_built || self.proxy_job.is_some() || rig.triangle_count() < proxy::PROXY_ABOVE_TRIANGLES {
+            return;
+        }
+        let rig = std::sync::Arc::clone(rig);
+        self.proxy_job = Some(std::thread::spawn(move || proxy::Simplified::of(&rig)));
+    }
+
     /// Builds the proxies of `rig` (the rig this was uploaded from), once: a scene that turned
-    /// out heavy asks for them (see `render::detail`); nothing else pays for them.
+    /// out heavy asks for them (see `render::detail`); nothing else pays for them. Takes those
+    /// [`RigGpu::start_proxies`] started (waiting for them if need be), or simplifies here.
     pub fn build_proxies(&mut self, device: &wgpu::Device, rig: &Rig) {
         if std::mem::replace(&mut self.proxy_built, true) {
             return;
         }
-        let start = std::time::Instant::now();
-        let Some(proxies) = proxy::proxy_indices(rig) else {
+        let simplified = match self.proxy_job.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(simplified)) => simplified,
+            // Not started, or its thread panicked: here, where a panic is seen.
+            _ => proxy::Simplified::of(rig),
+        };
+        let Some(proxies) = simplified.proxies else {
             return;
         };
         for draw in &mut self.draws {
@@ -231,7 +248,7 @@ impl RigGpu {
         log::info!(
             "proxy of {proxy} triangles (of {}) for orbiting built in {:.0} ms",
             rig.triangle_count(),
-            start.elapsed().as_secs_f64() * 1e3
+            simplified.took.as_secs_f64() * 1e3
         );
     }
 }
