@@ -10,7 +10,7 @@ use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
-    SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color, symmetry_color,
+    SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color, symmetry_color,
 };
 use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
@@ -348,12 +348,11 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
     }
 }
 
-#[test]
-fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
-    let Some(gpu) = gpu::gpu_or_skip() else { return };
-    // Joints: a root on the mirror plane x = 0, LeftArm at x = -1, RightArm at x = +1. Quads
-    // (left to right): one with no mirror image, LeftArm's, the root's across the plane, and
-    // RightArm's mirror of LeftArm's with 0.2 of its weight moved to LeftArm.
+/// Joints: a root on the mirror plane x = 0, LeftArm at x = -1, RightArm at x = +1. Quads
+/// (left to right, centred at x = -2, -1, 0 and 1): one with no mirror image, LeftArm's, the
+/// root's across the plane, and RightArm's mirror of LeftArm's with 0.2 of its weight moved to
+/// LeftArm.
+fn mirrored_quads_rig() -> Rig {
     let quad = |x: f32| [[x, -0.45], [x + 0.9, -0.45], [x + 0.9, 0.45], [x, 0.45]].map(|[x, y]| Vec3::new(x, y, 0.0));
     let (lone, left, middle, right) = (quad(-2.45), quad(-1.45), quad(-0.45), quad(0.55));
     let weights = [
@@ -379,7 +378,13 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
         Mat4::from_translation(Vec3::X),
         Mat4::from_translation(-Vec3::X),
     ];
-    let mut viewer = Viewer::new(rig, None);
+    rig
+}
+
+#[test]
+fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
     viewer.view.mode = ViewMode::Symmetry;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
@@ -411,6 +416,49 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
         "{summary}"
     );
     assert!(summary.ends_with("4 have no mirror vertex."), "{summary}");
+}
+
+#[test]
+fn in_the_window_the_symmetry_check_runs_beside_the_frames() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = Viewer::new(mirrored_quads_rig(), None);
+    viewer.background_checks = true;
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.view.mode = ViewMode::Symmetry;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    let vp = viewer.camera.view_projection(target.aspect());
+    let left_arm = vp.project_point3(Vec3::new(-1.0, 0.0, 0.0));
+    // The frame that starts the check shows the vertices unchecked.
+    let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_pixel_at(
+        &image,
+        left_arm,
+        facing_shade(symmetry_color(SYMMETRY_UNCHECKED)),
+        "while the check runs",
+    );
+    assert!(viewer.symmetry_summary().is_none());
+    let started = std::time::Instant::now();
+    while viewer.checking_symmetry() {
+        assert!(viewer.is_animating(), "frames keep coming while the check runs");
+        assert!(started.elapsed().as_secs() < 60, "the check did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // The next frame takes the result.
+    let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_pixel_at(&image, left_arm, facing_shade(symmetry_color(0.2)), "once it is done");
+    let summary = viewer.symmetry_summary().expect("the check finished");
+    assert!(
+        summary.starts_with("1 joint pairs; 8 of 16 vertices differ"),
+        "{summary}"
+    );
+    // A rig opened while a check runs gets its own.
+    viewer.set_rig(mirrored_quads_rig(), None);
+    viewer.ensure_symmetry();
+    assert!(
+        viewer.symmetry_summary().is_none(),
+        "the last rig's result is not this one's"
+    );
 }
 
 #[test]

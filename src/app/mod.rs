@@ -57,6 +57,7 @@ pub fn run(
     };
     let mut viewer = Viewer::new(rig, loaded_path);
     viewer.error = error;
+    viewer.background_checks = true;
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
     let event_loop = EventLoop::<Wake>::with_user_event()

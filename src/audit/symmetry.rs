@@ -316,7 +316,7 @@ impl VertexSymmetry {
     pub const UNCHECKED: f32 = -2.0;
 
     /// Every vertex unchecked.
-    fn unchecked(rig: &Rig) -> VertexSymmetry {
+    pub(crate) fn unchecked(rig: &Rig) -> VertexSymmetry {
         let values = (rig.meshes.iter())
             .map(|mesh| {
                 (mesh.primitives.iter())

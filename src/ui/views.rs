@@ -124,6 +124,11 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
             viewer.ensure_symmetry();
             if let Some(summary) = viewer.symmetry_summary() {
                 ui.label(summary);
+            } else if viewer.checking_symmetry() {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Checking weight symmetry…");
+                });
             }
         }
         _ => {}

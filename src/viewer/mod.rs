@@ -93,6 +93,12 @@ pub struct Viewer {
     pub report: Option<(u64, Arc<crate::report::RigReport>)>,
     /// The symmetry view's check, run the first time the view is shown.
     symmetry: Option<symmetry::SymmetryView>,
+    /// That check while it runs on a thread (see [`Viewer::background_checks`]).
+    symmetry_job: Option<symmetry::SymmetryJob>,
+    /// Run checks that can take seconds on big rigs (the symmetry view's) on threads of their
+    /// own, showing their results when they are done (the window), instead of before the next
+    /// frame (offscreen renders, tests).
+    pub background_checks: bool,
     pending: Option<PendingLoad>,
     /// Seconds the last frame took, smoothed, for the status line.
     pub frame_seconds: f32,
@@ -140,6 +146,8 @@ impl Viewer {
             error: None,
             report: None,
             symmetry: None,
+            symmetry_job: None,
+            background_checks: false,
             pending: None,
             frame_seconds: 0.0,
             timings: crate::timings::Timings::default(),
@@ -359,7 +367,7 @@ impl Viewer {
             attachments: &self.animation.attachments,
             trail: &self.animation.trail.points,
             marks: &self.mark_points,
-            symmetry: self.symmetry.as_ref().map(|s| &s.values),
+            symmetry: self.current_symmetry().map(|s| &s.values),
         }
     }
 
@@ -418,6 +426,11 @@ impl Viewer {
 
     /// Whether the picture changes without input (a clip is playing or a load is running).
     pub fn is_animating(&self) -> bool {
-        (self.player.playing && self.player.clip.is_some()) || self.pending.is_some()
+        (self.player.playing && self.player.clip.is_some())
+            || self.pending.is_some()
+            || self
+                .symmetry_job
+                .as_ref()
+                .is_some_and(symmetry::SymmetryJob::is_running)
     }
 }
