@@ -71,6 +71,8 @@ struct VertexIn {
     @location(8) rest_position: vec3<f32>,
     // The symmetry view's per-vertex value: a weight difference or a SYMMETRY_* marker.
     @location(9) symmetry: f32,
+    // The bind-pose normal (read by the deformation view).
+    @location(10) rest_normal: vec3<f32>,
     @builtin(vertex_index) index: u32,
 }
 
@@ -83,6 +85,8 @@ struct VertexOut {
     // units or a symmetry value, by view mode.
     @location(3) debug: vec3<f32>,
     @location(4) color: vec4<f32>,
+    // The bind-pose normal in world space (the deformation view).
+    @location(5) rest_normal: vec3<f32>,
 }
 
 // A distinct, stable color per joint: hues spaced by the golden ratio.
@@ -162,6 +166,7 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     out.uv = v.uv;
     out.debug = debug_value(v);
     out.color = v.color;
+    out.rest_normal = normal_matrix(draw.model) * v.rest_normal;
     return out;
 }
 
@@ -233,6 +238,19 @@ fn log2_deformation(posed: vec3<f32>, bind: vec3<f32>, stretch: bool) -> f32 {
     return 0.5 * log2(select(smallest_sq, largest_sq, largest_sq * smallest_sq >= 1.0));
 }
 
+// The deformation view's color for a triangle turned inside out (`render::views::FLIPPED_COLOR`).
+const FLIPPED_COLOR: vec3<f32> = vec3<f32>(1.0, 0.0, 1.0);
+
+// Whether the triangle under the fragment is turned inside out: its posed geometric normal and
+// its vertices' skinned normals disagree in side while its bind ones agree. Both geometric
+// normals come from the same screen-space derivatives, so the screen's handedness cancels
+// out. Must run in uniform control flow.
+fn is_flipped(posed: vec3<f32>, bind: vec3<f32>, posed_normal: vec3<f32>, bind_normal: vec3<f32>) -> bool {
+    let posed_side = dot(cross(dpdx(posed), dpdy(posed)), posed_normal);
+    let bind_side = dot(cross(dpdx(bind), dpdy(bind)), bind_normal);
+    return posed_side * bind_side < 0.0;
+}
+
 // The ramp of the deformation view for log2 of a ratio: `heat` from 1/DEFORMATION_RANGE to
 // DEFORMATION_RANGE.
 fn deformation_color(log2_ratio: f32) -> vec3<f32> {
@@ -254,8 +272,10 @@ fn symmetry_color(value: f32) -> vec3<f32> {
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let mode = view_mode;
     var deformation = 0.0;
+    var flipped = false;
     if (mode == VIEW_DEFORMATION) {
         deformation = log2_deformation(in.world_position, in.debug, (frame.view.x & FLAG_STRETCH) != 0u);
+        flipped = is_flipped(in.world_position, in.debug, in.world_normal, in.rest_normal);
     }
     let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
     let flags = draw.skin.w;
@@ -303,6 +323,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         }
     } else if (mode == VIEW_DEFORMATION) {
         color = select(deformation_color(deformation), vec3<f32>(0.35, 0.35, 0.38), deformation == NO_DEFORMATION);
+        color = select(color, FLIPPED_COLOR, flipped);
     } else if (mode == VIEW_SYMMETRY) {
         color = symmetry_color(in.debug.x);
     } else {

@@ -10,7 +10,8 @@ use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
-    SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color, symmetry_color,
+    FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color,
+    symmetry_color,
 };
 use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
@@ -379,6 +380,63 @@ fn mirrored_quads_rig() -> Rig {
         Mat4::from_translation(-Vec3::X),
     ];
     rig
+}
+
+#[test]
+fn the_deformation_view_marks_triangles_turned_inside_out() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    // The tip joint mirrors what it carries across x = 1.2 (scale -1 in x): the quad weighted
+    // fully to it keeps its area but turns inside out; the root's quad stays as bound.
+    let tip = Vec3::new(1.2, 0.0, 0.0);
+    let clip = Clip {
+        name: "mirror".into(),
+        duration: 1.0,
+        channels: vec![Channel {
+            node: 2,
+            property: Property::Scale,
+            interpolation: Interpolation::Step,
+            times: vec![0.0],
+            values: vec![Vec4::new(-1.0, 1.0, 1.0, 0.0)],
+        }],
+    };
+    let rig = two_joint_rig(tip, three_quads(), vec![clip]);
+    let mut viewer = Viewer::new(rig, None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.view.mode = ViewMode::Deformation;
+    viewer.select_clip(Some(0));
+    let target = Offscreen::new(&gpu, 300, 160).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    let root_quad = Vec3::new(-1.025, 0.0, 0.0);
+    // The tip quad's centre, x = 1.075, mirrored across x = 1.2.
+    let tip_quad = Vec3::new(1.325, 0.0, 0.0);
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        for measure in DeformationMeasure::ALL {
+            viewer.view.deformation = measure;
+            let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+            let vp = viewer.camera.view_projection(target.aspect());
+            let what = format!("{path:?} {measure:?}");
+            assert_pixel_at(
+                &image,
+                vp.project_point3(root_quad),
+                facing_shade(deformation_color(1.0)),
+                &format!("{what}: the root's quad"),
+            );
+            // Drawn although it faces away, in the flipped color (shaded on either side).
+            let ndc = vp.project_point3(tip_quad);
+            let (x, y) = (
+                ((ndc.x * 0.5 + 0.5) * image.width() as f32) as u32,
+                ((0.5 - ndc.y * 0.5) * image.height() as f32) as u32,
+            );
+            let [r, g, b, _] = image.get_pixel(x, y).0;
+            let darkest = srgb8(0.8 * FLIPPED_COLOR[0]);
+            assert!(
+                g <= 3 && r.abs_diff(b) <= 3 && r >= darkest,
+                "{what}: the mirrored quad is {:?}, not magenta",
+                [r, g, b]
+            );
+        }
+    }
 }
 
 #[test]

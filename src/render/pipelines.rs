@@ -224,6 +224,18 @@ impl MeshPass {
         Self::ALL.iter().position(|&p| p == self).unwrap_or(0)
     }
 
+    /// The pass that draws a mesh of `pipeline` in view `mode`. The deformation view draws
+    /// back faces too: a triangle turned inside out faces away, and culled it could not be
+    /// marked.
+    pub(super) fn shaded(pipeline: MeshPipeline, mode: ViewMode) -> MeshPass {
+        match (mode, pipeline) {
+            (ViewMode::Deformation, MeshPipeline::Culled | MeshPipeline::CulledMirrored) => {
+                MeshPass::Shaded(MeshPipeline::DoubleSided)
+            }
+            _ => MeshPass::Shaded(pipeline),
+        }
+    }
+
     /// The view mode this pass's pipeline is built for: the wireframe's color is the same in
     /// every mode, so one wireframe pipeline serves them all.
     fn mode_for(self, mode: ViewMode) -> ViewMode {
@@ -310,6 +322,7 @@ impl MeshPipelines {
         let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
         let rest_attributes = wgpu::vertex_attr_array![8 => Float32x3];
         let symmetry_attributes = wgpu::vertex_attr_array![9 => Float32];
+        let rest_normal_attributes = wgpu::vertex_attr_array![10 => Float32x3];
         let influence_attributes =
             wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
         let layout = |stride: usize, attributes| wgpu::VertexBufferLayout {
@@ -325,6 +338,7 @@ impl MeshPipelines {
             layout(16, &color_attributes[..]),
             layout(12, &rest_attributes[..]),
             layout(4, &symmetry_attributes[..]),
+            layout(12, &rest_normal_attributes[..]),
         ];
         let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
         let opaque = color_target(self.format, None);

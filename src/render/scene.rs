@@ -253,7 +253,7 @@ impl SceneRenderer {
     ) -> usize {
         let mut passes: Vec<MeshPass> = Vec::with_capacity(MeshPass::COUNT);
         for draw in &gpu.draws {
-            let pass = MeshPass::Shaded(draw.pipeline);
+            let pass = MeshPass::shaded(draw.pipeline, view.mode);
             if !passes.contains(&pass) {
                 passes.push(pass);
             }
@@ -515,7 +515,7 @@ impl SceneRenderer {
                 let mesh_pass = if wire {
                     MeshPass::Wireframe
                 } else {
-                    MeshPass::Shaded(draw.pipeline)
+                    MeshPass::shaded(draw.pipeline, view.mode)
                 };
                 // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
                 let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode) else {
@@ -544,6 +544,7 @@ impl SceneRenderer {
                 pass.set_vertex_buffer(4, draw.colors.slice(..));
                 pass.set_vertex_buffer(5, draw.positions.slice(..));
                 pass.set_vertex_buffer(6, draw.symmetry.slice(..));
+                pass.set_vertex_buffer(7, draw.normals.slice(..));
                 pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
                 let per_primitive = u64::from(per_primitive);
                 pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);

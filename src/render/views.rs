@@ -193,6 +193,10 @@ pub fn deformation_color(ratio: f32) -> [f32; 3] {
     heat(0.5 + 0.5 * ratio.max(f32::MIN_POSITIVE).log2() / DEFORMATION_RANGE.log2())
 }
 
+/// The deformation view's color for a triangle turned inside out (its posed normal on the
+/// other side of its vertices' skinned normals from where its bind one is), over any ratio.
+pub const FLIPPED_COLOR: [f32; 3] = [1.0, 0.0, 1.0];
+
 /// Weight difference at which the symmetry view turns red (0: the same weights as the mirror
 /// image, 1: no joint in common).
 pub const SYMMETRY_FULL_SCALE: f32 = 0.5;

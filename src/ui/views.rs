@@ -172,7 +172,7 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
                 ramp,
                 [&ends[0], &ends[1]],
                 &title,
-                Some("green: as bound"),
+                Some("green: as bound; magenta: turned inside out"),
             );
         }
         ViewMode::Symmetry => {
