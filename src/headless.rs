@@ -1,6 +1,7 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
+use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
 use crate::skin::{SkinningMethod, SkinningPath};
@@ -58,6 +59,8 @@ pub struct RenderRequest {
     /// Joints (node names) that get an attachment marker.
     pub attach: Vec<String>,
     pub root_motion: RootMotion,
+    /// The framed camera's angle and zoom (the viewer's default framing when `None`).
+    pub camera: Option<CameraAngle>,
 }
 
 /// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
@@ -169,6 +172,9 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         });
     }
     viewer.animation_mut().root_motion = request.root_motion;
+    if let Some(angle) = request.camera {
+        viewer.camera.look_from(angle);
+    }
     viewer.set_skinning(request.path, request.method);
     Ok(viewer)
 }

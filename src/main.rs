@@ -2,6 +2,7 @@ use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
 use rigscope::headless::{RenderRequest, parse_bend, parse_layer, parse_size, render_to_png};
+use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use std::path::PathBuf;
@@ -98,6 +99,11 @@ struct RenderArgs {
     /// Leave out the ground grid and axes.
     #[arg(long)]
     no_grid: bool,
+    /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
+    /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
+    /// The viewer's framing (about 34,17) when omitted.
+    #[arg(long, value_name = "AZIMUTH,ELEVATION[,ZOOM]", value_parser = CameraAngle::parse)]
+    camera: Option<CameraAngle>,
     /// Write one PNG per frame of the clip into the folder `--out` (frame_0000.png, …), from
     /// time 0 to the clip's end at `--fps`.
     #[arg(long, conflicts_with_all = ["time", "ui"])]
@@ -229,6 +235,7 @@ fn main() -> ExitCode {
                     lock: args.lock_root,
                     trail: args.trail,
                 },
+                camera: args.camera,
             },
         ),
         Some(Command::Inspect { file, json, vertex }) => {

@@ -153,6 +153,16 @@ fn bad_arguments_fail_with_a_clear_message() {
         "{stderr}"
     );
     assert!(!out.exists());
+
+    let camera = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["render", "demo", "--camera", "0,89", "--out"])
+        .arg(&out)
+        .output()
+        .expect("the rigscope binary runs");
+    assert!(!camera.status.success());
+    let stderr = String::from_utf8_lossy(&camera.stderr);
+    assert!(stderr.contains("elevation 89° in '0,89' is beyond ±88.8°"), "{stderr}");
+    assert!(!out.exists());
 }
 
 #[test]

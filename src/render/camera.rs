@@ -18,6 +18,49 @@ const DEFAULT_YAW: f32 = 0.6;
 const DEFAULT_PITCH: f32 = 0.3;
 const PITCH_LIMIT: f32 = 1.55;
 
+/// Where a framed camera looks from: azimuth about the up axis (0 looks along −Z from +Z, 90
+/// from +X) and elevation above the ground, in degrees, and a zoom (2: twice as close).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CameraAngle {
+    pub azimuth: f32,
+    pub elevation: f32,
+    pub zoom: f32,
+}
+
+impl CameraAngle {
+    /// `AZIMUTH,ELEVATION[,ZOOM]`, e.g. `90,10` or `0,0,2`.
+    pub fn parse(text: &str) -> Result<CameraAngle, String> {
+        let numbers: Vec<f32> = text
+            .split(',')
+            .map(|n| n.trim().parse::<f32>().ok().filter(|n| n.is_finite()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| format!("'{text}' is not AZIMUTH,ELEVATION[,ZOOM] in numbers (e.g. 90,10 or 0,0,2)"))?;
+        let (azimuth, elevation, zoom) = match numbers[..] {
+            [azimuth, elevation] => (azimuth, elevation, 1.0),
+            [azimuth, elevation, zoom] => (azimuth, elevation, zoom),
+            _ => {
+                return Err(format!(
+                    "'{text}' is not AZIMUTH,ELEVATION[,ZOOM] (e.g. 90,10 or 0,0,2)"
+                ));
+            }
+        };
+        let limit = PITCH_LIMIT.to_degrees();
+        if elevation.abs() > limit {
+            return Err(format!(
+                "elevation {elevation}° in '{text}' is beyond ±{limit:.1}° (straight up or down has no azimuth)"
+            ));
+        }
+        if zoom <= 0.0 {
+            return Err(format!("zoom {zoom} in '{text}' is not above 0"));
+        }
+        Ok(CameraAngle {
+            azimuth,
+            elevation,
+            zoom,
+        })
+    }
+}
+
 impl Default for OrbitCamera {
     fn default() -> Self {
         OrbitCamera {
@@ -62,6 +105,13 @@ impl OrbitCamera {
     }
 
     /// Looks at `bounds` from the default direction, far enough back to see all of it.
+    /// Turns the camera about its target to `angle`, and moves it `angle.zoom` times closer.
+    pub fn look_from(&mut self, angle: CameraAngle) {
+        self.yaw = angle.azimuth.to_radians();
+        self.pitch = angle.elevation.to_radians().clamp(-PITCH_LIMIT, PITCH_LIMIT);
+        self.distance /= angle.zoom;
+    }
+
     pub fn frame(&mut self, bounds: &Bounds) {
         *self = OrbitCamera {
             fov_y: self.fov_y,
@@ -100,6 +150,38 @@ impl OrbitCamera {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_camera_angle_parses_and_places_the_eye_around_the_target() {
+        let side = CameraAngle::parse("90, 0").unwrap();
+        assert_eq!((side.azimuth, side.elevation, side.zoom), (90.0, 0.0, 1.0));
+        let mut camera = OrbitCamera {
+            target: Vec3::new(1.0, 2.0, 3.0),
+            distance: 4.0,
+            ..OrbitCamera::default()
+        };
+        camera.look_from(side);
+        assert!(
+            (camera.eye() - Vec3::new(5.0, 2.0, 3.0)).length() < 1e-5,
+            "{}",
+            camera.eye()
+        );
+        // 30° up, from behind (−Z), twice as close: 2 · (0, sin 30°, −cos 30°) from the target.
+        camera.look_from(CameraAngle::parse("180,30,2").unwrap());
+        let expected = Vec3::new(1.0, 2.0, 3.0) + 2.0 * Vec3::new(0.0, 0.5, -(0.75f32).sqrt());
+        assert!((camera.eye() - expected).length() < 1e-5, "{}", camera.eye());
+        for (bad, says) in [
+            ("90", "AZIMUTH,ELEVATION"),
+            ("1,2,3,4", "AZIMUTH,ELEVATION"),
+            ("x,0", "in numbers"),
+            ("0,NaN", "in numbers"),
+            ("0,90", "beyond ±88.8°"),
+            ("0,0,0", "zoom 0"),
+        ] {
+            let error = CameraAngle::parse(bad).unwrap_err();
+            assert!(error.contains(says), "{bad}: {error}");
+        }
+    }
 
     #[test]
     fn framing_puts_the_whole_bounds_in_view() {
