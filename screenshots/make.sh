@@ -17,7 +17,7 @@ render "$fox" --clip Survey --time 1.2 --skeleton --wireframe --joint b_Neck_04 
 render "$fox" --clip Walk --time 0.4 --bend b_Head_05=0,0,-40 --bend b_Tail01_012=0,60,0 --skinning cpu --out screenshots/fox-bent-cpu.png
 render "$fox" --clip Walk --time 0.4 --bend b_Neck_04=0,0,-70 --bend b_Tail01_012=0,80,0 --view deformation --out screenshots/fox-deformation.png
 render "$fox" --clip Run --time 0.25 --view deformation --deformation stretch --out screenshots/fox-stretch.png
-render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --out screenshots/xbot-deformation.png
+render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --camera 70,15,1.8 --out screenshots/xbot-deformation.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out screenshots/robot-symmetry.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
