@@ -70,15 +70,17 @@ const MAX_LANES: usize = 16;
 /// into `joints` and `weights`: zero weights and joints outside the palette left out, the rest
 /// moved to the front in their order, then zeros on joint 0. The first slot is then the
 /// reference's pivot, and the blend adds the same terms in the same order. A vertex with no
-/// influence left blends to zero and goes to the reference.
+/// influence left blends to zero and goes to the reference. Returns the most slots a vertex
+/// uses (at least 1): the blend stops there.
 fn compact<const SETS: usize>(
     job: &Job<'_, '_>,
     range: std::ops::Range<usize>,
     joints: &mut [u16],
     weights: &mut [f32],
-) {
+) -> usize {
     let per = SETS * 4;
     let palette = job.palette.len();
+    let mut most = 1;
     for (lane, v) in range.enumerate() {
         let (joints, weights) = (&mut joints[lane * per..][..per], &mut weights[lane * per..][..per]);
         let joints_in = job.influences.joints[v * SETS..(v + 1) * SETS].as_flattened();
@@ -98,7 +100,9 @@ fn compact<const SETS: usize>(
             joints[slot] *= u16::from(live);
             weights[slot] = if live { weights[slot] } else { 0.0 };
         }
+        most = most.max(kept);
     }
+    most
 }
 
 /// # Safety
@@ -192,8 +196,8 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
                 )
             },
             None => {
-                compact::<SETS>(&job, base..base + lanes, &mut compact_joints, &mut compact_weights);
-                (compact_joints.as_ptr(), compact_weights.as_ptr(), per)
+                let slots = compact::<SETS>(&job, base..base + lanes, &mut compact_joints, &mut compact_weights);
+                (compact_joints.as_ptr(), compact_weights.as_ptr(), slots)
             }
         };
         // SAFETY: `base + lanes <= n` and every slice covers `n` vertices, so every pointer
