@@ -210,8 +210,8 @@ impl RigGpu {
     }
 
     /// Builds the proxies of `rig` (the rig this was uploaded from), once: a scene that turned
-    /// out heavy asks for them (see `render::detail`); nothing else pays for them. Takes those
-    /// [`RigGpu::start_proxies`] started (waiting for them if need be), or simplifies here.
+    /// out heavy asks for them (see `render::detail`). Takes those [`RigGpu::start_proxies`]
+    /// started (waiting for them if need be), or simplifies here.
     pub fn build_proxies(&mut self, device: &wgpu::Device, rig: &Rig) {
         if std::mem::replace(&mut self.proxy_built, true) {
             return;
