@@ -288,6 +288,27 @@ fn facing_shade(c: [f32; 3]) -> [f32; 3] {
     c.map(|v| v * (0.8 + 0.2 * diffuse))
 }
 
+/// [`three_quads`] on a two-joint rig whose tip joint, at `tip`, scales by `keys` (time, scale)
+/// in its one clip, playing, in the deformation view, seen along −Z.
+fn tip_scaled_quads(tip: Vec3, interpolation: Interpolation, keys: &[(f32, Vec3)]) -> Viewer {
+    let clip = Clip {
+        name: "scale".into(),
+        duration: 1.0,
+        channels: vec![Channel {
+            node: 2,
+            property: Property::Scale,
+            interpolation,
+            times: keys.iter().map(|(t, _)| *t).collect(),
+            values: keys.iter().map(|(_, s)| s.extend(0.0)).collect(),
+        }],
+    };
+    let mut viewer = Viewer::new(two_joint_rig(tip, three_quads(), vec![clip]), None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.view.mode = ViewMode::Deformation;
+    viewer.select_clip(Some(0));
+    viewer
+}
+
 #[test]
 fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
@@ -295,22 +316,11 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
     // (1, 2, 1) at t = 1. The quad weighted fully to it takes that scale; the half-and-half quad
     // the mean of it and the identity: diag(0.75, 1.125) and diag(1, 1.5).
     let tip = Vec3::new(1.2, 0.0, 0.0);
-    let clip = Clip {
-        name: "scale".into(),
-        duration: 1.0,
-        channels: vec![Channel {
-            node: 2,
-            property: Property::Scale,
-            interpolation: Interpolation::Linear,
-            times: vec![0.0, 1.0],
-            values: vec![Vec4::new(0.5, 1.25, 1.0, 0.0), Vec4::new(1.0, 2.0, 1.0, 0.0)],
-        }],
-    };
-    let rig = two_joint_rig(tip, three_quads(), vec![clip]);
-    let mut viewer = Viewer::new(rig, None);
-    gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.view.mode = ViewMode::Deformation;
-    viewer.select_clip(Some(0));
+    let mut viewer = tip_scaled_quads(
+        tip,
+        Interpolation::Linear,
+        &[(0.0, Vec3::new(0.5, 1.25, 1.0)), (1.0, Vec3::new(1.0, 2.0, 1.0))],
+    );
     let target = Offscreen::new(&gpu, 300, 160).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
     // Per quad (root, half, tip): posed x of its centre, area ratio, and the principal stretch
@@ -387,23 +397,11 @@ fn the_deformation_view_marks_triangles_turned_inside_out() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     // The tip joint mirrors what it carries across x = 1.2 (scale -1 in x): the quad weighted
     // fully to it keeps its area but turns inside out; the root's quad stays as bound.
-    let tip = Vec3::new(1.2, 0.0, 0.0);
-    let clip = Clip {
-        name: "mirror".into(),
-        duration: 1.0,
-        channels: vec![Channel {
-            node: 2,
-            property: Property::Scale,
-            interpolation: Interpolation::Step,
-            times: vec![0.0],
-            values: vec![Vec4::new(-1.0, 1.0, 1.0, 0.0)],
-        }],
-    };
-    let rig = two_joint_rig(tip, three_quads(), vec![clip]);
-    let mut viewer = Viewer::new(rig, None);
-    gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.view.mode = ViewMode::Deformation;
-    viewer.select_clip(Some(0));
+    let mut viewer = tip_scaled_quads(
+        Vec3::new(1.2, 0.0, 0.0),
+        Interpolation::Step,
+        &[(0.0, Vec3::new(-1.0, 1.0, 1.0))],
+    );
     let target = Offscreen::new(&gpu, 300, 160).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let root_quad = Vec3::new(-1.025, 0.0, 0.0);

@@ -154,15 +154,22 @@ fn bad_arguments_fail_with_a_clear_message() {
     );
     assert!(!out.exists());
 
-    let camera = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["render", "demo", "--camera", "0,89", "--out"])
-        .arg(&out)
+    let stderr = refused(&["render", "demo", "--camera", "0,89"], &out);
+    assert!(stderr.contains("elevation 89° in '0,89' is beyond ±88.8°"), "{stderr}");
+}
+
+/// The binary's standard error for `args` with `--out out`, which must fail without writing
+/// `out`.
+fn refused(args: &[&str], out: &Path) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(args)
+        .arg("--out")
+        .arg(out)
         .output()
         .expect("the rigscope binary runs");
-    assert!(!camera.status.success());
-    let stderr = String::from_utf8_lossy(&camera.stderr);
-    assert!(stderr.contains("elevation 89° in '0,89' is beyond ±88.8°"), "{stderr}");
-    assert!(!out.exists());
+    assert!(!output.status.success(), "{args:?} succeeded");
+    assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
@@ -298,13 +305,6 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
 #[test]
 fn render_audit_needs_the_whole_window() {
     let out = std::env::temp_dir().join(format!("rigscope-test-{}-audit.png", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["render", "demo", "--audit", "--out"])
-        .arg(&out)
-        .output()
-        .expect("the rigscope binary runs");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused(&["render", "demo", "--audit"], &out);
     assert!(stderr.contains("--ui"), "{stderr}");
-    assert!(!out.exists());
 }
