@@ -20,7 +20,6 @@ use std::hash::Hasher;
 use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-/// MSAA sample count of the 3D view.
 /// Samples per pixel of offscreen pictures (renders, screenshots, tests): they are looked at
 /// closely, and are drawn once.
 pub const OFFSCREEN_SAMPLES: u32 = 4;
@@ -235,8 +234,6 @@ impl SceneRenderer {
         self.grid = Some((buffer, vertices.len() as u32));
     }
 
-    /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
-    /// skeleton overlay.
     /// How many mesh pipelines are built so far (one per pass and view mode).
     pub fn built_mesh_pipelines(&self) -> usize {
         self.mesh_pipelines.built()
@@ -264,6 +261,8 @@ impl SceneRenderer {
         self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
     }
 
+    /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
+    /// skeleton overlay.
     pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
         let mut upload = FrameUpload::default();
         let view = state.view;
