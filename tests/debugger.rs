@@ -19,6 +19,7 @@ use rigscope::rig::{
 };
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
+use strum::VariantArray;
 
 fn node(name: &str, parent: Option<usize>, translation: Vec3) -> Node {
     Node {
@@ -335,7 +336,7 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
         viewer.set_skinning(path, SkinningMethod::Lbs);
         for (time, sx, ratios) in cases {
             viewer.seek(time);
-            for measure in DeformationMeasure::ALL {
+            for &measure in DeformationMeasure::VARIANTS {
                 viewer.view.deformation = measure;
                 let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
                 let vp = viewer.camera.view_projection(target.aspect());
@@ -409,7 +410,7 @@ fn the_deformation_view_marks_triangles_turned_inside_out() {
     let tip_quad = Vec3::new(1.325, 0.0, 0.0);
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
-        for measure in DeformationMeasure::ALL {
+        for &measure in DeformationMeasure::VARIANTS {
             viewer.view.deformation = measure;
             let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
             let vp = viewer.camera.view_projection(target.aspect());

@@ -61,22 +61,22 @@ pub fn skin_code(method: SkinningMethod) -> u32 {
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct FrameUniform {
-    view_proj: Mat4,
-    camera_position: Vec4,
-    light_direction: Vec4,
+    pub(super) view_proj: Mat4,
+    pub(super) camera_position: Vec4,
+    pub(super) light_direction: Vec4,
     /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's.
-    view: [u32; 4],
+    pub(super) view: [u32; 4],
 }
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct DrawUniform {
-    model: Mat4,
-    base_color: Vec4,
-    material: Vec4,
-    skin: [u32; 4],
+    pub(super) model: Mat4,
+    pub(super) base_color: Vec4,
+    pub(super) material: Vec4,
+    pub(super) skin: [u32; 4],
     /// x: the draw's bind scale (see `GpuDraw::bind_scale`).
-    bind: Vec4,
+    pub(super) bind: Vec4,
 }
 
 /// What one frame of the 3D view shows.
