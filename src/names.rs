@@ -1,8 +1,9 @@
 //! Enum ↔ name, one way for every enum whose variants users type or read (view modes, the
-//! deformation measure, skinning path and method, anti-aliasing, theme, finding codes): strum
-//! derives the names (`IntoStaticStr` and `Display` write them, `EnumString` reads them,
-//! `VariantArray` lists the variants), serde writes them, and the command line and the settings
-//! file read them through [`cli`] and [`or_default`]. `named_enum!` declares such an enum.
+//! deformation measure, skinning path and method, layer blends, anti-aliasing, theme, finding
+//! codes): strum derives the names (`IntoStaticStr` and `Display` write them, `EnumString`
+//! reads them, `VariantArray` lists the variants), serde writes them, and the command line and
+//! the settings file read them through [`cli`] and [`or_default`]. `named_enum!` declares such
+//! an enum.
 
 use std::str::FromStr;
 use strum::VariantArray;
@@ -138,6 +139,7 @@ mod tests {
         assert_eq!(SkinningMethod::names().collect::<Vec<_>>(), ["lbs", "dqs"]);
         assert_eq!(Msaa::names().collect::<Vec<_>>(), ["auto", "off", "2x", "4x"]);
         assert_eq!(crate::settings::Theme::names().collect::<Vec<_>>(), ["dark", "light"]);
+        assert_eq!(crate::anim::BlendMode::names().collect::<Vec<_>>(), ["mix", "add"]);
     }
 
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
