@@ -10,8 +10,8 @@ use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
-    FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color,
-    symmetry_color,
+    FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ZERO_WEIGHT_COLOR, deformation_color, heat, influence_color,
+    joint_color, symmetry_color,
 };
 use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
@@ -233,9 +233,11 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let shade = facing_shade;
     let mix = |a: [f32; 3], b: [f32; 3]| std::array::from_fn(|i| 0.5 * a[i] + 0.5 * b[i]);
-    let grey = [0.08, 0.08, 0.1];
     let expectations: [(ViewMode, [[f32; 3]; 3]); 5] = [
-        (ViewMode::Weights, [shade(heat(1.0)), shade(heat(0.5)), shade(grey)]),
+        (
+            ViewMode::Weights,
+            [shade(heat(1.0)), shade(heat(0.5)), shade(ZERO_WEIGHT_COLOR)],
+        ),
         (
             ViewMode::Joints,
             [

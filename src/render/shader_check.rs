@@ -159,10 +159,11 @@ fn floats(module: &naga::Module, name: &str) -> Vec<f32> {
 fn the_prelude_declares_the_rust_values_exactly() {
     let prelude = module("prelude", &wgsl_prelude());
     for &mode in ViewMode::VARIANTS {
-        let name: &str = mode.into();
-        let wgsl = format!("VIEW_{}", name.to_uppercase().replace('-', "_"));
-        assert_eq!(constant(&prelude, &wgsl), mode.shader_code(), "{wgsl}");
+        assert_eq!(constant(&prelude, &mode.wgsl_constant()), mode.shader_code(), "{mode}");
     }
+    // The names the mesh shader reads.
+    assert_eq!(ViewMode::WeightError.wgsl_constant(), "VIEW_WEIGHT_ERROR");
+    assert_eq!(ViewMode::Shaded.wgsl_constant(), "VIEW_SHADED");
     let flags = |options: views::ViewOptions| options.shader_flags();
     let none = views::ViewOptions {
         zero_distinct: false,

@@ -52,6 +52,12 @@ impl ViewMode {
     pub fn shader_code(self) -> u32 {
         self as u32
     }
+
+    /// The name of the mode's code in the WGSL prelude: `VIEW_WEIGHT_ERROR` for `weight-error`.
+    pub(crate) fn wgsl_constant(self) -> String {
+        let name: &str = self.into();
+        format!("VIEW_{}", name.to_uppercase().replace('-', "_"))
+    }
 }
 
 crate::names::named_enum! {
@@ -275,9 +281,11 @@ pub(crate) fn wgsl_prelude() -> String {
     }
     let mut lines = vec!["// Written by render::views::wgsl_prelude from the Rust constants.".to_owned()];
     for &mode in <ViewMode as strum::VariantArray>::VARIANTS {
-        let name: &str = mode.into();
-        let name = name.to_uppercase().replace('-', "_");
-        lines.push(format!("const VIEW_{name}: u32 = {}u;", mode.shader_code()));
+        lines.push(format!(
+            "const {}: u32 = {}u;",
+            mode.wgsl_constant(),
+            mode.shader_code()
+        ));
     }
     for (name, value) in [
         ("FLAG_ZERO_DISTINCT", FLAG_ZERO_DISTINCT),
