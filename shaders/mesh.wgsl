@@ -238,12 +238,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     } else if (mode == VIEW_INFLUENCES) {
         color = count_color(in.debug.x);
     } else if (mode == VIEW_WEIGHT_ERROR) {
-        // Green where weights sum to 1, through yellow, to magenta at an error of 0.1 or more.
-        let e = clamp(in.debug.x / 0.1, 0.0, 1.0);
-        color = select(mix(vec3<f32>(0.2, 0.8, 0.3), vec3<f32>(1.0, 0.9, 0.1), e * 2.0), mix(vec3<f32>(1.0, 0.9, 0.1), vec3<f32>(1.0, 0.1, 0.9), e * 2.0 - 1.0), e > 0.5);
-        if (in.debug.x < 1e-4) {
-            color = vec3<f32>(0.2, 0.8, 0.3);
-        }
+        color = weight_error_color(in.debug.x);
     } else if (mode == VIEW_DEFORMATION) {
         color = select(deformation_color(deformation), NO_VALUE_COLOR, deformation == NO_DEFORMATION);
         color = select(color, FLIPPED_COLOR, flipped);

@@ -10,6 +10,19 @@ fn heat(t: f32) -> vec3<f32> {
     return mix(stops[i], stops[i + 1u], x - f32(i));
 }
 
+// The weight-sum error view's ramp: the first of the WEIGHT_ERROR_STOPS under
+// WEIGHT_ERROR_TOLERANCE, else linear between them, evenly spaced up to WEIGHT_ERROR_FULL_SCALE.
+fn weight_error_color(error: f32) -> vec3<f32> {
+    var stops = WEIGHT_ERROR_STOPS;
+    if (error < WEIGHT_ERROR_TOLERANCE) {
+        return stops[0];
+    }
+    let segments = WEIGHT_ERROR_STOPS_COUNT - 1u;
+    let x = clamp(error / WEIGHT_ERROR_FULL_SCALE, 0.0, 1.0) * f32(segments);
+    let i = min(u32(x), segments - 1u);
+    return mix(stops[i], stops[i + 1u], x - f32(i));
+}
+
 // A distinct, stable color per joint: hues spaced by JOINT_HUE_STEP.
 fn joint_color(joint: u32) -> vec3<f32> {
     let hue = fract(f32(joint) * JOINT_HUE_STEP);

@@ -11,7 +11,7 @@ use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
     FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ZERO_WEIGHT_COLOR, deformation_color, heat, influence_color,
-    joint_color, symmetry_color,
+    joint_color, symmetry_color, weight_error_color,
 };
 use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
@@ -254,7 +254,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
                 shade(influence_color(1)),
             ],
         ),
-        (ViewMode::WeightError, [shade([0.2, 0.8, 0.3]); 3]),
+        (ViewMode::WeightError, [shade(weight_error_color(0.0)); 3]),
         (ViewMode::Normals, [[0.5, 0.5, 1.0]; 3]),
     ];
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {

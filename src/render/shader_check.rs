@@ -189,6 +189,8 @@ fn the_prelude_declares_the_rust_values_exactly() {
         ("SYMMETRY_FULL_SCALE", views::SYMMETRY_FULL_SCALE),
         ("SYMMETRY_UNMATCHED", views::SYMMETRY_UNMATCHED),
         ("SYMMETRY_UNCHECKED", views::SYMMETRY_UNCHECKED),
+        ("WEIGHT_ERROR_FULL_SCALE", views::WEIGHT_ERROR_FULL_SCALE),
+        ("WEIGHT_ERROR_TOLERANCE", views::WEIGHT_ERROR_TOLERANCE),
     ];
     for (name, rust) in scalars {
         assert_eq!(floats(&prelude, name), [rust], "{name}");
@@ -203,11 +205,16 @@ fn the_prelude_declares_the_rust_values_exactly() {
         assert_eq!(floats(&prelude, name), rust, "{name}");
     }
     assert_eq!(floats(&prelude, "HEAT_STOPS"), views::HEAT_STOPS.concat());
+    assert_eq!(
+        floats(&prelude, "WEIGHT_ERROR_STOPS"),
+        views::WEIGHT_ERROR_STOPS.concat()
+    );
     assert_eq!(floats(&prelude, "INFLUENCE_COLORS"), views::INFLUENCE_COLORS.concat());
 }
 
-/// A compute entry point that evaluates every ramp of `ramps.wgsl` at each input: five colors
-/// per input (heat, deformation of a log2 ratio, symmetry, influence count, joint).
+/// A compute entry point that evaluates every ramp of `ramps.wgsl` at each input: six colors
+/// per input (heat, deformation of a log2 ratio, symmetry, influence count, joint, weight-sum
+/// error of a tenth of the input).
 const RAMP_PROBE_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> inputs: array<f32>;
 @group(0) @binding(1) var<storage, read_write> colors: array<vec4<f32>>;
@@ -219,11 +226,12 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let x = inputs[i];
-    colors[5u * i] = vec4<f32>(heat(x), 0.0);
-    colors[5u * i + 1u] = vec4<f32>(deformation_color(x), 0.0);
-    colors[5u * i + 2u] = vec4<f32>(symmetry_color(x), 0.0);
-    colors[5u * i + 3u] = vec4<f32>(count_color(x), 0.0);
-    colors[5u * i + 4u] = vec4<f32>(joint_color(u32(max(x, 0.0))), 0.0);
+    colors[6u * i] = vec4<f32>(heat(x), 0.0);
+    colors[6u * i + 1u] = vec4<f32>(deformation_color(x), 0.0);
+    colors[6u * i + 2u] = vec4<f32>(symmetry_color(x), 0.0);
+    colors[6u * i + 3u] = vec4<f32>(count_color(x), 0.0);
+    colors[6u * i + 4u] = vec4<f32>(joint_color(u32(max(x, 0.0))), 0.0);
+    colors[6u * i + 5u] = vec4<f32>(weight_error_color(0.1 * x), 0.0);
 }
 "#;
 
@@ -249,8 +257,9 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
     let source = format!("{}\n{RAMPS_WGSL}\n{RAMP_PROBE_WGSL}", wgsl_prelude());
     module("prelude + ramps.wgsl + probe", &source);
     let Some(gpu) = gpu_or_skip() else { return };
-    // -3..3 in steps of 1/64 (heat, deformation and symmetry inputs, the markers -2 and -1
-    // and the midpoints between them among them), then whole numbers for counts and joints.
+    // -3..3 in steps of 1/64 (heat, deformation, symmetry and weight-error inputs, the markers
+    // -2 and -1 and the midpoints between them among them), then whole numbers for counts and
+    // joints.
     let mut inputs: Vec<f32> = (-192..=192).map(|k| k as f32 / 64.0).collect();
     inputs.extend((0..300).map(|k| k as f32));
     use wgpu::util::DeviceExt;
@@ -272,7 +281,7 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
         contents: bytemuck::cast_slice(&inputs),
         usage: wgpu::BufferUsages::STORAGE,
     });
-    let size = (inputs.len() * 5 * size_of::<[f32; 4]>()) as u64;
+    let size = (inputs.len() * 6 * size_of::<[f32; 4]>()) as u64;
     let output = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("ramp colors"),
         size,
@@ -325,9 +334,10 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
                 views::influence_color(x.round_ties_even().max(0.0) as u32),
             ),
             ("joint", views::joint_color(whole)),
+            ("weight-sum error", views::weight_error_color(0.1 * x)),
         ];
         for (k, (ramp, rust)) in expected.into_iter().enumerate() {
-            let gpu = &colors[5 * i + k][..3];
+            let gpu = &colors[6 * i + k][..3];
             let close = gpu.iter().zip(rust).all(|(g, r)| (g - r).abs() < 1e-5);
             assert!(close, "{ramp} at {x}: GPU {gpu:?}, Rust {rust:?}");
         }

@@ -168,11 +168,33 @@ pub const HEAT_STOPS: [[f32; 3]; 5] = [
 
 /// Color of weight `t` in the weights view: linear between the [`HEAT_STOPS`].
 pub fn heat(t: f32) -> [f32; 3] {
-    let segments = HEAT_STOPS.len() - 1;
+    ramp(&HEAT_STOPS, t)
+}
+
+/// The color at `t` (0 to 1) of a ramp linear between evenly spaced `stops`.
+fn ramp(stops: &[[f32; 3]], t: f32) -> [f32; 3] {
+    let segments = stops.len() - 1;
     let x = t.clamp(0.0, 1.0) * segments as f32;
     let i = (x as usize).min(segments - 1);
     let f = x - i as f32;
-    std::array::from_fn(|c| HEAT_STOPS[i][c] + (HEAT_STOPS[i + 1][c] - HEAT_STOPS[i][c]) * f)
+    std::array::from_fn(|c| stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)
+}
+
+/// The weight-sum error view's ramp: green where the weights sum to 1, through yellow, to
+/// magenta at [`WEIGHT_ERROR_FULL_SCALE`].
+pub const WEIGHT_ERROR_STOPS: [[f32; 3]; 3] = [[0.2, 0.8, 0.3], [1.0, 0.9, 0.1], [1.0, 0.1, 0.9]];
+
+/// The error |Σw − 1| drawn magenta, and the error below which weights count as summing to 1.
+pub const WEIGHT_ERROR_FULL_SCALE: f32 = 0.1;
+pub const WEIGHT_ERROR_TOLERANCE: f32 = 1e-4;
+
+/// Color of a weight-sum error |Σw − 1| in the weight-sum error view. Linear RGB.
+pub fn weight_error_color(error: f32) -> [f32; 3] {
+    if error < WEIGHT_ERROR_TOLERANCE {
+        WEIGHT_ERROR_STOPS[0]
+    } else {
+        ramp(&WEIGHT_ERROR_STOPS, error / WEIGHT_ERROR_FULL_SCALE)
+    }
 }
 
 /// The weights view's color for a weight of exactly 0 (with [`ViewOptions::zero_distinct`]).
@@ -255,8 +277,8 @@ pub fn influence_color(n: u32) -> [f32; 3] {
     INFLUENCE_COLORS[(n as usize).min(INFLUENCE_COLORS.len() - 1)]
 }
 
-/// The ramp functions of the mesh shader (`heat`, `joint_color`, `count_color`,
-/// `deformation_color`, `symmetry_color`), written against the constants of [`wgsl_prelude`].
+/// The ramp functions of the mesh shader (`heat`, `weight_error_color`, `joint_color`,
+/// `count_color`, `deformation_color`, `symmetry_color`), written against the constants of [`wgsl_prelude`].
 pub(crate) const RAMPS_WGSL: &str = include_str!("../../shaders/ramps.wgsl");
 
 /// The WGSL declaration of every rule above that the mesh shader needs (view mode codes, view
@@ -295,6 +317,8 @@ pub(crate) fn wgsl_prelude() -> String {
         lines.push(format!("const {name}: u32 = {value}u;"));
     }
     for (name, value) in [
+        ("WEIGHT_ERROR_FULL_SCALE", WEIGHT_ERROR_FULL_SCALE),
+        ("WEIGHT_ERROR_TOLERANCE", WEIGHT_ERROR_TOLERANCE),
         ("DEFORMATION_RANGE", DEFORMATION_RANGE),
         ("SYMMETRY_FULL_SCALE", SYMMETRY_FULL_SCALE),
         ("SYMMETRY_UNMATCHED", SYMMETRY_UNMATCHED),
@@ -314,6 +338,7 @@ pub(crate) fn wgsl_prelude() -> String {
         lines.push(format!("const {name}: vec3<f32> = {};", color(value)));
     }
     lines.push(colors("HEAT_STOPS", &HEAT_STOPS));
+    lines.push(colors("WEIGHT_ERROR_STOPS", &WEIGHT_ERROR_STOPS));
     lines.push(colors("INFLUENCE_COLORS", &INFLUENCE_COLORS));
     lines.join("\n") + "\n"
 }
@@ -339,6 +364,23 @@ mod tests {
         assert_eq!(heat(0.5), [0.0, 0.85, 0.35]);
         let mid = heat(0.125);
         assert!((mid[1] - 0.175).abs() < 1e-6 && (mid[2] - 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn weight_error_runs_from_green_through_yellow_to_magenta() {
+        let cases = [
+            (0.0, [0.2, 0.8, 0.3]),
+            (0.5e-4, [0.2, 0.8, 0.3]),
+            (0.025, [0.6, 0.85, 0.2]),
+            (0.05, [1.0, 0.9, 0.1]),
+            (0.1, [1.0, 0.1, 0.9]),
+            (3.0, [1.0, 0.1, 0.9]),
+        ];
+        for (error, expected) in cases {
+            let color = weight_error_color(error);
+            let close = color.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-6);
+            assert!(close, "{error}: {color:?} instead of {expected:?}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::render::views::{
     DEFORMATION_RANGE, DeformationMeasure, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ViewMode,
-    deformation_color, heat, influence_color, joint_color, symmetry_color,
+    WEIGHT_ERROR_FULL_SCALE, deformation_color, heat, influence_color, joint_color, symmetry_color,
 };
 use crate::skin::{SkinningMethod, SkinningPath, max_non_rigidity};
 use crate::ui::UiAction;
@@ -218,10 +218,11 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             }
         }
         ViewMode::WeightError => {
+            let full = WEIGHT_ERROR_FULL_SCALE;
             painter.text(
                 origin,
                 egui::Align2::LEFT_BOTTOM,
-                "green: Σw = 1   yellow: |Σw − 1| = 0.05   magenta: ≥ 0.1",
+                format!("green: Σw = 1   yellow: |Σw − 1| = {}   magenta: ≥ {full}", 0.5 * full),
                 font,
                 text_color,
             );
