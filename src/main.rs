@@ -316,5 +316,15 @@ mod tests {
             let kind = render_args(&[option, name]).err().map(|e| e.kind());
             assert_eq!(kind, Some(clap::error::ErrorKind::InvalidValue), "{option} {name}");
         }
+        let audit = |method: &str| match Cli::try_parse_from(["rigscope", "audit", "demo", "--method", method]) {
+            Ok(Cli {
+                command: Some(Command::Audit(args)),
+                ..
+            }) => Ok(args.method),
+            Ok(_) => panic!("`audit` parsed as another command"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(audit("dqs"), Ok(Some(SkinningMethod::Dqs)));
+        assert_eq!(audit("both"), Err(clap::error::ErrorKind::InvalidValue));
     }
 }
