@@ -1,6 +1,7 @@
 // Lit, textured mesh, skinned in the vertex shader, with debug views that color fragments by
-// skinning data. Composed after the generated prelude (`render::views::wgsl_prelude`: VIEW_*,
-// FLAG_*, colors and scales), skinning.wgsl and ramps.wgsl.
+// skinning data. Composed after the constants written from Rust (`render::views::wgsl_prelude`:
+// VIEW_*, FLAG_*, colors and scales; the `render::material` DRAW_* flags), skinning.wgsl and
+// ramps.wgsl.
 
 struct Frame {
     view_proj: mat4x4<f32>,
@@ -23,11 +24,6 @@ struct Draw {
     // divides out (1 for unskinned draws)
     bind: vec4<f32>,
 }
-
-// The `render::material::DRAW_*` flags.
-const DRAW_ALPHA_MASK: u32 = 1u;
-const DRAW_UNLIT: u32 = 2u;
-const DRAW_MIRRORED: u32 = 4u;
 
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
 // code, which on a software adapter takes a fraction of the time of all modes together.

@@ -1,6 +1,8 @@
 //! The 3D view's pipelines and shared resources, built once per output color format.
 
-use super::gpu_data::{GpuInfluences, PaletteBuffers, create_texture, storage_pair_layout};
+use super::gpu_data::{
+    GpuInfluences, PaletteBuffers, create_texture, skinning_wgsl, storage_pair_layout, wgsl_u32_constants,
+};
 use super::scene::*;
 use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
@@ -247,10 +249,21 @@ impl MeshPass {
     }
 }
 
-/// The mesh shader as the pipelines compile it: the prelude written from the Rust constants,
-/// the skinning functions, the ramps and the mesh shader itself.
+/// The mesh shader as the pipelines compile it: the constants written from the Rust ones (the
+/// views' prelude, the draw flags), the skinning functions, the ramps and the mesh shader
+/// itself.
 pub(crate) fn mesh_wgsl() -> String {
-    format!("{}\n{SKINNING_WGSL}\n{RAMPS_WGSL}\n{MESH_WGSL}", wgsl_prelude())
+    use crate::render::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
+    let draw_flags = wgsl_u32_constants(&[
+        ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
+        ("DRAW_UNLIT", DRAW_UNLIT),
+        ("DRAW_MIRRORED", DRAW_MIRRORED),
+    ]);
+    format!(
+        "{}{draw_flags}\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",
+        wgsl_prelude(),
+        skinning_wgsl()
+    )
 }
 
 /// Pipelines per pass and view mode.

@@ -4,8 +4,9 @@
 
 use super::compute::COMPUTE_WGSL;
 use super::gpu_data::GpuInfluences;
+use super::gpu_data::skinning_wgsl;
 use super::pipelines::mesh_wgsl;
-use super::scene::{DrawUniform, FrameUniform, LINES_WGSL, SKINNING_WGSL};
+use super::scene::{DrawUniform, FrameUniform, LINES_WGSL};
 use super::views::{self, RAMPS_WGSL, ViewMode, wgsl_prelude};
 use crate::skin::DualQuat;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
@@ -42,8 +43,8 @@ fn every_shader_module_parses_and_validates() {
     module("blit.wgsl", super::scene_images::BLIT_WGSL);
     module("prelude + skinning.wgsl + ramps.wgsl + mesh.wgsl", &mesh_wgsl());
     module(
-        "skinning.wgsl + skin_compute.wgsl",
-        &format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}"),
+        "skinning codes + skinning.wgsl + skin_compute.wgsl",
+        &format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()),
     );
     module("lines.wgsl", LINES_WGSL);
 }
@@ -51,7 +52,7 @@ fn every_shader_module_parses_and_validates() {
 #[test]
 fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
     let mesh = module("mesh", &mesh_wgsl());
-    let compute = module("compute", &format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}"));
+    let compute = module("compute", &format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()));
     let size = |m, name| layout(m, name).0 as usize;
     let offsets = |m, name| layout(m, name).1.into_iter().map(|o| o as usize).collect::<Vec<_>>();
     assert_eq!(size(&mesh, "Frame"), size_of::<FrameUniform>());
@@ -110,7 +111,7 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 }
 
 #[test]
-fn wgsl_constants_equal_the_rust_ones() {
+fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
     use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
     use super::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
     let mesh = module("mesh", &mesh_wgsl());

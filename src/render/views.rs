@@ -4,6 +4,7 @@
 //! functions for legends and swatches, the tests to know what color a pixel must have, and the
 //! mesh shader reads the same constants from the WGSL prelude `wgsl_prelude` writes from them.
 
+use crate::render::gpu_data::wgsl_u32_constants;
 use serde::{Deserialize, Serialize};
 
 crate::names::named_enum! {
@@ -297,25 +298,22 @@ pub(crate) fn wgsl_prelude() -> String {
         let items: Vec<String> = list.iter().map(|&c| color(c)).collect();
         let n = list.len();
         format!(
-            "const {name}_COUNT: u32 = {n}u;\nconst {name} = array<vec3<f32>, {n}>({});",
+            "const {name}_COUNT: u32 = {n}u;\nconst {name} = array<vec3<f32>, {n}>({});\n",
             items.join(", ")
         )
     }
-    let mut lines = vec!["// Written by render::views::wgsl_prelude from the Rust constants.".to_owned()];
-    for &mode in <ViewMode as strum::VariantArray>::VARIANTS {
-        lines.push(format!(
-            "const {}: u32 = {}u;",
-            mode.wgsl_constant(),
-            mode.shader_code()
-        ));
-    }
-    for (name, value) in [
+    let modes: Vec<(String, u32)> = <ViewMode as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|&mode| (mode.wgsl_constant(), mode.shader_code()))
+        .collect();
+    let modes: Vec<(&str, u32)> = modes.iter().map(|(name, code)| (name.as_str(), *code)).collect();
+    let mut out = String::from("// Written by render::views::wgsl_prelude from the Rust constants.\n");
+    out += &wgsl_u32_constants(&modes);
+    out += &wgsl_u32_constants(&[
         ("FLAG_ZERO_DISTINCT", FLAG_ZERO_DISTINCT),
         ("FLAG_DOMINANT_JOINT", FLAG_DOMINANT_JOINT),
         ("FLAG_STRETCH", FLAG_STRETCH),
-    ] {
-        lines.push(format!("const {name}: u32 = {value}u;"));
-    }
+    ]);
     for (name, value) in [
         ("WEIGHT_ERROR_FULL_SCALE", WEIGHT_ERROR_FULL_SCALE),
         ("WEIGHT_ERROR_TOLERANCE", WEIGHT_ERROR_TOLERANCE),
@@ -327,7 +325,7 @@ pub(crate) fn wgsl_prelude() -> String {
         ("JOINT_SATURATION", JOINT_SATURATION),
         ("JOINT_VALUE", JOINT_VALUE),
     ] {
-        lines.push(format!("const {name}: f32 = {};", float(value)));
+        out += &format!("const {name}: f32 = {};\n", float(value));
     }
     for (name, value) in [
         ("ZERO_WEIGHT_COLOR", ZERO_WEIGHT_COLOR),
@@ -335,12 +333,12 @@ pub(crate) fn wgsl_prelude() -> String {
         ("FLIPPED_COLOR", FLIPPED_COLOR),
         ("SYMMETRY_UNMATCHED_COLOR", SYMMETRY_UNMATCHED_COLOR),
     ] {
-        lines.push(format!("const {name}: vec3<f32> = {};", color(value)));
+        out += &format!("const {name}: vec3<f32> = {};\n", color(value));
     }
-    lines.push(colors("HEAT_STOPS", &HEAT_STOPS));
-    lines.push(colors("WEIGHT_ERROR_STOPS", &WEIGHT_ERROR_STOPS));
-    lines.push(colors("INFLUENCE_COLORS", &INFLUENCE_COLORS));
-    lines.join("\n") + "\n"
+    out += &colors("HEAT_STOPS", &HEAT_STOPS);
+    out += &colors("WEIGHT_ERROR_STOPS", &WEIGHT_ERROR_STOPS);
+    out += &colors("INFLUENCE_COLORS", &INFLUENCE_COLORS);
+    out
 }
 
 #[cfg(test)]
