@@ -1,5 +1,7 @@
-// Lit, textured mesh, skinned in the vertex shader (prepend skinning.wgsl), with debug views
-// that color fragments by skinning data.
+// Lit, textured mesh, skinned in the vertex shader, with debug views that color fragments by
+// skinning data. Composed after the constants written from Rust (`render::views::wgsl_prelude`:
+// VIEW_*, FLAG_*, colors and scales; the `render::material` DRAW_* flags), skinning.wgsl and
+// ramps.wgsl.
 
 struct Frame {
     view_proj: mat4x4<f32>,
@@ -23,35 +25,12 @@ struct Draw {
     bind: vec4<f32>,
 }
 
-// The `render::material::DRAW_*` flags.
-const DRAW_ALPHA_MASK: u32 = 1u;
-const DRAW_UNLIT: u32 = 2u;
-const DRAW_MIRRORED: u32 = 4u;
-
-const VIEW_SHADED: u32 = 0u;
-const VIEW_WEIGHTS: u32 = 1u;
-const VIEW_JOINTS: u32 = 2u;
-const VIEW_INFLUENCES: u32 = 3u;
-const VIEW_WEIGHT_ERROR: u32 = 4u;
-const VIEW_NORMALS: u32 = 5u;
-const VIEW_DEFORMATION: u32 = 6u;
-const VIEW_SYMMETRY: u32 = 7u;
-
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
 // code, which on a software adapter takes a fraction of the time of all modes together.
 override view_mode: u32 = VIEW_SHADED;
 
-const FLAG_ZERO_DISTINCT: u32 = 1u;
-const FLAG_DOMINANT_JOINT: u32 = 2u;
-const FLAG_STRETCH: u32 = 4u;
-
-// The `render::views` constants of the deformation and symmetry views.
-const DEFORMATION_RANGE: f32 = 4.0;
 // Any value no log2 of a ratio reaches.
 const NO_DEFORMATION: f32 = -1e30;
-const SYMMETRY_FULL_SCALE: f32 = 0.5;
-const SYMMETRY_UNMATCHED: f32 = -1.0;
-const SYMMETRY_UNCHECKED: f32 = -2.0;
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(2) @binding(0) var<uniform> draw: Draw;
@@ -87,15 +66,6 @@ struct VertexOut {
     @location(4) color: vec4<f32>,
     // The bind-pose normal in world space (the deformation view).
     @location(5) rest_normal: vec3<f32>,
-}
-
-// A distinct, stable color per joint: hues spaced by the golden ratio.
-fn joint_color(joint: u32) -> vec3<f32> {
-    let hue = fract(f32(joint) * 0.61803398875);
-    let k = vec3<f32>(5.0, 3.0, 1.0);
-    let p = abs(fract(vec3<f32>(hue) + k / 6.0) * 6.0 - 3.0);
-    // HSV with saturation 0.7 and value 0.95.
-    return 0.95 * mix(vec3<f32>(1.0), clamp(p - 1.0, vec3<f32>(0.0), vec3<f32>(1.0)), 0.7);
 }
 
 fn debug_value(v: VertexIn) -> vec3<f32> {
@@ -175,37 +145,6 @@ fn vs_main(v: VertexIn) -> VertexOut {
     return transform_vertex(v);
 }
 
-// The weight-paint ramp: dark blue (0) → blue → green → yellow → red (1), linear between
-// five stops a quarter apart (the same stops as `render::views::heat` on the CPU).
-fn heat(t: f32) -> vec3<f32> {
-    var stops = array<vec3<f32>, 5>(
-        vec3<f32>(0.0, 0.0, 0.5),
-        vec3<f32>(0.0, 0.35, 1.0),
-        vec3<f32>(0.0, 0.85, 0.35),
-        vec3<f32>(1.0, 0.9, 0.0),
-        vec3<f32>(1.0, 0.0, 0.0),
-    );
-    let x = clamp(t, 0.0, 1.0) * 4.0;
-    let i = min(u32(x), 3u);
-    return mix(stops[i], stops[i + 1u], x - f32(i));
-}
-
-// One color per influence count, 1 to 8.
-fn count_color(n: f32) -> vec3<f32> {
-    var colors = array<vec3<f32>, 9>(
-        vec3<f32>(0.15, 0.15, 0.15),
-        vec3<f32>(0.2, 0.4, 1.0),
-        vec3<f32>(0.1, 0.8, 0.9),
-        vec3<f32>(0.2, 0.85, 0.3),
-        vec3<f32>(0.95, 0.9, 0.2),
-        vec3<f32>(1.0, 0.55, 0.1),
-        vec3<f32>(1.0, 0.2, 0.15),
-        vec3<f32>(0.9, 0.2, 0.8),
-        vec3<f32>(1.0, 1.0, 1.0),
-    );
-    return colors[u32(clamp(round(n), 0.0, 8.0))];
-}
-
 // log2 of posed over bind, of the triangle under the fragment: its area ratio, or with
 // `stretch` its principal stretch farther from 1; from the screen-space derivatives of its posed
 // and bind positions (both linear across the triangle, so the ratio is the triangle's own).
@@ -238,9 +177,6 @@ fn log2_deformation(posed: vec3<f32>, bind: vec3<f32>, stretch: bool) -> f32 {
     return 0.5 * log2(select(smallest_sq, largest_sq, largest_sq * smallest_sq >= 1.0));
 }
 
-// The deformation view's color for a triangle turned inside out (`render::views::FLIPPED_COLOR`).
-const FLIPPED_COLOR: vec3<f32> = vec3<f32>(1.0, 0.0, 1.0);
-
 // Whether the triangle under the fragment is turned inside out: its posed geometric normal and
 // its vertices' skinned normals disagree in side while its bind ones agree. Both geometric
 // normals come from the same screen-space derivatives, so the screen's handedness cancels
@@ -249,23 +185,6 @@ fn is_flipped(posed: vec3<f32>, bind: vec3<f32>, posed_normal: vec3<f32>, bind_n
     let posed_side = dot(cross(dpdx(posed), dpdy(posed)), posed_normal);
     let bind_side = dot(cross(dpdx(bind), dpdy(bind)), bind_normal);
     return posed_side * bind_side < 0.0;
-}
-
-// The ramp of the deformation view for log2 of a ratio: `heat` from 1/DEFORMATION_RANGE to
-// DEFORMATION_RANGE.
-fn deformation_color(log2_ratio: f32) -> vec3<f32> {
-    return heat(0.5 + 0.5 * log2_ratio / log2(DEFORMATION_RANGE));
-}
-
-// The symmetry view's colors; a value between a marker and a difference takes the nearest.
-fn symmetry_color(value: f32) -> vec3<f32> {
-    if (value < 0.5 * (SYMMETRY_UNCHECKED + SYMMETRY_UNMATCHED)) {
-        return vec3<f32>(0.35, 0.35, 0.38);
-    }
-    if (value < 0.5 * SYMMETRY_UNMATCHED) {
-        return vec3<f32>(1.0, 0.2, 0.9);
-    }
-    return heat(value / SYMMETRY_FULL_SCALE);
 }
 
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
@@ -306,7 +225,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     if (mode == VIEW_WEIGHTS) {
         let w = in.debug.x;
         if (w == 0.0 && (frame.view.x & FLAG_ZERO_DISTINCT) != 0u) {
-            color = vec3<f32>(0.08, 0.08, 0.1);
+            color = ZERO_WEIGHT_COLOR;
         } else {
             color = heat(w);
         }
@@ -315,14 +234,9 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     } else if (mode == VIEW_INFLUENCES) {
         color = count_color(in.debug.x);
     } else if (mode == VIEW_WEIGHT_ERROR) {
-        // Green where weights sum to 1, through yellow, to magenta at an error of 0.1 or more.
-        let e = clamp(in.debug.x / 0.1, 0.0, 1.0);
-        color = select(mix(vec3<f32>(0.2, 0.8, 0.3), vec3<f32>(1.0, 0.9, 0.1), e * 2.0), mix(vec3<f32>(1.0, 0.9, 0.1), vec3<f32>(1.0, 0.1, 0.9), e * 2.0 - 1.0), e > 0.5);
-        if (in.debug.x < 1e-4) {
-            color = vec3<f32>(0.2, 0.8, 0.3);
-        }
+        color = weight_error_color(in.debug.x);
     } else if (mode == VIEW_DEFORMATION) {
-        color = select(deformation_color(deformation), vec3<f32>(0.35, 0.35, 0.38), deformation == NO_DEFORMATION);
+        color = select(deformation_color(deformation), NO_VALUE_COLOR, deformation == NO_DEFORMATION);
         color = select(color, FLIPPED_COLOR, flipped);
     } else if (mode == VIEW_SYMMETRY) {
         color = symmetry_color(in.debug.x);

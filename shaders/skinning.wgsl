@@ -1,7 +1,8 @@
 // Morph targets and skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
 // checks it against the CPU). A pipeline that includes this file binds the joint palette at
 // group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
-// (dual quaternion skinning).
+// (dual quaternion skinning). Composed after the skinning method codes SKIN_* that
+// `render::gpu_data::skinning_wgsl` writes from the Rust ones.
 
 // A uniform scale (scale.x), then a rigid transform as a unit dual quaternion.
 struct DualQuat {
@@ -17,10 +18,6 @@ struct DualQuat {
 // for vertex v, the next one its normal offset. One weight per target.
 @group(3) @binding(0) var<storage, read> morph_offsets: array<vec4<f32>>;
 @group(3) @binding(1) var<storage, read> morph_weights: array<f32>;
-
-const SKIN_NONE: u32 = 0u;
-const SKIN_LBS: u32 = 1u;
-const SKIN_DQS: u32 = 2u;
 
 struct SkinnedVertex {
     position: vec3<f32>,

@@ -1,6 +1,7 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
+use crate::names::Named;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
@@ -79,9 +80,11 @@ pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
             .ok_or_else(|| format!("layer '{text}': weight '{w}' is not a number"))?,
     };
     let mode = match parts.next() {
-        None | Some("mix") => BlendMode::Mix,
-        Some("add") => BlendMode::Additive,
-        Some(other) => return Err(format!("layer '{text}': blend '{other}' is not mix or add")),
+        None => BlendMode::default(),
+        Some(name) => name.parse().map_err(|_| {
+            let names: Vec<&str> = BlendMode::names().collect();
+            format!("layer '{text}': blend '{name}' is not {}", names.join(" or "))
+        })?,
     };
     Ok((clip.to_owned(), weight, mode))
 }
@@ -201,4 +204,23 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()))?;
     lap("PNG written");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_names_its_clip_weight_and_blend() {
+        let layer = |text: &str| parse_layer(text).ok();
+        assert_eq!(layer("walk"), Some(("walk".to_owned(), 1.0, BlendMode::Mix)));
+        assert_eq!(layer("walk:0.5"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
+        assert_eq!(layer("walk:0.5:mix"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
+        assert_eq!(layer("2:0.25:add"), Some(("2".to_owned(), 0.25, BlendMode::Additive)));
+        for wrong in ["walk:0.5:additive", "walk:0.5:Add", "walk:heavy", ":0.5", "walk:inf"] {
+            assert_eq!(layer(wrong), None, "{wrong}");
+        }
+        let error = parse_layer("walk:1:over").unwrap_err();
+        assert!(error.contains("'over' is not mix or add"), "{error}");
+    }
 }

@@ -2,6 +2,7 @@ use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
 use rigscope::headless::{RenderRequest, parse_bend, parse_layer, parse_size, render_to_png};
+use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
@@ -56,18 +57,17 @@ struct RenderArgs {
     /// Image size, WxH.
     #[arg(long, default_value = "960x720", value_parser = parse_size)]
     size: (u32, u32),
-    /// What the mesh shows: shaded, weights, joints, influences, weight-error, normals,
-    /// deformation, symmetry.
-    #[arg(long, default_value = "shaded", value_parser = parse_view)]
+    /// What the mesh shows.
+    #[arg(long, default_value_t = ViewMode::Shaded, value_parser = names::cli::<ViewMode>())]
     view: ViewMode,
     /// The selected joint (by node name): its weights in `--view weights`, highlighted in the skeleton.
     #[arg(long)]
     joint: Option<String>,
-    /// Where vertices are skinned: gpu or cpu.
-    #[arg(long, value_enum, default_value_t = SkinningPath::Gpu)]
+    /// Where vertices are skinned.
+    #[arg(long, default_value_t = SkinningPath::Gpu, value_parser = names::cli::<SkinningPath>())]
     skinning: SkinningPath,
-    /// How joints are blended: lbs (linear blend) or dqs (dual quaternion).
-    #[arg(long, value_enum, default_value_t = SkinningMethod::Lbs)]
+    /// How joints are blended: linear blend or dual quaternion.
+    #[arg(long, default_value_t = SkinningMethod::Lbs, value_parser = names::cli::<SkinningMethod>())]
     method: SkinningMethod,
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
@@ -87,8 +87,8 @@ struct RenderArgs {
     /// In the joints view, color by the strongest joint only.
     #[arg(long)]
     dominant: bool,
-    /// What `--view deformation` measures: area (posed / bind triangle area) or stretch.
-    #[arg(long, default_value = "area", value_parser = parse_deformation)]
+    /// What `--view deformation` measures: the posed / bind triangle area, or the edge stretch.
+    #[arg(long, default_value_t = DeformationMeasure::Area, value_parser = names::cli::<DeformationMeasure>())]
     deformation: DeformationMeasure,
     /// Draw the skeleton overlay.
     #[arg(long)]
@@ -117,17 +117,6 @@ struct RenderArgs {
     /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
     #[arg(long, requires = "ui")]
     audit: bool,
-}
-
-fn parse_deformation(text: &str) -> Result<DeformationMeasure, String> {
-    DeformationMeasure::from_cli_name(text).ok_or_else(|| format!("unknown measure '{text}' (one of: area, stretch)"))
-}
-
-fn parse_view(text: &str) -> Result<ViewMode, String> {
-    ViewMode::from_cli_name(text).ok_or_else(|| {
-        let names: Vec<&str> = ViewMode::ALL.iter().map(|m| m.cli_name()).collect();
-        format!("unknown view '{text}' (one of: {})", names.join(", "))
-    })
 }
 
 #[derive(Subcommand)]
@@ -174,7 +163,7 @@ enum Command {
         #[arg(long, default_value = "960x720", value_parser = parse_size)]
         size: (u32, u32),
         /// What the mesh shows in every timed frame (as `render --view`).
-        #[arg(long, default_value = "shaded", value_parser = parse_view)]
+        #[arg(long, default_value_t = ViewMode::Shaded, value_parser = names::cli::<ViewMode>())]
         view: ViewMode,
         /// Print only the JSON line.
         #[arg(long)]
@@ -279,5 +268,63 @@ fn main() -> ExitCode {
             eprintln!("rigscope: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigscope::names::Named;
+    use strum::VariantArray;
+
+    fn render_args(extra: &[&str]) -> Result<RenderArgs, clap::Error> {
+        let base = ["rigscope", "render", "demo", "--out", "x.png"];
+        match Cli::try_parse_from(base.iter().chain(extra))?.command {
+            Some(Command::Render(args)) => Ok(args),
+            _ => panic!("`render` parsed as another command"),
+        }
+    }
+
+    #[test]
+    fn enum_options_take_exactly_the_names_users_type() {
+        for &mode in ViewMode::VARIANTS {
+            assert_eq!(render_args(&["--view", mode.name()]).unwrap().view, mode);
+        }
+        for &measure in DeformationMeasure::VARIANTS {
+            assert_eq!(
+                render_args(&["--deformation", measure.name()]).unwrap().deformation,
+                measure
+            );
+        }
+        for &path in SkinningPath::VARIANTS {
+            assert_eq!(render_args(&["--skinning", path.name()]).unwrap().skinning, path);
+        }
+        for &method in SkinningMethod::VARIANTS {
+            assert_eq!(render_args(&["--method", method.name()]).unwrap().method, method);
+        }
+        let defaults = render_args(&[]).unwrap();
+        assert_eq!(defaults.view, ViewMode::Shaded);
+        assert_eq!(defaults.deformation, DeformationMeasure::Area);
+        assert_eq!(defaults.skinning, SkinningPath::Gpu);
+        assert_eq!(defaults.method, SkinningMethod::Lbs);
+        for (option, name) in [
+            ("--view", "weight_error"),
+            ("--deformation", "volume"),
+            ("--skinning", "GPU"),
+            ("--method", "lbs2"),
+        ] {
+            let kind = render_args(&[option, name]).err().map(|e| e.kind());
+            assert_eq!(kind, Some(clap::error::ErrorKind::InvalidValue), "{option} {name}");
+        }
+        let audit = |method: &str| match Cli::try_parse_from(["rigscope", "audit", "demo", "--method", method]) {
+            Ok(Cli {
+                command: Some(Command::Audit(args)),
+                ..
+            }) => Ok(args.method),
+            Ok(_) => panic!("`audit` parsed as another command"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(audit("dqs"), Ok(Some(SkinningMethod::Dqs)));
+        assert_eq!(audit("both"), Err(clap::error::ErrorKind::InvalidValue));
     }
 }

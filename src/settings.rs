@@ -5,7 +5,7 @@
 //! A missing file means defaults; an unreadable or corrupt one is logged as a warning and
 //! replaced by defaults, never an obstacle to starting the viewer.
 
-use crate::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
+use crate::render::ViewOptions;
 use crate::skin::{SkinningMethod, SkinningPath};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -16,12 +16,13 @@ pub const FILE_NAME: &str = "settings.toml";
 /// How many files File ▸ Recent lists.
 pub const MAX_RECENT: usize = 10;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Theme {
-    #[default]
-    Dark,
-    Light,
+crate::names::named_enum! {
+    #[strum(serialize_all = "lowercase")]
+    pub enum Theme {
+        #[default]
+        Dark,
+        Light,
+    }
 }
 
 impl Theme {
@@ -33,83 +34,24 @@ impl Theme {
     }
 }
 
-/// View options as stored: the same fields as [`ViewOptions`], with the mode by its CLI name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ViewSettings {
-    pub mode: String,
-    pub grid: bool,
-    pub zero_distinct: bool,
-    pub dominant_joint: bool,
-    /// The deformation view's measure by its CLI name.
-    pub deformation: String,
-    pub wireframe: bool,
-    pub skeleton: bool,
-    pub skeleton_depth_test: bool,
-    pub joint_names: bool,
-    pub joint_axes: bool,
-}
-
-impl Default for ViewSettings {
-    fn default() -> Self {
-        ViewSettings::from(&ViewOptions::default())
-    }
-}
-
-impl From<&ViewOptions> for ViewSettings {
-    fn from(v: &ViewOptions) -> Self {
-        ViewSettings {
-            mode: v.mode.cli_name().to_owned(),
-            grid: v.grid,
-            zero_distinct: v.zero_distinct,
-            dominant_joint: v.dominant_joint,
-            deformation: v.deformation.cli_name().to_owned(),
-            wireframe: v.wireframe,
-            skeleton: v.skeleton.show,
-            skeleton_depth_test: v.skeleton.depth_test,
-            joint_names: v.skeleton.names,
-            joint_axes: v.skeleton.axes,
-        }
-    }
-}
-
-impl ViewSettings {
-    /// The view options these describe; an unknown mode name falls back to shaded.
-    pub fn options(&self) -> ViewOptions {
-        ViewOptions {
-            grid: self.grid,
-            mode: ViewMode::from_cli_name(&self.mode).unwrap_or_default(),
-            zero_distinct: self.zero_distinct,
-            dominant_joint: self.dominant_joint,
-            deformation: DeformationMeasure::from_cli_name(&self.deformation).unwrap_or_default(),
-            skeleton: SkeletonOptions {
-                show: self.skeleton,
-                depth_test: self.skeleton_depth_test,
-                names: self.joint_names,
-                axes: self.joint_axes,
-            },
-            wireframe: self.wireframe,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     /// Inner size of the window in logical points.
     pub window_width: f32,
     pub window_height: f32,
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub theme: Theme,
     /// Anti-aliasing of the 3D view.
-    #[serde(deserialize_with = "or_default")]
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub msaa: crate::render::Msaa,
     /// Reload the open file when it (or a file it uses) changes on disk.
     pub hot_reload: bool,
-    #[serde(deserialize_with = "or_default")]
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub skinning_path: SkinningPath,
-    #[serde(deserialize_with = "or_default")]
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub skinning_method: SkinningMethod,
-    pub view: ViewSettings,
+    pub view: ViewOptions,
     /// Where File ▸ Open starts.
     pub last_folder: Option<PathBuf>,
     /// Most recent first.
@@ -130,24 +72,13 @@ impl Default for Settings {
             hot_reload: true,
             skinning_path: SkinningPath::Gpu,
             skinning_method: SkinningMethod::Lbs,
-            view: ViewSettings::default(),
+            view: ViewOptions::default(),
             last_folder: None,
             recent: Vec::new(),
             screenshot_folder: None,
             screenshot_with_ui: false,
         }
     }
-}
-
-/// A value the settings file names, or the default when it names none the program knows (a
-/// hand-edited or older file must not lose the other settings).
-fn or_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: clap::ValueEnum + Default,
-{
-    let name = String::deserialize(deserializer)?;
-    Ok(T::from_str(&name, true).unwrap_or_default())
 }
 
 impl Settings {
@@ -253,6 +184,7 @@ pub fn default_screenshot_folder() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::{DeformationMeasure, Msaa, SkeletonOptions, ViewMode};
 
     fn temp_file(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("rigscope-settings-{}-{name}", std::process::id()));
@@ -288,7 +220,7 @@ mod tests {
             screenshot_folder: Some("/tmp/shots".into()),
             ..Settings::default()
         };
-        settings.view.mode = "weights".into();
+        settings.view.mode = ViewMode::Weights;
         settings.view.wireframe = true;
         settings.add_recent(Path::new("/a/one.glb"));
         settings.add_recent(Path::new("/a/two.glb"));
@@ -300,8 +232,8 @@ mod tests {
         settings.save_to(&file).unwrap();
         let back = Settings::load_from(&file);
         assert_eq!(back, settings);
-        assert_eq!(back.view.options().mode, ViewMode::Weights);
-        assert!(back.view.options().wireframe);
+        assert_eq!(back.view.mode, ViewMode::Weights);
+        assert!(back.view.wireframe);
         assert_eq!(back.skinning_path, SkinningPath::Cpu);
         assert_eq!(back.skinning_method, SkinningMethod::Dqs);
         std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
@@ -323,10 +255,72 @@ mod tests {
         let partial = Settings::load_from(&file);
         assert_eq!(partial.theme, Theme::Light);
         assert!(partial.hot_reload);
-        assert_eq!(partial.view.options().mode, ViewMode::Shaded);
+        assert_eq!(partial.view.mode, ViewMode::Shaded);
         assert!(partial.view.grid);
         std::fs::remove_file(&file).unwrap();
         assert_eq!(Settings::load_from(&file), Settings::default());
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+
+    /// A settings file as the version that kept the view options in a struct of their own
+    /// (mode and measure as strings) wrote it, every value away from its default.
+    const EARLIER_FILE: &str = r#"window_width = 1000.0
+window_height = 700.0
+theme = "light"
+msaa = "2x"
+hot_reload = false
+skinning_path = "cpu"
+skinning_method = "dqs"
+recent = []
+screenshot_with_ui = true
+
+[view]
+mode = "weight-error"
+grid = false
+zero_distinct = false
+dominant_joint = true
+deformation = "stretch"
+wireframe = true
+skeleton = false
+skeleton_depth_test = true
+joint_names = true
+joint_axes = true
+"#;
+
+    #[test]
+    fn files_of_the_earlier_format_load_and_the_format_is_kept() {
+        let expected = Settings {
+            window_width: 1000.0,
+            window_height: 700.0,
+            theme: Theme::Light,
+            msaa: Msaa::X2,
+            hot_reload: false,
+            skinning_path: SkinningPath::Cpu,
+            skinning_method: SkinningMethod::Dqs,
+            view: ViewOptions {
+                mode: ViewMode::WeightError,
+                grid: false,
+                zero_distinct: false,
+                dominant_joint: true,
+                deformation: DeformationMeasure::Stretch,
+                wireframe: true,
+                skeleton: SkeletonOptions {
+                    show: false,
+                    depth_test: true,
+                    names: true,
+                    axes: true,
+                },
+            },
+            last_folder: None,
+            recent: Vec::new(),
+            screenshot_folder: None,
+            screenshot_with_ui: true,
+        };
+        let file = temp_file("earlier-format");
+        std::fs::write(&file, EARLIER_FILE).unwrap();
+        assert_eq!(Settings::load_from(&file), expected);
+        expected.save_to(&file).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), EARLIER_FILE);
         std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 

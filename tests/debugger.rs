@@ -10,8 +10,8 @@ use rigscope::anim::JointOverride;
 use rigscope::frame::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
-    FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, deformation_color, heat, influence_color, joint_color,
-    symmetry_color,
+    FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ZERO_WEIGHT_COLOR, deformation_color, heat, influence_color,
+    joint_color, symmetry_color, weight_error_color,
 };
 use rigscope::render::{DeformationMeasure, Offscreen, ViewMode};
 use rigscope::rig::{
@@ -19,6 +19,7 @@ use rigscope::rig::{
 };
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
+use strum::VariantArray;
 
 fn node(name: &str, parent: Option<usize>, translation: Vec3) -> Node {
     Node {
@@ -232,9 +233,11 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let shade = facing_shade;
     let mix = |a: [f32; 3], b: [f32; 3]| std::array::from_fn(|i| 0.5 * a[i] + 0.5 * b[i]);
-    let grey = [0.08, 0.08, 0.1];
     let expectations: [(ViewMode, [[f32; 3]; 3]); 5] = [
-        (ViewMode::Weights, [shade(heat(1.0)), shade(heat(0.5)), shade(grey)]),
+        (
+            ViewMode::Weights,
+            [shade(heat(1.0)), shade(heat(0.5)), shade(ZERO_WEIGHT_COLOR)],
+        ),
         (
             ViewMode::Joints,
             [
@@ -251,7 +254,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
                 shade(influence_color(1)),
             ],
         ),
-        (ViewMode::WeightError, [shade([0.2, 0.8, 0.3]); 3]),
+        (ViewMode::WeightError, [shade(weight_error_color(0.0)); 3]),
         (ViewMode::Normals, [[0.5, 0.5, 1.0]; 3]),
     ];
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
@@ -335,7 +338,7 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
         viewer.set_skinning(path, SkinningMethod::Lbs);
         for (time, sx, ratios) in cases {
             viewer.seek(time);
-            for measure in DeformationMeasure::ALL {
+            for &measure in DeformationMeasure::VARIANTS {
                 viewer.view.deformation = measure;
                 let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
                 let vp = viewer.camera.view_projection(target.aspect());
@@ -409,7 +412,7 @@ fn the_deformation_view_marks_triangles_turned_inside_out() {
     let tip_quad = Vec3::new(1.325, 0.0, 0.0);
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
-        for measure in DeformationMeasure::ALL {
+        for &measure in DeformationMeasure::VARIANTS {
             viewer.view.deformation = measure;
             let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
             let vp = viewer.camera.view_projection(target.aspect());

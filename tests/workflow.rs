@@ -519,8 +519,8 @@ fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_setting
     let settings = Settings {
         window_width: 960.0,
         window_height: 640.0,
-        view: rigscope::settings::ViewSettings {
-            mode: "normals".into(),
+        view: rigscope::render::ViewOptions {
+            mode: rigscope::render::ViewMode::Normals,
             ..Default::default()
         },
         ..Settings::default()
@@ -561,7 +561,7 @@ fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_setting
     assert_ne!(corner, view, "{stderr}");
     let kept = Settings::load_from(&dir.join(rigscope::settings::FILE_NAME));
     assert_eq!(kept.window_size(), (960.0, 640.0));
-    assert_eq!(kept.view.mode, "normals");
+    assert_eq!(kept.view.mode, rigscope::render::ViewMode::Normals);
     assert_eq!(kept.recent, std::slice::from_ref(&rig), "the file opened is remembered");
     assert_eq!(kept.last_folder.as_deref(), Some(dir.as_path()));
     std::fs::remove_dir_all(&dir).unwrap();

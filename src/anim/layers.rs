@@ -6,14 +6,18 @@ use crate::anim::sample_clip;
 use crate::rig::{Rig, Trs};
 use glam::{Quat, Vec3};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BlendMode {
-    /// `pose = lerp(pose, layer, weight)`, rotations by shortest-arc slerp.
-    #[default]
-    Mix,
-    /// `pose += (layer − reference) · weight`, where the reference is the layer clip's own first
-    /// frame: a layer adds only what its clip changes.
-    Additive,
+crate::names::named_enum! {
+    /// How a layer blends over the pose below it (named `mix` and `add` on the command line).
+    #[strum(serialize_all = "lowercase")]
+    pub enum BlendMode {
+        /// `pose = lerp(pose, layer, weight)`, rotations by shortest-arc slerp.
+        #[default]
+        Mix,
+        /// `pose += (layer − reference) · weight`, where the reference is the layer clip's own
+        /// first frame: a layer adds only what its clip changes.
+        #[strum(serialize = "add")]
+        Additive,
+    }
 }
 
 /// One layer of the stack, as the user sets it up.

@@ -23,7 +23,7 @@ pub use attachments::Attachment;
 pub use crossfade::Fade;
 pub use layers::{BlendMode, Layer, LayerMixer, LayerSample};
 pub use player::{FRAME_SECONDS, Player};
-pub use pose::{PoseBuffers, PoseInputs, StageTimes, evaluate_pose};
+pub use pose::{PaletteKernel, PoseBuffers, PoseInputs, StageTimes, evaluate_pose};
 pub use root_motion::{RootMotion, RootTrail};
 pub use sample::{key_interval, sample_channel};
 pub use stack::AnimationStack;

@@ -7,7 +7,7 @@ use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::{
     Fade, JointOverride, build_palette, build_palette_mat4, is_affine, local_to_world, morph, sample_clip,
 };
-use crate::rig::{Rig, Trs};
+use crate::rig::{Rig, Skin, Trs};
 use glam::Mat4;
 use std::time::{Duration, Instant};
 
@@ -71,9 +71,36 @@ pub struct PoseBuffers {
     hint_clip: Option<usize>,
     mixer: LayerMixer,
     samples: Vec<LayerSample>,
-    /// Per skin: whether all its inverse bind matrices are affine (else its palettes take the
-    /// 4×4 path).
-    affine_binds: Vec<bool>,
+    /// Per skin: the kernel its palettes are built with.
+    palette_kernels: Vec<PaletteKernel>,
+}
+
+/// How a skin's palette is built: with affine math when every inverse bind matrix of the skin
+/// is affine (as they should be), else with full 4×4 products. Chosen once per skin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaletteKernel {
+    Affine,
+    Mat4,
+}
+
+impl PaletteKernel {
+    pub fn for_skin(skin: &Skin) -> PaletteKernel {
+        if skin.inverse_binds.iter().all(is_affine) {
+            PaletteKernel::Affine
+        } else {
+            PaletteKernel::Mat4
+        }
+    }
+
+    /// Writes `skin`'s palette in world space, `palette[j] = worlds[joints[j]] · inverseBind[j]`
+    /// (skinned meshes ignore their node's transform in glTF, so no mesh world is folded in).
+    pub fn build(self, skin: &Skin, worlds: &[Mat4], palette: &mut [Mat4]) {
+        let (joints, inverse_binds) = (&skin.joints, &skin.inverse_binds);
+        match self {
+            PaletteKernel::Affine => build_palette(joints, inverse_binds, worlds, &Mat4::IDENTITY, palette),
+            PaletteKernel::Mat4 => build_palette_mat4(joints, inverse_binds, worlds, &Mat4::IDENTITY, palette),
+        }
+    }
 }
 
 /// Most layers (plus one crossfade) blended per frame without allocating.
@@ -102,11 +129,7 @@ impl PoseBuffers {
             hint_clip: None,
             mixer: LayerMixer::new(rig),
             samples: Vec::with_capacity(LAYER_CAPACITY + 1),
-            affine_binds: rig
-                .skins
-                .iter()
-                .map(|s| s.inverse_binds.iter().all(is_affine))
-                .collect(),
+            palette_kernels: rig.skins.iter().map(PaletteKernel::for_skin).collect(),
         };
         evaluate_pose(rig, &PoseInputs::clip_at(None, 0.0), &mut pose);
         pose
@@ -195,12 +218,7 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
     local_to_world(&rig.nodes, &pose.locals, &mut pose.worlds);
     for (instance, palette) in rig.instances.iter().zip(&mut pose.palettes) {
         let Some(skin) = instance.skin else { continue };
-        let (joints, inverse_binds) = (&rig.skins[skin].joints, &rig.skins[skin].inverse_binds);
-        if pose.affine_binds[skin] {
-            build_palette(joints, inverse_binds, &pose.worlds, &Mat4::IDENTITY, palette);
-        } else {
-            build_palette_mat4(joints, inverse_binds, &pose.worlds, &Mat4::IDENTITY, palette);
-        }
+        pose.palette_kernels[skin].build(&rig.skins[skin], &pose.worlds, palette);
     }
     if inputs.dual_quaternions {
         for (dual_quats, palette) in pose.dual_quats.iter_mut().zip(&pose.palettes) {

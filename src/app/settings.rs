@@ -1,14 +1,14 @@
 //! Settings between runs, applied to and captured from the viewer and the UI: the one place that
 //! knows both the persisted format and its owners.
 
-use crate::settings::{Settings, ViewSettings, add_recent};
+use crate::settings::{Settings, add_recent};
 use crate::ui::{ScreenshotOptions, UiState};
 use crate::viewer::Viewer;
 use std::path::Path;
 
 /// Gives the viewer and the UI these settings (the window size is the window's business).
 pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState) {
-    viewer.view = settings.view.options();
+    viewer.view = settings.view;
     viewer.set_skinning(settings.skinning_path, settings.skinning_method);
     viewer.hot_reload = settings.hot_reload;
     // Files opened this run (the one on the command line) stay on top.
@@ -36,7 +36,7 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         hot_reload: viewer.hot_reload,
         skinning_path: viewer.skinning_path(),
         skinning_method: viewer.skinning_method(),
-        view: ViewSettings::from(&viewer.view),
+        view: viewer.view,
         last_folder: viewer
             .path
             .as_ref()

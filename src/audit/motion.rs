@@ -32,7 +32,7 @@
 
 use super::measure::{Region, measure, region};
 use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
-use crate::anim::{build_palette, build_palette_mat4, is_affine};
+use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
 use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs};
@@ -269,7 +269,7 @@ pub(super) struct SkinFacts {
     pub(super) weight: Vec<f32>,
     pub(super) subtree_weight: Vec<f32>,
     pub(super) sets: usize,
-    pub(super) affine: bool,
+    pub(super) palette_kernel: PaletteKernel,
     pub(super) diagonal: f32,
 }
 
@@ -303,7 +303,7 @@ fn skin_facts(rig: &Rig, space: &BindSpace) -> SkinFacts {
         weight,
         subtree_weight,
         sets,
-        affine: skin.inverse_binds.iter().all(is_affine),
+        palette_kernel: PaletteKernel::for_skin(skin),
         diagonal: space.bounds.size(),
     }
 }
@@ -558,23 +558,7 @@ fn pose(
             *world = if moved[k] { turn * bind } else { bind };
         }
     }
-    if facts.affine {
-        build_palette(
-            &skin.joints,
-            &skin.inverse_binds,
-            &scratch.worlds,
-            &Mat4::IDENTITY,
-            &mut scratch.palette,
-        );
-    } else {
-        build_palette_mat4(
-            &skin.joints,
-            &skin.inverse_binds,
-            &scratch.worlds,
-            &Mat4::IDENTITY,
-            &mut scratch.palette,
-        );
-    }
+    facts.palette_kernel.build(skin, &scratch.worlds, &mut scratch.palette);
     // Joints without a usable bind world (and a node listed twice with two different inverse
     // binds) get the palette the pose means for them directly.
     for (k, m) in scratch.palette.iter_mut().enumerate() {

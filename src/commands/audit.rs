@@ -31,8 +31,8 @@ pub struct AuditArgs {
     /// Poses per side of each axis, evenly spaced up to the largest angle.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=90))]
     pub steps: u16,
-    /// Skin with only this method (both lbs and dqs when omitted).
-    #[arg(long, value_enum)]
+    /// Skin with only this method (both when omitted).
+    #[arg(long, value_parser = crate::names::cli::<SkinningMethod>())]
     pub method: Option<SkinningMethod>,
     /// Joints printed in the text ranking.
     #[arg(long, default_value_t = 10)]
@@ -199,10 +199,7 @@ fn vertex_label(v: &VertexRef) -> String {
 fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_asymmetric: bool) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let methods = args.method.map_or("lbs and dqs", |m| match m {
-        SkinningMethod::Lbs => "lbs",
-        SkinningMethod::Dqs => "dqs",
-    });
+    let methods = args.method.map_or("lbs and dqs", <&str>::from);
     let _ = writeln!(
         out,
         "Range of motion: {} joints, twist ±{}°, bends ±{}°, {} poses per side, {methods}, in {:.2} s",

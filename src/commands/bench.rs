@@ -171,7 +171,7 @@ impl BenchReport {
             self.frames,
             self.width,
             self.height,
-            self.view.cli_name()
+            self.view
         );
         if !self.gpu_timestamps {
             let _ = writeln!(out, "GPU scene pass: timestamp queries not supported by this adapter");
@@ -256,7 +256,7 @@ impl BenchReport {
             "palette_bytes_per_frame": self.facts.palette_bytes,
             "frames": self.frames,
             "size": [self.width, self.height],
-            "view": self.view.cli_name(),
+            "view": self.view.to_string(),
             "gpu_timestamps": self.gpu_timestamps,
             "medians": Value::Object(paths),
             "cpu_kernels": self.kernels.map_or(Value::Null, |k| json!({

@@ -1,10 +1,9 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
-use crate::anim::{build_palette, build_palette_mat4, is_affine, local_to_world, sample_clip};
+use crate::anim::PoseBuffers;
 use crate::report::RigReport;
-use crate::rig::{Rig, Trs};
-use glam::Mat4;
+use crate::rig::Rig;
 use serde::Serialize;
 use serde_json::json;
 
@@ -197,17 +196,18 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
     let instance = rig
         .instances
         .iter()
-        .find(|i| i.mesh == mesh && i.skin.is_some() && prim.influences.is_some());
-    let skin = instance.and_then(|i| i.skin).filter(|&s| s < rig.skins.len());
+        .position(|i| i.mesh == mesh && i.skin.is_some() && prim.influences.is_some());
+    let skin = instance
+        .and_then(|i| rig.instances[i].skin)
+        .filter(|&s| s < rig.skins.len());
     let clip = rig.clips.first();
-    let mut locals: Vec<Trs> = vec![Trs::IDENTITY; rig.nodes.len()];
-    let mut hints = vec![0; clip.map_or(0, |c| c.channels.len())];
-    sample_clip(&rig.nodes, clip, 0.0, &mut hints, &mut locals);
-    let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
-    local_to_world(&rig.nodes, &locals, &mut worlds);
+    let mut pose = PoseBuffers::new(rig);
+    if clip.is_some() {
+        pose.evaluate(rig, Some(0), 0.0);
+    }
     let mut weights: Vec<JointWeight> = Vec::new();
-    let posed = match (skin, &prim.influences) {
-        (Some(s), Some(influences)) if influences.joints.len() >= (v + 1) * influences.sets => {
+    let posed = match (instance, skin, &prim.influences) {
+        (Some(i), Some(s), Some(influences)) if influences.joints.len() >= (v + 1) * influences.sets => {
             let skin = &rig.skins[s];
             for (joint, weight) in influences.of_vertex(v).filter(|(_, w)| *w != 0.0) {
                 let joint = joint as usize;
@@ -228,26 +228,7 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
                 }
             }
             if clip.is_some() {
-                let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
-                // Skinned meshes ignore their node's transform (glTF), so no mesh world.
-                if skin.inverse_binds.iter().all(is_affine) {
-                    build_palette(
-                        &skin.joints,
-                        &skin.inverse_binds,
-                        &worlds,
-                        &Mat4::IDENTITY,
-                        &mut palette,
-                    );
-                } else {
-                    build_palette_mat4(
-                        &skin.joints,
-                        &skin.inverse_binds,
-                        &worlds,
-                        &Mat4::IDENTITY,
-                        &mut palette,
-                    );
-                }
-                crate::skin::blend_matrix(&palette, influences, v).transform_point3(bind)
+                crate::skin::blend_matrix(&pose.palettes[i], influences, v).transform_point3(bind)
             } else {
                 bind
             }
@@ -256,7 +237,7 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
             .instances
             .iter()
             .find(|i| i.mesh == mesh)
-            .and_then(|i| worlds.get(i.node))
+            .and_then(|i| pose.worlds.get(i.node))
             .map_or(bind, |w| w.transform_point3(bind)),
     };
     weights.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.joint.cmp(&b.joint)));
@@ -278,4 +259,66 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
         influences: weights.len(),
         weights,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::{build_palette_mat4, local_to_world, sample_clip};
+    use crate::rig::Trs;
+    use glam::{Mat4, Quat, Vec3};
+
+    /// Posed positions against the kernels called one by one (clip sampling, world matrices,
+    /// the 4×4 palette, the blend) instead of through the pose pipeline `vertex_info` uses.
+    #[test]
+    fn a_posed_vertex_is_where_the_first_clip_puts_it_at_time_zero() {
+        let mut rig = crate::rig::open(None).unwrap();
+        // The demo's clips start in the bind pose and animate rotations only: joints grown a
+        // little at rest move the vertices at time 0, and a turn at rest that the clip
+        // overrides tells the clip's pose from the rest pose.
+        let joints = rig.skins[0].joints.clone();
+        for joint in joints {
+            rig.nodes[joint].rest.scale = Vec3::splat(1.1);
+            rig.nodes[joint].rest.rotation = Quat::from_rotation_z(0.3);
+        }
+        let clip = &rig.clips[0];
+        let mut locals = vec![Trs::IDENTITY; rig.nodes.len()];
+        sample_clip(
+            &rig.nodes,
+            Some(clip),
+            0.0,
+            &mut vec![0; clip.channels.len()],
+            &mut locals,
+        );
+        let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
+        local_to_world(&rig.nodes, &locals, &mut worlds);
+        let instance = rig.instances.iter().find(|i| i.skin.is_some()).unwrap();
+        let skin = &rig.skins[instance.skin.unwrap()];
+        let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
+        build_palette_mat4(
+            &skin.joints,
+            &skin.inverse_binds,
+            &worlds,
+            &Mat4::IDENTITY,
+            &mut palette,
+        );
+        let primitive = &rig.meshes[instance.mesh].primitives[0];
+        let influences = primitive.influences.as_ref().unwrap();
+        let mut moved = 0;
+        for v in (0..primitive.positions.len()).step_by(7) {
+            let bind = primitive.positions[v];
+            let expected = crate::skin::blend_matrix(&palette, influences, v).transform_point3(bind);
+            let info = vertex_info(&rig, instance.mesh, 0, v as u32).unwrap();
+            let posed = Vec3::from(info.posed_position);
+            assert!(
+                posed.distance(expected) < 1e-5,
+                "vertex {v}: {posed} instead of {expected}"
+            );
+            moved += usize::from(expected.distance(bind) > 1e-3);
+        }
+        assert!(
+            moved > 0,
+            "the first clip's first frame moves no vertex: nothing was tested"
+        );
+    }
 }

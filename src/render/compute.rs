@@ -5,9 +5,10 @@
 
 use crate::anim::PoseBuffers;
 use crate::render::context::{Gpu, GpuError};
+use crate::render::gpu_data::skinning_wgsl;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
 use crate::render::offscreen::read_buffer;
-use crate::render::scene::{SKINNING_WGSL, skin_code};
+use crate::render::scene::skin_code;
 use crate::rig::{MorphTarget, Primitive, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
 use glam::{Mat4, Vec3};
@@ -94,7 +95,7 @@ impl ComputeSkinner {
         let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::COMPUTE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skin_compute.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}").into()),
+            source: wgpu::ShaderSource::Wgsl(format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()).into()),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("skin compute"),

@@ -7,6 +7,23 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
 
+/// WGSL declarations of `u32` constants, one a line: how the Rust values the shaders read
+/// (skinning methods, draw and view flags, view modes) reach them.
+pub(crate) fn wgsl_u32_constants(constants: &[(&str, u32)]) -> String {
+    constants
+        .iter()
+        .map(|(name, value)| format!("const {name}: u32 = {value}u;\n"))
+        .collect()
+}
+
+/// `skinning.wgsl` as every pipeline that skins composes it: after the skinning method codes
+/// (`SKIN_*`) it reads.
+pub(crate) fn skinning_wgsl() -> String {
+    use crate::render::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE, SKINNING_WGSL};
+    let codes = [("SKIN_NONE", SKIN_NONE), ("SKIN_LBS", SKIN_LBS), ("SKIN_DQS", SKIN_DQS)];
+    format!("{}{SKINNING_WGSL}", wgsl_u32_constants(&codes))
+}
+
 /// Up to eight joint influences of one vertex, as the shaders read them (vertex attributes and
 /// the compute pass's storage buffer share this layout).
 #[repr(C)]

@@ -1,11 +1,14 @@
 //! The 3D view's pipelines and shared resources, built once per output color format.
 
-use super::gpu_data::{GpuInfluences, PaletteBuffers, create_texture, storage_pair_layout};
+use super::gpu_data::{
+    GpuInfluences, PaletteBuffers, create_texture, skinning_wgsl, storage_pair_layout, wgsl_u32_constants,
+};
 use super::scene::*;
 use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
-use crate::render::views::ViewMode;
+use crate::render::views::{RAMPS_WGSL, ViewMode, wgsl_prelude};
 use crate::rig::Texture;
+use strum::VariantArray;
 
 impl SceneRenderer {
     pub fn new(
@@ -70,7 +73,7 @@ impl SceneRenderer {
 
         let mesh_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(format!("{SKINNING_WGSL}\n{MESH_WGSL}").into()),
+            source: wgpu::ShaderSource::Wgsl(mesh_wgsl().into()),
         });
         let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("mesh"),
@@ -246,11 +249,30 @@ impl MeshPass {
     }
 }
 
-/// Pipelines per pass and view mode.
-const PIPELINE_SLOTS: usize = MeshPass::COUNT * ViewMode::ALL.len();
+/// The mesh shader as the pipelines compile it: the constants written from the Rust ones (the
+/// views' prelude, the draw flags), the skinning functions, the ramps and the mesh shader
+/// itself.
+pub(crate) fn mesh_wgsl() -> String {
+    use crate::render::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
+    let draw_flags = wgsl_u32_constants(&[
+        ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
+        ("DRAW_UNLIT", DRAW_UNLIT),
+        ("DRAW_MIRRORED", DRAW_MIRRORED),
+    ]);
+    format!(
+        "{}{draw_flags}\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",
+        wgsl_prelude(),
+        skinning_wgsl()
+    )
+}
 
+/// Pipelines per pass and view mode.
+const PIPELINE_SLOTS: usize = MeshPass::COUNT * ViewMode::VARIANTS.len();
+
+/// The slot of `pass` in view `mode`: view modes' shader codes run from 0 to their count
+/// (`render::views` tests that).
 fn pipeline_slot(pass: MeshPass, mode: ViewMode) -> usize {
-    pass.slot() * ViewMode::ALL.len() + pass.mode_for(mode).shader_code() as usize
+    pass.slot() * ViewMode::VARIANTS.len() + pass.mode_for(mode).shader_code() as usize
 }
 
 /// The mesh pipelines, one per pass and view mode, each built the first time a frame needs it:

@@ -20,7 +20,6 @@ use std::hash::Hasher;
 use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-/// MSAA sample count of the 3D view.
 /// Samples per pixel of offscreen pictures (renders, screenshots, tests): they are looked at
 /// closely, and are drawn once.
 pub const OFFSCREEN_SAMPLES: u32 = 4;
@@ -62,22 +61,22 @@ pub fn skin_code(method: SkinningMethod) -> u32 {
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct FrameUniform {
-    view_proj: Mat4,
-    camera_position: Vec4,
-    light_direction: Vec4,
+    pub(super) view_proj: Mat4,
+    pub(super) camera_position: Vec4,
+    pub(super) light_direction: Vec4,
     /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's.
-    view: [u32; 4],
+    pub(super) view: [u32; 4],
 }
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct DrawUniform {
-    model: Mat4,
-    base_color: Vec4,
-    material: Vec4,
-    skin: [u32; 4],
+    pub(super) model: Mat4,
+    pub(super) base_color: Vec4,
+    pub(super) material: Vec4,
+    pub(super) skin: [u32; 4],
     /// x: the draw's bind scale (see `GpuDraw::bind_scale`).
-    bind: Vec4,
+    pub(super) bind: Vec4,
 }
 
 /// What one frame of the 3D view shows.
@@ -235,8 +234,6 @@ impl SceneRenderer {
         self.grid = Some((buffer, vertices.len() as u32));
     }
 
-    /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
-    /// skeleton overlay.
     /// How many mesh pipelines are built so far (one per pass and view mode).
     pub fn built_mesh_pipelines(&self) -> usize {
         self.mesh_pipelines.built()
@@ -264,6 +261,8 @@ impl SceneRenderer {
         self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
     }
 
+    /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
+    /// skeleton overlay.
     pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
         let mut upload = FrameUpload::default();
         let view = state.view;

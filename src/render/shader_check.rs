@@ -4,9 +4,14 @@
 
 use super::compute::COMPUTE_WGSL;
 use super::gpu_data::GpuInfluences;
-use super::scene::{DrawUniform, FrameUniform, LINES_WGSL, MESH_WGSL, SKINNING_WGSL};
+use super::gpu_data::skinning_wgsl;
+use super::pipelines::mesh_wgsl;
+use super::scene::{DrawUniform, FrameUniform, LINES_WGSL};
+use super::views::{self, RAMPS_WGSL, ViewMode, wgsl_prelude};
 use crate::skin::DualQuat;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
+use std::mem::{offset_of, size_of};
+use strum::VariantArray;
 
 /// Parses and validates `source`, failing with naga's message.
 fn module(name: &str, source: &str) -> naga::Module {
@@ -36,26 +41,52 @@ fn layout(module: &naga::Module, name: &str) -> (u32, Vec<u32>) {
 #[test]
 fn every_shader_module_parses_and_validates() {
     module("blit.wgsl", super::scene_images::BLIT_WGSL);
-    module("skinning.wgsl + mesh.wgsl", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
+    module("prelude + skinning.wgsl + ramps.wgsl + mesh.wgsl", &mesh_wgsl());
     module(
-        "skinning.wgsl + skin_compute.wgsl",
-        &format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}"),
+        "skinning codes + skinning.wgsl + skin_compute.wgsl",
+        &format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()),
     );
     module("lines.wgsl", LINES_WGSL);
 }
 
 #[test]
 fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
-    let mesh = module("mesh", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
-    let compute = module("compute", &format!("{SKINNING_WGSL}\n{COMPUTE_WGSL}"));
+    let mesh = module("mesh", &mesh_wgsl());
+    let compute = module("compute", &format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()));
     let size = |m, name| layout(m, name).0 as usize;
-    assert_eq!(size(&mesh, "Frame"), std::mem::size_of::<FrameUniform>());
-    assert_eq!(size(&mesh, "Draw"), std::mem::size_of::<DrawUniform>());
-    // model, base_color, material, skin, bind: laid out as the Rust fields are.
-    assert_eq!(layout(&mesh, "Draw").1, [0, 64, 80, 96, 112]);
-    assert_eq!(size(&mesh, "DualQuat"), std::mem::size_of::<DualQuat>());
-    assert_eq!(size(&compute, "SkinInfluences"), std::mem::size_of::<GpuInfluences>());
-    assert_eq!(layout(&compute, "SkinInfluences").1, [0, 16, 32, 48]);
+    let offsets = |m, name| layout(m, name).1.into_iter().map(|o| o as usize).collect::<Vec<_>>();
+    assert_eq!(size(&mesh, "Frame"), size_of::<FrameUniform>());
+    assert_eq!(
+        offsets(&mesh, "Frame"),
+        [
+            offset_of!(FrameUniform, view_proj),
+            offset_of!(FrameUniform, camera_position),
+            offset_of!(FrameUniform, light_direction),
+            offset_of!(FrameUniform, view),
+        ]
+    );
+    assert_eq!(size(&mesh, "Draw"), size_of::<DrawUniform>());
+    assert_eq!(
+        offsets(&mesh, "Draw"),
+        [
+            offset_of!(DrawUniform, model),
+            offset_of!(DrawUniform, base_color),
+            offset_of!(DrawUniform, material),
+            offset_of!(DrawUniform, skin),
+            offset_of!(DrawUniform, bind),
+        ]
+    );
+    assert_eq!(size(&mesh, "DualQuat"), size_of::<DualQuat>());
+    assert_eq!(size(&compute, "SkinInfluences"), size_of::<GpuInfluences>());
+    assert_eq!(
+        offsets(&compute, "SkinInfluences"),
+        [
+            offset_of!(GpuInfluences, joints0),
+            offset_of!(GpuInfluences, joints1),
+            offset_of!(GpuInfluences, weights0),
+            offset_of!(GpuInfluences, weights1),
+        ]
+    );
 }
 
 /// The literal WGSL `const name` in `module` is initialized with.
@@ -80,11 +111,10 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 }
 
 #[test]
-fn wgsl_constants_equal_the_rust_ones() {
+fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
     use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
     use super::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
-    use super::views::{DeformationMeasure, ViewMode, ViewOptions};
-    let mesh = module("mesh", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
+    let mesh = module("mesh", &mesh_wgsl());
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
         ("SKIN_LBS", SKIN_LBS),
@@ -92,40 +122,225 @@ fn wgsl_constants_equal_the_rust_ones() {
         ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),
-        ("VIEW_SHADED", ViewMode::Shaded.shader_code()),
-        ("VIEW_WEIGHTS", ViewMode::Weights.shader_code()),
-        ("VIEW_JOINTS", ViewMode::Joints.shader_code()),
-        ("VIEW_INFLUENCES", ViewMode::Influences.shader_code()),
-        ("VIEW_WEIGHT_ERROR", ViewMode::WeightError.shader_code()),
-        ("VIEW_NORMALS", ViewMode::Normals.shader_code()),
-        ("VIEW_DEFORMATION", ViewMode::Deformation.shader_code()),
-        ("VIEW_SYMMETRY", ViewMode::Symmetry.shader_code()),
-        (
-            "FLAG_STRETCH",
-            ViewOptions {
-                deformation: DeformationMeasure::Stretch,
-                zero_distinct: false,
-                ..ViewOptions::default()
-            }
-            .shader_flags(),
-        ),
     ];
     for (name, rust) in pairs {
         assert_eq!(constant(&mesh, name), rust, "{name}");
     }
 }
 
+/// The f32 components of the WGSL `const name` in `module` (a scalar, vector or array of them).
+fn floats(module: &naga::Module, name: &str) -> Vec<f32> {
+    fn flatten(module: &naga::Module, expression: naga::Handle<naga::Expression>, out: &mut Vec<f32>) {
+        match &module.global_expressions[expression] {
+            naga::Expression::Literal(naga::Literal::F32(v)) => out.push(*v),
+            naga::Expression::Compose { components, .. } => {
+                for &c in components {
+                    flatten(module, c, out);
+                }
+            }
+            naga::Expression::Splat { size, value } => {
+                for _ in 0..*size as usize {
+                    flatten(module, *value, out);
+                }
+            }
+            other => panic!("{other:?} is not made of f32 literals"),
+        }
+    }
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no constant {name}"));
+    let mut out = Vec::new();
+    flatten(module, c.init, &mut out);
+    out
+}
+
 #[test]
-fn wgsl_float_constants_equal_the_rust_ones() {
-    use super::views::{DEFORMATION_RANGE, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED};
-    let mesh = module("mesh", &format!("{SKINNING_WGSL}\n{MESH_WGSL}"));
-    let pairs = [
-        ("DEFORMATION_RANGE", DEFORMATION_RANGE),
-        ("SYMMETRY_FULL_SCALE", SYMMETRY_FULL_SCALE),
-        ("SYMMETRY_UNMATCHED", SYMMETRY_UNMATCHED),
-        ("SYMMETRY_UNCHECKED", SYMMETRY_UNCHECKED),
+fn the_prelude_declares_the_rust_values_exactly() {
+    let prelude = module("prelude", &wgsl_prelude());
+    for &mode in ViewMode::VARIANTS {
+        assert_eq!(constant(&prelude, &mode.wgsl_constant()), mode.shader_code(), "{mode}");
+    }
+    // The names the mesh shader reads.
+    assert_eq!(ViewMode::WeightError.wgsl_constant(), "VIEW_WEIGHT_ERROR");
+    assert_eq!(ViewMode::Shaded.wgsl_constant(), "VIEW_SHADED");
+    let flags = |options: views::ViewOptions| options.shader_flags();
+    let none = views::ViewOptions {
+        zero_distinct: false,
+        ..views::ViewOptions::default()
+    };
+    assert_eq!(flags(none), 0);
+    let stretch = views::ViewOptions {
+        deformation: views::DeformationMeasure::Stretch,
+        ..none
+    };
+    let dominant = views::ViewOptions {
+        dominant_joint: true,
+        ..none
+    };
+    assert_eq!(constant(&prelude, "FLAG_STRETCH"), flags(stretch));
+    assert_eq!(constant(&prelude, "FLAG_DOMINANT_JOINT"), flags(dominant));
+    assert_eq!(
+        constant(&prelude, "FLAG_ZERO_DISTINCT"),
+        flags(views::ViewOptions::default())
+    );
+    let scalars = [
+        ("DEFORMATION_RANGE", views::DEFORMATION_RANGE),
+        ("SYMMETRY_FULL_SCALE", views::SYMMETRY_FULL_SCALE),
+        ("SYMMETRY_UNMATCHED", views::SYMMETRY_UNMATCHED),
+        ("SYMMETRY_UNCHECKED", views::SYMMETRY_UNCHECKED),
+        ("WEIGHT_ERROR_FULL_SCALE", views::WEIGHT_ERROR_FULL_SCALE),
+        ("WEIGHT_ERROR_TOLERANCE", views::WEIGHT_ERROR_TOLERANCE),
     ];
-    for (name, rust) in pairs {
-        assert_eq!(literal(&mesh, name), naga::Literal::F32(rust), "{name}");
+    for (name, rust) in scalars {
+        assert_eq!(floats(&prelude, name), [rust], "{name}");
+    }
+    let colors = [
+        ("FLIPPED_COLOR", views::FLIPPED_COLOR),
+        ("ZERO_WEIGHT_COLOR", views::ZERO_WEIGHT_COLOR),
+        ("NO_VALUE_COLOR", views::NO_VALUE_COLOR),
+        ("SYMMETRY_UNMATCHED_COLOR", views::SYMMETRY_UNMATCHED_COLOR),
+    ];
+    for (name, rust) in colors {
+        assert_eq!(floats(&prelude, name), rust, "{name}");
+    }
+    assert_eq!(floats(&prelude, "HEAT_STOPS"), views::HEAT_STOPS.concat());
+    assert_eq!(
+        floats(&prelude, "WEIGHT_ERROR_STOPS"),
+        views::WEIGHT_ERROR_STOPS.concat()
+    );
+    assert_eq!(floats(&prelude, "INFLUENCE_COLORS"), views::INFLUENCE_COLORS.concat());
+}
+
+/// A compute entry point that evaluates every ramp of `ramps.wgsl` at each input: six colors
+/// per input (heat, deformation of a log2 ratio, symmetry, influence count, joint, weight-sum
+/// error of a tenth of the input).
+const RAMP_PROBE_WGSL: &str = r#"
+@group(0) @binding(0) var<storage, read> inputs: array<f32>;
+@group(0) @binding(1) var<storage, read_write> colors: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= arrayLength(&inputs)) {
+        return;
+    }
+    let x = inputs[i];
+    colors[6u * i] = vec4<f32>(heat(x), 0.0);
+    colors[6u * i + 1u] = vec4<f32>(deformation_color(x), 0.0);
+    colors[6u * i + 2u] = vec4<f32>(symmetry_color(x), 0.0);
+    colors[6u * i + 3u] = vec4<f32>(count_color(x), 0.0);
+    colors[6u * i + 4u] = vec4<f32>(joint_color(u32(max(x, 0.0))), 0.0);
+    colors[6u * i + 5u] = vec4<f32>(weight_error_color(0.1 * x), 0.0);
+}
+"#;
+
+/// The GPU, or `None` with the reason printed where there is none and
+/// `RIGSCOPE_REQUIRE_ADAPTER` is not set.
+fn gpu_or_skip() -> Option<super::Gpu> {
+    match super::Gpu::headless() {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var_os(super::REQUIRE_ADAPTER_ENV).is_some() => {
+            panic!("{} is set but no adapter is usable: {e}", super::REQUIRE_ADAPTER_ENV)
+        }
+        Err(e) => {
+            eprintln!("skipped: no graphics adapter on this machine ({e})");
+            None
+        }
+    }
+}
+
+/// Every ramp as the GPU computes it from the generated prelude, against the Rust functions, at
+/// the ends, the stops, between them and beyond: the two cannot drift apart.
+#[test]
+fn the_gpu_ramps_equal_the_rust_ramps() {
+    let source = format!("{}\n{RAMPS_WGSL}\n{RAMP_PROBE_WGSL}", wgsl_prelude());
+    module("prelude + ramps.wgsl + probe", &source);
+    let Some(gpu) = gpu_or_skip() else { return };
+    // -3..3 in steps of 1/64 (heat, deformation, symmetry and weight-error inputs, the markers
+    // -2 and -1 and the midpoints between them among them), then whole numbers for counts and
+    // joints.
+    let mut inputs: Vec<f32> = (-192..=192).map(|k| k as f32 / 64.0).collect();
+    inputs.extend((0..300).map(|k| k as f32));
+    use wgpu::util::DeviceExt;
+    let device = &gpu.device;
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("ramp probe"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("ramp probe"),
+        layout: None,
+        module: &shader,
+        entry_point: Some("probe"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("ramp inputs"),
+        contents: bytemuck::cast_slice(&inputs),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let size = (inputs.len() * 6 * size_of::<[f32; 4]>()) as u64;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("ramp colors"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("ramp readback"),
+        size,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("ramp probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: output.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("ramp probe"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = super::offscreen::read_buffer(&gpu, &readback).expect("the probe's colors read back");
+    let colors: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+    for (i, &x) in inputs.iter().enumerate() {
+        let whole = x.max(0.0) as u32;
+        let expected = [
+            ("heat", views::heat(x)),
+            ("deformation", views::deformation_color(x.exp2())),
+            ("symmetry", views::symmetry_color(x)),
+            // WGSL's `round` takes a tie to the even neighbour.
+            (
+                "influence count",
+                views::influence_color(x.round_ties_even().max(0.0) as u32),
+            ),
+            ("joint", views::joint_color(whole)),
+            ("weight-sum error", views::weight_error_color(0.1 * x)),
+        ];
+        for (k, (ramp, rust)) in expected.into_iter().enumerate() {
+            let gpu = &colors[6 * i + k][..3];
+            let close = gpu.iter().zip(rust).all(|(g, r)| (g - r).abs() < 1e-5);
+            assert!(close, "{ramp} at {x}: GPU {gpu:?}, Rust {rust:?}");
+        }
     }
 }

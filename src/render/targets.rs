@@ -2,25 +2,22 @@
 
 use super::scene::DEPTH_FORMAT;
 
-/// Multisample anti-aliasing of the 3D view (the setting; see [`Msaa::samples`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Msaa {
-    /// 4× on a GPU; off on a CPU adapter, where every sample costs rasterizer time.
-    #[default]
-    Auto,
-    Off,
-    #[value(name = "2x")]
-    #[serde(rename = "2x")]
-    X2,
-    #[value(name = "4x")]
-    #[serde(rename = "4x")]
-    X4,
+crate::names::named_enum! {
+    /// Multisample anti-aliasing of the 3D view (the setting; see [`Msaa::samples`]).
+    #[strum(serialize_all = "lowercase")]
+    pub enum Msaa {
+        /// 4× on a GPU; off on a CPU adapter, where every sample costs rasterizer time.
+        #[default]
+        Auto,
+        Off,
+        #[strum(serialize = "2x")]
+        X2,
+        #[strum(serialize = "4x")]
+        X4,
+    }
 }
 
 impl Msaa {
-    pub const ALL: [Msaa; 4] = [Msaa::Auto, Msaa::Off, Msaa::X2, Msaa::X4];
-
     pub fn label(self) -> &'static str {
         match self {
             Msaa::Auto => "Auto",

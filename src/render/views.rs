@@ -1,44 +1,41 @@
 //! What the 3D view shows: the debug view mode, its options, and the skeleton overlay.
 //!
-//! The color functions here mirror those in `shaders/mesh.wgsl` (one per language); the UI uses
-//! them for legends and swatches, the tests to know what color a pixel must have.
+//! The colors and scales of the debug views are defined here once: the UI uses the color
+//! functions for legends and swatches, the tests to know what color a pixel must have, and the
+//! mesh shader reads the same constants from the WGSL prelude `wgsl_prelude` writes from them.
 
-/// Fragment coloring of the mesh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ViewMode {
-    /// Lit base color and texture.
-    #[default]
-    Shaded,
-    /// Weight of the selected joint as a heat map (0 dark blue → 1 red).
-    Weights,
-    /// Each joint's color, blended by weight (or the dominant joint's).
-    Joints,
-    /// Number of non-zero influences, 1 to 8.
-    Influences,
-    /// |Σw − 1|: vertices whose weights do not sum to one.
-    WeightError,
-    /// World-space normals as colors.
-    Normals,
-    /// How much each triangle is stretched or squashed relative to the bind pose (area ratio or
-    /// edge stretch, by [`ViewOptions::deformation`]), live under every pose.
-    Deformation,
-    /// How much each vertex's weights differ from its mirror image's; vertices with no mirror
-    /// image in their own color.
-    Symmetry,
+use crate::render::gpu_data::wgsl_u32_constants;
+use serde::{Deserialize, Serialize};
+
+crate::names::named_enum! {
+    /// Fragment coloring of the mesh. Named (`--view`, the settings file) as [`crate::names`] says;
+    /// the discriminant is the mode's code in the mesh shader (`VIEW_*` in the WGSL prelude).
+    #[strum(serialize_all = "kebab-case")]
+    #[repr(u32)]
+    pub enum ViewMode {
+        /// Lit base color and texture.
+        #[default]
+        Shaded = 0,
+        /// Weight of the selected joint as a heat map (0 dark blue → 1 red).
+        Weights = 1,
+        /// Each joint's color, blended by weight (or the dominant joint's).
+        Joints = 2,
+        /// Number of non-zero influences, 1 to 8.
+        Influences = 3,
+        /// |Σw − 1|: vertices whose weights do not sum to one.
+        WeightError = 4,
+        /// World-space normals as colors.
+        Normals = 5,
+        /// How much each triangle is stretched or squashed relative to the bind pose (area ratio or
+        /// edge stretch, by [`ViewOptions::deformation`]), live under every pose.
+        Deformation = 6,
+        /// How much each vertex's weights differ from its mirror image's; vertices with no mirror
+        /// image in their own color.
+        Symmetry = 7,
+    }
 }
 
 impl ViewMode {
-    pub const ALL: [ViewMode; 8] = [
-        ViewMode::Shaded,
-        ViewMode::Weights,
-        ViewMode::Joints,
-        ViewMode::Influences,
-        ViewMode::WeightError,
-        ViewMode::Normals,
-        ViewMode::Deformation,
-        ViewMode::Symmetry,
-    ];
-
     pub fn label(self) -> &'static str {
         match self {
             ViewMode::Shaded => "Shaded",
@@ -52,71 +49,53 @@ impl ViewMode {
         }
     }
 
-    /// Name used on the command line (`--view`).
-    pub fn cli_name(self) -> &'static str {
-        match self {
-            ViewMode::Shaded => "shaded",
-            ViewMode::Weights => "weights",
-            ViewMode::Joints => "joints",
-            ViewMode::Influences => "influences",
-            ViewMode::WeightError => "weight-error",
-            ViewMode::Normals => "normals",
-            ViewMode::Deformation => "deformation",
-            ViewMode::Symmetry => "symmetry",
-        }
-    }
-
-    pub fn from_cli_name(name: &str) -> Option<ViewMode> {
-        Self::ALL.into_iter().find(|m| m.cli_name() == name)
-    }
-
     /// The value of the mesh shader's `view_mode` constant.
     pub fn shader_code(self) -> u32 {
-        Self::ALL.iter().position(|&m| m == self).unwrap_or(0) as u32
+        self as u32
+    }
+
+    /// The name of the mode's code in the WGSL prelude: `VIEW_WEIGHT_ERROR` for `weight-error`.
+    pub(crate) fn wgsl_constant(self) -> String {
+        let name: &str = self.into();
+        format!("VIEW_{}", name.to_uppercase().replace('-', "_"))
     }
 }
 
-/// What the deformation view measures per triangle, posed against bind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeformationMeasure {
-    /// Posed area / bind area.
-    #[default]
-    Area,
-    /// The principal stretch farther from 1: the largest factor by which some direction in the
-    /// triangle grew or shrank.
-    Stretch,
+crate::names::named_enum! {
+    /// What the deformation view measures per triangle, posed against bind.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum DeformationMeasure {
+        /// Posed area / bind area.
+        #[default]
+        Area,
+        /// The principal stretch farther from 1: the largest factor by which some direction in the
+        /// triangle grew or shrank.
+        Stretch,
+    }
 }
 
 impl DeformationMeasure {
-    pub const ALL: [DeformationMeasure; 2] = [DeformationMeasure::Area, DeformationMeasure::Stretch];
-
     pub fn label(self) -> &'static str {
         match self {
             DeformationMeasure::Area => "Area ratio",
             DeformationMeasure::Stretch => "Edge stretch",
         }
     }
-
-    /// Name in the settings file and on the command line.
-    pub fn cli_name(self) -> &'static str {
-        match self {
-            DeformationMeasure::Area => "area",
-            DeformationMeasure::Stretch => "stretch",
-        }
-    }
-
-    pub fn from_cli_name(name: &str) -> Option<DeformationMeasure> {
-        Self::ALL.into_iter().find(|m| m.cli_name() == name)
-    }
 }
 
-/// Skeleton overlay options.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Skeleton overlay options. In the settings file they are the view table's `skeleton`,
+/// `skeleton_depth_test`, `joint_names` and `joint_axes`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SkeletonOptions {
+    #[serde(rename = "skeleton")]
     pub show: bool,
     /// Hide bones behind the mesh (off: draw on top).
+    #[serde(rename = "skeleton_depth_test")]
     pub depth_test: bool,
+    #[serde(rename = "joint_names")]
     pub names: bool,
+    #[serde(rename = "joint_axes")]
     pub axes: bool,
 }
 
@@ -131,57 +110,100 @@ impl Default for SkeletonOptions {
     }
 }
 
-/// Options of the 3D view.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Options of the 3D view; the settings file's view table (missing fields take their defaults,
+/// unknown names of the mode or measure read as the default one).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ViewOptions {
-    pub grid: bool,
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub mode: ViewMode,
+    pub grid: bool,
     /// In the weights view, draw weight exactly 0 in grey, apart from tiny weights.
     pub zero_distinct: bool,
     /// In the joints view, color each vertex by its strongest joint only.
     pub dominant_joint: bool,
+    #[serde(deserialize_with = "crate::names::or_default")]
     pub deformation: DeformationMeasure,
-    pub skeleton: SkeletonOptions,
     pub wireframe: bool,
+    #[serde(flatten)]
+    pub skeleton: SkeletonOptions,
 }
 
 impl Default for ViewOptions {
     fn default() -> Self {
         ViewOptions {
-            grid: true,
             mode: ViewMode::Shaded,
+            grid: true,
             zero_distinct: true,
             dominant_joint: false,
             deformation: DeformationMeasure::Area,
-            skeleton: SkeletonOptions::default(),
             wireframe: false,
+            skeleton: SkeletonOptions::default(),
         }
     }
 }
 
+/// The view flags of the mesh shader's frame uniform (`FLAG_*` in the WGSL prelude).
+const FLAG_ZERO_DISTINCT: u32 = 1;
+const FLAG_DOMINANT_JOINT: u32 = 2;
+const FLAG_STRETCH: u32 = 4;
+
 impl ViewOptions {
     pub(crate) fn shader_flags(&self) -> u32 {
-        u32::from(self.zero_distinct)
-            | (u32::from(self.dominant_joint) << 1)
-            | (u32::from(self.deformation == DeformationMeasure::Stretch) << 2)
+        let flag = |on: bool, flag: u32| if on { flag } else { 0 };
+        flag(self.zero_distinct, FLAG_ZERO_DISTINCT)
+            | flag(self.dominant_joint, FLAG_DOMINANT_JOINT)
+            | flag(self.deformation == DeformationMeasure::Stretch, FLAG_STRETCH)
     }
 }
 
-/// Color of weight `t` in the weights view: linear between five stops a quarter apart, as in
-/// `mesh.wgsl`'s `heat`.
+/// The weights view's ramp: dark blue (0) → blue → green → yellow → red (1), stops evenly
+/// spaced.
+pub const HEAT_STOPS: [[f32; 3]; 5] = [
+    [0.0, 0.0, 0.5],
+    [0.0, 0.35, 1.0],
+    [0.0, 0.85, 0.35],
+    [1.0, 0.9, 0.0],
+    [1.0, 0.0, 0.0],
+];
+
+/// Color of weight `t` in the weights view: linear between the [`HEAT_STOPS`].
 pub fn heat(t: f32) -> [f32; 3] {
-    const STOPS: [[f32; 3]; 5] = [
-        [0.0, 0.0, 0.5],
-        [0.0, 0.35, 1.0],
-        [0.0, 0.85, 0.35],
-        [1.0, 0.9, 0.0],
-        [1.0, 0.0, 0.0],
-    ];
-    let x = t.clamp(0.0, 1.0) * 4.0;
-    let i = (x as usize).min(3);
-    let f = x - i as f32;
-    std::array::from_fn(|c| STOPS[i][c] + (STOPS[i + 1][c] - STOPS[i][c]) * f)
+    ramp(&HEAT_STOPS, t)
 }
+
+/// The color at `t` (0 to 1) of a ramp linear between evenly spaced `stops`.
+fn ramp(stops: &[[f32; 3]], t: f32) -> [f32; 3] {
+    let segments = stops.len() - 1;
+    let x = t.clamp(0.0, 1.0) * segments as f32;
+    let i = (x as usize).min(segments - 1);
+    let f = x - i as f32;
+    std::array::from_fn(|c| stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)
+}
+
+/// The weight-sum error view's ramp: green where the weights sum to 1, through yellow, to
+/// magenta at [`WEIGHT_ERROR_FULL_SCALE`].
+pub const WEIGHT_ERROR_STOPS: [[f32; 3]; 3] = [[0.2, 0.8, 0.3], [1.0, 0.9, 0.1], [1.0, 0.1, 0.9]];
+
+/// The error |Σw − 1| drawn magenta, and the error below which weights count as summing to 1.
+pub const WEIGHT_ERROR_FULL_SCALE: f32 = 0.1;
+pub const WEIGHT_ERROR_TOLERANCE: f32 = 1e-4;
+
+/// Color of a weight-sum error |Σw − 1| in the weight-sum error view. Linear RGB.
+pub fn weight_error_color(error: f32) -> [f32; 3] {
+    if error < WEIGHT_ERROR_TOLERANCE {
+        WEIGHT_ERROR_STOPS[0]
+    } else {
+        ramp(&WEIGHT_ERROR_STOPS, error / WEIGHT_ERROR_FULL_SCALE)
+    }
+}
+
+/// The weights view's color for a weight of exactly 0 (with [`ViewOptions::zero_distinct`]).
+pub const ZERO_WEIGHT_COLOR: [f32; 3] = [0.08, 0.08, 0.1];
+
+/// The color of "nothing to show here": a triangle too thin to measure in the deformation view,
+/// a vertex not compared in the symmetry view.
+pub const NO_VALUE_COLOR: [f32; 3] = [0.35, 0.35, 0.38];
 
 /// The factor the deformation view's ramp spans each way: a ratio of 1/4 is drawn dark blue, 1
 /// green, 4 red.
@@ -206,50 +228,132 @@ pub const SYMMETRY_FULL_SCALE: f32 = 0.5;
 pub const SYMMETRY_UNMATCHED: f32 = crate::audit::VertexSymmetry::UNMATCHED;
 pub const SYMMETRY_UNCHECKED: f32 = crate::audit::VertexSymmetry::UNCHECKED;
 
+/// The symmetry view's color for a vertex with no vertex at its mirror image.
+pub const SYMMETRY_UNMATCHED_COLOR: [f32; 3] = [1.0, 0.2, 0.9];
+
 /// Color of the symmetry view for a vertex's value (a weight difference, or one of the
-/// `SYMMETRY_*` markers), as in `mesh.wgsl`'s `symmetry_color`. Values between a marker and a
-/// difference (inside a triangle joining them) take the nearest. Linear RGB.
+/// `SYMMETRY_*` markers). Values between a marker and a difference (inside a triangle joining
+/// them) take the nearest. Linear RGB.
 pub fn symmetry_color(value: f32) -> [f32; 3] {
     if value < 0.5 * (SYMMETRY_UNCHECKED + SYMMETRY_UNMATCHED) {
-        [0.35, 0.35, 0.38]
+        NO_VALUE_COLOR
     } else if value < 0.5 * SYMMETRY_UNMATCHED {
-        [1.0, 0.2, 0.9]
+        SYMMETRY_UNMATCHED_COLOR
     } else {
         heat(value / SYMMETRY_FULL_SCALE)
     }
 }
 
-/// The distinct, stable color of joint `joint` (hues spaced by the golden ratio), as in
-/// `mesh.wgsl`'s `joint_color`. Linear RGB.
+/// Joint colors are hues this far apart (the golden ratio's fraction, so that neighbours
+/// differ clearly however many joints there are), at this saturation and value.
+const JOINT_HUE_STEP: f32 = 0.618_034;
+const JOINT_SATURATION: f32 = 0.7;
+const JOINT_VALUE: f32 = 0.95;
+
+/// The distinct, stable color of joint `joint`. Linear RGB.
 pub fn joint_color(joint: u32) -> [f32; 3] {
-    let hue = (joint as f32 * 0.618_034).fract();
+    let hue = (joint as f32 * JOINT_HUE_STEP).fract();
     std::array::from_fn(|c| {
         let k = [5.0, 3.0, 1.0][c];
         let p = ((hue + k / 6.0).fract() * 6.0 - 3.0).abs();
-        0.95 * (1.0 + ((p - 1.0).clamp(0.0, 1.0) - 1.0) * 0.7)
+        JOINT_VALUE * (1.0 + ((p - 1.0).clamp(0.0, 1.0) - 1.0) * JOINT_SATURATION)
     })
 }
 
-/// Color of influence count `n` (1 to 8) in the influence-count view, as in `mesh.wgsl`'s
-/// `count_color`. Linear RGB.
+/// The influence-count view's colors, by count (0 to 8).
+pub const INFLUENCE_COLORS: [[f32; 3]; 9] = [
+    [0.15, 0.15, 0.15],
+    [0.2, 0.4, 1.0],
+    [0.1, 0.8, 0.9],
+    [0.2, 0.85, 0.3],
+    [0.95, 0.9, 0.2],
+    [1.0, 0.55, 0.1],
+    [1.0, 0.2, 0.15],
+    [0.9, 0.2, 0.8],
+    [1.0, 1.0, 1.0],
+];
+
+/// Color of influence count `n` (1 to 8) in the influence-count view. Linear RGB.
 pub fn influence_color(n: u32) -> [f32; 3] {
-    const COLORS: [[f32; 3]; 9] = [
-        [0.15, 0.15, 0.15],
-        [0.2, 0.4, 1.0],
-        [0.1, 0.8, 0.9],
-        [0.2, 0.85, 0.3],
-        [0.95, 0.9, 0.2],
-        [1.0, 0.55, 0.1],
-        [1.0, 0.2, 0.15],
-        [0.9, 0.2, 0.8],
-        [1.0, 1.0, 1.0],
-    ];
-    COLORS[n.min(8) as usize]
+    INFLUENCE_COLORS[(n as usize).min(INFLUENCE_COLORS.len() - 1)]
+}
+
+/// The ramp functions of the mesh shader (`heat`, `weight_error_color`, `joint_color`,
+/// `count_color`, `deformation_color`, `symmetry_color`), written against the constants of [`wgsl_prelude`].
+pub(crate) const RAMPS_WGSL: &str = include_str!("../../shaders/ramps.wgsl");
+
+/// The WGSL declaration of every rule above that the mesh shader needs (view mode codes, view
+/// flags, ramp stops, colors, scales and markers), written from the Rust values so that the
+/// shader and the CPU cannot disagree. Composed before [`RAMPS_WGSL`].
+pub(crate) fn wgsl_prelude() -> String {
+    fn float(v: f32) -> String {
+        // `{:?}` is the shortest text that reads back as the same f32; the suffix makes WGSL
+        // read it as an f32 directly.
+        format!("{v:?}f")
+    }
+    fn color(c: [f32; 3]) -> String {
+        format!("vec3<f32>({}, {}, {})", float(c[0]), float(c[1]), float(c[2]))
+    }
+    fn colors(name: &str, list: &[[f32; 3]]) -> String {
+        let items: Vec<String> = list.iter().map(|&c| color(c)).collect();
+        let n = list.len();
+        format!(
+            "const {name}_COUNT: u32 = {n}u;\nconst {name} = array<vec3<f32>, {n}>({});\n",
+            items.join(", ")
+        )
+    }
+    let modes: Vec<(String, u32)> = <ViewMode as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|&mode| (mode.wgsl_constant(), mode.shader_code()))
+        .collect();
+    let modes: Vec<(&str, u32)> = modes.iter().map(|(name, code)| (name.as_str(), *code)).collect();
+    let mut out = String::from("// Written by render::views::wgsl_prelude from the Rust constants.\n");
+    out += &wgsl_u32_constants(&modes);
+    out += &wgsl_u32_constants(&[
+        ("FLAG_ZERO_DISTINCT", FLAG_ZERO_DISTINCT),
+        ("FLAG_DOMINANT_JOINT", FLAG_DOMINANT_JOINT),
+        ("FLAG_STRETCH", FLAG_STRETCH),
+    ]);
+    for (name, value) in [
+        ("WEIGHT_ERROR_FULL_SCALE", WEIGHT_ERROR_FULL_SCALE),
+        ("WEIGHT_ERROR_TOLERANCE", WEIGHT_ERROR_TOLERANCE),
+        ("DEFORMATION_RANGE", DEFORMATION_RANGE),
+        ("SYMMETRY_FULL_SCALE", SYMMETRY_FULL_SCALE),
+        ("SYMMETRY_UNMATCHED", SYMMETRY_UNMATCHED),
+        ("SYMMETRY_UNCHECKED", SYMMETRY_UNCHECKED),
+        ("JOINT_HUE_STEP", JOINT_HUE_STEP),
+        ("JOINT_SATURATION", JOINT_SATURATION),
+        ("JOINT_VALUE", JOINT_VALUE),
+    ] {
+        out += &format!("const {name}: f32 = {};\n", float(value));
+    }
+    for (name, value) in [
+        ("ZERO_WEIGHT_COLOR", ZERO_WEIGHT_COLOR),
+        ("NO_VALUE_COLOR", NO_VALUE_COLOR),
+        ("FLIPPED_COLOR", FLIPPED_COLOR),
+        ("SYMMETRY_UNMATCHED_COLOR", SYMMETRY_UNMATCHED_COLOR),
+    ] {
+        out += &format!("const {name}: vec3<f32> = {};\n", color(value));
+    }
+    out += &colors("HEAT_STOPS", &HEAT_STOPS);
+    out += &colors("WEIGHT_ERROR_STOPS", &WEIGHT_ERROR_STOPS);
+    out += &colors("INFLUENCE_COLORS", &INFLUENCE_COLORS);
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn view_mode_codes_number_the_modes_from_zero() {
+        let mut codes: Vec<u32> = <ViewMode as strum::VariantArray>::VARIANTS
+            .iter()
+            .map(|m| m.shader_code())
+            .collect();
+        codes.sort_unstable();
+        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7]);
+    }
 
     #[test]
     fn heat_runs_from_dark_blue_to_red() {
@@ -258,6 +362,23 @@ mod tests {
         assert_eq!(heat(0.5), [0.0, 0.85, 0.35]);
         let mid = heat(0.125);
         assert!((mid[1] - 0.175).abs() < 1e-6 && (mid[2] - 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn weight_error_runs_from_green_through_yellow_to_magenta() {
+        let cases = [
+            (0.0, [0.2, 0.8, 0.3]),
+            (0.5e-4, [0.2, 0.8, 0.3]),
+            (0.025, [0.6, 0.85, 0.2]),
+            (0.05, [1.0, 0.9, 0.1]),
+            (0.1, [1.0, 0.1, 0.9]),
+            (3.0, [1.0, 0.1, 0.9]),
+        ];
+        for (error, expected) in cases {
+            let color = weight_error_color(error);
+            let close = color.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-6);
+            assert!(close, "{error}: {color:?} instead of {expected:?}");
+        }
     }
 
     #[test]

@@ -11,26 +11,30 @@ use crate::rig::{Influences, Rig};
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
 
-/// Where vertices are skinned (named `gpu` and `cpu` on the command line and in settings).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SkinningPath {
-    /// In the vertex shader, from the palette in a storage buffer.
-    #[default]
-    Gpu,
-    /// On the CPU every frame; the results are uploaded and drawn unskinned.
-    Cpu,
+crate::names::named_enum! {
+    /// Where vertices are skinned (named `gpu` and `cpu` on the command line and in settings, as
+    /// [`crate::names`] says).
+    #[strum(serialize_all = "lowercase")]
+    pub enum SkinningPath {
+        /// In the vertex shader, from the palette in a storage buffer.
+        #[default]
+        Gpu,
+        /// On the CPU every frame; the results are uploaded and drawn unskinned.
+        Cpu,
+    }
 }
 
-/// How joint transforms are blended (named `lbs` and `dqs` on the command line and in settings).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SkinningMethod {
-    /// Linear blend skinning: weighted sum of matrices.
-    #[default]
-    Lbs,
-    /// Dual quaternion skinning: keeps volume at twisted joints; rigid transforms only.
-    Dqs,
+crate::names::named_enum! {
+    /// How joint transforms are blended (named `lbs` and `dqs` on the command line and in settings,
+    /// as [`crate::names`] says).
+    #[strum(serialize_all = "lowercase")]
+    pub enum SkinningMethod {
+        /// Linear blend skinning: weighted sum of matrices.
+        #[default]
+        Lbs,
+        /// Dual quaternion skinning: keeps volume at twisted joints; rigid transforms only.
+        Dqs,
+    }
 }
 
 impl SkinningMethod {

@@ -68,7 +68,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 });
                 ui.horizontal(|ui| {
                     ui.label("Anti-aliasing");
-                    for msaa in crate::render::Msaa::ALL {
+                    for &msaa in <crate::render::Msaa as strum::VariantArray>::VARIANTS {
                         ui.selectable_value(&mut state.msaa, msaa, msaa.label());
                     }
                 })

@@ -2,12 +2,13 @@
 
 use crate::render::views::{
     DEFORMATION_RANGE, DeformationMeasure, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ViewMode,
-    deformation_color, heat, influence_color, joint_color, symmetry_color,
+    WEIGHT_ERROR_FULL_SCALE, deformation_color, heat, influence_color, joint_color, symmetry_color,
 };
 use crate::skin::{SkinningMethod, SkinningPath, max_non_rigidity};
 use crate::ui::UiAction;
 use crate::viewer::{VertexRef, Viewer};
 use egui::{Color32, RichText};
+use strum::VariantArray;
 
 /// A linear RGB color as egui's (sRGB) color, so legends match the shaded pixels.
 pub(crate) fn color32(rgb: [f32; 3]) -> Color32 {
@@ -103,7 +104,7 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
 
 pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("View");
-    for (k, mode) in ViewMode::ALL.into_iter().enumerate() {
+    for (k, &mode) in ViewMode::VARIANTS.iter().enumerate() {
         ui.radio_value(&mut viewer.view.mode, mode, format!("{}  {}", k + 1, mode.label()));
     }
     match viewer.view.mode {
@@ -115,7 +116,7 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         ViewMode::Deformation => {
             ui.horizontal(|ui| {
-                for measure in DeformationMeasure::ALL {
+                for &measure in DeformationMeasure::VARIANTS {
                     ui.radio_value(&mut viewer.view.deformation, measure, measure.label());
                 }
             });
@@ -217,10 +218,11 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             }
         }
         ViewMode::WeightError => {
+            let full = WEIGHT_ERROR_FULL_SCALE;
             painter.text(
                 origin,
                 egui::Align2::LEFT_BOTTOM,
-                "green: Σw = 1   yellow: |Σw − 1| = 0.05   magenta: ≥ 0.1",
+                format!("green: Σw = 1   yellow: |Σw − 1| = {}   magenta: ≥ {full}", 0.5 * full),
                 font,
                 text_color,
             );
