@@ -32,7 +32,7 @@ fn palette_build(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(shape.label(), joints), |b| {
                 b.iter(|| {
                     local_to_world(&rig.nodes, black_box(&locals), &mut worlds);
-                    build_palette(&skin.joints, &skin.inverse_binds, &worlds, &worlds[0], &mut palette);
+                    build_palette(&skin.joints, &skin.inverse_binds, &worlds, &mut palette);
                     black_box(&palette);
                 })
             });

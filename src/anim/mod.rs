@@ -18,7 +18,9 @@ pub mod root_motion;
 mod sample;
 mod stack;
 
-pub use affine::{build_palette, build_palette_mat4, is_affine, local_to_world};
+pub use affine::{
+    build_palette, build_palette_mat4, build_palette_with, is_affine, local_to_world, local_to_world_with,
+};
 pub use attachments::Attachment;
 pub use crossfade::Fade;
 pub use layers::{BlendMode, Layer, LayerMixer, LayerSample};

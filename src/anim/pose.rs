@@ -97,8 +97,8 @@ impl PaletteKernel {
     pub fn build(self, skin: &Skin, worlds: &[Mat4], palette: &mut [Mat4]) {
         let (joints, inverse_binds) = (&skin.joints, &skin.inverse_binds);
         match self {
-            PaletteKernel::Affine => build_palette(joints, inverse_binds, worlds, &Mat4::IDENTITY, palette),
-            PaletteKernel::Mat4 => build_palette_mat4(joints, inverse_binds, worlds, &Mat4::IDENTITY, palette),
+            PaletteKernel::Affine => build_palette(joints, inverse_binds, worlds, palette),
+            PaletteKernel::Mat4 => build_palette_mat4(joints, inverse_binds, worlds, palette),
         }
     }
 }

@@ -295,13 +295,7 @@ mod tests {
         let instance = rig.instances.iter().find(|i| i.skin.is_some()).unwrap();
         let skin = &rig.skins[instance.skin.unwrap()];
         let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
-        build_palette_mat4(
-            &skin.joints,
-            &skin.inverse_binds,
-            &worlds,
-            &Mat4::IDENTITY,
-            &mut palette,
-        );
+        build_palette_mat4(&skin.joints, &skin.inverse_binds, &worlds, &mut palette);
         let primitive = &rig.meshes[instance.mesh].primitives[0];
         let influences = primitive.influences.as_ref().unwrap();
         let mut moved = 0;

@@ -4,12 +4,15 @@
 pub mod dqs;
 pub mod fast;
 pub mod pick;
+mod shape;
 
 use crate::anim::morph::{apply_morph, is_morphed};
 use crate::anim::{Bounds, PoseBuffers};
 use crate::rig::{Influences, Rig};
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
+pub use shape::ShapeError;
+pub(crate) use shape::check_shape;
 
 crate::names::named_enum! {
     /// Where vertices are skinned (named `gpu` and `cpu` on the command line and in settings, as
@@ -205,8 +208,8 @@ impl SkinnedPose {
                     (&primitive.positions, &primitive.normals)
                 };
                 match method {
-                    // Big meshes over the machine's cores (from 64k vertices on two; a thread
-                    // is started per frame there, and none below).
+                    // Big meshes over rayon's pool (from 64k vertices on two cores; no thread is
+                    // started per frame).
                     SkinningMethod::Lbs => fast::skin_lbs_parallel(
                         fast::calibrate::fastest(influences.sets, true),
                         0,

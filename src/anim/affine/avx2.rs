@@ -167,8 +167,8 @@ unsafe fn rotation_scale(locals: [&Trs; 4], out: &mut Group) {
 }
 
 /// # Safety
-/// AVX2 and FMA must be available; the slices must have equal lengths and parents must
-/// come before their children.
+/// AVX2 and FMA must be available. (Every index is bounds-checked; a parent stored after its
+/// child gives a wrong world, never a read outside the slices.)
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
     // The previous node's world stays in registers: in a chain it is the next parent, and
@@ -220,33 +220,15 @@ pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]
 }
 
 /// # Safety
-/// AVX2 and FMA must be available; `joints`, `inverse_binds` and `palette` of equal length.
+/// AVX2 and FMA must be available. (Every index is bounds-checked: the slices' lengths need no
+/// promise.)
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn build_palette(
-    joints: &[usize],
-    inverse_binds: &[Mat4],
-    worlds: &[Mat4],
-    to_mesh: Option<&Mat4>,
-    palette: &mut [Mat4],
-) {
-    // SAFETY: this function's contract; every index is bounds-checked.
+pub unsafe fn build_palette(joints: &[usize], inverse_binds: &[Mat4], worlds: &[Mat4], palette: &mut [Mat4]) {
+    // SAFETY: AVX2 and FMA are this function's contract; `load`, `store` and `splat_of` take
+    // references, so every matrix they touch exists.
     unsafe {
-        match to_mesh {
-            None => {
-                for j in 0..palette.len() {
-                    let world = load(&worlds[joints[j]]);
-                    store(&mut palette[j], mul(world, &splat_of(&inverse_binds[j])));
-                }
-            }
-            Some(to_mesh) => {
-                // `to_mesh · world` takes the world's elements from memory, so the product with
-                // the inverse bind needs only the intermediate's columns, as computed.
-                let to_mesh = load(to_mesh);
-                for j in 0..palette.len() {
-                    let world = mul(to_mesh, &splat_of(&worlds[joints[j]]));
-                    store(&mut palette[j], mul(world, &splat_of(&inverse_binds[j])));
-                }
-            }
+        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
+            store(out, mul(load(&worlds[joint]), &splat_of(inverse_bind)));
         }
     }
 }

@@ -191,9 +191,9 @@ unsafe fn trs(local: &Trs) -> __m512 {
 }
 
 /// # Safety
-/// AVX-512 F, AVX2 and FMA must be available; the slices must have equal lengths and
-/// parents must come before their children.
-#[target_feature(enable = "avx512f,avx2,fma")]
+/// AVX-512 F and BW, AVX2 and FMA must be available. (Every index is bounds-checked; a parent
+/// stored after its child gives a wrong world, never a read outside the slices.)
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
 pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
     // The previous node's world stays in a register: in a chain it is the next parent,
     // and reading it back from memory would lengthen the critical path.
@@ -229,32 +229,15 @@ pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]
 }
 
 /// # Safety
-/// AVX-512 F, AVX2 and FMA must be available; `joints`, `inverse_binds` and `palette` of
-/// equal length.
-#[target_feature(enable = "avx512f,avx2,fma")]
-pub unsafe fn build_palette(
-    joints: &[usize],
-    inverse_binds: &[Mat4],
-    worlds: &[Mat4],
-    to_mesh: Option<&Mat4>,
-    palette: &mut [Mat4],
-) {
-    // SAFETY: this function's contract; every index is bounds-checked.
+/// AVX-512 F and BW, AVX2 and FMA must be available. (Every index is bounds-checked: the
+/// slices' lengths need no promise.)
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+pub unsafe fn build_palette(joints: &[usize], inverse_binds: &[Mat4], worlds: &[Mat4], palette: &mut [Mat4]) {
+    // SAFETY: the features are this function's contract; `columns_of`, `load` and `store` take
+    // references, so every matrix they touch exists.
     unsafe {
-        match to_mesh {
-            None => {
-                for j in 0..palette.len() {
-                    let world = columns_of(&worlds[joints[j]]);
-                    store(&mut palette[j], mul(world, load(&inverse_binds[j])));
-                }
-            }
-            Some(to_mesh) => {
-                let to_mesh = columns_of(to_mesh);
-                for j in 0..palette.len() {
-                    let world = columns(mul(to_mesh, load(&worlds[joints[j]])));
-                    store(&mut palette[j], mul(world, load(&inverse_binds[j])));
-                }
-            }
+        for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
+            store(out, mul(columns_of(&worlds[joint]), load(inverse_bind)));
         }
     }
 }

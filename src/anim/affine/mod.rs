@@ -8,6 +8,7 @@
 //! With AVX-512 or AVX2 and FMA (detected at run time) the products run in SIMD kernels (see
 //! `avx512` and `avx2`); otherwise glam's `Affine3A` does the same math.
 
+use crate::cpu::Kernel;
 use crate::rig::{Node, Trs};
 use glam::{Affine3A, Mat4, Vec4};
 
@@ -16,48 +17,28 @@ pub fn is_affine(m: &Mat4) -> bool {
     m.row(3) == Vec4::W
 }
 
-#[cfg(target_arch = "x86_64")]
-fn has_avx2_fma() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f") && has_avx2_fma()
-}
-
-/// World transform of every node from its local TRS; relies on parents being stored before
-/// their children.
+/// World transform of every node from its local TRS, with the fastest kernel this CPU runs;
+/// relies on parents being stored before their children.
 pub fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+    local_to_world_with(Kernel::detect(), nodes, locals, worlds);
+}
+
+/// [`local_to_world`] with a chosen kernel (the portable code when `kernel` is not available on
+/// this CPU).
+pub fn local_to_world_with(kernel: Kernel, nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
     let n = nodes.len().min(locals.len()).min(worlds.len());
     let (nodes, locals, worlds) = (&nodes[..n], &locals[..n], &mut worlds[..n]);
     #[cfg(target_arch = "x86_64")]
-    if let Some(kernel) =
-        simd_kernel::<unsafe fn(&[Node], &[Trs], &mut [Mat4])>(avx512::local_to_world, avx2::local_to_world)
-    {
-        // SAFETY: the CPU has the kernel's features (`simd_kernel`); the three slices have
-        // equal lengths.
-        unsafe { kernel(nodes, locals, worlds) };
-        return;
+    if kernel.is_available() {
+        match kernel {
+            // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available` above).
+            Kernel::Avx512 => return unsafe { avx512::local_to_world(nodes, locals, worlds) },
+            // SAFETY: the CPU has AVX2 and FMA (`is_available` above).
+            Kernel::Avx2Fma => return unsafe { avx2::local_to_world(nodes, locals, worlds) },
+            Kernel::Portable => {}
+        }
     }
-    local_to_world_portable(nodes, locals, worlds);
-}
-
-/// `avx512` when this CPU runs it, else `avx2` when it runs that, else `None`.
-#[cfg(target_arch = "x86_64")]
-fn simd_kernel<F>(avx512: F, avx2: F) -> Option<F> {
-    if has_avx512() {
-        Some(avx512)
-    } else if has_avx2_fma() {
-        Some(avx2)
-    } else {
-        None
-    }
-}
-
-/// [`local_to_world`] without SIMD beyond glam's own.
-pub fn local_to_world_portable(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
-    for i in 0..nodes.len().min(locals.len()).min(worlds.len()) {
+    for i in 0..n {
         let local = &locals[i];
         let local = Affine3A::from_scale_rotation_translation(local.scale, local.rotation, local.translation);
         let world = match nodes[i].parent {
@@ -68,59 +49,42 @@ pub fn local_to_world_portable(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat
     }
 }
 
-/// `palette[j] = inverse(mesh_world) · worlds[joints[j]] · inverse_binds[j]`: the matrix that
-/// takes a bind-pose vertex to its posed place in the space of the node that holds the mesh.
-/// Every matrix must be affine (see [`is_affine`]; [`build_palette_mat4`] takes any inverse
-/// binds). No allocation.
-pub fn build_palette(
-    joints: &[usize],
-    inverse_binds: &[Mat4],
-    worlds: &[Mat4],
-    mesh_world: &Mat4,
-    palette: &mut [Mat4],
-) {
-    let to_mesh = (*mesh_world != Mat4::IDENTITY).then(|| Mat4::from(Affine3A::from_mat4(*mesh_world).inverse()));
-    let n = joints.len().min(inverse_binds.len()).min(palette.len());
-    let (joints, inverse_binds, palette) = (&joints[..n], &inverse_binds[..n], &mut palette[..n]);
-    #[cfg(target_arch = "x86_64")]
-    if let Some(kernel) = simd_kernel::<unsafe fn(&[usize], &[Mat4], &[Mat4], Option<&Mat4>, &mut [Mat4])>(
-        avx512::build_palette,
-        avx2::build_palette,
-    ) {
-        // SAFETY: the CPU has the kernel's features (`simd_kernel`); the slices are cut to `n`;
-        // joint indices are checked inside.
-        unsafe { kernel(joints, inverse_binds, worlds, to_mesh.as_ref(), palette) };
-        return;
-    }
-    build_palette_portable(joints, inverse_binds, worlds, to_mesh.as_ref(), palette);
+/// `palette[j] = worlds[joints[j]] · inverse_binds[j]`: the matrix that takes a bind-pose vertex
+/// to its posed place in world space (glTF ignores the transform of the node that holds a
+/// skinned mesh), with the fastest kernel this CPU runs. Every matrix must be affine (see
+/// [`is_affine`]; [`build_palette_mat4`] takes any inverse binds). No allocation.
+pub fn build_palette(joints: &[usize], inverse_binds: &[Mat4], worlds: &[Mat4], palette: &mut [Mat4]) {
+    build_palette_with(Kernel::detect(), joints, inverse_binds, worlds, palette);
 }
 
-fn build_palette_portable(
+/// [`build_palette`] with a chosen kernel (the portable code when `kernel` is not available on
+/// this CPU).
+pub fn build_palette_with(
+    kernel: Kernel,
     joints: &[usize],
     inverse_binds: &[Mat4],
     worlds: &[Mat4],
-    to_mesh: Option<&Mat4>,
     palette: &mut [Mat4],
 ) {
-    let to_mesh = to_mesh.map(|m| Affine3A::from_mat4(*m));
+    #[cfg(target_arch = "x86_64")]
+    if kernel.is_available() {
+        match kernel {
+            // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available` above).
+            Kernel::Avx512 => return unsafe { avx512::build_palette(joints, inverse_binds, worlds, palette) },
+            // SAFETY: the CPU has AVX2 and FMA (`is_available` above).
+            Kernel::Avx2Fma => return unsafe { avx2::build_palette(joints, inverse_binds, worlds, palette) },
+            Kernel::Portable => {}
+        }
+    }
     for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
-        let world = Affine3A::from_mat4(worlds[joint]);
-        let world = to_mesh.map_or(world, |m| m * world);
-        *out = Mat4::from(world * Affine3A::from_mat4(*inverse_bind));
+        *out = Mat4::from(Affine3A::from_mat4(worlds[joint]) * Affine3A::from_mat4(*inverse_bind));
     }
 }
 
 /// [`build_palette`] for inverse bind matrices that are not affine: the last product in 4×4.
-pub fn build_palette_mat4(
-    joints: &[usize],
-    inverse_binds: &[Mat4],
-    worlds: &[Mat4],
-    mesh_world: &Mat4,
-    palette: &mut [Mat4],
-) {
-    let to_mesh = Affine3A::from_mat4(*mesh_world).inverse();
+pub fn build_palette_mat4(joints: &[usize], inverse_binds: &[Mat4], worlds: &[Mat4], palette: &mut [Mat4]) {
     for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
-        *out = Mat4::from(to_mesh * Affine3A::from_mat4(worlds[joint])) * *inverse_bind;
+        *out = Mat4::from(Affine3A::from_mat4(worlds[joint])) * *inverse_bind;
     }
 }
 
@@ -198,29 +162,29 @@ mod tests {
             );
             want[i] = parents[i].map_or(local, |p| want[p] * local);
         }
-        let mut worlds = vec![Mat4::ZERO; nodes.len()];
-        local_to_world(&nodes, &locals, &mut worlds);
-        for i in 0..nodes.len() {
-            assert!(
-                worlds[i].as_dmat4().abs_diff_eq(want[i], 1e-5),
-                "node {i}: {} vs {}",
-                worlds[i],
-                want[i]
-            );
-        }
-        let joints: Vec<usize> = (0..nodes.len()).rev().step_by(2).collect();
-        let binds: Vec<Mat4> = joints
-            .iter()
-            .map(|&j| (want[j] * glam::DMat4::from_rotation_y(0.2)).inverse().as_mat4())
-            .collect();
-        for mesh in [glam::DMat4::IDENTITY, want[17]] {
+        for kernel in kernels_here() {
+            let mut worlds = vec![Mat4::ZERO; nodes.len()];
+            local_to_world_with(kernel, &nodes, &locals, &mut worlds);
+            for i in 0..nodes.len() {
+                assert!(
+                    worlds[i].as_dmat4().abs_diff_eq(want[i], 1e-5),
+                    "{kernel:?}, node {i}: {} vs {}",
+                    worlds[i],
+                    want[i]
+                );
+            }
+            let joints: Vec<usize> = (0..nodes.len()).rev().step_by(2).collect();
+            let binds: Vec<Mat4> = joints
+                .iter()
+                .map(|&j| (want[j] * glam::DMat4::from_rotation_y(0.2)).inverse().as_mat4())
+                .collect();
             let mut palette = vec![Mat4::ZERO; joints.len()];
-            build_palette(&joints, &binds, &worlds, &mesh.as_mat4(), &mut palette);
+            build_palette_with(kernel, &joints, &binds, &worlds, &mut palette);
             for (k, &j) in joints.iter().enumerate() {
-                let w = mesh.inverse() * want[j] * binds[k].as_dmat4();
+                let w = want[j] * binds[k].as_dmat4();
                 assert!(
                     palette[k].as_dmat4().abs_diff_eq(w, 1e-5),
-                    "joint {k}: {} vs {w}",
+                    "{kernel:?}, joint {k}: {} vs {w}",
                     palette[k]
                 );
                 assert_eq!(palette[k].row(3), Vec4::W);
@@ -245,44 +209,42 @@ mod tests {
             let local = locals[i].to_mat4();
             want[i] = nodes[i].parent.map_or(local, |p| want[p] * local);
         }
-        let mut fast = vec![Mat4::ZERO; 9];
-        let mut portable = vec![Mat4::ZERO; 9];
-        local_to_world(&nodes, &locals, &mut fast);
-        local_to_world_portable(&nodes, &locals, &mut portable);
-        for i in 0..9 {
-            assert!(
-                fast[i].abs_diff_eq(want[i], 1e-5),
-                "node {i}: {} vs {}",
-                fast[i],
-                want[i]
-            );
-            assert!(portable[i].abs_diff_eq(want[i], 1e-5), "node {i}");
-        }
-        let joints = [8, 3, 5, 0];
-        let binds: Vec<Mat4> = joints
-            .iter()
-            .map(|&j| want[j].inverse() * Mat4::from_rotation_x(0.3))
-            .collect();
-        for mesh_world in [Mat4::IDENTITY, want[2]] {
+        for kernel in kernels_here() {
+            let mut worlds = vec![Mat4::ZERO; 9];
+            local_to_world_with(kernel, &nodes, &locals, &mut worlds);
+            for i in 0..9 {
+                assert!(
+                    worlds[i].abs_diff_eq(want[i], 1e-5),
+                    "{kernel:?}, node {i}: {} vs {}",
+                    worlds[i],
+                    want[i]
+                );
+            }
+            let joints = [8, 3, 5, 0];
+            let binds: Vec<Mat4> = joints
+                .iter()
+                .map(|&j| want[j].inverse() * Mat4::from_rotation_x(0.3))
+                .collect();
             let mut palette = [Mat4::ZERO; 4];
-            build_palette(&joints, &binds, &fast, &mesh_world, &mut palette);
-            let mut portable = [Mat4::ZERO; 4];
-            build_palette_portable(
-                &joints,
-                &binds,
-                &fast,
-                (mesh_world != Mat4::IDENTITY).then(|| mesh_world.inverse()).as_ref(),
-                &mut portable,
-            );
+            build_palette_with(kernel, &joints, &binds, &worlds, &mut palette);
             let mut exact = [Mat4::ZERO; 4];
-            build_palette_mat4(&joints, &binds, &fast, &mesh_world, &mut exact);
+            build_palette_mat4(&joints, &binds, &worlds, &mut exact);
             for k in 0..4 {
-                let w = mesh_world.inverse() * want[joints[k]] * binds[k];
-                assert!(palette[k].abs_diff_eq(w, 1e-4), "joint {k}: {} vs {w}", palette[k]);
-                assert!(portable[k].abs_diff_eq(w, 1e-4));
+                let w = want[joints[k]] * binds[k];
+                assert!(
+                    palette[k].abs_diff_eq(w, 1e-4),
+                    "{kernel:?}, joint {k}: {} vs {w}",
+                    palette[k]
+                );
                 assert!(exact[k].abs_diff_eq(w, 1e-4));
                 assert_eq!(palette[k].row(3), Vec4::W);
             }
         }
+    }
+
+    /// The kernels this CPU runs, printed, with the ones it lacks reported rather than skipped
+    /// silently.
+    fn kernels_here() -> Vec<Kernel> {
+        crate::cpu::report_kernels("palette")
     }
 }

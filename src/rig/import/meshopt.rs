@@ -128,11 +128,16 @@ fn decode(encoded: &[u8], c: &Compressed) -> Result<Vec<u8>, String> {
             ));
         }
     }
-    let mut out = vec![0u8; count * stride];
+    // The decoders write `count × stride` bytes: that product must be the buffer's size.
+    let Some(size) = count.checked_mul(stride) else {
+        return Err(format!("{count} elements of {stride} bytes overflow the address space"));
+    };
+    let mut out = vec![0u8; size];
     if count == 0 {
         return Ok(out);
     }
-    // SAFETY: `out` holds exactly `count × stride` bytes, the size every decoder below writes;
+    // SAFETY: `out` holds exactly `count × stride` bytes (the product checked above), the size
+    // every decoder below writes;
     // the stride and count preconditions the decoders assert on were checked above; `encoded`
     // is a live slice whose length is passed with it.
     let status = unsafe {

@@ -5,6 +5,8 @@ pub mod simd;
 
 pub use crate::anim::dual_quat::{DualQuat, dual_quat_palette, max_non_rigidity};
 use crate::rig::Influences;
+#[cfg(not(target_arch = "x86_64"))]
+use crate::skin::check_shape;
 use crate::skin::fast::Kernel;
 use glam::{Vec3, Vec4};
 
@@ -54,31 +56,23 @@ pub fn skin_dqs_with(
     out_positions: &mut [Vec3],
     out_normals: &mut [Vec3],
 ) {
-    let n = positions.len();
-    assert!(
-        normals.len() >= n && out_positions.len() >= n && out_normals.len() >= n,
-        "normals or outputs are shorter than positions"
-    );
-    let per_vertex = n * influences.sets;
-    assert!(
-        influences.joints.len() >= per_vertex && influences.weights.len() >= per_vertex,
-        "influences do not cover every vertex"
-    );
     #[cfg(target_arch = "x86_64")]
     let (out_positions, out_normals) = {
-        let job = simd::Job {
-            palette,
-            influences,
-            positions,
-            normals,
-            out_positions,
-            out_normals,
-        };
+        let job = simd::Job::new(palette, influences, positions, normals, out_positions, out_normals)
+            .unwrap_or_else(|e| panic!("{e}"));
         match simd::skin(kernel, job) {
             Ok(()) => return,
-            Err(job) => (job.out_positions, job.out_normals),
+            Err(job) => job.into_outputs(),
         }
     };
+    #[cfg(not(target_arch = "x86_64"))]
+    check_shape(
+        positions.len(),
+        crate::skin::fast::Inf::of(influences),
+        Some((normals.len(), out_normals.len())),
+        out_positions.len(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals);
 }
 

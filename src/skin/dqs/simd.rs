@@ -11,35 +11,65 @@ use super::{DualQuat, dqs_vertex};
 use crate::rig::Influences;
 use crate::skin::fast::lanes::{Lanes, V3, cross, normalize, scale as lanes_scale};
 use crate::skin::fast::{Inf, Kernel};
+use crate::skin::{ShapeError, check_shape};
 use glam::Vec3;
 use std::arch::x86_64::{__m256, __m512};
 
 /// Skins every vertex with `kernel`, or hands `job` back untouched when the kernel does not
-/// apply (not available here, the portable one, or neither 1 nor 2 influence sets). Every
-/// slice must cover `positions.len()` vertices (checked by the caller).
+/// apply (not available here, the portable one, or neither 1 nor 2 influence sets).
 pub(super) fn skin<'a, 'b>(kernel: Kernel, job: Job<'a, 'b>) -> Result<(), Job<'a, 'b>> {
     if !matches!(job.influences.sets, 1 | 2) || !kernel.is_available() {
         return Err(job);
     }
     match kernel {
-        // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available`); the caller
-        // checked the lengths.
+        // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available`); 1 or 2 sets
+        // (matched above); `Job::new` checked that every slice covers the vertices.
         Kernel::Avx512 => unsafe { skin_avx512(job) },
-        // SAFETY: the CPU has AVX2 and FMA (`is_available`); the caller checked the lengths.
+        // SAFETY: the CPU has AVX2 and FMA (`is_available`); the sets and slices as above.
         Kernel::Avx2Fma => unsafe { skin_avx2(job) },
         Kernel::Portable => return Err(job),
     }
     Ok(())
 }
 
-/// One call's slices.
+/// One call's slices, every one covering `positions.len()` vertices: private, so that only
+/// [`Job::new`]'s check makes one, since the kernels read and write through raw pointers.
 pub(super) struct Job<'a, 'b> {
-    pub palette: &'a [DualQuat],
-    pub influences: &'a Influences,
-    pub positions: &'a [Vec3],
-    pub normals: &'a [Vec3],
-    pub out_positions: &'b mut [Vec3],
-    pub out_normals: &'b mut [Vec3],
+    palette: &'a [DualQuat],
+    influences: &'a Influences,
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    out_positions: &'b mut [Vec3],
+    out_normals: &'b mut [Vec3],
+}
+
+impl<'a, 'b> Job<'a, 'b> {
+    /// The slices cut to `positions.len()` vertices, or why they cannot be.
+    pub(super) fn new(
+        palette: &'a [DualQuat],
+        influences: &'a Influences,
+        positions: &'a [Vec3],
+        normals: &'a [Vec3],
+        out_positions: &'b mut [Vec3],
+        out_normals: &'b mut [Vec3],
+    ) -> Result<Job<'a, 'b>, ShapeError> {
+        let n = positions.len();
+        let normal_lengths = Some((normals.len(), out_normals.len()));
+        check_shape(n, Inf::of(influences), normal_lengths, out_positions.len())?;
+        Ok(Job {
+            palette,
+            influences,
+            positions,
+            normals: &normals[..n],
+            out_positions: &mut out_positions[..n],
+            out_normals: &mut out_normals[..n],
+        })
+    }
+
+    /// The output slices, for a job no kernel took.
+    pub(super) fn into_outputs(self) -> (&'b mut [Vec3], &'b mut [Vec3]) {
+        (self.out_positions, self.out_normals)
+    }
 }
 
 impl Job<'_, '_> {
@@ -289,7 +319,6 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
 #[cfg(test)]
 mod tests {
     use super::super::{dual_quat_palette, skin_dqs_reference, skin_dqs_with};
-    use crate::skin::fast::Kernel;
     use crate::skin::fast::tests::{Rng, influences, palette};
     use glam::{Mat4, Vec3};
 
@@ -311,7 +340,7 @@ mod tests {
         normals[vertices / 2] = Vec3::ZERO;
         let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
         skin_dqs_reference(&dual_quats, &influences, &positions, &normals, &mut want_p, &mut want_n);
-        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+        for kernel in crate::cpu::report_kernels("DQS") {
             let (mut got_p, mut got_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
             skin_dqs_with(
                 kernel,
@@ -377,7 +406,7 @@ mod tests {
             let n: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0)).collect();
             let (mut want_p, mut want_n) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
             skin_dqs_reference(&dual_quats, &influences, &p, &n, &mut want_p, &mut want_n);
-            for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+            for kernel in crate::cpu::report_kernels("DQS") {
                 let (mut op, mut on) = (vec![Vec3::NAN; vertices], vec![Vec3::NAN; vertices]);
                 skin_dqs_with(kernel, &dual_quats, &influences, &p, &n, &mut op, &mut on);
                 for v in 0..vertices {
@@ -413,7 +442,7 @@ mod tests {
         };
         let p: Vec<Vec3> = (0..32).map(|i| Vec3::new(i as f32 * 0.1, 1.0, -0.5)).collect();
         let n = vec![Vec3::Z; 32];
-        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+        for kernel in crate::cpu::report_kernels("DQS") {
             let (mut op, mut on) = (vec![Vec3::ZERO; 32], vec![Vec3::ZERO; 32]);
             skin_dqs_with(kernel, &dual_quats, &influences, &p, &n, &mut op, &mut on);
             for v in 0..32 {

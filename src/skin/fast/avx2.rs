@@ -13,7 +13,8 @@ const BLOCK: usize = 8;
 /// Skins every vertex of `job`: blocks of eight with AVX2, the rest on the portable path.
 ///
 /// # Safety
-/// AVX2 and FMA must be available; `job` must hold 1 or 2 influence sets per vertex.
+/// AVX2 and FMA must be available; `job` must hold 1 or 2 influence sets per vertex. (That its
+/// slices cover its vertices is every `Job`'s invariant: only `Job::new`'s checks make one.)
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn skin(job: Job<'_>) {
     // SAFETY: this function's contract, and `run`'s `SETS` and `NORMALS` match the job.

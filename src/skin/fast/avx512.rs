@@ -14,7 +14,8 @@ const BLOCK: usize = 16;
 ///
 /// # Safety
 /// AVX-512 F and BW, AVX2 and FMA must be available; `job` must hold 1 or 2 influence sets per
-/// vertex.
+/// vertex. (That its slices cover its vertices is every `Job`'s invariant: only `Job::new`'s
+/// checks make one.)
 #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
 pub unsafe fn skin(job: Job<'_>) {
     // SAFETY: this function's contract, and `run`'s `SETS` and `NORMALS` match the job.

@@ -26,6 +26,7 @@
 //! [`skin_lbs_parallel`] splits large meshes over threads, each running the same kernel on a
 //! run of whole blocks.
 
+use super::{ShapeError, check_shape};
 use crate::rig::Influences;
 use glam::{Mat4, Vec3};
 
@@ -42,54 +43,7 @@ pub mod portable;
 #[cfg(test)]
 pub(crate) mod tests;
 
-/// Which implementation runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kernel {
-    /// One vertex at a time, any CPU.
-    Portable,
-    /// Eight vertices at a time with AVX2 and FMA (x86-64 only).
-    Avx2Fma,
-    /// Sixteen vertices at a time with AVX-512 F and BW (x86-64 only).
-    Avx512,
-}
-
-impl Kernel {
-    /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Avx2Fma, Kernel::Avx512];
-
-    /// The fastest kernel this CPU can run.
-    pub fn detect() -> Kernel {
-        Kernel::ALL
-            .into_iter()
-            .rev()
-            .find(|k| k.is_available())
-            .unwrap_or(Kernel::Portable)
-    }
-
-    pub fn is_available(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            match self {
-                Kernel::Portable => true,
-                Kernel::Avx2Fma => has!("avx2") && has!("fma"),
-                Kernel::Avx512 => has!("avx512f") && has!("avx512bw") && has!("avx2") && has!("fma"),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            self == Kernel::Portable
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Kernel::Portable => "portable",
-            Kernel::Avx2Fma => "AVX2+FMA",
-            Kernel::Avx512 => "AVX-512",
-        }
-    }
-}
+pub use crate::cpu::Kernel;
 
 /// A borrowed run of vertices' influences, `sets` groups of four per vertex (a view of
 /// [`Influences`] that can be split between threads without copying).
@@ -110,47 +64,45 @@ impl<'a> Inf<'a> {
     }
 }
 
-/// One call's slices, checked once to cover `positions.len()` vertices; `normals` and
-/// `out_normals` are empty for positions only.
+/// One call's slices, checked by [`Job::new`] to cover `positions.len()` vertices and cut to
+/// exactly that many; `normals` and `out_normals` are empty for positions only. The fields are
+/// private so that no job reaches a kernel without that check: the SIMD kernels read and write
+/// whole blocks through raw pointers on its strength. A job cannot be built around the check:
+///
+/// ```compile_fail
+/// use rigscope::skin::fast::{Inf, Job};
+/// let (positions, mut out) = ([glam::Vec3::ZERO; 16], [glam::Vec3::ZERO; 1]);
+/// let influences = Inf { sets: 1, joints: &[[0; 4]; 16], weights: &[[1.0, 0.0, 0.0, 0.0]; 16] };
+/// let job = Job { palette: &[], influences, positions: &positions, normals: &[], out_positions: &mut out, out_normals: &mut [] };
+/// ```
 pub struct Job<'a> {
-    pub palette: &'a [Mat4],
-    pub influences: Inf<'a>,
-    pub positions: &'a [Vec3],
-    pub normals: &'a [Vec3],
-    pub out_positions: &'a mut [Vec3],
-    pub out_normals: &'a mut [Vec3],
+    palette: &'a [Mat4],
+    influences: Inf<'a>,
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    out_positions: &'a mut [Vec3],
+    out_normals: &'a mut [Vec3],
 }
 
 impl<'a> Job<'a> {
-    /// Checks the lengths and cuts every slice to `positions.len()` vertices.
-    ///
-    /// # Panics
-    /// When the output slices, `normals` or `influences` are shorter than `positions`.
+    /// Checks that every slice covers `positions.len()` vertices and cuts each to that many.
+    /// Joints outside the palette are not an error: the kernels skip them, as the reference does.
     pub fn new(
         palette: &'a [Mat4],
         influences: Inf<'a>,
         positions: &'a [Vec3],
         normals: Option<(&'a [Vec3], &'a mut [Vec3])>,
         out_positions: &'a mut [Vec3],
-    ) -> Job<'a> {
+    ) -> Result<Job<'a>, ShapeError> {
         let n = positions.len();
-        assert!(out_positions.len() >= n, "out_positions is shorter than positions");
+        let normal_lengths = normals.as_ref().map(|(input, output)| (input.len(), output.len()));
+        check_shape(n, influences, normal_lengths, out_positions.len())?;
         let per_vertex = n * influences.sets;
-        assert!(
-            influences.joints.len() >= per_vertex && influences.weights.len() >= per_vertex,
-            "influences do not cover every vertex"
-        );
         let (normals, out_normals) = match normals {
-            Some((input, output)) => {
-                assert!(
-                    input.len() >= n && output.len() >= n,
-                    "normals are shorter than positions"
-                );
-                (&input[..n], &mut output[..n])
-            }
+            Some((input, output)) => (&input[..n], &mut output[..n]),
             None => (&[][..], &mut [][..]),
         };
-        Job {
+        Ok(Job {
             palette,
             influences: Inf {
                 sets: influences.sets,
@@ -161,7 +113,7 @@ impl<'a> Job<'a> {
             normals,
             out_positions: &mut out_positions[..n],
             out_normals,
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -202,10 +154,12 @@ impl<'a> Job<'a> {
         #[cfg(target_arch = "x86_64")]
         if matches!(self.influences.sets, 1 | 2) && kernel.is_available() {
             match kernel {
-                // SAFETY: the CPU has what the kernel needs (checked just above); `Job::new`
-                // checked that every slice covers the vertices.
+                // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available` just
+                // above); the job holds 1 or 2 sets (matched above); a `Job` exists only as
+                // `Job::new` or `split_at` made it, every slice cut to its vertices.
                 Kernel::Avx512 => return unsafe { avx512::skin(self) },
-                // SAFETY: as above.
+                // SAFETY: AVX2 and FMA are available (`is_available` above); the sets and the
+                // slices as for AVX-512.
                 Kernel::Avx2Fma => return unsafe { avx2::skin(self) },
                 Kernel::Portable => {}
             }
@@ -262,7 +216,19 @@ pub fn skin_lbs_with(
     normals: Option<(&[Vec3], &mut [Vec3])>,
     out_positions: &mut [Vec3],
 ) {
-    Job::new(palette, Inf::of(influences), positions, normals, out_positions).run(kernel);
+    checked_job(palette, influences, positions, normals, out_positions).run(kernel);
+}
+
+/// The job of one of the slice-taking entry points, whose documented contract is to panic on
+/// slices that do not cover every vertex.
+fn checked_job<'a>(
+    palette: &'a [Mat4],
+    influences: &'a Influences,
+    positions: &'a [Vec3],
+    normals: Option<(&'a [Vec3], &'a mut [Vec3])>,
+    out_positions: &'a mut [Vec3],
+) -> Job<'a> {
+    Job::new(palette, Inf::of(influences), positions, normals, out_positions).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every vertex transformed by one matrix (normals by its sign-corrected cofactor, normalized;
@@ -281,28 +247,25 @@ pub fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &
     }
 }
 
-/// Below this many vertices per thread, starting a thread costs more than it saves: two threads
-/// lose at 32k vertices (0.88× one thread's speed) and win from 64k (1.2×, 1.7× at 256k) on a
-/// 2-vCPU machine (`cargo bench --bench skinning`, summary's threads table).
+/// Below this many vertices per thread, handing a run to another thread costs more than it
+/// saves (measured by the threads table of `cargo bench --bench skinning`).
 pub const MIN_VERTICES_PER_THREAD: usize = 32_768;
 
-/// How many threads [`skin_lbs_parallel`] uses for `vertices` vertices when asked for
-/// `threads`: that many, or with 0 as many as the machine runs at once but none that would get
+/// How many runs [`skin_lbs_parallel`] splits `vertices` vertices into when asked for
+/// `threads`: that many, or with 0 as many as rayon's pool has threads but none that would get
 /// fewer than [`MIN_VERTICES_PER_THREAD`] vertices.
 pub fn threads_for(vertices: usize, threads: usize) -> usize {
     if threads > 0 {
         return threads;
     }
-    // Asked once: the answer reads the scheduler's affinity and cgroup limits, which costs
-    // more than skinning a small mesh.
-    static MACHINE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let machine = *MACHINE.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    machine.min(vertices / MIN_VERTICES_PER_THREAD).max(1)
+    rayon::current_num_threads()
+        .min(vertices / MIN_VERTICES_PER_THREAD)
+        .max(1)
 }
 
-/// [`skin_lbs_with`] split over threads (see [`threads_for`]; 0 picks the count), each skinning
-/// a run of whole blocks; the calling thread takes the last run itself. Starting threads
-/// allocates; the single-threaded functions do not.
+/// [`skin_lbs_with`] split into runs of whole blocks (see [`threads_for`]; 0 picks the count)
+/// on rayon's pool, whose threads are started once per process; the calling thread takes the
+/// last run itself.
 pub fn skin_lbs_parallel(
     kernel: Kernel,
     threads: usize,
@@ -312,18 +275,18 @@ pub fn skin_lbs_parallel(
     normals: Option<(&[Vec3], &mut [Vec3])>,
     out_positions: &mut [Vec3],
 ) {
-    let job = Job::new(palette, Inf::of(influences), positions, normals, out_positions);
+    let job = checked_job(palette, influences, positions, normals, out_positions);
     let threads = threads_for(job.len(), threads);
     if threads <= 1 {
         return job.run(kernel);
     }
     // Whole blocks of the widest kernel per run: only the last run has a tail.
     let chunk = job.len().div_ceil(threads).div_ceil(16) * 16;
-    std::thread::scope(|scope| {
+    rayon::scope(|scope| {
         let mut rest = job;
         while rest.len() > chunk {
             let (run, tail) = rest.split_at(chunk);
-            scope.spawn(move || run.run(kernel));
+            scope.spawn(move |_| run.run(kernel));
             rest = tail;
         }
         rest.run(kernel);

@@ -2,9 +2,10 @@ use super::*;
 use crate::skin::skin_lbs_reference;
 use glam::Quat;
 
-/// The kernels this CPU runs (every one, the portable included).
+/// The kernels this CPU runs (every one, the portable included), printed with the ones it
+/// lacks.
 fn kernels() -> impl Iterator<Item = Kernel> {
-    Kernel::ALL.into_iter().filter(|k| k.is_available())
+    crate::cpu::report_kernels("LBS").into_iter()
 }
 
 /// A small xorshift generator: reproducible test data without a dependency.
