@@ -2,40 +2,66 @@
 //! it) and the URI rule that keeps reads inside the model's folder.
 
 use super::accessor::{BufferData, Buffers};
-use super::err;
 use crate::rig::RigError;
 use base64::Engine;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Largest file or buffer the importer reads; anything bigger is refused before allocating.
 pub const MAX_BYTES: u64 = 1 << 30;
 
+/// Why a file (the model, or a buffer next to it) could not be read.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot open {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    #[error("{} is not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("{} is {size} bytes, more than the {MAX_BYTES}-byte limit", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("{} grew past the {MAX_BYTES}-byte limit while being read", path.display())]
+    GrewTooLarge { path: PathBuf },
+}
+
 /// Reads a regular file of at most [`MAX_BYTES`].
-pub fn read_file_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    let metadata = std::fs::metadata(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+pub fn read_file_bounded(path: &Path) -> Result<Vec<u8>, FileError> {
+    let open = |e| FileError::Open {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    };
+    let metadata = std::fs::metadata(path).map_err(open)?;
     if !metadata.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(FileError::NotAFile { path: path.to_owned() });
     }
     if metadata.len() > MAX_BYTES {
-        return Err(format!(
-            "{} is {} bytes, more than the {MAX_BYTES}-byte limit",
-            path.display(),
-            metadata.len()
-        ));
+        return Err(FileError::TooLarge {
+            path: path.to_owned(),
+            size: metadata.len(),
+        });
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(open)?;
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
     file.take(MAX_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|e| FileError::Read {
+            path: path.to_owned(),
+            source: Arc::new(e),
+        })?;
     if bytes.len() as u64 > MAX_BYTES {
-        return Err(format!(
-            "{} grew past the {MAX_BYTES}-byte limit while being read",
-            path.display()
-        ));
+        return Err(FileError::GrewTooLarge { path: path.to_owned() });
     }
     Ok(bytes)
 }
@@ -91,7 +117,7 @@ pub fn load_buffers<'a>(
                 _ => BufferData::Absent("has no data (no URI, and it is not the GLB binary chunk)".into()),
             },
             gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => BufferData::Shared(Rc::new(
-                decode_data_uri(uri).map_err(|e| err(format!("buffer {index}: {e}")))?,
+                decode_data_uri(uri).map_err(|e| RigError::Data(format!("buffer {index}: {e}")))?,
             )),
             gltf::buffer::Source::Uri(uri) if is_remote(uri) => {
                 warnings.push(format!(
@@ -102,20 +128,21 @@ pub fn load_buffers<'a>(
                 ))
             }
             gltf::buffer::Source::Uri(uri) => {
-                let path = resolve_uri(uri, base_dir).map_err(|e| err(format!("buffer {index}: {e}")))?;
+                let path = resolve_uri(uri, base_dir).map_err(|e| RigError::Data(format!("buffer {index}: {e}")))?;
                 if let Some(data) = files.get(&path) {
                     BufferData::Shared(data.clone())
                 } else {
-                    let data = Rc::new(read_file_bounded(&path).map_err(|e| {
-                        err(format!(
-                            "buffer {index}: the file '{uri}' it refers to is missing or unreadable: {e}"
-                        ))
+                    let data = Rc::new(read_file_bounded(&path).map_err(|source| RigError::BufferFile {
+                        index,
+                        uri: uri.to_owned(),
+                        source,
                     })?);
                     external += data.len() as u64;
                     if external > MAX_BYTES {
-                        return Err(err(format!(
-                            "buffer {index}: the external buffers total more than the {MAX_BYTES}-byte limit"
-                        )));
+                        return Err(RigError::ExternalTooLarge {
+                            index,
+                            limit: MAX_BYTES,
+                        });
                     }
                     files.insert(path, data.clone());
                     BufferData::Shared(data)
@@ -130,7 +157,7 @@ pub fn load_buffers<'a>(
         if let Some(real) = real
             && real < buffer.length()
         {
-            return Err(err(format!(
+            return Err(RigError::Data(format!(
                 "buffer {index} declares {} bytes but holds only {real}",
                 buffer.length()
             )));
@@ -167,7 +194,7 @@ pub fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
     if uri.starts_with("data:") {
         return decode_data_uri(uri);
     }
-    read_file_bounded(&resolve_uri(uri, base_dir)?)
+    read_file_bounded(&resolve_uri(uri, base_dir)?).map_err(|e| e.to_string())
 }
 
 /// Applies the URI rule: relative paths that stay inside `base_dir`, nothing else. A path that
