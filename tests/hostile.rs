@@ -7,7 +7,7 @@ mod common;
 use base64::Engine;
 use common::gltf_with;
 use rigscope::report::{RigReport, Severity};
-use rigscope::rig::{Rig, RigError, glb_container, load_file, load_slice};
+use rigscope::rig::{Rig, RigError, UriError, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -442,13 +442,26 @@ fn external_files_missing_or_outside_the_model_folder_are_named() {
     let missing = write("missing.bin");
     assert_kind!(missing, RigError::BufferFile { index: 0, .. });
     assert_contains(&missing, &["buffer 0", "'missing.bin'", "missing or unreadable"]);
-    assert_kind!(write("../outside.bin"), RigError::Data(_));
+    assert_kind!(
+        write("../outside.bin"),
+        RigError::BufferUri {
+            index: 0,
+            source: UriError::Outside { .. }
+        }
+    );
     assert_contains(
         &write("../outside.bin"),
         &["'../outside.bin' points outside the model's folder"],
     );
     assert_contains(&write("sub/../../outside.bin"), &["points outside the model's folder"]);
     let absolute = dir.join("outside.bin").display().to_string();
+    assert_kind!(
+        write(&absolute),
+        RigError::BufferUri {
+            source: UriError::Absolute { .. },
+            ..
+        }
+    );
     assert_contains(&write(&absolute), &["is an absolute path"]);
     assert_contains(&write("https://example.com/rig.bin"), &["is a remote URI"]);
     std::fs::write(
@@ -470,7 +483,13 @@ fn an_external_uri_without_a_folder_is_refused() {
     document["asset"] = json!({"version": "2.0"});
     document["buffers"] = json!([{"byteLength": 36, "uri": "rig.bin"}]);
     let e = load_error(&serde_json::to_vec(&document).unwrap());
-    assert_kind!(e, RigError::Data(_));
+    assert_kind!(
+        e,
+        RigError::BufferUri {
+            source: UriError::NoFolder { .. },
+            ..
+        }
+    );
     assert_contains(
         &e,
         &["'rig.bin' refers to an external file, but the data was not opened from a folder"],

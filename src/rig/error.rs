@@ -2,7 +2,7 @@
 //! opened the file reads (in the CLI and on the window's error line).
 
 use super::import::SUPPORTED_EXTENSIONS;
-pub use super::import::{BudgetExceeded, FileError};
+pub use super::import::{BudgetExceeded, FileError, UriError};
 use std::sync::Arc;
 
 /// A load or validation failure.
@@ -18,6 +18,13 @@ pub enum RigError {
         uri: String,
         #[source]
         source: FileError,
+    },
+    /// A buffer's URI is refused (outside the model's folder, remote, a broken data URI).
+    #[error("buffer {index}: {source}")]
+    BufferUri {
+        index: usize,
+        #[source]
+        source: UriError,
     },
     /// The external buffers together are bigger than the importer reads.
     #[error("buffer {index}: the external buffers total more than the {limit}-byte limit")]
@@ -49,7 +56,7 @@ pub enum RigError {
     #[error("{message}")]
     Decoder { codec: Codec, message: String },
     /// Data the pose or the geometry depends on is out of range or not usable (node tree,
-    /// transforms, skins, buffers, accessors, URIs).
+    /// transforms, skins, buffers, accessors).
     #[error("{0}")]
     Data(String),
     /// The importer panicked: a bug, reported with the panic's message.

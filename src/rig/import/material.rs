@@ -129,7 +129,7 @@ fn image_bytes<'b>(
                 .ok_or_else(|| format!("its buffer view {} does not exist", view.value()))?;
             Ok(Cow::Borrowed(buffers.view(&view)?))
         }
-        (None, Some(uri)) => Ok(Cow::Owned(read_uri(uri, base_dir)?)),
+        (None, Some(uri)) => Ok(Cow::Owned(read_uri(uri, base_dir).map_err(|e| e.to_string())?)),
         (None, None) => Err("the image has neither a buffer view nor a URI".into()),
     }
 }
