@@ -7,7 +7,7 @@ mod common;
 use base64::Engine;
 use common::gltf_with;
 use rigscope::report::{RigReport, Severity};
-use rigscope::rig::{Rig, RigError, UriError, glb_container, load_file, load_slice};
+use rigscope::rig::{GlbError, Rig, RigError, UriError, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -508,7 +508,7 @@ fn glb_containers_with_lying_lengths_are_named() {
 
     let mut too_long = glb.clone();
     too_long[8..12].copy_from_slice(&(glb.len() as u32 + 100).to_le_bytes());
-    assert_kind!(load_error(&too_long), RigError::Glb(_));
+    assert_kind!(load_error(&too_long), RigError::Glb(GlbError::TotalLength { .. }));
     assert_contains(
         &load_error(&too_long),
         &["declares a total length of", "but the file has"],
@@ -516,11 +516,19 @@ fn glb_containers_with_lying_lengths_are_named() {
 
     let mut chunk = glb.clone();
     chunk[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert_kind!(load_error(&chunk), RigError::Glb(_));
+    assert_kind!(
+        load_error(&chunk),
+        RigError::Glb(GlbError::ChunkLength {
+            chunk: "JSON",
+            declared: u32::MAX,
+            ..
+        })
+    );
     assert_contains(&load_error(&chunk), &["JSON chunk declares 4294967295 bytes"]);
 
     let mut version = glb.clone();
     version[4] = 1;
+    assert_kind!(load_error(&version), RigError::Glb(GlbError::Version(1)));
     assert_contains(&load_error(&version), &["GLB version 1"]);
 
     let no_bin = glb_container(&json, None);
@@ -529,7 +537,10 @@ fn glb_containers_with_lying_lengths_are_named() {
         &["buffer 0 refers to the GLB binary chunk, but there is none"],
     );
 
-    assert_kind!(load_error(b"glTF\x02\0\0\0"), RigError::Glb(_));
+    assert_kind!(
+        load_error(b"glTF\x02\0\0\0"),
+        RigError::Glb(GlbError::ShortHeader { size: 8 })
+    );
     assert_contains(&load_error(b"glTF\x02\0\0\0"), &["shorter than its 12-byte header"]);
     assert_kind!(load_error(b"\x00\x01garbage"), RigError::NotGltf);
     assert_contains(&load_error(b"\x00\x01garbage"), &["not a glTF file"]);

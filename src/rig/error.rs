@@ -1,6 +1,7 @@
 //! Why a file could not be loaded, by kind. Each kind's `Display` is the sentence the person who
 //! opened the file reads (in the CLI and on the window's error line).
 
+use super::GlbError;
 use super::import::SUPPORTED_EXTENSIONS;
 pub use super::import::{BudgetExceeded, FileError, UriError};
 use std::sync::Arc;
@@ -31,7 +32,7 @@ pub enum RigError {
     ExternalTooLarge { index: usize, limit: u64 },
     /// The bytes start like a GLB container but its header or chunks are broken.
     #[error("not a valid GLB file: {0}")]
-    Glb(String),
+    Glb(#[source] GlbError),
     /// The bytes are neither a GLB container nor JSON.
     #[error("not a glTF file: it starts neither with the GLB magic 'glTF' nor with a JSON object")]
     NotGltf,

@@ -12,7 +12,7 @@ mod import;
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
 pub use error::{BudgetExceeded, Codec, FileError, RigError, UriError};
-pub use glb::{glb_container, split_glb};
+pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice};
 
