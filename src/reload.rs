@@ -39,10 +39,23 @@ fn changes_contents(kind: &EventKind) -> bool {
     }
 }
 
+/// Why files could not be watched for changes.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("cannot watch files for changes: {0}")]
+    Start(#[source] notify::Error),
+    #[error("cannot watch {} for changes: {source}", folder.display())]
+    Folder {
+        folder: PathBuf,
+        #[source]
+        source: notify::Error,
+    },
+}
+
 impl FileWatcher {
     /// Starts watching `files` (relative paths are taken from the current folder). `waker`
     /// runs on the watcher's thread after each relevant change.
-    pub fn new(files: &[PathBuf], waker: Option<Waker>) -> Result<FileWatcher, String> {
+    pub fn new(files: &[PathBuf], waker: Option<Waker>) -> Result<FileWatcher, WatchError> {
         let files: Vec<PathBuf> = files
             .iter()
             .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
@@ -74,11 +87,14 @@ impl FileWatcher {
                 wake();
             }
         })
-        .map_err(|e| format!("cannot watch files for changes: {e}"))?;
+        .map_err(WatchError::Start)?;
         for folder in &folders {
             watcher
                 .watch(folder, RecursiveMode::NonRecursive)
-                .map_err(|e| format!("cannot watch {} for changes: {e}", folder.display()))?;
+                .map_err(|source| WatchError::Folder {
+                    folder: folder.clone(),
+                    source,
+                })?;
         }
         Ok(FileWatcher {
             files,

@@ -135,8 +135,9 @@ impl TextureCapture {
         for pixel in pixels.chunks_exact_mut(4) {
             pixel[3] = 255;
         }
-        RgbaImage::from_raw(self.width, self.height, pixels)
-            .ok_or_else(|| GpuError("screenshot readback has the wrong size".into()))
+        RgbaImage::from_raw(self.width, self.height, pixels).ok_or(GpuError::WrongSize {
+            what: "screenshot readback",
+        })
     }
 }
 

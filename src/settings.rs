@@ -81,6 +81,25 @@ impl Default for Settings {
     }
 }
 
+/// Why the settings could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot create {}: {source}", folder.display())]
+    CreateFolder {
+        folder: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write the settings: {0}")]
+    Serialize(#[from] toml::ser::Error),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 impl Settings {
     /// Window size in logical points, kept within sane bounds (a corrupt or hand-edited value
     /// must not open a window of 0 or a million points).
@@ -121,14 +140,21 @@ impl Settings {
 
     /// Writes settings to `file` (through a temporary file, so a crash never leaves half a file),
     /// creating its folder.
-    pub fn save_to(&self, file: &Path) -> Result<(), String> {
+    pub fn save_to(&self, file: &Path) -> Result<(), SaveError> {
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|source| SaveError::CreateFolder {
+                folder: dir.to_owned(),
+                source,
+            })?;
         }
-        let text = toml::to_string_pretty(self).map_err(|e| format!("cannot write the settings: {e}"))?;
+        let text = toml::to_string_pretty(self)?;
         let temporary = file.with_extension("toml.tmp");
-        std::fs::write(&temporary, text).map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
-        std::fs::rename(&temporary, file).map_err(|e| format!("cannot write {}: {e}", file.display()))
+        let write_error = |path: &Path| {
+            let path = path.to_owned();
+            move |source| SaveError::Write { path, source }
+        };
+        std::fs::write(&temporary, text).map_err(write_error(&temporary))?;
+        std::fs::rename(&temporary, file).map_err(write_error(file))
     }
 
     /// Settings from the standard location ([`settings_file`]), or defaults.
@@ -236,6 +262,25 @@ mod tests {
         assert!(back.view.wireframe);
         assert_eq!(back.skinning_path, SkinningPath::Cpu);
         assert_eq!(back.skinning_method, SkinningMethod::Dqs);
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn saving_where_no_folder_can_be_made_names_the_folder() {
+        let file = temp_file("blocked");
+        // A plain file where the settings folder would go.
+        let blocker = file.with_file_name("not-a-folder");
+        std::fs::write(&blocker, "").unwrap();
+        let error = Settings::default().save_to(&blocker.join(FILE_NAME)).unwrap_err();
+        assert!(
+            matches!(&error, SaveError::CreateFolder { folder, .. } if *folder == blocker),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot create {}: ", blocker.display()))
+        );
         std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 

@@ -3,7 +3,7 @@
 //! count. Deterministic: the same arguments give the same rig.
 
 use crate::rig::{
-    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, Node, Primitive, Property, Rig, Skin, Trs,
+    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, Node, Primitive, Property, Rig, RigError, Skin, Trs,
 };
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -20,6 +20,24 @@ pub enum RigSource {
     },
 }
 
+/// Why a [`RigSource`] gave no rig.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Rig(#[from] RigError),
+    #[error("--synthetic {vertices},{joints}: need vertices ≥ 1 and 1 ≤ joints ≤ 65535")]
+    SyntheticSize { vertices: usize, joints: usize },
+}
+
+/// Why a `--synthetic` value was refused, with the text given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SyntheticSizeError {
+    #[error("'{0}' is not VERTICES,JOINTS (e.g. 100000,64)")]
+    NotAPair(String),
+    #[error("'{0}' is not VERTICES,JOINTS with positive whole numbers")]
+    NotPositive(String),
+}
+
 impl RigSource {
     /// The command line's choice: `--synthetic` sizes, else the file (`demo`, or none, for the
     /// demo rig).
@@ -32,18 +50,16 @@ impl RigSource {
     }
 
     /// The rig, and the file it came from.
-    pub fn open(&self) -> Result<(Rig, Option<std::path::PathBuf>), String> {
+    pub fn open(&self) -> Result<(Rig, Option<std::path::PathBuf>), SourceError> {
         Ok(match self {
-            RigSource::Demo => (crate::rig::open(None).map_err(|e| e.to_string())?, None),
-            RigSource::File(file) => (
-                crate::rig::open(Some(file)).map_err(|e| e.to_string())?,
-                Some(file.clone()),
-            ),
+            RigSource::Demo => (crate::rig::open(None)?, None),
+            RigSource::File(file) => (crate::rig::open(Some(file))?, Some(file.clone())),
             RigSource::Synthetic { vertices, joints } => {
                 if *joints == 0 || *joints > usize::from(u16::MAX) || *vertices == 0 {
-                    return Err(format!(
-                        "--synthetic {vertices},{joints}: need vertices ≥ 1 and 1 ≤ joints ≤ 65535"
-                    ));
+                    return Err(SourceError::SyntheticSize {
+                        vertices: *vertices,
+                        joints: *joints,
+                    });
                 }
                 (skinned_tube(*vertices, *joints), None)
             }
@@ -52,14 +68,14 @@ impl RigSource {
 }
 
 /// `VERTICES,JOINTS`, e.g. `100000,64` (the `--synthetic` argument).
-pub fn parse_synthetic(text: &str) -> Result<(usize, usize), String> {
+pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError> {
     let (v, j) = text
         .split_once(',')
-        .ok_or_else(|| format!("'{text}' is not VERTICES,JOINTS (e.g. 100000,64)"))?;
+        .ok_or_else(|| SyntheticSizeError::NotAPair(text.to_owned()))?;
     let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
     match (parse(v), parse(j)) {
         (Some(v), Some(j)) => Ok((v, j)),
-        _ => Err(format!("'{text}' is not VERTICES,JOINTS with positive whole numbers")),
+        _ => Err(SyntheticSizeError::NotPositive(text.to_owned())),
     }
 }
 
@@ -303,12 +319,19 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
 mod tests {
     use super::*;
     use crate::anim::PoseBuffers;
+    use crate::rig::FileError;
 
     #[test]
     fn synthetic_sizes_parse() {
         assert_eq!(parse_synthetic("100000,64"), Ok((100_000, 64)));
-        assert!(parse_synthetic("100000").is_err());
-        assert!(parse_synthetic("0,64").is_err());
+        assert_eq!(
+            parse_synthetic("100000"),
+            Err(SyntheticSizeError::NotAPair("100000".into()))
+        );
+        assert_eq!(
+            parse_synthetic("0,64"),
+            Err(SyntheticSizeError::NotPositive("0,64".into()))
+        );
     }
 
     #[test]
@@ -324,11 +347,24 @@ mod tests {
         }
         .open()
         .unwrap_err();
-        assert!(error.contains("1 ≤ joints ≤ 65535"), "{error}");
+        assert!(
+            matches!(
+                error,
+                SourceError::SyntheticSize {
+                    vertices: 64,
+                    joints: 70_000
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("1 ≤ joints ≤ 65535"), "{error}");
         let missing = RigSource::from_args(Some("no-such-rig.glb".into()), None)
             .open()
             .unwrap_err();
-        assert!(missing.contains("no-such-rig.glb"), "{missing}");
+        assert!(
+            matches!(&missing, SourceError::Rig(RigError::File(FileError::Open { path, .. })) if path.ends_with("no-such-rig.glb")),
+            "{missing:?}"
+        );
     }
 
     #[test]

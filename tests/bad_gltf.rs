@@ -234,7 +234,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
     match (&loaded, expected) {
         (Err(e), Some(Expect::LoadError(parts))) => {
             for part in *parts {
-                if !e.0.contains(part) {
+                if !e.to_string().contains(part) {
                     return Err(format!("load error '{e}' does not mention '{part}'"));
                 }
             }
@@ -261,7 +261,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
         (Err(e), Some(Expect::Findings(_))) => return Err(format!("expected to load, failed: {e}")),
         (Ok(_), Some(Expect::LoadError(_))) => return Err("expected a load error, but it loaded".into()),
         // A file added to the folder later: it must still fail clearly or have an error finding.
-        (Err(e), None) if e.0.trim().is_empty() => return Err("empty load error".into()),
+        (Err(e), None) if e.to_string().trim().is_empty() => return Err("empty load error".into()),
         (Ok((report, _)), None) if !report.has_errors() => return Err("loads with no error finding".into()),
         (_, None) => eprintln!("note: {name} has no entry in the expectation table"),
     }
@@ -283,7 +283,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
             if code != Some(EXIT_NOT_LOADED as i32) {
                 return Err(format!("inspect exited with {code:?} for a file that does not load"));
             }
-            if !stderr.contains(&e.0) {
+            if !stderr.contains(&e.to_string()) {
                 return Err(format!("inspect's stderr does not carry the load error: {stderr}"));
             }
         }
@@ -335,7 +335,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
             if render.status.success() {
                 return Err("render succeeded on a file that does not load".into());
             }
-            if !stderr.contains(&e.0) {
+            if !stderr.contains(&e.to_string()) {
                 return Err(format!("render's stderr does not carry the load error: {stderr}"));
             }
         }

@@ -10,7 +10,7 @@ use common::shared_rigs;
 use glam::Vec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::frame::render_view;
-use rigscope::rig::Rig;
+use rigscope::rig::{Codec, Rig, RigError};
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::viewer::Viewer;
 use std::collections::HashMap;
@@ -224,7 +224,7 @@ fn load_edited(
     file: &str,
     edit: impl FnOnce(&mut serde_json::Value),
     corrupt: impl FnOnce(&mut Vec<u8>),
-) -> Result<Rig, String> {
+) -> Result<Rig, RigError> {
     let bytes = std::fs::read(dir.join(file)).unwrap();
     let (json, bin) = common::split_glb(&bytes);
     let mut document: serde_json::Value = serde_json::from_slice(json).unwrap();
@@ -233,19 +233,31 @@ fn load_edited(
     corrupt(&mut bin);
     let glb = rigscope::rig::glb_container(&serde_json::to_vec(&document).unwrap(), Some(&bin));
     let started = std::time::Instant::now();
-    let result = rigscope::rig::load_slice(&glb, None, file).map_err(|e| e.0);
+    let result = rigscope::rig::load_slice(&glb, None, file);
     assert!(started.elapsed().as_secs() < 5, "{file}: took {:?}", started.elapsed());
     if let Err(e) = &result {
-        assert!(!e.contains("bug in Rigscope"), "{file}: the importer panicked: {e}");
+        assert!(!matches!(e, RigError::Panic(_)), "{file}: the importer panicked: {e}");
     }
     result
 }
 
 /// The error loading `file` with its JSON edited by `edit` gives; fails if it loads.
-fn edit_error(dir: &Path, file: &str, edit: &dyn Fn(&mut serde_json::Value)) -> String {
+fn edit_error(dir: &Path, file: &str, edit: &dyn Fn(&mut serde_json::Value)) -> RigError {
     match load_edited(dir, file, edit, |_| {}) {
         Ok(_) => panic!("{file}: the edited file loaded"),
         Err(e) => e,
+    }
+}
+
+/// Fails unless `e` is a failure to decode `codec`'s data whose message mentions every part.
+fn assert_decoder_error(e: &RigError, codec: Codec, parts: &[&str]) {
+    assert!(
+        matches!(e, RigError::Decoder { codec: c, .. } if *c == codec),
+        "expected a {codec:?} decoder error: {e:?}"
+    );
+    let message = e.to_string();
+    for part in parts {
+        assert!(message.contains(part), "'{message}' should mention '{part}'");
     }
 }
 
@@ -287,25 +299,27 @@ fn hostile_meshopt_streams_are_clear_errors() {
         let length = meshopt_view(d, "ATTRIBUTES")["byteLength"].as_u64().unwrap();
         edit_meshopt(d, "ATTRIBUTES", "byteLength", (length / 2).into());
     });
-    assert!(
-        e.contains("(EXT_meshopt_compression)") && e.contains("do not decode to"),
-        "{e}"
-    );
+    assert_decoder_error(&e, Codec::Meshopt, &["(EXT_meshopt_compression)", "do not decode to"]);
 
     let e = error(&|d| edit_meshopt(d, "TRIANGLES", "count", 3_000_000_000u64.into()));
-    assert!(e.contains("of memory, beyond the"), "{e}");
+    assert!(matches!(e, RigError::Budget(_)), "{e:?}");
+    assert!(e.to_string().contains("of memory, beyond the"), "{e}");
 
     let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "byteOffset", 1_000_000_000u64.into()));
-    assert!(e.contains("do not exist"), "{e}");
+    assert_decoder_error(&e, Codec::Meshopt, &["do not exist"]);
 
     let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "byteStride", 260.into()));
-    assert!(e.contains("multiple of 4 up to 256, not 260"), "{e}");
+    assert_decoder_error(&e, Codec::Meshopt, &["multiple of 4 up to 256, not 260"]);
 
     let e = error(&|d| edit_meshopt(d, "ATTRIBUTES", "count", 3.into()));
-    assert!(e.contains("3 elements of 8 bytes are fewer than the view's"), "{e}");
+    assert_decoder_error(&e, Codec::Meshopt, &["3 elements of 8 bytes are fewer than the view's"]);
 
     let e = error(&|d| edit_meshopt(d, "TRIANGLES", "filter", "QUATERNION".into()));
-    assert!(e.contains("filter Quaternion cannot apply to mode TRIANGLES"), "{e}");
+    assert_decoder_error(
+        &e,
+        Codec::Meshopt,
+        &["filter Quaternion cannot apply to mode TRIANGLES"],
+    );
 
     // Flipped bytes inside the compressed data: an error, or garbage that loads; never a panic.
     survives_changed_bytes(&dir, file, |bin, seed| {
@@ -330,10 +344,7 @@ fn hostile_draco_streams_are_clear_errors() {
         let length = d["bufferViews"][view]["byteLength"].as_u64().unwrap();
         d["bufferViews"][view]["byteLength"] = (length / 3).into();
     });
-    assert!(
-        e.contains("(KHR_draco_mesh_compression)") && e.contains("does not decode"),
-        "{e}"
-    );
+    assert_decoder_error(&e, Codec::Draco, &["(KHR_draco_mesh_compression)", "does not decode"]);
 
     let e = error(&|d| {
         let position = d["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
@@ -341,16 +352,17 @@ fn hostile_draco_streams_are_clear_errors() {
             .unwrap() as usize;
         d["accessors"][position]["count"] = 5.into();
     });
-    assert!(
-        e.contains("POSITION: its accessor has 5 elements but the stream decodes"),
-        "{e}"
+    assert_decoder_error(
+        &e,
+        Codec::Draco,
+        &["POSITION: its accessor has 5 elements but the stream decodes"],
     );
 
     let e = error(&|d| {
         d["meshes"][0]["primitives"][0]["extensions"]["KHR_draco_mesh_compression"]["attributes"]["POSITION"] =
             77.into();
     });
-    assert!(e.contains("POSITION: the stream has no attribute with id 77"), "{e}");
+    assert_decoder_error(&e, Codec::Draco, &["POSITION: the stream has no attribute with id 77"]);
 
     survives_changed_bytes(&dir, file, |bin, seed| {
         let at = (seed as usize * 104_729) % bin.len();

@@ -7,11 +7,11 @@ mod common;
 
 use common::gltf_with;
 use glam::{Vec2, Vec3};
-use rigscope::rig::{AlphaMode, Rig, load_slice};
+use rigscope::rig::{AlphaMode, Rig, RigError, load_slice};
 use serde_json::{Value, json};
 
-fn load(document: Value, bin: &[u8]) -> Result<Rig, String> {
-    load_slice(&gltf_with(document, bin), None, "test.gltf").map_err(|e| e.0)
+fn load(document: Value, bin: &[u8]) -> Result<Rig, RigError> {
+    load_slice(&gltf_with(document, bin), None, "test.gltf")
 }
 
 fn bytes<T: bytemuck::NoUninit>(values: &[T]) -> Vec<u8> {
@@ -80,6 +80,8 @@ fn quantized_attributes_without_the_extension_are_refused() {
     document.as_object_mut().unwrap().remove("extensionsUsed");
     document.as_object_mut().unwrap().remove("extensionsRequired");
     let e = load(document, &bin).unwrap_err();
+    assert!(matches!(e, RigError::Data(_)), "{e:?}");
+    let e = e.to_string();
     assert!(
         e.contains("POSITION") && e.contains("VEC3 of unsigned short; expected VEC3 of float"),
         "{e}"

@@ -7,7 +7,7 @@ mod common;
 use base64::Engine;
 use common::gltf_with;
 use rigscope::report::{RigReport, Severity};
-use rigscope::rig::{Rig, glb_container, load_file, load_slice};
+use rigscope::rig::{GlbError, Rig, RigError, UriError, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -15,9 +15,8 @@ fn floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// Loads `bytes` and returns the error message, failing the test if the load succeeds or takes
-/// long.
-fn load_error(bytes: &[u8]) -> String {
+/// Loads `bytes` and returns the error, failing the test if the load succeeds or takes long.
+fn load_error(bytes: &[u8]) -> RigError {
     let started = Instant::now();
     let result = load_slice(bytes, None, "test.gltf");
     assert!(
@@ -27,15 +26,23 @@ fn load_error(bytes: &[u8]) -> String {
     );
     match result {
         Ok(rig) => panic!("expected a load error, got a rig with {} nodes", rig.nodes.len()),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     }
+}
+
+/// Fails unless `error` is of the kind `kind` matches.
+macro_rules! assert_kind {
+    ($error:expr, $kind:pat) => {
+        assert!(matches!($error, $kind), "expected {}: {:?}", stringify!($kind), $error)
+    };
 }
 
 fn load_ok(bytes: &[u8]) -> Rig {
     load_slice(bytes, None, "test.gltf").unwrap_or_else(|e| panic!("expected the file to load: {e}"))
 }
 
-fn assert_contains(message: &str, parts: &[&str]) {
+fn assert_contains(message: &dyn std::fmt::Display, parts: &[&str]) {
+    let message = message.to_string();
     for part in parts {
         assert!(message.contains(part), "'{message}' should mention '{part}'");
     }
@@ -77,6 +84,7 @@ fn a_billion_vertex_accessor_in_a_kilobyte_is_refused_before_allocating() {
     let bytes = gltf_with(document, &bin);
     assert!(bytes.len() < 1024);
     let e = load_error(&bytes);
+    assert_kind!(e, RigError::Data(_));
     assert_contains(
         &e,
         &[
@@ -97,6 +105,7 @@ fn a_billion_zero_filled_vertices_exceed_the_memory_budget() {
                        "min": [0, 0, 0], "max": [0, 0, 0]}],
     });
     let e = load_error(&gltf_with(document, &[]));
+    assert_kind!(e, RigError::Budget(_));
     assert_contains(&e, &["accessor 0 (1000000000 elements)", "11.2 GiB", "beyond the"]);
 }
 
@@ -113,6 +122,7 @@ fn a_huge_sparse_accessor_exceeds_the_memory_budget() {
         "bufferViews": [{"buffer": 0, "byteLength": 4}, {"buffer": 0, "byteOffset": 4, "byteLength": 12}],
     });
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Budget(_));
     assert_contains(&e, &["accessor 0 (400000000 elements)", "of memory"]);
 }
 
@@ -136,10 +146,12 @@ fn sparse_substitutions_apply_and_bad_indices_are_named() {
 
     let bad: Vec<u8> = [7u8, 0, 0, 0].into_iter().chain(floats(&[1.0, 2.0, 3.0])).collect();
     let e = load_error(&gltf_with(document.clone(), &bad));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["accessor 0 (sparse)", "index 7", "out of range"]);
 
     document["accessors"][0]["sparse"]["count"] = json!(5);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["5 substitutions for 3 elements"]);
 }
 
@@ -148,6 +160,7 @@ fn a_stride_shorter_than_the_element_is_refused() {
     let (mut document, bin) = triangle();
     document["bufferViews"][0]["byteStride"] = json!(4);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["byte stride of 4", "12-byte element"]);
 }
 
@@ -156,6 +169,7 @@ fn a_position_of_the_wrong_type_is_named() {
     let (mut document, bin) = triangle();
     document["accessors"][0]["componentType"] = json!(5121);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["POSITION", "VEC3 of unsigned byte", "expected VEC3 of float"]);
 }
 
@@ -164,6 +178,7 @@ fn an_attribute_naming_a_missing_accessor_is_named() {
     let (mut document, bin) = triangle();
     document["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(9);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Invalid(_));
     assert_contains(
         &e,
         &["meshes[0].primitives[0].attributes.POSITION", "index out of range"],
@@ -184,6 +199,7 @@ fn an_index_beyond_the_vertices_is_named() {
         .push(json!({"buffer": 0, "byteOffset": 36, "byteLength": 6}));
     document["meshes"][0]["primitives"][0]["indices"] = json!(1);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["index 7 is out of range for 3 vertices"]);
 }
 
@@ -193,6 +209,7 @@ fn a_buffer_shorter_than_declared_is_named() {
     let mut bytes: Value = serde_json::from_slice(&gltf_with(document, &bin)).unwrap();
     bytes["buffers"][0]["byteLength"] = json!(100);
     let e = load_error(&serde_json::to_vec(&bytes).unwrap());
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["buffer 0 declares 100 bytes but holds only 36"]);
 }
 
@@ -200,9 +217,11 @@ fn a_buffer_shorter_than_declared_is_named() {
 fn node_cycles_and_double_parents_are_named() {
     let document = json!({"nodes": [{"children": [1]}, {"children": [2]}, {"children": [1]}]});
     let e = load_error(&gltf_with(document, &[]));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["node 1 has two parents"]);
     let document = json!({"nodes": [{"children": [1]}, {"children": [0]}, {}]});
     let e = load_error(&gltf_with(document, &[]));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["cycle", "nodes 0, 1"]);
     let document = json!({"nodes": [{"children": [0]}]});
     assert_contains(&load_error(&gltf_with(document, &[])), &["node 0 lists itself"]);
@@ -220,6 +239,7 @@ fn a_long_node_cycle_is_found_quickly() {
         "took {:?}",
         started.elapsed()
     );
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["cycle", "nodes 0, 1, 2"]);
 }
 
@@ -227,6 +247,7 @@ fn a_long_node_cycle_is_found_quickly() {
 fn a_skin_with_no_joints_is_named() {
     let document = json!({"nodes": [{}], "skins": [{"joints": []}]});
     let e = load_error(&gltf_with(document, &[]));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["skin 0 has no joints"]);
 }
 
@@ -277,12 +298,14 @@ fn non_finite_inverse_binds_and_node_matrices_are_named() {
         .push(json!({"buffer": 0, "byteOffset": 108, "byteLength": 64}));
     document["skins"][0]["inverseBindMatrices"] = json!(3);
     let e = load_error(&gltf_with(document.clone(), &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["skin 0: inverse bind matrix 0 is not finite"]);
 
     // JSON has no NaN, but 1e39 overflows a 32-bit float to infinity.
     let (mut document, bin) = triangle();
     document["nodes"][0]["translation"] = json!([1e39, 0, 0]);
     let e = load_error(&gltf_with(document, &bin));
+    assert_kind!(e, RigError::Data(_));
     assert_contains(&e, &["node 0", "transform that is not finite"]);
 }
 
@@ -375,10 +398,12 @@ fn an_animation_targeting_a_missing_node_is_named() {
     let mut document: Value = serde_json::from_slice(&bytes).unwrap();
     document["animations"][0]["channels"][0]["target"]["node"] = json!(5);
     let e = load_error(&serde_json::to_vec(&document).unwrap());
+    assert_kind!(e, RigError::Invalid(_));
     assert_contains(&e, &["animations[0].channels[0].target.node", "index out of range"]);
     document["animations"][0]["channels"][0]["target"]["node"] = json!(0);
     document["animations"][0]["channels"][0]["target"]["path"] = json!("bend");
     let e = load_error(&serde_json::to_vec(&document).unwrap());
+    assert_kind!(e, RigError::Invalid(_));
     assert_contains(&e, &["animations[0].channels[0].target.path"]);
 }
 
@@ -412,11 +437,17 @@ fn external_files_missing_or_outside_the_model_folder_are_named() {
         document["buffers"] = json!([{"byteLength": 36, "uri": uri}]);
         let path = model.join("rig.gltf");
         std::fs::write(&path, serde_json::to_vec(&document).unwrap()).unwrap();
-        load_file(&path).map(|_| ()).unwrap_err().to_string()
+        load_file(&path).map(|_| ()).unwrap_err()
     };
-    assert_contains(
-        &write("missing.bin"),
-        &["buffer 0", "'missing.bin'", "missing or unreadable"],
+    let missing = write("missing.bin");
+    assert_kind!(missing, RigError::BufferFile { index: 0, .. });
+    assert_contains(&missing, &["buffer 0", "'missing.bin'", "missing or unreadable"]);
+    assert_kind!(
+        write("../outside.bin"),
+        RigError::BufferUri {
+            index: 0,
+            source: UriError::Outside { .. }
+        }
     );
     assert_contains(
         &write("../outside.bin"),
@@ -424,6 +455,13 @@ fn external_files_missing_or_outside_the_model_folder_are_named() {
     );
     assert_contains(&write("sub/../../outside.bin"), &["points outside the model's folder"]);
     let absolute = dir.join("outside.bin").display().to_string();
+    assert_kind!(
+        write(&absolute),
+        RigError::BufferUri {
+            source: UriError::Absolute { .. },
+            ..
+        }
+    );
     assert_contains(&write(&absolute), &["is an absolute path"]);
     assert_contains(&write("https://example.com/rig.bin"), &["is a remote URI"]);
     std::fs::write(
@@ -445,6 +483,13 @@ fn an_external_uri_without_a_folder_is_refused() {
     document["asset"] = json!({"version": "2.0"});
     document["buffers"] = json!([{"byteLength": 36, "uri": "rig.bin"}]);
     let e = load_error(&serde_json::to_vec(&document).unwrap());
+    assert_kind!(
+        e,
+        RigError::BufferUri {
+            source: UriError::NoFolder { .. },
+            ..
+        }
+    );
     assert_contains(
         &e,
         &["'rig.bin' refers to an external file, but the data was not opened from a folder"],
@@ -463,6 +508,7 @@ fn glb_containers_with_lying_lengths_are_named() {
 
     let mut too_long = glb.clone();
     too_long[8..12].copy_from_slice(&(glb.len() as u32 + 100).to_le_bytes());
+    assert_kind!(load_error(&too_long), RigError::Glb(GlbError::TotalLength { .. }));
     assert_contains(
         &load_error(&too_long),
         &["declares a total length of", "but the file has"],
@@ -470,10 +516,19 @@ fn glb_containers_with_lying_lengths_are_named() {
 
     let mut chunk = glb.clone();
     chunk[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert_kind!(
+        load_error(&chunk),
+        RigError::Glb(GlbError::ChunkLength {
+            chunk: "JSON",
+            declared: u32::MAX,
+            ..
+        })
+    );
     assert_contains(&load_error(&chunk), &["JSON chunk declares 4294967295 bytes"]);
 
     let mut version = glb.clone();
     version[4] = 1;
+    assert_kind!(load_error(&version), RigError::Glb(GlbError::Version(1)));
     assert_contains(&load_error(&version), &["GLB version 1"]);
 
     let no_bin = glb_container(&json, None);
@@ -482,10 +537,16 @@ fn glb_containers_with_lying_lengths_are_named() {
         &["buffer 0 refers to the GLB binary chunk, but there is none"],
     );
 
+    assert_kind!(
+        load_error(b"glTF\x02\0\0\0"),
+        RigError::Glb(GlbError::ShortHeader { size: 8 })
+    );
     assert_contains(&load_error(b"glTF\x02\0\0\0"), &["shorter than its 12-byte header"]);
+    assert_kind!(load_error(b"\x00\x01garbage"), RigError::NotGltf);
     assert_contains(&load_error(b"\x00\x01garbage"), &["not a glTF file"]);
+    assert_kind!(load_error(b"{\"asset\": "), RigError::Json(_));
     assert_contains(&load_error(b"{\"asset\": "), &["not a valid glTF file"]);
-    assert_contains(&load_error(b""), &["not a glTF file"]);
+    assert_kind!(load_error(b""), RigError::NotGltf);
 }
 
 #[test]
@@ -499,6 +560,7 @@ fn many_instances_of_a_big_mesh_exceed_the_memory_budget() {
         "accessors": [{"componentType": 5126, "count": 600_000, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0]}],
     });
     let e = load_error(&gltf_with(document, &[]));
+    assert_kind!(e, RigError::Budget(_));
     assert_contains(&e, &["drawing 300 mesh instances", "of memory"]);
 }
 

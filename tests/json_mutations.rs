@@ -9,7 +9,7 @@ mod json_mutation;
 
 use common::{shared_rigs, split_glb};
 use rigscope::report::RigReport;
-use rigscope::rig::{glb_container, load_slice};
+use rigscope::rig::{RigError, glb_container, load_slice};
 use std::time::{Duration, Instant};
 
 /// Small rigs (so that many mutations run quickly) covering plain, meshopt and Draco data.
@@ -49,10 +49,10 @@ fn edited_json_of_real_rigs_loads_or_fails_cleanly() {
             });
             match result {
                 Err(_) => failures.push(format!("{file} #{k}: panicked after {edits:?}")),
-                Ok(Err(e)) if e.0.contains("bug in Rigscope") => {
+                Ok(Err(e @ RigError::Panic(_))) => {
                     failures.push(format!("{file} #{k}: the importer panicked after {edits:?}: {e}"))
                 }
-                Ok(Err(e)) if e.0.trim().is_empty() => {
+                Ok(Err(e)) if e.to_string().trim().is_empty() => {
                     failures.push(format!("{file} #{k}: empty error after {edits:?}"))
                 }
                 Ok(Ok(_)) => loaded += 1,

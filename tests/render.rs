@@ -7,6 +7,7 @@ mod common;
 mod gpu;
 
 use image::RgbaImage;
+use rigscope::render::GpuError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -221,6 +222,25 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         .collect();
     assert_eq!(files.len(), 1, "one cache file for this adapter: {files:?}");
     std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn an_offscreen_size_beyond_the_device_limits_is_refused_by_kind() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let limit = gpu.device.limits().max_texture_dimension_2d;
+    for (w, h) in [(0, 48), (64, limit + 1)] {
+        let Err(e) = rigscope::render::Offscreen::new(&gpu, w, h) else {
+            panic!("{w}x{h} was accepted")
+        };
+        assert!(
+            matches!(e, GpuError::ImageSize { width, height, max } if (width, height, max) == (w, h, limit)),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("image size {w}x{h} is outside 1..={limit} pixels per side")
+        );
+    }
 }
 
 #[test]

@@ -49,7 +49,7 @@ pub fn run(
         Err(e) => {
             let shown = match &source {
                 RigSource::File(file) => format!("could not open {}: {e}", file.display()),
-                _ => e,
+                _ => e.to_string(),
             };
             let demo = crate::rig::open(None).map_err(|d| format!("{shown}; the demo rig failed too: {d}"))?;
             (demo, None, Some(shown))

@@ -58,9 +58,7 @@ impl WindowState {
                     event_loop.owned_display_handle(),
                 ))
             });
-            let surface = instance
-                .create_surface(window.clone())
-                .map_err(|e| GpuError(format!("cannot draw into the window: {e}")))?;
+            let surface = instance.create_surface(window.clone()).map_err(GpuError::Surface)?;
             let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface)))?;
             Ok((gpu, surface))
         })

@@ -280,7 +280,7 @@ const WARM_UP: usize = 10;
 
 /// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
 pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
-    let (rig, path) = options.rig.open()?;
+    let (rig, path) = options.rig.open().map_err(|e| e.to_string())?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;

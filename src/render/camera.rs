@@ -27,31 +27,45 @@ pub struct CameraAngle {
     pub zoom: f32,
 }
 
+/// Why a `--camera` value was refused, with the text given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CameraAngleError {
+    #[error("'{0}' is not AZIMUTH,ELEVATION[,ZOOM] in numbers (e.g. 90,10 or 0,0,2)")]
+    NotNumbers(String),
+    #[error("'{0}' is not AZIMUTH,ELEVATION[,ZOOM] (e.g. 90,10 or 0,0,2)")]
+    WrongCount(String),
+    #[error("elevation {elevation}° in '{text}' is beyond ±{limit:.1}° (straight up or down has no azimuth)")]
+    Elevation { text: String, elevation: f32, limit: f32 },
+    #[error("zoom {zoom} in '{text}' is not above 0")]
+    Zoom { text: String, zoom: f32 },
+}
+
 impl CameraAngle {
     /// `AZIMUTH,ELEVATION[,ZOOM]`, e.g. `90,10` or `0,0,2`.
-    pub fn parse(text: &str) -> Result<CameraAngle, String> {
+    pub fn parse(text: &str) -> Result<CameraAngle, CameraAngleError> {
         let numbers: Vec<f32> = text
             .split(',')
             .map(|n| n.trim().parse::<f32>().ok().filter(|n| n.is_finite()))
             .collect::<Option<_>>()
-            .ok_or_else(|| format!("'{text}' is not AZIMUTH,ELEVATION[,ZOOM] in numbers (e.g. 90,10 or 0,0,2)"))?;
+            .ok_or_else(|| CameraAngleError::NotNumbers(text.to_owned()))?;
         let (azimuth, elevation, zoom) = match numbers[..] {
             [azimuth, elevation] => (azimuth, elevation, 1.0),
             [azimuth, elevation, zoom] => (azimuth, elevation, zoom),
-            _ => {
-                return Err(format!(
-                    "'{text}' is not AZIMUTH,ELEVATION[,ZOOM] (e.g. 90,10 or 0,0,2)"
-                ));
-            }
+            _ => return Err(CameraAngleError::WrongCount(text.to_owned())),
         };
         let limit = PITCH_LIMIT.to_degrees();
         if elevation.abs() > limit {
-            return Err(format!(
-                "elevation {elevation}° in '{text}' is beyond ±{limit:.1}° (straight up or down has no azimuth)"
-            ));
+            return Err(CameraAngleError::Elevation {
+                text: text.to_owned(),
+                elevation,
+                limit,
+            });
         }
         if zoom <= 0.0 {
-            return Err(format!("zoom {zoom} in '{text}' is not above 0"));
+            return Err(CameraAngleError::Zoom {
+                text: text.to_owned(),
+                zoom,
+            });
         }
         Ok(CameraAngle {
             azimuth,
@@ -170,17 +184,30 @@ mod tests {
         camera.look_from(CameraAngle::parse("180,30,2").unwrap());
         let expected = Vec3::new(1.0, 2.0, 3.0) + 2.0 * Vec3::new(0.0, 0.5, -(0.75f32).sqrt());
         assert!((camera.eye() - expected).length() < 1e-5, "{}", camera.eye());
-        for (bad, says) in [
-            ("90", "AZIMUTH,ELEVATION"),
-            ("1,2,3,4", "AZIMUTH,ELEVATION"),
-            ("x,0", "in numbers"),
-            ("0,NaN", "in numbers"),
-            ("0,90", "beyond ±88.8°"),
-            ("0,0,0", "zoom 0"),
-        ] {
-            let error = CameraAngle::parse(bad).unwrap_err();
-            assert!(error.contains(says), "{bad}: {error}");
+        use CameraAngleError::*;
+        for bad in ["90", "1,2,3,4"] {
+            assert_eq!(CameraAngle::parse(bad), Err(WrongCount(bad.into())));
         }
+        for bad in ["x,0", "0,NaN"] {
+            assert_eq!(CameraAngle::parse(bad), Err(NotNumbers(bad.into())));
+        }
+        assert_eq!(
+            CameraAngle::parse("0,0,0"),
+            Err(Zoom {
+                text: "0,0,0".into(),
+                zoom: 0.0
+            })
+        );
+        let error = CameraAngle::parse("0,90").unwrap_err();
+        assert!(
+            matches!(&error, Elevation { text, elevation: 90.0, .. } if text == "0,90"),
+            "{error:?}"
+        );
+        // The wording the command line shows.
+        assert_eq!(
+            error.to_string(),
+            "elevation 90° in '0,90' is beyond ±88.8° (straight up or down has no azimuth)"
+        );
     }
 
     #[test]

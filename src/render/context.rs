@@ -1,7 +1,6 @@
 //! Adapter and device selection.
 
 use crate::render::pipeline_cache::DiskPipelineCache;
-use std::fmt;
 use std::sync::{Arc, Mutex};
 
 /// An adapter, its device and queue.
@@ -23,16 +22,42 @@ struct Faults {
     lost: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct GpuError(pub String);
-
-impl fmt::Display for GpuError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// Why the GPU could not be opened or could not do what was asked, by kind.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no graphics adapter found ({0}); on Linux without a GPU install Mesa's software Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers)"
+    )]
+    NoAdapter(#[source] wgpu::RequestAdapterError),
+    /// The adapter lacks a capability Rigscope cannot do without.
+    #[error("the adapter '{adapter}' ({backend:?}) cannot {missing}")]
+    MissingCapability {
+        adapter: String,
+        backend: wgpu::Backend,
+        missing: &'static str,
+    },
+    #[error("the graphics device could not be opened: {0}")]
+    DeviceRequest(#[source] wgpu::RequestDeviceError),
+    #[error("cannot draw into the window: {0}")]
+    Surface(#[source] wgpu::CreateSurfaceError),
+    /// An error the device reported outside any call (validation, out of memory), as its text.
+    #[error("the graphics device reported an error: {0}")]
+    Device(String),
+    /// A requested size beyond the device's limits.
+    #[error("image size {width}x{height} is outside 1..={max} pixels per side")]
+    ImageSize { width: u32, height: u32, max: u32 },
+    #[error("waiting for the GPU failed: {0}")]
+    Poll(#[source] wgpu::PollError),
+    #[error("the GPU never answered the readback")]
+    NoAnswer,
+    #[error("readback failed: {0}")]
+    Map(#[source] wgpu::BufferAsyncError),
+    #[error("readback mapping failed: {0}")]
+    Mapping(String),
+    /// Read-back bytes that do not make an image of the expected size (`what`: the readback).
+    #[error("{what} has the wrong size")]
+    WrongSize { what: &'static str },
 }
-
-impl std::error::Error for GpuError {}
 
 /// Environment variable that turns "no adapter" from a skipped GPU test into a failed one.
 pub const REQUIRE_ADAPTER_ENV: &str = "RIGSCOPE_REQUIRE_ADAPTER";
@@ -88,18 +113,15 @@ impl Gpu {
                 apply_limit_buckets: false,
             })
             .await
-            .map_err(|e| {
-                GpuError(format!(
-                    "no graphics adapter found ({e}); on Linux without a GPU install Mesa's software Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers)"
-                ))
-            })?;
+            .map_err(GpuError::NoAdapter)?;
         let downlevel = adapter.get_downlevel_capabilities();
         if !downlevel.flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE) {
             let info = adapter.get_info();
-            return Err(GpuError(format!(
-                "the adapter '{}' ({:?}) cannot read storage buffers in vertex shaders, which GPU skinning needs",
-                info.name, info.backend
-            )));
+            return Err(GpuError::MissingCapability {
+                adapter: info.name,
+                backend: info.backend,
+                missing: "read storage buffers in vertex shaders, which GPU skinning needs",
+            });
         }
         log::debug!("adapter {:?}: {:?}", adapter.get_info(), adapter.features());
         let wanted = wgpu::Features::TIMESTAMP_QUERY
@@ -113,7 +135,7 @@ impl Gpu {
                 ..Default::default()
             })
             .await
-            .map_err(|e| GpuError(format!("the graphics device could not be opened: {e}")))?;
+            .map_err(GpuError::DeviceRequest)?;
         let faults = Arc::new(Mutex::new(Faults::default()));
         let on_error = faults.clone();
         device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
@@ -146,10 +168,7 @@ impl Gpu {
     /// The first error the device reported since the last call, if any.
     pub fn take_error(&self) -> Option<GpuError> {
         let mut faults = self.faults.lock().ok()?;
-        faults
-            .first_error
-            .take()
-            .map(|e| GpuError(format!("the graphics device reported an error: {e}")))
+        faults.first_error.take().map(GpuError::Device)
     }
 
     /// Why the device was lost, once it has been.

@@ -18,7 +18,7 @@ pub mod targets;
 pub mod timer;
 pub mod views;
 
-pub use camera::OrbitCamera;
+pub use camera::{CameraAngleError, OrbitCamera};
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
 pub use scene::{FrameState, FrameUpload, RigGpu, SceneRenderer};

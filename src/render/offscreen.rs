@@ -35,9 +35,7 @@ impl Offscreen {
     pub fn with_samples(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Result<Offscreen, GpuError> {
         let max = gpu.device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > max || height > max {
-            return Err(GpuError(format!(
-                "image size {width}x{height} is outside 1..={max} pixels per side"
-            )));
+            return Err(GpuError::ImageSize { width, height, max });
         }
         let overlay_format = gpu.overlay_format(OFFSCREEN_FORMAT);
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
@@ -138,7 +136,7 @@ impl Offscreen {
         for row in bytes.chunks_exact(self.padded_row as usize) {
             pixels.extend_from_slice(&row[..(width * 4) as usize]);
         }
-        image::RgbaImage::from_raw(width, height, pixels).ok_or_else(|| GpuError("readback has the wrong size".into()))
+        image::RgbaImage::from_raw(width, height, pixels).ok_or(GpuError::WrongSize { what: "readback" })
     }
 }
 
@@ -150,14 +148,14 @@ pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError
     });
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| GpuError(format!("waiting for the GPU failed: {e}")))?;
+        .map_err(GpuError::Poll)?;
     receiver
         .recv()
-        .map_err(|_| GpuError("the GPU never answered the readback".into()))?
-        .map_err(|e| GpuError(format!("readback failed: {e}")))?;
+        .map_err(|_| GpuError::NoAnswer)?
+        .map_err(GpuError::Map)?;
     let data = buffer
         .get_mapped_range(..)
-        .map_err(|e| GpuError(format!("readback mapping failed: {e:?}")))?
+        .map_err(|e| GpuError::Mapping(format!("{e:?}")))?
         .to_vec();
     buffer.unmap();
     Ok(data)

@@ -4,14 +4,15 @@
 //! always comes before its children, which lets pose evaluation walk the hierarchy in one pass.
 
 pub mod demo;
+mod error;
 mod glb;
 mod hierarchy;
 mod import;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
-use std::fmt;
 
-pub use glb::{glb_container, split_glb};
+pub use error::{BudgetExceeded, Codec, FileError, RigError, UriError};
+pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice};
 
@@ -22,18 +23,6 @@ pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {
         None => load_slice(demo::DEMO_GLB, None, "demo.glb"),
     }
 }
-
-/// A load or validation failure, worded for the person who opened the file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RigError(pub String);
-
-impl fmt::Display for RigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RigError {}
 
 /// Translation, rotation and scale of one node relative to its parent.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -6,6 +6,7 @@
 //! message instead of an allocation. Accessors without a buffer view read as zeros and sparse
 //! substitutions are applied, as the glTF specification says.
 
+use crate::rig::{Codec, RigError};
 use gltf::accessor::{DataType, Dimensions};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -93,7 +94,26 @@ impl From<String> for ReadError {
     }
 }
 
+/// A read that stops the load: running out of budget stays a budget failure, anything else is
+/// bad data.
+impl From<ReadError> for RigError {
+    fn from(e: ReadError) -> RigError {
+        match e {
+            ReadError::Budget(e) => RigError::Budget(e),
+            ReadError::Data(message) => RigError::Data(message),
+        }
+    }
+}
+
 impl ReadError {
+    /// The load error a failed read while decoding `codec`'s data becomes.
+    pub fn in_decoder(self, codec: Codec) -> RigError {
+        match self {
+            ReadError::Budget(e) => RigError::Budget(e),
+            ReadError::Data(message) => RigError::Decoder { codec, message },
+        }
+    }
+
     /// The same error, its message prefixed with what was being read.
     pub fn context(self, what: &str) -> ReadError {
         match self {

@@ -1,7 +1,6 @@
 //! Clips: channels of node transforms and of morph target weights.
 
-use super::accessor::{self, Budget, Buffers, FLOAT, FLOAT_OR_NORM, ReadError};
-use super::err;
+use super::accessor::{self, Budget, BudgetExceeded, Buffers, FLOAT, FLOAT_OR_NORM, ReadError};
 use crate::rig::{
     Channel, ChannelFacts, Clip, DroppedChannel, ImportFacts, Interpolation, MorphChannel, Property, RigError,
 };
@@ -103,7 +102,7 @@ pub fn read_clip(
         if channel.target().property() == gltf::animation::Property::MorphTargetWeights {
             match read_morph_channel(&channel, clip_index, node, buffers, budget) {
                 Ok(morph) => morph_channels.push(morph),
-                Err(ChannelError::Budget(e)) => return Err(err(e.0)),
+                Err(ChannelError::Budget(e)) => return Err(RigError::Budget(e)),
                 Err(ChannelError::Unsupported(e) | ChannelError::Invalid(e)) => warnings.push(format!(
                     "animation {} morph weight channel {} left out: {e}",
                     animation.index(),
@@ -125,7 +124,10 @@ pub fn read_clip(
                 channel_facts.push(cf);
             }
             Err(ChannelError::Budget(e)) => {
-                return Err(err(format!("clip '{name}' channel {}: {e}", channel.index())));
+                return Err(RigError::Budget(BudgetExceeded(format!(
+                    "clip '{name}' channel {}: {e}",
+                    channel.index()
+                ))));
             }
             Err(ChannelError::Unsupported(reason)) => facts.dropped_channels.push(drop(reason, true)),
             Err(ChannelError::Invalid(reason)) => facts.dropped_channels.push(drop(reason, false)),
@@ -146,7 +148,7 @@ pub fn read_clip(
 enum ChannelError {
     /// The memory budget ran out: the whole load fails.
     #[error(transparent)]
-    Budget(#[from] accessor::BudgetExceeded),
+    Budget(#[from] BudgetExceeded),
     /// A valid channel of a kind that is not played.
     #[error("{0}")]
     Unsupported(String),

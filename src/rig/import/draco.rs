@@ -7,9 +7,8 @@
 //! Decoding uses `draco-core`, a pure Rust decoder of the Draco bitstream (no C++ build on the
 //! 2-core machines, and its decode limits bound what a hostile stream can make it allocate).
 
-use super::accessor::{Budget, Buffers};
-use super::err;
-use crate::rig::RigError;
+use super::accessor::{Budget, Buffers, ReadError};
+use crate::rig::{Codec, RigError};
 use draco_core::{DataType as DracoType, DecodeLimits, DecoderBuffer, FaceIndex, MeshDecoder, PointAttribute};
 use gltf::accessor::DataType;
 
@@ -24,14 +23,14 @@ pub fn decode_primitives(
             let Some(extension) = primitive.extension_value("KHR_draco_mesh_compression") else {
                 continue;
             };
-            let at = |e: String| {
-                err(format!(
-                    "mesh {} primitive {} (KHR_draco_mesh_compression): {e}",
+            let decoded = decode_primitive(document, &primitive, extension, buffers, budget).map_err(|e| {
+                e.context(&format!(
+                    "mesh {} primitive {} (KHR_draco_mesh_compression)",
                     mesh.index(),
                     primitive.index()
                 ))
-            };
-            let decoded = decode_primitive(document, &primitive, extension, buffers, budget).map_err(at)?;
+                .in_decoder(Codec::Draco)
+            })?;
             buffers.decoded_accessors.extend(decoded);
         }
     }
@@ -45,11 +44,11 @@ fn decode_primitive(
     extension: &serde_json::Value,
     buffers: &Buffers,
     budget: &mut Budget,
-) -> Result<Vec<(usize, Vec<u8>)>, String> {
+) -> Result<Vec<(usize, Vec<u8>)>, ReadError> {
     let view_index = extension
         .get("bufferView")
         .and_then(serde_json::Value::as_u64)
-        .ok_or("the extension has no bufferView")?;
+        .ok_or_else(|| "the extension has no bufferView".to_owned())?;
     let view = document
         .views()
         .nth(view_index as usize)
@@ -57,7 +56,7 @@ fn decode_primitive(
     let attributes = extension
         .get("attributes")
         .and_then(serde_json::Value::as_object)
-        .ok_or("the extension has no attributes")?;
+        .ok_or_else(|| "the extension has no attributes".to_owned())?;
     let stream = buffers.view(&view)?;
 
     let limits = DecodeLimits::default().with_max_decoded_bytes(budget.left());
@@ -71,19 +70,17 @@ fn decode_primitive(
     let mut out = Vec::new();
     let indices = primitive
         .indices()
-        .ok_or("the primitive has no indices accessor for the stream's triangles")?;
-    let (index_type, _) = buffers.layout(&indices).map_err(|e| e.to_string())?;
+        .ok_or_else(|| "the primitive has no indices accessor for the stream's triangles".to_owned())?;
+    let (index_type, _) = buffers.layout(&indices)?;
     let corners = mesh.num_faces().saturating_mul(3);
     if indices.count() != corners {
-        return Err(format!(
+        return Err(ReadError::Data(format!(
             "the indices accessor has {} elements but the stream has {} triangles",
             indices.count(),
             mesh.num_faces()
-        ));
+        )));
     }
-    budget
-        .charge((corners * index_type.size()) as u64, "Draco indices")
-        .map_err(|e| e.to_string())?;
+    budget.charge((corners * index_type.size()) as u64, "Draco indices")?;
     let mut index_values = Vec::with_capacity(corners);
     for face in 0..mesh.num_faces() {
         index_values.extend(mesh.face(FaceIndex(face as u32)).map(|p| p.0 as f64));
@@ -103,27 +100,25 @@ fn decode_primitive(
         let attribute = mesh
             .attribute_by_unique_id(id)
             .ok_or_else(|| format!("{semantic}: the stream has no attribute with id {id}"))?;
-        let (data_type, dimensions) = buffers.layout(&accessor).map_err(|e| e.to_string())?;
+        let (data_type, dimensions) = buffers.layout(&accessor)?;
         let components = dimensions.multiplicity();
         if accessor.count() != points {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{semantic}: its accessor has {} elements but the stream decodes {points} points",
                 accessor.count()
-            ));
+            )));
         }
         if (attribute.data_type() == DracoType::Float32) != (data_type == DataType::F32) {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{semantic}: the stream stores {:?} values but the accessor declares {}",
                 attribute.data_type(),
                 super::accessor::type_name(data_type)
-            ));
+            )));
         }
-        budget
-            .charge(
-                (points * components * data_type.size()) as u64,
-                &format!("Draco {semantic}"),
-            )
-            .map_err(|e| e.to_string())?;
+        budget.charge(
+            (points * components * data_type.size()) as u64,
+            &format!("Draco {semantic}"),
+        )?;
         let values = read_values(attribute, points, components);
         out.push((accessor.index(), encode(&values, data_type, semantic)?));
     }

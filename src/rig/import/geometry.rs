@@ -3,9 +3,9 @@
 //! report.
 
 use super::accessor::{
-    self, Budget, Buffers, FLOAT, FLOAT_OR_NORM, FLOAT_OR_SNORM, FLOAT_OR_UNORM, ReadError, UINT_8_16, UINT_ANY,
+    self, Budget, BudgetExceeded, Buffers, FLOAT, FLOAT_OR_NORM, FLOAT_OR_SNORM, FLOAT_OR_UNORM, ReadError, UINT_8_16,
+    UINT_ANY,
 };
-use super::err;
 use crate::rig::{
     ImportFacts, Influences, Material, Mesh, MorphTarget, Primitive, PrimitiveFacts, RigError, SkippedPrimitive,
     smooth_normals,
@@ -78,7 +78,7 @@ pub fn read_mesh(
                     vertex_count,
                     influences,
                 }),
-                Err(ReadError::Budget(e)) => return Err(err(at(&e.0))),
+                Err(ReadError::Budget(e)) => return Err(RigError::Budget(BudgetExceeded(at(&e.0)))),
                 Err(ReadError::Data(e)) => warnings.push(at(&format!("not drawn (mode {}), and {e}", pf.mode))),
             }
             continue;
@@ -89,8 +89,10 @@ pub fn read_mesh(
             .and_then(|m| materials.get(m))
             .cloned()
             .unwrap_or_default();
-        let drawn =
-            read_triangles(&primitive, &material, buffers, budget, &mut pf).map_err(|e| err(at(&e.to_string())))?;
+        let drawn = read_triangles(&primitive, &material, buffers, budget, &mut pf).map_err(|e| match e {
+            ReadError::Budget(e) => RigError::Budget(BudgetExceeded(at(&e.0))),
+            ReadError::Data(e) => RigError::Data(at(&e)),
+        })?;
         let targets = read_morph_targets(&primitive, drawn.vertex_count(), buffers, budget, warnings, &at)?;
         read.mesh.primitives.push(drawn);
         read.facts.push(pf);
@@ -138,7 +140,7 @@ fn read_morph_targets(
         });
         match read {
             Ok(target) => targets.push(target),
-            Err(ReadError::Budget(e)) => return Err(err(at(&e.0))),
+            Err(ReadError::Budget(e)) => return Err(RigError::Budget(BudgetExceeded(at(&e.0)))),
             Err(ReadError::Data(e)) => {
                 warnings.push(at(&format!("morph target {t} left out: {e}")));
                 targets.clear();

@@ -1,16 +1,55 @@
 //! Materials and the images their textures sample.
 
-use super::accessor::{Budget, Buffers};
-use super::source::{MAX_BYTES, read_uri};
+use super::accessor::{Budget, BudgetExceeded, Buffers};
+use super::source::{MAX_BYTES, UriError, read_uri};
 use crate::rig::{AlphaMode, Material, Texture, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Largest image side decoded.
 const MAX_IMAGE_SIDE: u32 = 16384;
+
+/// Why a texture is drawn untextured (the load goes on, with a warning that gives this).
+#[derive(Debug, Clone, thiserror::Error)]
+enum TextureError {
+    #[error("it has no image")]
+    NoImage,
+    #[error("its image {0} does not exist")]
+    MissingImage(usize),
+    #[error("its buffer view {0} does not exist")]
+    MissingView(usize),
+    /// Its buffer view's bytes are not there.
+    #[error("{0}")]
+    Buffer(String),
+    #[error("the image has neither a buffer view nor a URI")]
+    NoSource,
+    #[error(transparent)]
+    Uri(#[from] UriError),
+    #[error("its {width}×{height} image does not fit the memory budget")]
+    OverBudget { width: u32, height: u32 },
+    #[error(transparent)]
+    Budget(#[from] BudgetExceeded),
+    #[error("its image is {width}×{height}, outside 1..={MAX_IMAGE_SIDE} a side")]
+    Size { width: u32, height: u32 },
+    #[error("cannot read it: {0}")]
+    Read(#[source] Arc<std::io::Error>),
+    #[error("cannot decode it: {0}")]
+    Decode(#[source] Arc<image::ImageError>),
+    #[error("cannot read its KTX2 container ({0})")]
+    Ktx2Container(String),
+    #[error("cannot transcode its KTX2 image ({0})")]
+    Ktx2Transcode(String),
+    #[error("its KTX2 image did not transcode to {width}×{height} RGBA")]
+    Ktx2Size { width: u32, height: u32 },
+    #[error("it was not decoded")]
+    NotDecoded,
+    #[error("decoding it panicked")]
+    Panicked,
+}
 
 /// Stand-in for an image that could not be loaded, so texture indices stay valid.
 pub fn missing_texture() -> Texture {
@@ -38,11 +77,11 @@ pub fn load_textures(
             *uses.entry(index).or_default() += 1;
         }
     }
-    let encoded: Vec<Result<Cow<[u8]>, String>> = uses
+    let encoded: Vec<Result<Cow<[u8]>, TextureError>> = uses
         .keys()
         .map(|&index| image_bytes(document, &images[index], buffers, base_dir))
         .collect();
-    let mut decoded: HashMap<usize, Result<image::RgbaImage, String>> = uses
+    let mut decoded: HashMap<usize, Result<image::RgbaImage, TextureError>> = uses
         .keys()
         .copied()
         .zip(decode_images(&encoded, budget.left()))
@@ -60,11 +99,9 @@ pub fn load_textures(
                     (0, _) => decoded.remove(&index),
                     (_, shared) => shared.cloned(),
                 };
-                let rgba = rgba.unwrap_or_else(|| Err("it was not decoded".into()))?;
-                budget
-                    .charge(rgba.len() as u64, "the texture")
-                    .map(|_| rgba)
-                    .map_err(|e| e.to_string())
+                let rgba = rgba.unwrap_or(Err(TextureError::NotDecoded))?;
+                budget.charge(rgba.len() as u64, "the texture")?;
+                Ok(rgba)
             });
             match result {
                 Ok(rgba) => Some(Texture {
@@ -95,7 +132,7 @@ fn texture_label(texture: &gltf::Texture, images: &[gltf::json::Image]) -> Strin
 
 /// The image a texture samples: its EXT_texture_webp or KHR_texture_basisu source when it has
 /// one, else its own source (the fallback those extensions allow).
-fn texture_image(texture: &gltf::Texture, image_count: usize) -> Result<usize, String> {
+fn texture_image(texture: &gltf::Texture, image_count: usize) -> Result<usize, TextureError> {
     let extension_source = ["EXT_texture_webp", "KHR_texture_basisu"].iter().find_map(|name| {
         texture
             .extension_value(name)
@@ -105,10 +142,10 @@ fn texture_image(texture: &gltf::Texture, image_count: usize) -> Result<usize, S
     let index = match (extension_source, texture.source()) {
         (Some(index), _) => index as usize,
         (None, Some(image)) => image.index(),
-        (None, None) => return Err("it has no image".into()),
+        (None, None) => return Err(TextureError::NoImage),
     };
     if index >= image_count {
-        return Err(format!("its image {index} does not exist"));
+        return Err(TextureError::MissingImage(index));
     }
     Ok(index)
 }
@@ -120,17 +157,17 @@ fn image_bytes<'b>(
     image: &gltf::json::Image,
     buffers: &'b Buffers,
     base_dir: Option<&Path>,
-) -> Result<Cow<'b, [u8]>, String> {
+) -> Result<Cow<'b, [u8]>, TextureError> {
     match (&image.buffer_view, &image.uri) {
         (Some(view), _) => {
             let view = document
                 .views()
                 .nth(view.value())
-                .ok_or_else(|| format!("its buffer view {} does not exist", view.value()))?;
-            Ok(Cow::Borrowed(buffers.view(&view)?))
+                .ok_or(TextureError::MissingView(view.value()))?;
+            Ok(Cow::Borrowed(buffers.view(&view).map_err(TextureError::Buffer)?))
         }
         (None, Some(uri)) => Ok(Cow::Owned(read_uri(uri, base_dir)?)),
-        (None, None) => Err("the image has neither a buffer view nor a URI".into()),
+        (None, None) => Err(TextureError::NoSource),
     }
 }
 
@@ -139,9 +176,12 @@ fn image_bytes<'b>(
 /// decoded images together take at most `budget_left` bytes: each image's RGBA size, read from
 /// its header, is taken from that allowance in file order before any is decoded, so which
 /// images fit does not depend on which thread finishes first.
-fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec<Result<image::RgbaImage, String>> {
+fn decode_images(
+    encoded: &[Result<Cow<[u8]>, TextureError>],
+    budget_left: u64,
+) -> Vec<Result<image::RgbaImage, TextureError>> {
     let mut left = budget_left;
-    let sized: Vec<Result<&[u8], String>> = encoded
+    let sized: Vec<Result<&[u8], TextureError>> = encoded
         .iter()
         .map(|bytes| {
             let bytes = bytes.as_ref().map_err(Clone::clone)?;
@@ -149,13 +189,13 @@ fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec
             let rgba = u64::from(width) * u64::from(height) * 4;
             left = left
                 .checked_sub(rgba)
-                .ok_or_else(|| format!("its {width}×{height} image does not fit the memory budget"))?;
+                .ok_or(TextureError::OverBudget { width, height })?;
             Ok(bytes.as_ref())
         })
         .collect();
     // What one decoder may allocate on its way (a format's own buffers before RGBA).
     let alloc_limit = (MAX_BYTES / 2).min(budget_left);
-    let decode = |bytes: &Result<&[u8], String>| decode_image(bytes.clone()?, alloc_limit);
+    let decode = |bytes: &Result<&[u8], TextureError>| decode_image(bytes.clone()?, alloc_limit);
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(sized.len());
@@ -163,7 +203,7 @@ fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec
         return sized.iter().map(decode).collect();
     }
     let next = AtomicUsize::new(0);
-    let mut decoded: Vec<Option<Result<image::RgbaImage, String>>> = sized.iter().map(|_| None).collect();
+    let mut decoded: Vec<Option<Result<image::RgbaImage, TextureError>>> = sized.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -186,65 +226,62 @@ fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec
     });
     decoded
         .into_iter()
-        .map(|image| image.unwrap_or_else(|| Err("decoding it panicked".into())))
+        .map(|image| image.unwrap_or(Err(TextureError::Panicked)))
         .collect()
 }
 
 /// The width and height an encoded image (PNG, JPEG, WebP, or KTX2 Basis Universal) says it
 /// has, from its header, checked against the largest side decoded.
-fn image_dimensions(bytes: &[u8]) -> Result<(u32, u32), String> {
+fn image_dimensions(bytes: &[u8]) -> Result<(u32, u32), TextureError> {
     let (width, height) = if bytes.starts_with(&KTX2_MAGIC) {
         ktx2_transcoder(bytes)?.base_dimensions()
     } else {
         image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
-            .map_err(|e| format!("cannot read it: {e}"))?
+            .map_err(|e| TextureError::Read(Arc::new(e)))?
             .into_dimensions()
-            .map_err(|e| format!("cannot decode it: {e}"))?
+            .map_err(|e| TextureError::Decode(Arc::new(e)))?
     };
     if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
-        return Err(format!(
-            "its image is {width}×{height}, outside 1..={MAX_IMAGE_SIDE} a side"
-        ));
+        return Err(TextureError::Size { width, height });
     }
     Ok((width, height))
 }
 
 /// Decodes one image (its size checked by [`image_dimensions`]) to RGBA8, the decoder allowed
 /// `alloc_limit` bytes.
-fn decode_image(bytes: &[u8], alloc_limit: u64) -> Result<image::RgbaImage, String> {
+fn decode_image(bytes: &[u8], alloc_limit: u64) -> Result<image::RgbaImage, TextureError> {
     if bytes.starts_with(&KTX2_MAGIC) {
         return decode_ktx2(bytes);
     }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
-        .map_err(|e| format!("cannot read it: {e}"))?;
+        .map_err(|e| TextureError::Read(Arc::new(e)))?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
     limits.max_alloc = Some(alloc_limit);
     reader.limits(limits);
-    let decoded = reader.decode().map_err(|e| format!("cannot decode it: {e}"))?;
+    let decoded = reader.decode().map_err(|e| TextureError::Decode(Arc::new(e)))?;
     Ok(decoded.into_rgba8())
 }
 
 /// The first bytes of every KTX2 file.
 const KTX2_MAGIC: [u8; 12] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A];
 
-fn ktx2_transcoder(bytes: &[u8]) -> Result<basisu::Transcoder<'_>, String> {
-    basisu::Transcoder::new(bytes).map_err(|e| format!("cannot read its KTX2 container ({e:?})"))
+fn ktx2_transcoder(bytes: &[u8]) -> Result<basisu::Transcoder<'_>, TextureError> {
+    basisu::Transcoder::new(bytes).map_err(|e| TextureError::Ktx2Container(format!("{e:?}")))
 }
 
 /// A KTX2 Basis Universal image (KHR_texture_basisu, UASTC or ETC1S) transcoded to RGBA8: its
 /// first level.
-fn decode_ktx2(bytes: &[u8]) -> Result<image::RgbaImage, String> {
+fn decode_ktx2(bytes: &[u8]) -> Result<image::RgbaImage, TextureError> {
     let transcoder = ktx2_transcoder(bytes)?;
     let (width, height) = transcoder.base_dimensions();
     let rgba = transcoder
         .transcode(0, basisu::TargetFormat::Rgba32, basisu::DecodeFlags::NONE)
-        .map_err(|e| format!("cannot transcode its KTX2 image ({e:?})"))?;
-    image::RgbaImage::from_raw(width, height, rgba)
-        .ok_or_else(|| format!("its KTX2 image did not transcode to {width}×{height} RGBA"))
+        .map_err(|e| TextureError::Ktx2Transcode(format!("{e:?}")))?;
+    image::RgbaImage::from_raw(width, height, rgba).ok_or(TextureError::Ktx2Size { width, height })
 }
 
 /// A material as drawn: base color (factor, texture, its texture coordinates), alpha, emission,
@@ -287,5 +324,41 @@ fn uv_transform(info: &gltf::texture::Info) -> UvTransform {
         offset: finite(Vec2::from(transform.offset()), Vec2::ZERO),
         rotation: Some(transform.rotation()).filter(|r| r.is_finite()).unwrap_or(0.0),
         scale: finite(Vec2::from(transform.scale()), Vec2::ONE),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG of `side`×`side` white pixels.
+    fn png(side: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        image::RgbaImage::from_pixel(side, side, image::Rgba([255; 4]))
+            .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+            .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn images_that_cannot_be_decoded_or_do_not_fit_are_refused_by_kind() {
+        let good = png(12);
+        let broken = b"\x89PNG\r\n\x1a\nthis is not a png";
+        let encoded = [
+            Ok(Cow::from(&good[..])),
+            Ok(Cow::from(&broken[..])),
+            Ok(Cow::from(&good[..])),
+            Err(TextureError::NoSource),
+        ];
+        // Room for the first image's 576 RGBA bytes, and not for the third's after it.
+        let decoded = decode_images(&encoded, 1000);
+        assert_eq!(decoded[0].as_ref().unwrap().dimensions(), (12, 12));
+        assert!(matches!(decoded[1], Err(TextureError::Decode(_))), "{:?}", decoded[1]);
+        assert!(
+            matches!(decoded[2], Err(TextureError::OverBudget { width: 12, height: 12 })),
+            "{:?}",
+            decoded[2]
+        );
+        assert!(matches!(decoded[3], Err(TextureError::NoSource)), "{:?}", decoded[3]);
     }
 }

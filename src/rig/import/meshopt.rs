@@ -7,8 +7,7 @@
 //! extension's JSON is checked here before they are called.
 
 use super::accessor::{Budget, Buffers, slice_of};
-use super::err;
-use crate::rig::RigError;
+use crate::rig::{Codec, RigError};
 use serde::Deserialize;
 
 /// The extension object of a compressed buffer view.
@@ -60,7 +59,10 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut Buffers, budget: &m
         let Some(extension) = view.extension_value("EXT_meshopt_compression") else {
             continue;
         };
-        let at = |e: String| err(format!("buffer view {} (EXT_meshopt_compression): {e}", view.index()));
+        let at = |e: String| RigError::Decoder {
+            codec: Codec::Meshopt,
+            message: format!("buffer view {} (EXT_meshopt_compression): {e}", view.index()),
+        };
         let compressed: Compressed = serde_json::from_value(extension.clone())
             .map_err(|e| at(format!("the extension object is invalid: {e}")))?;
         let source = buffers.bytes(compressed.buffer).map_err(at)?;
@@ -87,12 +89,10 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut Buffers, budget: &m
                 view.length()
             )));
         }
-        budget
-            .charge(
-                size as u64,
-                &format!("buffer view {} ({size} bytes decoded)", view.index()),
-            )
-            .map_err(|e| err(e.to_string()))?;
+        budget.charge(
+            size as u64,
+            &format!("buffer view {} ({size} bytes decoded)", view.index()),
+        )?;
         let decoded = decode(encoded, &compressed).map_err(at)?;
         buffers.decoded_views.insert(view.index(), decoded);
     }

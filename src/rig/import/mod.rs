@@ -35,21 +35,18 @@ use super::*;
 use accessor::Buffers;
 use std::path::Path;
 
-pub use accessor::{Budget, human_bytes};
+pub use accessor::{Budget, BudgetExceeded, human_bytes};
 pub use extensions::SUPPORTED_EXTENSIONS;
+pub use source::{FileError, UriError};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.
 const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
-fn err(message: impl Into<String>) -> RigError {
-    RigError(message.into())
-}
-
 /// Loads a `.gltf`, `.glb` or `.vrm` file; external buffers and images are looked up next to it.
 pub fn load_file(path: &Path) -> Result<Rig, RigError> {
-    let bytes = source::read_file_bounded(path).map_err(err)?;
+    let bytes = source::read_file_bounded(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -69,24 +66,19 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
             .map(String::as_str)
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("no message");
-        Err(err(format!(
-            "the importer failed on this file ({what}); this is a bug in Rigscope, please report it with the file"
-        )))
+        Err(RigError::Panic(what.to_owned()))
     })
 }
 
 fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
     let (json, blob) = if bytes.starts_with(b"glTF") {
-        glb::split_glb(bytes).map_err(|e| err(format!("not a valid GLB file: {e}")))?
+        glb::split_glb(bytes).map_err(RigError::Glb)?
     } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return Err(err(
-            "not a glTF file: it starts neither with the GLB magic 'glTF' nor with a JSON object",
-        ));
+        return Err(RigError::NotGltf);
     } else {
         (bytes, None)
     };
-    let root: gltf::json::Root =
-        gltf::json::deserialize::from_slice(json).map_err(|e| err(format!("not a valid glTF file: {e}")))?;
+    let root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
     let document = gltf::Document::from_json_without_validation(root);
@@ -177,7 +169,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         })
         .collect();
     instances.sort_by_key(|i| i.node);
-    charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget).map_err(|e| err(e.to_string()))?;
+    charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
     facts.decoded_bytes = budget.used();
 
     let rig = Rig {

@@ -1,7 +1,6 @@
 //! The node tree (parents first) and the skins over it.
 
 use super::accessor::{self, Budget, Buffers, FLOAT};
-use super::err;
 use crate::rig::{Node, RigError, Skin, Trs};
 use glam::{Mat4, Quat, Vec3, Vec4};
 
@@ -31,7 +30,9 @@ pub fn read_nodes(document: &gltf::Document) -> Result<Hierarchy, RigError> {
         let name = node.name().map(str::to_owned).unwrap_or_else(|| format!("node {old}"));
         let matrix = Mat4::from_cols_array_2d(&node.transform().matrix());
         if !matrix.is_finite() {
-            return Err(err(format!("node {old} ('{name}') has a transform that is not finite")));
+            return Err(RigError::Data(format!(
+                "node {old} ('{name}') has a transform that is not finite"
+            )));
         }
         node_matrices.push(matrix);
         let (t, r, s) = node.transform().decomposed();
@@ -62,10 +63,13 @@ fn sort_nodes(document: &gltf::Document) -> Result<(Vec<usize>, Vec<Option<usize
     for node in document.nodes() {
         for child in node.children() {
             if child.index() == node.index() {
-                return Err(err(format!("node {} lists itself as its child", node.index())));
+                return Err(RigError::Data(format!(
+                    "node {} lists itself as its child",
+                    node.index()
+                )));
             }
             if let Some(other) = parents[child.index()] {
-                return Err(err(if other == node.index() {
+                return Err(RigError::Data(if other == node.index() {
                     format!("node {other} lists node {} twice among its children", child.index())
                 } else {
                     format!(
@@ -99,7 +103,7 @@ fn sort_nodes(document: &gltf::Document) -> Result<(Vec<usize>, Vec<Option<usize
         if stranded.len() > listed.len() {
             listed.push(format!("and {} more", stranded.len() - listed.len()));
         }
-        return Err(err(format!(
+        return Err(RigError::Data(format!(
             "the node hierarchy has a cycle: nodes {} are in it or below it, with no root above them",
             listed.join(", ")
         )));
@@ -110,18 +114,18 @@ fn sort_nodes(document: &gltf::Document) -> Result<(Vec<usize>, Vec<Option<usize
 pub fn read_skin(skin: &gltf::Skin, slot: &[usize], buffers: &Buffers, budget: &mut Budget) -> Result<Skin, RigError> {
     let joints: Vec<usize> = skin.joints().map(|j| slot[j.index()]).collect();
     if joints.is_empty() {
-        return Err(err(format!("skin {} has no joints", skin.index())));
+        return Err(RigError::Data(format!("skin {} has no joints", skin.index())));
     }
     let inverse_binds = match skin.inverse_bind_matrices() {
         None => vec![Mat4::IDENTITY; joints.len()],
         Some(accessor) => {
             let read: Vec<Mat4> = accessor::read_f32::<16>(&accessor, FLOAT, buffers, budget)
-                .map_err(|e| err(format!("skin {} inverse bind matrices: {e}", skin.index())))?
+                .map_err(|e| RigError::from(e.context(&format!("skin {} inverse bind matrices", skin.index()))))?
                 .iter()
                 .map(Mat4::from_cols_array)
                 .collect();
             if read.len() != joints.len() {
-                return Err(err(format!(
+                return Err(RigError::Data(format!(
                     "skin {} has {} joints but {} inverse bind matrices",
                     skin.index(),
                     joints.len(),
@@ -129,7 +133,7 @@ pub fn read_skin(skin: &gltf::Skin, slot: &[usize], buffers: &Buffers, budget: &
                 )));
             }
             if let Some(j) = read.iter().position(|m| !m.is_finite()) {
-                return Err(err(format!(
+                return Err(RigError::Data(format!(
                     "skin {}: inverse bind matrix {j} is not finite",
                     skin.index()
                 )));

@@ -2,40 +2,66 @@
 //! it) and the URI rule that keeps reads inside the model's folder.
 
 use super::accessor::{BufferData, Buffers};
-use super::err;
 use crate::rig::RigError;
 use base64::Engine;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Largest file or buffer the importer reads; anything bigger is refused before allocating.
 pub const MAX_BYTES: u64 = 1 << 30;
 
+/// Why a file (the model, or a buffer next to it) could not be read.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot open {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    #[error("{} is not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("{} is {size} bytes, more than the {MAX_BYTES}-byte limit", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("{} grew past the {MAX_BYTES}-byte limit while being read", path.display())]
+    GrewTooLarge { path: PathBuf },
+}
+
 /// Reads a regular file of at most [`MAX_BYTES`].
-pub fn read_file_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    let metadata = std::fs::metadata(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+pub fn read_file_bounded(path: &Path) -> Result<Vec<u8>, FileError> {
+    let open = |e| FileError::Open {
+        path: path.to_owned(),
+        source: Arc::new(e),
+    };
+    let metadata = std::fs::metadata(path).map_err(open)?;
     if !metadata.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(FileError::NotAFile { path: path.to_owned() });
     }
     if metadata.len() > MAX_BYTES {
-        return Err(format!(
-            "{} is {} bytes, more than the {MAX_BYTES}-byte limit",
-            path.display(),
-            metadata.len()
-        ));
+        return Err(FileError::TooLarge {
+            path: path.to_owned(),
+            size: metadata.len(),
+        });
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(open)?;
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
     file.take(MAX_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|e| FileError::Read {
+            path: path.to_owned(),
+            source: Arc::new(e),
+        })?;
     if bytes.len() as u64 > MAX_BYTES {
-        return Err(format!(
-            "{} grew past the {MAX_BYTES}-byte limit while being read",
-            path.display()
-        ));
+        return Err(FileError::GrewTooLarge { path: path.to_owned() });
     }
     Ok(bytes)
 }
@@ -91,7 +117,7 @@ pub fn load_buffers<'a>(
                 _ => BufferData::Absent("has no data (no URI, and it is not the GLB binary chunk)".into()),
             },
             gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => BufferData::Shared(Rc::new(
-                decode_data_uri(uri).map_err(|e| err(format!("buffer {index}: {e}")))?,
+                decode_data_uri(uri).map_err(|source| RigError::BufferUri { index, source })?,
             )),
             gltf::buffer::Source::Uri(uri) if is_remote(uri) => {
                 warnings.push(format!(
@@ -102,20 +128,21 @@ pub fn load_buffers<'a>(
                 ))
             }
             gltf::buffer::Source::Uri(uri) => {
-                let path = resolve_uri(uri, base_dir).map_err(|e| err(format!("buffer {index}: {e}")))?;
+                let path = resolve_uri(uri, base_dir).map_err(|source| RigError::BufferUri { index, source })?;
                 if let Some(data) = files.get(&path) {
                     BufferData::Shared(data.clone())
                 } else {
-                    let data = Rc::new(read_file_bounded(&path).map_err(|e| {
-                        err(format!(
-                            "buffer {index}: the file '{uri}' it refers to is missing or unreadable: {e}"
-                        ))
+                    let data = Rc::new(read_file_bounded(&path).map_err(|source| RigError::BufferFile {
+                        index,
+                        uri: uri.to_owned(),
+                        source,
                     })?);
                     external += data.len() as u64;
                     if external > MAX_BYTES {
-                        return Err(err(format!(
-                            "buffer {index}: the external buffers total more than the {MAX_BYTES}-byte limit"
-                        )));
+                        return Err(RigError::ExternalTooLarge {
+                            index,
+                            limit: MAX_BYTES,
+                        });
                     }
                     files.insert(path, data.clone());
                     BufferData::Shared(data)
@@ -130,7 +157,7 @@ pub fn load_buffers<'a>(
         if let Some(real) = real
             && real < buffer.length()
         {
-            return Err(err(format!(
+            return Err(RigError::Data(format!(
                 "buffer {index} declares {} bytes but holds only {real}",
                 buffer.length()
             )));
@@ -144,41 +171,63 @@ fn is_remote(uri: &str) -> bool {
     uri.contains("://")
 }
 
+/// Why a buffer's or an image's URI gives no bytes.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum UriError {
+    #[error("data URI has no ',' before its data")]
+    DataWithoutComma,
+    #[error("data URI is larger than the size limit")]
+    DataTooLarge,
+    #[error("data URI is not valid base64: {0}")]
+    Base64(#[source] base64::DecodeError),
+    #[error("'{uri}' refers to an external file, but the data was not opened from a folder")]
+    NoFolder { uri: String },
+    #[error("'{uri}' is a remote URI; only files next to the model are read")]
+    Remote { uri: String },
+    #[error("'{uri}' is an absolute path; only files inside the model's folder are read")]
+    Absolute { uri: String },
+    #[error("'{uri}' points outside the model's folder; only files inside it are read")]
+    Outside { uri: String },
+    #[error(
+        "'{uri}' leads outside the model's folder through a symbolic link (to {}); only files inside it are read",
+        target.display()
+    )]
+    LinkOutside { uri: String, target: PathBuf },
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
 /// The bytes of a data URI (RFC 2397): base64, or percent-encoded when it does not say
 /// `;base64`.
-fn decode_data_uri(uri: &str) -> Result<Vec<u8>, String> {
+fn decode_data_uri(uri: &str) -> Result<Vec<u8>, UriError> {
     let rest = uri.strip_prefix("data:").unwrap_or(uri);
-    let (header, payload) = rest
-        .split_once(',')
-        .ok_or_else(|| "data URI has no ',' before its data".to_string())?;
+    let (header, payload) = rest.split_once(',').ok_or(UriError::DataWithoutComma)?;
     if payload.len() as u64 > MAX_BYTES * 4 / 3 {
-        return Err("data URI is larger than the size limit".into());
+        return Err(UriError::DataTooLarge);
     }
     if !header.ends_with(";base64") {
         return Ok(percent_decode_bytes(payload));
     }
     base64::engine::general_purpose::STANDARD
         .decode(payload)
-        .map_err(|e| format!("data URI is not valid base64: {e}"))
+        .map_err(UriError::Base64)
 }
 
 /// Bytes behind a URI: a base64 data URI, or a file inside `base_dir`.
-pub fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
+pub fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, UriError> {
     if uri.starts_with("data:") {
         return decode_data_uri(uri);
     }
-    read_file_bounded(&resolve_uri(uri, base_dir)?)
+    Ok(read_file_bounded(&resolve_uri(uri, base_dir)?)?)
 }
 
 /// Applies the URI rule: relative paths that stay inside `base_dir`, nothing else. A path that
 /// exists is also checked after following symbolic links.
-fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
-    let base = base_dir
-        .ok_or_else(|| format!("'{uri}' refers to an external file, but the data was not opened from a folder"))?;
+fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, UriError> {
+    let uri_owned = || uri.to_owned();
+    let base = base_dir.ok_or_else(|| UriError::NoFolder { uri: uri_owned() })?;
     if is_remote(uri) {
-        return Err(format!(
-            "'{uri}' is a remote URI; only files next to the model are read"
-        ));
+        return Err(UriError::Remote { uri: uri_owned() });
     }
     let decoded = percent_decode(uri);
     let relative = Path::new(&decoded);
@@ -189,25 +238,21 @@ fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, String> {
             Component::CurDir => {}
             Component::ParentDir => depth -= 1,
             Component::RootDir | Component::Prefix(_) => {
-                return Err(format!(
-                    "'{uri}' is an absolute path; only files inside the model's folder are read"
-                ));
+                return Err(UriError::Absolute { uri: uri_owned() });
             }
         }
         if depth < 0 {
-            return Err(format!(
-                "'{uri}' points outside the model's folder; only files inside it are read"
-            ));
+            return Err(UriError::Outside { uri: uri_owned() });
         }
     }
     let path = base.join(relative);
     if let (Ok(real), Ok(real_base)) = (path.canonicalize(), base.canonicalize())
         && !real.starts_with(&real_base)
     {
-        return Err(format!(
-            "'{uri}' leads outside the model's folder through a symbolic link (to {}); only files inside it are read",
-            real.display()
-        ));
+        return Err(UriError::LinkOutside {
+            uri: uri_owned(),
+            target: real,
+        });
     }
     Ok(path)
 }
@@ -250,7 +295,10 @@ mod tests {
             decode_data_uri("data:application/gltf-buffer,0%FF").unwrap(),
             [b'0', 0xff]
         );
-        assert!(decode_data_uri("data:nothing").unwrap_err().contains("no ','"));
+        assert!(matches!(
+            decode_data_uri("data:nothing"),
+            Err(UriError::DataWithoutComma)
+        ));
     }
 
     #[test]
@@ -264,15 +312,18 @@ mod tests {
             resolve_uri("tex/../a.bin", Some(base)).unwrap(),
             base.join("tex/../a.bin")
         );
-        for bad in ["../a.bin", "tex/../../a.bin", "/etc/passwd", "http://example.com/a.bin"] {
+        for bad in ["../a.bin", "tex/../../a.bin"] {
             let e = resolve_uri(bad, Some(base)).unwrap_err();
-            assert!(e.contains(bad), "{e}");
+            assert!(matches!(&e, UriError::Outside { uri } if uri == bad), "{e:?}");
         }
+        let e = resolve_uri("/etc/passwd", Some(base)).unwrap_err();
         assert!(
-            resolve_uri("a.bin", None)
-                .unwrap_err()
-                .contains("not opened from a folder")
+            matches!(&e, UriError::Absolute { uri } if uri == "/etc/passwd"),
+            "{e:?}"
         );
+        let e = resolve_uri("http://example.com/a.bin", Some(base)).unwrap_err();
+        assert!(matches!(e, UriError::Remote { .. }), "{e:?}");
+        assert!(matches!(resolve_uri("a.bin", None), Err(UriError::NoFolder { .. })));
     }
 
     #[test]
@@ -286,7 +337,11 @@ mod tests {
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(dir.join("secret.bin"), &link).unwrap();
         let e = resolve_uri("escape.bin", Some(&model)).unwrap_err();
-        assert!(e.contains("symbolic link") && e.contains("escape.bin"), "{e}");
+        assert!(
+            matches!(&e, UriError::LinkOutside { uri, target } if uri == "escape.bin" && target.ends_with("secret.bin")),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("symbolic link"), "{e}");
         assert_eq!(
             resolve_uri("inside.bin", Some(&model)).unwrap(),
             model.join("inside.bin")

@@ -1,7 +1,6 @@
 //! The JSON's structure: the `gltf` crate's validation, worded for a person, without the
 //! refusals a viewer should not make.
 
-use super::err;
 use super::extensions;
 use crate::rig::RigError;
 use gltf::json::validation::{Checked, Error, Validate};
@@ -43,7 +42,7 @@ pub fn validate(root: &gltf::json::Root) -> Result<Tolerated, RigError> {
         }
     }
     if !problems.is_empty() {
-        return Err(err(format!("invalid glTF: {}", problems.join("; "))));
+        return Err(RigError::Invalid(problems.join("; ")));
     }
     extensions::check_required(root)?;
     let mut checked = Tolerated::default();
@@ -96,9 +95,9 @@ pub fn validate(root: &gltf::json::Root) -> Result<Tolerated, RigError> {
     }
     let more = problems.len().saturating_sub(LISTED_PROBLEMS);
     problems.truncate(LISTED_PROBLEMS);
-    let mut message = format!("invalid glTF: {}", problems.join("; "));
+    let mut listed = problems.join("; ");
     if more > 0 {
-        message.push_str(&format!("; and {more} more"));
+        listed.push_str(&format!("; and {more} more"));
     }
-    Err(err(message))
+    Err(RigError::Invalid(listed))
 }
