@@ -6,6 +6,7 @@ pub mod audit;
 pub mod commands;
 pub mod frame;
 pub mod headless;
+pub mod job;
 pub mod reload;
 pub mod render;
 pub mod report;
