@@ -7,6 +7,7 @@ pub mod commands;
 pub mod cpu;
 pub mod frame;
 pub mod headless;
+pub mod job;
 pub mod names;
 pub mod reload;
 pub mod render;

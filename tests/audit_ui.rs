@@ -8,7 +8,7 @@ use egui_kittest::kittest::Queryable;
 use glam::{Mat4, Quat, Vec3};
 use rigscope::ui::audit::row_label;
 use rigscope::viewer::Viewer;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A tube along +Y with an elbow at y = 1 weighted hard to `lower`: bending `lower` folds
 /// the elbow ring, so it is the worst joint by far.
@@ -29,17 +29,24 @@ fn triangle_area(p: &[Vec3], t: &[u32]) -> f32 {
     (b - a).cross(c - a).length() / 2.0
 }
 
-/// Runs the audit from the window's button and steps frames until its report is there; the
-/// seconds it took, as the window saw them.
+/// Runs the audit from the window's button, draws a frame while it runs, and waits for its
+/// report; the seconds it took.
 fn run_audit(harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::UiState)>) -> f64 {
     harness.get_by_label("Run audit").click();
+    harness.step();
+    assert!(
+        harness.state().1.audit.running.is_some(),
+        "the button started the audit"
+    );
     let started = Instant::now();
-    while harness.state().1.audit.report.is_none() {
-        assert!(started.elapsed() < Duration::from_secs(60), "the audit did not finish");
-        harness.step();
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    harness.step();
+    let (viewer, ui) = harness.state_mut();
+    ui.audit.wait(viewer);
     let seconds = started.elapsed().as_secs_f64();
+    assert!(
+        harness.state().1.audit.report.is_some(),
+        "the audit handed in its report"
+    );
     harness.run();
     seconds
 }

@@ -3,10 +3,9 @@
 mod common;
 
 use rigscope::viewer::Viewer;
-use std::time::Duration;
 
 fn wait_for_load(viewer: &mut Viewer) {
-    viewer.wait_for_load(Duration::from_secs(30));
+    viewer.wait_for_load();
     assert!(viewer.loading().is_none(), "the load never finished");
 }
 

@@ -331,7 +331,7 @@ impl ApplicationHandler<Wake> for App {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(state) = &mut self.window else { return };
         // Changes on disk: mark the title, start a reload once they settle.
-        if self.viewer.poll_files() {
+        if self.viewer.poll_files(Instant::now()) {
             state.window.request_redraw();
         }
         let wake_at = [state.repaint_after, self.viewer.next_deadline()]

@@ -122,7 +122,7 @@ pub struct RigGpu {
     proxy_built: bool,
     /// The proxies being simplified on a thread since the rig was uploaded, and how long that
     /// took (see [`RigGpu::start_proxies`]).
-    proxy_job: Option<std::thread::JoinHandle<proxy::Simplified>>,
+    proxy_job: Option<crate::job::Job<proxy::Simplified>>,
     /// The [`SkinnedPose::generation`] the draws' CPU-path vertex buffers hold (`None` once
     /// buffers were added): a frame that did not skin again uploads nothing.
     cpu_vertices: Option<u64>,

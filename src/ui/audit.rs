@@ -2,11 +2,11 @@
 //! joints worst first, the worst pose of one put on the rig, and its measures against the angle.
 
 use crate::audit::{AuditOptions, AuditProgress, AuditReport, Axis, JointAudit, PoseSample};
+use crate::job::Job;
 use crate::skin::SkinningMethod;
 use crate::viewer::{Viewer, marks_on_every_instance};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 /// Which measure the plots show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,11 +45,17 @@ impl Measure {
     }
 }
 
-/// A running audit: the thread, what it reports, and the rig generation it audits.
+/// A running audit and the rig generation it audits.
 pub struct RunningAudit {
-    thread: JoinHandle<AuditReport>,
-    pub progress: Arc<AuditProgress>,
+    job: Job<AuditReport, AuditProgress>,
     generation: u64,
+}
+
+impl RunningAudit {
+    /// How far the audit got, and its cancel switch.
+    pub fn progress(&self) -> &AuditProgress {
+        self.job.progress()
+    }
 }
 
 #[derive(Default)]
@@ -67,16 +73,14 @@ impl AuditPanelState {
     /// Starts auditing the viewer's rig on its own thread, cancelling a run already going.
     pub fn start(&mut self, viewer: &Viewer) {
         if let Some(running) = &self.running {
-            running.progress.cancel();
+            running.job.cancel();
         }
         let rig = viewer.rig.clone();
-        let progress = Arc::new(AuditProgress::default());
-        let watched = progress.clone();
-        let thread =
-            std::thread::spawn(move || crate::audit::audit_with_progress(&rig, &AuditOptions::default(), &watched));
+        let job = Job::with_progress(AuditProgress::default(), move |progress| {
+            crate::audit::audit_with_progress(&rig, &AuditOptions::default(), progress)
+        });
         self.running = Some(RunningAudit {
-            thread,
-            progress,
+            job,
             generation: viewer.rig_generation,
         });
         self.selected = None;
@@ -96,9 +100,7 @@ impl AuditPanelState {
     pub fn open_at_worst_joint(&mut self, viewer: &mut Viewer) {
         self.open = true;
         self.start(viewer);
-        while self.poll(viewer) {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        self.wait(viewer);
         if let Some((_, report)) = self.report.clone() {
             self.select(viewer, &report, 0);
         }
@@ -106,24 +108,43 @@ impl AuditPanelState {
 
     /// Takes the report of a finished run; true while one is still going.
     pub fn poll(&mut self, viewer: &Viewer) -> bool {
+        self.receive(viewer, false)
+    }
+
+    /// Waits for the running audit, if any, and takes its report.
+    pub fn wait(&mut self, viewer: &Viewer) {
+        self.receive(viewer, true);
+    }
+
+    fn receive(&mut self, viewer: &Viewer, block: bool) -> bool {
         if self.report.as_ref().is_some_and(|(g, _)| *g != viewer.rig_generation) {
             self.report = None;
             self.selected = None;
         }
-        let Some(running) = &self.running else { return false };
-        if running.generation != viewer.rig_generation {
-            running.progress.cancel();
+        let Some(RunningAudit { job, generation }) = self.running.take() else {
+            return false;
+        };
+        if generation != viewer.rig_generation {
+            job.cancel();
         }
-        if !running.thread.is_finished() {
-            return true;
-        }
-        let running = self.running.take().expect("checked above");
+        let cancelled = job.is_cancelled();
+        let result = if block {
+            job.wait()
+        } else {
+            match job.try_wait() {
+                Ok(result) => result,
+                Err(job) => {
+                    self.running = Some(RunningAudit { job, generation });
+                    return true;
+                }
+            }
+        };
         // A run of a rig replaced since, or cancelled, is dropped rather than shown as current.
-        if let Ok(report) = running.thread.join()
-            && running.generation == viewer.rig_generation
-            && !running.progress.is_cancelled()
+        if let Ok(report) = result
+            && generation == viewer.rig_generation
+            && !cancelled
         {
-            self.report = Some((running.generation, Arc::new(report)));
+            self.report = Some((generation, Arc::new(report)));
         }
         false
     }
@@ -198,11 +219,11 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut AuditPanelState)
     ui.horizontal(|ui| {
         if let Some(running) = &state.running {
             if ui.button("Cancel").clicked() {
-                running.progress.cancel();
+                running.job.cancel();
             }
-            let (done, total) = running.progress.counts();
+            let (done, total) = running.progress().counts();
             ui.add(
-                egui::ProgressBar::new(running.progress.fraction())
+                egui::ProgressBar::new(running.progress().fraction())
                     .text(format!("{done} / {total} joints"))
                     .desired_width(240.0),
             );

@@ -1,15 +1,15 @@
 //! Opening files in the background, reloading them, and watching them for changes on disk.
 
 use super::*;
+use crate::job::Job;
 use crate::reload::FileWatcher;
-use std::sync::mpsc::{RecvTimeoutError, TryRecvError, channel};
 
 /// A load running on a background thread.
 pub(super) struct PendingLoad {
     /// The file, or `None` for the built-in demo rig.
     path: Option<PathBuf>,
     started: Instant,
-    result: Receiver<Result<Rig, RigError>>,
+    job: Job<Result<Rig, RigError>>,
     /// A reload of the file on screen: the view, selection, playback and bends carry over.
     reload: bool,
 }
@@ -47,15 +47,12 @@ impl Viewer {
             if reload { "reloading" } else { "opening" },
             label(path.as_deref())
         );
-        let (sender, result) = channel();
         let thread_path = path.clone();
-        std::thread::spawn(move || {
-            let _ = sender.send(crate::rig::open(thread_path.as_deref()));
-        });
+        let job = Job::spawn(move || crate::rig::open(thread_path.as_deref()));
         self.pending = Some(PendingLoad {
             path,
             started: Instant::now(),
-            result,
+            job,
             reload,
         });
     }
@@ -120,13 +117,13 @@ impl Viewer {
         };
     }
 
-    /// Takes the file watcher's news: marks the file changed and, once changes have settled
-    /// and hot reload is on, starts a reload. Returns true when something changed.
-    pub fn poll_files(&mut self) -> bool {
+    /// Takes the file watcher's news as of `now`: marks the file changed and, once changes have
+    /// settled by `now` and hot reload is on, starts a reload. Returns true when something
+    /// changed.
+    pub fn poll_files(&mut self, now: Instant) -> bool {
         let busy = self.opening_other_file();
         let Some(watcher) = &mut self.watcher else { return false };
-        let changed = watcher.poll();
-        let now = Instant::now();
+        let changed = watcher.poll(now);
         if !changed.is_empty() {
             for file in &changed {
                 log::debug!("changed on disk: {}", file.display());
@@ -214,65 +211,61 @@ impl Viewer {
 
     /// Takes a finished background load. Returns true when the rig changed.
     pub fn poll_load(&mut self) -> bool {
-        self.receive_load(None)
+        self.receive_load(false)
     }
 
-    /// Waits up to `limit` for the background load to finish and takes it (for the command line
-    /// and tests, which have nothing else to do meanwhile). Returns true when the rig changed.
-    pub fn wait_for_load(&mut self, limit: Duration) -> bool {
-        self.receive_load(Some(limit))
+    /// Waits for the background load to finish and takes it (for the command line and tests,
+    /// which have nothing else to do meanwhile). Returns true when the rig changed.
+    pub fn wait_for_load(&mut self) -> bool {
+        self.receive_load(true)
     }
 
-    fn receive_load(&mut self, wait: Option<Duration>) -> bool {
-        let Some(pending) = &self.pending else { return false };
-        let received = match wait {
-            None => pending.result.try_recv(),
-            Some(limit) => pending.result.recv_timeout(limit).map_err(|e| match e {
-                RecvTimeoutError::Timeout => TryRecvError::Empty,
-                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
-            }),
+    fn receive_load(&mut self, block: bool) -> bool {
+        let Some(pending) = self.pending.take() else {
+            return false;
         };
+        let received = if block {
+            pending.job.wait()
+        } else {
+            match pending.job.try_wait() {
+                Ok(received) => received,
+                Err(job) => {
+                    self.pending = Some(PendingLoad { job, ..pending });
+                    return false;
+                }
+            }
+        };
+        let (path, started, reload) = (pending.path, pending.started, pending.reload);
         match received {
-            Err(TryRecvError::Empty) => false,
-            Err(TryRecvError::Disconnected) => {
-                self.error = Some(format!(
-                    "loading {} stopped unexpectedly",
-                    label(pending.path.as_deref())
-                ));
-                self.pending = None;
+            Err(_) => {
+                self.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
                 false
             }
-            Ok(result) => {
-                let (path, started, reload) = (pending.path.clone(), pending.started, pending.reload);
-                self.pending = None;
-                match result {
-                    Ok(rig) => {
-                        log::info!(
-                            "{} {} in {:.0} ms",
-                            if reload { "reloaded" } else { "opened" },
-                            label(path.as_deref()),
-                            started.elapsed().as_secs_f64() * 1e3
-                        );
-                        self.error = None;
-                        let reload = reload && path.is_some() && self.path == path;
-                        let kept = reload.then(|| self.keep_state());
-                        self.set_rig(rig, path);
-                        if let Some(kept) = kept {
-                            self.restore_state(kept);
-                        }
-                        if self.changed_at.is_none_or(|at| at <= started) {
-                            self.file_changed = false;
-                        }
-                        true
-                    }
-                    Err(e) => {
-                        self.error = Some(format!(
-                            "could not open {}: {e} (the previous rig is still shown)",
-                            label(path.as_deref())
-                        ));
-                        false
-                    }
+            Ok(Ok(rig)) => {
+                log::info!(
+                    "{} {} in {:.0} ms",
+                    if reload { "reloaded" } else { "opened" },
+                    label(path.as_deref()),
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                self.error = None;
+                let reload = reload && path.is_some() && self.path == path;
+                let kept = reload.then(|| self.keep_state());
+                self.set_rig(rig, path);
+                if let Some(kept) = kept {
+                    self.restore_state(kept);
                 }
+                if self.changed_at.is_none_or(|at| at <= started) {
+                    self.file_changed = false;
+                }
+                true
+            }
+            Ok(Err(e)) => {
+                self.error = Some(format!(
+                    "could not open {}: {e} (the previous rig is still shown)",
+                    label(path.as_deref())
+                ));
+                false
             }
         }
     }

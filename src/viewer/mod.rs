@@ -17,7 +17,6 @@ mod marks;
 mod symmetry;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// Per node, the number of vertices it influences with a non-zero weight (through any skin).
@@ -198,9 +197,10 @@ impl Viewer {
             .map_or(0.0, |c| c.duration)
     }
 
-    /// Advances playback by `dt` seconds; returns whether anything needs redrawing.
+    /// Advances playback by `dt` seconds; returns whether anything needs redrawing. Changes on
+    /// disk are taken as of the wall clock's now (tests drive [`Viewer::poll_files`] instead).
     pub fn tick(&mut self, dt: f32) -> bool {
-        let files = self.poll_files();
+        let files = self.poll_files(Instant::now());
         let loaded = self.poll_load();
         let moved = self.player.advance(dt, self.clip_duration());
         let fading = self.animation.advance(dt, &self.player, &self.rig);

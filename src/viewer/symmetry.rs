@@ -3,6 +3,7 @@
 
 use super::Viewer;
 use crate::audit::{SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symmetry};
+use crate::job::Job;
 
 /// The symmetry check of one loaded rig.
 pub(super) struct SymmetryView {
@@ -30,7 +31,7 @@ fn summary(report: &SymmetryReport, options: &SymmetryOptions) -> String {
 /// A symmetry check running on a thread of its own, for the rig of `generation`.
 pub(super) struct SymmetryJob {
     generation: u64,
-    result: std::thread::JoinHandle<SymmetryView>,
+    result: Job<SymmetryView>,
 }
 
 impl SymmetryJob {
@@ -64,7 +65,7 @@ impl Viewer {
         let job = self.symmetry_job.take().filter(|job| job.generation == generation);
         match job {
             Some(job) if !job.is_running() || !self.background_checks => {
-                let view = job.result.join().unwrap_or_else(|_| SymmetryView {
+                let view = job.result.wait().unwrap_or_else(|_| SymmetryView {
                     generation,
                     summary: "The symmetry check failed.".to_owned(),
                     values: VertexSymmetry::unchecked(&self.rig),
@@ -76,7 +77,7 @@ impl Viewer {
                 let rig = std::sync::Arc::clone(&self.rig);
                 self.symmetry_job = Some(SymmetryJob {
                     generation,
-                    result: std::thread::spawn(move || check(&rig, generation)),
+                    result: Job::spawn(move || check(&rig, generation)),
                 });
             }
             None => self.symmetry = Some(check(&self.rig, generation)),

@@ -206,7 +206,7 @@ impl RigGpu {
             return;
         }
         let rig = std::sync::Arc::clone(rig);
-        self.proxy_job = Some(std::thread::spawn(move || proxy::Simplified::of(&rig)));
+        self.proxy_job = Some(crate::job::Job::spawn(move || proxy::Simplified::of(&rig)));
     }
 
     /// Builds the proxies of `rig` (the rig this was uploaded from), once: a scene that turned
@@ -216,7 +216,7 @@ impl RigGpu {
         if std::mem::replace(&mut self.proxy_built, true) {
             return;
         }
-        let simplified = match self.proxy_job.take().map(std::thread::JoinHandle::join) {
+        let simplified = match self.proxy_job.take().map(crate::job::Job::wait) {
             Some(Ok(simplified)) => simplified,
             // Not started, or its thread panicked: here, where a panic is seen.
             _ => proxy::Simplified::of(rig),
