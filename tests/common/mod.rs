@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod counting;
 pub mod skinned;
 
 use serde_json::Value;
