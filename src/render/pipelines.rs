@@ -6,6 +6,7 @@ use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
 use crate::render::views::ViewMode;
 use crate::rig::Texture;
+use rayon::prelude::*;
 
 impl SceneRenderer {
     pub fn new(
@@ -295,11 +296,7 @@ impl MeshPipelines {
         match missing.as_slice() {
             [] => {}
             [only] => build(*only),
-            _ => std::thread::scope(|scope| {
-                for &pass in &missing {
-                    scope.spawn(move || build(pass));
-                }
-            }),
+            _ => missing.par_iter().for_each(|&pass| build(pass)),
         }
         missing.len()
     }

@@ -4,10 +4,10 @@ use super::accessor::{Budget, Buffers};
 use super::source::{MAX_BYTES, read_uri};
 use crate::rig::{AlphaMode, Material, Texture, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Largest image side decoded.
 const MAX_IMAGE_SIDE: u32 = 16384;
@@ -156,37 +156,12 @@ fn decode_images(encoded: &[Result<Cow<[u8]>, String>], budget_left: u64) -> Vec
     // What one decoder may allocate on its way (a format's own buffers before RGBA).
     let alloc_limit = (MAX_BYTES / 2).min(budget_left);
     let decode = |bytes: &Result<&[u8], String>| decode_image(bytes.clone()?, alloc_limit);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(sized.len());
-    if threads <= 1 {
-        return sized.iter().map(decode).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut decoded: Vec<Option<Result<image::RgbaImage, String>>> = sized.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(bytes) = sized.get(i) else { break done };
-                        done.push((i, decode(bytes)));
-                    }
-                })
-            })
-            .collect();
-        // A worker that panicked leaves its images `None`: reported as errors below.
-        for worker in workers {
-            for (i, image) in worker.join().unwrap_or_default() {
-                decoded[i] = Some(image);
-            }
-        }
-    });
-    decoded
-        .into_iter()
-        .map(|image| image.unwrap_or_else(|| Err("decoding it panicked".into())))
+    sized
+        .par_iter()
+        .map(|bytes| {
+            // A decoder that panics fails its image, not the load.
+            std::panic::catch_unwind(|| decode(bytes)).unwrap_or_else(|_| Err("decoding it panicked".into()))
+        })
         .collect()
 }
 
