@@ -187,14 +187,15 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     // The rig loads while the driver starts: neither needs the other.
-    let (viewer, gpu) = std::thread::scope(|scope| {
-        let viewer = scope.spawn(|| viewer_for(request));
-        let gpu = Gpu::headless().map_err(|e| e.to_string());
-        lap("adapter and device");
-        let viewer = viewer.join().unwrap_or_else(|_| Err("loading the rig panicked".into()));
-        lap("rig loaded");
-        (viewer, gpu)
-    });
+    let (viewer, gpu) = rayon::join(
+        || std::panic::catch_unwind(|| viewer_for(request)).unwrap_or_else(|_| Err("loading the rig panicked".into())),
+        || {
+            let gpu = Gpu::headless().map_err(|e| e.to_string());
+            lap("adapter and device");
+            gpu
+        },
+    );
+    lap("rig loaded");
     let (mut viewer, gpu) = (viewer?, gpu?);
     let image =
         crate::frame::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;

@@ -164,8 +164,8 @@ mod tests {
 
     #[test]
     fn sees_writes_and_replacements_of_watched_files_only_and_debounces() {
-        let dir = std::env::temp_dir().join(format!("rigscope-watch-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temporary_dir = tempfile::tempdir().unwrap();
+        let dir = temporary_dir.path();
         let (model, bin, other) = (dir.join("a.gltf"), dir.join("a.bin"), dir.join("other.txt"));
         for f in [&model, &bin, &other] {
             std::fs::write(f, b"1").unwrap();
@@ -199,6 +199,5 @@ mod tests {
         std::fs::write(&temporary, b"3").unwrap();
         std::fs::rename(&temporary, &model).unwrap();
         assert!(wait_for(&mut watcher, "a rename").contains(&model));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

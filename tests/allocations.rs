@@ -13,58 +13,13 @@ use rigscope::rig::Rig;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::timings::FrameTimings;
 use rigscope::viewer::Viewer;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-/// Counts allocations (and reallocations) per thread, while that thread asks to be watched
-/// (tests run in parallel threads; each counts only its own).
-struct Counting;
-
-thread_local! {
-    static WATCHED: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note() {
-    if WATCHED.try_with(Cell::get).unwrap_or(false) {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to the system allocator with the caller's arguments unchanged,
-// so it keeps `GlobalAlloc`'s contract; counting touches only thread-locals and never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received (see the impl).
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received (see the impl).
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: common::counting::Counting = common::counting::Counting;
 
 /// Allocations made by `f` on this thread.
 fn allocations_in(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    WATCHED.with(|w| w.set(true));
-    f();
-    WATCHED.with(|w| w.set(false));
-    ALLOCATIONS.with(Cell::get) - before
+    common::counting::watch(f).1.count
 }
 
 /// One frame of the viewer's CPU work; `lines` is the skeleton overlay's reused buffer.

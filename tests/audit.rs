@@ -360,9 +360,7 @@ fn results_do_not_depend_on_the_thread_count() {
 }
 
 fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigscope-audit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = common::temp_dir("audit").join(name);
     std::fs::write(&path, bytes).unwrap();
     path
 }

@@ -36,7 +36,7 @@ fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output
 }
 
 fn render_image(file: &str, clip: &str, time: f32, name: &str) -> RgbaImage {
-    let out = std::env::temp_dir().join(format!("rigscope-test-{}-{name}.png", std::process::id()));
+    let out = common::temp_dir("render").join(format!("{name}.png"));
     let output = render(file, clip, time, &out);
     assert!(
         output.status.success(),
@@ -324,7 +324,7 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
 
 #[test]
 fn render_audit_needs_the_whole_window() {
-    let out = std::env::temp_dir().join(format!("rigscope-test-{}-audit.png", std::process::id()));
+    let out = common::temp_dir("render").join("audit.png");
     let stderr = refused(&["render", "demo", "--audit"], &out);
     assert!(stderr.contains("--ui"), "{stderr}");
 }

@@ -38,9 +38,8 @@ use crate::skin::SkinningMethod;
 use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs};
 use crate::skin::fast::skin_lbs_positions;
 use glam::{Mat4, Quat, Vec3};
+use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// An axis of the sweep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -344,30 +343,28 @@ pub(crate) fn audit_joints(
     }
     tasks.sort_by(|a, b| b.cost.total_cmp(&a.cost));
     progress.start(tasks.len());
-    let threads = options
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, tasks.len().max(1));
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(tasks.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    if progress.is_cancelled() {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(task) = tasks.get(i) else { break };
-                    let space = &spaces[task.space];
-                    let result = sweep_joint(rig, space, &facts[task.space], task.joint, options);
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push(result);
-                    progress.joint_done();
+    // One joint per work item: sweeps differ by orders of magnitude, the heaviest go first.
+    let sweep = || -> Vec<JointAudit> {
+        tasks
+            .par_iter()
+            .with_max_len(1)
+            .filter_map(|task| {
+                if progress.is_cancelled() {
+                    return None;
                 }
-            });
-        }
-    });
-    let mut joints = done.into_inner().unwrap_or_else(|e| e.into_inner());
+                let result = sweep_joint(rig, &spaces[task.space], &facts[task.space], task.joint, options);
+                progress.joint_done();
+                Some(result)
+            })
+            .collect()
+    };
+    let mut joints = match options.threads {
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_or_else(|_| sweep(), |pool| pool.install(sweep)),
+        None => sweep(),
+    };
     // Each joint's numbers do not depend on the thread that computed them; the order is fixed
     // here.
     joints.sort_by(|a, b| {

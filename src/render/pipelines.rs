@@ -8,6 +8,7 @@ use crate::render::material::MeshPipeline;
 use crate::render::skeleton::LineVertex;
 use crate::render::views::{RAMPS_WGSL, ViewMode, wgsl_prelude};
 use crate::rig::Texture;
+use rayon::prelude::*;
 use strum::VariantArray;
 
 impl SceneRenderer {
@@ -317,11 +318,7 @@ impl MeshPipelines {
         match missing.as_slice() {
             [] => {}
             [only] => build(*only),
-            _ => std::thread::scope(|scope| {
-                for &pass in &missing {
-                    scope.spawn(move || build(pass));
-                }
-            }),
+            _ => missing.par_iter().for_each(|&pass| build(pass)),
         }
         missing.len()
     }

@@ -84,6 +84,14 @@ impl Viewer {
         }
     }
 
+    /// Runs the symmetry check of the loaded rig to its end here, taking the result of one
+    /// already running (for the command line and tests, which have nothing else to do).
+    pub fn wait_for_symmetry(&mut self) {
+        let background = std::mem::replace(&mut self.background_checks, false);
+        self.ensure_symmetry();
+        self.background_checks = background;
+    }
+
     /// What the symmetry check found in the loaded rig, once the symmetry view has run it.
     pub fn symmetry_summary(&self) -> Option<&str> {
         self.current_symmetry().map(|s| s.summary.as_str())

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod counting;
 pub mod skinned;
 
 use serde_json::Value;
@@ -57,23 +58,24 @@ pub fn with_normalized_weights(mut rig: rigscope::rig::Rig) -> rigscope::rig::Ri
 
 /// A fresh, empty folder under the system temp folder, unique to this test process and `name`.
 pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigscope-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    dir
+    tempfile::Builder::new()
+        .prefix(&format!("rigscope-{name}-"))
+        .tempdir()
+        .unwrap_or_else(|e| panic!("cannot create a temporary folder for {name}: {e}"))
+        .keep()
 }
 
 /// Waits for `child` to exit and returns its output; past `limit` it is killed and the test
 /// fails naming `what` as a hang.
 pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> std::process::Output {
-    let started = std::time::Instant::now();
-    // The standard library has no wait with a timeout; polling every 20 ms costs nothing here.
-    while child.try_wait().expect("waiting for a child process").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{what} still running after {limit:?}: a hang");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    use wait_timeout::ChildExt;
+    if child
+        .wait_timeout(limit)
+        .expect("waiting for a child process")
+        .is_none()
+    {
+        let _ = child.kill();
+        panic!("{what} still running after {limit:?}: a hang");
     }
     child.wait_with_output().expect("the child's output")
 }

@@ -4,11 +4,11 @@ use super::accessor::{Budget, BudgetExceeded, Buffers};
 use super::source::{MAX_BYTES, UriError, read_uri};
 use crate::rig::{AlphaMode, Material, Texture, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Largest image side decoded.
 const MAX_IMAGE_SIDE: u32 = 16384;
@@ -196,37 +196,14 @@ fn decode_images(
     // What one decoder may allocate on its way (a format's own buffers before RGBA).
     let alloc_limit = (MAX_BYTES / 2).min(budget_left);
     let decode = |bytes: &Result<&[u8], TextureError>| decode_image(bytes.clone()?, alloc_limit);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(sized.len());
-    if threads <= 1 {
-        return sized.iter().map(decode).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut decoded: Vec<Option<Result<image::RgbaImage, TextureError>>> = sized.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(bytes) = sized.get(i) else { break done };
-                        done.push((i, decode(bytes)));
-                    }
-                })
-            })
-            .collect();
-        // A worker that panicked leaves its images `None`: reported as errors below.
-        for worker in workers {
-            for (i, image) in worker.join().unwrap_or_default() {
-                decoded[i] = Some(image);
-            }
-        }
-    });
-    decoded
-        .into_iter()
-        .map(|image| image.unwrap_or(Err(TextureError::Panicked)))
+    sized
+        .par_iter()
+        .map(|bytes| {
+            // A decoder that panics fails its image, not the load; it only reads the shared
+            // error (an earlier refusal), so nothing it could leave half-changed is seen again.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)))
+                .unwrap_or_else(|_| Err(TextureError::Panicked))
+        })
         .collect()
 }
 

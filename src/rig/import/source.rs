@@ -258,27 +258,12 @@ fn resolve_uri(uri: &str, base_dir: Option<&Path>) -> Result<PathBuf, UriError> 
 }
 
 fn percent_decode(s: &str) -> String {
-    String::from_utf8_lossy(&percent_decode_bytes(s)).into_owned()
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
+/// `%XX` escapes decoded; a `%` not followed by two hex digits stays as it is.
 fn percent_decode_bytes(s: &str) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push(hi << 4 | lo);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    out
+    percent_encoding::percent_decode_str(s).collect()
 }
 
 #[cfg(test)]
@@ -326,15 +311,16 @@ mod tests {
         assert!(matches!(resolve_uri("a.bin", None), Err(UriError::NoFolder { .. })));
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_symbolic_link_out_of_the_model_folder_is_refused() {
-        let dir = std::env::temp_dir().join(format!("rigscope-symlink-{}", std::process::id()));
+        let temporary_dir = tempfile::tempdir().unwrap();
+        let dir = temporary_dir.path();
         let model = dir.join("model");
         std::fs::create_dir_all(&model).unwrap();
         std::fs::write(dir.join("secret.bin"), [1, 2, 3, 4]).unwrap();
         std::fs::write(model.join("inside.bin"), [1, 2, 3, 4]).unwrap();
         let link = model.join("escape.bin");
-        let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(dir.join("secret.bin"), &link).unwrap();
         let e = resolve_uri("escape.bin", Some(&model)).unwrap_err();
         assert!(
@@ -346,6 +332,5 @@ mod tests {
             resolve_uri("inside.bin", Some(&model)).unwrap(),
             model.join("inside.bin")
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

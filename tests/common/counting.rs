@@ -1,0 +1,69 @@
+//! A global allocator that counts, per thread and while that thread asks for it, the
+//! allocations made and the largest one. A test binary installs it with
+//! `#[global_allocator] static ALLOCATOR: common::counting::Counting = common::counting::Counting;`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts allocations (and reallocations) per thread, while that thread asks to be watched
+/// (tests run in parallel threads; each counts only its own).
+pub struct Counting;
+
+thread_local! {
+    static WATCHED: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note(size: usize) {
+    if WATCHED.try_with(Cell::get).unwrap_or(false) {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        let _ = LARGEST.try_with(|n| n.set(n.get().max(size)));
+    }
+}
+
+// SAFETY: every method forwards to the system allocator with the caller's arguments unchanged,
+// so it keeps `GlobalAlloc`'s contract; counting touches only thread-locals and never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: forwarded as received (see the impl).
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: forwarded as received (see the impl).
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// What `f` allocated on this thread, as counted by [`Counting`].
+#[derive(Debug, Clone, Copy)]
+pub struct Allocated {
+    pub count: usize,
+    /// The largest single allocation or reallocation, in bytes.
+    pub largest: usize,
+}
+
+/// Runs `f` with this thread watched; its result and what it allocated.
+pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Allocated) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let largest_before = LARGEST.with(|n| n.replace(0));
+    WATCHED.with(|w| w.set(true));
+    let result = f();
+    WATCHED.with(|w| w.set(false));
+    let allocated = Allocated {
+        count: ALLOCATIONS.with(Cell::get) - before,
+        largest: LARGEST.with(|n| n.replace(largest_before.max(n.get()))),
+    };
+    (result, allocated)
+}
