@@ -295,12 +295,12 @@ mod tests {
 
     #[test]
     fn screenshot_names_count_up_without_overwriting() {
-        let dir = std::env::temp_dir().join(format!("rigscope-names-{}", std::process::id()));
+        let folder = tempfile::tempdir().unwrap();
+        let dir = folder.path().join("shots");
         let image = RgbaImage::new(2, 2);
         let first = save_png(&image, &dir, "Fox").unwrap();
         let second = save_png(&image, &dir, "Fox").unwrap();
         assert_eq!(first, dir.join("Fox-001.png"));
         assert_eq!(second, dir.join("Fox-002.png"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -212,15 +212,19 @@ mod tests {
     use super::*;
     use crate::render::{DeformationMeasure, Msaa, SkeletonOptions, ViewMode};
 
-    fn temp_file(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("rigscope-settings-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(FILE_NAME)
+    /// A settings file's path in a folder of its own, removed when the folder is dropped.
+    fn temp_file(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("rigscope-settings-{name}"))
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join(FILE_NAME);
+        (dir, file)
     }
 
     #[test]
     fn an_unknown_skinning_name_falls_back_without_losing_the_other_settings() {
-        let file = temp_file("unknown-names");
+        let (_dir, file) = temp_file("unknown-names");
         std::fs::write(
             &file,
             "hot_reload = false\nskinning_path = \"quantum\"\nskinning_method = \"DQS\"\n",
@@ -230,12 +234,11 @@ mod tests {
         assert!(!settings.hot_reload);
         assert_eq!(settings.skinning_path, SkinningPath::Gpu);
         assert_eq!(settings.skinning_method, SkinningMethod::Dqs);
-        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn settings_round_trip_through_toml() {
-        let file = temp_file("round-trip");
+        let (_dir, file) = temp_file("round-trip");
         let mut settings = Settings {
             window_width: 900.0,
             theme: Theme::Light,
@@ -262,12 +265,11 @@ mod tests {
         assert!(back.view.wireframe);
         assert_eq!(back.skinning_path, SkinningPath::Cpu);
         assert_eq!(back.skinning_method, SkinningMethod::Dqs);
-        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn saving_where_no_folder_can_be_made_names_the_folder() {
-        let file = temp_file("blocked");
+        let (_dir, file) = temp_file("blocked");
         // A plain file where the settings folder would go.
         let blocker = file.with_file_name("not-a-folder");
         std::fs::write(&blocker, "").unwrap();
@@ -281,12 +283,11 @@ mod tests {
                 .to_string()
                 .starts_with(&format!("cannot create {}: ", blocker.display()))
         );
-        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn corrupt_partial_and_missing_files_give_usable_settings() {
-        let file = temp_file("corrupt");
+        let (_dir, file) = temp_file("corrupt");
         std::fs::write(&file, "this is [not toml").unwrap();
         assert_eq!(Settings::load_from(&file), Settings::default());
         std::fs::write(&file, "window_width = \"wide\"").unwrap();
@@ -304,7 +305,6 @@ mod tests {
         assert!(partial.view.grid);
         std::fs::remove_file(&file).unwrap();
         assert_eq!(Settings::load_from(&file), Settings::default());
-        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 
     /// A settings file as the version that kept the view options in a struct of their own
@@ -361,12 +361,11 @@ joint_axes = true
             screenshot_folder: None,
             screenshot_with_ui: true,
         };
-        let file = temp_file("earlier-format");
+        let (_dir, file) = temp_file("earlier-format");
         std::fs::write(&file, EARLIER_FILE).unwrap();
         assert_eq!(Settings::load_from(&file), expected);
         expected.save_to(&file).unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), EARLIER_FILE);
-        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
     }
 
     #[test]
