@@ -6,9 +6,122 @@ use crate::render::offscreen::Overlay;
 use crate::render::scene_images::SceneImages;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, RigGpu, SceneRenderer};
-use crate::timings::FrameTimings;
+use crate::timings::{FrameTimings, Stage};
 use crate::viewer::Viewer;
 use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+/// How a frame moves playback before it is drawn: with its target, the one thing in which the
+/// window, `render`, `--sequence`, `--ui`, `bench` and `bench --orbit` differ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Clock {
+    /// Playback stays where it is: a still render, or the window, whose event loop advances
+    /// playback (and polls files) before it asks for a frame.
+    Still,
+    /// A new moment this many seconds after the last: playback advances and the pose is
+    /// evaluated again, even when no clip moves it (a benchmark's frame costs one evaluation).
+    Advance(f32),
+    /// The clip at this time in seconds (a sequence's frame).
+    Seek(f32),
+}
+
+/// What a target records into a frame: the encoder, with the renderer (its rig prepared for
+/// this frame), the viewer as of this frame and the pass timer.
+pub struct Recording<'a> {
+    pub gpu: &'a Gpu,
+    pub encoder: &'a mut wgpu::CommandEncoder,
+    pub renderer: &'a mut ViewRenderer,
+    pub viewer: &'a Viewer,
+    pub timer: Option<&'a mut GpuTimer>,
+    /// Command buffers to submit before the encoder's (an overlay's callbacks).
+    pub first: Vec<wgpu::CommandBuffer>,
+    /// Time the target spent on work of its own (the UI), not counted as encoding.
+    pub own_time: Duration,
+}
+
+/// One frame as drawn: what the target answered and what the frame measured.
+pub struct DrawnFrame<T> {
+    pub drawn: T,
+    pub timings: FrameTimings,
+    /// The newest finished scene pass: seconds and what the pass was tagged with.
+    pub pass: Option<(f64, u64)>,
+}
+
+/// The one frame step every picture takes: clock → advance → prepare → encode → submit →
+/// collect.
+pub struct FrameStep<'a> {
+    pub gpu: &'a Gpu,
+    pub renderer: &'a mut ViewRenderer,
+    pub timer: Option<&'a mut GpuTimer>,
+    /// Wait for the GPU to finish the frame, timing the wait and the whole frame (benchmarks).
+    /// Without it the pass time arrives with a later frame.
+    pub wait: bool,
+}
+
+impl FrameStep<'_> {
+    /// Moves `viewer` by `clock`, prepares its frame for a view of aspect `aspect`, lets `draw`
+    /// record the target, submits, and collects what the frame measured.
+    pub fn run<T>(
+        self,
+        viewer: &mut Viewer,
+        clock: Clock,
+        aspect: f32,
+        draw: impl FnOnce(&mut Recording) -> T,
+    ) -> Result<DrawnFrame<T>, GpuError> {
+        let FrameStep {
+            gpu,
+            renderer,
+            mut timer,
+            wait,
+        } = self;
+        let start = Instant::now();
+        match clock {
+            Clock::Still => {}
+            Clock::Advance(seconds) => {
+                viewer.advance(seconds);
+                viewer.mark_dirty();
+            }
+            Clock::Seek(seconds) => viewer.seek(seconds),
+        }
+        let mut timings = FrameTimings::default();
+        renderer.prepare(gpu, viewer, aspect, &mut timings);
+        let encode_start = Instant::now();
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let mut recording = Recording {
+            gpu,
+            encoder: &mut encoder,
+            renderer,
+            viewer,
+            timer: timer.as_deref_mut(),
+            first: Vec::new(),
+            own_time: Duration::ZERO,
+        };
+        let drawn = draw(&mut recording);
+        let (first, own_time) = (recording.first, recording.own_time);
+        let commands = encoder.finish();
+        timings.set_duration(Stage::Encoding, Some(encode_start.elapsed().saturating_sub(own_time)));
+        let wait_start = Instant::now();
+        gpu.queue.submit(first.into_iter().chain([commands]));
+        if let Some(timer) = &mut timer {
+            timer.submitted();
+        }
+        if wait {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(GpuError::Poll)?;
+            timings.set_duration(Stage::GpuWait, Some(wait_start.elapsed()));
+            timings.set_duration(Stage::Frame, Some(start.elapsed()));
+        }
+        let mut pass = None;
+        if let Some(timer) = timer {
+            pass = timer.collect_tagged(&gpu.device);
+            timings.set(Stage::GpuPass, pass.map(|(seconds, _)| seconds));
+        }
+        Ok(DrawnFrame { drawn, timings, pass })
+    }
+}
 
 /// The scene renderer with the viewer's rig on the GPU.
 pub struct ViewRenderer {
@@ -142,13 +255,35 @@ impl ViewRenderer {
         viewport: Option<PixelRect>,
         overlay: Option<&mut Overlay>,
     ) -> Result<image::RgbaImage, GpuError> {
+        self.render_image_at(gpu, target, viewer, Clock::Still, viewport, overlay)
+    }
+
+    /// [`ViewRenderer::render_image`] after moving playback by `clock`.
+    pub fn render_image_at(
+        &mut self,
+        gpu: &Gpu,
+        target: &Offscreen,
+        viewer: &mut Viewer,
+        clock: Clock,
+        viewport: Option<PixelRect>,
+        overlay: Option<&mut Overlay>,
+    ) -> Result<image::RgbaImage, GpuError> {
         let aspect = viewport.map_or(target.aspect(), |v| v.width as f32 / v.height as f32);
-        self.prepare(gpu, viewer, aspect, &mut FrameTimings::default());
-        target.capture(
+        let step = FrameStep {
             gpu,
-            &mut |encoder, targets, view| self.encode(encoder, targets, view, viewer, viewport, None),
-            overlay,
-        )
+            renderer: self,
+            timer: None,
+            wait: false,
+        };
+        step.run(viewer, clock, aspect, |frame| {
+            let (renderer, viewer) = (&*frame.renderer, frame.viewer);
+            frame.first = target.encode_capture(
+                frame.encoder,
+                &mut |encoder, targets, view| renderer.encode(encoder, targets, view, viewer, viewport, None),
+                overlay,
+            );
+        })?;
+        target.read_capture(gpu)
     }
 }
 
@@ -264,13 +399,7 @@ pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> R
     let target = Offscreen::new(gpu, width, height)?;
     let mut renderer = ViewRenderer::offscreen(gpu);
     lap("renderer created");
-    renderer.prepare(gpu, viewer, target.aspect(), &mut FrameTimings::default());
-    lap("rig uploaded, frame written, mesh pipelines built");
-    let image = target.capture(
-        gpu,
-        &mut |encoder, targets, view| renderer.encode(encoder, targets, view, viewer, None, None),
-        None,
-    );
-    lap("drawn and read back");
+    let image = renderer.render_image(gpu, &target, viewer, None, None);
+    lap("rig uploaded, frame written, drawn and read back");
     image
 }

@@ -1,7 +1,7 @@
 //! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
 //! and numbered frame sequences of a clip for `rigscope render --sequence`.
 
-use crate::frame::ViewRenderer;
+use crate::frame::{Clock, ViewRenderer};
 use crate::headless::{RenderRequest, viewer_for};
 use crate::render::offscreen::read_buffer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
@@ -264,9 +264,8 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
-        viewer.seek(time);
         let image = renderer
-            .render_image(&gpu, &target, &mut viewer, None, None)
+            .render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)
             .map_err(|e| e.to_string())?;
         let path = request.out.join(format!("frame_{i:04}.png"));
         image

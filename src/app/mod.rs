@@ -5,14 +5,14 @@ mod window;
 
 use window::WindowState;
 
-use crate::frame::{DetailedView, ViewRenderer};
+use crate::frame::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
 use crate::synthetic::RigSource;
-use crate::timings::{FrameTimings, Stage};
+use crate::timings::Stage;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;

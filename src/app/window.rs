@@ -173,7 +173,6 @@ impl WindowState {
             self.window.set_title(&title);
             self.title = title;
         }
-        let mut timings = FrameTimings::default();
         let egui_start = Instant::now();
         let raw_input = self.egui_state.take_egui_input(&self.window);
         let mut output = None;
@@ -215,64 +214,68 @@ impl WindowState {
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
         let aspect = viewport.width as f32 / viewport.height as f32;
-        self.renderer.prepare(&self.gpu, viewer, aspect, &mut timings);
-        let encode_start = Instant::now();
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        let scene_draw = self.detail.encode(
-            &self.gpu,
-            &mut self.renderer,
-            &mut encoder,
-            (&self.targets, &view, self.config.format),
-            viewer,
-            viewport,
-            self.capture_next,
-            self.gpu_timer.as_mut(),
-        );
-        timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));
-
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
         };
-        let egui_start = Instant::now();
-        let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, ppp);
-        for (id, deltas) in &full_output.textures_delta.set {
-            for delta in deltas {
-                self.egui_renderer
-                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
-            }
-        }
-        let user_commands = crate::ui::paint::encode_egui(
-            &mut self.egui_renderer,
-            &self.gpu.device,
-            &self.gpu.queue,
-            &mut encoder,
-            &egui_view,
-            &paint_jobs,
-            &screen,
-        );
-        egui_time += egui_start.elapsed();
-        timings.set_duration(Stage::Egui, Some(egui_time));
-        let capture = if std::mem::take(&mut self.capture_next) {
-            TextureCapture::encode(&self.gpu.device, &mut encoder, &frame.texture)
-                .ok_or_else(|| format!("the window's pixel format {:?} cannot be saved", self.config.format))
-                .map(Some)
-        } else {
-            Ok(None)
+        let step = FrameStep {
+            gpu: &self.gpu,
+            renderer: &mut self.renderer,
+            timer: self.gpu_timer.as_mut(),
+            wait: false,
         };
-        self.gpu
-            .queue
-            .submit(user_commands.into_iter().chain([encoder.finish()]));
-        if let Some(timer) = &mut self.gpu_timer {
-            timer.submitted();
-            let timed = timer.collect_tagged(&self.gpu.device);
-            if let Some((seconds, primitives)) = timed {
-                self.detail.policy.measured(seconds, primitives);
-            }
-            timings.set(Stage::GpuPass, timed.map(|(seconds, _)| seconds));
+        let (detail, egui_ctx, egui_renderer) = (&mut self.detail, &self.egui_ctx, &mut self.egui_renderer);
+        let (targets, format, capture_next) = (&self.targets, self.config.format, self.capture_next);
+        let texture = &frame.texture;
+        let drawn = step
+            .run(viewer, Clock::Still, aspect, |recording| {
+                let scene_draw = detail.encode(
+                    recording.gpu,
+                    recording.renderer,
+                    recording.encoder,
+                    (targets, &view, format),
+                    recording.viewer,
+                    viewport,
+                    capture_next,
+                    recording.timer.as_deref_mut(),
+                );
+                let egui_start = Instant::now();
+                let gpu = recording.gpu;
+                let paint_jobs = egui_ctx.tessellate(full_output.shapes, ppp);
+                for (id, deltas) in &full_output.textures_delta.set {
+                    for delta in deltas {
+                        egui_renderer.update_texture(&gpu.device, &gpu.queue, *id, delta);
+                    }
+                }
+                recording.first = crate::ui::paint::encode_egui(
+                    egui_renderer,
+                    &gpu.device,
+                    &gpu.queue,
+                    recording.encoder,
+                    &egui_view,
+                    &paint_jobs,
+                    &screen,
+                );
+                let egui_end = Instant::now();
+                recording.own_time = egui_end - egui_start;
+                egui_time += recording.own_time;
+                let capture = if capture_next {
+                    TextureCapture::encode(&gpu.device, recording.encoder, texture)
+                        .ok_or_else(|| format!("the window's pixel format {format:?} cannot be saved"))
+                        .map(Some)
+                } else {
+                    Ok(None)
+                };
+                recording.own_time += egui_end.elapsed();
+                (scene_draw, capture)
+            })
+            .map_err(|e| e.to_string())?;
+        self.capture_next = false;
+        let (scene_draw, capture) = drawn.drawn;
+        let mut timings = drawn.timings;
+        timings.set_duration(Stage::Egui, Some(egui_time));
+        if let Some((seconds, primitives)) = drawn.pass {
+            self.detail.policy.measured(seconds, primitives);
         }
         viewer.timings.gpu_timestamps = self.gpu_timer.is_some();
         viewer.timings.record(timings);

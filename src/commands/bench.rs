@@ -2,7 +2,7 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
-use crate::frame::ViewRenderer;
+use crate::frame::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, ViewMode};
 use crate::skin::{SkinningMethod, SkinningPath};
@@ -305,46 +305,37 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
             };
             viewer.set_skinning(skinning, SkinningMethod::Lbs);
             renderer.scene.unskinned = unskinned;
-            let mut timings = FrameTimings::default();
-            let start = Instant::now();
-            let _ = viewer.prepare_frame();
-            if !unskinned {
-                let duration = viewer.clip_duration();
-                viewer.player_mut().advance(1.0 / 60.0, duration);
-            }
-            renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut timings);
+            let clock = if unskinned {
+                Clock::Still
+            } else {
+                Clock::Advance(1.0 / 60.0)
+            };
+            let step = FrameStep {
+                gpu: &gpu,
+                renderer: &mut renderer,
+                timer: timer.as_mut(),
+                wait: true,
+            };
+            let mut frame_drawn = step
+                .run(&mut viewer, clock, target.aspect(), |frame| {
+                    let (renderer, viewer) = (&*frame.renderer, frame.viewer);
+                    {
+                        let mut writes = frame.timer.as_deref_mut().and_then(GpuTimer::pass_writes);
+                        target.encode(frame.encoder, &mut |encoder, targets, view| {
+                            renderer.encode(encoder, targets, view, viewer, None, writes.take());
+                        });
+                    }
+                    if let Some(timer) = frame.timer.as_deref_mut() {
+                        timer.resolve(frame.encoder, 0);
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            let timings = &mut frame_drawn.timings;
             if unskinned {
                 timings.set(Stage::PaletteUpload, None);
             }
-            let encode_start = Instant::now();
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
-            let writes = timer.as_mut().and_then(GpuTimer::pass_writes);
-            let mut writes = Some(writes);
-            target.encode(&mut encoder, &mut |encoder, targets, view| {
-                renderer.encode(encoder, targets, view, &viewer, None, writes.take().flatten());
-            });
-            if let Some(timer) = &mut timer {
-                timer.resolve(&mut encoder, 0);
-            }
-            let commands = encoder.finish();
-            timings.set_duration(Stage::Encoding, Some(encode_start.elapsed()));
-            let wait_start = Instant::now();
-            gpu.queue.submit([commands]);
-            if let Some(timer) = &mut timer {
-                timer.submitted();
-            }
-            gpu.device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
-            timings.set_duration(Stage::GpuWait, Some(wait_start.elapsed()));
-            timings.set_duration(Stage::Frame, Some(start.elapsed()));
-            if let Some(timer) = &mut timer {
-                timings.set(Stage::GpuPass, timer.collect(&gpu.device));
-            }
             if frame >= WARM_UP {
-                history.push(timings);
+                history.push(frame_drawn.timings);
             }
         }
         // A frame the device refused would time nothing: stop with its error instead.

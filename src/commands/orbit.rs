@@ -4,13 +4,12 @@
 //! first CPU work to the GPU's end, with what it drew.
 
 use super::bench::BenchOptions;
-use crate::frame::{DetailedView, ViewRenderer};
+use crate::frame::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, PixelRect};
-use crate::timings::{FrameTimings, format_seconds, median};
+use crate::timings::{Stage, format_seconds, median};
 use crate::viewer::Viewer;
-use std::time::Instant;
 
 /// Frames drawn whole first, so that the policy has measured the whole scene.
 const WHOLE_FIRST: usize = 3;
@@ -141,34 +140,38 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
         if orbiting && frame >= WHOLE_FIRST {
             viewer.camera.yaw += ORBIT_STEP;
         }
-        let start = Instant::now();
-        let _ = viewer.prepare_frame();
-        renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("orbit") });
-        let mut draw = SceneDraw::Keep;
-        target.encode(&mut encoder, &mut |encoder, targets, view| {
-            draw = detail.encode(
-                &gpu,
-                &mut renderer,
-                encoder,
-                (targets, view, crate::render::offscreen::OFFSCREEN_FORMAT),
-                &viewer,
-                viewport,
-                frame < WHOLE_FIRST,
-                Some(&mut timer),
-            );
-        });
-        gpu.queue.submit([encoder.finish()]);
-        timer.submitted();
-        gpu.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
-        let seconds = start.elapsed().as_secs_f32();
-        if let Some((pass, primitives)) = timer.collect_tagged(&gpu.device) {
+        let step = FrameStep {
+            gpu: &gpu,
+            renderer: &mut renderer,
+            timer: Some(&mut timer),
+            wait: true,
+        };
+        let whole = frame < WHOLE_FIRST;
+        let drawn = step
+            .run(&mut viewer, Clock::Still, target.aspect(), |recording| {
+                let mut draw = SceneDraw::Keep;
+                let (gpu, renderer, viewer) = (recording.gpu, &mut *recording.renderer, recording.viewer);
+                let mut timer = recording.timer.as_deref_mut();
+                target.encode(recording.encoder, &mut |encoder, targets, view| {
+                    draw = detail.encode(
+                        gpu,
+                        renderer,
+                        encoder,
+                        (targets, view, crate::render::offscreen::OFFSCREEN_FORMAT),
+                        viewer,
+                        viewport,
+                        whole,
+                        timer.take(),
+                    );
+                });
+                draw
+            })
+            .map_err(|e| e.to_string())?;
+        let seconds = drawn.timings.get(Stage::Frame).unwrap_or_default();
+        if let Some((pass, primitives)) = drawn.pass {
             detail.policy.measured(pass, primitives);
         }
+        let draw = drawn.drawn;
         if let Some(error) = gpu.take_error() {
             return Err(format!("the GPU refused a frame: {error}"));
         }

@@ -102,13 +102,25 @@ impl Offscreen {
         draw: &mut Draw,
         overlay: Option<&mut Overlay>,
     ) -> Result<image::RgbaImage, GpuError> {
-        let (width, height) = (self.targets.width, self.targets.height);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("offscreen"),
         });
-        draw(&mut encoder, &self.targets, &self.view);
+        let before = self.encode_capture(&mut encoder, draw, overlay);
+        gpu.queue.submit(before.into_iter().chain([encoder.finish()]));
+        self.read_capture(gpu)
+    }
+
+    /// Records `draw`, then `overlay` on top, then the copy [`Offscreen::read_capture`] reads.
+    /// Returns the command buffers to submit before `encoder`'s (the overlay's).
+    pub fn encode_capture(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        draw: &mut Draw,
+        overlay: Option<&mut Overlay>,
+    ) -> Vec<wgpu::CommandBuffer> {
+        draw(encoder, &self.targets, &self.view);
         let before = match overlay {
-            Some(overlay) => overlay(&mut encoder, &self.overlay_view),
+            Some(overlay) => overlay(encoder, &self.overlay_view),
             None => Vec::new(),
         };
         encoder.copy_texture_to_buffer(
@@ -118,16 +130,21 @@ impl Offscreen {
                 layout: wgpu::TexelCopyBufferLayout {
                     offset: 0,
                     bytes_per_row: Some(self.padded_row),
-                    rows_per_image: Some(height),
+                    rows_per_image: Some(self.targets.height),
                 },
             },
             wgpu::Extent3d {
-                width,
-                height,
+                width: self.targets.width,
+                height: self.targets.height,
                 depth_or_array_layers: 1,
             },
         );
-        gpu.queue.submit(before.into_iter().chain([encoder.finish()]));
+        before
+    }
+
+    /// The image of the last submitted [`Offscreen::encode_capture`].
+    pub fn read_capture(&self, gpu: &Gpu) -> Result<image::RgbaImage, GpuError> {
+        let (width, height) = (self.targets.width, self.targets.height);
         let bytes = read_buffer(gpu, &self.readback)?;
         if let Some(error) = gpu.take_error() {
             return Err(error);

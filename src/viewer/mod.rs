@@ -44,6 +44,14 @@ pub fn influence_counts(rig: &Rig) -> Vec<usize> {
     counts
 }
 
+/// Counts of the work behind the frames: how often the pose was evaluated and skinned on the
+/// CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkDone {
+    pub evaluations: u64,
+    pub cpu_skinnings: u64,
+}
+
 pub struct Viewer {
     pub rig: Arc<Rig>,
     /// Where the rig came from; `None` for the demo rig.
@@ -67,6 +75,8 @@ pub struct Viewer {
     cpu_skinned: bool,
     /// Stage times of the evaluations since the window last took them.
     stage_times: Option<FrameStages>,
+    /// Pose evaluations and CPU skinnings made so far (see [`Viewer::work_done`]).
+    work_done: WorkDone,
     /// Vertices a selected finding names, pointed out in the view.
     finding_marks: Vec<VertexRef>,
     /// The vertex shown in the vertex inspector.
@@ -132,6 +142,7 @@ impl Viewer {
             dirty: true,
             cpu_skinned: false,
             stage_times: None,
+            work_done: WorkDone::default(),
             finding_marks: Vec::new(),
             inspected: None,
             mark_points: Vec::new(),
@@ -197,17 +208,31 @@ impl Viewer {
             .map_or(0.0, |c| c.duration)
     }
 
-    /// Advances playback by `dt` seconds; returns whether anything needs redrawing. Changes on
-    /// disk are taken as of the wall clock's now (tests drive [`Viewer::poll_files`] instead).
+    /// Polls the files and loads, and advances playback by `dt` seconds; returns whether
+    /// anything needs redrawing. Changes on disk are taken as of the wall clock's now (tests
+    /// drive [`Viewer::poll_files`] instead).
     pub fn tick(&mut self, dt: f32) -> bool {
         let files = self.poll_files(Instant::now());
         let loaded = self.poll_load();
+        let moved = self.advance(dt);
+        files || loaded || moved || self.pending.is_some()
+    }
+
+    /// Advances playback and crossfades by `dt` seconds, marking the pose for evaluation when
+    /// they moved; returns whether they did.
+    pub fn advance(&mut self, dt: f32) -> bool {
         let moved = self.player.advance(dt, self.clip_duration());
         let fading = self.animation.advance(dt, &self.player, &self.rig);
         if moved || fading {
             self.mark_dirty();
         }
-        files || loaded || moved || self.pending.is_some()
+        moved || fading
+    }
+
+    /// How many pose evaluations and CPU skinnings this viewer has made: what a frame cost in
+    /// work, independent of time.
+    pub fn work_done(&self) -> WorkDone {
+        self.work_done
     }
 
     /// Notes that an input of the pose changed: it is evaluated again when next needed.
@@ -230,6 +255,7 @@ impl Viewer {
                 ..self.animation.inputs(&self.player)
             };
             let times = evaluate_pose(&self.rig, &inputs, &mut self.pose);
+            self.work_done.evaluations += 1;
             self.stage_times.get_or_insert_default().pose = Some(times);
             let (clip, trail_shown) = (self.player.clip, self.animation.root_motion.trail);
             let animation = &mut self.animation;
@@ -250,6 +276,7 @@ impl Viewer {
 
     fn skin_current_pose(&mut self) {
         self.skinned.skin(&self.rig, &self.pose, self.skinning_method);
+        self.work_done.cpu_skinnings += 1;
         self.cpu_skinned = true;
     }
 
