@@ -151,7 +151,7 @@ impl App {
             UiAction::Quit => event_loop.exit(),
             UiAction::Compare => {
                 let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
-                if let Err(e) = self.viewer.compare(&state.gpu, skinner) {
+                if let Err(e) = compare_skinning(&mut self.viewer, &state.gpu, skinner) {
                     self.viewer.error = Some(format!("the comparison failed: {e}"));
                 }
                 state.window.request_redraw();
@@ -356,4 +356,15 @@ impl ApplicationHandler<Wake> for App {
             event_loop.set_control_flow(ControlFlow::Wait);
         }
     }
+}
+
+/// Skins the viewer's current pose with its method on the CPU and in a GPU compute pass (the
+/// shader's own skinning function) and keeps the difference in the viewer's `comparison`.
+fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) -> Result<(), GpuError> {
+    viewer.skin_on_cpu();
+    let rig_size = viewer.rest_bounds.size().max(f32::MIN_POSITIVE);
+    let (pose, skinned) = (viewer.last_pose(), viewer.last_skinned());
+    let comparison = skinner.compare(gpu, &viewer.rig, pose, skinned, viewer.skinning_method(), rig_size)?;
+    viewer.comparison = Some(comparison);
+    Ok(())
 }

@@ -3,8 +3,8 @@
 
 use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseBuffers, evaluate_pose};
 use crate::reload::{FileWatcher, Waker};
-use crate::render::compute::{Comparison, ComputeSkinner};
-use crate::render::{FrameState, Gpu, GpuError, OrbitCamera, ViewOptions};
+use crate::render::compute::Comparison;
+use crate::render::{FrameState, OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
@@ -109,8 +109,6 @@ pub struct Viewer {
     /// frame (offscreen renders, tests).
     pub background_checks: bool,
     pending: Option<PendingLoad>,
-    /// Seconds the last frame took, smoothed, for the status line.
-    pub frame_seconds: f32,
     /// Per-stage timings of the last frames (recorded by the window, shown by the Timings panel).
     pub timings: crate::timings::Timings,
     /// Reload the file when it or a file it uses changes on disk (needs [`Viewer::watch_files`]).
@@ -159,7 +157,6 @@ impl Viewer {
             symmetry_job: None,
             background_checks: false,
             pending: None,
-            frame_seconds: 0.0,
             timings: crate::timings::Timings::default(),
             hot_reload: true,
             file_changed: false,
@@ -363,14 +360,9 @@ impl Viewer {
         self.animation_mut().overrides.fill(JointOverride::IDENTITY);
     }
 
-    /// Skins the current pose with the current method on the CPU and in a GPU compute pass
-    /// (the shader's own skinning function) and keeps the difference in `comparison`.
-    pub fn compare(&mut self, gpu: &Gpu, skinner: &ComputeSkinner) -> Result<(), GpuError> {
-        self.skin_on_cpu();
-        let rig_size = self.rest_bounds.size().max(f32::MIN_POSITIVE);
-        let method = self.skinning_method;
-        self.comparison = Some(skinner.compare(gpu, &self.rig, &self.pose, &self.skinned, method, rig_size)?);
-        Ok(())
+    /// The CPU-skinned vertices as last skinned (see [`Viewer::skin_on_cpu`]).
+    pub fn last_skinned(&self) -> &SkinnedPose {
+        &self.skinned
     }
 
     /// What the renderer needs to draw the current state into a view of aspect `aspect`; the
