@@ -246,14 +246,7 @@ mod tests {
                         Some((&d.normals, &mut out_n)),
                         &mut out_p,
                     );
-                    assert!(
-                        out_p[n..].iter().chain(&out_n[n..]).all(|&p| p == UNTOUCHED),
-                        "{kernel:?}, {n}"
-                    );
-                    for v in 0..n {
-                        assert!(out_p[v].abs_diff_eq(want_p[v], 1e-4), "{kernel:?} LBS vertex {v}");
-                        assert!(out_n[v].abs_diff_eq(want_n[v], 1e-4), "{kernel:?} LBS normal {v}");
-                    }
+                    assert_only_vertices_written(&format!("{kernel:?} LBS"), &out_p, &out_n, &want_p, &want_n);
                     let (mut out_p, mut out_n) = (vec![UNTOUCHED; n + 33], vec![UNTOUCHED; n + 33]);
                     skin_dqs_with(
                         kernel,
@@ -264,16 +257,23 @@ mod tests {
                         &mut out_p,
                         &mut out_n,
                     );
-                    assert!(
-                        out_p[n..].iter().chain(&out_n[n..]).all(|&p| p == UNTOUCHED),
-                        "{kernel:?}, {n}"
-                    );
-                    for v in 0..n {
-                        assert!(out_p[v].abs_diff_eq(dqs_p[v], 1e-4), "{kernel:?} DQS vertex {v}");
-                        assert!(out_n[v].abs_diff_eq(dqs_n[v], 1e-4), "{kernel:?} DQS normal {v}");
-                    }
+                    assert_only_vertices_written(&format!("{kernel:?} DQS"), &out_p, &out_n, &dqs_p, &dqs_n);
                 }
             }
+        }
+    }
+
+    /// The first `want_p.len()` outputs match the wanted ones and the slots past them are
+    /// untouched.
+    fn assert_only_vertices_written(what: &str, out_p: &[Vec3], out_n: &[Vec3], want_p: &[Vec3], want_n: &[Vec3]) {
+        let n = want_p.len();
+        assert!(
+            out_p[n..].iter().chain(&out_n[n..]).all(|&p| p == UNTOUCHED),
+            "{what}: wrote past {n} vertices"
+        );
+        for v in 0..n {
+            assert!(out_p[v].abs_diff_eq(want_p[v], 1e-4), "{what} vertex {v}");
+            assert!(out_n[v].abs_diff_eq(want_n[v], 1e-4), "{what} normal {v}");
         }
     }
 }
