@@ -60,7 +60,7 @@ fn finish(viewer: &mut Viewer, state: &mut UiState, result: Result<PathBuf, Stri
             Some(path)
         }
         Err(e) => {
-            viewer.error = Some(format!("the screenshot was not saved: {e}"));
+            viewer.diagnostics.error = Some(format!("the screenshot was not saved: {e}"));
             None
         }
     }

@@ -42,7 +42,7 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
         0.01,
         lines,
     );
-    viewer.timings.record(timings);
+    viewer.diagnostics.timings.record(timings);
 }
 
 fn check(name: &str, rig: Rig) {

@@ -22,7 +22,7 @@ fn record_frames(viewer: &mut Viewer) {
         frame.set(Stage::Palette, Some(micros * 1e-6));
         frame.set(Stage::CpuSkinning, Some(micros * 3e-6));
         frame.set(Stage::Frame, Some(0.02));
-        viewer.timings.record(frame);
+        viewer.diagnostics.timings.record(frame);
     }
 }
 
@@ -31,7 +31,7 @@ fn the_panel_shows_recorded_stages_and_says_when_gpu_timing_is_unsupported() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     record_frames(&mut viewer);
-    viewer.timings.gpu_timestamps = false;
+    viewer.diagnostics.timings.gpu_timestamps = false;
     let mut harness = harness(viewer);
     harness.run();
     harness.get_by_label("Timings").click();
@@ -54,7 +54,7 @@ fn the_panel_shows_recorded_stages_and_says_when_gpu_timing_is_unsupported() {
 fn without_the_cpu_path_no_cpu_skinning_row_is_shown() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     record_frames(&mut viewer);
-    viewer.timings.gpu_timestamps = true;
+    viewer.diagnostics.timings.gpu_timestamps = true;
     let mut harness = harness(viewer);
     harness.run();
     harness.get_by_label("Timings").click();

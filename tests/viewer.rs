@@ -19,7 +19,7 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     viewer.open(missing.clone());
     assert!(viewer.loading().is_some());
     wait_for_load(&mut viewer);
-    let error = viewer.error.clone().expect("the failure is reported");
+    let error = viewer.diagnostics.error.clone().expect("the failure is reported");
     assert!(
         error.contains("could not open") && error.contains("rigscope-no-such-file.glb"),
         "{error}"
@@ -34,10 +34,10 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
 fn a_background_load_replaces_the_rig_and_frames_it() {
     let Some(dir) = common::shared_rigs() else { return };
     let mut viewer = Viewer::new(common::load_demo(), None);
-    viewer.error = Some("an old error".into());
+    viewer.diagnostics.error = Some("an old error".into());
     viewer.open(dir.join("Fox.glb"));
     wait_for_load(&mut viewer);
-    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(viewer.rig.name, "Fox.glb");
     assert_eq!(viewer.rig_generation, 2);
     assert_eq!(viewer.player().clip, Some(0));

@@ -94,7 +94,7 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     tick_until(&mut session.viewer, "the load", |v| v.loading().is_none());
     session.actions.clear();
     let viewer = &harness.state().viewer;
-    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(viewer.path.as_deref(), Some(file.as_path()));
     assert_eq!(joint_names(viewer), ["joint0", "joint1", "joint2", "joint3"]);
     assert_eq!(viewer.title(), "tail.glb — Rigscope");
@@ -250,7 +250,7 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     std::fs::write(&file, demo_glb(4)).unwrap();
     let took = tick_until(&mut viewer, "the hot reload", |v| v.rig_generation != generation);
     println!("hot reload of the demo rig took {:.0} ms", took.as_secs_f64() * 1e3);
-    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
     assert_eq!(viewer.camera, camera, "the camera stays where the person put it");
     assert_eq!(viewer.view, view);
@@ -271,16 +271,16 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     // A broken export keeps the rig on screen, says why, and marks the title.
     let generation = viewer.rig_generation;
     std::fs::write(&file, b"{ not a glTF").unwrap();
-    tick_until(&mut viewer, "the failed reload", |v| v.error.is_some());
+    tick_until(&mut viewer, "the failed reload", |v| v.diagnostics.error.is_some());
     assert_eq!(viewer.rig_generation, generation);
     assert_eq!(joint_names(&viewer).len(), 4);
-    assert!(viewer.error.as_ref().unwrap().contains("could not open"));
+    assert!(viewer.diagnostics.error.as_ref().unwrap().contains("could not open"));
     assert!(viewer.file_changed);
     assert_eq!(viewer.title(), "• tail.glb — Rigscope");
 
     // With hot reload off, a change only marks the title until the person reloads (F5).
     viewer.hot_reload = false;
-    viewer.error = None;
+    viewer.diagnostics.error = None;
     viewer.file_changed = false;
     std::fs::write(&file, demo_glb(6)).unwrap();
     tick_until(&mut viewer, "the change mark", |v| v.file_changed);
@@ -342,7 +342,7 @@ fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
     tick_until(&mut viewer, "the reload after the .bin changed", |v| {
         v.rig_generation != generation
     });
-    assert_eq!(viewer.error, None);
+    assert_eq!(viewer.diagnostics.error, None);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -403,7 +403,7 @@ fn f12_saves_a_png_of_the_view_at_its_size_and_toasts_the_path() {
         height: rect.height().round() as u32,
     };
     let saved = rigscope::screenshot::save_viewport(&gpu, &mut session.viewer, &mut session.ui, viewport)
-        .unwrap_or_else(|| panic!("no screenshot: {:?}", session.viewer.error));
+        .unwrap_or_else(|| panic!("no screenshot: {:?}", session.viewer.diagnostics.error));
     assert_eq!(saved, dir.join("demo-001.png"));
     let image = image::open(&saved).unwrap().to_rgba8();
     assert_eq!(image.dimensions(), (viewport.width, viewport.height));

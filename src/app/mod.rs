@@ -56,7 +56,7 @@ pub fn run(
         }
     };
     let mut viewer = Viewer::new(rig, loaded_path);
-    viewer.error = error;
+    viewer.diagnostics.error = error;
     viewer.background_checks = true;
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
@@ -152,7 +152,7 @@ impl App {
             UiAction::Compare => {
                 let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
                 if let Err(e) = compare_skinning(&mut self.viewer, &state.gpu, skinner) {
-                    self.viewer.error = Some(format!("the comparison failed: {e}"));
+                    self.viewer.diagnostics.error = Some(format!("the comparison failed: {e}"));
                 }
                 state.window.request_redraw();
             }
@@ -255,7 +255,7 @@ impl ApplicationHandler<Wake> for App {
                 }
                 let Some(state) = self.window.as_mut() else { return };
                 if let Some(error) = state.gpu.take_error() {
-                    self.viewer.error = Some(error.to_string());
+                    self.viewer.diagnostics.error = Some(error.to_string());
                 }
                 if let Some(reason) = state.gpu.lost() {
                     // Start over on a new device; the viewer's state is untouched.
@@ -263,7 +263,7 @@ impl ApplicationHandler<Wake> for App {
                         Ok(mut fresh) => {
                             fresh.ui_state = std::mem::take(&mut state.ui_state);
                             *state = fresh;
-                            self.viewer.error =
+                            self.viewer.diagnostics.error =
                                 Some(format!("the graphics device was lost ({reason}) and was recreated"));
                             state.window.request_redraw();
                         }
@@ -304,7 +304,7 @@ impl ApplicationHandler<Wake> for App {
                         if self.screenshot_on_exit.is_some() {
                             self.fatal = Some("the window surface cannot be read back for a screenshot".into());
                         }
-                        let timings = &self.viewer.timings;
+                        let timings = &self.viewer.diagnostics.timings;
                         let median_ms = |stage| timings.median(stage, 120).map_or(f32::NAN, |s| s * 1e3);
                         eprintln!(
                             "drew {} frames; exiting (last 120 frames: median frame {:.1} ms, scene pass on the GPU {:.1} ms, {} sample(s) per pixel)",
@@ -365,6 +365,6 @@ fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) ->
     let rig_size = viewer.rest_bounds.size().max(f32::MIN_POSITIVE);
     let (pose, skinned) = (viewer.last_pose(), viewer.last_skinned());
     let comparison = skinner.compare(gpu, &viewer.rig, pose, skinned, viewer.skinning_method(), rig_size)?;
-    viewer.comparison = Some(comparison);
+    viewer.diagnostics.comparison = Some(comparison);
     Ok(())
 }

@@ -277,8 +277,8 @@ impl WindowState {
         if let Some((seconds, primitives)) = drawn.pass {
             self.detail.policy.measured(seconds, primitives);
         }
-        viewer.timings.gpu_timestamps = self.gpu_timer.is_some();
-        viewer.timings.record(timings);
+        viewer.diagnostics.timings.gpu_timestamps = self.gpu_timer.is_some();
+        viewer.diagnostics.timings.record(timings);
         for id in &full_output.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }

@@ -198,13 +198,13 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             });
         });
 
-    if viewer.error != state.logged_error {
-        if let Some(error) = &viewer.error {
+    if viewer.diagnostics.error != state.logged_error {
+        if let Some(error) = &viewer.diagnostics.error {
             log::error!("{error}");
         }
-        state.logged_error = viewer.error.clone();
+        state.logged_error = viewer.diagnostics.error.clone();
     }
-    if let Some(error) = viewer.error.clone() {
+    if let Some(error) = viewer.diagnostics.error.clone() {
         let mut open = true;
         egui::Window::new("Error")
             .open(&mut open)
@@ -214,11 +214,11 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             .show(ui.ctx(), |ui| {
                 ui.label(egui::RichText::new(&error).color(ui.visuals().error_fg_color));
                 if ui.button("Dismiss").clicked() {
-                    viewer.error = None;
+                    viewer.diagnostics.error = None;
                 }
             });
         if !open {
-            viewer.error = None;
+            viewer.diagnostics.error = None;
         }
     }
 

@@ -23,7 +23,7 @@ pub fn timings_panel(ui: &mut egui::Ui, viewer: &Viewer) {
 }
 
 fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
-    let timings = &viewer.timings;
+    let timings = &viewer.diagnostics.timings;
     let frame = timings.median(Stage::Frame, MEDIAN_FRAMES);
     match frame {
         Some(frame) if frame > 0.0 => ui.label(format!(
@@ -71,7 +71,7 @@ fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
                 ui.end_row();
             }
         });
-    if !viewer.timings.gpu_timestamps {
+    if !viewer.diagnostics.timings.gpu_timestamps {
         ui.small(format!("GPU scene pass: timestamp queries {GPU_PASS_UNSUPPORTED}."));
     }
 

@@ -58,7 +58,7 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
         }
     });
     let mut new_marks = None;
-    if let Some(c) = &viewer.comparison {
+    if let Some(c) = &viewer.diagnostics.comparison {
         egui::Grid::new("comparison").num_columns(2).show(ui, |ui| {
             ui.label("method");
             ui.label(c.method.label());

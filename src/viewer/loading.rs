@@ -238,7 +238,7 @@ impl Viewer {
         let (path, started, reload) = (pending.path, pending.started, pending.reload);
         match received {
             Err(_) => {
-                self.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
+                self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
                 false
             }
             Ok(Ok(rig)) => {
@@ -248,7 +248,7 @@ impl Viewer {
                     label(path.as_deref()),
                     started.elapsed().as_secs_f64() * 1e3
                 );
-                self.error = None;
+                self.diagnostics.error = None;
                 let reload = reload && path.is_some() && self.path == path;
                 let kept = reload.then(|| self.keep_state());
                 self.set_rig(rig, path);
@@ -261,7 +261,7 @@ impl Viewer {
                 true
             }
             Ok(Err(e)) => {
-                self.error = Some(format!(
+                self.diagnostics.error = Some(format!(
                     "could not open {}: {e} (the previous rig is still shown)",
                     label(path.as_deref())
                 ));

@@ -3,15 +3,16 @@
 
 use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseBuffers, evaluate_pose};
 use crate::reload::{FileWatcher, Waker};
-use crate::render::compute::Comparison;
 use crate::render::{FrameState, OrbitCamera, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
+pub use diagnostics::Diagnostics;
 use loading::PendingLoad;
 pub use loading::label;
 pub use marks::{VertexRef, marks_on_every_instance};
 
+mod diagnostics;
 mod loading;
 mod marks;
 mod symmetry;
@@ -90,14 +91,12 @@ pub struct Viewer {
     pub selected_joint: Option<usize>,
     /// Per node: how many vertices it influences with a non-zero weight.
     pub influence_counts: Vec<usize>,
-    /// The last CPU-vs-GPU comparison, until the pose or skinning changes.
-    pub comparison: Option<Comparison>,
     pub camera: OrbitCamera,
     pub view: ViewOptions,
     /// Bounds of the rest pose, used for the grid and for framing.
     pub rest_bounds: Bounds,
-    /// The last load error, shown until dismissed.
-    pub error: Option<String>,
+    /// What the frames measured and what went wrong, for the panels to show.
+    pub diagnostics: Diagnostics,
     /// The rig report and the `rig_generation` it was computed for (see `ui::report`).
     pub report: Option<(u64, Arc<crate::report::RigReport>)>,
     /// The symmetry view's check, run the first time the view is shown.
@@ -109,8 +108,6 @@ pub struct Viewer {
     /// frame (offscreen renders, tests).
     pub background_checks: bool,
     pending: Option<PendingLoad>,
-    /// Per-stage timings of the last frames (recorded by the window, shown by the Timings panel).
-    pub timings: crate::timings::Timings,
     /// Reload the file when it or a file it uses changes on disk (needs [`Viewer::watch_files`]).
     pub hot_reload: bool,
     /// The file on disk (or one it uses) changed after what is shown was read: hot reload is
@@ -147,17 +144,15 @@ impl Viewer {
             marks_stale: false,
             selected_joint: None,
             influence_counts: Vec::new(),
-            comparison: None,
             camera: OrbitCamera::default(),
             view: ViewOptions::default(),
             rest_bounds: Bounds::EMPTY,
-            error: None,
+            diagnostics: Diagnostics::default(),
             report: None,
             symmetry: None,
             symmetry_job: None,
             background_checks: false,
             pending: None,
-            timings: crate::timings::Timings::default(),
             hot_reload: true,
             file_changed: false,
             recent: Vec::new(),
@@ -236,7 +231,7 @@ impl Viewer {
     pub fn mark_dirty(&mut self) {
         self.dirty = true;
         self.cpu_skinned = false;
-        self.comparison = None;
+        self.diagnostics.comparison = None;
         self.marks_stale = true;
     }
 
