@@ -161,14 +161,14 @@ impl ViewRenderer {
         }
         timings.record_stages(viewer.prepare_frame());
         let Some((_, rig_gpu)) = &mut self.rig else { return };
-        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view, viewer.skinning_path());
+        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view.options, viewer.skinning_path());
         let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         timings.record_upload(&upload);
         self.signature = upload.signature ^ viewer.rig_generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // After the frame is written: a draw's pipeline follows its winding in this pose.
         let built = self
             .scene
-            .prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, &viewer.view);
+            .prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, &viewer.view.options);
         if let Some(cache) = gpu.pipeline_cache.as_ref().filter(|_| built > 0) {
             cache.save();
         }
@@ -238,7 +238,7 @@ impl ViewRenderer {
             targets,
             view,
             self.rig.as_ref().map(|(_, rig)| rig),
-            &viewer.view,
+            &viewer.view.options,
             viewer.skinning_path(),
             viewport,
             portion,
@@ -321,7 +321,7 @@ impl DetailedView {
         whole: bool,
         mut timer: Option<&mut GpuTimer>,
     ) -> SceneDraw {
-        let total = renderer.primitive_count(&viewer.view);
+        let total = renderer.primitive_count(&viewer.view.options);
         if self.policy.is_heavy(total) {
             renderer.build_proxy(gpu, viewer);
         }

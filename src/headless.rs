@@ -137,12 +137,12 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         .map(|(name, degrees)| Ok((find_node(&rig, name)?, *degrees)))
         .collect::<Result<Vec<_>, String>>()?;
     let mut viewer = Viewer::new(rig, request.file.clone());
-    viewer.view = request.view;
+    viewer.view.options = request.view;
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = request.time;
     if selected.is_some() {
-        viewer.selected_joint = selected;
+        viewer.view.selected_joint = selected;
     }
     for (node, degrees) in bends {
         viewer.set_override(
@@ -176,7 +176,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     }
     viewer.animation_mut().root_motion = request.root_motion;
     if let Some(angle) = request.camera {
-        viewer.camera.look_from(angle);
+        viewer.view.camera.look_from(angle);
     }
     viewer.set_skinning(request.path, request.method);
     Ok(viewer)

@@ -37,7 +37,7 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
         &viewer.rig,
         is_joint,
         &viewer.last_pose().worlds,
-        viewer.selected_joint,
+        viewer.view.selected_joint,
         &options,
         0.01,
         lines,

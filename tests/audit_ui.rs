@@ -64,12 +64,12 @@ fn clicking_the_worst_joint_poses_the_rig_at_its_worst_angle_and_selects_it() {
     assert_eq!(worst.name, "lower");
     let (curve, sample) = worst.worst().unwrap();
     let (axis, method, angle) = (curve.axis, curve.method, sample.angle_deg);
-    assert!(harness.state().0.selected_joint != Some(worst.node));
+    assert!(harness.state().0.view.selected_joint != Some(worst.node));
 
     harness.get_by_label(&row_label(worst)).click();
     harness.run();
     let viewer = &mut harness.state_mut().0;
-    assert_eq!(viewer.selected_joint, Some(worst.node));
+    assert_eq!(viewer.view.selected_joint, Some(worst.node));
     assert_eq!(viewer.skinning_method(), method);
     let bend = viewer.animation().overrides[worst.node];
     assert!(!bend.is_identity());
@@ -136,6 +136,6 @@ fn xbot_is_audited_in_the_background_and_its_worst_joint_selected() {
     let worst = &report.joints[0];
     harness.get_by_label(&row_label(worst)).click();
     harness.run();
-    assert_eq!(harness.state().0.selected_joint, Some(worst.node));
+    assert_eq!(harness.state().0.view.selected_joint, Some(worst.node));
     assert!(harness.state().0.animation().has_overrides());
 }

@@ -169,7 +169,7 @@ fn every_compressed_variant_has_the_original_joints_clips_and_posed_surface() {
 fn render(gpu: &rigscope::render::Gpu, rig: Rig, clip: &str, time: f32) -> image::RgbaImage {
     let clip = rig.find_clip(clip);
     let mut viewer = Viewer::new(rig, None);
-    viewer.view.grid = false;
+    viewer.view.options.grid = false;
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = time;

@@ -228,7 +228,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     let rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
     let mut viewer = Viewer::new(rig, None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.selected_joint = Some(1);
+    viewer.view.selected_joint = Some(1);
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let shade = facing_shade;
@@ -260,9 +260,9 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         for (mode, colors) in &expectations {
-            viewer.view.mode = *mode;
+            viewer.view.options.mode = *mode;
             let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
-            let vp = viewer.camera.view_projection(target.aspect());
+            let vp = viewer.view.camera.view_projection(target.aspect());
             for (k, expected) in colors.iter().enumerate() {
                 let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
                 let what = format!("{path:?} {mode:?} quad {k}");
@@ -307,7 +307,7 @@ fn tip_scaled_quads(tip: Vec3, interpolation: Interpolation, keys: &[(f32, Vec3)
     };
     let mut viewer = Viewer::new(two_joint_rig(tip, three_quads(), vec![clip]), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.view.mode = ViewMode::Deformation;
+    viewer.view.options.mode = ViewMode::Deformation;
     viewer.select_clip(Some(0));
     viewer
 }
@@ -339,9 +339,9 @@ fn the_deformation_view_colors_each_quad_by_its_area_ratio_and_stretch_on_both_p
         for (time, sx, ratios) in cases {
             viewer.seek(time);
             for &measure in DeformationMeasure::VARIANTS {
-                viewer.view.deformation = measure;
+                viewer.view.options.deformation = measure;
                 let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
-                let vp = viewer.camera.view_projection(target.aspect());
+                let vp = viewer.view.camera.view_projection(target.aspect());
                 for (k, (area, stretch)) in ratios.into_iter().enumerate() {
                     let ratio = if measure == DeformationMeasure::Area {
                         area
@@ -413,9 +413,9 @@ fn the_deformation_view_marks_triangles_turned_inside_out() {
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         for &measure in DeformationMeasure::VARIANTS {
-            viewer.view.deformation = measure;
+            viewer.view.options.deformation = measure;
             let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
-            let vp = viewer.camera.view_projection(target.aspect());
+            let vp = viewer.view.camera.view_projection(target.aspect());
             let what = format!("{path:?} {measure:?}");
             assert_pixel_at(
                 &image,
@@ -445,7 +445,7 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.view.mode = ViewMode::Symmetry;
+    viewer.view.options.mode = ViewMode::Symmetry;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
     // 0.2 of the weight on the other joint: half of |0.8 − 1| + |0.2 − 0|.
@@ -458,7 +458,7 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
-        let vp = viewer.camera.view_projection(target.aspect());
+        let vp = viewer.view.camera.view_projection(target.aspect());
         for (k, color) in expected.into_iter().enumerate() {
             let centre = Vec3::new(-2.0 + k as f32, 0.0, 0.0);
             assert_pixel_at(
@@ -483,10 +483,10 @@ fn in_the_window_the_symmetry_check_runs_beside_the_frames() {
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     viewer.background_checks = true;
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.view.mode = ViewMode::Symmetry;
+    viewer.view.options.mode = ViewMode::Symmetry;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
-    let vp = viewer.camera.view_projection(target.aspect());
+    let vp = viewer.view.camera.view_projection(target.aspect());
     let left_arm = vp.project_point3(Vec3::new(-1.0, 0.0, 0.0));
     // The frame that starts the check shows the vertices unchecked.
     let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
@@ -545,7 +545,7 @@ fn skinned_pose_cpu_paths_match_for_an_identity_palette() {
 #[test]
 fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
     let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
-    viewer.selected_joint = Some(2);
+    viewer.view.selected_joint = Some(2);
     viewer.bend_selected_by_drag(40.0, -20.0);
     assert_eq!(
         viewer.animation().overrides[2].euler_degrees,

@@ -73,10 +73,10 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
     let target = Offscreen::new(&gpu, 240, 180).unwrap();
     let (mut viewer, mut renderer) = prepared(&gpu, skinned_tube(6_000, 12), target.aspect());
     // The wireframe's lines are portions too; the grid and the skeleton come with the last.
-    viewer.view.wireframe = true;
-    viewer.view.skeleton.show = true;
+    viewer.view.options.wireframe = true;
+    viewer.view.options.skeleton.show = true;
     renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
-    let total = renderer.primitive_count(&viewer.view);
+    let total = renderer.primitive_count(&viewer.view.options);
     assert!(total > 20_000, "{total} primitives");
     let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
     let covered = foreground(&whole).iter().filter(|f| **f).count();
@@ -98,9 +98,9 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
     let part_covered = foreground(&part).iter().filter(|f| **f).count();
     assert!(part_covered < covered * 9 / 10, "{part_covered} of {covered}");
     // The wireframe's edges, made when it was first shown, are drawn over the shading.
-    viewer.view.wireframe = false;
+    viewer.view.options.wireframe = false;
     renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
-    assert!(renderer.primitive_count(&viewer.view) < total);
+    assert!(renderer.primitive_count(&viewer.view.options) < total);
     let shaded = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
     let lined = whole.pixels().zip(shaded.pixels()).filter(|(a, b)| a != b).count();
     assert!(lined > 500, "the wireframe changed {lined} pixels");
@@ -113,8 +113,8 @@ fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
     assert!(rig.triangle_count() >= PROXY_ABOVE_TRIANGLES);
     let target = Offscreen::new(&gpu, 200, 200).unwrap();
     let (mut viewer, mut renderer) = prepared(&gpu, rig, target.aspect());
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
     renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     assert!(!renderer.has_proxy(), "built only when asked for");
     renderer.build_proxy(&gpu, &viewer);
@@ -178,10 +178,10 @@ fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let target = Offscreen::new(&gpu, 200, 200).unwrap();
     let (mut viewer, mut renderer) = prepared(&gpu, skinned_tube(200_000, 8), target.aspect());
-    viewer.view.grid = false;
+    viewer.view.options.grid = false;
     renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
-    let total = renderer.primitive_count(&viewer.view);
+    let total = renderer.primitive_count(&viewer.view.options);
     let mut detail = DetailedView::default();
     // As if the whole scene had been timed at 100 ms: heavy, five portions of 20 ms.
     detail.policy.measured(0.1, total);

@@ -114,7 +114,7 @@ fn dqs_renders_xbot_where_lbs_does_on_both_paths() {
     let Some(dir) = shared_rigs() else { return };
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(load_rig(&dir, "real/Xbot.glb"), None);
-    viewer.view.grid = false;
+    viewer.view.options.grid = false;
     viewer.player_mut().playing = false;
     viewer.player_mut().time = 0.5;
     let foreground = |image: &image::RgbaImage| -> Vec<bool> {

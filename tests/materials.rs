@@ -145,7 +145,7 @@ fn mirrored_masked_blended_unlit_emissive_and_vertex_colored_quads_look_as_their
         viewer.set_skinning(path, SkinningMethod::Lbs);
         let image = render_view(&gpu, &mut viewer, width, height).unwrap();
         let background = image.get_pixel(0, 0).0;
-        let vp = viewer.camera.view_projection(width as f32 / height as f32);
+        let vp = viewer.view.camera.view_projection(width as f32 / height as f32);
         let pixel = |k: usize| {
             let ndc = vp.project_point3(Vec3::new((k as f32 - 2.5) * SPACING, 0.0, 0.0));
             let (x, y) = ((ndc.x * 0.5 + 0.5) * width as f32, (0.5 - ndc.y * 0.5) * height as f32);

@@ -234,11 +234,11 @@ fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
 fn drawing_applies_the_morph_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
     viewer.player_mut().playing = false;
-    viewer.camera.yaw = 0.0;
-    viewer.camera.pitch = 0.0;
+    viewer.view.camera.yaw = 0.0;
+    viewer.view.camera.pitch = 0.0;
     let target = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut draw =

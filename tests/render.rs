@@ -186,14 +186,14 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         1,
         "the demo rig is one culled mesh"
     );
-    viewer.view.wireframe = true;
+    viewer.view.options.wireframe = true;
     renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
     assert_eq!(
         renderer.scene.built_mesh_pipelines(),
         2,
         "the wireframe when it is asked for"
     );
-    viewer.view.mode = rigscope::render::ViewMode::Weights;
+    viewer.view.options.mode = rigscope::render::ViewMode::Weights;
     renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
     assert_eq!(
         renderer.scene.built_mesh_pipelines(),
@@ -264,7 +264,7 @@ fn the_cpu_path_uploads_its_vertices_only_after_skinning_them_again() {
     assert!(skinned_vertices > 0);
     let all_vertices = (skinned_vertices * 2 * std::mem::size_of::<glam::Vec3>()) as u64;
     let mut frame = |viewer: &mut rigscope::viewer::Viewer| {
-        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view, viewer.skinning_path());
+        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view.options, viewer.skinning_path());
         let state = viewer.frame_state(1.0);
         scene.write_frame(&gpu.queue, &mut rig_gpu, &state).vertex_bytes
     };
@@ -304,7 +304,7 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
     // the edges that 4× smooths.
     let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
     // One-pixel grid lines are all edge; the mesh is what is compared.
-    viewer.view.grid = false;
+    viewer.view.options.grid = false;
     let (width, height) = (160, 120);
     let smooth = rigscope::frame::render_view(&gpu, &mut viewer, width, height).unwrap();
     let target = rigscope::render::Offscreen::with_samples(&gpu, width, height, 1).unwrap();

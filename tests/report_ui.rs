@@ -45,7 +45,7 @@ fn rig_with_findings() -> rigscope::rig::Rig {
 
 fn panel_harness<'a>() -> Harness<'a, Viewer> {
     let mut viewer = Viewer::new(rig_with_findings(), None);
-    viewer.selected_joint = None;
+    viewer.view.selected_joint = None;
     Harness::builder()
         .with_size(egui::vec2(900.0, 900.0))
         .build_ui_state(|ui, viewer: &mut Viewer| ui::report::report_panel(ui, viewer), viewer)
@@ -58,7 +58,7 @@ fn clicking_a_finding_that_names_a_joint_selects_it() {
     harness.get_by_label_contains("influence no vertex").click();
     harness.run();
     let viewer = harness.state();
-    assert_eq!(viewer.selected_joint, viewer.rig.find_node("toe"));
+    assert_eq!(viewer.view.selected_joint, viewer.rig.find_node("toe"));
     // The selected finding opens its details.
     harness.get_by_label_contains("Nodes: 'toe'");
 }
@@ -78,7 +78,7 @@ fn vertex_finding_clicked<'a>() -> Harness<'a, Viewer> {
 fn clicking_a_vertex_finding_selects_the_joint_that_weighs_most_on_it() {
     let harness = vertex_finding_clicked();
     let viewer = harness.state();
-    assert_eq!(viewer.selected_joint, viewer.rig.find_node("knee"));
+    assert_eq!(viewer.view.selected_joint, viewer.rig.find_node("knee"));
     harness.get_by_label_contains("Vertices of mesh 0 primitive 0: 1");
 }
 

@@ -21,7 +21,7 @@ fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
     harness.get_by_label("joint3").click();
     harness.run();
     let joint3 = harness.state().0.rig.find_node("joint3").unwrap();
-    assert_eq!(harness.state().0.selected_joint, Some(joint3));
+    assert_eq!(harness.state().0.view.selected_joint, Some(joint3));
 
     let before = harness.state_mut().0.pose().palettes[0].clone();
     harness
@@ -59,28 +59,28 @@ fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
 
     harness.get_by_label("3  Joints").click();
     harness.run();
-    assert_eq!(harness.state().0.view.mode, ViewMode::Joints);
+    assert_eq!(harness.state().0.view.options.mode, ViewMode::Joints);
     harness.key_press(egui::Key::Num2);
     harness.run();
-    assert_eq!(harness.state().0.view.mode, ViewMode::Weights);
+    assert_eq!(harness.state().0.view.options.mode, ViewMode::Weights);
     harness.key_press(egui::Key::C);
     harness.run();
     assert_eq!(harness.state().0.skinning_path(), SkinningPath::Cpu);
 
     harness.get_by_label("7  Deformation").click();
     harness.run();
-    assert_eq!(harness.state().0.view.mode, ViewMode::Deformation);
+    assert_eq!(harness.state().0.view.options.mode, ViewMode::Deformation);
     harness.get_by_label("Edge stretch").click();
     harness.run();
-    assert_eq!(harness.state().0.view.deformation, DeformationMeasure::Stretch);
+    assert_eq!(harness.state().0.view.options.deformation, DeformationMeasure::Stretch);
     harness.get_by_label("8  Weight symmetry").click();
     harness.run();
-    assert_eq!(harness.state().0.view.mode, ViewMode::Symmetry);
+    assert_eq!(harness.state().0.view.options.mode, ViewMode::Symmetry);
     // The demo tail has no left and right joints: the panel says so rather than guessing.
     harness.get_by_label("No mirrored Left/Right joint pairs: nothing to compare.");
     harness.key_press(egui::Key::Num7);
     harness.run();
-    assert_eq!(harness.state().0.view.mode, ViewMode::Deformation);
+    assert_eq!(harness.state().0.view.options.mode, ViewMode::Deformation);
 }
 
 #[test]

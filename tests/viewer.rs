@@ -13,8 +13,8 @@ fn wait_for_load(viewer: &mut Viewer) {
 fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.seek(0.7);
-    viewer.camera.orbit(40.0, 10.0);
-    let (generation, camera, time) = (viewer.rig_generation, viewer.camera, viewer.player().time);
+    viewer.view.camera.orbit(40.0, 10.0);
+    let (generation, camera, time) = (viewer.rig_generation, viewer.view.camera, viewer.player().time);
     let missing = std::env::temp_dir().join("rigscope-no-such-file.glb");
     viewer.open(missing.clone());
     assert!(viewer.loading().is_some());
@@ -26,7 +26,7 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     );
     assert_eq!(viewer.rig_generation, generation);
     assert_eq!(viewer.rig.name, "demo.glb");
-    assert_eq!(viewer.camera, camera);
+    assert_eq!(viewer.view.camera, camera);
     assert_eq!(viewer.player().time, time);
 }
 
@@ -41,7 +41,7 @@ fn a_background_load_replaces_the_rig_and_frames_it() {
     assert_eq!(viewer.rig.name, "Fox.glb");
     assert_eq!(viewer.rig_generation, 2);
     assert_eq!(viewer.player().clip, Some(0));
-    assert!((viewer.camera.target - viewer.rest_bounds.center()).length() < 1e-3);
+    assert!((viewer.view.camera.target - viewer.rest_bounds.center()).length() < 1e-3);
 }
 
 #[test]

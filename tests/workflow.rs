@@ -131,10 +131,10 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     assert_ne!(viewer.pose().palettes[0], palette, "the pose follows the clip");
 
     // `2` shows the weights view.
-    assert_eq!(harness.state().viewer.view.mode, ViewMode::Shaded);
+    assert_eq!(harness.state().viewer.view.options.mode, ViewMode::Shaded);
     harness.key_press(egui::Key::Num2);
     harness.run();
-    assert_eq!(harness.state().viewer.view.mode, ViewMode::Weights);
+    assert_eq!(harness.state().viewer.view.options.mode, ViewMode::Weights);
 
     // Bend a joint in the tree, then click "Reset pose".
     harness.get_by_label("joint2").click();
@@ -227,24 +227,24 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
 
     // The state a person built up: camera, view, clip and time, a selection and two bends,
     // one on a joint the new file no longer has.
-    viewer.camera.orbit(60.0, -20.0);
-    viewer.camera.zoom(1.5);
-    viewer.view.mode = ViewMode::Joints;
-    viewer.view.wireframe = true;
+    viewer.view.camera.orbit(60.0, -20.0);
+    viewer.view.camera.zoom(1.5);
+    viewer.view.options.mode = ViewMode::Joints;
+    viewer.view.options.wireframe = true;
     let twist = viewer.rig.find_clip("Twist").unwrap();
     viewer.select_clip(Some(twist));
     viewer.seek(0.4);
     viewer.toggle_play();
     let joint2 = viewer.rig.find_node("joint2").unwrap();
     let joint5 = viewer.rig.find_node("joint5").unwrap();
-    viewer.selected_joint = Some(joint2);
+    viewer.view.selected_joint = Some(joint2);
     let bend = JointOverride {
         euler_degrees: glam::Vec3::new(0.0, 0.0, 35.0),
         ..JointOverride::IDENTITY
     };
     viewer.set_override(joint2, bend);
     viewer.set_override(joint5, bend);
-    let (camera, view, generation) = (viewer.camera, viewer.view, viewer.rig_generation);
+    let (camera, view, generation) = (viewer.view.camera, viewer.view.options, viewer.rig_generation);
 
     // The artist exports a version with four joints over the old file.
     std::fs::write(&file, demo_glb(4)).unwrap();
@@ -252,13 +252,13 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     println!("hot reload of the demo rig took {:.0} ms", took.as_secs_f64() * 1e3);
     assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
-    assert_eq!(viewer.camera, camera, "the camera stays where the person put it");
-    assert_eq!(viewer.view, view);
+    assert_eq!(viewer.view.camera, camera, "the camera stays where the person put it");
+    assert_eq!(viewer.view.options, view);
     assert_eq!(viewer.player().clip, viewer.rig.find_clip("Twist"));
     assert!((viewer.player().time - 0.4).abs() < 1e-6);
     assert!(!viewer.player().playing);
     let joint2 = viewer.rig.find_node("joint2").unwrap();
-    assert_eq!(viewer.selected_joint, Some(joint2));
+    assert_eq!(viewer.view.selected_joint, Some(joint2));
     assert_eq!(viewer.animation().overrides[joint2], bend);
     assert_eq!(
         viewer.animation().overrides.iter().filter(|o| !o.is_identity()).count(),
@@ -300,7 +300,7 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     let viewer = &harness.state().viewer;
     assert_eq!(joint_names(viewer).len(), 6);
     assert!(!viewer.file_changed);
-    assert_eq!(viewer.camera, camera);
+    assert_eq!(viewer.view.camera, camera);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -352,8 +352,8 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     let file = dir.join("settings.toml");
     let mut viewer = Viewer::new(common::load_demo(), None);
     let mut state = UiState::default();
-    viewer.view.mode = ViewMode::Influences;
-    viewer.view.skeleton.names = true;
+    viewer.view.options.mode = ViewMode::Influences;
+    viewer.view.options.skeleton.names = true;
     viewer.set_skinning(rigscope::skin::SkinningPath::Cpu, rigscope::skin::SkinningMethod::Dqs);
     viewer.hot_reload = false;
     viewer.recent = vec![dir.join("a.glb"), dir.join("b.glb")];
@@ -369,7 +369,7 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     let mut next = Viewer::new(common::load_demo(), None);
     let mut next_state = UiState::default();
     rigscope::app::apply_settings(&settings, &mut next, &mut next_state);
-    assert_eq!(next.view, viewer.view);
+    assert_eq!(next.view.options, viewer.view.options);
     assert_eq!(next.skinning_path(), rigscope::skin::SkinningPath::Cpu);
     assert_eq!(next.skinning_method(), rigscope::skin::SkinningMethod::Dqs);
     assert!(!next.hot_reload);
@@ -704,7 +704,7 @@ fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
         let viewer = &mut harness.state_mut().viewer;
         let x = (pos.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
         let y = 1.0 - (pos.y - viewport.min.y) / viewport.height() * 2.0;
-        let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
+        let (origin, direction) = viewer.view.camera.ray(x, y, viewport.aspect_ratio());
         viewer
             .pick_vertex(origin, direction)
             .expect("the framed rig is under the centre")

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Gives the viewer and the UI these settings (the window size is the window's business).
 pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState) {
-    viewer.view = settings.view;
+    viewer.view.options = settings.view;
     viewer.set_skinning(settings.skinning_path, settings.skinning_method);
     viewer.hot_reload = settings.hot_reload;
     // Files opened this run (the one on the command line) stay on top.
@@ -36,7 +36,7 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         hot_reload: viewer.hot_reload,
         skinning_path: viewer.skinning_path(),
         skinning_method: viewer.skinning_method(),
-        view: viewer.view,
+        view: viewer.view.options,
         last_folder: viewer
             .path
             .as_ref()

@@ -285,7 +285,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
-    viewer.view.mode = options.view;
+    viewer.view.options.mode = options.view;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
     let mut renderer = ViewRenderer::offscreen(&gpu);

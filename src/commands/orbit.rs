@@ -115,7 +115,7 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;
-    viewer.view.mode = options.view;
+    viewer.view.options.mode = options.view;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let samples = crate::render::Msaa::Auto.samples(&gpu.adapter, crate::render::offscreen::OFFSCREEN_FORMAT);
     let target = Offscreen::with_samples(&gpu, options.width, options.height, samples).map_err(|e| e.to_string())?;
@@ -138,7 +138,7 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
     loop {
         let orbiting = frame < WHOLE_FIRST + options.frames;
         if orbiting && frame >= WHOLE_FIRST {
-            viewer.camera.yaw += ORBIT_STEP;
+            viewer.view.camera.yaw += ORBIT_STEP;
         }
         let step = FrameStep {
             gpu: &gpu,

@@ -161,7 +161,7 @@ pub fn show_worst_pose(viewer: &mut Viewer, joint: &JointAudit) {
     let bend = joint.bend(&viewer.rig, curve.axis, sample.angle_deg);
     viewer.set_override(joint.node, bend);
     viewer.set_skinning(viewer.skinning_path(), curve.method);
-    viewer.selected_joint = Some(joint.node);
+    viewer.view.selected_joint = Some(joint.node);
     let rig = viewer.rig.clone();
     let mut marks = Vec::new();
     let mut parts: Vec<(usize, usize)> = sample.worst_vertices.iter().map(|v| (v.mesh, v.primitive)).collect();

@@ -215,7 +215,7 @@ pub fn run(command: Command, viewer: &mut Viewer, state: &mut UiState, actions: 
         Command::ResetView => viewer.reset_view(),
         Command::ResetPose => viewer.reset_overrides(),
         Command::SkinOn(path) => viewer.set_skinning(path, viewer.skinning_method()),
-        Command::Show(mode) => viewer.view.mode = mode,
+        Command::Show(mode) => viewer.view.options.mode = mode,
     }
 }
 

@@ -60,7 +60,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
             .map_or("rest pose", |c| c.name.as_str())
     ));
     let clips: Vec<String> = viewer.rig.clips.iter().map(|c| c.name.clone()).collect();
-    let selected = viewer.selected_joint;
+    let selected = viewer.view.selected_joint;
     let node_name = |n: Option<usize>| n.map_or("whole rig".to_owned(), |n| viewer.rig.nodes[n].name.clone());
     let names: Vec<String> = edited.layers.iter().map(|l| node_name(l.mask)).collect();
     let mut remove = None;

@@ -59,7 +59,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     viewer.reset_view();
                 }
-                ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
+                ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
                 ui.separator();
                 ui.horizontal(|ui| {
                     ui.label("Theme");

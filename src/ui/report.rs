@@ -157,7 +157,7 @@ fn finding_row(
     if ui.selectable_label(is_selected, text).clicked() {
         *selected = Some((viewer.rig_generation, i));
         if let Some(joint) = joint_of_finding(&viewer.rig, finding) {
-            viewer.selected_joint = Some(joint);
+            viewer.view.selected_joint = Some(joint);
         }
         let marks = finding_marks(&viewer.rig, finding);
         viewer.set_finding_marks(marks);

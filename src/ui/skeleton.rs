@@ -80,7 +80,7 @@ fn node_tree(
         return;
     }
     let name = &rig.nodes[node].name;
-    let selected = viewer.selected_joint == Some(node);
+    let selected = viewer.view.selected_joint == Some(node);
     let mut text = RichText::new(name);
     if any_joint && !is_joint[node] {
         text = text.weak();
@@ -92,7 +92,7 @@ fn node_tree(
                 ui.painter().rect_filled(rect, 2.0, color32(joint_color(slot as u32)));
             }
             if ui.selectable_label(selected, text.clone()).clicked() {
-                viewer.selected_joint = Some(node);
+                viewer.view.selected_joint = Some(node);
             }
         });
     };
@@ -139,7 +139,7 @@ fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs) {
 }
 
 fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let Some(node) = viewer.selected_joint.filter(|&n| n < viewer.rig.nodes.len()) else {
+    let Some(node) = viewer.view.selected_joint.filter(|&n| n < viewer.rig.nodes.len()) else {
         ui.label("Select a joint in the tree or click the mesh.");
         return;
     };

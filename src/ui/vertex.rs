@@ -52,10 +52,10 @@ pub fn vertex_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
                     |n| rig.nodes[n].name.clone(),
                 );
                 if ui
-                    .selectable_label(viewer.selected_joint == node && node.is_some(), name)
+                    .selectable_label(viewer.view.selected_joint == node && node.is_some(), name)
                     .clicked()
                 {
-                    viewer.selected_joint = node;
+                    viewer.view.selected_joint = node;
                 }
                 ui.label(format!("{weight:.4}"));
                 ui.end_row();

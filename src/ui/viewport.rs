@@ -13,15 +13,15 @@ pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer
         || response.dragged_by(PointerButton::Secondary)
         || (response.dragged_by(PointerButton::Primary) && shift)
     {
-        viewer.camera.pan(delta.x, delta.y, response.rect.height());
+        viewer.view.camera.pan(delta.x, delta.y, response.rect.height());
     } else if response.dragged_by(PointerButton::Primary) {
-        viewer.camera.orbit(delta.x, delta.y);
+        viewer.view.camera.orbit(delta.x, delta.y);
     }
     if response.hovered() {
         // egui reports a wheel notch as 50 points of scroll.
         let scroll = ui.input(|i| i.smooth_scroll_delta.y);
         if scroll != 0.0 {
-            viewer.camera.zoom(scroll / 50.0);
+            viewer.view.camera.zoom(scroll / 50.0);
         }
     }
     if response.double_clicked() {
@@ -40,7 +40,7 @@ pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer
         && let Some(pointer) = response.interact_pointer_pos()
         && let Some(node) = pick(viewer, response.rect, pointer)
     {
-        viewer.selected_joint = Some(node);
+        viewer.view.selected_joint = Some(node);
     }
 }
 
@@ -49,7 +49,7 @@ const JOINT_PICK_RADIUS: f32 = 8.0;
 
 /// Screen position (points) of a world point in the viewport, if it is in front of the camera.
 fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option<egui::Pos2> {
-    let clip = viewer.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
+    let clip = viewer.view.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
     (clip.w > 0.0).then(|| {
         let ndc = clip.truncate() / clip.w;
         egui::pos2(
@@ -62,7 +62,7 @@ fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option
 /// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
 /// weighted most on the mesh vertex under it.
 fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
-    if viewer.view.skeleton.show {
+    if viewer.view.options.skeleton.show {
         viewer.pose();
         let nearest = joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose())
             .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
@@ -80,18 +80,18 @@ fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Optio
 fn pick_mesh(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<crate::skin::pick::MeshHit> {
     let x = (pointer.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
     let y = 1.0 - (pointer.y - viewport.min.y) / viewport.height() * 2.0;
-    let (origin, direction) = viewer.camera.ray(x, y, viewport.aspect_ratio());
+    let (origin, direction) = viewer.view.camera.ray(x, y, viewport.aspect_ratio());
     viewer.pick_vertex(origin, direction)
 }
 
 pub(super) fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
-    if !(viewer.view.skeleton.show && viewer.view.skeleton.names) {
+    if !(viewer.view.options.skeleton.show && viewer.view.options.skeleton.names) {
         return;
     }
     let painter = ui.painter_at(viewport);
     for (node, position) in joint_positions(&viewer.rig.hierarchy().is_joint, viewer.last_pose()) {
         if let Some(at) = to_screen(viewer, viewport, position) {
-            let color = if viewer.selected_joint == Some(node) {
+            let color = if viewer.view.selected_joint == Some(node) {
                 egui::Color32::from_rgb(255, 220, 40)
             } else {
                 egui::Color32::from_gray(230)

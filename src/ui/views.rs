@@ -105,19 +105,23 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
 pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("View");
     for (k, &mode) in ViewMode::VARIANTS.iter().enumerate() {
-        ui.radio_value(&mut viewer.view.mode, mode, format!("{}  {}", k + 1, mode.label()));
+        ui.radio_value(
+            &mut viewer.view.options.mode,
+            mode,
+            format!("{}  {}", k + 1, mode.label()),
+        );
     }
-    match viewer.view.mode {
+    match viewer.view.options.mode {
         ViewMode::Weights => {
-            ui.checkbox(&mut viewer.view.zero_distinct, "Show weight 0 in grey");
+            ui.checkbox(&mut viewer.view.options.zero_distinct, "Show weight 0 in grey");
         }
         ViewMode::Joints => {
-            ui.checkbox(&mut viewer.view.dominant_joint, "Strongest joint only");
+            ui.checkbox(&mut viewer.view.options.dominant_joint, "Strongest joint only");
         }
         ViewMode::Deformation => {
             ui.horizontal(|ui| {
                 for &measure in DeformationMeasure::VARIANTS {
-                    ui.radio_value(&mut viewer.view.deformation, measure, measure.label());
+                    ui.radio_value(&mut viewer.view.options.deformation, measure, measure.label());
                 }
             });
         }
@@ -135,7 +139,7 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         _ => {}
     }
     ui.separator();
-    let skeleton = &mut viewer.view.skeleton;
+    let skeleton = &mut viewer.view.options.skeleton;
     ui.checkbox(&mut skeleton.show, "Skeleton");
     ui.add_enabled_ui(skeleton.show, |ui| {
         ui.indent("skeleton options", |ui| {
@@ -144,8 +148,8 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
             ui.checkbox(&mut skeleton.axes, "Local axes");
         });
     });
-    ui.checkbox(&mut viewer.view.wireframe, "Wireframe");
-    ui.checkbox(&mut viewer.view.grid, "Ground grid and axes");
+    ui.checkbox(&mut viewer.view.options.wireframe, "Wireframe");
+    ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
 }
 
 /// The color key of the current view, drawn in the viewport's bottom-left corner.
@@ -154,17 +158,21 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
     let origin = viewport.left_bottom() + egui::vec2(12.0, -12.0);
     let text_color = Color32::from_gray(220);
     let font = egui::FontId::proportional(12.0);
-    match viewer.view.mode {
+    match viewer.view.options.mode {
         ViewMode::Weights => {
             let name = viewer
+                .view
                 .selected_joint
                 .map_or("no joint selected", |j| viewer.rig.nodes[j].name.as_str());
-            let note = viewer.view.zero_distinct.then_some("grey: exactly 0");
+            let note = viewer.view.options.zero_distinct.then_some("grey: exactly 0");
             ramp_legend(&painter, origin, heat, ["0", "1"], &format!("weight of {name}"), note);
         }
         ViewMode::Deformation => {
             let range = DEFORMATION_RANGE;
-            let title = format!("{} posed / bind", viewer.view.deformation.label().to_lowercase());
+            let title = format!(
+                "{} posed / bind",
+                viewer.view.options.deformation.label().to_lowercase()
+            );
             let ends = [format!("1/{range}"), format!("{range}")];
             let ramp = |t: f32| deformation_color(range.powf(2.0 * t - 1.0));
             ramp_legend(
@@ -228,7 +236,7 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             );
         }
         ViewMode::Joints => {
-            if let Some(node) = viewer.selected_joint
+            if let Some(node) = viewer.view.selected_joint
                 && let Some(slot) = viewer.rig.hierarchy().joint_slot(node)
             {
                 let rect = egui::Rect::from_min_size(origin - egui::vec2(0.0, 14.0), egui::vec2(14.0, 14.0));

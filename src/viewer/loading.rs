@@ -3,6 +3,7 @@
 use super::*;
 use crate::job::Job;
 use crate::reload::FileWatcher;
+use crate::render::OrbitCamera;
 
 /// A load running on a background thread.
 pub(super) struct PendingLoad {
@@ -161,8 +162,8 @@ impl Viewer {
     fn keep_state(&self) -> KeptState {
         let name = |node: usize| self.rig.nodes.get(node).map(|n| n.name.clone());
         KeptState {
-            camera: self.camera,
-            selected: self.selected_joint.and_then(name),
+            camera: self.view.camera,
+            selected: self.view.selected_joint.and_then(name),
             clip: self
                 .player
                 .clip
@@ -182,9 +183,9 @@ impl Viewer {
     }
 
     fn restore_state(&mut self, kept: KeptState) {
-        self.camera = kept.camera;
+        self.view.camera = kept.camera;
         if let Some(node) = kept.selected.and_then(|n| self.rig.find_node(&n)) {
-            self.selected_joint = Some(node);
+            self.view.selected_joint = Some(node);
         }
         match kept.clip {
             Some(name) => {

@@ -3,7 +3,7 @@
 
 use crate::anim::{AnimationStack, Bounds, JointOverride, Player, PoseBuffers, evaluate_pose};
 use crate::reload::{FileWatcher, Waker};
-use crate::render::{FrameState, OrbitCamera, ViewOptions};
+use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
@@ -11,11 +11,13 @@ pub use diagnostics::Diagnostics;
 use loading::PendingLoad;
 pub use loading::label;
 pub use marks::{VertexRef, marks_on_every_instance};
+pub use view::View;
 
 mod diagnostics;
 mod loading;
 mod marks;
 mod symmetry;
+mod view;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -86,13 +88,10 @@ pub struct Viewer {
     mark_points: Vec<glam::Vec3>,
     /// `mark_points` needs recomputing (the marks or the pose changed).
     marks_stale: bool,
-    /// The selected node (a joint, usually): highlighted, shown in the weights view, bent by
-    /// the joint controls.
-    pub selected_joint: Option<usize>,
     /// Per node: how many vertices it influences with a non-zero weight.
     pub influence_counts: Vec<usize>,
-    pub camera: OrbitCamera,
-    pub view: ViewOptions,
+    /// How the rig is looked at: camera, view options, selection.
+    pub view: View,
     /// Bounds of the rest pose, used for the grid and for framing.
     pub rest_bounds: Bounds,
     /// What the frames measured and what went wrong, for the panels to show.
@@ -142,10 +141,8 @@ impl Viewer {
             inspected: None,
             mark_points: Vec::new(),
             marks_stale: false,
-            selected_joint: None,
             influence_counts: Vec::new(),
-            camera: OrbitCamera::default(),
-            view: ViewOptions::default(),
+            view: View::default(),
             rest_bounds: Bounds::EMPTY,
             diagnostics: Diagnostics::default(),
             report: None,
@@ -169,14 +166,14 @@ impl Viewer {
         self.pose = PoseBuffers::new(&rig);
         self.skinned = SkinnedPose::new(&rig);
         self.animation = AnimationStack::new(&rig);
-        self.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
+        self.view.selected_joint = rig.skins.first().and_then(|s| s.joints.first().copied());
         self.finding_marks.clear();
         self.inspected = None;
         self.influence_counts = influence_counts(&rig);
         // The rest pose, as the pose buffers start out.
         self.skinned.skin(&rig, &self.pose, SkinningMethod::Lbs);
         self.rest_bounds = posed_bounds(&rig, &self.pose, &self.skinned);
-        self.camera.frame(&self.rest_bounds);
+        self.view.camera.frame(&self.rest_bounds);
         self.player.select((!rig.clips.is_empty()).then_some(0));
         self.player.playing = true;
         self.rig = Arc::new(rig);
@@ -341,7 +338,7 @@ impl Viewer {
     /// Bends the selected joint by a mouse drag of (`dx`, `dy`) points: sideways turns it about
     /// its local Y axis, up and down about its local X axis, half a degree per point.
     pub fn bend_selected_by_drag(&mut self, dx: f32, dy: f32) {
-        let Some(node) = self.selected_joint.filter(|&n| n < self.animation.overrides.len()) else {
+        let Some(node) = self.view.selected_joint.filter(|&n| n < self.animation.overrides.len()) else {
             return;
         };
         let mut bend = self.animation.overrides[node];
@@ -364,19 +361,19 @@ impl Viewer {
     /// pose is brought up to date first.
     pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
         self.refresh();
-        if self.view.mode == crate::render::ViewMode::Symmetry {
+        if self.view.options.mode == crate::render::ViewMode::Symmetry {
             self.ensure_symmetry();
         }
         FrameState {
             rig: &self.rig,
             pose: &self.pose,
             skinned: &self.skinned,
-            camera: &self.camera,
+            camera: &self.view.camera,
             aspect,
-            view: &self.view,
+            view: &self.view.options,
             path: self.skinning_path,
             method: self.skinning_method,
-            selected: self.selected_joint,
+            selected: self.view.selected_joint,
             marker_size: self.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &self.animation.attachments,
             trail: &self.animation.trail.points,
@@ -431,11 +428,13 @@ impl Viewer {
     /// Frames the rig in its current pose.
     pub fn frame_all(&mut self) {
         self.skin_on_cpu();
-        self.camera.frame(&posed_bounds(&self.rig, &self.pose, &self.skinned));
+        self.view
+            .camera
+            .frame(&posed_bounds(&self.rig, &self.pose, &self.skinned));
     }
 
     pub fn reset_view(&mut self) {
-        self.camera.frame(&self.rest_bounds);
+        self.view.camera.frame(&self.rest_bounds);
     }
 
     /// Whether the picture changes without input (a clip is playing or a load is running).

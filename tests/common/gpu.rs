@@ -43,10 +43,10 @@ pub fn linear(srgb: u8) -> f32 {
 /// Points `viewer`'s camera at the origin along −Z from `distance`, with only the meshes drawn
 /// (no grid, no skeleton), so that pixel checks know where each thing lands.
 pub fn look_along_minus_z(viewer: &mut rigscope::viewer::Viewer, distance: f32) {
-    viewer.camera.target = glam::Vec3::ZERO;
-    viewer.camera.yaw = 0.0;
-    viewer.camera.pitch = 0.0;
-    viewer.camera.distance = distance;
-    viewer.view.grid = false;
-    viewer.view.skeleton.show = false;
+    viewer.view.camera.target = glam::Vec3::ZERO;
+    viewer.view.camera.yaw = 0.0;
+    viewer.view.camera.pitch = 0.0;
+    viewer.view.camera.distance = distance;
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
 }
