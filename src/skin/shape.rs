@@ -124,11 +124,7 @@ mod tests {
             let d = data(n, sets, 11 + sets as u64);
             for ((out_p, normals, out_n, inf_vertices), want) in short_shapes(n) {
                 let want = want_for(want, sets);
-                let cut = Influences {
-                    sets,
-                    joints: d.influences.joints[..inf_vertices * sets].to_vec(),
-                    weights: d.influences.weights[..inf_vertices * sets].to_vec(),
-                };
+                let cut = first_vertices(&d.influences, inf_vertices);
                 let mut out_positions = vec![UNTOUCHED; out_p];
                 let mut out_normals = vec![UNTOUCHED; out_n];
                 let job = Job::new(
@@ -165,11 +161,7 @@ mod tests {
             let d = data(n, sets, 5 + sets as u64);
             for kernel in report_kernels("LBS and DQS, short slices") {
                 for ((out_p, normals, out_n, inf_vertices), want) in short_shapes(n) {
-                    let cut = Influences {
-                        sets,
-                        joints: d.influences.joints[..inf_vertices * sets].to_vec(),
-                        weights: d.influences.weights[..inf_vertices * sets].to_vec(),
-                    };
+                    let cut = first_vertices(&d.influences, inf_vertices);
                     let mut out_positions = vec![UNTOUCHED; out_p];
                     let mut out_normals = vec![UNTOUCHED; out_n];
                     let lbs = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -200,6 +192,16 @@ mod tests {
                     assert!(out_positions.iter().chain(&out_normals).all(|&p| p == UNTOUCHED));
                 }
             }
+        }
+    }
+
+    /// The influences of the first `vertices` vertices only.
+    fn first_vertices(influences: &Influences, vertices: usize) -> Influences {
+        let slots = vertices * influences.sets;
+        Influences {
+            sets: influences.sets,
+            joints: influences.joints[..slots].to_vec(),
+            weights: influences.weights[..slots].to_vec(),
         }
     }
 
