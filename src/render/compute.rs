@@ -5,10 +5,10 @@
 
 use crate::anim::PoseBuffers;
 use crate::render::context::{Gpu, GpuError};
+use crate::render::gpu_data::skin_code;
 use crate::render::gpu_data::skinning_wgsl;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
 use crate::render::offscreen::read_buffer;
-use crate::render::scene::skin_code;
 use crate::rig::{MorphTarget, Primitive, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
 use glam::{Mat4, Vec3};

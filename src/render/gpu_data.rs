@@ -2,7 +2,7 @@
 //! wireframe edges; and the storage-buffer layouts the skinning shaders read them with.
 
 use crate::rig::{Influences, MorphTarget, Primitive, Texture};
-use crate::skin::DualQuat;
+use crate::skin::{DualQuat, SkinningMethod};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec4};
 use wgpu::util::DeviceExt;
@@ -16,10 +16,23 @@ pub(crate) fn wgsl_u32_constants(constants: &[(&str, u32)]) -> String {
         .collect()
 }
 
+const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
+
+/// Skinning method codes shared with `skinning.wgsl`.
+pub const SKIN_NONE: u32 = 0;
+pub const SKIN_LBS: u32 = 1;
+pub const SKIN_DQS: u32 = 2;
+
+pub fn skin_code(method: SkinningMethod) -> u32 {
+    match method {
+        SkinningMethod::Lbs => SKIN_LBS,
+        SkinningMethod::Dqs => SKIN_DQS,
+    }
+}
+
 /// `skinning.wgsl` as every pipeline that skins composes it: after the skinning method codes
 /// (`SKIN_*`) it reads.
 pub(crate) fn skinning_wgsl() -> String {
-    use crate::render::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE, SKINNING_WGSL};
     let codes = [("SKIN_NONE", SKIN_NONE), ("SKIN_LBS", SKIN_LBS), ("SKIN_DQS", SKIN_DQS)];
     format!("{}{SKINNING_WGSL}", wgsl_u32_constants(&codes))
 }

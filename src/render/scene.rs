@@ -6,7 +6,9 @@ use crate::anim::{Bounds, PoseBuffers};
 use crate::audit::VertexSymmetry;
 use crate::render::camera::OrbitCamera;
 use crate::render::detail::ScenePortion;
-use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, create_texture, triangle_edges};
+use crate::render::gpu_data::{
+    GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, skin_code, triangle_edges,
+};
 use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
 use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
@@ -33,15 +35,10 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
 /// Light travelling down and away from a camera in the default position.
 pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
 
-/// WGSL sources; the skinning functions are prepended to every shader that skins.
-pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
+/// WGSL sources; the skinning functions ([`skinning_wgsl`]) are prepended to every shader
+/// that skins.
 pub(crate) const MESH_WGSL: &str = include_str!("../../shaders/mesh.wgsl");
 pub(crate) const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
-
-/// Skinning method codes shared with `skinning.wgsl`.
-pub const SKIN_NONE: u32 = 0;
-pub const SKIN_LBS: u32 = 1;
-pub const SKIN_DQS: u32 = 2;
 
 mod proxy;
 mod upload;
@@ -50,13 +47,6 @@ pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
 
 /// "No joint selected" in the draw uniform.
 const NO_JOINT: u32 = u32::MAX;
-
-pub fn skin_code(method: SkinningMethod) -> u32 {
-    match method {
-        SkinningMethod::Lbs => SKIN_LBS,
-        SkinningMethod::Dqs => SKIN_DQS,
-    }
-}
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

@@ -112,8 +112,8 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 
 #[test]
 fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
+    use super::gpu_data::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
     use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
-    use super::scene::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
     let mesh = module("mesh", &mesh_wgsl());
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
