@@ -153,18 +153,18 @@ impl ViewRenderer {
     /// vertices and uniforms for a view of aspect `aspect`. Records what that cost in
     /// `timings`.
     pub fn prepare(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
-        if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.rig_generation) {
-            let mut uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
-            uploaded.start_proxies(&viewer.rig);
-            self.scene.set_grid(&gpu.device, &viewer.rest_bounds);
-            self.rig = Some((viewer.rig_generation, uploaded));
+        if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.document().generation) {
+            let mut uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, viewer.rig());
+            uploaded.start_proxies(viewer.rig());
+            self.scene.set_grid(&gpu.device, &viewer.document().rest_bounds);
+            self.rig = Some((viewer.document().generation, uploaded));
         }
         timings.record_stages(viewer.prepare_frame());
         let Some((_, rig_gpu)) = &mut self.rig else { return };
-        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view.options, viewer.skinning_path());
+        rig_gpu.ensure_buffers(&gpu.device, viewer.rig(), &viewer.view.options, viewer.skinning_path());
         let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         timings.record_upload(&upload);
-        self.signature = upload.signature ^ viewer.rig_generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.signature = upload.signature ^ viewer.document().generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // After the frame is written: a draw's pipeline follows its winding in this pose.
         let built = self
             .scene
@@ -183,9 +183,9 @@ impl ViewRenderer {
     /// Builds the proxy of the viewer's rig, once per rig, when it is heavy enough to have one.
     pub fn build_proxy(&mut self, gpu: &Gpu, viewer: &Viewer) {
         if let Some((generation, rig)) = &mut self.rig
-            && *generation == viewer.rig_generation
+            && *generation == viewer.document().generation
         {
-            rig.build_proxies(&gpu.device, &viewer.rig);
+            rig.build_proxies(&gpu.device, viewer.rig());
         }
     }
 

@@ -155,18 +155,18 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     }
     for (clip, weight, mode) in &request.layers {
         let index = viewer
-            .rig
+            .rig()
             .find_clip(clip)
-            .ok_or_else(|| format!("no clip '{clip}' to layer in {}", viewer.rig.name))?;
+            .ok_or_else(|| format!("no clip '{clip}' to layer in {}", viewer.rig().name))?;
         viewer.animation_mut().layers.push(Layer {
             weight: *weight,
             mode: *mode,
             ..Layer::new(index)
         });
     }
-    let size = viewer.rest_bounds.size().max(1e-3) * 0.06;
+    let size = viewer.document().rest_bounds.size().max(1e-3) * 0.06;
     for name in &request.attach {
-        let node = find_node(&viewer.rig, name)?;
+        let node = find_node(viewer.rig(), name)?;
         viewer.animation_mut().attachments.push(Attachment {
             node,
             offset: Vec3::ZERO,

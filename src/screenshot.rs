@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// What screenshot files are named after: the open file's stem, or `demo`.
 pub fn file_stem(viewer: &Viewer) -> String {
     viewer
+        .document()
         .path
         .as_ref()
         .and_then(|p| p.file_stem())

@@ -34,7 +34,7 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
         ..SkeletonOptions::default()
     };
     skeleton_lines(
-        &viewer.rig,
+        viewer.rig(),
         is_joint,
         &viewer.last_pose().worlds,
         viewer.view.selected_joint,
@@ -50,7 +50,12 @@ fn check(name: &str, rig: Rig) {
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
     // Bend a few joints by hand, as a user does.
-    let joints: Vec<usize> = viewer.rig.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let joints: Vec<usize> = viewer
+        .rig()
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().copied())
+        .collect();
     for &node in joints.iter().step_by(3) {
         let bend = JointOverride {
             euler_degrees: Vec3::new(10.0, -5.0, 20.0),
@@ -59,10 +64,10 @@ fn check(name: &str, rig: Rig) {
         };
         viewer.set_override(node, bend);
     }
-    let is_joint = viewer.rig.hierarchy().is_joint.clone();
+    let is_joint = viewer.rig().hierarchy().is_joint.clone();
     let mut lines = Vec::with_capacity(is_joint.len() * VERTICES_PER_JOINT);
     assert!(
-        viewer.rig.vertex_count() > 0 && !joints.is_empty(),
+        viewer.rig().vertex_count() > 0 && !joints.is_empty(),
         "{name}: the rig must be skinned for this test to mean anything"
     );
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
@@ -85,7 +90,7 @@ fn check(name: &str, rig: Rig) {
             .zip(before.iter().flatten())
             .any(|(a, b)| a.positions != b.positions);
         assert!(
-            moved || viewer.rig.clips.is_empty(),
+            moved || viewer.rig().clips.is_empty(),
             "{name}, {method:?}: the frames really skinned a moving pose"
         );
     }

@@ -711,7 +711,7 @@ fn a_joints_bend_reproduces_the_audited_pose_through_the_pose_pipeline() {
     viewer.select_clip(None);
     for axis in Axis::ALL {
         for angle in [-90.0f32, -30.0, 45.0, 90.0] {
-            let bend = joint.bend(&viewer.rig, axis, angle);
+            let bend = joint.bend(viewer.rig(), axis, angle);
             viewer.set_override(joint.node, bend);
             let turn = glam::Mat4::from_translation(Vec3::Y)
                 * glam::Mat4::from_quat(Quat::from_axis_angle(joint.axis_direction(axis), angle.to_radians()))

@@ -73,7 +73,7 @@ fn clicking_the_worst_joint_poses_the_rig_at_its_worst_angle_and_selects_it() {
     assert_eq!(viewer.skinning_method(), method);
     let bend = viewer.animation().overrides[worst.node];
     assert!(!bend.is_identity());
-    assert_eq!(bend, worst.bend(&viewer.rig, axis, angle));
+    assert_eq!(bend, worst.bend(viewer.rig(), axis, angle));
     assert!(!viewer.finding_marks().is_empty(), "the worst vertices are marked");
 
     // The palette turns `lower` and `tip` about the elbow as the audit did, and nothing else.
@@ -92,7 +92,7 @@ fn clicking_the_worst_joint_poses_the_rig_at_its_worst_angle_and_selects_it() {
     }
 
     // The CPU-skinned triangles shrink and grow by what the audit measured at that pose.
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     let primitive = &rig.meshes[0].primitives[0];
     let posed = viewer.skin_on_cpu().meshes[0][0].positions.clone();
     let (mut least, mut most) = (f32::INFINITY, 0.0f32);

@@ -264,7 +264,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
         size: 5.0,
     };
     viewer.animation_mut().attachments.push(attachment);
-    let walk = viewer.rig.find_clip("Walk").unwrap();
+    let walk = viewer.rig().find_clip("Walk").unwrap();
     viewer.select_clip(Some(walk));
     let duration = viewer.clip_duration();
     let mut max_error = 0.0f64;
@@ -281,7 +281,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
                 l.translation.as_dvec3(),
             );
             world = local * world;
-            node = viewer.rig.nodes[n].parent;
+            node = viewer.rig().nodes[n].parent;
         }
         let expected = world.transform_point3(offset.as_dvec3());
         let shown = attachment.world(&viewer.pose().worlds).w_axis.truncate().as_dvec3();

@@ -252,19 +252,19 @@ fn the_cpu_path_uploads_its_vertices_only_after_skinning_them_again() {
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     let format = rigscope::render::offscreen::OFFSCREEN_FORMAT;
     let scene = rigscope::render::SceneRenderer::new(&gpu.device, &gpu.queue, format, 1, None);
-    let mut rig_gpu = scene.upload_rig(&gpu.device, &gpu.queue, &viewer.rig);
+    let mut rig_gpu = scene.upload_rig(&gpu.device, &gpu.queue, viewer.rig());
     let skinned_vertices: usize = viewer
-        .rig
+        .rig()
         .instances
         .iter()
         .filter(|instance| instance.skin.is_some())
-        .flat_map(|instance| &viewer.rig.meshes[instance.mesh].primitives)
+        .flat_map(|instance| &viewer.rig().meshes[instance.mesh].primitives)
         .map(|primitive| primitive.positions.len())
         .sum();
     assert!(skinned_vertices > 0);
     let all_vertices = (skinned_vertices * 2 * std::mem::size_of::<glam::Vec3>()) as u64;
     let mut frame = |viewer: &mut rigscope::viewer::Viewer| {
-        rig_gpu.ensure_buffers(&gpu.device, &viewer.rig, &viewer.view.options, viewer.skinning_path());
+        rig_gpu.ensure_buffers(&gpu.device, viewer.rig(), &viewer.view.options, viewer.skinning_path());
         let state = viewer.frame_state(1.0);
         scene.write_frame(&gpu.queue, &mut rig_gpu, &state).vertex_bytes
     };

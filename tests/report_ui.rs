@@ -58,7 +58,7 @@ fn clicking_a_finding_that_names_a_joint_selects_it() {
     harness.get_by_label_contains("influence no vertex").click();
     harness.run();
     let viewer = harness.state();
-    assert_eq!(viewer.view.selected_joint, viewer.rig.find_node("toe"));
+    assert_eq!(viewer.view.selected_joint, viewer.rig().find_node("toe"));
     // The selected finding opens its details.
     harness.get_by_label_contains("Nodes: 'toe'");
 }
@@ -78,7 +78,7 @@ fn vertex_finding_clicked<'a>() -> Harness<'a, Viewer> {
 fn clicking_a_vertex_finding_selects_the_joint_that_weighs_most_on_it() {
     let harness = vertex_finding_clicked();
     let viewer = harness.state();
-    assert_eq!(viewer.view.selected_joint, viewer.rig.find_node("knee"));
+    assert_eq!(viewer.view.selected_joint, viewer.rig().find_node("knee"));
     harness.get_by_label_contains("Vertices of mesh 0 primitive 0: 1");
 }
 
@@ -86,9 +86,9 @@ fn clicking_a_vertex_finding_selects_the_joint_that_weighs_most_on_it() {
 fn the_report_is_computed_once_per_rig() {
     let mut harness = panel_harness();
     harness.run();
-    let first = harness.state().report.clone().expect("shown once, computed").1;
+    let first = harness.state().document().report.clone().expect("shown once, computed");
     harness.run();
-    let again = harness.state().report.clone().unwrap().1;
+    let again = harness.state().document().report.clone().unwrap();
     assert!(
         std::sync::Arc::ptr_eq(&first, &again),
         "not recomputed while the rig stays"
@@ -96,8 +96,7 @@ fn the_report_is_computed_once_per_rig() {
     let demo = common::load_demo();
     harness.state_mut().set_rig(demo, None);
     harness.run();
-    let (generation, report) = harness.state().report.clone().unwrap();
-    assert_eq!(generation, harness.state().rig_generation);
+    let report = harness.state().document().report.clone().unwrap();
     assert!(!std::sync::Arc::ptr_eq(&first, &report), "a new rig gets a new report");
     assert_eq!(report.name, "demo.glb");
 }
@@ -125,7 +124,7 @@ fn a_selected_finding_marks_its_vertices_in_the_view() {
 fn findings_of_one_code_are_grouped_with_a_count_behind_a_severity_filter() {
     let Some(dir) = common::shared_rigs() else { return };
     let viewer = Viewer::new(common::load_rig(&dir, "real/RobotExpressive.glb"), None);
-    let report = rigscope::report::RigReport::new(&viewer.rig);
+    let report = rigscope::report::RigReport::new(viewer.rig());
     let notes = report
         .findings
         .iter()
@@ -147,10 +146,10 @@ fn findings_of_one_code_are_grouped_with_a_count_behind_a_severity_filter() {
     // Hiding the notes hides the group.
     let count = harness
         .state()
+        .document()
         .report
         .as_ref()
         .unwrap()
-        .1
         .count(rigscope::report::Severity::Info);
     harness.get_by_label(&format!("{count} notes")).click();
     harness.run();

@@ -45,7 +45,7 @@ fn the_panel_shows_recorded_stages_and_says_when_gpu_timing_is_unsupported() {
     harness.get_by_label(&format_seconds(6e-6));
     harness.get_by_label(GPU_PASS_UNSUPPORTED);
     harness.get_by_label("50.0 FPS · frame 20.00 ms (median of 3 frames)");
-    let vertices = harness.state().0.rig.vertex_count().to_string();
+    let vertices = harness.state().0.rig().vertex_count().to_string();
     assert!(harness.query_all_by_label(&vertices).count() >= 1);
     harness.get_by_label("Copy as CSV");
 }

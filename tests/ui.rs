@@ -20,7 +20,7 @@ fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
     harness.run();
     harness.get_by_label("joint3").click();
     harness.run();
-    let joint3 = harness.state().0.rig.find_node("joint3").unwrap();
+    let joint3 = harness.state().0.rig().find_node("joint3").unwrap();
     assert_eq!(harness.state().0.view.selected_joint, Some(joint3));
 
     let before = harness.state_mut().0.pose().palettes[0].clone();
@@ -30,7 +30,7 @@ fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
     harness.run();
     let viewer = &mut harness.state_mut().0;
     assert_eq!(viewer.animation().overrides[joint3].euler_degrees.z, 45.0);
-    let slot = viewer.rig.skins[0].joints.iter().position(|&j| j == joint3).unwrap();
+    let slot = viewer.rig().skins[0].joints.iter().position(|&j| j == joint3).unwrap();
     assert_ne!(
         viewer.pose().palettes[0][slot],
         before[slot],

@@ -14,7 +14,7 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.seek(0.7);
     viewer.view.camera.orbit(40.0, 10.0);
-    let (generation, camera, time) = (viewer.rig_generation, viewer.view.camera, viewer.player().time);
+    let (generation, camera, time) = (viewer.document().generation, viewer.view.camera, viewer.player().time);
     let missing = std::env::temp_dir().join("rigscope-no-such-file.glb");
     viewer.open(missing.clone());
     assert!(viewer.loading().is_some());
@@ -24,8 +24,8 @@ fn a_failed_load_keeps_the_rig_camera_and_time_and_reports_the_error() {
         error.contains("could not open") && error.contains("rigscope-no-such-file.glb"),
         "{error}"
     );
-    assert_eq!(viewer.rig_generation, generation);
-    assert_eq!(viewer.rig.name, "demo.glb");
+    assert_eq!(viewer.document().generation, generation);
+    assert_eq!(viewer.rig().name, "demo.glb");
     assert_eq!(viewer.view.camera, camera);
     assert_eq!(viewer.player().time, time);
 }
@@ -38,16 +38,16 @@ fn a_background_load_replaces_the_rig_and_frames_it() {
     viewer.open(dir.join("Fox.glb"));
     wait_for_load(&mut viewer);
     assert_eq!(viewer.diagnostics.error, None);
-    assert_eq!(viewer.rig.name, "Fox.glb");
-    assert_eq!(viewer.rig_generation, 2);
+    assert_eq!(viewer.rig().name, "Fox.glb");
+    assert_eq!(viewer.document().generation, 2);
     assert_eq!(viewer.player().clip, Some(0));
-    assert!((viewer.view.camera.target - viewer.rest_bounds.center()).length() < 1e-3);
+    assert!((viewer.view.camera.target - viewer.document().rest_bounds.center()).length() < 1e-3);
 }
 
 #[test]
 fn playback_controls_move_the_pose() {
     let mut viewer = Viewer::new(common::load_demo(), None);
-    let wave = viewer.rig.find_clip("Wave").expect("demo has Wave");
+    let wave = viewer.rig().find_clip("Wave").expect("demo has Wave");
     viewer.select_clip(Some(wave));
     let rest = viewer.pose().palettes[0].clone();
     assert!(viewer.tick(0.5), "a playing clip asks for a redraw");
@@ -64,14 +64,14 @@ fn setters_only_mark_the_pose_and_a_frame_evaluates_it_once() {
     use rigscope::anim::JointOverride;
     use rigscope::skin::{SkinningMethod, SkinningPath};
     let mut viewer = Viewer::new(common::load_demo(), None);
-    let wave = viewer.rig.find_clip("Wave").expect("demo has Wave");
+    let wave = viewer.rig().find_clip("Wave").expect("demo has Wave");
     viewer.prepare_frame();
     assert_eq!(viewer.prepare_frame(), None, "nothing changed, nothing evaluated");
 
     let before = viewer.last_pose().palettes[0].clone();
     viewer.select_clip(Some(wave));
     viewer.seek(0.4);
-    let joint = viewer.rig.skins[0].joints[2];
+    let joint = viewer.rig().skins[0].joints[2];
     let bend = JointOverride {
         euler_degrees: glam::Vec3::new(0.0, 0.0, 30.0),
         ..JointOverride::IDENTITY
@@ -86,15 +86,15 @@ fn setters_only_mark_the_pose_and_a_frame_evaluates_it_once() {
     assert_ne!(viewer.last_pose().palettes[0], before);
 
     // What was evaluated is exactly the pose of those inputs, computed apart.
-    let mut overrides = vec![JointOverride::IDENTITY; viewer.rig.nodes.len()];
+    let mut overrides = vec![JointOverride::IDENTITY; viewer.rig().nodes.len()];
     overrides[joint] = bend;
-    let mut expected = rigscope::anim::PoseBuffers::new(&viewer.rig);
+    let mut expected = rigscope::anim::PoseBuffers::new(viewer.rig());
     let inputs = rigscope::anim::PoseInputs {
         overrides: &overrides,
         dual_quaternions: true,
         ..rigscope::anim::PoseInputs::clip_at(Some(wave), 0.4)
     };
-    rigscope::anim::evaluate_pose(&viewer.rig, &inputs, &mut expected);
+    rigscope::anim::evaluate_pose(viewer.rig(), &inputs, &mut expected);
     assert_eq!(viewer.last_pose().palettes, expected.palettes);
     assert_eq!(viewer.last_pose().dual_quats, expected.dual_quats);
 
@@ -107,4 +107,83 @@ fn setters_only_mark_the_pose_and_a_frame_evaluates_it_once() {
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     let stages = viewer.prepare_frame().expect("a new method is a new pose");
     assert!(stages.pose.is_some() && stages.cpu_skinning.is_some());
+}
+
+/// The demo rig renamed, so that two documents of it can be told apart.
+fn demo_named(name: &str) -> rigscope::rig::Rig {
+    let mut rig = common::load_demo();
+    rig.name = name.to_owned();
+    rig
+}
+
+#[test]
+fn a_second_document_opens_beside_the_first_without_disturbing_it() {
+    let mut viewer = Viewer::new(demo_named("first"), None);
+    viewer.seek(0.4);
+    let (camera, generation, time) = (viewer.view.camera, viewer.document().generation, viewer.player().time);
+    let second = viewer.add_document(demo_named("second"), None);
+    assert_eq!((second, viewer.documents().len(), viewer.active_index()), (1, 2, 0));
+    assert_eq!(viewer.rig().name, "first");
+    assert_eq!(viewer.document().generation, generation);
+    assert_eq!((viewer.view.camera, viewer.player().time), (camera, time));
+    let generations: Vec<u64> = viewer.documents().iter().map(|d| d.generation).collect();
+    assert_ne!(generations[0], generations[1], "each document has its own generation");
+}
+
+#[test]
+fn activating_a_document_carries_clip_time_selection_and_bends_by_name() {
+    let mut viewer = Viewer::new(demo_named("first"), None);
+    let wave = viewer.rig().find_clip("Wave").expect("demo has Wave");
+    viewer.select_clip(Some(wave));
+    viewer.seek(0.6);
+    let joint = viewer.rig().find_node("joint2").expect("demo has joint2");
+    viewer.view.selected_joint = Some(joint);
+    let mut bend = rigscope::anim::JointOverride::IDENTITY;
+    bend.euler_degrees.x = 30.0;
+    viewer.set_override(joint, bend);
+    let expected = viewer.pose().palettes.clone();
+
+    // The second document lists its clips in another order: the clip carries by name.
+    let mut second = demo_named("second");
+    second.clips.reverse();
+    let second = viewer.add_document(second, None);
+    viewer.activate(second);
+    assert_eq!(viewer.rig().name, "second");
+    let clip = viewer.player().clip.expect("a clip plays");
+    assert_eq!(viewer.rig().clips[clip].name, "Wave");
+    assert!((viewer.player().time - 0.6).abs() < 1e-6);
+    assert_eq!(viewer.view.selected_joint, Some(joint));
+    assert_eq!(viewer.animation().overrides[joint].euler_degrees.x, 30.0);
+    assert_eq!(
+        viewer.pose().palettes,
+        expected,
+        "the same rig in the same state poses the same"
+    );
+
+    viewer.activate(0);
+    assert_eq!(viewer.rig().name, "first");
+    assert_eq!(viewer.rig().clips[viewer.player().clip.unwrap()].name, "Wave");
+}
+
+#[test]
+fn each_document_keeps_its_own_report_and_closing_one_shows_another() {
+    let mut viewer = Viewer::new(demo_named("first"), None);
+    let first_report = rigscope::ui::report::current_report(&mut viewer);
+    viewer.add_document(demo_named("second"), None);
+    viewer.activate(1);
+    assert!(viewer.document().report.is_none(), "not computed for the second yet");
+    let second_report = rigscope::ui::report::current_report(&mut viewer);
+    assert!(!std::sync::Arc::ptr_eq(&first_report, &second_report));
+    viewer.activate(0);
+    let again = rigscope::ui::report::current_report(&mut viewer);
+    assert!(
+        std::sync::Arc::ptr_eq(&first_report, &again),
+        "kept while the document stays open"
+    );
+
+    viewer.close_document(0);
+    assert_eq!((viewer.documents().len(), viewer.active_index()), (1, 0));
+    assert_eq!(viewer.rig().name, "second");
+    viewer.close_document(0);
+    assert_eq!(viewer.documents().len(), 1, "the last document stays open");
 }

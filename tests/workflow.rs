@@ -64,10 +64,10 @@ fn tick_until(viewer: &mut Viewer, what: &str, mut done: impl FnMut(&Viewer) -> 
 }
 
 fn joint_names(viewer: &Viewer) -> Vec<String> {
-    viewer.rig.skins[0]
+    viewer.rig().skins[0]
         .joints
         .iter()
-        .map(|&j| viewer.rig.nodes[j].name.clone())
+        .map(|&j| viewer.rig().nodes[j].name.clone())
         .collect()
 }
 
@@ -95,7 +95,7 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     session.actions.clear();
     let viewer = &harness.state().viewer;
     assert_eq!(viewer.diagnostics.error, None);
-    assert_eq!(viewer.path.as_deref(), Some(file.as_path()));
+    assert_eq!(viewer.document().path.as_deref(), Some(file.as_path()));
     assert_eq!(joint_names(viewer), ["joint0", "joint1", "joint2", "joint3"]);
     assert_eq!(viewer.title(), "tail.glb — Rigscope");
     assert_eq!(
@@ -157,8 +157,8 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     tick_until(&mut harness.state_mut().viewer, "the demo rig", |v| {
         v.loading().is_none()
     });
-    assert_eq!(harness.state().viewer.path, None);
-    assert_eq!(harness.state().viewer.rig.name, "demo.glb");
+    assert_eq!(harness.state().viewer.document().path, None);
+    assert_eq!(harness.state().viewer.rig().name, "demo.glb");
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Recent").click();
@@ -169,7 +169,7 @@ fn a_person_opens_a_file_plays_it_switches_the_view_and_resets_the_pose() {
     tick_until(&mut harness.state_mut().viewer, "the load from Recent", |v| {
         v.loading().is_none()
     });
-    assert_eq!(harness.state().viewer.path.as_deref(), Some(file.as_path()));
+    assert_eq!(harness.state().viewer.document().path.as_deref(), Some(file.as_path()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -231,12 +231,12 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     viewer.view.camera.zoom(1.5);
     viewer.view.options.mode = ViewMode::Joints;
     viewer.view.options.wireframe = true;
-    let twist = viewer.rig.find_clip("Twist").unwrap();
+    let twist = viewer.rig().find_clip("Twist").unwrap();
     viewer.select_clip(Some(twist));
     viewer.seek(0.4);
     viewer.toggle_play();
-    let joint2 = viewer.rig.find_node("joint2").unwrap();
-    let joint5 = viewer.rig.find_node("joint5").unwrap();
+    let joint2 = viewer.rig().find_node("joint2").unwrap();
+    let joint5 = viewer.rig().find_node("joint5").unwrap();
     viewer.view.selected_joint = Some(joint2);
     let bend = JointOverride {
         euler_degrees: glam::Vec3::new(0.0, 0.0, 35.0),
@@ -244,20 +244,20 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     };
     viewer.set_override(joint2, bend);
     viewer.set_override(joint5, bend);
-    let (camera, view, generation) = (viewer.view.camera, viewer.view.options, viewer.rig_generation);
+    let (camera, view, generation) = (viewer.view.camera, viewer.view.options, viewer.document().generation);
 
     // The artist exports a version with four joints over the old file.
     std::fs::write(&file, demo_glb(4)).unwrap();
-    let took = tick_until(&mut viewer, "the hot reload", |v| v.rig_generation != generation);
+    let took = tick_until(&mut viewer, "the hot reload", |v| v.document().generation != generation);
     println!("hot reload of the demo rig took {:.0} ms", took.as_secs_f64() * 1e3);
     assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
     assert_eq!(viewer.view.camera, camera, "the camera stays where the person put it");
     assert_eq!(viewer.view.options, view);
-    assert_eq!(viewer.player().clip, viewer.rig.find_clip("Twist"));
+    assert_eq!(viewer.player().clip, viewer.rig().find_clip("Twist"));
     assert!((viewer.player().time - 0.4).abs() < 1e-6);
     assert!(!viewer.player().playing);
-    let joint2 = viewer.rig.find_node("joint2").unwrap();
+    let joint2 = viewer.rig().find_node("joint2").unwrap();
     assert_eq!(viewer.view.selected_joint, Some(joint2));
     assert_eq!(viewer.animation().overrides[joint2], bend);
     assert_eq!(
@@ -265,30 +265,30 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
         1,
         "the bend of the vanished joint5 is dropped"
     );
-    assert!(!viewer.file_changed);
+    assert!(!viewer.document().file_changed);
     assert_eq!(viewer.title(), "tail.glb — Rigscope");
 
     // A broken export keeps the rig on screen, says why, and marks the title.
-    let generation = viewer.rig_generation;
+    let generation = viewer.document().generation;
     std::fs::write(&file, b"{ not a glTF").unwrap();
     tick_until(&mut viewer, "the failed reload", |v| v.diagnostics.error.is_some());
-    assert_eq!(viewer.rig_generation, generation);
+    assert_eq!(viewer.document().generation, generation);
     assert_eq!(joint_names(&viewer).len(), 4);
     assert!(viewer.diagnostics.error.as_ref().unwrap().contains("could not open"));
-    assert!(viewer.file_changed);
+    assert!(viewer.document().file_changed);
     assert_eq!(viewer.title(), "• tail.glb — Rigscope");
 
     // With hot reload off, a change only marks the title until the person reloads (F5).
     viewer.hot_reload = false;
     viewer.diagnostics.error = None;
-    viewer.file_changed = false;
+    viewer.document_mut().file_changed = false;
     std::fs::write(&file, demo_glb(6)).unwrap();
-    tick_until(&mut viewer, "the change mark", |v| v.file_changed);
+    tick_until(&mut viewer, "the change mark", |v| v.document().file_changed);
     // Long after the changes settled, as the viewer's clock sees it.
     viewer.poll_files(Instant::now() + rigscope::reload::DEBOUNCE * 3);
     viewer.tick(0.0);
     assert!(viewer.loading().is_none(), "nothing reloads by itself");
-    assert_eq!(viewer.rig_generation, generation, "nothing reloads by itself");
+    assert_eq!(viewer.document().generation, generation, "nothing reloads by itself");
     assert_eq!(viewer.title(), "• tail.glb — Rigscope");
     let mut harness = harness(viewer);
     harness.run();
@@ -299,7 +299,7 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     });
     let viewer = &harness.state().viewer;
     assert_eq!(joint_names(viewer).len(), 6);
-    assert!(!viewer.file_changed);
+    assert!(!viewer.document().file_changed);
     assert_eq!(viewer.view.camera, camera);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -315,7 +315,7 @@ fn a_reload_never_cancels_another_file_being_opened() {
     viewer.open(b.clone());
     viewer.reload();
     tick_until(&mut viewer, "the load", |v| v.loading().is_none());
-    assert_eq!(viewer.path.as_deref(), Some(b.as_path()));
+    assert_eq!(viewer.document().path.as_deref(), Some(b.as_path()));
     assert_eq!(joint_names(&viewer).len(), 5);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -332,15 +332,15 @@ fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
     // The file names a texture that is not there (a warning): watched all the same, so that
     // the texture showing up reloads the rig.
     assert_eq!(
-        viewer.rig.sources,
+        viewer.rig().sources,
         [dir.join("interpolation_test.bin"), dir.join("l.jpg")]
     );
     viewer.watch_files(None);
-    let generation = viewer.rig_generation;
+    let generation = viewer.document().generation;
     let bin = std::fs::read(dir.join("interpolation_test.bin")).unwrap();
     std::fs::write(dir.join("interpolation_test.bin"), &bin).unwrap();
     tick_until(&mut viewer, "the reload after the .bin changed", |v| {
-        v.rig_generation != generation
+        v.document().generation != generation
     });
     assert_eq!(viewer.diagnostics.error, None);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -655,15 +655,15 @@ fn fox_edit_to_new_frame_loop_time() {
         renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
         (gpu, target, renderer)
     });
-    let generation = viewer.rig_generation;
+    let generation = viewer.document().generation;
 
     let written = Instant::now();
     std::fs::write(&fox, &bytes).unwrap();
     let mut seen = None;
-    while viewer.rig_generation == generation {
+    while viewer.document().generation == generation {
         assert!(written.elapsed() < BOUND, "Fox.glb was not reloaded");
         viewer.tick(0.0);
-        if seen.is_none() && viewer.file_changed {
+        if seen.is_none() && viewer.document().file_changed {
             seen = Some(written.elapsed());
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -686,7 +686,7 @@ fn fox_edit_to_new_frame_loop_time() {
         );
     }
     println!("{report}");
-    assert_eq!(viewer.rig.name, "Fox.glb");
+    assert_eq!(viewer.rig().name, "Fox.glb");
     assert!(reloaded < Duration::from_secs(5), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -199,7 +199,7 @@ impl ApplicationHandler<Wake> for App {
                     state.config.width,
                     state.config.height,
                     state.info.adapter,
-                    self.viewer.rig.name
+                    self.viewer.rig().name
                 );
                 state.window.request_redraw();
                 self.window = Some(state);
@@ -362,9 +362,9 @@ impl ApplicationHandler<Wake> for App {
 /// shader's own skinning function) and keeps the difference in the viewer's `comparison`.
 fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) -> Result<(), GpuError> {
     viewer.skin_on_cpu();
-    let rig_size = viewer.rest_bounds.size().max(f32::MIN_POSITIVE);
+    let rig_size = viewer.document().rest_bounds.size().max(f32::MIN_POSITIVE);
     let (pose, skinned) = (viewer.last_pose(), viewer.last_skinned());
-    let comparison = skinner.compare(gpu, &viewer.rig, pose, skinned, viewer.skinning_method(), rig_size)?;
+    let comparison = skinner.compare(gpu, viewer.rig(), pose, skinned, viewer.skinning_method(), rig_size)?;
     viewer.diagnostics.comparison = Some(comparison);
     Ok(())
 }

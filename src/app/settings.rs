@@ -38,6 +38,7 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         skinning_method: viewer.skinning_method(),
         view: viewer.view.options,
         last_folder: viewer
+            .document()
             .path
             .as_ref()
             .and_then(|p| std::path::absolute(p).ok())

@@ -71,7 +71,7 @@ pub struct KernelRates {
 fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
     use crate::skin::fast::{skin_lbs, static_transform};
     use glam::Vec3;
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     let pose = viewer.pose();
     let dual_quats: Vec<Vec<crate::skin::dqs::DualQuat>> = (pose.palettes.iter())
         .map(|palette| {
@@ -357,7 +357,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
     let kernels = kernel_rates(&mut viewer);
     Ok(BenchReport {
         kernels,
-        rig: viewer.rig.name.clone(),
+        rig: viewer.rig().name.clone(),
         adapter: gpu.describe(),
         facts,
         frames: options.frames,

@@ -129,7 +129,7 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
         height: options.height,
     };
     let mut report = OrbitReport {
-        rig: viewer.rig.name.clone(),
+        rig: viewer.rig().name.clone(),
         adapter: gpu.describe(),
         triangles,
         ..OrbitReport::default()

@@ -75,13 +75,13 @@ impl AuditPanelState {
         if let Some(running) = &self.running {
             running.job.cancel();
         }
-        let rig = viewer.rig.clone();
+        let rig = viewer.rig().clone();
         let job = Job::with_progress(AuditProgress::default(), move |progress| {
             crate::audit::audit_with_progress(&rig, &AuditOptions::default(), progress)
         });
         self.running = Some(RunningAudit {
             job,
-            generation: viewer.rig_generation,
+            generation: viewer.document().generation,
         });
         self.selected = None;
     }
@@ -117,14 +117,18 @@ impl AuditPanelState {
     }
 
     fn receive(&mut self, viewer: &Viewer, block: bool) -> bool {
-        if self.report.as_ref().is_some_and(|(g, _)| *g != viewer.rig_generation) {
+        if self
+            .report
+            .as_ref()
+            .is_some_and(|(g, _)| *g != viewer.document().generation)
+        {
             self.report = None;
             self.selected = None;
         }
         let Some(RunningAudit { job, generation }) = self.running.take() else {
             return false;
         };
-        if generation != viewer.rig_generation {
+        if generation != viewer.document().generation {
             job.cancel();
         }
         let cancelled = job.is_cancelled();
@@ -141,7 +145,7 @@ impl AuditPanelState {
         };
         // A run of a rig replaced since, or cancelled, is dropped rather than shown as current.
         if let Ok(report) = result
-            && generation == viewer.rig_generation
+            && generation == viewer.document().generation
             && !cancelled
         {
             self.report = Some((generation, Arc::new(report)));
@@ -158,11 +162,11 @@ pub fn show_worst_pose(viewer: &mut Viewer, joint: &JointAudit) {
     let Some((curve, sample)) = joint.worst() else { return };
     viewer.select_clip(None);
     viewer.reset_overrides();
-    let bend = joint.bend(&viewer.rig, curve.axis, sample.angle_deg);
+    let bend = joint.bend(viewer.rig(), curve.axis, sample.angle_deg);
     viewer.set_override(joint.node, bend);
     viewer.set_skinning(viewer.skinning_path(), curve.method);
     viewer.view.selected_joint = Some(joint.node);
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     let mut marks = Vec::new();
     let mut parts: Vec<(usize, usize)> = sample.worst_vertices.iter().map(|v| (v.mesh, v.primitive)).collect();
     parts.sort_unstable();

@@ -25,7 +25,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     let morph_weights = viewer.pose().morph_weights.clone();
     let mut changed = false;
     ui.heading("Layers");
-    if viewer.rig.clips.is_empty() {
+    if viewer.rig().clips.is_empty() {
         ui.label("No clips to layer.");
     } else {
         stack_controls(ui, viewer, &mut edited, &mut changed);
@@ -56,12 +56,12 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
         viewer
             .player()
             .clip
-            .and_then(|c| viewer.rig.clips.get(c))
+            .and_then(|c| viewer.rig().clips.get(c))
             .map_or("rest pose", |c| c.name.as_str())
     ));
-    let clips: Vec<String> = viewer.rig.clips.iter().map(|c| c.name.clone()).collect();
+    let clips: Vec<String> = viewer.rig().clips.iter().map(|c| c.name.clone()).collect();
     let selected = viewer.view.selected_joint;
-    let node_name = |n: Option<usize>| n.map_or("whole rig".to_owned(), |n| viewer.rig.nodes[n].name.clone());
+    let node_name = |n: Option<usize>| n.map_or("whole rig".to_owned(), |n| viewer.rig().nodes[n].name.clone());
     let names: Vec<String> = edited.layers.iter().map(|l| node_name(l.mask)).collect();
     let mut remove = None;
     for (i, layer) in edited.layers.iter_mut().enumerate() {
@@ -140,7 +140,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
     });
     ui.separator();
     ui.label("Attachments");
-    let size = viewer.rest_bounds.size().max(1e-3) * 0.06;
+    let size = viewer.document().rest_bounds.size().max(1e-3) * 0.06;
     if ui
         .add_enabled(
             selected.is_some(),
@@ -162,7 +162,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
     for (i, attachment) in edited.attachments.iter_mut().enumerate() {
         ui.push_id(("attachment", i), |ui| {
             ui.horizontal(|ui| {
-                ui.label(&viewer.rig.nodes[attachment.node].name);
+                ui.label(&viewer.rig().nodes[attachment.node].name);
                 for (axis, v) in ["x", "y", "z"].iter().zip(attachment.offset.as_mut()) {
                     let label = ui.label(*axis);
                     changed |= ui
@@ -192,7 +192,7 @@ fn morph_panel(
     morph_overrides: &mut [Vec<Option<f32>>],
     changed: &mut bool,
 ) {
-    let rig = &viewer.rig;
+    let rig = viewer.rig();
     let morphed: Vec<usize> = (0..rig.instances.len())
         .filter(|&i| !morph_weights[i].is_empty())
         .collect();

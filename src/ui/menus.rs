@@ -17,7 +17,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 recent_menu(ui, viewer);
                 if ui
                     .add_enabled(
-                        viewer.path.is_some(),
+                        viewer.document().path.is_some(),
                         egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
                     )
                     .clicked()
@@ -115,7 +115,7 @@ pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInf
                 ui.label(format!("Loading {file} … {:.1} s", elapsed.as_secs_f32()));
                 ui.separator();
             }
-            if viewer.file_changed {
+            if viewer.document().file_changed {
                 let text = if viewer.hot_reload {
                     "Changed on disk"
                 } else {

@@ -126,6 +126,7 @@ pub fn open_from_dialog(
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
     let start = viewer
+        .document()
         .path
         .as_ref()
         .and_then(|p| std::path::absolute(p).ok())

@@ -3,7 +3,7 @@
 use super::*;
 
 pub(super) fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
-    let rig = &viewer.rig;
+    let rig = viewer.rig();
     ui.heading(if rig.name.is_empty() { "Rig" } else { &rig.name });
     egui::Grid::new("rig facts").num_columns(2).show(ui, |ui| {
         for (label, value) in [
@@ -33,13 +33,13 @@ pub(super) fn rig_panel(ui: &mut egui::Ui, viewer: &Viewer) {
 pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("Playback");
     ui.spacing_mut().slider_width = 170.0;
-    if viewer.rig.clips.is_empty() {
+    if viewer.rig().clips.is_empty() {
         ui.label("This file has no animations.");
         return;
     }
     let current = viewer.player().clip;
     let name = |c: Option<usize>| {
-        c.and_then(|c| viewer.rig.clips.get(c))
+        c.and_then(|c| viewer.rig().clips.get(c))
             .map_or("(rest pose)".to_owned(), |c| c.name.clone())
     };
     let mut selected = current;
@@ -47,7 +47,7 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         .selected_text(name(current))
         .show_ui(ui, |ui| {
             ui.selectable_value(&mut selected, None, "(rest pose)");
-            for (i, clip) in viewer.rig.clips.iter().enumerate() {
+            for (i, clip) in viewer.rig().clips.iter().enumerate() {
                 ui.selectable_value(
                     &mut selected,
                     Some(i),

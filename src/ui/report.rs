@@ -7,16 +7,14 @@ use crate::rig::Rig;
 use crate::viewer::{VertexRef, Viewer, marks_on_every_instance};
 use std::sync::Arc;
 
-/// The report of the viewer's current rig, computed once per rig and kept on the viewer.
+/// The report of the active document's rig, computed once and kept in the document.
 pub fn current_report(viewer: &mut Viewer) -> Arc<RigReport> {
-    match &viewer.report {
-        Some((generation, report)) if *generation == viewer.rig_generation => report.clone(),
-        _ => {
-            let report = Arc::new(RigReport::new(&viewer.rig));
-            viewer.report = Some((viewer.rig_generation, report.clone()));
-            report
-        }
-    }
+    let document = viewer.document_mut();
+    Arc::clone(
+        document
+            .report
+            .get_or_insert_with(|| Arc::new(RigReport::new(&document.rig))),
+    )
 }
 
 /// The joint a finding leads to: the node it names, or else the joint with the largest weight on
@@ -67,7 +65,7 @@ pub fn report_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
                 .weak(),
             );
             findings(ui, viewer, &report);
-            summaries(ui, &viewer.rig, &report);
+            summaries(ui, viewer.rig(), &report);
         });
 }
 
@@ -106,7 +104,7 @@ fn findings(ui: &mut egui::Ui, viewer: &mut Viewer, report: &RigReport) {
 
     let selected_id = ui.make_persistent_id("report selected finding");
     let mut selected: Option<(u64, usize)> = ui.data(|d| d.get_temp(selected_id));
-    if selected.is_some_and(|(generation, _)| generation != viewer.rig_generation) {
+    if selected.is_some_and(|(generation, _)| generation != viewer.document().generation) {
         selected = None;
     }
     let mut groups: Vec<(FindingCode, Vec<usize>)> = Vec::new();
@@ -155,15 +153,15 @@ fn finding_row(
     let text = egui::RichText::new(format!("{}: {}", finding.severity.label(), finding.message))
         .color(severity_color(ui, finding.severity));
     if ui.selectable_label(is_selected, text).clicked() {
-        *selected = Some((viewer.rig_generation, i));
-        if let Some(joint) = joint_of_finding(&viewer.rig, finding) {
+        *selected = Some((viewer.document().generation, i));
+        if let Some(joint) = joint_of_finding(viewer.rig(), finding) {
             viewer.view.selected_joint = Some(joint);
         }
-        let marks = finding_marks(&viewer.rig, finding);
+        let marks = finding_marks(viewer.rig(), finding);
         viewer.set_finding_marks(marks);
     }
     if is_selected {
-        details(ui, &viewer.rig, finding);
+        details(ui, viewer.rig(), finding);
     }
 }
 

@@ -16,14 +16,14 @@ pub struct SkeletonPanelState {
 
 pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
     ui.heading("Skeleton");
-    if viewer.rig.skins.is_empty() {
+    if viewer.rig().skins.is_empty() {
         ui.label("This file has no skins; nodes are listed below.");
     }
     ui.horizontal(|ui| {
         let label = ui.label("Search");
         ui.text_edit_singleline(&mut state.search).labelled_by(label.id);
     });
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     let hierarchy = rig.hierarchy();
     let (is_joint, children) = (&hierarchy.is_joint, &hierarchy.children);
     let any_joint = hierarchy.has_joints();
@@ -139,15 +139,15 @@ fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs) {
 }
 
 fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let Some(node) = viewer.view.selected_joint.filter(|&n| n < viewer.rig.nodes.len()) else {
+    let Some(node) = viewer.view.selected_joint.filter(|&n| n < viewer.rig().nodes.len()) else {
         ui.label("Select a joint in the tree or click the mesh.");
         return;
     };
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     ui.label(RichText::new(&rig.nodes[node].name).strong());
     ui.label(format!(
         "Influences {} vertices",
-        viewer.influence_counts.get(node).copied().unwrap_or(0)
+        viewer.document().influence_counts.get(node).copied().unwrap_or(0)
     ));
     ui.label("Animated pose (local)");
     trs_grid(ui, "animated", &viewer.pose().locals[node]);
@@ -166,7 +166,7 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
             )
             .changed();
     }
-    let speed = (viewer.rest_bounds.size() * 0.002).max(1e-4);
+    let speed = (viewer.document().rest_bounds.size() * 0.002).max(1e-4);
     ui.horizontal(|ui| {
         for (axis, v) in ["X", "Y", "Z"].iter().zip(value.translation.as_mut()) {
             let label = ui.label(format!("move {axis}"));

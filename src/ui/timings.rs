@@ -75,7 +75,7 @@ fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
         ui.small(format!("GPU scene pass: timestamp queries {GPU_PASS_UNSUPPORTED}."));
     }
 
-    let facts = RigFacts::of(&viewer.rig);
+    let facts = RigFacts::of(viewer.rig());
     egui::Grid::new("timings facts").num_columns(2).show(ui, |ui| {
         for (label, value) in [
             ("Vertices", facts.vertices.to_string()),

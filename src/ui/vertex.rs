@@ -11,7 +11,7 @@ pub fn vertex_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         return;
     };
     let posed = viewer.inspected_position();
-    let rig = viewer.rig.clone();
+    let rig = viewer.rig().clone();
     let Some(instance) = rig.instances.get(mark.instance) else {
         return;
     };

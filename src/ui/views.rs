@@ -163,7 +163,7 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             let name = viewer
                 .view
                 .selected_joint
-                .map_or("no joint selected", |j| viewer.rig.nodes[j].name.as_str());
+                .map_or("no joint selected", |j| viewer.rig().nodes[j].name.as_str());
             let note = viewer.view.options.zero_distinct.then_some("grey: exactly 0");
             ramp_legend(&painter, origin, heat, ["0", "1"], &format!("weight of {name}"), note);
         }
@@ -237,14 +237,14 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
         }
         ViewMode::Joints => {
             if let Some(node) = viewer.view.selected_joint
-                && let Some(slot) = viewer.rig.hierarchy().joint_slot(node)
+                && let Some(slot) = viewer.rig().hierarchy().joint_slot(node)
             {
                 let rect = egui::Rect::from_min_size(origin - egui::vec2(0.0, 14.0), egui::vec2(14.0, 14.0));
                 painter.rect_filled(rect, 2.0, color32(joint_color(slot as u32)));
                 painter.text(
                     rect.right_center() + egui::vec2(6.0, 0.0),
                     egui::Align2::LEFT_CENTER,
-                    &viewer.rig.nodes[node].name,
+                    &viewer.rig().nodes[node].name,
                     font,
                     text_color,
                 );

@@ -4,6 +4,7 @@ use super::*;
 use crate::job::Job;
 use crate::reload::FileWatcher;
 use crate::render::OrbitCamera;
+use std::time::{Duration, Instant};
 
 /// A load running on a background thread.
 pub(super) struct PendingLoad {
@@ -11,8 +12,10 @@ pub(super) struct PendingLoad {
     path: Option<PathBuf>,
     started: Instant,
     job: Job<Result<Rig, RigError>>,
-    /// A reload of the file on screen: the view, selection, playback and bends carry over.
-    reload: bool,
+    /// The generation of the document this load reloads; `None` when it opens a file in place
+    /// of the active document. A reload of the active document keeps the view, selection,
+    /// playback and bends.
+    reload_of: Option<u64>,
 }
 
 /// How messages name a file being loaded (`None`: the demo rig).
@@ -21,7 +24,7 @@ pub fn label(path: Option<&Path>) -> String {
 }
 
 /// What a reload keeps of the viewer's state, by name where indices may change.
-struct KeptState {
+pub(super) struct KeptState {
     camera: OrbitCamera,
     selected: Option<String>,
     /// The clip's name; `None` for the rest pose.
@@ -32,20 +35,21 @@ struct KeptState {
 }
 
 impl Viewer {
-    /// Starts loading `path` on a background thread; the current rig stays until it succeeds.
+    /// Starts loading `path` on a background thread, to replace the active document once it
+    /// succeeds.
     pub fn open(&mut self, path: PathBuf) {
-        self.start_load(Some(path), false);
+        self.start_load(Some(path), None);
     }
 
     /// Starts loading the built-in demo rig the way a file is loaded.
     pub fn open_demo(&mut self) {
-        self.start_load(None, false);
+        self.start_load(None, None);
     }
 
-    fn start_load(&mut self, path: Option<PathBuf>, reload: bool) {
+    fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>) {
         log::info!(
             "{} {}",
-            if reload { "reloading" } else { "opening" },
+            if reload_of.is_some() { "reloading" } else { "opening" },
             label(path.as_deref())
         );
         let thread_path = path.clone();
@@ -54,89 +58,100 @@ impl Viewer {
             path,
             started: Instant::now(),
             job,
-            reload,
+            reload_of,
         });
     }
 
-    /// Loads the open file again in the background, keeping camera, selection, clip, time and
-    /// bends where their names still match. Nothing happens for the demo rig, or while another
-    /// file is being opened.
+    /// Loads the active document's file again in the background, keeping camera, selection,
+    /// clip, time and bends where their names still match. Nothing happens for the demo rig,
+    /// or while another load runs.
     pub fn reload(&mut self) {
-        if self.opening_other_file() {
+        self.reload_document(self.active);
+    }
+
+    fn reload_document(&mut self, index: usize) {
+        if self.pending.is_some() {
             return;
         }
-        if let Some(path) = self.path.clone() {
-            self.start_load(Some(path), true);
+        let document = &self.documents[index];
+        if let Some(path) = document.path.clone() {
+            self.start_load(Some(path), Some(document.generation));
         }
     }
 
-    /// Loads `path` on this thread (for tests and the command line).
+    /// Loads `path` on this thread in place of the active document (for tests and the command
+    /// line).
     pub fn open_now(&mut self, path: &Path) -> Result<(), RigError> {
         let rig = crate::rig::open(Some(path))?;
         self.set_rig(rig, Some(path.to_owned()));
         Ok(())
     }
 
-    /// Whether a file other than a reload of the open one is loading.
-    fn opening_other_file(&self) -> bool {
-        self.pending.as_ref().is_some_and(|p| !p.reload)
-    }
-
-    /// Watches the open file, and every file opened later, with the files they use, for
-    /// changes on disk: they mark [`Viewer::file_changed`] and, with [`Viewer::hot_reload`] on,
-    /// reload the file once the changes settle. `waker` is called from the watching thread on
-    /// each change (the window uses it to wake its event loop); [`Viewer::tick`] does the rest.
+    /// Watches every open file, and every file opened later, with the files they use, for
+    /// changes on disk: they mark the document's `file_changed` and, with
+    /// [`Viewer::hot_reload`] on, reload it once the changes settle. `waker` is called from the
+    /// watching thread on each change (the window uses it to wake its event loop);
+    /// [`Viewer::tick`] does the rest.
     pub fn watch_files(&mut self, waker: Option<Waker>) {
         self.watching = Some(waker);
-        self.watcher = None;
-        self.update_watcher();
+        for document in &mut self.documents {
+            document.watcher = None;
+        }
+        self.update_watchers();
     }
 
-    /// Whether the open file is being watched.
+    /// Whether the active document's file is being watched.
     pub fn is_watching(&self) -> bool {
-        self.watcher.is_some()
+        self.document().watcher.is_some()
     }
 
-    /// Points the watcher at the open file and its sources (when watching is on).
-    pub(super) fn update_watcher(&mut self) {
+    /// Points each document's watcher at its file and sources (when watching is on).
+    pub(super) fn update_watchers(&mut self) {
         let Some(waker) = &self.watching else { return };
-        let Some(path) = &self.path else {
-            self.watcher = None;
-            return;
-        };
-        let mut files = vec![path.clone()];
-        files.extend(self.rig.sources.iter().cloned());
-        if self.watcher.as_ref().is_some_and(|w| w.watches(&files)) {
-            return;
-        }
-        self.watcher = match FileWatcher::new(&files, waker.clone()) {
-            Ok(watcher) => Some(watcher),
-            Err(e) => {
-                log::warn!("{e}; hot reload is unavailable for {}", path.display());
-                None
+        for document in &mut self.documents {
+            let Some(files) = document.watched_files() else {
+                document.watcher = None;
+                continue;
+            };
+            if document.watcher.as_ref().is_some_and(|w| w.watches(&files)) {
+                continue;
             }
-        };
+            document.watcher = match FileWatcher::new(&files, waker.clone()) {
+                Ok(watcher) => Some(watcher),
+                Err(e) => {
+                    log::warn!("{e}; hot reload is unavailable for {}", files[0].display());
+                    None
+                }
+            };
+        }
     }
 
-    /// Takes the file watcher's news as of `now`: marks the file changed and, once changes have
-    /// settled by `now` and hot reload is on, starts a reload. Returns true when something
-    /// changed.
+    /// Takes the file watchers' news as of `now`: marks documents changed and, once a
+    /// document's changes have settled by `now` and hot reload is on, starts its reload (one
+    /// load at a time; the others wait for it). Returns true when something changed.
     pub fn poll_files(&mut self, now: Instant) -> bool {
-        let busy = self.opening_other_file();
-        let Some(watcher) = &mut self.watcher else { return false };
-        let changed = watcher.poll(now);
-        if !changed.is_empty() {
-            for file in &changed {
-                log::debug!("changed on disk: {}", file.display());
+        let mut news = false;
+        let mut settled = None;
+        for (index, document) in self.documents.iter_mut().enumerate() {
+            let Some(watcher) = &mut document.watcher else { continue };
+            let changed = watcher.poll(now);
+            if !changed.is_empty() {
+                for file in &changed {
+                    log::debug!("changed on disk: {}", file.display());
+                }
+                document.file_changed = true;
+                document.changed_at = Some(now);
+                news = true;
             }
-            self.file_changed = true;
-            self.changed_at = Some(now);
+            if self.hot_reload && self.pending.is_none() && settled.is_none() && watcher.settled(now) {
+                settled = Some(index);
+            }
         }
-        if self.hot_reload && !busy && watcher.settled(now) {
-            self.reload();
+        if let Some(index) = settled {
+            self.reload_document(index);
             return true;
         }
-        !changed.is_empty()
+        news
     }
 
     /// When the viewer next has something to do without input (changes on disk settling).
@@ -144,62 +159,62 @@ impl Viewer {
         if !self.hot_reload {
             return None;
         }
-        self.watcher.as_ref().and_then(FileWatcher::deadline)
+        (self.documents.iter())
+            .filter_map(|d| d.watcher.as_ref().and_then(FileWatcher::deadline))
+            .min()
     }
 
-    /// The window title: the file name (the rig's name without a file), marked with `•` while
-    /// the file on disk is newer than what is shown.
+    /// The window title: the active file's name (the rig's name without a file), marked with
+    /// `•` while the file on disk is newer than what is shown.
     pub fn title(&self) -> String {
-        let name = self
-            .path
-            .as_ref()
+        let document = self.document();
+        let name = (document.path.as_ref())
             .and_then(|p| p.file_name())
-            .map_or_else(|| self.rig.name.clone(), |n| n.to_string_lossy().into_owned());
-        let marker = if self.file_changed { "• " } else { "" };
+            .map_or_else(|| document.rig.name.clone(), |n| n.to_string_lossy().into_owned());
+        let marker = if document.file_changed { "• " } else { "" };
         format!("{marker}{name} — Rigscope")
     }
 
-    fn keep_state(&self) -> KeptState {
-        let name = |node: usize| self.rig.nodes.get(node).map(|n| n.name.clone());
+    /// What a change of rig keeps of the viewer's state, by name.
+    pub(super) fn keep_state(&self) -> KeptState {
+        let rig = self.rig();
+        let name = |node: usize| rig.nodes.get(node).map(|n| n.name.clone());
+        let player = &self.playback.player;
         KeptState {
             camera: self.view.camera,
             selected: self.view.selected_joint.and_then(name),
-            clip: self
-                .player
-                .clip
-                .and_then(|c| self.rig.clips.get(c))
-                .map(|c| c.name.clone()),
-            time: self.player.time,
-            playing: self.player.playing,
-            overrides: self
-                .animation
-                .overrides
-                .iter()
-                .enumerate()
+            clip: player.clip.and_then(|c| rig.clips.get(c)).map(|c| c.name.clone()),
+            time: player.time,
+            playing: player.playing,
+            overrides: (self.playback.animation.overrides.iter().enumerate())
                 .filter(|(_, o)| !o.is_identity())
                 .filter_map(|(node, o)| name(node).map(|n| (n, *o)))
                 .collect(),
         }
     }
 
-    fn restore_state(&mut self, kept: KeptState) {
+    pub(super) fn restore_state(&mut self, kept: KeptState) {
+        let duration_of =
+            |rig: &Rig, clip: Option<usize>| clip.and_then(|c| rig.clips.get(c)).map_or(0.0, |c| c.duration);
+        let rig = &self.documents[self.active].rig;
+        let (player, animation) = (&mut self.playback.player, &mut self.playback.animation);
         self.view.camera = kept.camera;
-        if let Some(node) = kept.selected.and_then(|n| self.rig.find_node(&n)) {
+        if let Some(node) = kept.selected.and_then(|n| rig.find_node(&n)) {
             self.view.selected_joint = Some(node);
         }
         match kept.clip {
             Some(name) => {
-                if let Some(clip) = self.rig.clips.iter().position(|c| c.name == name) {
-                    self.player.select(Some(clip));
+                if let Some(clip) = rig.clips.iter().position(|c| c.name == name) {
+                    player.select(Some(clip));
                 }
             }
-            None => self.player.select(None),
+            None => player.select(None),
         }
-        self.player.playing = kept.playing;
-        self.player.seek(kept.time, self.clip_duration());
+        player.playing = kept.playing;
+        player.seek(kept.time, duration_of(rig, player.clip));
         for (name, joint_override) in kept.overrides {
-            if let Some(node) = self.rig.find_node(&name) {
-                self.animation.overrides[node] = joint_override;
+            if let Some(node) = rig.find_node(&name) {
+                animation.overrides[node] = joint_override;
             }
         }
         self.mark_dirty();
@@ -236,7 +251,7 @@ impl Viewer {
                 }
             }
         };
-        let (path, started, reload) = (pending.path, pending.started, pending.reload);
+        let (path, started, reload_of) = (pending.path, pending.started, pending.reload_of);
         match received {
             Err(_) => {
                 self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
@@ -245,19 +260,31 @@ impl Viewer {
             Ok(Ok(rig)) => {
                 log::info!(
                     "{} {} in {:.0} ms",
-                    if reload { "reloaded" } else { "opened" },
+                    if reload_of.is_some() { "reloaded" } else { "opened" },
                     label(path.as_deref()),
                     started.elapsed().as_secs_f64() * 1e3
                 );
                 self.diagnostics.error = None;
-                let reload = reload && path.is_some() && self.path == path;
-                let kept = reload.then(|| self.keep_state());
-                self.set_rig(rig, path);
-                if let Some(kept) = kept {
-                    self.restore_state(kept);
+                let target = match reload_of {
+                    None => self.active,
+                    Some(generation) => match self.documents.iter().position(|d| d.generation == generation) {
+                        Some(index) => index,
+                        // Closed while it reloaded.
+                        None => return false,
+                    },
+                };
+                if target == self.active {
+                    let kept = reload_of.is_some().then(|| self.keep_state());
+                    self.set_rig(rig, path);
+                    if let Some(kept) = kept {
+                        self.restore_state(kept);
+                    }
+                } else {
+                    self.put_document(target, rig, path, None);
                 }
-                if self.changed_at.is_none_or(|at| at <= started) {
-                    self.file_changed = false;
+                let document = &mut self.documents[target];
+                if document.changed_at.is_none_or(|at| at <= started) {
+                    document.file_changed = false;
                 }
                 true
             }

@@ -1,6 +1,8 @@
 //! Vertices pointed out in the view: those a selected finding names, and the one inspected.
 
-use super::*;
+use super::Viewer;
+use super::playback::Playback;
+use crate::rig::Rig;
 
 /// One vertex of one primitive of one mesh instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,66 +33,86 @@ pub fn marks_on_every_instance(
         .collect()
 }
 
-impl Viewer {
-    /// Where the marked vertices are drawn. On the GPU path this skins the pose on the CPU
-    /// too, only while something is marked.
-    pub(super) fn update_mark_points(&mut self) {
-        self.mark_points.clear();
-        let marks = self.finding_marks.iter().chain(&self.inspected);
-        if marks.clone().next().is_none() {
-            return;
-        }
-        if !self.cpu_skinned {
-            self.skin_current_pose();
-        }
-        for mark in self.finding_marks.iter().chain(&self.inspected) {
-            if let Some(p) = self.posed_position(*mark) {
-                self.mark_points.push(p);
+/// The marked vertices and where they are drawn.
+#[derive(Default)]
+pub(super) struct Marks {
+    /// Vertices a selected finding names.
+    finding: Vec<VertexRef>,
+    /// The vertex shown in the vertex inspector.
+    inspected: Option<VertexRef>,
+    /// World positions of `finding` and `inspected` in the current pose.
+    pub(super) points: Vec<glam::Vec3>,
+    /// `points` needs recomputing (the marks or the pose changed).
+    pub(super) stale: bool,
+}
+
+impl Marks {
+    pub(super) fn clear(&mut self) {
+        self.finding.clear();
+        self.inspected = None;
+        self.stale = true;
+    }
+
+    /// Whether any vertex is marked (its position then needs the pose skinned on the CPU).
+    pub(super) fn any(&self) -> bool {
+        !self.finding.is_empty() || self.inspected.is_some()
+    }
+
+    /// Places the marks on the surface as drawn: `playback`'s CPU-skinned vertices, which must
+    /// be current.
+    pub(super) fn update(&mut self, rig: &Rig, playback: &Playback) {
+        self.stale = false;
+        self.points.clear();
+        for mark in self.finding.iter().chain(&self.inspected) {
+            if let Some(p) = posed_position(rig, playback, *mark) {
+                self.points.push(p);
             }
         }
     }
+}
 
-    /// A vertex's position as drawn in the last evaluated pose (CPU-skinned vertices must be
-    /// current), in world space; `None` when the reference is outside the rig.
-    fn posed_position(&self, mark: VertexRef) -> Option<glam::Vec3> {
-        let instance = self.rig.instances.get(mark.instance)?;
-        if mark.primitive >= self.rig.meshes.get(instance.mesh)?.primitives.len() {
-            return None;
-        }
-        let positions = self.skinned.positions(&self.rig, mark.instance, mark.primitive);
-        let world = self.pose.instance_world(&self.rig, mark.instance);
-        positions.get(mark.vertex).map(|&p| world.transform_point3(p))
+/// A vertex's position as drawn in `playback`'s last pose (its CPU-skinned vertices must be
+/// current), in world space; `None` when the reference is outside the rig.
+fn posed_position(rig: &Rig, playback: &Playback, mark: VertexRef) -> Option<glam::Vec3> {
+    let instance = rig.instances.get(mark.instance)?;
+    if mark.primitive >= rig.meshes.get(instance.mesh)?.primitives.len() {
+        return None;
     }
+    let positions = playback.skinned.positions(rig, mark.instance, mark.primitive);
+    let world = playback.pose.instance_world(rig, mark.instance);
+    positions.get(mark.vertex).map(|&p| world.transform_point3(p))
+}
 
+impl Viewer {
     /// The vertices pointed out in the view for a selected finding.
     pub fn finding_marks(&self) -> &[VertexRef] {
-        &self.finding_marks
+        &self.marks.finding
     }
 
     /// Points out `marks` in the view (the vertices of a selected finding); empty clears them.
     pub fn set_finding_marks(&mut self, marks: Vec<VertexRef>) {
-        if marks != self.finding_marks {
-            self.finding_marks = marks;
-            self.marks_stale = true;
+        if marks != self.marks.finding {
+            self.marks.finding = marks;
+            self.marks.stale = true;
         }
     }
 
     /// Shows `vertex` in the vertex inspector and marks it in the view (`None`: nothing).
     pub fn inspect_vertex(&mut self, vertex: Option<VertexRef>) {
-        if vertex != self.inspected {
-            self.inspected = vertex;
-            self.marks_stale = true;
+        if vertex != self.marks.inspected {
+            self.marks.inspected = vertex;
+            self.marks.stale = true;
         }
     }
 
     pub fn inspected_vertex(&self) -> Option<VertexRef> {
-        self.inspected
+        self.marks.inspected
     }
 
     /// The inspected vertex's position as drawn now, in world space.
     pub fn inspected_position(&mut self) -> Option<glam::Vec3> {
-        let mark = self.inspected?;
+        let mark = self.marks.inspected?;
         self.skin_on_cpu();
-        self.posed_position(mark)
+        posed_position(&self.documents[self.active].rig, &self.playback, mark)
     }
 }

@@ -1,13 +1,12 @@
 //! The symmetry view's data: the weight symmetry check run once per loaded rig, the first time
 //! the view is shown (in the window, on a thread of its own).
 
-use super::Viewer;
+use super::{Document, Viewer};
 use crate::audit::{SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symmetry};
 use crate::job::Job;
 
 /// The symmetry check of one loaded rig.
 pub(super) struct SymmetryView {
-    generation: u64,
     /// One line for the view panel.
     summary: String,
     pub(super) values: VertexSymmetry,
@@ -28,9 +27,8 @@ fn summary(report: &SymmetryReport, options: &SymmetryOptions) -> String {
     )
 }
 
-/// A symmetry check running on a thread of its own, for the rig of `generation`.
+/// A symmetry check running on a thread of its own.
 pub(super) struct SymmetryJob {
-    generation: u64,
     result: Job<SymmetryView>,
 }
 
@@ -40,72 +38,70 @@ impl SymmetryJob {
     }
 }
 
-/// The symmetry check of `rig`, loaded as `generation`.
-fn check(rig: &crate::rig::Rig, generation: u64) -> SymmetryView {
+fn check(rig: &crate::rig::Rig) -> SymmetryView {
     let options = SymmetryOptions::default();
     let (report, values) = vertex_symmetry(rig, &options);
     SymmetryView {
-        generation,
         summary: summary(&report, &options),
         values,
     }
 }
 
-impl Viewer {
-    /// Runs the symmetry check if the loaded rig has none yet: with
-    /// [`Viewer::background_checks`] on a thread of its own (a big rig takes seconds, and the
-    /// view shows its vertices as unchecked meanwhile), else here. Call it again to take the
-    /// result.
-    pub fn ensure_symmetry(&mut self) {
-        let generation = self.rig_generation;
-        if self.symmetry.as_ref().is_some_and(|s| s.generation == generation) {
+impl Document {
+    /// The symmetry check of this document's rig, when it is done.
+    pub(super) fn current_symmetry(&self) -> Option<&SymmetryView> {
+        self.symmetry.as_ref()
+    }
+
+    /// Runs the symmetry check if it has not run: in `background` on a thread of its own, else
+    /// here. Call it again to take the result.
+    fn ensure_symmetry(&mut self, background: bool) {
+        if self.symmetry.is_some() {
             return;
         }
-        // A check of a rig no longer shown is left to finish on its own.
-        let job = self.symmetry_job.take().filter(|job| job.generation == generation);
-        match job {
-            Some(job) if !job.is_running() || !self.background_checks => {
+        match self.symmetry_job.take() {
+            Some(job) if !job.is_running() || !background => {
                 let view = job.result.wait().unwrap_or_else(|_| SymmetryView {
-                    generation,
                     summary: "The symmetry check failed.".to_owned(),
                     values: VertexSymmetry::unchecked(&self.rig),
                 });
                 self.symmetry = Some(view);
             }
             Some(job) => self.symmetry_job = Some(job),
-            None if self.background_checks => {
+            None if background => {
                 let rig = std::sync::Arc::clone(&self.rig);
                 self.symmetry_job = Some(SymmetryJob {
-                    generation,
-                    result: Job::spawn(move || check(&rig, generation)),
+                    result: Job::spawn(move || check(&rig)),
                 });
             }
-            None => self.symmetry = Some(check(&self.rig, generation)),
+            None => self.symmetry = Some(check(&self.rig)),
         }
     }
+}
 
-    /// Runs the symmetry check of the loaded rig to its end here, taking the result of one
-    /// already running (for the command line and tests, which have nothing else to do).
+impl Viewer {
+    /// Runs the symmetry check if the active document has none yet: with
+    /// [`Viewer::background_checks`] on a thread of its own (a big rig takes seconds, and the
+    /// view shows its vertices as unchecked meanwhile), else here. Call it again to take the
+    /// result. A check of a document no longer open is left to finish on its own.
+    pub fn ensure_symmetry(&mut self) {
+        let background = self.background_checks;
+        self.document_mut().ensure_symmetry(background);
+    }
+
+    /// Runs the symmetry check of the active document to its end here, taking the result of
+    /// one already running (for the command line and tests, which have nothing else to do).
     pub fn wait_for_symmetry(&mut self) {
-        let background = std::mem::replace(&mut self.background_checks, false);
-        self.ensure_symmetry();
-        self.background_checks = background;
+        self.document_mut().ensure_symmetry(false);
     }
 
-    /// What the symmetry check found in the loaded rig, once the symmetry view has run it.
+    /// What the symmetry check found in the active document, once the symmetry view has run it.
     pub fn symmetry_summary(&self) -> Option<&str> {
-        self.current_symmetry().map(|s| s.summary.as_str())
+        self.document().current_symmetry().map(|s| s.summary.as_str())
     }
 
-    /// Whether the symmetry check of the loaded rig is running.
+    /// Whether the symmetry check of the active document is running.
     pub fn checking_symmetry(&self) -> bool {
-        self.symmetry_job
-            .as_ref()
-            .is_some_and(|job| job.generation == self.rig_generation && job.is_running())
-    }
-
-    /// The symmetry check of the loaded rig, when it is done.
-    pub(super) fn current_symmetry(&self) -> Option<&SymmetryView> {
-        self.symmetry.as_ref().filter(|s| s.generation == self.rig_generation)
+        (self.document().symmetry_job.as_ref()).is_some_and(SymmetryJob::is_running)
     }
 }

@@ -1,0 +1,132 @@
+//! Playback and pose: which clip plays and how, what sits between the clip and the pose, and
+//! the pose and CPU-skinned vertices computed from them, each once per change.
+
+use crate::anim::{AnimationStack, Bounds, Player, PoseBuffers, PoseInputs, evaluate_pose};
+use crate::rig::Rig;
+use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
+use crate::timings::FrameStages;
+use std::time::Instant;
+
+/// Counts of the work behind the frames: how often the pose was evaluated and skinned on the
+/// CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkDone {
+    pub evaluations: u64,
+    pub cpu_skinnings: u64,
+}
+
+/// The animated state of the active document's rig. Its buffers are sized for one rig: a new
+/// rig gets a new one ([`Playback::for_rig`]).
+pub struct Playback {
+    /// Which clip plays, where in it and how.
+    pub(super) player: Player,
+    /// Layers, crossfades, root motion, bends and attachments between the clip and the pose.
+    pub(super) animation: AnimationStack,
+    /// The pose of the last evaluation.
+    pub(super) pose: PoseBuffers,
+    /// CPU-skinned vertices; current when `cpu_skinned` is set.
+    pub(super) skinned: SkinnedPose,
+    pub(super) path: SkinningPath,
+    pub(super) method: SkinningMethod,
+    /// An input of the pose changed since it was last evaluated.
+    dirty: bool,
+    /// `skinned` holds the current pose skinned with the current method.
+    cpu_skinned: bool,
+    /// Stage times of the evaluations since the frame last took them.
+    stage_times: Option<FrameStages>,
+    /// Pose evaluations and CPU skinnings made so far.
+    work_done: WorkDone,
+}
+
+impl Playback {
+    /// Playback of `rig` from its rest pose, with the first clip selected and playing; the
+    /// player's speed and looping, the skinning path and method and the work counts carry over
+    /// from `previous`.
+    pub(super) fn for_rig(rig: &Rig, previous: Option<Playback>) -> Playback {
+        let mut playback = Playback {
+            player: Player::default(),
+            animation: AnimationStack::new(rig),
+            pose: PoseBuffers::new(rig),
+            skinned: SkinnedPose::new(rig),
+            path: SkinningPath::Gpu,
+            method: SkinningMethod::Lbs,
+            dirty: true,
+            cpu_skinned: false,
+            stage_times: None,
+            work_done: WorkDone::default(),
+        };
+        if let Some(previous) = previous {
+            playback.player = previous.player;
+            (playback.path, playback.method) = (previous.path, previous.method);
+            playback.work_done = previous.work_done;
+        }
+        playback.player.select((!rig.clips.is_empty()).then_some(0));
+        playback.player.playing = true;
+        playback
+    }
+
+    /// Bounds of `rig` in the rest pose, which the pose buffers hold until first evaluated.
+    pub(super) fn rest_bounds(&mut self, rig: &Rig) -> Bounds {
+        self.skinned.skin(rig, &self.pose, SkinningMethod::Lbs);
+        self.cpu_skinned = false;
+        posed_bounds(rig, &self.pose, &self.skinned)
+    }
+
+    pub(super) fn clip_duration(&self, rig: &Rig) -> f32 {
+        self.player
+            .clip
+            .and_then(|c| rig.clips.get(c))
+            .map_or(0.0, |c| c.duration)
+    }
+
+    /// Advances playback and crossfades by `dt` seconds; returns whether the pose moved.
+    pub(super) fn advance(&mut self, dt: f32, rig: &Rig) -> bool {
+        let moved = self.player.advance(dt, self.clip_duration(rig));
+        let fading = self.animation.advance(dt, &self.player, rig);
+        moved || fading
+    }
+
+    /// Notes that an input of the pose changed.
+    pub(super) fn mark_dirty(&mut self) {
+        self.dirty = true;
+        self.cpu_skinned = false;
+    }
+
+    /// Evaluates the pose when an input changed since the last evaluation, then skins it on
+    /// the CPU when that is the path drawn (or `cpu_needed`) and it is not skinned yet.
+    /// However often it is called, each runs once per change.
+    pub(super) fn refresh(&mut self, rig: &Rig, cpu_needed: bool) {
+        if self.dirty {
+            self.dirty = false;
+            self.cpu_skinned = false;
+            let inputs = PoseInputs {
+                dual_quaternions: self.method == SkinningMethod::Dqs,
+                ..self.animation.inputs(&self.player)
+            };
+            let times = evaluate_pose(rig, &inputs, &mut self.pose);
+            self.work_done.evaluations += 1;
+            self.stage_times.get_or_insert_default().pose = Some(times);
+            let (clip, trail_shown) = (self.player.clip, self.animation.root_motion.trail);
+            let animation = &mut self.animation;
+            animation.trail.update(rig, clip, &animation.overrides, trail_shown);
+        }
+        if (cpu_needed || self.path == SkinningPath::Cpu) && !self.cpu_skinned {
+            let start = Instant::now();
+            self.skinned.skin(rig, &self.pose, self.method);
+            self.work_done.cpu_skinnings += 1;
+            self.cpu_skinned = true;
+            if self.path == SkinningPath::Cpu {
+                self.stage_times.get_or_insert_default().cpu_skinning = Some(start.elapsed());
+            }
+        }
+    }
+
+    /// Stage times of the evaluations and skinnings since the last call.
+    pub(super) fn take_stage_times(&mut self) -> Option<FrameStages> {
+        self.stage_times.take()
+    }
+
+    pub(super) fn work_done(&self) -> WorkDone {
+        self.work_done
+    }
+}
