@@ -198,7 +198,7 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
     lap("rig loaded");
     let (mut viewer, gpu) = (viewer?, gpu?);
     let image =
-        crate::frame::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;
+        crate::draw::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;
     lap("frame rendered and read back");
     image
         .save_with_format(&request.out, image::ImageFormat::Png)

@@ -5,7 +5,7 @@ pub mod app;
 pub mod audit;
 pub mod commands;
 pub mod cpu;
-pub mod frame;
+pub mod draw;
 pub mod headless;
 pub mod job;
 pub mod names;

@@ -1,7 +1,7 @@
 //! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
 //! and numbered frame sequences of a clip for `rigscope render --sequence`.
 
-use crate::frame::{Clock, ViewRenderer};
+use crate::draw::{Clock, ViewRenderer};
 use crate::headless::{RenderRequest, viewer_for};
 use crate::render::offscreen::read_buffer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
@@ -42,7 +42,7 @@ pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf,
 /// (`viewport`, in pixels), saves it in the screenshot folder and shows the path in a toast.
 /// A failure is shown as the viewer's error.
 pub fn save_viewport(gpu: &Gpu, viewer: &mut Viewer, state: &mut UiState, viewport: PixelRect) -> Option<PathBuf> {
-    let result = crate::frame::render_view(gpu, viewer, viewport.width, viewport.height)
+    let result = crate::draw::render_view(gpu, viewer, viewport.width, viewport.height)
         .map_err(|e| e.to_string())
         .and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
     finish(viewer, state, result)

@@ -9,7 +9,7 @@ mod gpu;
 use common::shared_rigs;
 use glam::Vec3;
 use rigscope::anim::PoseBuffers;
-use rigscope::frame::render_view;
+use rigscope::draw::render_view;
 use rigscope::rig::{Codec, Rig, RigError};
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::viewer::Viewer;

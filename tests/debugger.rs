@@ -7,7 +7,7 @@ mod gpu;
 use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;
 use rigscope::anim::JointOverride;
-use rigscope::frame::ViewRenderer;
+use rigscope::draw::ViewRenderer;
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::render::views::{
     FLIPPED_COLOR, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ZERO_WEIGHT_COLOR, deformation_color, heat, influence_color,

@@ -6,7 +6,7 @@
 mod gpu;
 
 use image::RgbaImage;
-use rigscope::frame::ViewRenderer;
+use rigscope::draw::ViewRenderer;
 use rigscope::render::detail::ScenePortion;
 use rigscope::render::offscreen::OFFSCREEN_FORMAT;
 use rigscope::render::scene::PROXY_ABOVE_TRIANGLES;
@@ -172,7 +172,7 @@ fn a_kept_image_shown_on_the_frame_equals_the_scene_drawn_into_it() {
 
 #[test]
 fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
-    use rigscope::frame::DetailedView;
+    use rigscope::draw::DetailedView;
     use rigscope::render::PixelRect;
     use rigscope::render::detail::SceneDraw;
     let Some(gpu) = gpu::gpu_or_skip() else { return };

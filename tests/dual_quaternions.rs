@@ -11,7 +11,7 @@ mod gpu;
 use common::{load_rig, shared_rigs};
 use glam::Vec3;
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
-use rigscope::frame::render_view;
+use rigscope::draw::render_view;
 use rigscope::rig::Rig;
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath, max_non_rigidity};
 use rigscope::viewer::Viewer;

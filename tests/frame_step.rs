@@ -6,7 +6,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
-use rigscope::frame::{Clock, FrameStep, ViewRenderer};
+use rigscope::draw::{Clock, FrameStep, ViewRenderer};
 use rigscope::render::Offscreen;
 use rigscope::render::timer::GpuTimer;
 use rigscope::skin::{SkinningMethod, SkinningPath};

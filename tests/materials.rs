@@ -7,7 +7,7 @@ mod gpu;
 
 use glam::{Mat4, Vec3, Vec4};
 use gpu::{linear, srgb8};
-use rigscope::frame::render_view;
+use rigscope::draw::render_view;
 use rigscope::rig::{AlphaMode, Influences, Material, Mesh, MeshInstance, Node, Primitive, Rig, Skin, Trs};
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;

@@ -6,7 +6,7 @@ mod gpu;
 
 use glam::{Mat4, Vec2, Vec3};
 use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};
-use rigscope::frame::ViewRenderer;
+use rigscope::draw::ViewRenderer;
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::{
     Influences, Interpolation, Material, Mesh, MeshInstance, MorphChannel, MorphTarget, Morphs, Node, Primitive, Rig,

@@ -178,7 +178,7 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = rigscope::viewer::Viewer::new(common::load_demo(), None);
     let target = rigscope::render::Offscreen::new(&gpu, 64, 48).unwrap();
-    let mut renderer = rigscope::frame::ViewRenderer::offscreen(&gpu);
+    let mut renderer = rigscope::draw::ViewRenderer::offscreen(&gpu);
     assert_eq!(renderer.scene.built_mesh_pipelines(), 0, "nothing is compiled up front");
     renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
     assert_eq!(
@@ -306,9 +306,9 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
     // One-pixel grid lines are all edge; the mesh is what is compared.
     viewer.view.options.grid = false;
     let (width, height) = (160, 120);
-    let smooth = rigscope::frame::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let smooth = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
     let target = rigscope::render::Offscreen::with_samples(&gpu, width, height, 1).unwrap();
-    let mut renderer = rigscope::frame::ViewRenderer::new(&gpu, format, 1);
+    let mut renderer = rigscope::draw::ViewRenderer::new(&gpu, format, 1);
     let aliased = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
     let drawn = foreground_count(&aliased);
     let differing = different_pixels(&smooth, &aliased);

@@ -16,7 +16,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
-use rigscope::frame::ViewRenderer;
+use rigscope::draw::ViewRenderer;
 use rigscope::render::Offscreen;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;

@@ -425,7 +425,7 @@ fn the_whole_ui_renders_offscreen_with_panels_over_the_view() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     let mut state = UiState::default();
     let with_ui = rigscope::screenshot::render_ui(&gpu, &mut viewer, &mut state, 1000, 700, 1.0).unwrap();
-    let bare = rigscope::frame::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
+    let bare = rigscope::draw::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
     assert_eq!(with_ui.dimensions(), (1000, 700));
     // The left panel covers the view's background there with its own (uniform) fill and text.
     let background = *bare.get_pixel(5, 350);
@@ -651,7 +651,7 @@ fn fox_edit_to_new_frame_loop_time() {
     let renderer = gpu::gpu_or_skip().map(|gpu| {
         let target = rigscope::render::Offscreen::new(&gpu, 960, 720).unwrap();
         // Drawn once, as the window had before the edit (software drivers compile on first use).
-        let mut renderer = rigscope::frame::ViewRenderer::offscreen(&gpu);
+        let mut renderer = rigscope::draw::ViewRenderer::offscreen(&gpu);
         renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
         (gpu, target, renderer)
     });

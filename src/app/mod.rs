@@ -5,7 +5,7 @@ mod window;
 
 use window::WindowState;
 
-use crate::frame::{Clock, DetailedView, FrameStep, ViewRenderer};
+use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};

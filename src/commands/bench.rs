@@ -2,7 +2,7 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
-use crate::frame::{Clock, FrameStep, ViewRenderer};
+use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, ViewMode};
 use crate::skin::{SkinningMethod, SkinningPath};

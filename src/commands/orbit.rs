@@ -4,7 +4,7 @@
 //! first CPU work to the GPU's end, with what it drew.
 
 use super::bench::BenchOptions;
-use crate::frame::{Clock, DetailedView, FrameStep, ViewRenderer};
+use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, PixelRect};
