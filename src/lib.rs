@@ -11,6 +11,7 @@ pub mod job;
 pub mod names;
 pub mod reload;
 pub mod render;
+pub mod repair;
 pub mod report;
 pub mod rig;
 pub mod screenshot;

@@ -18,7 +18,7 @@ pub const MAX_LISTED: usize = 1000;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SymmetryOptions {
     /// How far a vertex's mirror image may be from the vertex matched to it, as a fraction of
-    /// the diagonal of the skin's mesh bounds.
+    /// the local vertex spacing (the shortest edge at either vertex) of its primitive.
     pub tolerance: f32,
     /// Weight difference (0..1) above which a vertex is asymmetric.
     pub threshold: f32,
@@ -30,7 +30,7 @@ pub struct SymmetryOptions {
 impl Default for SymmetryOptions {
     fn default() -> Self {
         SymmetryOptions {
-            tolerance: 1e-3,
+            tolerance: 0.25,
             threshold: 0.1,
             joint_tolerance: 0.02,
         }
@@ -82,7 +82,12 @@ pub struct SymmetryReport {
     pub rejected_pairs: Vec<MirrorPair>,
     /// Vertices compared (those of skinned primitives, when there is a plane).
     pub checked_vertices: usize,
-    /// Vertices with no vertex at their mirror image.
+    /// Vertices with a mirror vertex in their own primitive.
+    pub matched_vertices: usize,
+    /// Largest weight difference between a matched vertex and its mirror (0 when none).
+    pub largest_difference: f32,
+    /// Vertices with no mirror vertex in their own primitive (unmatched topology): reported,
+    /// never compared or repaired.
     pub unmatched_vertices: usize,
     /// At most [`MAX_LISTED`] of them, in file order.
     pub unmatched: Vec<VertexRef>,
@@ -215,14 +220,14 @@ pub(crate) fn check(rig: &Rig, spaces: &[BindSpace], options: &SymmetryOptions) 
     check_vertices(rig, spaces, options, None)
 }
 
-/// [`check`], also keeping every vertex's difference (or marker) in `values` when given.
-fn check_vertices(
+/// The joint pairs and the plane: filled into `report` (pairs kept and rejected, the plane),
+/// and the correspondence, or why there is none.
+fn find_mirrors(
     rig: &Rig,
     spaces: &[BindSpace],
     options: &SymmetryOptions,
-    values: Option<&mut VertexSymmetry>,
-) -> SymmetryReport {
-    let mut report = SymmetryReport::default();
+    report: &mut SymmetryReport,
+) -> Result<Mirrors, NoMirror> {
     // Bind position of every joint node, from the first skin that lists it.
     let mut bind = vec![None; rig.nodes.len()];
     let mut joint_bounds = Bounds::EMPTY;
@@ -240,6 +245,9 @@ fn check_vertices(
         .into_iter()
         .filter_map(|(l, r)| Some((l, r, bind[l]?, bind[r]?)))
         .collect();
+    if candidates.is_empty() {
+        return Err(NoMirror::NoSideNames);
+    }
     let tolerance = options.joint_tolerance * joint_bounds.size();
     // Fit, drop the pairs that do not mirror, and fit again until nothing changes: one pair
     // named by mistake must not tilt the plane.
@@ -269,7 +277,7 @@ fn check_vertices(
     }
     let Some(plane) = plane.filter(|_| kept.iter().any(|k| *k)) else {
         report.rejected_pairs = candidates.iter().map(|c| pair(rig, c, None)).collect();
-        return report;
+        return Err(NoMirror::JointsNotMirrored(candidates.len()));
     };
     for (c, &k) in candidates.iter().zip(&kept) {
         let entry = pair(rig, c, Some(&plane));
@@ -280,18 +288,38 @@ fn check_vertices(
         }
     }
     report.plane = Some(plane);
-    let mut mirror_node: HashMap<usize, usize> = HashMap::new();
-    for p in &report.pairs {
-        mirror_node.insert(p.left, p.right);
-        mirror_node.insert(p.right, p.left);
-    }
-    compare_weights(rig, spaces, &plane, &mirror_node, options, &mut report, values);
+    Ok(Mirrors {
+        plane,
+        joints: report.pairs.iter().map(|p| (p.left, p.right)).collect(),
+        primitives: primitive_mirrors(spaces, &plane, options.tolerance),
+    })
+}
+
+/// [`check`], also keeping every vertex's difference (or marker) in `values` when given.
+fn check_vertices(
+    rig: &Rig,
+    spaces: &[BindSpace],
+    options: &SymmetryOptions,
+    values: Option<&mut VertexSymmetry>,
+) -> SymmetryReport {
+    let mut report = SymmetryReport::default();
+    let Ok(mirrors) = find_mirrors(rig, spaces, options, &mut report) else {
+        return report;
+    };
+    compare_weights(rig, spaces, &mirrors, options, &mut report, values);
     report.asymmetric_vertices.sort_by(|a, b| {
         b.difference
             .total_cmp(&a.difference)
             .then(vertex_of(a).cmp(&vertex_of(b)))
     });
     report
+}
+
+/// The rig's exact left/right correspondence (what the symmetry check compares and the mirror
+/// repair copies through), or why it has none.
+pub fn mirrors(rig: &Rig, options: &SymmetryOptions) -> Result<Mirrors, NoMirror> {
+    let spaces = super::bind_spaces(rig, &mut Vec::new());
+    find_mirrors(rig, &spaces, options, &mut SymmetryReport::default())
 }
 
 /// The symmetry check alone, with every asymmetric vertex listed (the rig report groups them by
@@ -332,8 +360,8 @@ impl VertexSymmetry {
         Some(self.values.get(mesh)?.get(primitive)?.as_slice())
     }
 
-    fn set(&mut self, part: &Part, vertex: usize, value: f32) {
-        let slot = (self.values.get_mut(part.mesh)).and_then(|mesh| mesh.get_mut(part.primitive)?.get_mut(vertex));
+    fn set(&mut self, mesh: usize, primitive: usize, vertex: usize, value: f32) {
+        let slot = (self.values.get_mut(mesh)).and_then(|m| m.get_mut(primitive)?.get_mut(vertex));
         if let Some(slot) = slot {
             *slot = value;
         }
@@ -371,117 +399,355 @@ fn cell_of(p: Vec3, cell: f32) -> [i64; 3] {
     (p / cell).floor().to_array().map(|c| c as i64)
 }
 
-/// Matches every skinned vertex to the vertex nearest its mirror image and compares their
-/// weights. All skins are taken to share one bind space (a rig's skins list the same skeleton),
-/// so a left hand in one skin matches a right hand in another; weights are compared by node.
-fn compare_weights(
-    rig: &Rig,
-    spaces: &[BindSpace],
-    plane: &Plane,
-    mirror_node: &HashMap<usize, usize>,
-    options: &SymmetryOptions,
-    report: &mut SymmetryReport,
-    mut values: Option<&mut VertexSymmetry>,
-) {
-    let mut bounds = Bounds::EMPTY;
-    for space in spaces {
-        if !space.bounds.is_empty() {
-            bounds.include(space.bounds.min);
-            bounds.include(space.bounds.max);
+/// Sentinel of [`mirror_vertices`]: the vertex has no mirror.
+pub const NO_MIRROR: u32 = u32::MAX;
+
+/// One primitive's vertices welded into points (vertices at one position, as at seams, are one
+/// point), each with its matching tolerance, and a grid to find the points near a position.
+struct Welded {
+    /// Vertex indices sorted by position; point `p`'s copies are `order[starts[p]..starts[p + 1]]`.
+    order: Vec<u32>,
+    starts: Vec<usize>,
+    points: Vec<Vec3>,
+    /// `fraction` of the shortest triangle edge at each point (of the primitive's median
+    /// shortest edge for a point on no triangle).
+    tolerance: Vec<f32>,
+    cell: f32,
+    /// (cell, point) sorted by cell, and each occupied cell's range in it.
+    grid: Vec<([i64; 3], u32)>,
+    cells: HashMap<[i64; 3], (usize, usize)>,
+}
+
+impl Welded {
+    /// `None` when no finite vertex or no usable spacing is left.
+    fn new(positions: &[Vec3], triangles: &[[u32; 3]], fraction: f32) -> Option<Welded> {
+        let key = |p: Vec3| p.to_array().map(|c| (c + 0.0).to_bits());
+        let mut order: Vec<u32> = (0..positions.len() as u32)
+            .filter(|&v| positions[v as usize].is_finite())
+            .collect();
+        order.sort_unstable_by_key(|&v| (key(positions[v as usize]), v));
+        let mut point_of = vec![u32::MAX; positions.len()];
+        let mut starts: Vec<usize> = Vec::new();
+        for (k, &v) in order.iter().enumerate() {
+            if k == 0 || key(positions[order[k - 1] as usize]) != key(positions[v as usize]) {
+                starts.push(k);
+            }
+            point_of[v as usize] = (starts.len() - 1) as u32;
         }
-    }
-    let tolerance = options.tolerance * bounds.size();
-    if !(tolerance > 0.0 && tolerance.is_finite()) {
-        return;
-    }
-    // Every vertex as (space, part, vertex), and a grid over their positions, one cell per
-    // tolerance, sorted by cell so that a cell's vertices are found by binary search.
-    let vertices: Vec<(usize, usize, usize)> = spaces
-        .iter()
-        .enumerate()
-        .flat_map(|(s, space)| {
-            space
-                .parts
-                .iter()
-                .enumerate()
-                .flat_map(move |(p, part)| (0..part.positions.len()).map(move |v| (s, p, v)))
+        starts.push(order.len());
+        let points: Vec<Vec3> = starts[..starts.len() - 1]
+            .iter()
+            .map(|&s| positions[order[s] as usize])
+            .collect();
+        if points.is_empty() {
+            return None;
+        }
+        let mut spacing = vec![f32::INFINITY; points.len()];
+        for t in triangles {
+            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                let (Some(&pa), Some(&pb)) = (point_of.get(a as usize), point_of.get(b as usize)) else {
+                    continue;
+                };
+                if pa == u32::MAX || pb == u32::MAX || pa == pb {
+                    continue;
+                }
+                let length = (points[pa as usize] - points[pb as usize]).length();
+                for p in [pa, pb] {
+                    spacing[p as usize] = spacing[p as usize].min(length);
+                }
+            }
+        }
+        let usable = |s: f32| s.is_finite() && s > 0.0;
+        let mut known: Vec<f32> = spacing.iter().copied().filter(|&s| usable(s)).collect();
+        let typical = if known.is_empty() {
+            // No triangle edges: the spacing of points spread evenly through their bounds.
+            let mut bounds = Bounds::EMPTY;
+            points.iter().for_each(|&p| bounds.include(p));
+            bounds.size() / (points.len() as f32).cbrt()
+        } else {
+            let middle = known.len() / 2;
+            *known.select_nth_unstable_by(middle, f32::total_cmp).1
+        };
+        if !(usable(typical) && fraction > 0.0) {
+            return None;
+        }
+        let tolerance = (spacing.iter())
+            .map(|&s| fraction * if usable(s) { s } else { typical })
+            .collect();
+        let cell = typical;
+        let mut grid: Vec<([i64; 3], u32)> = (points.iter().enumerate())
+            .map(|(i, &p)| (cell_of(p, cell), i as u32))
+            .collect();
+        grid.sort_unstable();
+        let mut cells: HashMap<[i64; 3], (usize, usize)> = HashMap::new();
+        for (k, &(key, _)) in grid.iter().enumerate() {
+            cells.entry(key).or_insert((k, k)).1 = k + 1;
+        }
+        Some(Welded {
+            order,
+            starts,
+            points,
+            tolerance,
+            cell,
+            grid,
+            cells,
         })
-        .filter(|&(s, p, v)| spaces[s].parts[p].positions[v].is_finite())
-        .collect();
-    let part = |i: usize| &spaces[vertices[i].0].parts[vertices[i].1];
-    let points: Vec<Vec3> = (0..vertices.len()).map(|i| part(i).positions[vertices[i].2]).collect();
-    let meshes: Vec<usize> = (0..vertices.len()).map(|i| part(i).mesh).collect();
-    // Cells twice the tolerance wide: the ball of radius `tolerance` about a point meets at most
-    // two cells along each axis, so eight cells hold every candidate.
-    let cell = 2.0 * tolerance;
-    let mut grid: Vec<([i64; 3], u32)> = points
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| (cell_of(p, cell), i as u32))
-        .collect();
-    grid.sort_unstable();
-    let mut cells: HashMap<[i64; 3], (usize, usize)> = HashMap::new();
-    for (k, &(key, _)) in grid.iter().enumerate() {
-        cells.entry(key).or_insert((k, k)).1 = k + 1;
     }
-    let vertex_ref = |i: usize| VertexRef {
-        mesh: part(i).mesh,
-        primitive: part(i).gltf_primitive,
-        vertex: vertices[i].2 as u32,
-    };
-    for i in 0..vertices.len() {
-        report.checked_vertices += 1;
-        let image = plane.mirror(points[i]);
-        let (low, high) = (cell_of(image - tolerance, cell), cell_of(image + tolerance, cell));
-        // Nearest within tolerance, in the vertex's own mesh when it has one there: meshes that
-        // overlap (a body and the joint caps over it) must not match across each other.
-        let mut best: Option<(bool, f32, u32)> = None;
-        for x in low[0]..=high[0] {
-            for y in low[1]..=high[1] {
-                for z in low[2]..=high[2] {
-                    let Some(&(from, to)) = cells.get(&[x, y, z]) else {
-                        continue;
-                    };
-                    for &(_, j) in &grid[from..to] {
-                        let d = (points[j as usize] - image).length();
-                        let candidate = (meshes[j as usize] != meshes[i], d, j);
-                        if d <= tolerance && best.is_none_or(|b| candidate < b) {
-                            best = Some(candidate);
+
+    /// The point nearest `at` no farther than `radius`.
+    fn nearest(&self, at: Vec3, radius: f32) -> Option<u32> {
+        let (low, high) = (cell_of(at - radius, self.cell), cell_of(at + radius, self.cell));
+        // A radius many cells wide (a sparse point in a dense primitive) is not searched cell
+        // by cell: every point is a candidate then.
+        let span: i64 = (0..3).map(|a| (high[a] - low[a] + 1).max(1)).product();
+        let mut best: Option<(f32, u32)> = None;
+        let mut consider = |j: u32| {
+            let candidate = ((self.points[j as usize] - at).length(), j);
+            if candidate.0 <= radius && best.is_none_or(|b| candidate < b) {
+                best = Some(candidate);
+            }
+        };
+        if span as usize > self.points.len() {
+            (0..self.points.len() as u32).for_each(&mut consider);
+        } else {
+            for x in low[0]..=high[0] {
+                for y in low[1]..=high[1] {
+                    for z in low[2]..=high[2] {
+                        if let Some(&(from, to)) = self.cells.get(&[x, y, z]) {
+                            self.grid[from..to].iter().for_each(|&(_, j)| consider(j));
                         }
                     }
                 }
             }
         }
-        let Some((_, _, j)) = best else {
-            if let Some(values) = values.as_deref_mut() {
-                values.set(part(i), vertices[i].2, VertexSymmetry::UNMATCHED);
+        best.map(|b| b.1)
+    }
+
+    /// For each point, the point of `other` nearest its mirror image within its tolerance.
+    fn images_in(&self, other: &Welded, plane: &Plane) -> Vec<Option<u32>> {
+        (self.points.iter().zip(&self.tolerance))
+            .map(|(&p, &radius)| other.nearest(plane.mirror(p), radius))
+            .collect()
+    }
+
+    fn copies(&self, point: usize) -> &[u32] {
+        &self.order[self.starts[point]..self.starts[point + 1]]
+    }
+
+    fn vertex_count(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// The mirror vertex in `b` of every vertex of `a` ([`NO_MIRROR`] where none) of `vertices`
+/// vertices: points that are each other's nearest to their images (mutual nearest). Copies
+/// at one position pair in order when both points hold as many, else with the first copy.
+fn pair_points(a: &Welded, b: &Welded, plane: &Plane, vertices: usize) -> Vec<u32> {
+    let forward = a.images_in(b, plane);
+    let backward = if std::ptr::eq(a, b) {
+        forward.clone()
+    } else {
+        b.images_in(a, plane)
+    };
+    let mut mirrors = vec![NO_MIRROR; vertices];
+    for (p, q) in forward.iter().enumerate() {
+        let Some(q) = *q else { continue };
+        if backward[q as usize] != Some(p as u32) {
+            continue;
+        }
+        let (mine, theirs) = (a.copies(p), b.copies(q as usize));
+        for (k, &v) in mine.iter().enumerate() {
+            mirrors[v as usize] = if mine.len() == theirs.len() {
+                theirs[k]
+            } else {
+                theirs[0]
+            };
+        }
+    }
+    mirrors
+}
+
+/// The mirror vertex of every vertex of one primitive ([`NO_MIRROR`] where there is none): the
+/// vertex at the mirror image of its position in the same primitive, each the other's nearest
+/// to its image (mutual nearest), within `fraction` of the local vertex spacing (the shortest
+/// triangle edge at the vertex). Seam copies at one position pair in order; a vertex on the
+/// plane is its own mirror.
+pub fn mirror_vertices(positions: &[Vec3], triangles: &[[u32; 3]], plane: &Plane, fraction: f32) -> Vec<u32> {
+    match Welded::new(positions, triangles, fraction) {
+        Some(welded) => pair_points(&welded, &welded, plane, positions.len()),
+        None => vec![NO_MIRROR; positions.len()],
+    }
+}
+
+/// Where a primitive's vertices find their mirrors: in itself, or in a twin primitive that is
+/// its mirror image vertex for vertex (a left hand and a right hand as two meshes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrimitiveMirror {
+    pub mesh: usize,
+    /// Index into `Mesh::primitives`.
+    pub primitive: usize,
+    pub gltf_primitive: usize,
+    pub skin: usize,
+    /// The primitive holding the mirror vertices: this one, or its twin.
+    pub mirror_mesh: usize,
+    pub mirror_primitive: usize,
+    pub mirror_gltf_primitive: usize,
+    pub mirror_skin: usize,
+    /// The mirror vertex of every vertex, or [`NO_MIRROR`].
+    pub vertices: Vec<u32>,
+}
+
+/// The exact left/right correspondence of a rig: joint pairs by name, the plane they mirror
+/// about, and each skinned primitive's vertex mirrors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mirrors {
+    pub plane: Plane,
+    /// (left, right) rig nodes.
+    pub joints: Vec<(usize, usize)>,
+    pub primitives: Vec<PrimitiveMirror>,
+}
+
+impl Mirrors {
+    /// The partner of rig node `node`, or `node` itself when it has none (a centre joint).
+    pub fn mirror_node(&self, node: usize) -> usize {
+        (self.joints.iter())
+            .find_map(|&(l, r)| if l == node { Some(r) } else { (r == node).then_some(l) })
+            .unwrap_or(node)
+    }
+}
+
+/// Why a rig has no left/right correspondence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoMirror {
+    #[error("no joints have left/right names, so nothing is known to mirror")]
+    NoSideNames,
+    #[error(
+        "{0} left/right joint name pairs were found but their bind positions do not mirror each other about one plane"
+    )]
+    JointsNotMirrored(usize),
+}
+
+/// Each skinned primitive's vertex mirrors: within the primitive itself, or, for a primitive
+/// with no vertex mirrored in itself, in a twin primitive whose every vertex is its mirror
+/// image (same vertex count, all mutual nearest). A primitive drawn by several skins counts
+/// once, with the first skin.
+fn primitive_mirrors(spaces: &[BindSpace], plane: &Plane, fraction: f32) -> Vec<PrimitiveMirror> {
+    let mut seen = std::collections::HashSet::new();
+    let parts: Vec<(usize, &Part)> = (spaces.iter())
+        .flat_map(|space| space.parts.iter().map(move |part| (space.skin, part)))
+        .filter(|(_, part)| seen.insert((part.mesh, part.primitive)))
+        .collect();
+    let welded: Vec<Option<Welded>> = (parts.iter())
+        .map(|(_, part)| Welded::new(part.positions, &part.triangles, fraction))
+        .collect();
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, &(skin, part)) in parts.iter().enumerate() {
+        let count = part.positions.len();
+        let mut entry = PrimitiveMirror {
+            mesh: part.mesh,
+            primitive: part.primitive,
+            gltf_primitive: part.gltf_primitive,
+            skin,
+            mirror_mesh: part.mesh,
+            mirror_primitive: part.primitive,
+            mirror_gltf_primitive: part.gltf_primitive,
+            mirror_skin: skin,
+            vertices: vec![NO_MIRROR; count],
+        };
+        if let Some(own) = &welded[i] {
+            entry.vertices = pair_points(own, own, plane, count);
+            if entry.vertices.iter().all(|&m| m == NO_MIRROR) {
+                let twin = (welded.iter().enumerate())
+                    .filter(|&(j, w)| {
+                        j != i
+                            && parts[j].1.positions.len() == count
+                            && w.as_ref().is_some_and(|w| w.vertex_count() == own.vertex_count())
+                    })
+                    .find_map(|(j, w)| {
+                        let vertices = pair_points(own, w.as_ref()?, plane, count);
+                        let complete = (0..count).all(|v| vertices[v] != NO_MIRROR || !part.positions[v].is_finite());
+                        complete.then_some((j, vertices))
+                    });
+                if let Some((j, vertices)) = twin {
+                    let (twin_skin, twin) = parts[j];
+                    entry.mirror_mesh = twin.mesh;
+                    entry.mirror_primitive = twin.primitive;
+                    entry.mirror_gltf_primitive = twin.gltf_primitive;
+                    entry.mirror_skin = twin_skin;
+                    entry.vertices = vertices;
+                }
             }
-            report.unmatched_vertices += 1;
-            if report.unmatched.len() < MAX_LISTED {
-                report.unmatched.push(vertex_ref(i));
-            }
+        }
+        out.push(entry);
+    }
+    out
+}
+
+/// Compares every skinned vertex's weights with its mirror vertex's.
+fn compare_weights(
+    rig: &Rig,
+    spaces: &[BindSpace],
+    mirrors: &Mirrors,
+    options: &SymmetryOptions,
+    report: &mut SymmetryReport,
+    mut values: Option<&mut VertexSymmetry>,
+) {
+    let mut mirror_node: HashMap<usize, usize> = HashMap::new();
+    for &(l, r) in &mirrors.joints {
+        mirror_node.insert(l, r);
+        mirror_node.insert(r, l);
+    }
+    let influences_of = |mesh: usize, primitive: usize| {
+        (spaces.iter())
+            .flat_map(|s| &s.parts)
+            .find(|p| p.mesh == mesh && p.primitive == primitive)
+            .map(|p| p.influences)
+    };
+    for m in &mirrors.primitives {
+        let (Some(own), Some(theirs)) = (
+            influences_of(m.mesh, m.primitive),
+            influences_of(m.mirror_mesh, m.mirror_primitive),
+        ) else {
             continue;
         };
-        let j = j as usize;
-        let joints_of = |k: usize| rig.skins[spaces[vertices[k].0].skin].joints.as_slice();
-        let difference = weight_difference(
-            (part(i).influences, vertices[i].2, joints_of(i)),
-            (part(j).influences, vertices[j].2, joints_of(j)),
-            mirror_node,
+        let (joints, mirror_joints) = (
+            rig.skins[m.skin].joints.as_slice(),
+            rig.skins[m.mirror_skin].joints.as_slice(),
         );
-        if let Some(values) = values.as_deref_mut() {
-            values.set(part(i), vertices[i].2, difference);
-        }
-        if difference > options.threshold {
-            report.asymmetric_count += 1;
-            let at = vertex_ref(i);
-            report.asymmetric_vertices.push(AsymmetricVertex {
-                mesh: at.mesh,
-                primitive: at.primitive,
-                vertex: at.vertex,
-                mirror: vertex_ref(j),
-                difference,
-            });
+        let at = |mesh: usize, primitive: usize, v: usize| VertexRef {
+            mesh,
+            primitive,
+            vertex: v as u32,
+        };
+        for (v, &mirror) in m.vertices.iter().enumerate() {
+            report.checked_vertices += 1;
+            if mirror == NO_MIRROR {
+                if let Some(values) = values.as_deref_mut() {
+                    values.set(m.mesh, m.primitive, v, VertexSymmetry::UNMATCHED);
+                }
+                report.unmatched_vertices += 1;
+                if report.unmatched.len() < MAX_LISTED {
+                    report.unmatched.push(at(m.mesh, m.gltf_primitive, v));
+                }
+                continue;
+            }
+            report.matched_vertices += 1;
+            let difference =
+                weight_difference((own, v, joints), (theirs, mirror as usize, mirror_joints), &mirror_node);
+            report.largest_difference = report.largest_difference.max(difference);
+            if let Some(values) = values.as_deref_mut() {
+                values.set(m.mesh, m.primitive, v, difference);
+            }
+            if difference > options.threshold {
+                report.asymmetric_count += 1;
+                report.asymmetric_vertices.push(AsymmetricVertex {
+                    mesh: m.mesh,
+                    primitive: m.gltf_primitive,
+                    vertex: v as u32,
+                    mirror: at(m.mirror_mesh, m.mirror_gltf_primitive, mirror as usize),
+                    difference,
+                });
+            }
         }
     }
 }
@@ -552,6 +818,86 @@ mod tests {
         for name in ["Hips", "Spine1", "Root", "Lower", "Head", "node 4", "Rl", "L_R"] {
             assert_eq!(partner_name(name), None, "{name}");
         }
+    }
+
+    /// A 5 × 3 grid of unit squares in z = 0, x from −2 to 2, two triangles each.
+    fn grid() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let positions: Vec<Vec3> = (0..3)
+            .flat_map(|y| (0..5).map(move |x| Vec3::new(x as f32 - 2.0, y as f32, 0.0)))
+            .collect();
+        let mut triangles = Vec::new();
+        for y in 0..2u32 {
+            for x in 0..4u32 {
+                let at = |dx: u32, dy: u32| (y + dy) * 5 + x + dx;
+                triangles.push([at(0, 0), at(1, 0), at(1, 1)]);
+                triangles.push([at(0, 0), at(1, 1), at(0, 1)]);
+            }
+        }
+        (positions, triangles)
+    }
+
+    const X_PLANE: Plane = Plane {
+        normal: [1.0, 0.0, 0.0],
+        offset: 0.0,
+    };
+
+    #[test]
+    fn each_grid_vertex_mirrors_to_the_vertex_at_minus_x() {
+        let (positions, triangles) = grid();
+        let mirrors = mirror_vertices(&positions, &triangles, &X_PLANE, 0.25);
+        for (v, &m) in mirrors.iter().enumerate() {
+            let expected = positions
+                .iter()
+                .position(|q| *q == positions[v] * Vec3::new(-1.0, 1.0, 1.0));
+            assert_eq!(Some(m as usize), expected, "vertex {v} at {}", positions[v]);
+        }
+    }
+
+    #[test]
+    fn seam_copies_pair_in_order_and_a_lone_vertex_has_no_mirror() {
+        let (mut positions, mut triangles) = grid();
+        // Seam copies of (−1, 1) and (1, 1): two each, used by a triangle of their own.
+        let (left, right) = (6u32, 8u32);
+        for v in [left, left, right, right] {
+            positions.push(positions[v as usize]);
+        }
+        triangles.push([15, 16, 0]);
+        triangles.push([17, 18, 4]);
+        // A vertex 0.4 right of (1, 2): its image (−1.4, 2) is 0.4 from (−1, 2), past a quarter
+        // of its shortest edge (0.4).
+        positions.push(Vec3::new(1.4, 2.0, 0.0));
+        triangles.push([13, 19, 8]);
+        let mirrors = mirror_vertices(&positions, &triangles, &X_PLANE, 0.25);
+        // Each welded point holds three copies on either side: they pair in order.
+        assert_eq!([mirrors[6], mirrors[15], mirrors[16]], [8, 17, 18]);
+        assert_eq!([mirrors[8], mirrors[17], mirrors[18]], [6, 15, 16]);
+        assert_eq!(mirrors[19], NO_MIRROR);
+        // (1, 2)'s image is (−1, 2), whose image is (1, 2) again: the lone vertex does not
+        // take its place.
+        assert_eq!((mirrors[13], mirrors[11]), (11, 13));
+        // The centre column is its own mirror.
+        assert_eq!((mirrors[2], mirrors[7], mirrors[12]), (2, 7, 12));
+    }
+
+    #[test]
+    fn a_near_neighbour_that_is_not_the_mirror_is_not_taken() {
+        // Left: a vertex at x = −1 whose mirror is missing; right: a vertex at x = 1.2 on a
+        // fine strip (edges 0.1), so −1's image (1) is 0.2 from it, two local spacings.
+        let mut positions = vec![
+            Vec3::new(-1.0, 0.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+            Vec3::new(-2.0, 0.0, 0.0),
+        ];
+        positions.extend([
+            Vec3::new(1.2, 0.0, 0.0),
+            Vec3::new(1.3, 0.0, 0.0),
+            Vec3::new(1.2, 0.1, 0.0),
+        ]);
+        let triangles = [[0, 1, 2], [3, 4, 5]];
+        // A quarter of −1's spacing (1) reaches 1.2; a quarter of 1.2's (0.1) does not reach
+        // back: not mutual.
+        let mirrors = mirror_vertices(&positions, &triangles, &X_PLANE, 0.25);
+        assert!(mirrors.iter().all(|&m| m == NO_MIRROR), "{mirrors:?}");
     }
 
     #[test]

@@ -58,8 +58,8 @@ pub struct AuditArgs {
     /// Weight difference (0..1) above which a vertex counts as asymmetric.
     #[arg(long, default_value_t = SymmetryOptions::default().threshold)]
     pub asymmetry: f32,
-    /// How far a vertex's mirror image may be from its match, as a fraction of the mesh's
-    /// bounding box diagonal.
+    /// How far a vertex's mirror image may be from its match, as a fraction of the local vertex
+    /// spacing (the shortest edge at either vertex).
     #[arg(long, default_value_t = SymmetryOptions::default().tolerance)]
     pub mirror_tolerance: f32,
     /// Worker threads (the machine's parallelism when omitted).
@@ -266,8 +266,13 @@ fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_as
             );
             let _ = writeln!(
                 out,
-                "  {} vertices checked, {} without a mirror vertex, {} with asymmetric weights (difference > {})",
-                s.checked_vertices, s.unmatched_vertices, s.asymmetric_count, args.asymmetry
+                "  {} vertices checked: {} matched (largest difference {:.3}), {} without a mirror vertex (unmatched topology), {} with asymmetric weights (difference > {})",
+                s.checked_vertices,
+                s.matched_vertices,
+                s.largest_difference,
+                s.unmatched_vertices,
+                s.asymmetric_count,
+                args.asymmetry
             );
             for a in s.asymmetric_vertices.iter().take(5) {
                 let _ = writeln!(

@@ -90,6 +90,7 @@ pub enum FindingCode {
     JointsUnused,
     KeysNegativeTime,
     KeysNotIncreasing,
+    MirrorUnmatched,
     NodeMatrixNotTrs,
     PositionsNotFinite,
     PrimitiveNotDrawn,

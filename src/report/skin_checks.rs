@@ -274,8 +274,9 @@ impl<'r> Analysis<'r> {
         }
     }
 
-    /// Vertices whose weights differ from their mirror vertex's, left and right joints swapped;
-    /// only when left/right joint names and their bind positions give a mirror plane.
+    /// Vertices whose weights differ from their mirror vertex's, left and right joints swapped,
+    /// and vertices with no mirror vertex (unmatched topology); only when left/right joint names
+    /// and their bind positions give a mirror plane.
     pub(super) fn symmetry_findings(&mut self) {
         use crate::audit::symmetry::{SymmetryOptions, symmetry};
         let rig = self.rig;
@@ -284,37 +285,71 @@ impl<'r> Analysis<'r> {
         if report.plane.is_none() {
             return;
         }
-        let mut by_primitive: std::collections::BTreeMap<(usize, usize), (Vec<u32>, f32)> = Default::default();
+        // Per (mesh, glTF primitive): asymmetric vertices and the largest difference, and
+        // unmatched vertices.
+        type Lists = (Vec<u32>, f32, Vec<u32>);
+        let mut by_primitive: std::collections::BTreeMap<(usize, usize), Lists> = Default::default();
         for a in &report.asymmetric_vertices {
             let entry = by_primitive.entry((a.mesh, a.primitive)).or_default();
             entry.0.push(a.vertex);
             entry.1 = entry.1.max(a.difference);
         }
-        for ((mesh, gltf_primitive), (mut vertices, worst)) in by_primitive {
-            vertices.sort_unstable();
-            let mut set = VertexSet::new();
-            for v in vertices {
-                set.add(v as usize);
-            }
+        for u in &report.unmatched {
+            by_primitive.entry((u.mesh, u.primitive)).or_default().2.push(u.vertex);
+        }
+        let listed_all = report.unmatched.len() == report.unmatched_vertices;
+        for ((mesh, gltf_primitive), (asymmetric, worst, unmatched)) in by_primitive {
             let name = rig.meshes.get(mesh).map_or("?", |m| m.name.as_str());
             let primitive = rig.facts.primitive_of_gltf(mesh, gltf_primitive);
-            self.push(
-                Finding::new(
-                    Severity::Warning,
-                    FindingCode::WeightsAsymmetric,
-                    format!(
-                        "mesh '{name}' primitive {gltf_primitive}: {} vertices have weights that differ from their mirror vertex's (left and right joints swapped) by more than {} (at most {worst:.2}); `rigscope audit` lists the pairs",
-                        set.total, options.threshold
-                    ),
-                )
-                .vertices(VertexList {
-                    mesh,
-                    primitive,
-                    gltf_primitive,
-                    vertices: set.listed,
-                    total: set.total,
-                }),
-            );
+            let list = |mut vertices: Vec<u32>| {
+                vertices.sort_unstable();
+                let mut set = VertexSet::new();
+                for v in vertices {
+                    set.add(v as usize);
+                }
+                set
+            };
+            if !asymmetric.is_empty() {
+                let set = list(asymmetric);
+                self.push(
+                    Finding::new(
+                        Severity::Warning,
+                        FindingCode::WeightsAsymmetric,
+                        format!(
+                            "mesh '{name}' primitive {gltf_primitive}: {} vertices have weights that differ from their mirror vertex's (left and right joints swapped) by more than {} (at most {worst:.2}); `rigscope audit` lists the pairs",
+                            set.total, options.threshold
+                        ),
+                    )
+                    .vertices(VertexList {
+                        mesh,
+                        primitive,
+                        gltf_primitive,
+                        vertices: set.listed,
+                        total: set.total,
+                    }),
+                );
+            }
+            if !unmatched.is_empty() {
+                let set = list(unmatched);
+                let at_least = if listed_all { "" } else { "at least " };
+                self.push(
+                    Finding::new(
+                        Severity::Info,
+                        FindingCode::MirrorUnmatched,
+                        format!(
+                            "mesh '{name}' primitive {gltf_primitive}: {at_least}{} vertices have no mirror vertex in their primitive (unmatched topology); their weights are not compared or mirrored",
+                            set.total
+                        ),
+                    )
+                    .vertices(VertexList {
+                        mesh,
+                        primitive,
+                        gltf_primitive,
+                        vertices: set.listed,
+                        total: set.total,
+                    }),
+                );
+            }
         }
     }
 
