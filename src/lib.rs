@@ -13,6 +13,7 @@ pub mod reload;
 pub mod render;
 pub mod report;
 pub mod rig;
+pub mod save;
 pub mod screenshot;
 pub mod settings;
 pub mod skin;
