@@ -14,6 +14,7 @@ pub mod render;
 pub mod repair;
 pub mod report;
 pub mod rig;
+pub mod save;
 pub mod screenshot;
 pub mod settings;
 pub mod skin;

@@ -141,6 +141,10 @@ enum Command {
     /// with 1 when a joint crosses a threshold (or too many vertices are asymmetric), 2 when the
     /// file cannot be loaded or a --joint names no joint.
     Audit(rigscope::commands::audit::AuditArgs),
+    /// Repair skin weights (normalize, limit influences) and write the result as a new .glb or
+    /// .gltf that keeps everything else. Exits with 0 when something was repaired, 1 when nothing
+    /// needed it, 2 when the file cannot be loaded or the output cannot be written.
+    Fix(rigscope::commands::fix::FixArgs),
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
         out: PathBuf,
@@ -235,6 +239,7 @@ fn main() -> ExitCode {
             );
         }
         Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),
+        Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
         Some(Command::Bench {

@@ -1,7 +1,8 @@
-//! The headless subcommands: what `rigscope inspect`, `rigscope audit` and `rigscope bench` do, above the layers
+//! The headless subcommands: what `rigscope inspect`, `rigscope audit`, `rigscope bench` and `rigscope fix` do, above the layers
 //! they use and below the window.
 
 pub mod audit;
 pub mod bench;
+pub mod fix;
 pub mod inspect;
 pub mod orbit;

@@ -37,7 +37,7 @@ use std::path::Path;
 
 pub use accessor::{Budget, BudgetExceeded, human_bytes};
 pub use extensions::SUPPORTED_EXTENSIONS;
-pub use source::{FileError, UriError};
+pub use source::{FileError, UriError, read_file_bounded};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.

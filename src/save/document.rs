@@ -1,0 +1,614 @@
+//! The JSON side of a save: repointing the repaired accessors at new buffer views, keeping the
+//! compression extensions true to what they still describe, and placing the new bytes in the
+//! GLB binary chunk or a new `.bin`. Every index and length read from the JSON is checked here
+//! before it is used.
+
+use super::quantize::{quantize_weights_u8, quantize_weights_u16};
+use super::{AttributeProblem, OutputFormat, PrimitiveChange, SaveError};
+use serde_json::{Value, json};
+use std::path::Path;
+
+const UNSIGNED_BYTE: u64 = 5121;
+const UNSIGNED_SHORT: u64 = 5123;
+const FLOAT: u64 = 5126;
+const ARRAY_BUFFER: u64 = 34962;
+const DRACO: &str = "KHR_draco_mesh_compression";
+const MESHOPT: &str = "EXT_meshopt_compression";
+
+/// A document being edited, with the bytes of its new buffer views (not yet in a buffer).
+pub struct Edited {
+    json: Value,
+    data: Vec<u8>,
+    /// The buffer views added, whose `buffer` and `byteOffset` are set when the data is placed.
+    new_views: Vec<usize>,
+    notes: Vec<String>,
+}
+
+/// The edited document with its bytes placed.
+pub struct Placed {
+    pub json: Value,
+    /// The GLB binary chunk (GLB output).
+    pub glb_bin: Option<Vec<u8>>,
+    /// The bytes of the new `.bin` beside a `.gltf` output.
+    pub external_bin: Option<Vec<u8>>,
+    pub notes: Vec<String>,
+}
+
+/// One attribute's new content, in the accessor's stored form.
+struct Encoded {
+    bytes: Vec<u8>,
+    min: [f64; 4],
+    max: [f64; 4],
+}
+
+/// An accessor's component type and normalization, checked to be a VEC4 of `count` elements.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    component_type: u64,
+    normalized: bool,
+}
+
+fn malformed(what: impl Into<String>, problem: impl Into<String>) -> SaveError {
+    SaveError::Malformed {
+        what: what.into(),
+        problem: problem.into(),
+    }
+}
+
+fn as_index(value: &Value) -> Option<usize> {
+    value.as_u64().and_then(|i| usize::try_from(i).ok())
+}
+
+fn array_len(json: &Value, key: &str) -> usize {
+    json.get(key).and_then(Value::as_array).map_or(0, Vec::len)
+}
+
+/// `json[key]` as a mutable array, created empty when absent.
+fn array_mut<'a>(json: &'a mut Value, key: &str) -> Result<&'a mut Vec<Value>, SaveError> {
+    let object = json
+        .as_object_mut()
+        .ok_or_else(|| malformed("document", "the JSON is not an object"))?;
+    object
+        .entry(key)
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| malformed(key, "not an array"))
+}
+
+/// The relative URIs (not data URIs) of the document's buffers and images.
+pub fn external_uris(json: &Value) -> Vec<String> {
+    let mut uris: Vec<String> = ["buffers", "images"]
+        .iter()
+        .flat_map(|key| json.get(key).and_then(Value::as_array).into_iter().flatten())
+        .filter_map(|item| item.get("uri").and_then(Value::as_str))
+        .filter(|uri| !uri.starts_with("data:") && !uri.contains("://"))
+        .map(str::to_owned)
+        .collect();
+    uris.sort();
+    uris.dedup();
+    uris
+}
+
+/// `STEM.bin` for `output`, or `STEM-1.bin`, `STEM-2.bin`, … when the document already refers to
+/// that name (an in-place save of a `.gltf` never writes over the buffer it reads).
+pub fn free_bin_name(output: &Path, json: &Value) -> String {
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    let taken = external_uris(json);
+    (0u32..)
+        .map(|n| {
+            if n == 0 {
+                format!("{stem}.bin")
+            } else {
+                format!("{stem}-{n}.bin")
+            }
+        })
+        .find(|name| !taken.iter().any(|t| t == name))
+        .expect("some name is free")
+}
+
+/// How many places of the document read accessor `index` (attributes, indices and morph targets
+/// of every primitive, skins, animation samplers, instancing attributes).
+fn accessor_uses(json: &Value, index: usize) -> usize {
+    let is = |v: &Value| as_index(v) == Some(index);
+    let in_map = |v: Option<&Value>| {
+        v.and_then(Value::as_object)
+            .map_or(0, |m| m.values().filter(|v| is(v)).count())
+    };
+    let list = |key: &str| json.get(key).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let mut uses = 0;
+    for mesh in list("meshes") {
+        for primitive in mesh.get("primitives").and_then(Value::as_array).into_iter().flatten() {
+            uses += in_map(primitive.get("attributes"));
+            uses += primitive.get("indices").is_some_and(is) as usize;
+            for target in primitive.get("targets").and_then(Value::as_array).into_iter().flatten() {
+                uses += in_map(Some(target));
+            }
+        }
+    }
+    for skin in list("skins") {
+        uses += skin.get("inverseBindMatrices").is_some_and(is) as usize;
+    }
+    for animation in list("animations") {
+        for sampler in animation
+            .get("samplers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            uses += sampler.get("input").is_some_and(is) as usize + sampler.get("output").is_some_and(is) as usize;
+        }
+    }
+    for node in list("nodes") {
+        uses += in_map(node.pointer("/extensions/EXT_mesh_gpu_instancing/attributes"));
+    }
+    uses
+}
+
+impl Edited {
+    pub fn new(json: Value) -> Edited {
+        Edited {
+            json,
+            data: Vec::new(),
+            new_views: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Writes the changed joints and weights of one primitive.
+    pub fn rewrite_primitive(&mut self, change: &PrimitiveChange) -> Result<(), SaveError> {
+        let (m, p) = (change.mesh, change.primitive);
+        let attributes = self
+            .json
+            .pointer(&format!("/meshes/{m}/primitives/{p}/attributes"))
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                malformed(
+                    format!("mesh {m} primitive {p}"),
+                    "it does not exist or has no attributes",
+                )
+            })?;
+        // The sets the importer reads, in its order: the paired JOINTS_n/WEIGHTS_n with n < 2.
+        let sets: Vec<u32> = (0..2)
+            .filter(|n| {
+                attributes.contains_key(&format!("JOINTS_{n}")) && attributes.contains_key(&format!("WEIGHTS_{n}"))
+            })
+            .collect();
+        let influences = change.influences;
+        let attribute_error = |attribute: String, problem| SaveError::Attribute {
+            mesh: m,
+            primitive: p,
+            attribute,
+            problem,
+        };
+        if sets.len() != influences.sets || influences.sets == 0 {
+            return Err(attribute_error(
+                "JOINTS/WEIGHTS".into(),
+                AttributeProblem::Sets {
+                    file: sets.len(),
+                    repaired: influences.sets,
+                },
+            ));
+        }
+        let vertices = influences.joints.len() / influences.sets;
+        if influences.weights.len() != influences.joints.len() || vertices * influences.sets != influences.joints.len()
+        {
+            return Err(SaveError::RigMismatch(format!(
+                "mesh {m} primitive {p}: {} joint and {} weight groups for {} sets",
+                influences.joints.len(),
+                influences.weights.len(),
+                influences.sets
+            )));
+        }
+        let layouts = |kind: &str| -> Result<Vec<(usize, Layout)>, SaveError> {
+            sets.iter()
+                .map(|n| {
+                    let name = format!("{kind}_{n}");
+                    self.attribute_layout(m, p, &name, vertices, kind == "WEIGHTS")
+                        .map_err(|problem| attribute_error(name, problem))
+                })
+                .collect()
+        };
+        let joint_layouts = layouts("JOINTS")?;
+        let weight_layouts = layouts("WEIGHTS")?;
+
+        let mut encoded: Vec<(String, Encoded)> = Vec::new();
+        if change.joints_changed {
+            for (slot, (n, &(accessor, layout))) in sets.iter().zip(&joint_layouts).enumerate() {
+                let values = (0..vertices).map(|v| influences.joints[v * influences.sets + slot]);
+                let joints = encode_joints(values, layout, accessor)
+                    .map_err(|problem| attribute_error(format!("JOINTS_{n}"), problem))?;
+                encoded.push((format!("JOINTS_{n}"), joints));
+            }
+        }
+        if change.weights_changed {
+            let weights = encode_weights(&influences.weights, influences.sets, &weight_layouts);
+            encoded.extend(sets.iter().map(|n| format!("WEIGHTS_{n}")).zip(weights));
+        }
+        for (semantic, data) in encoded {
+            self.point_attribute_at(m, p, &semantic, data)?;
+        }
+        Ok(())
+    }
+
+    /// The accessor of attribute `name` of mesh `m` primitive `p`, checked to be a VEC4 of
+    /// `vertices` elements in a type glTF allows for joints (or weights).
+    fn attribute_layout(
+        &self,
+        m: usize,
+        p: usize,
+        name: &str,
+        vertices: usize,
+        weights: bool,
+    ) -> Result<(usize, Layout), AttributeProblem> {
+        let value = self
+            .json
+            .pointer(&format!("/meshes/{m}/primitives/{p}/attributes/{name}"))
+            .ok_or(AttributeProblem::Missing)?;
+        let raw = value.as_u64().unwrap_or(u64::MAX);
+        let accessor = as_index(value)
+            .filter(|&a| a < array_len(&self.json, "accessors"))
+            .ok_or(AttributeProblem::NoAccessor(raw))?;
+        let object = &self.json["accessors"][accessor];
+        let component_type = object.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+        let normalized = object.get("normalized").and_then(Value::as_bool).unwrap_or(false);
+        let kind = object.get("type").and_then(Value::as_str).unwrap_or("?");
+        let allowed = if weights {
+            matches!(
+                (component_type, normalized),
+                (FLOAT, false) | (UNSIGNED_BYTE, true) | (UNSIGNED_SHORT, true)
+            )
+        } else {
+            matches!((component_type, normalized), (UNSIGNED_BYTE | UNSIGNED_SHORT, false))
+        };
+        if kind != "VEC4" || !allowed {
+            return Err(AttributeProblem::Layout {
+                accessor,
+                found: format!(
+                    "a {kind} of component type {component_type}{}",
+                    if normalized { " (normalized)" } else { "" }
+                ),
+            });
+        }
+        let count = object.get("count").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        if count != vertices as u64 {
+            return Err(AttributeProblem::Count {
+                accessor,
+                count,
+                expected: vertices,
+            });
+        }
+        Ok((
+            accessor,
+            Layout {
+                component_type,
+                normalized,
+            },
+        ))
+    }
+
+    /// Points attribute `semantic` of mesh `m` primitive `p` at `data` in a new buffer view: its
+    /// accessor is rewritten when nothing else reads it, else a copy is added for this primitive.
+    /// A Draco primitive stops taking the attribute from its stream.
+    fn point_attribute_at(&mut self, m: usize, p: usize, semantic: &str, data: Encoded) -> Result<(), SaveError> {
+        let attribute_pointer = format!("/meshes/{m}/primitives/{p}/attributes/{semantic}");
+        let accessor = self
+            .json
+            .pointer(&attribute_pointer)
+            .and_then(as_index)
+            .ok_or_else(|| malformed(&attribute_pointer, "not an accessor index"))?;
+        let shared = accessor_uses(&self.json, accessor) > 1;
+
+        let offset = self.data.len().next_multiple_of(4);
+        self.data.resize(offset, 0);
+        self.data.extend_from_slice(&data.bytes);
+        let views = array_mut(&mut self.json, "bufferViews")?;
+        views.push(json!({
+            "buffer": 0,
+            "byteOffset": offset,
+            "byteLength": data.bytes.len(),
+            "target": ARRAY_BUFFER,
+        }));
+        let view = views.len() - 1;
+        self.new_views.push(view);
+
+        let accessors = array_mut(&mut self.json, "accessors")?;
+        let mut object = accessors[accessor]
+            .as_object()
+            .cloned()
+            .ok_or_else(|| malformed(format!("accessor {accessor}"), "not an object"))?;
+        object.remove("byteOffset");
+        object.remove("sparse");
+        object.insert("bufferView".into(), view.into());
+        let integers = object.get("componentType").and_then(Value::as_u64) != Some(FLOAT);
+        let bound = |values: [f64; 4]| -> Value {
+            Value::Array(
+                values
+                    .iter()
+                    // No elements (an empty primitive) leaves the bounds at ±∞: written as 0.
+                    .map(|&v| {
+                        if !v.is_finite() {
+                            json!(0)
+                        } else if integers {
+                            json!(v as u64)
+                        } else {
+                            json!(v)
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        if object.contains_key("min") {
+            object.insert("min".into(), bound(data.min));
+        }
+        if object.contains_key("max") {
+            object.insert("max".into(), bound(data.max));
+        }
+        let target = if shared {
+            accessors.push(Value::Object(object));
+            accessors.len() - 1
+        } else {
+            accessors[accessor] = Value::Object(object);
+            accessor
+        };
+        if let Some(slot) = self.json.pointer_mut(&attribute_pointer) {
+            *slot = target.into();
+        }
+        let note = if shared {
+            format!(
+                "mesh {m} primitive {p}: {semantic} written to a new accessor {target} (accessor {accessor} is shared)"
+            )
+        } else {
+            format!("mesh {m} primitive {p}: {semantic} rewritten (accessor {accessor})")
+        };
+        self.notes.push(note);
+
+        let draco = format!("/meshes/{m}/primitives/{p}/extensions/{DRACO}/attributes");
+        if let Some(streamed) = self.json.pointer_mut(&draco).and_then(Value::as_object_mut)
+            && streamed.remove(semantic).is_some()
+        {
+            self.notes.push(format!(
+                "mesh {m} primitive {p}: {semantic} is now stored uncompressed; the primitive's {DRACO} stream no longer supplies it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Puts the new bytes into a buffer: the GLB binary chunk (grown, or added as buffer 0) or a
+    /// new `.bin` named `bin_name` beside a `.gltf`; then keeps `extensionsUsed` and
+    /// `extensionsRequired` true to what the document still uses.
+    pub fn place_data(
+        mut self,
+        format: OutputFormat,
+        blob: Option<&[u8]>,
+        bin_name: &str,
+    ) -> Result<Placed, SaveError> {
+        let buffers = array_len(&self.json, "buffers");
+        // The GLB binary chunk is buffer 0 without a URI.
+        let chunk_buffer = self
+            .json
+            .pointer("/buffers/0")
+            .filter(|b| b.get("uri").is_none() && blob.is_some());
+        let chunk_length = match chunk_buffer {
+            Some(buffer) => {
+                let declared = buffer.get("byteLength").and_then(as_index).unwrap_or(usize::MAX);
+                let blob_len = blob.map_or(0, <[u8]>::len);
+                if declared > blob_len {
+                    return Err(malformed(
+                        "buffer 0",
+                        format!("its byteLength {declared} exceeds the {blob_len}-byte binary chunk"),
+                    ));
+                }
+                Some(declared)
+            }
+            None => None,
+        };
+        let mut glb_bin = None;
+        let mut external_bin = None;
+        let (buffer, base) = match (chunk_length, blob) {
+            (Some(length), Some(blob)) => {
+                let base = if self.data.is_empty() {
+                    length
+                } else {
+                    length.next_multiple_of(4)
+                };
+                let mut bytes = blob[..length].to_vec();
+                bytes.resize(base, 0);
+                bytes.extend_from_slice(&self.data);
+                self.json["buffers"][0]["byteLength"] = bytes.len().into();
+                match format {
+                    OutputFormat::Glb => glb_bin = Some(bytes),
+                    OutputFormat::Gltf => {
+                        self.json["buffers"][0]["uri"] = bin_name.into();
+                        external_bin = Some(bytes);
+                    }
+                }
+                (0, base)
+            }
+            _ if self.data.is_empty() => (0, 0),
+            _ => match format {
+                OutputFormat::Glb => {
+                    self.shift_buffer_indices()?;
+                    array_mut(&mut self.json, "buffers")?.insert(0, json!({ "byteLength": self.data.len() }));
+                    glb_bin = Some(std::mem::take(&mut self.data));
+                    (0, 0)
+                }
+                OutputFormat::Gltf => {
+                    array_mut(&mut self.json, "buffers")?
+                        .push(json!({ "uri": bin_name, "byteLength": self.data.len() }));
+                    external_bin = Some(std::mem::take(&mut self.data));
+                    (buffers, 0)
+                }
+            },
+        };
+        for &view in &self.new_views {
+            let view = &mut self.json["bufferViews"][view];
+            view["buffer"] = buffer.into();
+            let offset = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+            view["byteOffset"] = (offset + base).into();
+        }
+        self.keep_extension_lists_true();
+        Ok(Placed {
+            json: self.json,
+            glb_bin,
+            external_bin,
+            notes: self.notes,
+        })
+    }
+
+    /// Makes room for a new buffer 0: every buffer index in buffer views moves up by one.
+    fn shift_buffer_indices(&mut self) -> Result<(), SaveError> {
+        for (i, view) in array_mut(&mut self.json, "bufferViews")?.iter_mut().enumerate() {
+            for pointer in ["/buffer", &format!("/extensions/{MESHOPT}/buffer")] {
+                if let Some(slot) = view.pointer_mut(pointer) {
+                    let index =
+                        as_index(slot).ok_or_else(|| malformed(format!("bufferView {i}"), "bad buffer index"))?;
+                    *slot = (index + 1).into();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops Draco and meshopt from `extensionsUsed`/`extensionsRequired` when nothing in the
+    /// document uses them any more (a note says so).
+    fn keep_extension_lists_true(&mut self) {
+        let views = self.json.get("bufferViews").and_then(Value::as_array);
+        let meshopt_used =
+            views.is_some_and(|v| v.iter().any(|v| v.pointer(&format!("/extensions/{MESHOPT}")).is_some()));
+        let draco_used = self
+            .json
+            .get("meshes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m.get("primitives").and_then(Value::as_array).into_iter().flatten())
+            .any(|p| p.pointer(&format!("/extensions/{DRACO}")).is_some());
+        for (name, used) in [(MESHOPT, meshopt_used), (DRACO, draco_used)] {
+            if used {
+                continue;
+            }
+            let mut dropped = false;
+            for list in ["extensionsUsed", "extensionsRequired"] {
+                if let Some(names) = self.json.get_mut(list).and_then(Value::as_array_mut) {
+                    let before = names.len();
+                    names.retain(|n| n.as_str() != Some(name));
+                    dropped |= names.len() != before;
+                }
+            }
+            if let Some(object) = self.json.as_object_mut() {
+                for list in ["extensionsUsed", "extensionsRequired"] {
+                    if object.get(list).and_then(Value::as_array).is_some_and(Vec::is_empty) {
+                        object.remove(list);
+                    }
+                }
+            }
+            if dropped {
+                self.notes.push(format!(
+                    "{name} is no longer used and was removed from the extension lists"
+                ));
+            }
+        }
+    }
+}
+
+/// Joint indices in the accessor's component type, with their per-component bounds.
+fn encode_joints(
+    values: impl Iterator<Item = [u16; 4]>,
+    layout: Layout,
+    accessor: usize,
+) -> Result<Encoded, AttributeProblem> {
+    let mut out = Encoded {
+        bytes: Vec::new(),
+        min: [f64::INFINITY; 4],
+        max: [f64::NEG_INFINITY; 4],
+    };
+    for joints in values {
+        for (c, &joint) in joints.iter().enumerate() {
+            out.min[c] = out.min[c].min(f64::from(joint));
+            out.max[c] = out.max[c].max(f64::from(joint));
+            if layout.component_type == UNSIGNED_BYTE {
+                let byte = u8::try_from(joint).map_err(|_| AttributeProblem::JointTooLarge { accessor, joint })?;
+                out.bytes.push(byte);
+            } else {
+                out.bytes.extend_from_slice(&joint.to_le_bytes());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The weights of every set, each in its accessor's component type. Normalized integers are
+/// quantized per vertex across all sets when they share one type (so the vertex's stored sum is
+/// exact), else per set.
+fn encode_weights(weights: &[[f32; 4]], sets: usize, layouts: &[(usize, Layout)]) -> Vec<Encoded> {
+    let mut out: Vec<Encoded> = layouts
+        .iter()
+        .map(|_| Encoded {
+            bytes: Vec::with_capacity(weights.len() / sets.max(1) * 16),
+            min: [f64::INFINITY; 4],
+            max: [f64::NEG_INFINITY; 4],
+        })
+        .collect();
+    let shared_type = layouts.windows(2).all(|w| w[0].1 == w[1].1);
+    let groups: Vec<Vec<usize>> = if shared_type {
+        vec![(0..sets).collect()]
+    } else {
+        (0..sets).map(|s| vec![s]).collect()
+    };
+    let mut vertex = [0f32; 8];
+    let mut stored = [0u32; 8];
+    for v_weights in weights.chunks(sets) {
+        for group in &groups {
+            let n = group.len() * 4;
+            for (k, &slot) in group.iter().enumerate() {
+                vertex[k * 4..k * 4 + 4].copy_from_slice(&v_weights[slot]);
+            }
+            let layout = layouts[group[0]].1;
+            match layout.component_type {
+                UNSIGNED_BYTE => {
+                    let mut q = [0u8; 8];
+                    quantize_weights_u8(&vertex[..n], &mut q[..n]);
+                    for k in 0..n {
+                        stored[k] = q[k].into();
+                    }
+                }
+                UNSIGNED_SHORT => {
+                    let mut q = [0u16; 8];
+                    quantize_weights_u16(&vertex[..n], &mut q[..n]);
+                    for k in 0..n {
+                        stored[k] = q[k].into();
+                    }
+                }
+                _ => {}
+            }
+            for (k, &slot) in group.iter().enumerate() {
+                let target = &mut out[slot];
+                for c in 0..4 {
+                    let value = match layout.component_type {
+                        UNSIGNED_BYTE => {
+                            target.bytes.push(stored[k * 4 + c] as u8);
+                            f64::from(stored[k * 4 + c])
+                        }
+                        UNSIGNED_SHORT => {
+                            target
+                                .bytes
+                                .extend_from_slice(&(stored[k * 4 + c] as u16).to_le_bytes());
+                            f64::from(stored[k * 4 + c])
+                        }
+                        _ => {
+                            let w = vertex[k * 4 + c];
+                            target.bytes.extend_from_slice(&w.to_le_bytes());
+                            f64::from(w)
+                        }
+                    };
+                    target.min[c] = target.min[c].min(value);
+                    target.max[c] = target.max[c].max(value);
+                }
+            }
+        }
+    }
+    out
+}
