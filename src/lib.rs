@@ -12,6 +12,7 @@ pub mod names;
 pub mod reload;
 pub mod render;
 pub mod report;
+pub mod retarget;
 pub mod rig;
 pub mod screenshot;
 pub mod settings;
