@@ -13,6 +13,7 @@ pub mod reload;
 pub mod render;
 pub mod repair;
 pub mod report;
+pub mod retarget;
 pub mod rig;
 pub mod save;
 pub mod screenshot;

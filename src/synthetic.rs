@@ -202,6 +202,7 @@ pub fn trs_clip(rig: &Rig, keys: usize, seconds: f32, interpolation: Interpolati
         name: format!("{interpolation:?} TRS"),
         duration: seconds,
         channels,
+        source: None,
     }
 }
 
@@ -310,6 +311,7 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
         name: "Bend".into(),
         duration: 2.0,
         channels,
+        source: None,
     });
     rig.name = format!("synthetic tube, {} vertices, {joints} joints", rings * AROUND);
     rig

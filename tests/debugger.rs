@@ -97,6 +97,7 @@ fn bending_a_joint_moves_its_vertices_as_the_matrices_predict_and_leaves_others(
             times: vec![0.0],
             values: vec![Vec4::from(Quat::from_rotation_x(clip_angle as f32))],
         }],
+        source: None,
     };
     let on_tip = Vec3::new(0.5, 1.5, 0.2);
     let on_root = Vec3::new(0.5, 0.2, 0.0);
@@ -304,6 +305,7 @@ fn tip_scaled_quads(tip: Vec3, interpolation: Interpolation, keys: &[(f32, Vec3)
             times: keys.iter().map(|(t, _)| *t).collect(),
             values: keys.iter().map(|(_, s)| s.extend(0.0)).collect(),
         }],
+        source: None,
     };
     let mut viewer = Viewer::new(two_joint_rig(tip, three_quads(), vec![clip]), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);

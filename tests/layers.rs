@@ -22,6 +22,7 @@ fn clip(name: &str, duration: f32, channels: Vec<Channel>) -> Clip {
         name: name.into(),
         duration,
         channels,
+        source: None,
     }
 }
 

@@ -100,6 +100,7 @@ fn morph_rig() -> Rig {
             name: "breathe".into(),
             duration: 1.0,
             channels: vec![],
+            source: None,
         }],
         morphs: Morphs {
             targets: vec![vec![vec![lift, push]]],
@@ -112,6 +113,7 @@ fn morph_rig() -> Rig {
                 values: vec![0.0, 0.0, 1.0, 0.5],
                 targets: 2,
             }],
+            ..Morphs::default()
         },
         ..Rig::default()
     }
@@ -322,6 +324,7 @@ fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
         name: "hold".into(),
         duration: 1.0,
         channels: vec![],
+        source: None,
     });
     rig.morphs.channels.push(MorphChannel {
         clip: 1,

@@ -241,6 +241,8 @@ pub struct Clip {
     /// Time of the last key of any channel, in seconds.
     pub duration: f32,
     pub channels: Vec<Channel>,
+    /// The file the clip was added from (`None`: the rig's own file).
+    pub source: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -302,6 +304,9 @@ pub struct Morphs {
     pub targets: Vec<Vec<Vec<MorphTarget>>>,
     /// Per mesh: each target's weight when no clip drives it (the mesh's `weights`, else 0).
     pub default_weights: Vec<Vec<f32>>,
+    /// Per mesh: its targets' names (`extras.targetNames`, as exporters write them; empty when
+    /// the file gives none). Clips from another file drive targets by these names.
+    pub target_names: Vec<Vec<String>>,
     pub channels: Vec<MorphChannel>,
 }
 

@@ -138,6 +138,7 @@ pub fn read_clip(
             name,
             duration,
             channels,
+            source: None,
         },
         facts: channel_facts,
         morph_channels,

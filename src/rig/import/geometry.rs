@@ -103,6 +103,23 @@ pub fn read_mesh(
 
 /// The morph targets of one drawn primitive of `vertices` vertices. If one does not match the
 /// primitive, all are left out with a warning (weights index them by position).
+/// The names of `mesh`'s morph targets, from `extras.targetNames` (the de facto convention of
+/// Blender, three.js and most exporters); empty when absent or not a list of strings.
+pub fn target_names(mesh: &gltf::Mesh) -> Vec<String> {
+    mesh.extras()
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .and_then(|extras| {
+            extras
+                .get("targetNames")?
+                .as_array()?
+                .iter()
+                .map(|name| name.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn read_morph_targets(
     primitive: &gltf::Primitive,
     vertices: usize,

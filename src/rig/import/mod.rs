@@ -138,6 +138,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         morphs
             .default_weights
             .push(mesh.weights().map(<[f32]>::to_vec).unwrap_or_default());
+        morphs.target_names.push(geometry::target_names(&mesh));
         meshes.push(read.mesh);
         facts.primitives.push(read.facts);
     }

@@ -1,0 +1,573 @@
+//! Clips carried from one skeleton onto another: joint directions against an independent f64
+//! computation, identical skeletons copying locals exactly, and the Mixamo rigs of the shared
+//! corpus onto Ready Player Me and ybot.
+
+mod common;
+
+use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot, Quat, Vec3, Vec4};
+use rigscope::anim::PoseBuffers;
+use rigscope::retarget::{JointMap, RetargetOptions, retarget_clips, with_clips_from};
+use rigscope::rig::{Channel, Clip, Interpolation, Node, Property, Rig, Skin, Trs};
+use rigscope::synthetic::{Shape, skeleton, trs_clip};
+
+/// The figure: name, parent name, rest translation in metres (T-pose, Y up, facing +Z).
+const FIGURE: &[(&str, Option<&str>, [f32; 3])] = &[
+    ("Hips", None, [0.0, 1.0, 0.0]),
+    ("Spine", Some("Hips"), [0.0, 0.2, 0.0]),
+    ("Chest", Some("Spine"), [0.0, 0.2, 0.0]),
+    ("Neck", Some("Chest"), [0.0, 0.2, 0.0]),
+    ("Head", Some("Neck"), [0.0, 0.1, 0.0]),
+    ("LeftArm", Some("Chest"), [0.2, 0.1, 0.0]),
+    ("LeftForeArm", Some("LeftArm"), [0.3, 0.0, 0.0]),
+    ("LeftHand", Some("LeftForeArm"), [0.25, 0.0, 0.0]),
+    ("RightArm", Some("Chest"), [-0.2, 0.1, 0.0]),
+    ("RightForeArm", Some("RightArm"), [-0.3, 0.0, 0.0]),
+    ("RightHand", Some("RightForeArm"), [-0.25, 0.0, 0.0]),
+    ("LeftUpLeg", Some("Hips"), [0.1, -0.05, 0.0]),
+    ("LeftLeg", Some("LeftUpLeg"), [0.0, -0.45, 0.0]),
+    ("LeftFoot", Some("LeftLeg"), [0.0, -0.45, 0.0]),
+    ("LeftToeBase", Some("LeftFoot"), [0.0, -0.05, 0.12]),
+    ("RightUpLeg", Some("Hips"), [-0.1, -0.05, 0.0]),
+    ("RightLeg", Some("RightUpLeg"), [0.0, -0.45, 0.0]),
+    ("RightFoot", Some("RightLeg"), [0.0, -0.45, 0.0]),
+    ("RightToeBase", Some("RightFoot"), [0.0, -0.05, 0.12]),
+];
+
+/// A rig of `joints` (name, parent index, rest), all in one skin, the nodes in the given order.
+fn rig_of(name: &str, joints: Vec<(String, Option<usize>, Trs)>, skinned_from: usize) -> Rig {
+    let nodes: Vec<Node> = joints
+        .into_iter()
+        .map(|(name, parent, rest)| Node { name, parent, rest })
+        .collect();
+    let count = nodes.len();
+    Rig {
+        name: name.into(),
+        skins: vec![Skin {
+            name: "skin".into(),
+            joints: (skinned_from..count).collect(),
+            inverse_binds: vec![glam::Mat4::IDENTITY; count - skinned_from],
+        }],
+        nodes,
+        ..Rig::default()
+    }
+}
+
+/// The source: an `Armature` node scaling centimetres to metres above the figure, plus a `Jaw`
+/// the target lacks.
+fn source_rig() -> Rig {
+    let mut joints = vec![(
+        "Armature".to_owned(),
+        None,
+        Trs {
+            scale: Vec3::splat(0.01),
+            ..Trs::IDENTITY
+        },
+    )];
+    let index = |joints: &[(String, Option<usize>, Trs)], name: &str| joints.iter().position(|j| j.0 == name);
+    for &(name, parent, t) in FIGURE {
+        let parent = parent.map_or(Some(0), |p| index(&joints, p));
+        let rest = Trs {
+            translation: Vec3::from(t) * 100.0,
+            ..Trs::IDENTITY
+        };
+        joints.push((name.to_owned(), parent, rest));
+    }
+    let head = index(&joints, "Head");
+    joints.push((
+        "Jaw".into(),
+        head,
+        Trs {
+            translation: Vec3::new(0.0, 0.0, 8.0),
+            ..Trs::IDENTITY
+        },
+    ));
+    rig_of("source", joints, 1)
+}
+
+/// Joints whose rest frame the target turns (children compensated: same rest positions).
+const ROLLED: &[&str] = &["Hips", "Spine", "LeftForeArm", "RightUpLeg", "RightLeg", "Neck"];
+
+/// The target: the figure 1.3 times bigger, joints renamed `mixamorig:…`, several joints with
+/// other rest frames (rolled, positions kept), the left arm lowered 40° into an A-pose, and a
+/// `Ponytail` the source lacks.
+fn target_rig() -> Rig {
+    let mut joints: Vec<(String, Option<usize>, Trs)> = Vec::new();
+    for &(name, parent, t) in FIGURE {
+        let parent = parent.map(|p| joints.iter().position(|j| j.0 == format!("mixamorig:{p}")).unwrap());
+        let rest = Trs {
+            translation: Vec3::from(t) * 1.3,
+            ..Trs::IDENTITY
+        };
+        joints.push((format!("mixamorig:{name}"), parent, rest));
+    }
+    for (k, name) in ROLLED.iter().enumerate() {
+        let roll = Quat::from_euler(EulerRot::XYZ, 0.3 + 0.2 * k as f32, -0.5 + 0.1 * k as f32, 0.7);
+        let j = joints.iter().position(|j| j.0 == format!("mixamorig:{name}")).unwrap();
+        joints[j].2.rotation *= roll;
+        for child in joints.iter_mut().filter(|c| c.1 == Some(j)) {
+            child.2.translation = roll.inverse() * child.2.translation;
+            child.2.rotation = roll.inverse() * child.2.rotation;
+        }
+    }
+    let arm = joints.iter().position(|j| j.0 == "mixamorig:LeftArm").unwrap();
+    joints[arm].2.rotation *= Quat::from_rotation_z(-40f32.to_radians());
+    let head = joints.iter().position(|j| j.0 == "mixamorig:Head");
+    joints.push((
+        "mixamorig:Ponytail".into(),
+        head,
+        Trs {
+            translation: Vec3::new(0.0, 0.05, -0.1),
+            ..Trs::IDENTITY
+        },
+    ));
+    rig_of("target", joints, 0)
+}
+
+const KEY_TIMES: [f32; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// A clip turning every joint of the source (smoothly, differently per joint) and moving the
+/// hips forward 60 cm with a bob.
+fn source_clip(rig: &Rig) -> Clip {
+    let mut channels = Vec::new();
+    for (n, node) in rig.nodes.iter().enumerate().skip(1) {
+        let values = KEY_TIMES
+            .iter()
+            .map(|&t| {
+                let phase = n as f32 * 0.7 + t * 5.0;
+                let turn = Quat::from_euler(
+                    EulerRot::XYZ,
+                    0.5 * phase.sin(),
+                    0.4 * phase.cos(),
+                    0.3 * (2.0 * phase).sin(),
+                );
+                Vec4::from(node.rest.rotation * turn)
+            })
+            .collect();
+        channels.push(Channel {
+            node: n,
+            property: Property::Rotation,
+            interpolation: Interpolation::Linear,
+            times: KEY_TIMES.to_vec(),
+            values,
+        });
+    }
+    let hips = rig.find_node("Hips").unwrap();
+    channels.push(Channel {
+        node: hips,
+        property: Property::Translation,
+        interpolation: Interpolation::Linear,
+        times: KEY_TIMES.to_vec(),
+        values: KEY_TIMES
+            .iter()
+            .map(|&t| {
+                (rig.nodes[hips].rest.translation + Vec3::new(10.0 * t, 5.0 * (8.0 * t).sin(), 60.0 * t)).extend(0.0)
+            })
+            .collect(),
+    });
+    Clip {
+        name: "Walk".into(),
+        duration: 1.0,
+        channels,
+        source: None,
+    }
+}
+
+/// A linear channel's value at `time`, in f64: lerp, or slerp along the shorter arc.
+fn sample_f64(channel: &Channel, time: f64) -> [f64; 4] {
+    assert_eq!(channel.interpolation, Interpolation::Linear);
+    let times: Vec<f64> = channel.times.iter().map(|&t| f64::from(t)).collect();
+    let values: Vec<glam::DVec4> = channel.values.iter().map(|v| v.as_dvec4()).collect();
+    let last = times.len() - 1;
+    if time <= times[0] {
+        return values[0].to_array();
+    }
+    if time >= times[last] {
+        return values[last].to_array();
+    }
+    let k = times.iter().rposition(|&t| t <= time).unwrap();
+    let s = (time - times[k]) / (times[k + 1] - times[k]);
+    if channel.property == Property::Rotation {
+        let a = DQuat::from_vec4(values[k]).normalize();
+        let mut b = DQuat::from_vec4(values[k + 1]).normalize();
+        if a.dot(b) < 0.0 {
+            b = -b;
+        }
+        let theta = a.dot(b).clamp(-1.0, 1.0).acos();
+        if theta < 1e-12 {
+            return a.to_array();
+        }
+        let q =
+            (glam::DVec4::from(a) * ((1.0 - s) * theta).sin() + glam::DVec4::from(b) * (s * theta).sin()) / theta.sin();
+        return q.to_array();
+    }
+    (values[k] + (values[k + 1] - values[k]) * s).to_array()
+}
+
+/// World matrices, in f64, of `rig` posed by `clip` at `time` (the rest pose where no channel).
+fn worlds_f64(rig: &Rig, clip: Option<&Clip>, time: f64) -> Vec<DMat4> {
+    let mut locals: Vec<(DVec3, DQuat, DVec3)> = rig
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.rest.translation.as_dvec3(),
+                n.rest.rotation.as_dquat(),
+                n.rest.scale.as_dvec3(),
+            )
+        })
+        .collect();
+    for channel in clip.map_or(&[][..], |c| &c.channels) {
+        let v = sample_f64(channel, time);
+        let local = &mut locals[channel.node];
+        match channel.property {
+            Property::Translation => local.0 = DVec3::new(v[0], v[1], v[2]),
+            Property::Rotation => local.1 = DQuat::from_array(v).normalize(),
+            Property::Scale => local.2 = DVec3::new(v[0], v[1], v[2]),
+        }
+    }
+    let mut worlds: Vec<DMat4> = Vec::with_capacity(rig.nodes.len());
+    for (node, (t, r, s)) in rig.nodes.iter().zip(locals) {
+        let local = DMat4::from_scale_rotation_translation(s, r, t);
+        worlds.push(node.parent.map_or(local, |p| worlds[p] * local));
+    }
+    worlds
+}
+
+/// The rotation of a world matrix without shear (its columns normalized).
+fn rotation_of(world: &DMat4) -> DQuat {
+    let m = DMat3::from_mat4(*world);
+    DQuat::from_mat3(&DMat3::from_cols(
+        m.x_axis.normalize(),
+        m.y_axis.normalize(),
+        m.z_axis.normalize(),
+    ))
+}
+
+fn position(world: &DMat4) -> DVec3 {
+    world.w_axis.truncate()
+}
+
+/// Unit vector from `parent`'s world position to `child`'s.
+fn bone(worlds: &[DMat4], parent: usize, child: usize) -> DVec3 {
+    (position(&worlds[child]) - position(&worlds[parent])).normalize()
+}
+
+/// Times checked: keys and between keys.
+const CHECK_TIMES: [f64; 7] = [0.0, 0.1, 0.25, 0.4, 0.6, 0.9, 1.0];
+
+#[test]
+fn carried_clip_reproduces_world_joint_directions_across_rest_poses() {
+    let mut source = source_rig();
+    source.clips.push(source_clip(&source));
+    let target = target_rig();
+    let (clips, report) = retarget_clips(&source, &target, &JointMap::default(), &RetargetOptions::default());
+    assert_eq!(report.joints.unmatched_source, ["Jaw"]);
+    assert_eq!(report.joints.unmatched_target, ["mixamorig:Ponytail"]);
+    let clip_report = &report.clips[0];
+    assert_eq!(clip_report.dropped_channels, ["Jaw rotation"]);
+    assert_eq!(clip_report.matched_channels, source.clips[0].channels.len() - 1);
+    assert_eq!(clip_report.root.as_deref(), Some("mixamorig:Hips"));
+    // Hip heights over the toes: 1.0 m (100 cm under the 0.01 armature) and 1.3 m.
+    assert!(
+        (f64::from(clip_report.root_scale) - 1.3).abs() < 1e-5,
+        "{}",
+        clip_report.root_scale
+    );
+
+    let source_of = |t: &str| source.find_node(t.strip_prefix("mixamorig:").unwrap()).unwrap();
+    let source_rest = worlds_f64(&source, None, 0.0);
+    let target_rest = worlds_f64(&target, None, 0.0);
+    let a_posed = ["mixamorig:LeftForeArm", "mixamorig:LeftHand"];
+    let mut worst = (0.0f64, String::new());
+    for &time in &CHECK_TIMES {
+        let source_pose = worlds_f64(&source, Some(&source.clips[0]), time);
+        let target_pose = worlds_f64(&target, Some(&clips[0]), time);
+        for (child, node) in target.nodes.iter().enumerate() {
+            let Some(parent) = node.parent else { continue };
+            if node.name.ends_with("Ponytail") {
+                continue;
+            }
+            let (source_parent, source_child) = (source_of(&target.nodes[parent].name), source_of(&node.name));
+            let got = bone(&target_pose, parent, child);
+            // The source parent's turn from its rest, in world space, applied to the target's
+            // rest bone.
+            let turn = rotation_of(&source_pose[source_parent]) * rotation_of(&source_rest[source_parent]).inverse();
+            let want = turn * bone(&target_rest, parent, child);
+            let mut angle = got.angle_between(want);
+            if !a_posed.contains(&node.name.as_str()) {
+                // Same rest directions: the same directions as the source's.
+                angle = angle.max(got.angle_between(bone(&source_pose, source_parent, source_child)));
+            }
+            if angle > worst.0 {
+                worst = (angle, format!("{} at {time}", node.name));
+            }
+        }
+        // The hips travel 1.3 times as far as the source's, from the target's rest place.
+        let (hips, source_hips) = (
+            target.find_node("mixamorig:Hips").unwrap(),
+            source.find_node("Hips").unwrap(),
+        );
+        let travel = position(&source_pose[source_hips]) - position(&source_rest[source_hips]);
+        let want = position(&target_rest[hips]) + travel * 1.3;
+        let error = (position(&target_pose[hips]) - want).length();
+        assert!(error < 1e-4, "hips {error} m off at {time}");
+    }
+    assert!(worst.0 < 2e-4, "largest direction error {} rad ({})", worst.0, worst.1);
+}
+
+#[test]
+fn in_place_keeps_the_root_over_its_rest_place() {
+    let mut source = source_rig();
+    source.clips.push(source_clip(&source));
+    let target = target_rig();
+    let options = RetargetOptions {
+        in_place: true,
+        ..RetargetOptions::default()
+    };
+    let (clips, _) = retarget_clips(&source, &target, &JointMap::default(), &options);
+    let (hips, source_hips) = (
+        target.find_node("mixamorig:Hips").unwrap(),
+        source.find_node("Hips").unwrap(),
+    );
+    let (source_rest, target_rest) = (worlds_f64(&source, None, 0.0), worlds_f64(&target, None, 0.0));
+    for &time in &CHECK_TIMES {
+        let source_pose = worlds_f64(&source, Some(&source.clips[0]), time);
+        let got = position(&worlds_f64(&target, Some(&clips[0]), time)[hips]);
+        let rest = position(&target_rest[hips]);
+        let rise = position(&source_pose[source_hips]).y - position(&source_rest[source_hips]).y;
+        let want = DVec3::new(rest.x, rest.y + 1.3 * rise, rest.z);
+        assert!((got - want).length() < 1e-4, "at {time}: {got} against {want}");
+    }
+}
+
+#[test]
+fn identical_skeletons_copy_locals_exactly() {
+    let mut rig = skeleton(24, Shape::Bushy);
+    rig.clips.push(trs_clip(&rig, 6, 1.0, Interpolation::Linear));
+    let (clips, report) = retarget_clips(&rig, &rig.clone(), &JointMap::default(), &RetargetOptions::default());
+    assert!(report.joints.unmatched_source.is_empty() && report.joints.unmatched_target.is_empty());
+    assert_eq!(report.clips[0].root_scale, 1.0);
+    let source = &rig.clips[0];
+    assert_eq!(clips[0].channels.len(), source.channels.len());
+    for channel in &clips[0].channels {
+        let original = source
+            .channels
+            .iter()
+            .find(|c| c.node == channel.node && c.property == channel.property)
+            .expect("a channel the source has");
+        assert_eq!(channel.times, original.times);
+        assert_eq!(
+            channel.values, original.values,
+            "node {} {:?}",
+            channel.node, channel.property
+        );
+    }
+}
+
+#[test]
+fn added_clips_are_marked_renamed_on_collision_and_posable() {
+    let mut source = source_rig();
+    source.clips.push(source_clip(&source));
+    let mut target = target_rig();
+    target.clips.push(Clip {
+        name: "Walk".into(),
+        duration: 1.0,
+        channels: Vec::new(),
+        source: None,
+    });
+    let origin = std::path::Path::new("clips/walk.glb");
+    let (rig, report) = with_clips_from(
+        target,
+        &source,
+        origin,
+        &JointMap::default(),
+        &RetargetOptions::default(),
+    );
+    assert_eq!(rig.clips.len(), 2);
+    assert_eq!(rig.clips[1].name, "Walk (walk.glb)");
+    assert_eq!(report.clips[0].name, "Walk (walk.glb)");
+    assert_eq!(rig.clips[1].source.as_deref(), Some(origin));
+    assert_eq!(rig.find_clip("Walk (walk.glb)"), Some(1));
+    let mut pose = PoseBuffers::new(&rig);
+    pose.evaluate(&rig, Some(1), 0.6);
+    assert!(pose.worlds.iter().all(|w| w.is_finite()));
+}
+
+#[test]
+fn a_hand_made_pair_overrides_names_and_can_leave_a_joint_out() {
+    let mut source = source_rig();
+    source.clips.push(source_clip(&source));
+    let target = target_rig();
+    let mut map = JointMap::default();
+    map.by_hand.insert("Jaw".into(), "mixamorig:Ponytail".into());
+    map.by_hand.insert("LeftHand".into(), String::new());
+    map.by_hand.insert("Tail".into(), "mixamorig:Tail".into());
+    let (_, report) = retarget_clips(&source, &target, &map, &RetargetOptions::default());
+    assert_eq!(report.joints.unmatched_source, ["LeftHand"]);
+    assert_eq!(report.joints.unmatched_target, ["mixamorig:LeftHand"]);
+    assert_eq!(
+        report.joints.stale_by_hand,
+        [("Tail".to_owned(), "mixamorig:Tail".to_owned())]
+    );
+    assert_eq!(report.clips[0].dropped_channels, ["LeftHand rotation"]);
+    // The map survives the settings file.
+    let text = toml::to_string(&map).unwrap();
+    assert_eq!(toml::from_str::<JointMap>(&text).unwrap(), map);
+}
+
+/// Skin joint names of `rig` without the `mixamorig:` prefix, in skin order.
+fn bare_joint_names(rig: &Rig) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for &j in rig.skins.iter().flat_map(|s| &s.joints) {
+        let name = rig.nodes[j].name.as_str();
+        let name = name.strip_prefix("mixamorig:").unwrap_or(name).to_owned();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Every node name of `rig` without the `mixamorig:` prefix.
+fn bare_node_names(rig: &Rig) -> Vec<String> {
+    rig.nodes
+        .iter()
+        .map(|n| n.name.strip_prefix("mixamorig:").unwrap_or(&n.name).to_owned())
+        .collect()
+}
+
+/// The joints every humanoid rig of the corpus has: spine, head and limbs down to hands and toes.
+const LIMBS: &[&str] = &[
+    "Hips",
+    "Spine",
+    "Spine1",
+    "Spine2",
+    "Neck",
+    "Head",
+    "LeftShoulder",
+    "LeftArm",
+    "LeftForeArm",
+    "LeftHand",
+    "RightShoulder",
+    "RightArm",
+    "RightForeArm",
+    "RightHand",
+    "LeftUpLeg",
+    "LeftLeg",
+    "LeftFoot",
+    "LeftToeBase",
+    "RightUpLeg",
+    "RightLeg",
+    "RightFoot",
+    "RightToeBase",
+];
+
+#[test]
+fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
+    let (Some(real), Some(corpus)) = (
+        common::shared_rigs().map(|r| r.join("real")),
+        common::shared_folder("corpus"),
+    ) else {
+        return;
+    };
+    let corpus = corpus.join("rigs");
+    let sources = [
+        common::load_rig(&real, "Xbot.glb"),
+        common::load_rig(&corpus, "Soldier.glb"),
+        common::load_rig(&corpus, "Michelle.glb"),
+    ];
+    let targets = [
+        common::load_rig(&corpus, "readyplayer.me.glb"),
+        common::load_rig(&corpus, "ybot.glb"),
+    ];
+    for source in &sources {
+        assert!(!source.clips.is_empty(), "{} has clips", source.name);
+        let source_names = bare_joint_names(source);
+        for target in &targets {
+            let label = format!("{} onto {}", source.name, target.name);
+            let target_names = bare_joint_names(target);
+            let (rig, report) = with_clips_from(
+                target.clone(),
+                source,
+                std::path::Path::new("clips.glb"),
+                &JointMap::default(),
+                &RetargetOptions::default(),
+            );
+            // Joints are matched to any node of the other rig (Soldier's skins leave out joints
+            // its skeleton has, such as the finger tips).
+            let (source_nodes, target_nodes) = (bare_node_names(source), bare_node_names(target));
+            let want_target: Vec<&String> = target_names.iter().filter(|n| !source_nodes.contains(n)).collect();
+            let want_source: Vec<&String> = source_names.iter().filter(|n| !target_nodes.contains(n)).collect();
+            let bare = |names: &[String]| -> Vec<String> {
+                names
+                    .iter()
+                    .map(|n| n.strip_prefix("mixamorig:").unwrap_or(n).to_owned())
+                    .collect()
+            };
+            let (got_target, got_source) = (
+                bare(&report.joints.unmatched_target),
+                bare(&report.joints.unmatched_source),
+            );
+            assert_eq!(got_target.iter().collect::<Vec<_>>(), want_target, "{label}: target");
+            assert_eq!(got_source.iter().collect::<Vec<_>>(), want_source, "{label}: source");
+            for limb in LIMBS {
+                assert!(!got_target.iter().any(|n| n == limb), "{label}: {limb} unmatched");
+            }
+            // Every dropped channel belongs to a joint reported unmatched.
+            for clip in &report.clips {
+                for dropped in &clip.dropped_channels {
+                    let node = dropped.rsplit_once(' ').unwrap().0;
+                    assert!(
+                        report.joints.unmatched_source.iter().any(|n| n == node),
+                        "{label}: {dropped}"
+                    );
+                }
+                assert!(clip.matched_channels > 0, "{label}: {}", clip.name);
+                assert_eq!(clip.root.as_deref().map(|r| r.ends_with("Hips")), Some(true), "{label}");
+            }
+            let first = target.clips.len();
+            let mut pose = PoseBuffers::new(&rig);
+            for clip in first..rig.clips.len() {
+                let duration = rig.clips[clip].duration;
+                for k in 0..=8 {
+                    pose.evaluate(&rig, Some(clip), duration * k as f32 / 8.0);
+                    assert!(
+                        pose.worlds.iter().all(|w| w.is_finite()),
+                        "{label}: {} at {k}/8",
+                        rig.clips[clip].name
+                    );
+                }
+            }
+            // Each limb bone of the target turns as its parent joint turns in the source: the
+            // source parent's world turn from rest applied to the target's rest bone (f64).
+            let source_clip = &source.clips[0];
+            if source_clip
+                .channels
+                .iter()
+                .all(|c| c.interpolation == Interpolation::Linear)
+            {
+                let added = &rig.clips[first];
+                let (source_rest, target_rest) = (worlds_f64(source, None, 0.0), worlds_f64(&rig, None, 0.0));
+                let find = |rig: &Rig, name: &str| rig.find_node(name).or(rig.find_node(&format!("mixamorig:{name}")));
+                let mut worst = 0.0f64;
+                for time in [0.3, 0.77, f64::from(source_clip.duration) * 0.5] {
+                    let source_pose = worlds_f64(source, Some(source_clip), time);
+                    let target_pose = worlds_f64(&rig, Some(added), time);
+                    for pair in LIMBS.windows(2) {
+                        let (Some(p), Some(c)) = (find(&rig, pair[0]), find(&rig, pair[1])) else {
+                            continue;
+                        };
+                        if rig.nodes[c].parent != Some(p) {
+                            continue;
+                        }
+                        let sp = find(source, pair[0]).unwrap();
+                        let turn = rotation_of(&source_pose[sp]) * rotation_of(&source_rest[sp]).inverse();
+                        let want = turn * bone(&target_rest, p, c);
+                        worst = worst.max(bone(&target_pose, p, c).angle_between(want));
+                    }
+                }
+                assert!(worst < 1e-3, "{label}: limb directions off by {worst} rad");
+            }
+        }
+    }
+}
