@@ -187,3 +187,71 @@ fn each_document_keeps_its_own_report_and_closing_one_shows_another() {
     viewer.close_document(0);
     assert_eq!(viewer.documents().len(), 1, "the last document stays open");
 }
+
+#[test]
+fn clips_from_another_file_are_added_kept_on_reload_and_pose_like_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let clips_file = dir.path().join("clips.glb");
+    std::fs::write(
+        &clips_file,
+        rigscope::rig::demo::demo_glb(rigscope::rig::demo::DEMO_JOINTS),
+    )
+    .unwrap();
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    let own_clips = viewer.rig().clips.len();
+    viewer.load_clips_from(clips_file.clone());
+    wait_for_load(&mut viewer);
+    assert_eq!(viewer.diagnostics.error, None);
+    assert_eq!(viewer.rig().clips.len(), 2 * own_clips);
+    assert_eq!(viewer.document().clip_files, std::slice::from_ref(&clips_file));
+    let report = &viewer.document().retarget_reports[0];
+    assert!(report.joints.unmatched_target.is_empty(), "{}", report.summary());
+
+    // The same skeleton: the carried clip poses like the clip it came from at its keys and at
+    // the samples 1/30 s apart that carry the demo's cubic splines between them.
+    let wave = viewer.rig().find_clip("Wave").unwrap();
+    let carried = viewer
+        .rig()
+        .find_clip("Wave (clips.glb)")
+        .expect("renamed beside the rig's own");
+    assert_eq!(
+        viewer.rig().clips[carried].source.as_deref(),
+        Some(clips_file.as_path())
+    );
+    let palettes_at = |viewer: &mut Viewer, clip, time| {
+        viewer.select_clip(Some(clip));
+        viewer.seek(time);
+        viewer.pose().palettes.clone()
+    };
+    let key_times = viewer.rig().clips[wave].channels[0].times.clone();
+    let duration = viewer.rig().clips[wave].duration;
+    let samples = (0..).map(|i| i as f32 / 30.0).take_while(move |&t| t <= duration);
+    for time in key_times.into_iter().chain(samples) {
+        let (own, other) = (
+            palettes_at(&mut viewer, wave, time),
+            palettes_at(&mut viewer, carried, time),
+        );
+        for (a, b) in own.iter().flatten().zip(other.iter().flatten()) {
+            assert!(a.abs_diff_eq(*b, 1e-5), "at {time} s: {a} vs {b}");
+        }
+    }
+
+    viewer.reload();
+    wait_for_load(&mut viewer);
+    assert_eq!(viewer.rig().clips.len(), 2 * own_clips, "a reload adds the clips again");
+    assert_eq!(
+        viewer.rig().clips[viewer.player().clip.unwrap()].name,
+        "Wave (clips.glb)"
+    );
+
+    let generation = viewer.document().generation;
+    viewer.load_clips_from(dir.path().join("missing.glb"));
+    wait_for_load(&mut viewer);
+    let error = viewer.diagnostics.error.clone().expect("the failure is reported");
+    assert!(
+        error.contains("cannot load clips from") && error.contains("missing.glb"),
+        "{error}"
+    );
+    assert_eq!(viewer.document().generation, generation, "the rig stays");
+    assert_eq!(viewer.document().clip_files, [clips_file]);
+}

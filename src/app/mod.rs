@@ -17,7 +17,7 @@ use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
 pub use settings::{apply_settings, capture_settings};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
@@ -127,13 +127,13 @@ impl App {
         match action {
             UiAction::OpenDialog => {
                 ui::open_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
-                    let mut dialog = rfd::FileDialog::new()
-                        .add_filter("glTF and VRM", &["gltf", "glb", "vrm"])
-                        .set_title("Open a rig");
-                    if let Some(folder) = folder {
-                        dialog = dialog.set_directory(folder);
-                    }
-                    dialog.pick_file()
+                    pick_rig_file("Open a rig", folder)
+                });
+                state.window.request_redraw();
+            }
+            UiAction::LoadClipsDialog => {
+                ui::load_clips_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
+                    pick_rig_file("Load clips from", folder)
                 });
                 state.window.request_redraw();
             }
@@ -367,4 +367,15 @@ fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) ->
     let comparison = skinner.compare(gpu, viewer.rig(), pose, skinned, viewer.skinning_method(), rig_size)?;
     viewer.diagnostics.comparison = Some(comparison);
     Ok(())
+}
+
+/// The native dialog for one glTF or VRM file, titled `title`, opened in `folder`.
+fn pick_rig_file(title: &str, folder: Option<&Path>) -> Option<PathBuf> {
+    let mut dialog = rfd::FileDialog::new()
+        .add_filter("glTF and VRM", &["gltf", "glb", "vrm"])
+        .set_title(title);
+    if let Some(folder) = folder {
+        dialog = dialog.set_directory(folder);
+    }
+    dialog.pick_file()
 }

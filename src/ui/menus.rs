@@ -14,6 +14,16 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     actions.push(UiAction::OpenDialog);
                 }
+                if ui
+                    .button("Load clips from…")
+                    .on_hover_text(
+                        "Add the clips of another file (a clip pack, another export of this skeleton) to this rig; \
+                         joints are matched by name, prefixes such as mixamorig: ignored",
+                    )
+                    .clicked()
+                {
+                    actions.push(UiAction::LoadClipsDialog);
+                }
                 recent_menu(ui, viewer);
                 if ui
                     .add_enabled(

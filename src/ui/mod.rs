@@ -32,6 +32,8 @@ use std::time::{Duration, Instant};
 pub enum UiAction {
     /// Show the native Open dialog.
     OpenDialog,
+    /// Show the native dialog for a file whose clips to add to the rig.
+    LoadClipsDialog,
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
     Compare,
     /// Save a PNG of the view (with the panels when `with_ui`) into the screenshot folder.
@@ -125,19 +127,35 @@ pub fn open_from_dialog(
     state: &mut UiState,
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
-    let start = viewer
-        .document()
-        .path
-        .as_ref()
+    pick_near_open_file(viewer, state, pick)
+        .map(|path| viewer.open(path))
+        .is_some()
+}
+
+/// What File ▸ Load clips from… does: like [`open_from_dialog`], but the clips of the file
+/// picked are added to the open rig.
+pub fn load_clips_from_dialog(
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
+) -> bool {
+    (pick_near_open_file(viewer, state, pick).map(|path| viewer.load_clips_from(path))).is_some()
+}
+
+/// A file picked by `pick`, started in the open file's folder (else the last one used), whose
+/// folder is remembered for next time.
+fn pick_near_open_file(
+    viewer: &Viewer,
+    state: &mut UiState,
+    pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    let start = (viewer.document().path.as_ref())
         .and_then(|p| std::path::absolute(p).ok())
         .and_then(|p| p.parent().map(Path::to_owned))
         .or_else(|| state.last_folder.clone());
-    let Some(path) = pick(start.as_deref()) else {
-        return false;
-    };
+    let path = pick(start.as_deref())?;
     state.last_folder = path.parent().map(Path::to_owned);
-    viewer.open(path);
-    true
+    Some(path)
 }
 
 /// Where the 3D view lies in the window, `rect` in points turned into pixels.

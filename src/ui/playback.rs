@@ -48,16 +48,20 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         .show_ui(ui, |ui| {
             ui.selectable_value(&mut selected, None, "(rest pose)");
             for (i, clip) in viewer.rig().clips.iter().enumerate() {
-                ui.selectable_value(
+                let item = ui.selectable_value(
                     &mut selected,
                     Some(i),
                     format!("{} ({:.2} s)", clip.name, clip.duration),
                 );
+                if let Some(source) = &clip.source {
+                    item.on_hover_text(format!("from {}", source.display()));
+                }
             }
         });
     if selected != current {
         viewer.select_clip(selected);
     }
+    clip_files(ui, viewer);
     ui.horizontal(|ui| {
         if ui
             .button("< Frame")
@@ -104,5 +108,23 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         .text("speed");
     if ui.add(slider).changed() {
         viewer.player_mut().speed = speed;
+    }
+}
+
+/// One line per clip file added to the rig: its clips, and the joints matched and left out
+/// (the whole report on hover).
+fn clip_files(ui: &mut egui::Ui, viewer: &Viewer) {
+    let document = viewer.document();
+    for (file, report) in document.clip_files.iter().zip(&document.retarget_reports) {
+        let name = file
+            .file_name()
+            .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let unmatched = report.joints.unmatched_target.len();
+        ui.label(format!(
+            "{} clips from {name}: {} joints matched, {unmatched} of this rig's left unanimated",
+            report.clips.len(),
+            report.joints.matched(),
+        ))
+        .on_hover_text(report.summary());
     }
 }

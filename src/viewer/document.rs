@@ -5,6 +5,7 @@ use super::symmetry::{SymmetryJob, SymmetryView};
 use crate::anim::Bounds;
 use crate::reload::FileWatcher;
 use crate::report::RigReport;
+use crate::retarget::RetargetReport;
 use crate::rig::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -54,6 +55,11 @@ pub struct Document {
     pub(super) watcher: Option<FileWatcher>,
     /// When the latest change on disk was seen.
     pub(super) changed_at: Option<Instant>,
+    /// Files whose clips were added to the rig (File ▸ Load clips from…), in order; reloading
+    /// the document adds them again, and their changes on disk reload it.
+    pub clip_files: Vec<PathBuf>,
+    /// What carrying each clip file's clips onto the rig matched and left out.
+    pub retarget_reports: Vec<RetargetReport>,
     /// The symmetry view's check, run the first time the view shows this rig.
     pub(super) symmetry: Option<SymmetryView>,
     /// That check while it runs on a thread (see `Viewer::background_checks`).
@@ -72,18 +78,20 @@ impl Document {
             file_changed: false,
             watcher: None,
             changed_at: None,
+            clip_files: Vec::new(),
+            retarget_reports: Vec::new(),
             symmetry: None,
             symmetry_job: None,
         }
     }
 
-    /// The files to watch for this document: the file itself and those it uses.
+    /// The files to watch for this document: the file itself, those it uses and the clip
+    /// files added to it.
     pub(super) fn watched_files(&self) -> Option<Vec<PathBuf>> {
-        let path = self.path.as_ref()?;
-        Some(
-            std::iter::once(path.clone())
-                .chain(self.rig.sources.iter().cloned())
-                .collect(),
-        )
+        let sources = self.path.is_some().then_some(&self.rig.sources).into_iter().flatten();
+        let files: Vec<PathBuf> = (self.path.iter().chain(sources).chain(&self.clip_files))
+            .cloned()
+            .collect();
+        (!files.is_empty()).then_some(files)
     }
 }

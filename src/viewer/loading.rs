@@ -4,6 +4,7 @@ use super::*;
 use crate::job::Job;
 use crate::reload::FileWatcher;
 use crate::render::OrbitCamera;
+use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
 use std::time::{Duration, Instant};
 
 /// A load running on a background thread.
@@ -11,11 +12,39 @@ pub(super) struct PendingLoad {
     /// The file, or `None` for the built-in demo rig.
     path: Option<PathBuf>,
     started: Instant,
-    job: Job<Result<Rig, RigError>>,
+    job: Job<Result<Loaded, LoadError>>,
+    /// The clip files whose clips the load adds to the rig.
+    clip_files: Vec<PathBuf>,
     /// The generation of the document this load reloads; `None` when it opens a file in place
     /// of the active document. A reload of the active document keeps the view, selection,
     /// playback and bends.
     reload_of: Option<u64>,
+}
+
+/// A rig with the clips of its clip files added, and what adding each matched.
+type Loaded = (Rig, Vec<RetargetReport>);
+
+/// Why a document could not be loaded: its own file, or one of its clip files.
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    #[error(transparent)]
+    Rig(#[from] RigError),
+    #[error(transparent)]
+    Clips(#[from] RetargetError),
+}
+
+/// Opens the rig at `path` (the demo rig for `None`) and adds the clips of `clip_files`, joints
+/// matched by name.
+fn load(path: Option<&Path>, clip_files: &[PathBuf]) -> Result<Loaded, LoadError> {
+    let mut rig = crate::rig::open(path)?;
+    let mut reports = Vec::with_capacity(clip_files.len());
+    for file in clip_files {
+        let options = RetargetOptions::default();
+        let (with_clips, report) = load_clips_into(rig, file, &JointMap::default(), &options)?;
+        rig = with_clips;
+        reports.push(report);
+    }
+    Ok((rig, reports))
 }
 
 /// How messages name a file being loaded (`None`: the demo rig).
@@ -38,33 +67,48 @@ impl Viewer {
     /// Starts loading `path` on a background thread, to replace the active document once it
     /// succeeds.
     pub fn open(&mut self, path: PathBuf) {
-        self.start_load(Some(path), None);
+        self.start_load(Some(path), None, Vec::new());
     }
 
     /// Starts loading the built-in demo rig the way a file is loaded.
     pub fn open_demo(&mut self) {
-        self.start_load(None, None);
+        self.start_load(None, None, Vec::new());
     }
 
-    fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>) {
+    /// Starts adding the clips of `clips_file` to the active document's rig (joints matched
+    /// by name, rotations carried from its rest pose onto the rig's): the document is loaded
+    /// again in the background with the clip files it has and this one, keeping clip, time
+    /// and bends. The clip file is watched with the document from then on.
+    pub fn load_clips_from(&mut self, clips_file: PathBuf) {
+        let document = self.document();
+        let mut clip_files = document.clip_files.clone();
+        if !clip_files.contains(&clips_file) {
+            clip_files.push(clips_file);
+        }
+        let (path, generation) = (document.path.clone(), document.generation);
+        self.start_load(path, Some(generation), clip_files);
+    }
+
+    fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
         log::info!(
             "{} {}",
             if reload_of.is_some() { "reloading" } else { "opening" },
             label(path.as_deref())
         );
-        let thread_path = path.clone();
-        let job = Job::spawn(move || crate::rig::open(thread_path.as_deref()));
+        let (thread_path, thread_clip_files) = (path.clone(), clip_files.clone());
+        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files));
         self.pending = Some(PendingLoad {
             path,
             started: Instant::now(),
             job,
+            clip_files,
             reload_of,
         });
     }
 
     /// Loads the active document's file again in the background, keeping camera, selection,
-    /// clip, time and bends where their names still match. Nothing happens for the demo rig,
-    /// or while another load runs.
+    /// clip, time and bends where their names still match, and adding the clip files' clips
+    /// again. Nothing happens for the demo rig without clip files, or while another load runs.
     pub fn reload(&mut self) {
         self.reload_document(self.active);
     }
@@ -74,8 +118,9 @@ impl Viewer {
             return;
         }
         let document = &self.documents[index];
-        if let Some(path) = document.path.clone() {
-            self.start_load(Some(path), Some(document.generation));
+        if document.path.is_some() || !document.clip_files.is_empty() {
+            let (path, clip_files) = (document.path.clone(), document.clip_files.clone());
+            self.start_load(path, Some(document.generation), clip_files);
         }
     }
 
@@ -251,13 +296,14 @@ impl Viewer {
                 }
             }
         };
-        let (path, started, reload_of) = (pending.path, pending.started, pending.reload_of);
+        let (path, started, reload_of, clip_files) =
+            (pending.path, pending.started, pending.reload_of, pending.clip_files);
         match received {
             Err(_) => {
                 self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
                 false
             }
-            Ok(Ok(rig)) => {
+            Ok(Ok((rig, retarget_reports))) => {
                 log::info!(
                     "{} {} in {:.0} ms",
                     if reload_of.is_some() { "reloaded" } else { "opened" },
@@ -286,13 +332,19 @@ impl Viewer {
                 if document.changed_at.is_none_or(|at| at <= started) {
                     document.file_changed = false;
                 }
+                (document.clip_files, document.retarget_reports) = (clip_files, retarget_reports);
+                self.update_watchers();
                 true
             }
-            Ok(Err(e)) => {
+            Ok(Err(LoadError::Rig(e))) => {
                 self.diagnostics.error = Some(format!(
                     "could not open {}: {e} (the previous rig is still shown)",
                     label(path.as_deref())
                 ));
+                false
+            }
+            Ok(Err(LoadError::Clips(e))) => {
+                self.diagnostics.error = Some(format!("{e} (the rig is shown as it was)"));
                 false
             }
         }
