@@ -683,3 +683,87 @@ fn audit_reports_the_clips_it_adds() {
         "{stderr}"
     );
 }
+
+/// `rig` with a mesh node (no skin) whose morph targets are `names`, resting at `defaults`.
+fn with_face(mut rig: Rig, names: &[&str], defaults: Vec<f32>) -> (Rig, usize) {
+    let node = rig.nodes.len();
+    rig.nodes.push(Node {
+        name: "Face".into(),
+        parent: Some(0),
+        rest: Trs::IDENTITY,
+    });
+    rig.instances.push(rigscope::rig::MeshInstance {
+        node,
+        mesh: 0,
+        skin: None,
+    });
+    rig.morphs.target_names = vec![names.iter().map(|n| (*n).to_owned()).collect()];
+    rig.morphs.default_weights = vec![defaults];
+    (rig, node)
+}
+
+#[test]
+fn morph_weights_follow_target_names() {
+    let (mut source, source_face) = with_face(source_rig(), &["mouthOpen", "mouthSmile"], vec![0.0, 0.0]);
+    source.clips.push(source_clip(&source));
+    source.morphs.channels.push(rigscope::rig::MorphChannel {
+        clip: 0,
+        node: source_face,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0],
+        values: vec![0.2, 0.4, 0.8, 0.6],
+        targets: 2,
+    });
+    let (target, target_face) = with_face(
+        target_rig(0.0),
+        &["blink", "mouthSmile", "mouthOpen"],
+        vec![0.3, 0.0, 0.0],
+    );
+    let (rig, report) = with_clips_from(
+        target,
+        &source,
+        std::path::Path::new("face.glb"),
+        &JointMap::default(),
+        &RetargetOptions::default(),
+    );
+    assert_eq!(
+        (
+            report.clips[0].matched_morph_channels,
+            report.clips[0].dropped_morph_channels
+        ),
+        (1, 0)
+    );
+    let channel = &rig.morphs.channels[0];
+    assert_eq!((channel.clip, channel.node, channel.targets), (0, target_face, 3));
+    // Per key: blink holds its default, mouthSmile and mouthOpen take the source's weights.
+    assert_eq!(channel.values, [0.3, 0.4, 0.2, 0.3, 0.6, 0.8]);
+    let mut pose = PoseBuffers::new(&rig);
+    pose.evaluate(&rig, Some(0), 0.5);
+    let weights = &pose.morph_weights[0];
+    for (got, want) in weights.iter().zip([0.3, 0.5, 0.5]) {
+        assert!((got - want).abs() < 1e-6, "{weights:?}");
+    }
+}
+
+#[test]
+fn morph_target_names_are_read_from_mesh_extras() {
+    let Some(corpus) = common::shared_folder("corpus") else {
+        return;
+    };
+    let path = corpus.join("rigs/readyplayer.me.glb");
+    let rig = common::load_rig(&corpus.join("rigs"), "readyplayer.me.glb");
+    let doc = common::Doc::open(&path);
+    let meshes = doc.array("meshes");
+    assert_eq!(rig.morphs.target_names.len(), meshes.len());
+    let mut named = 0;
+    for (mesh, names) in meshes.iter().zip(&rig.morphs.target_names) {
+        let want: Vec<String> = mesh["extras"]["targetNames"]
+            .as_array()
+            .map(|a| a.iter().map(|n| n.as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default();
+        named += usize::from(!want.is_empty());
+        assert_eq!(names, &want);
+    }
+    // Five meshes have mouthOpen and mouthSmile.
+    assert_eq!(named, 5);
+}
