@@ -62,6 +62,8 @@ pub struct RenderRequest {
     pub root_motion: RootMotion,
     /// The framed camera's angle and zoom (the viewer's default framing when `None`).
     pub camera: Option<CameraAngle>,
+    /// Other files whose clips are added to the rig (`--clips`); `clip` may name them.
+    pub clips: crate::retarget::ClipFiles,
 }
 
 /// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
@@ -109,6 +111,7 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
+    let rig = crate::commands::clips::add_clip_files(rig, &request.clips).map_err(|e| e.to_string())?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }

@@ -117,6 +117,8 @@ struct RenderArgs {
     /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
     #[arg(long, requires = "ui")]
     audit: bool,
+    #[command(flatten)]
+    clips: rigscope::commands::clips::ClipsArgs,
 }
 
 #[derive(Subcommand)]
@@ -177,6 +179,8 @@ enum Command {
         /// finished portion by portion and kept. GPU path, anti-aliasing as the window's Auto.
         #[arg(long)]
         orbit: bool,
+        #[command(flatten)]
+        clips: rigscope::commands::clips::ClipsArgs,
     },
 }
 
@@ -229,6 +233,7 @@ fn main() -> ExitCode {
                     trail: args.trail,
                 },
                 camera: args.camera,
+                clips: args.clips.files(),
             },
         ),
         Some(Command::Inspect { file, json, vertex }) => {
@@ -250,6 +255,7 @@ fn main() -> ExitCode {
             view,
             json,
             orbit,
+            clips,
         }) => {
             use rigscope::commands::bench::{BenchOptions, bench_command};
             let options = BenchOptions {
@@ -258,6 +264,7 @@ fn main() -> ExitCode {
                 width: size.0,
                 height: size.1,
                 view,
+                clips: clips.files(),
             };
             bench_command(&options, orbit, json)
         }
@@ -331,5 +338,16 @@ mod tests {
         };
         assert_eq!(audit("dqs"), Ok(Some(SkinningMethod::Dqs)));
         assert_eq!(audit("both"), Err(clap::error::ErrorKind::InvalidValue));
+    }
+
+    #[test]
+    fn clips_files_repeat_and_in_place_needs_one() {
+        let args = render_args(&["--clips", "a.glb", "--clips", "b.glb", "--in-place"]).unwrap();
+        let files = args.clips.files();
+        assert_eq!(files.files, [PathBuf::from("a.glb"), PathBuf::from("b.glb")]);
+        assert!(files.options.in_place);
+        assert!(render_args(&[]).unwrap().clips.files().files.is_empty());
+        let kind = render_args(&["--in-place"]).err().map(|e| e.kind());
+        assert_eq!(kind, Some(clap::error::ErrorKind::MissingRequiredArgument));
     }
 }

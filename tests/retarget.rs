@@ -87,13 +87,20 @@ fn source_rig() -> Rig {
 /// Joints whose rest frame the target turns (children compensated: same rest positions).
 const ROLLED: &[&str] = &["Hips", "Spine", "LeftForeArm", "RightUpLeg", "RightLeg", "Neck"];
 
-/// The target: the figure 1.3 times bigger, joints renamed `mixamorig:…`, several joints with
-/// other rest frames (rolled, positions kept), the left arm lowered 40° into an A-pose, and a
-/// `Ponytail` the source lacks.
-fn target_rig() -> Rig {
-    let mut joints: Vec<(String, Option<usize>, Trs)> = Vec::new();
+/// The target: under a `Character` node turned `facing` degrees about the vertical, the figure
+/// 1.3 times bigger, joints renamed `mixamorig:…`, several joints with other rest frames (rolled,
+/// positions kept), the left arm lowered 40° into an A-pose, and a `Ponytail` the source lacks.
+fn target_rig(facing: f32) -> Rig {
+    let mut joints: Vec<(String, Option<usize>, Trs)> = vec![(
+        "Character".into(),
+        None,
+        Trs {
+            rotation: Quat::from_rotation_y(facing.to_radians()),
+            ..Trs::IDENTITY
+        },
+    )];
     for &(name, parent, t) in FIGURE {
-        let parent = parent.map(|p| joints.iter().position(|j| j.0 == format!("mixamorig:{p}")).unwrap());
+        let parent = parent.map_or(Some(0), |p| joints.iter().position(|j| j.0 == format!("mixamorig:{p}")));
         let rest = Trs {
             translation: Vec3::from(t) * 1.3,
             ..Trs::IDENTITY
@@ -120,7 +127,7 @@ fn target_rig() -> Rig {
             ..Trs::IDENTITY
         },
     ));
-    rig_of("target", joints, 0)
+    rig_of("target", joints, 1)
 }
 
 const KEY_TIMES: [f32; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
@@ -257,9 +264,23 @@ const CHECK_TIMES: [f64; 7] = [0.0, 0.1, 0.25, 0.4, 0.6, 0.9, 1.0];
 
 #[test]
 fn carried_clip_reproduces_world_joint_directions_across_rest_poses() {
+    carries_joint_directions(0.0);
+}
+
+#[test]
+fn a_character_facing_the_other_way_moves_the_same_way_for_itself() {
+    carries_joint_directions(180.0);
+    carries_joint_directions(-70.0);
+}
+
+/// Carries the source clip onto [`target_rig`] turned `facing` degrees and checks joint
+/// directions and the hips' travel against f64 world matrices: the source's world-space turns,
+/// turned as the target faces, applied to the target's rest bones.
+fn carries_joint_directions(facing: f64) {
     let mut source = source_rig();
     source.clips.push(source_clip(&source));
-    let target = target_rig();
+    let target = target_rig(facing as f32);
+    let face = DQuat::from_rotation_y(facing.to_radians());
     let (clips, report) = retarget_clips(&source, &target, &JointMap::default(), &RetargetOptions::default());
     assert_eq!(report.joints.unmatched_source, ["Jaw"]);
     assert_eq!(report.joints.unmatched_target, ["mixamorig:Ponytail"]);
@@ -283,7 +304,9 @@ fn carried_clip_reproduces_world_joint_directions_across_rest_poses() {
         let source_pose = worlds_f64(&source, Some(&source.clips[0]), time);
         let target_pose = worlds_f64(&target, Some(&clips[0]), time);
         for (child, node) in target.nodes.iter().enumerate() {
-            let Some(parent) = node.parent else { continue };
+            let Some(parent) = node.parent.filter(|&p| p > 0) else {
+                continue;
+            };
             if node.name.ends_with("Ponytail") {
                 continue;
             }
@@ -292,11 +315,12 @@ fn carried_clip_reproduces_world_joint_directions_across_rest_poses() {
             // The source parent's turn from its rest, in world space, applied to the target's
             // rest bone.
             let turn = rotation_of(&source_pose[source_parent]) * rotation_of(&source_rest[source_parent]).inverse();
-            let want = turn * bone(&target_rest, parent, child);
+            let want = face * turn * face.inverse() * bone(&target_rest, parent, child);
             let mut angle = got.angle_between(want);
             if !a_posed.contains(&node.name.as_str()) {
-                // Same rest directions: the same directions as the source's.
-                angle = angle.max(got.angle_between(bone(&source_pose, source_parent, source_child)));
+                // Same rest directions: the same directions as the source's, turned as the
+                // target faces.
+                angle = angle.max(got.angle_between(face * bone(&source_pose, source_parent, source_child)));
             }
             if angle > worst.0 {
                 worst = (angle, format!("{} at {time}", node.name));
@@ -308,18 +332,23 @@ fn carried_clip_reproduces_world_joint_directions_across_rest_poses() {
             source.find_node("Hips").unwrap(),
         );
         let travel = position(&source_pose[source_hips]) - position(&source_rest[source_hips]);
-        let want = position(&target_rest[hips]) + travel * 1.3;
+        let want = position(&target_rest[hips]) + face * travel * 1.3;
         let error = (position(&target_pose[hips]) - want).length();
-        assert!(error < 1e-4, "hips {error} m off at {time}");
+        assert!(error < 1e-4, "facing {facing}°: hips {error} m off at {time}");
     }
-    assert!(worst.0 < 2e-4, "largest direction error {} rad ({})", worst.0, worst.1);
+    assert!(
+        worst.0 < 2e-4,
+        "facing {facing}°: largest direction error {} rad ({})",
+        worst.0,
+        worst.1
+    );
 }
 
 #[test]
 fn in_place_keeps_the_root_over_its_rest_place() {
     let mut source = source_rig();
     source.clips.push(source_clip(&source));
-    let target = target_rig();
+    let target = target_rig(0.0);
     let options = RetargetOptions {
         in_place: true,
         ..RetargetOptions::default()
@@ -368,7 +397,7 @@ fn identical_skeletons_copy_locals_exactly() {
 fn added_clips_are_marked_renamed_on_collision_and_posable() {
     let mut source = source_rig();
     source.clips.push(source_clip(&source));
-    let mut target = target_rig();
+    let mut target = target_rig(0.0);
     target.clips.push(Clip {
         name: "Walk".into(),
         duration: 1.0,
@@ -397,7 +426,7 @@ fn added_clips_are_marked_renamed_on_collision_and_posable() {
 fn a_hand_made_pair_overrides_names_and_can_leave_a_joint_out() {
     let mut source = source_rig();
     source.clips.push(source_clip(&source));
-    let target = target_rig();
+    let target = target_rig(0.0);
     let mut map = JointMap::default();
     map.by_hand.insert("Jaw".into(), "mixamorig:Ponytail".into());
     map.by_hand.insert("LeftHand".into(), String::new());
@@ -426,6 +455,32 @@ fn bare_joint_names(rig: &Rig) -> Vec<String> {
         }
     }
     names
+}
+
+/// The turn about the vertical from the source character's facing to the target's: the
+/// horizontal directions from every `Right…` node to its `Left…` counterpart, summed (nodes
+/// named alike in both rigs once `mixamorig:` is dropped), as headings from +Z towards +X.
+fn facing_f64(source: &Rig, source_rest: &[DMat4], target: &Rig, target_rest: &[DMat4]) -> DQuat {
+    let find = |rig: &Rig, bare: &str| rig.find_node(bare).or(rig.find_node(&format!("mixamorig:{bare}")));
+    let (mut source_side, mut target_side) = (DVec3::ZERO, DVec3::ZERO);
+    for name in bare_node_names(target) {
+        let Some(rest) = name.strip_prefix("Left") else {
+            continue;
+        };
+        let right = format!("Right{rest}");
+        let (Some(tl), Some(tr), Some(sl), Some(sr)) = (
+            find(target, &name),
+            find(target, &right),
+            find(source, &name),
+            find(source, &right),
+        ) else {
+            continue;
+        };
+        source_side += position(&source_rest[sl]) - position(&source_rest[sr]);
+        target_side += position(&target_rest[tl]) - position(&target_rest[tr]);
+    }
+    let heading = |side: DVec3| side.x.atan2(side.z);
+    DQuat::from_rotation_y(heading(target_side) - heading(source_side))
 }
 
 /// Every node name of `rig` without the `mixamorig:` prefix.
@@ -549,6 +604,7 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
                 let added = &rig.clips[first];
                 let (source_rest, target_rest) = (worlds_f64(source, None, 0.0), worlds_f64(&rig, None, 0.0));
                 let find = |rig: &Rig, name: &str| rig.find_node(name).or(rig.find_node(&format!("mixamorig:{name}")));
+                let face = facing_f64(source, &source_rest, &rig, &target_rest);
                 let mut worst = 0.0f64;
                 for time in [0.3, 0.77, f64::from(source_clip.duration) * 0.5] {
                     let source_pose = worlds_f64(source, Some(source_clip), time);
@@ -562,7 +618,7 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
                         }
                         let sp = find(source, pair[0]).unwrap();
                         let turn = rotation_of(&source_pose[sp]) * rotation_of(&source_rest[sp]).inverse();
-                        let want = turn * bone(&target_rest, p, c);
+                        let want = face * turn * face.inverse() * bone(&target_rest, p, c);
                         worst = worst.max(bone(&target_pose, p, c).angle_between(want));
                     }
                 }
@@ -570,4 +626,144 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
             }
         }
     }
+}
+
+fn rigscope(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(args)
+        .output()
+        .expect("rigscope runs")
+}
+
+#[test]
+fn a_clips_file_that_does_not_load_fails_the_audit_with_status_2() {
+    let missing = common::temp_dir("retarget-cli").join("missing.glb");
+    let output = rigscope(&["audit", "demo", "--clips", missing.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["loaded"], false);
+    let error = document["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("cannot load clips from") && error.contains("missing.glb"),
+        "{error}"
+    );
+}
+
+#[test]
+fn audit_reports_the_clips_it_adds() {
+    let Some(corpus) = common::shared_folder("corpus") else {
+        return;
+    };
+    let (target, clips) = (corpus.join("rigs/readyplayer.me.glb"), corpus.join("rigs/Soldier.glb"));
+    let output = rigscope(&[
+        "audit",
+        target.to_str().unwrap(),
+        "--clips",
+        clips.to_str().unwrap(),
+        "--joint",
+        "LeftArm",
+        "--steps",
+        "1",
+    ]);
+    assert_ne!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for clip in ["Idle", "Run", "TPose", "Walk"] {
+        assert!(
+            stderr.contains(&format!("clip '{clip}': 156 channels matched, 0 dropped")),
+            "{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("target joints unmatched: LeftEye, RightEye"),
+        "{stderr}"
+    );
+}
+
+/// `rig` with a mesh node (no skin) whose morph targets are `names`, resting at `defaults`.
+fn with_face(mut rig: Rig, names: &[&str], defaults: Vec<f32>) -> (Rig, usize) {
+    let node = rig.nodes.len();
+    rig.nodes.push(Node {
+        name: "Face".into(),
+        parent: Some(0),
+        rest: Trs::IDENTITY,
+    });
+    rig.instances.push(rigscope::rig::MeshInstance {
+        node,
+        mesh: 0,
+        skin: None,
+    });
+    rig.morphs.target_names = vec![names.iter().map(|n| (*n).to_owned()).collect()];
+    rig.morphs.default_weights = vec![defaults];
+    (rig, node)
+}
+
+#[test]
+fn morph_weights_follow_target_names() {
+    let (mut source, source_face) = with_face(source_rig(), &["mouthOpen", "mouthSmile"], vec![0.0, 0.0]);
+    source.clips.push(source_clip(&source));
+    source.morphs.channels.push(rigscope::rig::MorphChannel {
+        clip: 0,
+        node: source_face,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0],
+        values: vec![0.2, 0.4, 0.8, 0.6],
+        targets: 2,
+    });
+    let (target, target_face) = with_face(
+        target_rig(0.0),
+        &["blink", "mouthSmile", "mouthOpen"],
+        vec![0.3, 0.0, 0.0],
+    );
+    let (rig, report) = with_clips_from(
+        target,
+        &source,
+        std::path::Path::new("face.glb"),
+        &JointMap::default(),
+        &RetargetOptions::default(),
+    );
+    assert_eq!(
+        (
+            report.clips[0].matched_morph_channels,
+            report.clips[0].dropped_morph_channels
+        ),
+        (1, 0)
+    );
+    let channel = &rig.morphs.channels[0];
+    assert_eq!((channel.clip, channel.node, channel.targets), (0, target_face, 3));
+    // Per key: blink holds its default, mouthSmile and mouthOpen take the source's weights.
+    assert_eq!(channel.values, [0.3, 0.4, 0.2, 0.3, 0.6, 0.8]);
+    let mut pose = PoseBuffers::new(&rig);
+    pose.evaluate(&rig, Some(0), 0.5);
+    let weights = &pose.morph_weights[0];
+    for (got, want) in weights.iter().zip([0.3, 0.5, 0.5]) {
+        assert!((got - want).abs() < 1e-6, "{weights:?}");
+    }
+}
+
+#[test]
+fn morph_target_names_are_read_from_mesh_extras() {
+    let Some(corpus) = common::shared_folder("corpus") else {
+        return;
+    };
+    let path = corpus.join("rigs/readyplayer.me.glb");
+    let rig = common::load_rig(&corpus.join("rigs"), "readyplayer.me.glb");
+    let doc = common::Doc::open(&path);
+    let meshes = doc.array("meshes");
+    assert_eq!(rig.morphs.target_names.len(), meshes.len());
+    let mut named = 0;
+    for (mesh, names) in meshes.iter().zip(&rig.morphs.target_names) {
+        let want: Vec<String> = mesh["extras"]["targetNames"]
+            .as_array()
+            .map(|a| a.iter().map(|n| n.as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default();
+        named += usize::from(!want.is_empty());
+        assert_eq!(names, &want);
+    }
+    // Five meshes have mouthOpen and mouthSmile.
+    assert_eq!(named, 5);
 }

@@ -65,6 +65,8 @@ pub struct AuditArgs {
     /// Worker threads (the machine's parallelism when omitted).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub clips: super::clips::ClipsArgs,
 }
 
 impl AuditArgs {
@@ -115,6 +117,10 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
     let rig = match crate::rig::open(file) {
         Ok(rig) => rig,
         Err(e) => return fail(format!("cannot load {label}: {e}")),
+    };
+    let rig = match super::clips::add_clip_files(rig, &args.clips.files()) {
+        Ok(rig) => rig,
+        Err(e) => return fail(e.to_string()),
     };
     let joint_names: Vec<&str> = rig
         .skins

@@ -19,6 +19,17 @@ pub struct BenchOptions {
     pub height: u32,
     /// What every timed frame shows.
     pub view: ViewMode,
+    /// Other files whose clips are added to the rig (`--clips`).
+    pub clips: crate::retarget::ClipFiles,
+}
+
+impl BenchOptions {
+    /// The rig, with the clips of `clips` added, and the file it came from.
+    pub fn open(&self) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), String> {
+        let (rig, path) = self.rig.open().map_err(|e| e.to_string())?;
+        let rig = super::clips::add_clip_files(rig, &self.clips).map_err(|e| e.to_string())?;
+        Ok((rig, path))
+    }
 }
 
 /// Where the frame loop skins, for the bench.
@@ -280,7 +291,7 @@ const WARM_UP: usize = 10;
 
 /// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
 pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
-    let (rig, path) = options.rig.open().map_err(|e| e.to_string())?;
+    let (rig, path) = options.open()?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;

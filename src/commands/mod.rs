@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod bench;
+pub mod clips;
 pub mod fix;
 pub mod inspect;
 pub mod orbit;

@@ -111,7 +111,7 @@ impl OrbitReport {
 /// Draws `options.frames` orbiting frames and then still frames until the whole scene is kept,
 /// the way the window does, on the GPU path with playback paused.
 pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
-    let (rig, path) = options.rig.open().map_err(|e| e.to_string())?;
+    let (rig, path) = options.open()?;
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;

@@ -1,10 +1,11 @@
 //! Clips from another file, carried onto this rig's skeleton.
 //!
 //! Joints are paired by name ([`match_joints`]). Each paired joint's animated rotation is carried
-//! as its change from the source's rest pose, in world space, onto the target's rest pose, then
-//! turned back into a local rotation parent first, so different rest poses (T-pose and A-pose,
-//! other bone rolls) still give the same motion. Only the motion root moves: its travel in world
-//! space, scaled by the ratio of the two rigs' hip heights. A joint whose rest pose and whose
+//! as its change from the source's rest pose, in world space (turned to the way the target
+//! character faces), onto the target's rest pose, then turned back into a local rotation parent
+//! first, so different rest poses (T-pose and A-pose, other bone rolls) still give the same
+//! motion. Only the motion root moves: its travel in world space, scaled by the ratio of the two
+//! rigs' hip heights. A joint whose rest pose and whose
 //! ancestors' rest poses are the same in both rigs takes the source's local transform as it is,
 //! so two copies of one skeleton share clips unchanged. The result is baked at the source's key
 //! times with the pose evaluation of [`crate::anim`].
@@ -128,6 +129,9 @@ struct Skeletons<'a> {
     /// Lowest rest height of the reported joints (the ground hip heights are measured from).
     source_floor: f32,
     target_floor: f32,
+    /// Turn about the vertical from the way the source character faces to the way the target
+    /// faces (see [`facing_turn`]).
+    facing: Quat,
 }
 
 /// World rotations and matrices of a pose.
@@ -194,7 +198,9 @@ impl<'a> Skeletons<'a> {
             aligned[t] = parents_aligned && same_rest(&node.rest, &source.nodes[s].rest);
         }
         let (source_rest, target_rest) = (Pose::new(source), Pose::new(target));
+        let facing = facing_turn(target, &source_of, &source_rest, &target_rest);
         Skeletons {
+            facing,
             source_floor: floor(source, &source_rest),
             target_floor: floor(target, &target_rest),
             source,
@@ -205,6 +211,39 @@ impl<'a> Skeletons<'a> {
             source_rest,
             target_rest,
         }
+    }
+}
+
+/// The turn about the vertical (Y) axis from the way the source character faces to the way
+/// the target faces, so that a step forward stays a step forward: Soldier.glb is built facing
+/// −Z, the other Mixamo rigs +Z. Facing is read from rest positions, which every exporter
+/// agrees on (bone axes it does not): the horizontal direction from each matched `Right…`
+/// joint to its `Left…` counterpart, summed. Identity when the rigs have no such pairs.
+fn facing_turn(target: &Rig, source_of: &[Option<usize>], source_rest: &Pose, target_rest: &Pose) -> Quat {
+    let matched: std::collections::HashMap<String, (usize, usize)> = source_of
+        .iter()
+        .enumerate()
+        .filter_map(|(t, s)| Some((normalized_name(&target.nodes[t].name), (t, (*s)?))))
+        .collect();
+    let position = |pose: &Pose, n: usize| pose.worlds[n].w_axis.truncate();
+    let (mut source_side, mut target_side) = (Vec3::ZERO, Vec3::ZERO);
+    for (name, &(left_t, left_s)) in &matched {
+        let Some(&(right_t, right_s)) = name
+            .strip_prefix("left")
+            .and_then(|rest| matched.get(&format!("right{rest}")))
+        else {
+            continue;
+        };
+        source_side += position(source_rest, left_s) - position(source_rest, right_s);
+        target_side += position(target_rest, left_t) - position(target_rest, right_t);
+    }
+    // Angle from +Z towards +X of the horizontal part; a turn by θ about Y adds θ to it.
+    let heading = |side: Vec3| (side.x * side.x + side.z * side.z > 1e-12).then(|| side.x.atan2(side.z));
+    match (heading(source_side), heading(target_side)) {
+        (Some(source), Some(target)) if source.is_finite() && target.is_finite() => {
+            Quat::from_rotation_y(target - source)
+        }
+        _ => Quat::IDENTITY,
     }
 }
 
@@ -355,7 +394,10 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
                 } else {
                     // The source joint's turn from its rest, in world space, applied to the
                     // target joint's rest, and expressed in the target parent's posed frame.
-                    let turn = source_pose.rotations[s] * skeletons.source_rest.rotations[s].conjugate();
+                    let turn = skeletons.facing
+                        * source_pose.rotations[s]
+                        * skeletons.source_rest.rotations[s].conjugate()
+                        * skeletons.facing.conjugate();
                     let world = turn * skeletons.target_rest.rotations[t];
                     local.rotation = (parent_rotation.conjugate() * world).normalize();
                 }
@@ -365,8 +407,9 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         if let Some((s, t)) = root.filter(|_| !root_copied) {
             // The parent's world matrix does not depend on the root's own translation.
             local_to_world(&target.nodes, &target_locals, &mut target_worlds);
-            let mut travel =
-                (source_pose.worlds[s].w_axis - skeletons.source_rest.worlds[s].w_axis).truncate() * report.root_scale;
+            let mut travel = skeletons.facing
+                * (source_pose.worlds[s].w_axis - skeletons.source_rest.worlds[s].w_axis).truncate()
+                * report.root_scale;
             if options.in_place {
                 travel.x = 0.0;
                 travel.z = 0.0;
@@ -470,4 +513,25 @@ pub fn load_clips_into(
         });
     }
     Ok(with_clips_from(rig, &source, path, map, options))
+}
+
+/// Files whose clips are added to a rig, and how they are carried over (`--clips FILE`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClipFiles {
+    pub files: Vec<PathBuf>,
+    pub options: RetargetOptions,
+}
+
+impl ClipFiles {
+    /// `rig` with the clips of every file added in order (joints matched by name alone), and
+    /// what each file's retargeting matched and left out.
+    pub fn add_to(&self, mut rig: Rig) -> Result<(Rig, Vec<RetargetReport>), RetargetError> {
+        let mut reports = Vec::with_capacity(self.files.len());
+        for file in &self.files {
+            let (with_clips, report) = load_clips_into(rig, file, &JointMap::default(), &self.options)?;
+            rig = with_clips;
+            reports.push(report);
+        }
+        Ok((rig, reports))
+    }
 }

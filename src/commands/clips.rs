@@ -1,0 +1,40 @@
+//! `--clips FILE` of `render`, `audit` and `bench`: clips of other files carried onto the rig.
+
+use crate::retarget::{ClipFiles, RetargetError, RetargetOptions};
+use crate::rig::Rig;
+use std::path::PathBuf;
+
+/// The command-line arguments that add clips from other files.
+#[derive(clap::Args, Debug, Clone, Default, PartialEq)]
+pub struct ClipsArgs {
+    /// Add the clips of another .gltf/.glb file, retargeted onto this rig's skeleton by joint
+    /// name (repeatable). They follow the rig's own clips; one whose name is taken is called
+    /// `NAME (FILE)`.
+    #[arg(long = "clips", value_name = "FILE")]
+    pub clips: Vec<PathBuf>,
+    /// With --clips: keep the added clips' root over its rest place (no travel on the ground).
+    #[arg(long, requires = "clips")]
+    pub in_place: bool,
+}
+
+impl ClipsArgs {
+    pub fn files(&self) -> ClipFiles {
+        ClipFiles {
+            files: self.clips.clone(),
+            options: RetargetOptions {
+                in_place: self.in_place,
+                ..RetargetOptions::default()
+            },
+        }
+    }
+}
+
+/// `rig` with the clips of `files` added, each file's report (channels matched and dropped,
+/// joints unmatched) printed to stderr, so that standard output stays the command's own.
+pub fn add_clip_files(rig: Rig, files: &ClipFiles) -> Result<Rig, RetargetError> {
+    let (rig, reports) = files.add_to(rig)?;
+    for (file, report) in files.files.iter().zip(&reports) {
+        eprint!("clips from {}:\n{}", file.display(), report.summary());
+    }
+    Ok(rig)
+}
