@@ -455,8 +455,9 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     let before = load_file(&input).unwrap();
     let repaired = normalized(&before);
     let out = temp_dir("save-fail");
+    let fails = |output: &Path| save_repaired(&input, output, &before, &repaired, SaveOptions::default()).unwrap_err();
     let missing = out.join("no/such/folder/robot.glb");
-    let error = save_repaired(&input, &missing, &before, &repaired, SaveOptions::default()).unwrap_err();
+    let error = fails(&missing);
     assert!(
         matches!(&error, SaveError::Write { path, .. } if path == &missing),
         "{error}"
@@ -465,14 +466,7 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     // A folder that is a file.
     let file = out.join("plain-file");
     std::fs::write(&file, b"x").unwrap();
-    let error = save_repaired(
-        &input,
-        &file.join("robot.glb"),
-        &before,
-        &repaired,
-        SaveOptions::default(),
-    )
-    .unwrap_err();
+    let error = fails(&file.join("robot.glb"));
     assert!(matches!(error, SaveError::Write { .. }), "{error}");
     // A read-only folder (which the superuser may still write to: then only the above apply).
     let read_only = out.join("read-only");
@@ -481,28 +475,14 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     if std::fs::write(read_only.join("probe"), b"").is_err() {
-        let error = save_repaired(
-            &input,
-            &read_only.join("robot.glb"),
-            &before,
-            &repaired,
-            SaveOptions::default(),
-        )
-        .unwrap_err();
+        let error = fails(&read_only.join("robot.glb"));
         assert!(matches!(error, SaveError::Write { .. }), "{error}");
         assert_eq!(std::fs::read_dir(&read_only).unwrap().count(), 0, "nothing left behind");
     } else {
         eprintln!("the read-only folder is writable here (superuser): that case is not checked");
     }
     // An unknown output extension, and the input itself without --in-place.
-    let error = save_repaired(
-        &input,
-        &out.join("robot.obj"),
-        &before,
-        &repaired,
-        SaveOptions::default(),
-    )
-    .unwrap_err();
+    let error = fails(&out.join("robot.obj"));
     assert!(matches!(error, SaveError::OutputFormat { .. }), "{error}");
     let copy = out.join("copy.glb");
     std::fs::copy(&input, &copy).unwrap();
