@@ -298,6 +298,39 @@ mod tests {
     }
 
     #[test]
+    fn fix_takes_an_optional_limit_and_needs_somewhere_to_write() {
+        use rigscope::commands::fix::{FixArgs, MirrorDirection};
+        let fix = |extra: &[&str]| -> Result<FixArgs, clap::error::ErrorKind> {
+            let args = ["rigscope", "fix", "in.glb"].iter().chain(extra);
+            match Cli::try_parse_from(args).map_err(|e| e.kind())?.command {
+                Some(Command::Fix(args)) => Ok(args),
+                _ => panic!("`fix` parsed as another command"),
+            }
+        };
+        let limit = |extra: &[&str]| fix(extra).map(|a| a.limit);
+        assert_eq!(limit(&["--out", "o.glb", "--limit"]), Ok(Some(4)));
+        assert_eq!(limit(&["--out", "o.glb", "--limit", "8"]), Ok(Some(8)));
+        assert_eq!(limit(&["--out", "o.glb"]), Ok(None));
+        assert_eq!(
+            limit(&["--out", "o.glb", "--limit", "9"]),
+            Err(clap::error::ErrorKind::ValueValidation)
+        );
+        assert_eq!(
+            fix(&["--normalize"]).map(|_| ()),
+            Err(clap::error::ErrorKind::MissingRequiredArgument)
+        );
+        assert!(fix(&["--normalize", "--dry-run"]).is_ok() && fix(&["--normalize", "--in-place"]).is_ok());
+        assert_eq!(
+            fix(&["--in-place", "--out", "o.glb"]).map(|_| ()),
+            Err(clap::error::ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(
+            fix(&["--dry-run", "--mirror", "right-to-left"]).map(|a| a.mirror),
+            Ok(Some(MirrorDirection::RightToLeft))
+        );
+    }
+
+    #[test]
     fn enum_options_take_exactly_the_names_users_type() {
         for &mode in ViewMode::VARIANTS {
             assert_eq!(render_args(&["--view", mode.name()]).unwrap().view, mode);

@@ -207,23 +207,34 @@ fn weight_sum_findings(rig: &Rig) -> usize {
         .count()
 }
 
+/// Loads `input` (which has weight-sum findings), normalizes it and saves it as each of `names`
+/// in a new folder, which is returned: each reopens with only its weights changed and no
+/// weight-sum finding.
+fn normalize_into(input: &Path, folder: &str, names: &[&str]) -> PathBuf {
+    let before = load_file(input).unwrap();
+    assert!(
+        weight_sum_findings(&before) > 0,
+        "{} has weights that do not sum to 1",
+        input.display()
+    );
+    let repaired = normalized(&before);
+    let out = temp_dir(folder);
+    for name in names {
+        let saved = save(input, &out.join(name), &before, &repaired);
+        assert_only_weights_changed(&before, &repaired, &saved);
+        assert_eq!(weight_sum_findings(&saved), 0, "{name}: no weight-sum finding");
+    }
+    out
+}
+
 #[test]
 fn a_normalized_real_rig_reopens_with_only_its_weights_changed_as_glb_and_gltf() {
     let Some(dir) = shared_rigs() else { return };
     let input = dir.join("real/RobotExpressive.glb");
-    let before = load_file(&input).unwrap();
-    assert!(
-        weight_sum_findings(&before) > 0,
-        "RobotExpressive's hands do not sum to 1"
-    );
-    let repaired = normalized(&before);
-    let out = temp_dir("save-robot");
-    for name in ["robot.glb", "robot.gltf"] {
-        let output = out.join(name);
-        let saved = save(&input, &output, &before, &repaired);
-        assert_only_weights_changed(&before, &repaired, &saved);
-        assert_eq!(weight_sum_findings(&saved), 0, "{name}: no weight-sum finding");
-        let rewritten = assert_json_kept(&json_of(&input), &json_of(&output));
+    let names = ["robot.glb", "robot.gltf"];
+    let out = normalize_into(&input, "save-robot", &names);
+    for name in names {
+        let rewritten = assert_json_kept(&json_of(&input), &json_of(&out.join(name)));
         // Only the hands' weights are off: 2 meshes × 2 primitives.
         assert_eq!(rewritten.len(), 4, "{name}");
     }
@@ -239,16 +250,7 @@ fn a_gltf_with_data_uris_saves_as_gltf_and_as_glb() {
         return;
     };
     let input = dir.join("CesiumMan.gltf");
-    let before = load_file(&input).unwrap();
-    assert!(weight_sum_findings(&before) > 0, "CesiumMan's weights sum down to 0.18");
-    let repaired = normalized(&before);
-    let out = temp_dir("save-cesium");
-    for name in ["cesium.gltf", "cesium.glb"] {
-        let output = out.join(name);
-        let saved = save(&input, &output, &before, &repaired);
-        assert_only_weights_changed(&before, &repaired, &saved);
-        assert_eq!(weight_sum_findings(&saved), 0, "{name}");
-    }
+    let out = normalize_into(&input, "save-cesium", &["cesium.gltf", "cesium.glb"]);
     // .gltf: the data URI buffer is kept and the new data is a second buffer in cesium.bin.
     let original = json_of(&input);
     let gltf = json_of(&out.join("cesium.gltf"));
@@ -455,8 +457,9 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     let before = load_file(&input).unwrap();
     let repaired = normalized(&before);
     let out = temp_dir("save-fail");
+    let fails = |output: &Path| save_repaired(&input, output, &before, &repaired, SaveOptions::default()).unwrap_err();
     let missing = out.join("no/such/folder/robot.glb");
-    let error = save_repaired(&input, &missing, &before, &repaired, SaveOptions::default()).unwrap_err();
+    let error = fails(&missing);
     assert!(
         matches!(&error, SaveError::Write { path, .. } if path == &missing),
         "{error}"
@@ -465,14 +468,7 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     // A folder that is a file.
     let file = out.join("plain-file");
     std::fs::write(&file, b"x").unwrap();
-    let error = save_repaired(
-        &input,
-        &file.join("robot.glb"),
-        &before,
-        &repaired,
-        SaveOptions::default(),
-    )
-    .unwrap_err();
+    let error = fails(&file.join("robot.glb"));
     assert!(matches!(error, SaveError::Write { .. }), "{error}");
     // A read-only folder (which the superuser may still write to: then only the above apply).
     let read_only = out.join("read-only");
@@ -481,28 +477,14 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     if std::fs::write(read_only.join("probe"), b"").is_err() {
-        let error = save_repaired(
-            &input,
-            &read_only.join("robot.glb"),
-            &before,
-            &repaired,
-            SaveOptions::default(),
-        )
-        .unwrap_err();
+        let error = fails(&read_only.join("robot.glb"));
         assert!(matches!(error, SaveError::Write { .. }), "{error}");
         assert_eq!(std::fs::read_dir(&read_only).unwrap().count(), 0, "nothing left behind");
     } else {
         eprintln!("the read-only folder is writable here (superuser): that case is not checked");
     }
     // An unknown output extension, and the input itself without --in-place.
-    let error = save_repaired(
-        &input,
-        &out.join("robot.obj"),
-        &before,
-        &repaired,
-        SaveOptions::default(),
-    )
-    .unwrap_err();
+    let error = fails(&out.join("robot.obj"));
     assert!(matches!(error, SaveError::OutputFormat { .. }), "{error}");
     let copy = out.join("copy.glb");
     std::fs::copy(&input, &copy).unwrap();

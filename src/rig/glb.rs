@@ -93,7 +93,8 @@ pub fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), GlbError> {
 }
 
 /// Writes a GLB container around a JSON document and an optional binary chunk (both padded to
-/// four bytes as the format requires). Used by tests and the fuzzer to build files.
+/// four bytes as the format requires). Saving repaired files writes through it; tests and the
+/// fuzzer build files with it.
 pub fn glb_container(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     let json_padded = json.len().next_multiple_of(4);
     let bin_padded = bin.map_or(0, |b| 8 + b.len().next_multiple_of(4));

@@ -319,6 +319,7 @@ impl Edited {
             .as_object()
             .cloned()
             .ok_or_else(|| malformed(format!("accessor {accessor}"), "not an object"))?;
+        let old_view = object.get("bufferView").and_then(as_index);
         object.remove("byteOffset");
         object.remove("sparse");
         object.insert("bufferView".into(), view.into());
@@ -364,6 +365,16 @@ impl Edited {
             format!("mesh {m} primitive {p}: {semantic} rewritten (accessor {accessor})")
         };
         self.notes.push(note);
+        let compressed_view = old_view.filter(|v| {
+            self.json
+                .pointer(&format!("/bufferViews/{v}/extensions/{MESHOPT}"))
+                .is_some()
+        });
+        if let Some(view) = compressed_view {
+            self.notes.push(format!(
+                "mesh {m} primitive {p}: {semantic} is now stored uncompressed (it was in {MESHOPT} buffer view {view})"
+            ));
+        }
 
         let draco = format!("/meshes/{m}/primitives/{p}/extensions/{DRACO}/attributes");
         if let Some(streamed) = self.json.pointer_mut(&draco).and_then(Value::as_object_mut)

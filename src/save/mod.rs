@@ -3,7 +3,8 @@
 //! The file is read again as JSON (`serde_json::Value`, so unknown extensions, extras, names,
 //! materials and animations pass through untouched) and only the accessors of the attributes
 //! whose data changed are pointed at new data, in new buffer views of one new or grown buffer
-//! (see [`document`]). Writing goes through a temporary file in the output's folder that is
+//! (see [`document`]); every part of the JSON the save leaves unchanged is written as the
+//! original text ([`json_text`]). Writing goes through a temporary file in the output's folder that is
 //! renamed into place, so a failed write leaves no partial file.
 //!
 //! Vertex order: the importer keeps the file's vertex order. Rig vertex `v` of a primitive is
@@ -13,6 +14,7 @@
 //! therefore written element for element in that order.
 
 mod document;
+mod json_text;
 mod quantize;
 
 pub use quantize::{quantize_weights_u8, quantize_weights_u16};
@@ -230,6 +232,7 @@ pub fn save_changes(
         });
     }
     let bin_name = document::free_bin_name(output, &json);
+    let original = json.clone();
     let mut edited = document::Edited::new(json);
     for change in changes {
         edited.rewrite_primitive(change)?;
@@ -247,12 +250,10 @@ pub fn save_changes(
         let path = output_dir.join(&bin_name);
         pending.push((path.clone(), temp_with(&output_dir, &path, bin, None)?));
     }
+    let json = json_text::text_keeping_original(json_bytes, &original, &placed.json)?;
     let model = match format {
-        OutputFormat::Glb => {
-            let json = serde_json::to_vec(&placed.json).map_err(SaveError::Json)?;
-            crate::rig::glb_container(&json, placed.glb_bin.as_deref())
-        }
-        OutputFormat::Gltf => serde_json::to_vec_pretty(&placed.json).map_err(SaveError::Json)?,
+        OutputFormat::Glb => crate::rig::glb_container(&json, placed.glb_bin.as_deref()),
+        OutputFormat::Gltf => json,
     };
     let model_temp = temp_with(&output_dir, output, &model, permissions)?;
     if !same_dir(&input_dir, &output_dir) {
