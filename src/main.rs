@@ -141,6 +141,11 @@ enum Command {
     /// with 1 when a joint crosses a threshold (or too many vertices are asymmetric), 2 when the
     /// file cannot be loaded or a --joint names no joint.
     Audit(rigscope::commands::audit::AuditArgs),
+    /// Compare two files of the same rig: joints, bind and rest poses, vertices and weights
+    /// (matched by bind position), clips (world-space joint error over the whole clip),
+    /// materials and report findings. Exits with 1 when they differ beyond the thresholds, 2
+    /// when either file cannot be loaded.
+    Diff(rigscope::commands::diff::DiffArgs),
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
         out: PathBuf,
@@ -235,6 +240,7 @@ fn main() -> ExitCode {
             );
         }
         Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),
+        Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
         Some(Command::Bench {
