@@ -289,11 +289,55 @@ fn cell_key(c: IVec3) -> u64 {
     (part(c.x) << 42) | (part(c.y) << 21) | part(c.z)
 }
 
+/// One file's vertices, for matching against the other's.
+struct Side<'a> {
+    rig: &'a Rig,
+    table: &'a VertexTable,
+    keys: &'a [i64],
+    grid: &'a Grid,
+}
+
+/// For every vertex of `from`, its best match in `to`: the nearest within the tolerance, and of
+/// the vertices at that place (seams, welds) the one weighted most alike.
+fn best_matches(from: &Side, to: &Side) -> Vec<Match> {
+    (0..from.table.refs.len())
+        .into_par_iter()
+        .map_init(
+            || (Influence::EMPTY, Influence::EMPTY),
+            |(mine, theirs), v| {
+                let (p, tolerance) = (from.table.positions[v], from.table.tolerances[v]);
+                let mut nearest = f32::INFINITY;
+                to.grid.near(p, tolerance, |w| {
+                    nearest = nearest.min(p.distance(to.table.positions[w]))
+                });
+                if nearest > tolerance {
+                    return None;
+                }
+                from.table.influences(from.rig, from.keys, v, mine);
+                let same_place = nearest + tolerance * SAME_PLACE;
+                let mut best: Match = None;
+                to.grid.near(p, tolerance, |w| {
+                    let distance = p.distance(to.table.positions[w]);
+                    if distance > same_place {
+                        return;
+                    }
+                    to.table.influences(to.rig, to.keys, w, theirs);
+                    let difference = mine.difference(theirs);
+                    if best.is_none_or(|(_, d, diff)| (difference, distance) < (diff, d)) {
+                        best = Some((w, distance, difference));
+                    }
+                });
+                best
+            },
+        )
+        .collect()
+}
+
 /// Vertices closer than this fraction of the match tolerance to the nearest one count as being
 /// at the same place.
 const SAME_PLACE: f32 = 0.05;
 
-/// The match of one vertex of A: (vertex of B, distance, weight difference).
+/// The match of one vertex: (vertex of the other file, distance, weight difference).
 type Match = Option<(usize, f32, f32)>;
 
 pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> WeightsDiff {
@@ -310,46 +354,25 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
     let grid_b = Grid::new(&table_b.positions, &table_b.tolerances);
     let grid_a = Grid::new(&table_a.positions, &table_a.tolerances);
 
-    let matches: Vec<Match> = (0..table_a.refs.len())
-        .into_par_iter()
-        .map_init(
-            || (Influence::EMPTY, Influence::EMPTY),
-            |(mine, theirs), v| {
-                let (p, tolerance) = (table_a.positions[v], table_a.tolerances[v]);
-                table_a.influences(a, &keys_a, v, mine);
-                let mut nearest = f32::INFINITY;
-                grid_b.near(p, tolerance, |w| {
-                    nearest = nearest.min(p.distance(table_b.positions[w]))
-                });
-                if nearest > tolerance {
-                    return None;
-                }
-                // Of the vertices at the nearest place (seams, welds), the one weighted most alike.
-                let same_place = nearest + tolerance * SAME_PLACE;
-                let mut best: Match = None;
-                grid_b.near(p, tolerance, |w| {
-                    let distance = p.distance(table_b.positions[w]);
-                    if distance > same_place {
-                        return;
-                    }
-                    table_b.influences(b, &keys_b, w, theirs);
-                    let difference = mine.difference(theirs);
-                    if best.is_none_or(|(_, d, diff)| (difference, distance) < (diff, d)) {
-                        best = Some((w, distance, difference));
-                    }
-                });
-                best
-            },
-        )
-        .collect();
+    let side_a = Side {
+        rig: a,
+        table: &table_a,
+        keys: &keys_a,
+        grid: &grid_a,
+    };
+    let side_b = Side {
+        rig: b,
+        table: &table_b,
+        keys: &keys_b,
+        grid: &grid_b,
+    };
+    let matches = best_matches(&side_a, &side_b);
+    // Matching from B's side too finds a changed vertex that has an unchanged twin at the same
+    // place in A (a seam): A's vertices both match B's unchanged twin, B's changed one matches
+    // neither.
+    let matches_from_b = best_matches(&side_b, &side_a);
     let unmatched_b: Vec<usize> = (0..table_b.refs.len())
-        .into_par_iter()
-        .filter(|&w| {
-            let (p, tolerance) = (table_b.positions[w], table_b.tolerances[w]);
-            let mut found = false;
-            grid_a.near(p, tolerance, |v| found |= p.distance(table_a.positions[v]) <= tolerance);
-            !found
-        })
+        .filter(|&w| matches_from_b[w].is_none())
         .collect();
 
     let mut diff = WeightsDiff::default();
@@ -390,6 +413,25 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
             diff.unmatched.push(UnmatchedVertex {
                 file: 'b',
                 vertex: table_b.refs[w],
+            });
+        }
+    }
+    let matched_pairs: std::collections::HashSet<(usize, usize)> = matches
+        .iter()
+        .enumerate()
+        .filter_map(|(v, m)| m.map(|(w, _, _)| (v, w)))
+        .collect();
+    for (w, found) in matches_from_b.iter().enumerate() {
+        let Some((v, distance, difference)) = *found else {
+            continue;
+        };
+        diff.max_difference = diff.max_difference.max(difference);
+        if difference > sides.thresholds.weight && !matched_pairs.contains(&(v, w)) {
+            changed.push(VertexChange {
+                a: table_a.refs[v],
+                b: table_b.refs[w],
+                difference,
+                position_change: distance / size,
             });
         }
     }
