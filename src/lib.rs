@@ -4,6 +4,7 @@ pub mod anim;
 pub mod app;
 pub mod audit;
 pub mod commands;
+pub mod compare;
 pub mod cpu;
 pub mod draw;
 pub mod headless;

@@ -147,6 +147,11 @@ enum Command {
     /// .gltf that keeps everything else. Exits with 0 when something was repaired, 1 when nothing
     /// needed it, 2 when the file cannot be loaded or the output cannot be written.
     Fix(rigscope::commands::fix::FixArgs),
+    /// Compare two files of the same rig: joints, bind and rest poses, vertices and weights
+    /// (matched by bind position), clips (world-space joint error over the whole clip),
+    /// materials and report findings. Exits with 1 when they differ beyond the thresholds, 2
+    /// when either file cannot be loaded.
+    Diff(rigscope::commands::diff::DiffArgs),
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
         out: PathBuf,
@@ -245,6 +250,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),
         Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
+        Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
         Some(Command::Bench {

@@ -5,5 +5,6 @@ pub mod audit;
 pub mod bench;
 pub mod clips;
 pub mod fix;
+pub mod diff;
 pub mod inspect;
 pub mod orbit;
