@@ -117,6 +117,8 @@ struct RenderArgs {
     /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
     #[arg(long, requires = "ui")]
     audit: bool,
+    #[command(flatten)]
+    fix: rigscope::commands::fix::FixArgs,
 }
 
 #[derive(Subcommand)]
@@ -225,6 +227,7 @@ fn main() -> ExitCode {
                     trail: args.trail,
                 },
                 camera: args.camera,
+                repair: args.fix.plan(),
             },
         ),
         Some(Command::Inspect { file, json, vertex }) => {

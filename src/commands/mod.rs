@@ -3,5 +3,6 @@
 
 pub mod audit;
 pub mod bench;
+pub mod fix;
 pub mod inspect;
 pub mod orbit;

@@ -1,0 +1,129 @@
+//! The weight repair flags (`render --fix …`) and the lines that say what the repairs changed.
+
+use crate::repair::{DEFAULT_LIMIT, DEFAULT_PRUNE, FillMode, MirrorDirection, RepairPlan, RepairSummary};
+use crate::rig::Rig;
+use clap::Args;
+
+/// Which weight repairs to run; with `--fix` alone: fill, prune 1/255, limit 4 and normalize.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FixArgs {
+    /// Repair the rig's skin weights before drawing it (the file is not changed).
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix: make every vertex's weights sum to 1.
+    #[arg(long, requires = "fix")]
+    pub normalize: bool,
+    /// With --fix: keep the N largest influences per vertex (4 when N is omitted), renormalized.
+    #[arg(long, requires = "fix", value_name = "N", num_args = 0..=1, default_missing_value = "4")]
+    pub limit: Option<usize>,
+    /// With --fix: drop weights below EPS (1/255 when omitted), renormalized.
+    #[arg(long, requires = "fix", value_name = "EPS", num_args = 0..=1, default_missing_value = "0.00392156862745098")]
+    pub prune: Option<f32>,
+    /// With --fix: give vertices with no weight to the joint whose bone is nearest.
+    #[arg(long, requires = "fix")]
+    pub fill: bool,
+    /// With --fix: copy weights from one side to the other through the exact mirror pairs.
+    #[arg(long, requires = "fix", value_enum)]
+    pub mirror: Option<MirrorDirection>,
+}
+
+impl FixArgs {
+    /// The repairs asked for; none without `--fix`.
+    pub fn plan(&self) -> RepairPlan {
+        if !self.fix {
+            return RepairPlan::default();
+        }
+        let plan = RepairPlan {
+            normalize: self.normalize,
+            limit: self.limit,
+            prune: self.prune,
+            fill: self.fill.then_some(FillMode::NearestBone),
+            mirror: self.mirror,
+        };
+        if plan.is_empty() {
+            RepairPlan {
+                normalize: true,
+                limit: Some(DEFAULT_LIMIT),
+                prune: Some(DEFAULT_PRUNE),
+                fill: Some(FillMode::NearestBone),
+                mirror: None,
+            }
+        } else {
+            plan
+        }
+    }
+}
+
+/// One line per repair: vertices changed in all and per primitive that changed, what was left
+/// and why nothing was done.
+pub fn summary_lines(rig: &Rig, summary: &RepairSummary) -> Vec<String> {
+    summary
+        .repairs
+        .iter()
+        .map(|r| {
+            let name = serde_json::to_value(r.repair)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let mut line = format!("{name}: {} vertices changed", r.changed());
+            let parts: Vec<String> = (r.primitives.iter())
+                .filter(|p| p.changed > 0)
+                .map(|p| {
+                    let mesh = rig.meshes.get(p.mesh).map_or("?", |m| m.name.as_str());
+                    format!("mesh '{mesh}' primitive {}: {}", p.gltf_primitive, p.changed)
+                })
+                .collect();
+            if !parts.is_empty() {
+                line += &format!(" ({})", parts.join(", "));
+            }
+            if r.left_count > 0 {
+                line += &format!("; {} vertices left as they were", r.left_count);
+            }
+            if let Some(note) = &r.note {
+                line += &format!("; {note}");
+            }
+            line
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        fix: FixArgs,
+    }
+
+    fn plan(args: &[&str]) -> Result<RepairPlan, clap::Error> {
+        Cli::try_parse_from(std::iter::once("rigscope").chain(args.iter().copied())).map(|cli| cli.fix.plan())
+    }
+
+    #[test]
+    fn fix_alone_runs_the_cleanup_and_flags_pick_repairs() {
+        assert!(plan(&[]).unwrap().is_empty());
+        let all = plan(&["--fix"]).unwrap();
+        assert!(all.normalize && all.fill == Some(FillMode::NearestBone) && all.mirror.is_none());
+        assert_eq!((all.limit, all.prune), (Some(4), Some(1.0 / 255.0)));
+        let some = plan(&["--fix", "--limit", "--mirror", "right-to-left"]).unwrap();
+        assert_eq!(
+            some,
+            RepairPlan {
+                limit: Some(4),
+                mirror: Some(MirrorDirection::RightToLeft),
+                ..RepairPlan::default()
+            }
+        );
+        assert_eq!(
+            plan(&["--fix", "--limit", "8", "--prune", "0.01"]).unwrap().limit,
+            Some(8)
+        );
+        assert_eq!(plan(&["--fix", "--prune", "0.01"]).unwrap().prune, Some(0.01));
+        // Repair flags without --fix are refused.
+        let error = plan(&["--normalize"]).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+    }
+}
