@@ -527,35 +527,26 @@ pub fn mirror_through(rig: &Rig, correspondence: &Mirrors, direction: MirrorDire
 pub fn apply(rig: &Rig, plan: &RepairPlan) -> (Rig, RepairSummary) {
     let mut out = rig.clone();
     let mut summary = RepairSummary::default();
-    let mut run = |rig: &mut Rig, repaired: Repaired| {
+    type Step<'a> = Box<dyn Fn(&Rig) -> Repaired + 'a>;
+    let steps: [Option<Step>; 5] = [
+        plan.fill.map(|mode| Box::new(move |rig: &Rig| fill(rig, mode)) as Step),
+        plan.mirror
+            .map(|direction| Box::new(move |rig: &Rig| mirror(rig, direction)) as Step),
+        plan.prune
+            .map(|epsilon| Box::new(move |rig: &Rig| prune(rig, epsilon)) as Step),
+        plan.limit.map(|n| Box::new(move |rig: &Rig| limit(rig, n)) as Step),
+        plan.normalize.then(|| Box::new(normalize) as Step),
+    ];
+    for step in steps.into_iter().flatten() {
+        let repaired = step(&out);
         for (mesh, primitives) in repaired.influences.into_iter().enumerate() {
             for (primitive, influences) in primitives.into_iter().enumerate() {
                 if let Some(influences) = influences {
-                    rig.meshes[mesh].primitives[primitive].influences = Some(influences);
+                    out.meshes[mesh].primitives[primitive].influences = Some(influences);
                 }
             }
         }
         summary.repairs.push(repaired.counts);
-    };
-    if let Some(mode) = plan.fill {
-        let repaired = fill(&out, mode);
-        run(&mut out, repaired);
-    }
-    if let Some(direction) = plan.mirror {
-        let repaired = mirror(&out, direction);
-        run(&mut out, repaired);
-    }
-    if let Some(epsilon) = plan.prune {
-        let repaired = prune(&out, epsilon);
-        run(&mut out, repaired);
-    }
-    if let Some(n) = plan.limit {
-        let repaired = limit(&out, n);
-        run(&mut out, repaired);
-    }
-    if plan.normalize {
-        let repaired = normalize(&out);
-        run(&mut out, repaired);
     }
     (out, summary)
 }
