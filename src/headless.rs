@@ -64,6 +64,8 @@ pub struct RenderRequest {
     pub camera: Option<CameraAngle>,
     /// Other files whose clips are added to the rig (`--clips`); `clip` may name them.
     pub clips: crate::retarget::ClipFiles,
+    /// Weight repairs run on the loaded rig before it is drawn (none by default).
+    pub repair: crate::repair::RepairPlan,
 }
 
 /// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
@@ -111,9 +113,16 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
 /// Sets up a viewer as the request describes, without a window.
 pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
-    let rig = crate::commands::clips::add_clip_files(rig, &request.clips).map_err(|e| e.to_string())?;
+    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips).map_err(|e| e.to_string())?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
+    }
+    if !request.repair.is_empty() {
+        let (repaired, summary) = crate::repair::apply(&rig, &request.repair);
+        for line in crate::commands::fix::summary_lines(&rig, &summary) {
+            eprintln!("fix: {line}");
+        }
+        rig = repaired;
     }
     let clip = match &request.clip {
         Some(key) => Some(rig.find_clip(key).ok_or_else(|| {

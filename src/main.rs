@@ -119,6 +119,8 @@ struct RenderArgs {
     audit: bool,
     #[command(flatten)]
     clips: rigscope::commands::clips::ClipsArgs,
+    #[command(flatten)]
+    fix: rigscope::commands::fix::RenderFixArgs,
 }
 
 #[derive(Subcommand)]
@@ -239,6 +241,7 @@ fn main() -> ExitCode {
                 },
                 camera: args.camera,
                 clips: args.clips.files(),
+                repair: args.fix.plan(),
             },
         ),
         Some(Command::Inspect { file, json, vertex }) => {
@@ -305,7 +308,8 @@ mod tests {
 
     #[test]
     fn fix_takes_an_optional_limit_and_needs_somewhere_to_write() {
-        use rigscope::commands::fix::{FixArgs, MirrorDirection};
+        use rigscope::commands::fix::FixArgs;
+        use rigscope::repair::MirrorDirection;
         let fix = |extra: &[&str]| -> Result<FixArgs, clap::error::ErrorKind> {
             let args = ["rigscope", "fix", "in.glb"].iter().chain(extra);
             match Cli::try_parse_from(args).map_err(|e| e.kind())?.command {

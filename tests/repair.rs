@@ -294,12 +294,19 @@ fn repaired_real_rigs_have_no_weight_errors_and_quantize_exactly() {
                 let Some(influences) = &primitive.influences else {
                     continue;
                 };
-                for one in [255u16, 65535] {
-                    let q = repair::quantized_weights(influences, one);
-                    for (v, vertex) in q.chunks(influences.sets).enumerate() {
-                        let sum: u32 = vertex.iter().flatten().map(|&x| u32::from(x)).sum();
-                        assert_eq!(sum, u32::from(one), "{file} vertex {v}");
+                // Stored as normalized u8 and u16 (as the writer stores them), every vertex
+                // with weight sums to exactly one.
+                for (v, vertex) in influences.weights.chunks(influences.sets).enumerate() {
+                    let weights: Vec<f32> = vertex.iter().flatten().copied().collect();
+                    if weights.iter().all(|&w| w == 0.0) {
+                        continue;
                     }
+                    let (mut bytes, mut shorts) = (vec![0u8; weights.len()], vec![0u16; weights.len()]);
+                    rigscope::save::quantize_weights_u8(&weights, &mut bytes);
+                    rigscope::save::quantize_weights_u16(&weights, &mut shorts);
+                    let byte_sum: u32 = bytes.iter().map(|&x| u32::from(x)).sum();
+                    let short_sum: u32 = shorts.iter().map(|&x| u32::from(x)).sum();
+                    assert_eq!((byte_sum, short_sum), (255, 65535), "{file} vertex {v}");
                 }
             }
         }

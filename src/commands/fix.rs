@@ -1,8 +1,11 @@
-//! `rigscope fix`: repairs a file's skin weights and writes the result as a new `.glb` or
-//! `.gltf` that keeps everything else (see [`crate::save`]).
+//! `rigscope fix`, which repairs a file's skin weights and writes the result as a new `.glb`
+//! or `.gltf` that keeps everything else (see [`crate::save`]); the same repairs on `render
+//! --fix`, which only draws them; and the lines that say what the repairs changed.
 
-use crate::rig::{Influences, Rig};
+use crate::repair::{DEFAULT_LIMIT, DEFAULT_PRUNE, FillMode, MirrorDirection, RepairPlan, RepairSummary};
+use crate::rig::Rig;
 use crate::save::{SaveOptions, changed_primitives, save_changes};
+use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,13 +15,6 @@ pub const EXIT_CHANGED: u8 = 0;
 pub const EXIT_NOTHING_TO_FIX: u8 = 1;
 /// Exit status when the file cannot be loaded or the output cannot be written.
 pub const EXIT_FAILED: u8 = 2;
-
-/// Which side's weights `--mirror` copies onto the other.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MirrorDirection {
-    LeftToRight,
-    RightToLeft,
-}
 
 /// The arguments of `rigscope fix`.
 #[derive(clap::Args, Debug, Clone)]
@@ -53,35 +49,25 @@ pub struct FixArgs {
     pub in_place: bool,
 }
 
-/// What the repairs changed in one glTF mesh.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MeshRepairs {
-    pub mesh: usize,
-    pub name: String,
-    /// Vertices whose weights were scaled to sum to 1.
-    pub normalized: usize,
-    /// Vertices that had more influences than the limit.
-    pub limited: usize,
+impl FixArgs {
+    /// The repairs asked for, in the order [`crate::repair::apply`] runs them.
+    pub fn plan(&self) -> RepairPlan {
+        RepairPlan {
+            normalize: self.normalize,
+            limit: self.limit.map(usize::from),
+            prune: self.prune,
+            fill: self.fill.then_some(FillMode::NearestBone),
+            mirror: self.mirror,
+        }
+    }
 }
 
 /// `rigscope fix`: loads, repairs, prints what changed per mesh and writes the output.
 pub fn fix_command(args: &FixArgs) -> ExitCode {
     let label = args.file.display().to_string();
-    let unavailable: Vec<&str> = [
-        ("--prune", args.prune.is_some()),
-        ("--fill", args.fill),
-        ("--mirror", args.mirror.is_some()),
-    ]
-    .iter()
-    .filter(|(_, asked)| *asked)
-    .map(|(flag, _)| *flag)
-    .collect();
-    if !unavailable.is_empty() {
-        eprintln!("rigscope: {} not available yet in this build", unavailable.join(", "));
-        return ExitCode::from(EXIT_FAILED);
-    }
-    if !args.normalize && args.limit.is_none() {
-        eprintln!("rigscope: no repair asked for: give --normalize and/or --limit N");
+    let plan = args.plan();
+    if plan.is_empty() {
+        eprintln!("rigscope: no repair asked for: give --normalize, --limit, --prune, --fill or --mirror");
         return ExitCode::from(EXIT_FAILED);
     }
     let original = match crate::rig::load_file(&args.file) {
@@ -91,17 +77,9 @@ pub fn fix_command(args: &FixArgs) -> ExitCode {
             return ExitCode::from(EXIT_FAILED);
         }
     };
-    let mut repaired = original.clone();
-    let repairs = apply_repairs(&mut repaired, args.normalize, args.limit.map(usize::from));
-    for mesh in &repairs {
-        let mut parts = Vec::new();
-        if args.normalize {
-            parts.push(format!("normalized {} vertices", mesh.normalized));
-        }
-        if let Some(limit) = args.limit {
-            parts.push(format!("limited {} vertices to {limit} influences", mesh.limited));
-        }
-        println!("mesh {} '{}': {}", mesh.mesh, mesh.name, parts.join(", "));
+    let (repaired, summary) = crate::repair::apply(&original, &plan);
+    for line in summary_lines(&original, &summary) {
+        println!("{line}");
     }
     let changes = match changed_primitives(&original, &repaired) {
         Ok(changes) => changes,
@@ -142,142 +120,126 @@ pub fn fix_command(args: &FixArgs) -> ExitCode {
     }
 }
 
-/// The repairs `fix` applies to the rig's weights, per glTF mesh, in this order: limit (which
-/// renormalizes what it keeps), then normalize. The one place the repairs are called from.
-pub fn apply_repairs(rig: &mut Rig, normalize: bool, limit: Option<usize>) -> Vec<MeshRepairs> {
-    let mut report = Vec::new();
-    for (m, mesh) in rig.meshes.iter_mut().enumerate() {
-        let facts = rig.facts.primitives.get(m).map_or(&[][..], Vec::as_slice);
-        let mut repairs = MeshRepairs {
-            mesh: m,
-            name: mesh.name.clone(),
-            ..MeshRepairs::default()
+/// Which weight repairs to run; with `--fix` alone: fill, prune 1/255, limit 4 and normalize.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RenderFixArgs {
+    /// Repair the rig's skin weights before drawing it (the file is not changed).
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix: make every vertex's weights sum to 1.
+    #[arg(long, requires = "fix")]
+    pub normalize: bool,
+    /// With --fix: keep the N largest influences per vertex (4 when N is omitted), renormalized.
+    #[arg(long, requires = "fix", value_name = "N", num_args = 0..=1, default_missing_value = "4")]
+    pub limit: Option<usize>,
+    /// With --fix: drop weights below EPS (1/255 when omitted), renormalized.
+    #[arg(long, requires = "fix", value_name = "EPS", num_args = 0..=1, default_missing_value = "0.00392156862745098")]
+    pub prune: Option<f32>,
+    /// With --fix: give vertices with no weight to the joint whose bone is nearest.
+    #[arg(long, requires = "fix")]
+    pub fill: bool,
+    /// With --fix: copy weights from one side to the other through the exact mirror pairs.
+    #[arg(long, requires = "fix", value_enum)]
+    pub mirror: Option<MirrorDirection>,
+}
+
+impl RenderFixArgs {
+    /// The repairs asked for; none without `--fix`.
+    pub fn plan(&self) -> RepairPlan {
+        if !self.fix {
+            return RepairPlan::default();
+        }
+        let plan = RepairPlan {
+            normalize: self.normalize,
+            limit: self.limit,
+            prune: self.prune,
+            fill: self.fill.then_some(FillMode::NearestBone),
+            mirror: self.mirror,
         };
-        let mut weighted = false;
-        for (k, primitive) in mesh.primitives.iter_mut().enumerate() {
-            let Some(influences) = &mut primitive.influences else {
-                continue;
-            };
-            weighted = true;
-            let quantum = facts.get(k).map_or(0.0, |f| f.weight_quantum);
-            if let Some(limit) = limit {
-                repairs.limited += limit_influences(influences, limit);
+        if plan.is_empty() {
+            RepairPlan {
+                normalize: true,
+                limit: Some(DEFAULT_LIMIT),
+                prune: Some(DEFAULT_PRUNE),
+                fill: Some(FillMode::NearestBone),
+                mirror: None,
             }
-            if normalize {
-                repairs.normalized += normalize_weights(influences, quantum);
-            }
-        }
-        if weighted {
-            report.push(repairs);
+        } else {
+            plan
         }
     }
-    report
 }
 
-/// Scales every vertex's weights to sum to 1 where the sum is off by more than half the stored
-/// type's step (or 1e-7 for floats, well inside the 2e-7 per weight the Khronos validator
-/// allows); vertices without weight stay as they are. Float weights then give what rounding to
-/// f32 left over to the largest weight. Returns how many vertices changed.
-fn normalize_weights(influences: &mut Influences, quantum: f32) -> usize {
-    let tolerance = if quantum > 0.0 { f64::from(quantum) * 0.5 } else { 1e-7 };
-    let sum_of = |vertex: &[[f32; 4]]| -> f64 { vertex.iter().flatten().map(|&w| f64::from(w)).sum() };
-    let mut changed = 0;
-    for vertex in influences.weights.chunks_mut(influences.sets.max(1)) {
-        let sum = sum_of(vertex);
-        if !(sum > 0.0 && sum.is_finite() && (sum - 1.0).abs() > tolerance) {
-            continue;
-        }
-        vertex
-            .iter_mut()
-            .flatten()
-            .for_each(|w| *w = (f64::from(*w) / sum) as f32);
-        let left_over = 1.0 - sum_of(vertex);
-        if let Some(largest) = vertex.iter_mut().flatten().max_by(|a, b| a.total_cmp(b)) {
-            *largest = (f64::from(*largest) + left_over) as f32;
-        }
-        changed += 1;
-    }
-    changed
-}
-
-/// Keeps the `limit` largest weights of every vertex that has more non-zero weights than that,
-/// moved to its first slots largest first, and renormalizes them to sum to 1. Returns how many
-/// vertices changed.
-fn limit_influences(influences: &mut Influences, limit: usize) -> usize {
-    let sets = influences.sets.max(1);
-    let mut changed = 0;
-    for (joints, weights) in influences
-        .joints
-        .chunks_mut(sets)
-        .zip(influences.weights.chunks_mut(sets))
-    {
-        let mut pairs = [(0u16, 0f32); 8];
-        let n = sets * 4;
-        for (k, pair) in pairs.iter_mut().take(n).enumerate() {
-            *pair = (joints[k / 4][k % 4], weights[k / 4][k % 4]);
-        }
-        let nonzero = pairs[..n].iter().filter(|(_, w)| *w != 0.0).count();
-        if nonzero <= limit {
-            continue;
-        }
-        pairs[..n].sort_by(|a, b| b.1.total_cmp(&a.1));
-        let kept: f64 = pairs[..limit].iter().map(|&(_, w)| f64::from(w)).sum();
-        let scale = if kept > 0.0 { 1.0 / kept } else { 0.0 };
-        for (k, &(joint, weight)) in pairs[..n].iter().enumerate() {
-            let (joint, weight) = if k < limit {
-                (joint, (f64::from(weight) * scale) as f32)
-            } else {
-                (0, 0.0)
-            };
-            joints[k / 4][k % 4] = joint;
-            weights[k / 4][k % 4] = weight;
-        }
-        changed += 1;
-    }
-    changed
+/// One line per repair: vertices changed in all and per primitive that changed, what was left
+/// and why nothing was done.
+pub fn summary_lines(rig: &Rig, summary: &RepairSummary) -> Vec<String> {
+    summary
+        .repairs
+        .iter()
+        .map(|r| {
+            let name = serde_json::to_value(r.repair)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let mut line = format!("{name}: {} vertices changed", r.changed());
+            let parts: Vec<String> = (r.primitives.iter())
+                .filter(|p| p.changed > 0)
+                .map(|p| {
+                    let mesh = rig.meshes.get(p.mesh).map_or("?", |m| m.name.as_str());
+                    format!("mesh '{mesh}' primitive {}: {}", p.gltf_primitive, p.changed)
+                })
+                .collect();
+            if !parts.is_empty() {
+                line += &format!(" ({})", parts.join(", "));
+            }
+            if r.left_count > 0 {
+                line += &format!("; {} vertices left as they were", r.left_count);
+            }
+            if let Some(note) = &r.note {
+                line += &format!("; {note}");
+            }
+            line
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
-    fn influences(joints: Vec<[u16; 4]>, weights: Vec<[f32; 4]>, sets: usize) -> Influences {
-        Influences { sets, joints, weights }
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        fix: RenderFixArgs,
+    }
+
+    fn plan(args: &[&str]) -> Result<RepairPlan, clap::Error> {
+        Cli::try_parse_from(std::iter::once("rigscope").chain(args.iter().copied())).map(|cli| cli.fix.plan())
     }
 
     #[test]
-    fn normalize_scales_off_sums_and_leaves_the_rest() {
-        let mut i = influences(
-            vec![[0, 1, 0, 0]; 3],
-            vec![[0.6, 0.6, 0.0, 0.0], [0.25, 0.75, 0.0, 0.0], [0.0; 4]],
-            1,
+    fn fix_alone_runs_the_cleanup_and_flags_pick_repairs() {
+        assert!(plan(&[]).unwrap().is_empty());
+        let all = plan(&["--fix"]).unwrap();
+        assert!(all.normalize && all.fill == Some(FillMode::NearestBone) && all.mirror.is_none());
+        assert_eq!((all.limit, all.prune), (Some(4), Some(1.0 / 255.0)));
+        let some = plan(&["--fix", "--limit", "--mirror", "right-to-left"]).unwrap();
+        assert_eq!(
+            some,
+            RepairPlan {
+                limit: Some(4),
+                mirror: Some(MirrorDirection::RightToLeft),
+                ..RepairPlan::default()
+            }
         );
-        assert_eq!(normalize_weights(&mut i, 0.0), 1);
-        assert_eq!(i.weights, vec![[0.5, 0.5, 0.0, 0.0], [0.25, 0.75, 0.0, 0.0], [0.0; 4]]);
-        // 254/255 is within half a step of 1 only for a finer type.
-        let mut i = influences(vec![[0, 1, 0, 0]], vec![[127.0 / 255.0, 127.0 / 255.0, 0.0, 0.0]], 1);
-        assert_eq!(normalize_weights(&mut i, 1.0 / 255.0), 1);
-        assert_eq!(i.weights, vec![[0.5, 0.5, 0.0, 0.0]]);
-    }
-
-    #[test]
-    fn limit_keeps_the_largest_moved_to_the_first_set_and_renormalizes() {
-        // Six influences over two sets, limited to 4: 0.3, 0.2, 0.2, 0.15 kept (0.85 of 1.0),
-        // each divided by 0.85.
-        let mut i = influences(
-            vec![[1, 2, 3, 4], [5, 6, 0, 0]],
-            vec![[0.1, 0.2, 0.05, 0.3], [0.15, 0.2, 0.0, 0.0]],
-            2,
+        assert_eq!(
+            plan(&["--fix", "--limit", "8", "--prune", "0.01"]).unwrap().limit,
+            Some(8)
         );
-        assert_eq!(limit_influences(&mut i, 4), 1);
-        assert_eq!(i.joints, vec![[4, 2, 6, 5], [0, 0, 0, 0]]);
-        let expected = [0.3 / 0.85, 0.2 / 0.85, 0.2 / 0.85, 0.15 / 0.85];
-        for (got, want) in i.weights[0].iter().zip(expected) {
-            assert!((f64::from(*got) - want).abs() < 1e-6, "{got} vs {want}");
-        }
-        assert_eq!(i.weights[1], [0.0; 4]);
-        // Within the limit: untouched.
-        let mut i = influences(vec![[1, 2, 0, 0]], vec![[0.5, 0.5, 0.0, 0.0]], 1);
-        assert_eq!(limit_influences(&mut i, 4), 0);
+        assert_eq!(plan(&["--fix", "--prune", "0.01"]).unwrap().prune, Some(0.01));
+        // Repair flags without --fix are refused.
+        let error = plan(&["--normalize"]).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::MissingRequiredArgument);
     }
 }

@@ -4,7 +4,7 @@
 pub mod audit;
 pub mod bench;
 pub mod clips;
-pub mod fix;
 pub mod diff;
+pub mod fix;
 pub mod inspect;
 pub mod orbit;

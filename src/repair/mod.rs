@@ -5,10 +5,6 @@
 //! Order in [`apply`]: fill, mirror, prune, limit, normalize — weights are first given where
 //! there are none and copied across, then trimmed, then made to sum to 1.
 
-mod quantize;
-
-pub use quantize::{quantize_vertex, quantized_weights};
-
 use crate::audit::symmetry::{Mirrors, NO_MIRROR, NoMirror, SymmetryOptions, mirrors};
 use crate::audit::{BindSpace, VertexRef, bind_spaces, joint_parents};
 use crate::rig::{Influences, Rig};
@@ -19,9 +15,9 @@ use serde::Serialize;
 /// primitives with more sets are left as they are.
 const MAX_ENTRIES: usize = 8;
 
-/// How far from 1 a weight sum may be and count as normalized: well inside the rig report's
-/// `weights-not-normalized` tolerance (1e-3), above f32 rounding of eight terms.
-pub const SUM_TOLERANCE: f32 = 1e-5;
+/// How far from 1 a float weight sum may be and count as normalized: inside the 2e-7 per weight
+/// the Khronos validator allows. Normalized integer weights may be off by half their step.
+pub const FLOAT_SUM_TOLERANCE: f64 = 1e-7;
 
 /// The default pruning threshold: one step of a normalized u8 weight.
 pub const DEFAULT_PRUNE: f32 = 1.0 / 255.0;
@@ -235,11 +231,11 @@ impl Entries {
         }
     }
 
-    fn sum(&self) -> f32 {
-        self.slice()
-            .iter()
+    fn sum(&self) -> f64 {
+        (self.slice().iter())
             .map(|e| e.1)
             .filter(|w| w.is_finite() && *w > 0.0)
+            .map(f64::from)
             .sum()
     }
 
@@ -247,14 +243,20 @@ impl Entries {
         self.slice().iter().filter(|e| e.1 > 0.0).count()
     }
 
-    /// Divides every weight by the sum; `false` (nothing done) when the sum is 0.
+    /// Divides every weight by the sum, then gives what rounding to f32 left over to the
+    /// largest weight, so that the f32 weights sum to 1 as closely as f32 allows; `false`
+    /// (nothing done) when the sum is 0.
     fn renormalize(&mut self) -> bool {
         let sum = self.sum();
         if sum <= 0.0 {
             return false;
         }
         for e in self.slice_mut() {
-            e.1 /= sum;
+            e.1 = (f64::from(e.1) / sum) as f32;
+        }
+        let left_over = 1.0 - self.sum();
+        if let Some(largest) = self.slice_mut().iter_mut().max_by(|a, b| a.1.total_cmp(&b.1)) {
+            largest.1 = (f64::from(largest.1) + left_over) as f32;
         }
         true
     }
@@ -318,17 +320,25 @@ fn per_vertex(
 }
 
 /// Every vertex's weights divided by their sum, where the sum is off 1 by more than
-/// [`SUM_TOLERANCE`] or a weight is negative or not finite (those become 0). Vertices whose
+/// [`FLOAT_SUM_TOLERANCE`] (half a step for normalized integers) or a weight is negative or not finite (those become 0). Vertices whose
 /// weights are all zero are left and listed.
 pub fn normalize(rig: &Rig) -> Repaired {
-    per_vertex(rig, Repair::Normalize, |_, _, entries| {
+    per_vertex(rig, Repair::Normalize, |target, _, entries| {
+        let quantum = (rig.facts.primitives.get(target.mesh))
+            .and_then(|primitives| primitives.get(target.primitive))
+            .map_or(0.0, |facts| facts.weight_quantum);
+        let tolerance = if quantum > 0.0 {
+            0.5 * f64::from(quantum)
+        } else {
+            FLOAT_SUM_TOLERANCE
+        };
         let before = *entries;
         entries.clear_unusable();
         let sum = entries.sum();
         if sum <= 0.0 {
             return None;
         }
-        if (sum - 1.0).abs() > SUM_TOLERANCE {
+        if (sum - 1.0).abs() > tolerance {
             entries.renormalize();
         }
         Some(*entries != before)
@@ -527,35 +537,26 @@ pub fn mirror_through(rig: &Rig, correspondence: &Mirrors, direction: MirrorDire
 pub fn apply(rig: &Rig, plan: &RepairPlan) -> (Rig, RepairSummary) {
     let mut out = rig.clone();
     let mut summary = RepairSummary::default();
-    let mut run = |rig: &mut Rig, repaired: Repaired| {
+    type Step<'a> = Box<dyn Fn(&Rig) -> Repaired + 'a>;
+    let steps: [Option<Step>; 5] = [
+        plan.fill.map(|mode| Box::new(move |rig: &Rig| fill(rig, mode)) as Step),
+        plan.mirror
+            .map(|direction| Box::new(move |rig: &Rig| mirror(rig, direction)) as Step),
+        plan.prune
+            .map(|epsilon| Box::new(move |rig: &Rig| prune(rig, epsilon)) as Step),
+        plan.limit.map(|n| Box::new(move |rig: &Rig| limit(rig, n)) as Step),
+        plan.normalize.then(|| Box::new(normalize) as Step),
+    ];
+    for step in steps.into_iter().flatten() {
+        let repaired = step(&out);
         for (mesh, primitives) in repaired.influences.into_iter().enumerate() {
             for (primitive, influences) in primitives.into_iter().enumerate() {
                 if let Some(influences) = influences {
-                    rig.meshes[mesh].primitives[primitive].influences = Some(influences);
+                    out.meshes[mesh].primitives[primitive].influences = Some(influences);
                 }
             }
         }
         summary.repairs.push(repaired.counts);
-    };
-    if let Some(mode) = plan.fill {
-        let repaired = fill(&out, mode);
-        run(&mut out, repaired);
-    }
-    if let Some(direction) = plan.mirror {
-        let repaired = mirror(&out, direction);
-        run(&mut out, repaired);
-    }
-    if let Some(epsilon) = plan.prune {
-        let repaired = prune(&out, epsilon);
-        run(&mut out, repaired);
-    }
-    if let Some(n) = plan.limit {
-        let repaired = limit(&out, n);
-        run(&mut out, repaired);
-    }
-    if plan.normalize {
-        let repaired = normalize(&out);
-        run(&mut out, repaired);
     }
     (out, summary)
 }

@@ -301,53 +301,49 @@ impl<'r> Analysis<'r> {
         for ((mesh, gltf_primitive), (asymmetric, worst, unmatched)) in by_primitive {
             let name = rig.meshes.get(mesh).map_or("?", |m| m.name.as_str());
             let primitive = rig.facts.primitive_of_gltf(mesh, gltf_primitive);
+            // The vertices as a finding's list, and how many there are.
             let list = |mut vertices: Vec<u32>| {
                 vertices.sort_unstable();
                 let mut set = VertexSet::new();
                 for v in vertices {
                     set.add(v as usize);
                 }
-                set
+                let total = set.total;
+                let list = VertexList {
+                    mesh,
+                    primitive,
+                    gltf_primitive,
+                    vertices: set.listed,
+                    total,
+                };
+                (total, list)
             };
             if !asymmetric.is_empty() {
-                let set = list(asymmetric);
+                let (total, vertices) = list(asymmetric);
                 self.push(
                     Finding::new(
                         Severity::Warning,
                         FindingCode::WeightsAsymmetric,
                         format!(
-                            "mesh '{name}' primitive {gltf_primitive}: {} vertices have weights that differ from their mirror vertex's (left and right joints swapped) by more than {} (at most {worst:.2}); `rigscope audit` lists the pairs",
-                            set.total, options.threshold
+                            "mesh '{name}' primitive {gltf_primitive}: {total} vertices have weights that differ from their mirror vertex's (left and right joints swapped) by more than {} (at most {worst:.2}); `rigscope audit` lists the pairs",
+                            options.threshold
                         ),
                     )
-                    .vertices(VertexList {
-                        mesh,
-                        primitive,
-                        gltf_primitive,
-                        vertices: set.listed,
-                        total: set.total,
-                    }),
+                    .vertices(vertices),
                 );
             }
             if !unmatched.is_empty() {
-                let set = list(unmatched);
+                let (total, vertices) = list(unmatched);
                 let at_least = if listed_all { "" } else { "at least " };
                 self.push(
                     Finding::new(
                         Severity::Info,
                         FindingCode::MirrorUnmatched,
                         format!(
-                            "mesh '{name}' primitive {gltf_primitive}: {at_least}{} vertices have no mirror vertex in their primitive (unmatched topology); their weights are not compared or mirrored",
-                            set.total
+                            "mesh '{name}' primitive {gltf_primitive}: {at_least}{total} vertices have no mirror vertex in their primitive (unmatched topology); their weights are not compared or mirrored"
                         ),
                     )
-                    .vertices(VertexList {
-                        mesh,
-                        primitive,
-                        gltf_primitive,
-                        vertices: set.listed,
-                        total: set.total,
-                    }),
+                    .vertices(vertices),
                 );
             }
         }

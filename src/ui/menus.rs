@@ -145,8 +145,11 @@ pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInf
                 );
                 ui.separator();
             }
-            ui.label(format!("{:.0} FPS", info.fps));
-            ui.separator();
+            // Offscreen pictures time no frames: no figure rather than a false "0 FPS".
+            if info.fps > 0.0 {
+                ui.label(format!("{:.0} FPS", info.fps));
+                ui.separator();
+            }
             ui.label(match info.samples {
                 0 | 1 => "no MSAA".to_owned(),
                 n => format!("{n}× MSAA"),

@@ -49,6 +49,7 @@ pub enum UiAction {
 #[derive(Debug, Clone, Default)]
 pub struct FrameInfo {
     pub adapter: String,
+    /// Frames per second; 0 when no frame was timed (offscreen pictures), and none is shown.
     pub fps: f32,
     /// Samples per pixel the 3D view is drawn with.
     pub samples: u32,
