@@ -1,7 +1,6 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
-use crate::names::Named;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
@@ -9,34 +8,6 @@ use crate::skin::{SkinningMethod, SkinningPath};
 use crate::viewer::Viewer;
 use glam::Vec3;
 use std::path::PathBuf;
-
-/// `WxH`, e.g. `800x600`.
-pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let (w, h) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("size '{text}' is not WxH (e.g. 800x600)"))?;
-    let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|&v| v > 0);
-    match (parse(w), parse(h)) {
-        (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!(
-            "size '{text}' is not WxH with positive whole numbers (e.g. 800x600)"
-        )),
-    }
-}
-
-/// `NAME=X,Y,Z`: a joint and Euler angles in degrees about its local axes.
-pub fn parse_bend(text: &str) -> Result<(String, Vec3), String> {
-    let (name, angles) = text
-        .rsplit_once('=')
-        .ok_or_else(|| format!("bend '{text}' is not NAME=X,Y,Z (degrees), e.g. joint3=0,0,45"))?;
-    let values: Vec<f32> = angles.split(',').filter_map(|v| v.trim().parse().ok()).collect();
-    match values[..] {
-        [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok((name.to_owned(), Vec3::new(x, y, z))),
-        _ => Err(format!(
-            "bend '{text}' needs three angles in degrees after '=', e.g. {name}=0,0,45"
-        )),
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct RenderRequest {
@@ -66,31 +37,6 @@ pub struct RenderRequest {
     pub clips: crate::retarget::ClipFiles,
     /// Weight repairs run on the loaded rig before it is drawn (none by default).
     pub repair: crate::repair::RepairPlan,
-}
-
-/// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
-pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
-    let mut parts = text.split(':');
-    let clip = parts
-        .next()
-        .filter(|c| !c.is_empty())
-        .ok_or_else(|| format!("layer '{text}' names no clip"))?;
-    let weight = match parts.next() {
-        None => 1.0,
-        Some(w) => w
-            .parse::<f32>()
-            .ok()
-            .filter(|w| w.is_finite())
-            .ok_or_else(|| format!("layer '{text}': weight '{w}' is not a number"))?,
-    };
-    let mode = match parts.next() {
-        None => BlendMode::default(),
-        Some(name) => name.parse().map_err(|_| {
-            let names: Vec<&str> = BlendMode::names().collect();
-            format!("layer '{text}': blend '{name}' is not {}", names.join(" or "))
-        })?,
-    };
-    Ok((clip.to_owned(), weight, mode))
 }
 
 fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
@@ -217,23 +163,4 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()))?;
     lap("PNG written");
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_layer_names_its_clip_weight_and_blend() {
-        let layer = |text: &str| parse_layer(text).ok();
-        assert_eq!(layer("walk"), Some(("walk".to_owned(), 1.0, BlendMode::Mix)));
-        assert_eq!(layer("walk:0.5"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
-        assert_eq!(layer("walk:0.5:mix"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
-        assert_eq!(layer("2:0.25:add"), Some(("2".to_owned(), 0.25, BlendMode::Additive)));
-        for wrong in ["walk:0.5:additive", "walk:0.5:Add", "walk:heavy", ":0.5", "walk:inf"] {
-            assert_eq!(layer(wrong), None, "{wrong}");
-        }
-        let error = parse_layer("walk:1:over").unwrap_err();
-        assert!(error.contains("'over' is not mix or add"), "{error}");
-    }
 }

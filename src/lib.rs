@@ -3,6 +3,7 @@
 pub mod anim;
 pub mod app;
 pub mod audit;
+pub mod cli;
 pub mod commands;
 pub mod compare;
 pub mod cpu;

@@ -1,7 +1,8 @@
 use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
-use rigscope::headless::{RenderRequest, parse_bend, parse_layer, parse_size, render_to_png};
+use rigscope::cli::{parse_bend, parse_layer, parse_size};
+use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
@@ -31,7 +32,7 @@ struct ViewArgs {
     file: Option<PathBuf>,
     /// Open a generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.
     /// 1000000,256 to see how the viewer copes with a big rig.
-    #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::synthetic::parse_synthetic)]
+    #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::cli::parse_synthetic)]
     synthetic: Option<(usize, usize)>,
     /// Close the window after drawing this many frames (for smoke tests).
     #[arg(long, value_name = "N")]
@@ -167,7 +168,7 @@ enum Command {
         #[arg(conflicts_with = "synthetic")]
         file: Option<PathBuf>,
         /// A generated skinned tube of VERTICES,JOINTS (4 influences), e.g. 100000,64.
-        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::synthetic::parse_synthetic)]
+        #[arg(long, value_name = "VERTICES,JOINTS", value_parser = rigscope::cli::parse_synthetic)]
         synthetic: Option<(usize, usize)>,
         /// Timed frames per path.
         #[arg(long, default_value_t = 120)]
@@ -268,7 +269,7 @@ fn main() -> ExitCode {
         }) => {
             use rigscope::commands::bench::{BenchOptions, bench_command};
             let options = BenchOptions {
-                rig: rigscope::synthetic::RigSource::from_args(file, synthetic),
+                rig: rigscope::cli::RigSource::from_args(file, synthetic),
                 frames: frames.max(1),
                 width: size.0,
                 height: size.1,
@@ -278,7 +279,7 @@ fn main() -> ExitCode {
             bench_command(&options, orbit, json)
         }
         None => rigscope::app::run(
-            rigscope::synthetic::RigSource::from_args(cli.view.file, cli.view.synthetic),
+            rigscope::cli::RigSource::from_args(cli.view.file, cli.view.synthetic),
             cli.view.exit_after_frames,
             cli.view.screenshot,
         ),

@@ -3,81 +3,9 @@
 //! count. Deterministic: the same arguments give the same rig.
 
 use crate::rig::{
-    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, Node, Primitive, Property, Rig, RigError, Skin, Trs,
+    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, Node, Primitive, Property, Rig, Skin, Trs,
 };
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3, Vec4};
-
-/// Where the rig the window or `rigscope bench` shows comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RigSource {
-    /// The built-in demo rig.
-    Demo,
-    File(std::path::PathBuf),
-    /// A generated tube (see [`skinned_tube`]), to try rigs of any size.
-    Synthetic {
-        vertices: usize,
-        joints: usize,
-    },
-}
-
-/// Why a [`RigSource`] gave no rig.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum SourceError {
-    #[error(transparent)]
-    Rig(#[from] RigError),
-    #[error("--synthetic {vertices},{joints}: need vertices ≥ 1 and 1 ≤ joints ≤ 65535")]
-    SyntheticSize { vertices: usize, joints: usize },
-}
-
-/// Why a `--synthetic` value was refused, with the text given.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SyntheticSizeError {
-    #[error("'{0}' is not VERTICES,JOINTS (e.g. 100000,64)")]
-    NotAPair(String),
-    #[error("'{0}' is not VERTICES,JOINTS with positive whole numbers")]
-    NotPositive(String),
-}
-
-impl RigSource {
-    /// The command line's choice: `--synthetic` sizes, else the file (`demo`, or none, for the
-    /// demo rig).
-    pub fn from_args(file: Option<std::path::PathBuf>, synthetic: Option<(usize, usize)>) -> RigSource {
-        match (file, synthetic) {
-            (_, Some((vertices, joints))) => RigSource::Synthetic { vertices, joints },
-            (Some(file), None) if file.as_os_str() != "demo" => RigSource::File(file),
-            _ => RigSource::Demo,
-        }
-    }
-
-    /// The rig, and the file it came from.
-    pub fn open(&self) -> Result<(Rig, Option<std::path::PathBuf>), SourceError> {
-        Ok(match self {
-            RigSource::Demo => (crate::rig::open(None)?, None),
-            RigSource::File(file) => (crate::rig::open(Some(file))?, Some(file.clone())),
-            RigSource::Synthetic { vertices, joints } => {
-                if *joints == 0 || *joints > usize::from(u16::MAX) || *vertices == 0 {
-                    return Err(SourceError::SyntheticSize {
-                        vertices: *vertices,
-                        joints: *joints,
-                    });
-                }
-                (skinned_tube(*vertices, *joints), None)
-            }
-        })
-    }
-}
-
-/// `VERTICES,JOINTS`, e.g. `100000,64` (the `--synthetic` argument).
-pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError> {
-    let (v, j) = text
-        .split_once(',')
-        .ok_or_else(|| SyntheticSizeError::NotAPair(text.to_owned()))?;
-    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
-    match (parse(v), parse(j)) {
-        (Some(v), Some(j)) => Ok((v, j)),
-        _ => Err(SyntheticSizeError::NotPositive(text.to_owned())),
-    }
-}
 
 /// How joints hang together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,53 +249,6 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
 mod tests {
     use super::*;
     use crate::anim::PoseBuffers;
-    use crate::rig::FileError;
-
-    #[test]
-    fn synthetic_sizes_parse() {
-        assert_eq!(parse_synthetic("100000,64"), Ok((100_000, 64)));
-        assert_eq!(
-            parse_synthetic("100000"),
-            Err(SyntheticSizeError::NotAPair("100000".into()))
-        );
-        assert_eq!(
-            parse_synthetic("0,64"),
-            Err(SyntheticSizeError::NotPositive("0,64".into()))
-        );
-    }
-
-    #[test]
-    fn a_source_opens_its_rig_and_refuses_impossible_sizes() {
-        let (tube, path) = RigSource::from_args(None, Some((640, 8))).open().unwrap();
-        assert_eq!((tube.skins[0].joints.len(), path), (8, None));
-        assert_eq!(tube.meshes[0].primitives[0].vertex_count(), 640);
-        let (demo, path) = RigSource::from_args(Some("demo".into()), None).open().unwrap();
-        assert_eq!((demo.name.as_str(), path), ("demo.glb", None));
-        let error = RigSource::Synthetic {
-            vertices: 64,
-            joints: 70_000,
-        }
-        .open()
-        .unwrap_err();
-        assert!(
-            matches!(
-                error,
-                SourceError::SyntheticSize {
-                    vertices: 64,
-                    joints: 70_000
-                }
-            ),
-            "{error:?}"
-        );
-        assert!(error.to_string().contains("1 ≤ joints ≤ 65535"), "{error}");
-        let missing = RigSource::from_args(Some("no-such-rig.glb".into()), None)
-            .open()
-            .unwrap_err();
-        assert!(
-            matches!(&missing, SourceError::Rig(RigError::File(FileError::Open { path, .. })) if path.ends_with("no-such-rig.glb")),
-            "{missing:?}"
-        );
-    }
 
     #[test]
     fn the_rest_pose_of_a_generated_skeleton_gives_an_identity_palette() {

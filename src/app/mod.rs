@@ -5,13 +5,13 @@ mod window;
 
 use window::WindowState;
 
+use crate::cli::RigSource;
 use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, TextureCapture};
 use crate::settings::Settings;
-use crate::synthetic::RigSource;
 use crate::timings::Stage;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;

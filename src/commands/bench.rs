@@ -12,7 +12,7 @@ use std::time::Instant;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchOptions {
-    pub rig: crate::synthetic::RigSource,
+    pub rig: crate::cli::RigSource,
     /// Timed frames per path (after a few warm-up frames).
     pub frames: usize,
     pub width: u32,

@@ -1,0 +1,199 @@
+//! What the command line names: where the rig comes from (`FILE`, `demo`, `--synthetic`) and
+//! the parsers of its compound values (sizes, bends, layers).
+
+use crate::anim::BlendMode;
+use crate::names::Named;
+use crate::rig::{Rig, RigError};
+use crate::synthetic::skinned_tube;
+use glam::Vec3;
+
+/// Where the rig the window or `rigscope bench` shows comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RigSource {
+    /// The built-in demo rig.
+    Demo,
+    File(std::path::PathBuf),
+    /// A generated tube (see [`skinned_tube`]), to try rigs of any size.
+    Synthetic {
+        vertices: usize,
+        joints: usize,
+    },
+}
+
+/// Why a [`RigSource`] gave no rig.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Rig(#[from] RigError),
+    #[error("--synthetic {vertices},{joints}: need vertices ≥ 1 and 1 ≤ joints ≤ 65535")]
+    SyntheticSize { vertices: usize, joints: usize },
+}
+
+/// Why a `--synthetic` value was refused, with the text given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SyntheticSizeError {
+    #[error("'{0}' is not VERTICES,JOINTS (e.g. 100000,64)")]
+    NotAPair(String),
+    #[error("'{0}' is not VERTICES,JOINTS with positive whole numbers")]
+    NotPositive(String),
+}
+
+impl RigSource {
+    /// The command line's choice: `--synthetic` sizes, else the file (`demo`, or none, for the
+    /// demo rig).
+    pub fn from_args(file: Option<std::path::PathBuf>, synthetic: Option<(usize, usize)>) -> RigSource {
+        match (file, synthetic) {
+            (_, Some((vertices, joints))) => RigSource::Synthetic { vertices, joints },
+            (Some(file), None) if file.as_os_str() != "demo" => RigSource::File(file),
+            _ => RigSource::Demo,
+        }
+    }
+
+    /// The rig, and the file it came from.
+    pub fn open(&self) -> Result<(Rig, Option<std::path::PathBuf>), SourceError> {
+        Ok(match self {
+            RigSource::Demo => (crate::rig::open(None)?, None),
+            RigSource::File(file) => (crate::rig::open(Some(file))?, Some(file.clone())),
+            RigSource::Synthetic { vertices, joints } => {
+                if *joints == 0 || *joints > usize::from(u16::MAX) || *vertices == 0 {
+                    return Err(SourceError::SyntheticSize {
+                        vertices: *vertices,
+                        joints: *joints,
+                    });
+                }
+                (skinned_tube(*vertices, *joints), None)
+            }
+        })
+    }
+}
+
+/// `VERTICES,JOINTS`, e.g. `100000,64` (the `--synthetic` argument).
+pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError> {
+    let (v, j) = text
+        .split_once(',')
+        .ok_or_else(|| SyntheticSizeError::NotAPair(text.to_owned()))?;
+    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
+    match (parse(v), parse(j)) {
+        (Some(v), Some(j)) => Ok((v, j)),
+        _ => Err(SyntheticSizeError::NotPositive(text.to_owned())),
+    }
+}
+
+/// `WxH`, e.g. `800x600`.
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("size '{text}' is not WxH (e.g. 800x600)"))?;
+    let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|&v| v > 0);
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!(
+            "size '{text}' is not WxH with positive whole numbers (e.g. 800x600)"
+        )),
+    }
+}
+
+/// `NAME=X,Y,Z`: a joint and Euler angles in degrees about its local axes.
+pub fn parse_bend(text: &str) -> Result<(String, Vec3), String> {
+    let (name, angles) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("bend '{text}' is not NAME=X,Y,Z (degrees), e.g. joint3=0,0,45"))?;
+    let values: Vec<f32> = angles.split(',').filter_map(|v| v.trim().parse().ok()).collect();
+    match values[..] {
+        [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok((name.to_owned(), Vec3::new(x, y, z))),
+        _ => Err(format!(
+            "bend '{text}' needs three angles in degrees after '=', e.g. {name}=0,0,45"
+        )),
+    }
+}
+
+/// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
+pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
+    let mut parts = text.split(':');
+    let clip = parts
+        .next()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| format!("layer '{text}' names no clip"))?;
+    let weight = match parts.next() {
+        None => 1.0,
+        Some(w) => w
+            .parse::<f32>()
+            .ok()
+            .filter(|w| w.is_finite())
+            .ok_or_else(|| format!("layer '{text}': weight '{w}' is not a number"))?,
+    };
+    let mode = match parts.next() {
+        None => BlendMode::default(),
+        Some(name) => name.parse().map_err(|_| {
+            let names: Vec<&str> = BlendMode::names().collect();
+            format!("layer '{text}': blend '{name}' is not {}", names.join(" or "))
+        })?,
+    };
+    Ok((clip.to_owned(), weight, mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::FileError;
+
+    #[test]
+    fn synthetic_sizes_parse() {
+        assert_eq!(parse_synthetic("100000,64"), Ok((100_000, 64)));
+        assert_eq!(
+            parse_synthetic("100000"),
+            Err(SyntheticSizeError::NotAPair("100000".into()))
+        );
+        assert_eq!(
+            parse_synthetic("0,64"),
+            Err(SyntheticSizeError::NotPositive("0,64".into()))
+        );
+    }
+
+    #[test]
+    fn a_source_opens_its_rig_and_refuses_impossible_sizes() {
+        let (tube, path) = RigSource::from_args(None, Some((640, 8))).open().unwrap();
+        assert_eq!((tube.skins[0].joints.len(), path), (8, None));
+        assert_eq!(tube.meshes[0].primitives[0].vertex_count(), 640);
+        let (demo, path) = RigSource::from_args(Some("demo".into()), None).open().unwrap();
+        assert_eq!((demo.name.as_str(), path), ("demo.glb", None));
+        let error = RigSource::Synthetic {
+            vertices: 64,
+            joints: 70_000,
+        }
+        .open()
+        .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                SourceError::SyntheticSize {
+                    vertices: 64,
+                    joints: 70_000
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("1 ≤ joints ≤ 65535"), "{error}");
+        let missing = RigSource::from_args(Some("no-such-rig.glb".into()), None)
+            .open()
+            .unwrap_err();
+        assert!(
+            matches!(&missing, SourceError::Rig(RigError::File(FileError::Open { path, .. })) if path.ends_with("no-such-rig.glb")),
+            "{missing:?}"
+        );
+    }
+
+    #[test]
+    fn a_layer_names_its_clip_weight_and_blend() {
+        let layer = |text: &str| parse_layer(text).ok();
+        assert_eq!(layer("walk"), Some(("walk".to_owned(), 1.0, BlendMode::Mix)));
+        assert_eq!(layer("walk:0.5"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
+        assert_eq!(layer("walk:0.5:mix"), Some(("walk".to_owned(), 0.5, BlendMode::Mix)));
+        assert_eq!(layer("2:0.25:add"), Some(("2".to_owned(), 0.25, BlendMode::Additive)));
+        for wrong in ["walk:0.5:additive", "walk:0.5:Add", "walk:heavy", ":0.5", "walk:inf"] {
+            assert_eq!(layer(wrong), None, "{wrong}");
+        }
+        let error = parse_layer("walk:1:over").unwrap_err();
+        assert!(error.contains("'over' is not mix or add"), "{error}");
+    }
+}
