@@ -7,6 +7,7 @@
 //! bind position is its position in the file.
 
 mod measure;
+pub mod mirror;
 pub mod motion;
 pub mod symmetry;
 
