@@ -14,6 +14,7 @@
 //! therefore written element for element in that order.
 
 mod document;
+mod encode;
 mod json_text;
 mod quantize;
 
