@@ -239,10 +239,8 @@ impl Viewer {
     }
 
     pub(super) fn restore_state(&mut self, kept: KeptState) {
-        let duration_of =
-            |rig: &Rig, clip: Option<usize>| clip.and_then(|c| rig.clips.get(c)).map_or(0.0, |c| c.duration);
         let rig = &self.documents[self.active].rig;
-        let (player, animation) = (&mut self.playback.player, &mut self.playback.animation);
+        let playback = &mut self.playback;
         self.view.camera = kept.camera;
         if let Some(node) = kept.selected.and_then(|n| rig.find_node(&n)) {
             self.view.selected_joint = Some(node);
@@ -250,16 +248,17 @@ impl Viewer {
         match kept.clip {
             Some(name) => {
                 if let Some(clip) = rig.clips.iter().position(|c| c.name == name) {
-                    player.select(Some(clip));
+                    playback.player.select(Some(clip));
                 }
             }
-            None => player.select(None),
+            None => playback.player.select(None),
         }
-        player.playing = kept.playing;
-        player.seek(kept.time, duration_of(rig, player.clip));
+        playback.player.playing = kept.playing;
+        let duration = playback.clip_duration(rig);
+        playback.player.seek(kept.time, duration);
         for (name, joint_override) in kept.overrides {
             if let Some(node) = rig.find_node(&name) {
-                animation.overrides[node] = joint_override;
+                playback.animation.overrides[node] = joint_override;
             }
         }
         self.mark_dirty();
