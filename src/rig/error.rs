@@ -3,7 +3,7 @@
 
 use super::GlbError;
 use super::import::SUPPORTED_EXTENSIONS;
-pub use super::import::{BudgetExceeded, FileError, UriError};
+pub use super::import::{BudgetExceeded, FbxError, FbxErrorKind, FileError, UriError};
 use std::sync::Arc;
 
 /// A load or validation failure.
@@ -50,6 +50,9 @@ pub enum RigError {
         SUPPORTED_EXTENSIONS.join(", ")
     )]
     UnsupportedExtension { missing: Vec<String> },
+    /// ufbx could not read the FBX file (truncated, corrupt, over the memory budget).
+    #[error(transparent)]
+    Fbx(#[from] FbxError),
     /// Decoding the file would take more memory than a file of its size may use.
     #[error(transparent)]
     Budget(#[from] BudgetExceeded),

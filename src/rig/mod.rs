@@ -11,10 +11,10 @@ mod import;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-pub use error::{BudgetExceeded, Codec, FileError, RigError, UriError};
+pub use error::{BudgetExceeded, Codec, FbxError, FbxErrorKind, FileError, RigError, UriError};
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
-pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, load_file, load_slice, read_file_bounded};
+pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice, read_file_bounded};
 
 /// Opens `path`, or the built-in demo rig when there is none.
 pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {

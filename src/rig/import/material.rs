@@ -122,6 +122,25 @@ pub fn load_textures(
         .collect()
 }
 
+/// Decodes one encoded image found by another importer (FBX), its RGBA charged to `budget`;
+/// the error is the sentence a warning gives.
+pub fn decode_texture(name: &str, bytes: &[u8], budget: &mut Budget) -> Result<Texture, String> {
+    let encoded = [Ok(Cow::Borrowed(bytes))];
+    let rgba = decode_images(&encoded, budget.left())
+        .pop()
+        .unwrap_or(Err(TextureError::NotDecoded))
+        .map_err(|e| e.to_string())?;
+    budget
+        .charge(rgba.len() as u64, "the texture")
+        .map_err(|e| e.to_string())?;
+    Ok(Texture {
+        name: name.to_owned(),
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba8: rgba.into_raw(),
+    })
+}
+
 /// What a warning calls a texture: its image's name, or the image's index.
 fn texture_label(texture: &gltf::Texture, images: &[gltf::json::Image]) -> String {
     match texture_image(texture, images.len()) {

@@ -24,6 +24,7 @@ mod accessor_check;
 mod animation;
 mod draco;
 mod extensions;
+mod fbx;
 mod geometry;
 mod material;
 mod meshopt;
@@ -37,6 +38,7 @@ use std::path::Path;
 
 pub use accessor::{Budget, BudgetExceeded, human_bytes};
 pub use extensions::SUPPORTED_EXTENSIONS;
+pub use fbx::{FbxError, FbxErrorKind, is_fbx};
 pub use source::{FileError, UriError, read_file_bounded};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
@@ -44,7 +46,7 @@ pub use source::{FileError, UriError, read_file_bounded};
 const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
-/// Loads a `.gltf`, `.glb` or `.vrm` file; external buffers and images are looked up next to it.
+/// Loads a `.gltf`, `.glb`, `.vrm` or `.fbx` file; external buffers and images are looked up next to it.
 pub fn load_file(path: &Path) -> Result<Rig, RigError> {
     let bytes = source::read_file_bounded(path)?;
     let name = path
@@ -54,13 +56,21 @@ pub fn load_file(path: &Path) -> Result<Rig, RigError> {
     load_slice(&bytes, path.parent(), &name)
 }
 
-/// Loads glTF JSON or GLB bytes. `base_dir` is where relative URIs point; `None` allows only
-/// embedded data (GLB chunks and data URIs).
+/// Loads glTF JSON, GLB or FBX bytes (FBX told by its content, or by a `.fbx` `name`).
+/// `base_dir` is where relative URIs point; `None` allows only embedded data (GLB chunks and
+/// data URIs, textures embedded in FBX).
 ///
 /// A panic inside the import (a bug, or a crate's check that a hostile file got past) becomes
 /// a load error naming it, so that neither the viewer nor a command crashes on a file.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
-    std::panic::catch_unwind(|| load_unguarded(bytes, base_dir, name)).unwrap_or_else(|panic| {
+    std::panic::catch_unwind(|| {
+        if fbx::is_fbx(bytes, name) {
+            fbx::load(bytes, base_dir, name)
+        } else {
+            load_unguarded(bytes, base_dir, name)
+        }
+    })
+    .unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<String>()
             .map(String::as_str)

@@ -1,0 +1,404 @@
+//! FBX meshes → rig meshes (one primitive per material part), skin deformers → skins, blend
+//! shape channels → morph targets.
+
+use super::{Nodes, mat4, vec3};
+use crate::rig::import::accessor::Budget;
+use crate::rig::{ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin};
+use glam::{Vec2, Vec3};
+use std::collections::HashMap;
+
+/// Influences kept per vertex: two sets of four, the most a primitive carries.
+const MAX_INFLUENCES: usize = 8;
+
+/// Bytes charged per built vertex (position, normal, uv, two influence sets).
+const VERTEX_BYTES: u64 = 12 + 12 + 8 + 2 * (8 + 16);
+
+pub(super) struct Geometry {
+    pub meshes: Vec<Mesh>,
+    pub skins: Vec<Skin>,
+    pub instances: Vec<MeshInstance>,
+    pub morphs: Morphs,
+}
+
+fn data(message: String) -> RigError {
+    RigError::Data(message)
+}
+
+pub(super) fn read(
+    scene: &ufbx::Scene,
+    nodes: &Nodes,
+    budget: &mut Budget,
+    facts: &mut ImportFacts,
+    warnings: &mut Vec<String>,
+) -> Result<Geometry, RigError> {
+    let skins = scene
+        .skin_deformers
+        .iter()
+        .map(|skin| read_skin(skin, nodes, facts))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut meshes = Vec::with_capacity(scene.meshes.len());
+    let mut morphs = Morphs::default();
+    for mesh in &scene.meshes {
+        let read = read_mesh(mesh, budget, facts, warnings)?;
+        morphs.targets.push(read.targets);
+        morphs.default_weights.push(read.default_weights);
+        morphs.target_names.push(read.target_names);
+        meshes.push(read.mesh);
+        facts.primitives.push(Vec::new());
+    }
+    let mut instances = Vec::new();
+    for node in &scene.nodes {
+        let (Some(mesh), Some(rig_node)) = (node.mesh.as_ref(), nodes.of(node)) else {
+            continue;
+        };
+        let mesh_index = mesh.element.typed_id as usize;
+        if mesh_index >= meshes.len() {
+            return Err(data(format!(
+                "FBX node '{}' names mesh {mesh_index}, which does not exist",
+                &*node.element.name
+            )));
+        }
+        let skin = match mesh.skin_deformers.first() {
+            Some(skin) if (skin.element.typed_id as usize) < skins.len() => Some(skin.element.typed_id as usize),
+            Some(_) => {
+                return Err(data(format!(
+                    "FBX mesh '{}' names a skin that does not exist",
+                    &*mesh.element.name
+                )));
+            }
+            None => None,
+        };
+        instances.push(MeshInstance {
+            node: rig_node,
+            mesh: mesh_index,
+            skin,
+        });
+    }
+    instances.sort_by_key(|i| i.node);
+    Ok(Geometry {
+        meshes,
+        skins,
+        instances,
+        morphs,
+    })
+}
+
+/// A skin deformer's clusters as joints: each cluster's bone, and its geometry-to-bone matrix
+/// as the inverse bind.
+fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes, facts: &mut ImportFacts) -> Result<Skin, RigError> {
+    let name = skin.element.name.to_string();
+    if skin.clusters.len() > usize::from(u16::MAX) {
+        return Err(data(format!(
+            "FBX skin '{name}' has {} clusters, more than a joint index holds",
+            skin.clusters.len()
+        )));
+    }
+    let mut joints = Vec::with_capacity(skin.clusters.len());
+    let mut inverse_binds = Vec::with_capacity(skin.clusters.len());
+    for cluster in &skin.clusters {
+        let bone = cluster.bone_node.as_ref().and_then(|b| nodes.of(b).map(|i| (i, b)));
+        let Some((joint, bone)) = bone else {
+            return Err(data(format!(
+                "FBX skin '{name}': cluster '{}' is linked to no node of the scene",
+                &*cluster.element.name
+            )));
+        };
+        if bone.bone.is_none() {
+            facts.notes.push(format!(
+                "FBX skin '{name}': cluster '{}' is linked to '{}', which is not a bone ({:?})",
+                &*cluster.element.name, &*bone.element.name, bone.attrib_type
+            ));
+        }
+        let inverse_bind = mat4(&cluster.geometry_to_bone);
+        if !inverse_bind.is_finite() {
+            return Err(data(format!(
+                "FBX skin '{name}': cluster '{}' has a non-finite bind matrix",
+                &*cluster.element.name
+            )));
+        }
+        joints.push(joint);
+        inverse_binds.push(inverse_bind);
+    }
+    Ok(Skin {
+        name,
+        joints,
+        inverse_binds,
+    })
+}
+
+struct ReadMesh {
+    mesh: Mesh,
+    targets: Vec<Vec<MorphTarget>>,
+    default_weights: Vec<f32>,
+    target_names: Vec<String>,
+}
+
+/// Per control point: the (cluster, weight) pairs kept, heaviest first, summing to 1.
+type PointInfluences = Vec<([u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES])>;
+
+fn read_mesh(
+    mesh: &ufbx::Mesh,
+    budget: &mut Budget,
+    facts: &mut ImportFacts,
+    warnings: &mut Vec<String>,
+) -> Result<ReadMesh, RigError> {
+    let name = mesh.element.name.to_string();
+    let points = mesh.vertices.len();
+    if mesh.vertex_indices.len() != mesh.num_indices || mesh.vertex_position.indices.len() != mesh.num_indices {
+        return Err(data(format!(
+            "FBX mesh '{name}': its index arrays disagree on their length"
+        )));
+    }
+    let influences = match mesh.skin_deformers.first() {
+        Some(skin) => Some(point_influences(&name, skin, points, facts)?),
+        None => None,
+    };
+    if mesh.skin_deformers.len() > 1 {
+        warnings.push(format!(
+            "FBX mesh '{name}' has {} skin deformers; only the first is used",
+            mesh.skin_deformers.len()
+        ));
+    }
+    let shapes = blend_shapes(mesh, points)?;
+    let sets = match mesh.skin_deformers.first() {
+        Some(skin) if skin.max_weights_per_vertex > 4 => 2,
+        _ => 1,
+    };
+
+    let mut primitives = Vec::new();
+    let mut targets = Vec::new();
+    let mut triangle = vec![0u32; mesh.max_face_triangles.saturating_mul(3)];
+    for part in &mesh.material_parts {
+        let mut build = PrimitiveBuilder::default();
+        for &face_index in part.face_indices.iter() {
+            let face = *mesh
+                .faces
+                .get(face_index as usize)
+                .ok_or_else(|| data(format!("FBX mesh '{name}': face {face_index} does not exist")))?;
+            let end = u64::from(face.index_begin) + u64::from(face.num_indices);
+            if end > mesh.num_indices as u64 {
+                return Err(data(format!(
+                    "FBX mesh '{name}': face {face_index} runs past the mesh's indices"
+                )));
+            }
+            if face.num_indices < 3 || triangle.len() < (face.num_indices as usize - 2) * 3 {
+                continue;
+            }
+            let count = mesh.triangulate_face(&mut triangle, face) as usize;
+            for &corner in triangle.iter().take(count * 3) {
+                if u64::from(corner) >= end || corner < face.index_begin {
+                    return Err(data(format!(
+                        "FBX mesh '{name}': a triangle of face {face_index} leaves the face"
+                    )));
+                }
+                build.corner(mesh, corner as usize)?;
+            }
+        }
+        if build.indices.is_empty() {
+            continue;
+        }
+        budget.charge(
+            (build.points.len() as u64).saturating_mul(VERTEX_BYTES) + build.indices.len() as u64 * 4,
+            &format!("FBX mesh '{name}'"),
+        )?;
+        let influences = influences.as_ref().map(|per_point| {
+            let mut joints = Vec::with_capacity(build.points.len() * sets);
+            let mut weights = Vec::with_capacity(build.points.len() * sets);
+            for &point in &build.points {
+                let (j, w) = &per_point[point as usize];
+                for set in 0..sets {
+                    joints.push([j[set * 4], j[set * 4 + 1], j[set * 4 + 2], j[set * 4 + 3]]);
+                    weights.push([w[set * 4], w[set * 4 + 1], w[set * 4 + 2], w[set * 4 + 3]]);
+                }
+            }
+            Influences { sets, joints, weights }
+        });
+        targets.push(
+            shapes
+                .iter()
+                .map(|shape| MorphTarget {
+                    positions: build.points.iter().map(|&p| shape.offsets[p as usize]).collect(),
+                    normals: vec![Vec3::ZERO; build.points.len()],
+                })
+                .collect(),
+        );
+        let normals = if build.normals.iter().all(|n| n.is_finite() && *n != Vec3::ZERO) {
+            build.normals
+        } else {
+            crate::rig::smooth_normals(&build.positions, &build.indices)
+        };
+        primitives.push(Primitive {
+            positions: build.positions,
+            normals,
+            uvs: build.uvs,
+            influences,
+            indices: build.indices,
+            material: mesh
+                .materials
+                .get(part.index as usize)
+                .map(|m| m.element.typed_id as usize),
+            colors: Vec::new(),
+        });
+    }
+    Ok(ReadMesh {
+        mesh: Mesh { name, primitives },
+        targets,
+        default_weights: shapes.iter().map(|s| s.weight).collect(),
+        target_names: shapes.into_iter().map(|s| s.name).collect(),
+    })
+}
+
+/// The vertices of one primitive, one per distinct (control point, normal, uv) corner.
+#[derive(Default)]
+struct PrimitiveBuilder {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    uvs: Vec<Vec2>,
+    /// The control point of each vertex (skin weights and blend shapes are per control point).
+    points: Vec<u32>,
+    indices: Vec<u32>,
+    seen: HashMap<(u32, u32, u32), u32>,
+}
+
+impl PrimitiveBuilder {
+    fn corner(&mut self, mesh: &ufbx::Mesh, corner: usize) -> Result<(), RigError> {
+        let name = &*mesh.element.name;
+        let point = mesh.vertex_indices[corner];
+        let position = *mesh
+            .vertices
+            .get(point as usize)
+            .ok_or_else(|| data(format!("FBX mesh '{name}': control point {point} does not exist")))?;
+        let normal_index = attribute_index(&mesh.vertex_normal.indices, mesh.vertex_normal.values.len(), corner);
+        let uv_index = attribute_index(&mesh.vertex_uv.indices, mesh.vertex_uv.values.len(), corner);
+        let key = (point, normal_index.unwrap_or(u32::MAX), uv_index.unwrap_or(u32::MAX));
+        let next = self.positions.len() as u32;
+        let index = *self.seen.entry(key).or_insert(next);
+        if index == next {
+            self.positions.push(vec3(position));
+            self.normals
+                .push(normal_index.map_or(Vec3::ZERO, |i| vec3(mesh.vertex_normal.values[i as usize])));
+            // FBX puts v = 0 at the bottom of the image, glTF at the top.
+            self.uvs.push(uv_index.map_or(Vec2::ZERO, |i| {
+                let uv = mesh.vertex_uv.values[i as usize];
+                Vec2::new(uv.x as f32, 1.0 - uv.y as f32)
+            }));
+            self.points.push(point);
+        }
+        self.indices.push(index);
+        Ok(())
+    }
+}
+
+/// The value index of `corner` in an attribute, `None` when the attribute is absent or the
+/// index is out of its values.
+fn attribute_index(indices: &[u32], values: usize, corner: usize) -> Option<u32> {
+    indices.get(corner).copied().filter(|&i| (i as usize) < values)
+}
+
+/// Each control point's influences: its heaviest [`MAX_INFLUENCES`], renormalized; the points
+/// that had more are noted.
+fn point_influences(
+    mesh: &str,
+    skin: &ufbx::SkinDeformer,
+    points: usize,
+    facts: &mut ImportFacts,
+) -> Result<PointInfluences, RigError> {
+    let clusters = skin.clusters.len();
+    let mut out = Vec::with_capacity(points);
+    let mut over = 0usize;
+    let mut pairs: Vec<(u16, f32)> = Vec::new();
+    for point in 0..points {
+        let mut joints = [0u16; MAX_INFLUENCES];
+        let mut weights = [0f32; MAX_INFLUENCES];
+        if let Some(vertex) = skin.vertices.get(point) {
+            let begin = vertex.weight_begin as usize;
+            let range = skin
+                .weights
+                .get(begin..begin.saturating_add(vertex.num_weights as usize))
+                .ok_or_else(|| {
+                    data(format!(
+                        "FBX mesh '{mesh}': skin weights of control point {point} are out of range"
+                    ))
+                })?;
+            pairs.clear();
+            for w in range {
+                if w.cluster_index as usize >= clusters {
+                    return Err(data(format!(
+                        "FBX mesh '{mesh}': control point {point} names cluster {}, of {clusters}",
+                        w.cluster_index
+                    )));
+                }
+                let weight = w.weight as f32;
+                if weight.is_finite() && weight > 0.0 {
+                    pairs.push((w.cluster_index as u16, weight));
+                }
+            }
+            pairs.sort_by(|a, b| b.1.total_cmp(&a.1));
+            if pairs.len() > MAX_INFLUENCES {
+                over += 1;
+            }
+            let kept = &pairs[..pairs.len().min(MAX_INFLUENCES)];
+            let sum: f32 = kept.iter().map(|p| p.1).sum();
+            for (slot, &(joint, weight)) in kept.iter().enumerate() {
+                joints[slot] = joint;
+                weights[slot] = if sum > 0.0 { weight / sum } else { 0.0 };
+            }
+        }
+        out.push((joints, weights));
+    }
+    if over > 0 {
+        facts.notes.push(format!(
+            "FBX mesh '{mesh}': {over} control points have more than {MAX_INFLUENCES} influences; the {MAX_INFLUENCES} heaviest were kept and renormalized"
+        ));
+    }
+    Ok(out)
+}
+
+struct Shape {
+    name: String,
+    weight: f32,
+    /// Offset of every control point at the channel's full weight.
+    offsets: Vec<Vec3>,
+}
+
+/// Every blend channel of the mesh as one target at full weight (its last keyframe's shape;
+/// in-between shapes are not read).
+fn blend_shapes(mesh: &ufbx::Mesh, points: usize) -> Result<Vec<Shape>, RigError> {
+    let mut shapes = Vec::new();
+    for deformer in &mesh.blend_deformers {
+        for channel in &deformer.channels {
+            let Some(shape) = channel.keyframes.last().map(|k| &*k.shape) else {
+                continue;
+            };
+            let mut offsets = vec![Vec3::ZERO; points];
+            let count = shape.num_offsets;
+            if shape.offset_vertices.len() < count || shape.position_offsets.len() < count {
+                return Err(data(format!(
+                    "FBX blend shape '{}' has fewer offsets than it claims",
+                    &*shape.element.name
+                )));
+            }
+            for (&point, &offset) in shape
+                .offset_vertices
+                .iter()
+                .zip(shape.position_offsets.iter())
+                .take(count)
+            {
+                let slot = offsets.get_mut(point as usize).ok_or_else(|| {
+                    data(format!(
+                        "FBX blend shape '{}' moves control point {point}, which does not exist",
+                        &*shape.element.name
+                    ))
+                })?;
+                *slot = vec3(offset);
+            }
+            let weight = channel.weight as f32;
+            shapes.push(Shape {
+                name: channel.element.name.to_string(),
+                weight: if weight.is_finite() { weight } else { 0.0 },
+                offsets,
+            });
+        }
+    }
+    Ok(shapes)
+}
