@@ -99,6 +99,13 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     state.audit.open = true;
                 }
+                if ui
+                    .button("Repair weights")
+                    .on_hover_text("Normalize, limit, prune, fill or mirror the weights, preview and save")
+                    .clicked()
+                {
+                    state.repair.open = true;
+                }
             });
             ui.menu_button("Help", |ui| {
                 if ui

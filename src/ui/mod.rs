@@ -11,6 +11,7 @@ pub mod layers;
 mod menus;
 pub mod paint;
 mod playback;
+pub mod repair;
 pub mod report;
 pub mod skeleton;
 pub mod timings;
@@ -40,6 +41,8 @@ pub enum UiAction {
     Screenshot {
         with_ui: bool,
     },
+    /// Show the native save dialog for the previewed weight repair.
+    SaveRepairedDialog,
     /// Show the native folder dialog for the screenshot folder.
     ChooseScreenshotFolder,
     Quit,
@@ -69,6 +72,7 @@ pub struct UiOutput {
 pub struct UiState {
     pub skeleton: SkeletonPanelState,
     pub audit: audit::AuditPanelState,
+    pub repair: repair::RepairPanelState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     pub theme: Theme,
@@ -257,6 +261,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     help::help_window(ui.ctx(), &mut state.help_open);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
+    repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);

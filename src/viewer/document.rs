@@ -64,6 +64,8 @@ pub struct Document {
     pub(super) symmetry: Option<SymmetryView>,
     /// That check while it runs on a thread (see `Viewer::background_checks`).
     pub(super) symmetry_job: Option<SymmetryJob>,
+    /// What the repairs would change, and the repaired rig while it is previewed.
+    pub repair: super::repair::RepairState,
 }
 
 impl Document {
@@ -82,6 +84,7 @@ impl Document {
             retarget_reports: Vec::new(),
             symmetry: None,
             symmetry_job: None,
+            repair: Default::default(),
         }
     }
 

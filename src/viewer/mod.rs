@@ -16,6 +16,7 @@ use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 use playback::Playback;
 pub use playback::WorkDone;
+pub use repair::{REPAIRS, RepairAnalysis, RepairOptions, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
 mod diagnostics;
@@ -23,6 +24,7 @@ mod document;
 mod loading;
 mod marks;
 mod playback;
+mod repair;
 mod symmetry;
 mod view;
 use std::path::{Path, PathBuf};
@@ -238,10 +240,11 @@ impl Viewer {
     /// Brings the pose up to date (and the CPU-skinned vertices, on the CPU path or when
     /// `cpu_needed`), then the marks' positions.
     fn refresh(&mut self, cpu_needed: bool) {
-        let rig = &self.documents[self.active].rig;
-        self.playback.refresh(rig, cpu_needed || self.marks.any());
+        let document = &self.documents[self.active];
+        let repaired = document.repair.marks();
+        (self.playback).refresh(&document.rig, cpu_needed || self.marks.any() || !repaired.is_empty());
         if self.marks.stale {
-            self.marks.update(rig, &self.playback);
+            self.marks.update(&document.rig, &self.playback, repaired);
         }
     }
 
