@@ -19,6 +19,9 @@ render "$fox" --clip Walk --time 0.4 --bend b_Neck_04=0,0,-70 --bend b_Tail01_01
 render "$fox" --clip Run --time 0.25 --view deformation --deformation stretch --out screenshots/fox-stretch.png
 render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --camera 70,15,1.8 --out screenshots/xbot-deformation.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out screenshots/robot-symmetry.png
+# Weight sums before and after normalizing.
+render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --out screenshots/robot-weight-sum.png
+render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --fix --normalize --out screenshots/robot-weight-sum-fixed.png
 # Michelle.glb's SambaDance retargeted onto ybot.glb.
 render ../shared/corpus/rigs/ybot.glb --clips ../shared/corpus/rigs/Michelle.glb --clip SambaDance --time 3.2 \
     --out screenshots/ybot-samba-from-michelle.png
@@ -28,3 +31,5 @@ render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dq
 cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png
 cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png
+cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --ui --fix --normalize \
+    --size 1280x760 --out screenshots/ui-robot-repair.png

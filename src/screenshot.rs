@@ -220,11 +220,21 @@ pub fn render_ui(
 }
 
 /// `rigscope render --ui`: the whole window, panels included, as a PNG; with `audit`, the Audit
-/// window open on the rig's worst joint.
+/// window open on the rig's worst joint; with `--fix`, the Repair weights window open on the
+/// loaded rig, previewing the repairs asked for.
 pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), String> {
-    let mut viewer = viewer_for(request)?;
+    let loaded = RenderRequest {
+        repair: crate::repair::RepairPlan::default(),
+        ..request.clone()
+    };
+    let mut viewer = viewer_for(&loaded)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let mut state = UiState::default();
+    if !request.repair.is_empty() {
+        state.repair.open = true;
+        state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
+        viewer.preview_repair(&state.repair.options);
+    }
     if audit {
         state.audit.open_at_worst_joint(&mut viewer);
     }

@@ -29,6 +29,8 @@ pub fn repair_window(
     egui::Window::new("Repair weights")
         .open(&mut open)
         .default_width(460.0)
+        // Over the 3D view, clear of the rig panel on the left.
+        .default_pos(egui::pos2(300.0, 40.0))
         .resizable(true)
         .show(ctx, |ui| contents(ui, viewer, state, actions));
     state.open = open;
@@ -56,8 +58,8 @@ fn options_row(ui: &mut egui::Ui, repair: Repair, options: &mut RepairOptions) {
             ui.selectable_value(&mut options.fill_nearest_bone, false, "list only");
         }
         Repair::Mirror => {
-            ui.selectable_value(&mut options.mirror_left_to_right, true, "left → right");
-            ui.selectable_value(&mut options.mirror_left_to_right, false, "right → left");
+            ui.selectable_value(&mut options.mirror_left_to_right, true, "left to right");
+            ui.selectable_value(&mut options.mirror_left_to_right, false, "right to left");
         }
         Repair::Prune => {
             ui.label("below");

@@ -93,6 +93,22 @@ impl RepairOptions {
         }
     }
 
+    /// `plan`'s repairs chosen with its options; the others keep their defaults, unchosen.
+    pub fn from_plan(plan: &RepairPlan) -> RepairOptions {
+        let defaults = RepairOptions::default();
+        RepairOptions {
+            normalize: plan.normalize,
+            limit: plan.limit.is_some(),
+            limit_to: plan.limit.unwrap_or(defaults.limit_to),
+            prune: plan.prune.is_some(),
+            prune_below: plan.prune.unwrap_or(defaults.prune_below),
+            fill: plan.fill.is_some(),
+            fill_nearest_bone: plan.fill != Some(FillMode::ListOnly),
+            mirror: plan.mirror.is_some(),
+            mirror_left_to_right: plan.mirror != Some(MirrorDirection::RightToLeft),
+        }
+    }
+
     /// The chosen repairs together.
     pub fn plan(&self) -> RepairPlan {
         (REPAIRS.iter())
@@ -410,5 +426,45 @@ impl Viewer {
         let saved = crate::save::save_changes(&input, output, &changes, SaveOptions::default())?;
         self.open(output.to_owned());
         Ok(saved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_give_back_the_plan_they_were_made_from() {
+        let plans = [
+            RepairPlan::default(),
+            RepairPlan {
+                normalize: true,
+                limit: Some(8),
+                prune: Some(0.01),
+                fill: Some(FillMode::ListOnly),
+                mirror: Some(MirrorDirection::RightToLeft),
+            },
+            RepairPlan {
+                fill: Some(FillMode::NearestBone),
+                mirror: Some(MirrorDirection::LeftToRight),
+                ..RepairPlan::default()
+            },
+        ];
+        for plan in plans {
+            assert_eq!(RepairOptions::from_plan(&plan).plan(), plan);
+        }
+        let defaults = RepairOptions::default();
+        assert_eq!(defaults.single(Repair::Limit).limit, Some(4));
+        assert_eq!(
+            defaults.single(Repair::Mirror).mirror,
+            Some(MirrorDirection::LeftToRight)
+        );
+    }
+
+    #[test]
+    fn the_suggested_name_keeps_the_stem_and_a_gltf_stays_gltf() {
+        assert_eq!(suggested_name(Path::new("/a/Robot.glb")), "Robot.fixed.glb");
+        assert_eq!(suggested_name(Path::new("Man.GLTF")), "Man.fixed.gltf");
+        assert_eq!(suggested_name(Path::new("avatar.vrm")), "avatar.fixed.glb");
     }
 }
