@@ -96,6 +96,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let mut viewer = Viewer::new(rig, request.file.clone());
     viewer.view.options = request.view;
+    viewer.view.options.skeleton.show |= viewer.rig().instances.is_empty();
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = request.time;

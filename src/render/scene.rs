@@ -98,7 +98,7 @@ pub struct RigGpu {
     draws: Vec<GpuDraw>,
     /// Per mesh instance (`None` for unskinned instances).
     palettes: Vec<Option<PaletteBuffers>>,
-    is_joint: Vec<bool>,
+    bones: Vec<bool>,
     skeleton: wgpu::Buffer,
     skeleton_vertices: Vec<LineVertex>,
     /// Attachment markers and the root motion trail.
@@ -373,7 +373,7 @@ impl SceneRenderer {
         if view.skeleton.show {
             skeleton_lines(
                 state.rig,
-                &gpu.is_joint,
+                &gpu.bones,
                 &state.pose.worlds,
                 state.selected,
                 &view.skeleton,

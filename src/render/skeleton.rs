@@ -38,7 +38,7 @@ pub fn is_descendant(rig: &Rig, node: usize, ancestor: usize) -> bool {
 /// is the size of the joint crosses and axes in world units.
 pub fn skeleton_lines(
     rig: &Rig,
-    is_joint: &[bool],
+    bones: &[bool],
     worlds: &[Mat4],
     selected: Option<usize>,
     options: &SkeletonOptions,
@@ -46,8 +46,8 @@ pub fn skeleton_lines(
     out: &mut Vec<LineVertex>,
 ) {
     out.clear();
-    for (node, &joint) in is_joint.iter().enumerate() {
-        if !joint {
+    for (node, &bone) in bones.iter().enumerate() {
+        if !bone {
             continue;
         }
         let color = match selected {
@@ -67,7 +67,7 @@ pub fn skeleton_lines(
                 color,
             });
         };
-        if let Some(parent) = rig.nodes[node].parent.filter(|&p| is_joint[p]) {
+        if let Some(parent) = rig.nodes[node].parent.filter(|&p| bones[p]) {
             line(worlds[parent].w_axis.truncate(), position, color);
         }
         let half = marker * 0.5;
@@ -84,8 +84,8 @@ pub fn skeleton_lines(
 }
 
 /// World positions of every joint in `pose`, for picking and name labels.
-pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
-    is_joint
+pub fn joint_positions<'a>(bones: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
+    bones
         .iter()
         .enumerate()
         .filter(|(_, j)| **j)

@@ -91,6 +91,7 @@ pub enum FindingCode {
     KeysNegativeTime,
     KeysNotIncreasing,
     MirrorUnmatched,
+    NoMesh,
     NodeMatrixNotTrs,
     PositionsNotFinite,
     PrimitiveNotDrawn,

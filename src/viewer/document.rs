@@ -45,7 +45,8 @@ pub struct Document {
     pub generation: u64,
     /// Per node: how many vertices it influences with a non-zero weight.
     pub influence_counts: Vec<usize>,
-    /// Bounds of the rest pose, used for the grid and for framing.
+    /// Bounds of the rest pose (of the skeleton over every clip when the file has no mesh), used
+    /// for the grid and for framing.
     pub rest_bounds: Bounds,
     /// The rig report, once a panel asked for it (see `ui::report`).
     pub report: Option<Arc<RigReport>>,

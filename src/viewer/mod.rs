@@ -108,7 +108,11 @@ impl Viewer {
     /// settings), its rest bounds measured.
     fn make_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
         let mut playback = Playback::for_rig(&rig, previous);
-        let rest_bounds = playback.rest_bounds(&rig);
+        let rest_bounds = if rig.instances.is_empty() {
+            crate::motion::skeleton_bounds(&rig)
+        } else {
+            playback.rest_bounds(&rig)
+        };
         self.last_generation += 1;
         if let Some(path) = &path {
             crate::settings::add_recent(&mut self.recent, path);
@@ -197,6 +201,10 @@ impl Viewer {
         self.view.selected_joint = document.rig.skins.first().and_then(|s| s.joints.first().copied());
         self.marks.clear();
         self.view.camera.frame(&document.rest_bounds);
+        if document.rig.instances.is_empty() {
+            // Without a mesh the skeleton is all there is to see.
+            self.view.options.skeleton.show = true;
+        }
         self.mark_dirty();
     }
 
@@ -410,8 +418,12 @@ impl Viewer {
 
     /// Frames the rig in its current pose.
     pub fn frame_all(&mut self) {
-        self.skin_on_cpu();
-        let bounds = posed_bounds(self.rig(), &self.playback.pose, &self.playback.skinned);
+        let bounds = if self.rig().instances.is_empty() {
+            self.document().rest_bounds
+        } else {
+            self.skin_on_cpu();
+            posed_bounds(self.rig(), &self.playback.pose, &self.playback.skinned)
+        };
         self.view.camera.frame(&bounds);
     }
 

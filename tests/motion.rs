@@ -1,0 +1,226 @@
+//! Clip motion: files with a skeleton and clips but no mesh are drawn as bones, framed over
+//! their clips, and reported as having no mesh.
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use glam::{Vec3, Vec4};
+use image::RgbaImage;
+use rigscope::rig::Rig;
+use serde_json::json;
+
+/// Rest translations (relative to the parent) of a small skeleton without a mesh: hips 1 above
+/// the ground, a spine and head above them, a leg and foot below.
+const BONES: [(&str, Option<usize>, [f32; 3]); 5] = [
+    ("Hips", None, [0.0, 1.0, 0.0]),
+    ("Spine", Some(0), [0.0, 0.5, 0.0]),
+    ("Head", Some(1), [0.0, 0.4, 0.0]),
+    ("LeftLeg", Some(0), [0.2, -0.5, 0.0]),
+    ("LeftFoot", Some(3), [0.0, -0.5, 0.0]),
+];
+/// The clip moves the hips by this much along x over one second.
+const WALK: f32 = 1.0;
+
+/// A glTF file of [`BONES`] and one clip, `walk`, that translates the hips linearly from their
+/// rest place by [`WALK`] along x in one second.
+fn skeleton_only_gltf() -> Vec<u8> {
+    let times: [f32; 2] = [0.0, 1.0];
+    let hips = Vec3::from(BONES[0].2);
+    let positions: [[f32; 3]; 2] = [hips.to_array(), (hips + Vec3::X * WALK).to_array()];
+    let mut bin: Vec<u8> = bytemuck::cast_slice(&times).to_vec();
+    bin.extend_from_slice(bytemuck::cast_slice(&positions));
+    let nodes: Vec<serde_json::Value> = BONES
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t))| {
+            let children: Vec<usize> = (0..BONES.len()).filter(|&c| BONES[c].1 == Some(i)).collect();
+            let mut node = json!({"name": name, "translation": t});
+            if !children.is_empty() {
+                node["children"] = json!(children);
+            }
+            node
+        })
+        .collect();
+    let document = json!({
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 8, "byteLength": 24},
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3"},
+        ],
+        "animations": [{
+            "name": "walk",
+            "samplers": [{"input": 0, "output": 1, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}],
+        }],
+    });
+    common::gltf_with(document, &bin)
+}
+
+fn skeleton_only_rig() -> Rig {
+    rigscope::rig::load_slice(&skeleton_only_gltf(), None, "skeleton.gltf").expect("the skeleton-only file loads")
+}
+
+/// World positions of [`BONES`] with the hips moved `shift` along x, summed down the chain by hand.
+fn bone_positions(shift: f32) -> Vec<Vec3> {
+    let mut world: Vec<Vec3> = Vec::new();
+    for (_, parent, t) in BONES {
+        let base = parent.map_or(Vec3::X * shift, |p| world[p]);
+        world.push(base + Vec3::from(t));
+    }
+    world
+}
+
+#[test]
+fn a_skeleton_only_file_is_reported_as_having_no_mesh() {
+    let rig = skeleton_only_rig();
+    assert!(rig.instances.is_empty());
+    let report = rigscope::report::RigReport::new(&rig);
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.code == rigscope::report::FindingCode::NoMesh)
+        .expect("a no-mesh finding");
+    assert!(finding.message.contains("5 of 5 nodes"), "{}", finding.message);
+    // A file with a mesh has no such finding.
+    let demo = rigscope::report::RigReport::new(&common::load_demo());
+    assert!(
+        demo.findings
+            .iter()
+            .all(|f| f.code != rigscope::report::FindingCode::NoMesh)
+    );
+}
+
+#[test]
+fn a_skeleton_only_file_is_framed_over_its_clip_with_the_overlay_on() {
+    let viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    assert!(
+        viewer.view.options.skeleton.show,
+        "the skeleton overlay is on without a mesh"
+    );
+    let bounds = viewer.document().rest_bounds;
+    // Every bone at rest and at the clip's end: the hips' walk stretches the bounds along x.
+    let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for p in bone_positions(0.0).into_iter().chain(bone_positions(WALK)) {
+        (min, max) = (min.min(p), max.max(p));
+    }
+    assert!(
+        (bounds.min - min).abs().max_element() < 1e-5,
+        "{bounds:?} against {min} {max}"
+    );
+    assert!(
+        (bounds.max - max).abs().max_element() < 1e-5,
+        "{bounds:?} against {min} {max}"
+    );
+    assert!(
+        viewer.rig().hierarchy().bones.iter().all(|&b| b),
+        "every node of the chain is a bone"
+    );
+}
+
+/// Whether some pixel within `radius` of (`x`, `y`) differs from `background`.
+fn drawn_near(image: &RgbaImage, x: f32, y: f32, radius: i32, background: &image::Rgba<u8>) -> bool {
+    let (cx, cy) = (x.round() as i32, y.round() as i32);
+    (-radius..=radius).any(|dy| {
+        (-radius..=radius).any(|dx| {
+            let (px, py) = (cx + dx, cy + dy);
+            px >= 0
+                && py >= 0
+                && (px as u32) < image.width()
+                && (py as u32) < image.height()
+                && image
+                    .get_pixel(px as u32, py as u32)
+                    .0
+                    .iter()
+                    .zip(background.0)
+                    .any(|(a, b)| a.abs_diff(b) > 24)
+        })
+    })
+}
+
+#[test]
+fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    viewer.view.options.grid = false;
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = 0.5;
+    viewer.mark_dirty();
+    let (width, height) = (200u32, 200u32);
+    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let background = *image.get_pixel(0, 0);
+    let view_projection = viewer.view.camera.view_projection(width as f32 / height as f32);
+    let to_pixel = |p: Vec3| {
+        let clip = view_projection * Vec4::from((p, 1.0));
+        let ndc = clip.truncate() / clip.w;
+        ((ndc.x + 1.0) * 0.5 * width as f32, (1.0 - ndc.y) * 0.5 * height as f32)
+    };
+    for (i, p) in bone_positions(WALK * 0.5).into_iter().enumerate() {
+        let (x, y) = to_pixel(p);
+        assert!(
+            (0.0..width as f32).contains(&x) && (0.0..height as f32).contains(&y),
+            "{} projects into the view: ({x}, {y})",
+            BONES[i].0
+        );
+        assert!(
+            drawn_near(&image, x, y, 2, &background),
+            "{} is drawn at ({x:.1}, {y:.1})",
+            BONES[i].0
+        );
+    }
+    // Framed over the clip: the hips at either end of the walk are inside the picture too.
+    for shift in [0.0, WALK] {
+        let (x, y) = to_pixel(bone_positions(shift)[0]);
+        assert!(
+            (0.0..width as f32).contains(&x) && (0.0..height as f32).contains(&y),
+            "hips at {shift}: ({x}, {y})"
+        );
+    }
+    // The pixels are the overlay's: hidden, nothing is drawn there.
+    viewer.view.options.skeleton.show = false;
+    let hidden = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    for p in bone_positions(WALK * 0.5) {
+        let (x, y) = to_pixel(p);
+        assert!(
+            !drawn_near(&hidden, x, y, 2, &background),
+            "nothing at ({x:.1}, {y:.1}) without the overlay"
+        );
+    }
+}
+
+#[test]
+fn rigscope_render_draws_a_skeleton_only_file() {
+    let dir = common::temp_dir("motion-render");
+    let file = dir.join("skeleton.gltf");
+    std::fs::write(&file, skeleton_only_gltf()).unwrap();
+    let out = dir.join("skeleton.png");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args([
+            "render",
+            file.to_str().unwrap(),
+            "--size",
+            "160x120",
+            "--no-grid",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("the rigscope binary runs");
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let image = image::open(&out).unwrap().to_rgba8();
+    let background = *image.get_pixel(0, 0);
+    let drawn = image
+        .pixels()
+        .filter(|p| p.0.iter().zip(background.0).any(|(a, b)| a.abs_diff(b) > 24))
+        .count();
+    assert!(drawn > 50, "the bones are drawn: {drawn} pixels");
+}
