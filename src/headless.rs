@@ -1,6 +1,7 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
+use crate::commands::clips::CommandError;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
@@ -57,9 +58,9 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
 }
 
 /// Sets up a viewer as the request describes, without a window.
-pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
+pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
-    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips).map_err(|e| e.to_string())?;
+    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips)?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }
@@ -86,7 +87,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         None => (!rig.clips.is_empty()).then_some(0),
     };
     if !request.time.is_finite() {
-        return Err(format!("time {} is not a number of seconds", request.time));
+        return Err(format!("time {} is not a number of seconds", request.time).into());
     }
     let selected = request.joint.as_deref().map(|name| find_node(&rig, name)).transpose()?;
     let bends = request
@@ -142,7 +143,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
 }
 
 /// Renders one frame offscreen and writes it as a PNG.
-pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
+pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     // The rig loads while the driver starts: neither needs the other.

@@ -2,6 +2,7 @@ use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
 use rigscope::cli::{parse_bend, parse_layer, parse_size};
+use rigscope::commands::clips::CommandError;
 use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
 use rigscope::render::camera::CameraAngle;
@@ -193,7 +194,7 @@ enum Command {
 }
 
 /// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
-fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), String> {
+fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), CommandError> {
     match sequence {
         Some(fps) => rigscope::screenshot::render_sequence(request, fps).map(|_| ()),
         None if ui => rigscope::screenshot::render_ui_to_png(request, audit),
@@ -256,7 +257,7 @@ fn main() -> ExitCode {
         Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
         Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
-            .map_err(|e| format!("cannot write {}: {e}", out.display())),
+            .map_err(|e| format!("cannot write {}: {e}", out.display()).into()),
         Some(Command::Bench {
             file,
             synthetic,
@@ -282,13 +283,14 @@ fn main() -> ExitCode {
             rigscope::cli::RigSource::from_args(cli.view.file, cli.view.synthetic),
             cli.view.exit_after_frames,
             cli.view.screenshot,
-        ),
+        )
+        .map_err(CommandError::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rigscope: {e}");
-            ExitCode::FAILURE
+            e.exit_code()
         }
     }
 }

@@ -247,3 +247,52 @@ fn saving_the_preview_writes_only_the_weights_and_shows_the_saved_file() {
         }
     }
 }
+
+/// The largest weight difference from the mirror the symmetry view is given, over every vertex.
+fn largest_symmetry_difference(viewer: &mut Viewer) -> f32 {
+    viewer.view.options.mode = rigscope::render::ViewMode::Symmetry;
+    let state = viewer.frame_state(1.0);
+    let values = state.symmetry.expect("the check ran without background checks");
+    let mut largest = 0.0f32;
+    for (m, mesh) in state.rig.meshes.iter().enumerate() {
+        for p in 0..mesh.primitives.len() {
+            largest = values.of(m, p).unwrap_or(&[]).iter().fold(largest, |a, &b| a.max(b));
+        }
+    }
+    largest
+}
+
+#[test]
+fn a_mirror_preview_changes_the_symmetry_view_and_a_rig_without_sides_says_why() {
+    let Some((mut viewer, _)) = robot_viewer() else { return };
+    let mirror = RepairOptions {
+        mirror: true,
+        ..RepairOptions::from_plan(&rigscope::repair::RepairPlan::default())
+    };
+    let before = largest_symmetry_difference(&mut viewer);
+    assert!(before > 0.1, "RobotExpressive is painted asymmetrically ({before})");
+    assert!(viewer.preview_repair(&mirror));
+    let after = largest_symmetry_difference(&mut viewer);
+    assert!(after < 1e-3, "mirrored weights match their mirror ({after})");
+    viewer.show_repaired(false);
+    assert_eq!(
+        largest_symmetry_difference(&mut viewer),
+        before,
+        "the loaded rig's check comes back"
+    );
+
+    let Some(rigs) = common::shared_rigs() else { return };
+    viewer.open_now(&rigs.join("Fox.glb")).expect("Fox opens");
+    assert!(viewer.previewed_repair().is_none(), "a newly opened rig has no preview");
+    let analysis = viewer.repair_analysis(&mirror).unwrap();
+    let counts = analysis
+        .each
+        .iter()
+        .find(|c| c.repair == rigscope::repair::Repair::Mirror)
+        .unwrap();
+    assert_eq!(counts.changed(), 0);
+    assert!(
+        counts.note.is_some(),
+        "Fox has no left/right joint names, and the window says so"
+    );
+}

@@ -109,6 +109,29 @@ impl RepairOptions {
         }
     }
 
+    pub fn is_default(&self) -> bool {
+        *self == RepairOptions::default()
+    }
+
+    /// These options with values the window cannot set (read from a settings file) replaced by
+    /// the defaults: a limit other than 4 or 8, a pruning threshold outside 0 to 0.5.
+    pub fn checked(self) -> RepairOptions {
+        let defaults = RepairOptions::default();
+        RepairOptions {
+            limit_to: if matches!(self.limit_to, 4 | 8) {
+                self.limit_to
+            } else {
+                defaults.limit_to
+            },
+            prune_below: if (0.0..=0.5).contains(&self.prune_below) {
+                self.prune_below
+            } else {
+                defaults.prune_below
+            },
+            ..self
+        }
+    }
+
     /// The chosen repairs together.
     pub fn plan(&self) -> RepairPlan {
         (REPAIRS.iter())
@@ -459,6 +482,22 @@ mod tests {
             defaults.single(Repair::Mirror).mirror,
             Some(MirrorDirection::LeftToRight)
         );
+        let hand_edited = RepairOptions {
+            limit_to: 1000,
+            prune_below: f32::NAN,
+            mirror: true,
+            ..defaults
+        };
+        let checked = hand_edited.checked();
+        assert_eq!((checked.limit_to, checked.prune_below), (4, DEFAULT_PRUNE));
+        assert!(checked.mirror, "valid choices are kept");
+        let eight = RepairOptions {
+            limit_to: 8,
+            prune_below: 0.02,
+            ..defaults
+        }
+        .checked();
+        assert_eq!((eight.limit_to, eight.prune_below), (8, 0.02));
     }
 
     #[test]
