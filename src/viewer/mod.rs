@@ -8,6 +8,7 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
+pub use compare::{CompareLayout, Comparison};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 use loading::PendingLoad;
@@ -18,6 +19,7 @@ use playback::Playback;
 pub use playback::WorkDone;
 pub use view::View;
 
+mod compare;
 mod diagnostics;
 mod document;
 mod loading;
@@ -55,6 +57,8 @@ pub struct Viewer {
     watching: Option<Option<Waker>>,
     /// The generation of the last document made.
     last_generation: u64,
+    /// A second file shown beside or over the active one (see [`Viewer::compare_with`]).
+    compare: Option<Comparison>,
 }
 
 impl Viewer {
@@ -72,6 +76,7 @@ impl Viewer {
             recent: Vec::new(),
             watching: None,
             last_generation: 0,
+            compare: None,
         };
         viewer.set_rig(rig, path);
         viewer
