@@ -140,6 +140,9 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         viewer.view.camera.look_from(angle);
     }
     viewer.set_skinning(request.path, request.method);
+    if request.view.mode == crate::render::ViewMode::WeightDifference && request.compare.is_none() {
+        return Err("--view weight-difference compares with another file: it needs --compare FILE".into());
+    }
     if let Some((path, layout)) = &request.compare {
         let other = crate::rig::open(path.as_deref()).map_err(|e| e.to_string())?;
         viewer.compare_with(other, path.clone(), *layout);

@@ -3,8 +3,12 @@
 //! active side's camera and view options.
 
 use super::Viewer;
+use crate::audit::VertexSymmetry;
+use crate::compare::{RigDiff, Thresholds};
+use crate::render::ViewMode;
 use crate::rig::Rig;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 crate::names::named_enum! {
     /// How the two sides of a comparison share the view.
@@ -37,6 +41,8 @@ pub struct Comparison {
     /// The active side's clip when the other file has no clip of that name (it then shows
     /// its rest pose).
     missing_clip: Option<String>,
+    /// The comparison of the active document (of this generation) with the other file.
+    diff: Option<(u64, Arc<RigDiff>)>,
 }
 
 impl Comparison {
@@ -54,6 +60,18 @@ impl Comparison {
     pub fn missing_clip(&self) -> Option<&str> {
         self.missing_clip.as_deref()
     }
+
+    /// What comparing the two files found, once computed (see [`Viewer::ensure_comparison_diff`]).
+    pub fn diff(&self) -> Option<&Arc<RigDiff>> {
+        self.diff.as_ref().map(|(_, diff)| diff)
+    }
+
+    /// The weight-difference view's value of every vertex of the active side, with the other
+    /// side's generation (what they were computed against).
+    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
+        let diff = self.diff()?;
+        Some((self.other.document().generation, &diff.weights.per_vertex))
+    }
 }
 
 impl Viewer {
@@ -66,8 +84,27 @@ impl Viewer {
             other: Box::new(other),
             layout,
             missing_clip: None,
+            diff: None,
         });
         self.follow_comparison();
+    }
+
+    /// Compares the active document with the other file (joints, vertices, clips) unless that
+    /// was done for this document already.
+    pub fn ensure_comparison_diff(&mut self) {
+        let document = &self.documents[self.active];
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        if comparison
+            .diff
+            .as_ref()
+            .is_some_and(|(generation, _)| *generation == document.generation)
+        {
+            return;
+        }
+        let diff = crate::compare::compare(&document.rig, comparison.other.rig(), &Thresholds::default());
+        comparison.diff = Some((document.generation, Arc::new(diff)));
     }
 
     /// Ends the comparison; the active document stays shown.
@@ -116,6 +153,11 @@ impl Viewer {
             selected_joint: selected,
             ..self.view
         };
+        // The weight difference is the active side's against the other: the other side shows
+        // its surface.
+        if other.view.options.mode == ViewMode::WeightDifference {
+            other.view.options.mode = ViewMode::Shaded;
+        }
         other.set_skinning(self.playback.path, self.playback.method);
     }
 }

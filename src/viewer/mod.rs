@@ -343,8 +343,10 @@ impl Viewer {
     /// pose is brought up to date first.
     pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
         self.refresh(false);
-        if self.view.options.mode == crate::render::ViewMode::Symmetry {
-            self.ensure_symmetry();
+        match self.view.options.mode {
+            crate::render::ViewMode::Symmetry => self.ensure_symmetry(),
+            crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
+            _ => {}
         }
         let document = &self.documents[self.active];
         let playback = &self.playback;
@@ -362,7 +364,12 @@ impl Viewer {
             attachments: &playback.animation.attachments,
             trail: &playback.animation.trail.points,
             marks: &self.marks.points,
-            symmetry: document.current_symmetry().map(|s| &s.values),
+            symmetry: match self.view.options.mode {
+                crate::render::ViewMode::WeightDifference => {
+                    self.compare.as_ref().and_then(Comparison::weight_differences)
+                }
+                _ => document.current_symmetry().map(|s| (0, &s.values)),
+            },
         }
     }
 
