@@ -25,6 +25,15 @@ render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error -
 # Michelle.glb's SambaDance retargeted onto ybot.glb.
 render ../shared/corpus/rigs/ybot.glb --clips ../shared/corpus/rigs/Michelle.glb --clip SambaDance --time 3.2 \
     --out screenshots/ybot-samba-from-michelle.png
+# Two files compared: a gltfpack copy, and a copy whose weights keep one joint each.
+render "$fox" --compare ../shared/rigs/compressed/Fox.gltfpack.glb --clip Walk --time 0.72 --skeleton \
+    --out screenshots/compare-fox-side.png
+render "$fox" --compare ../shared/rigs/compressed/Fox.gltfpack.glb --layout overlay --clip Walk --time 0.72 \
+    --out screenshots/compare-fox-overlay.png
+limited=$(mktemp -d)/xbot-limit1.glb
+cargo run --release --quiet -- fix ../shared/rigs/real/Xbot.glb --limit 1 --out "$limited"
+render ../shared/rigs/real/Xbot.glb --compare "$limited" --view weight-difference --clip idle \
+    --out screenshots/compare-xbot-weights.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
 # The whole window, panels included.

@@ -38,6 +38,9 @@ pub struct RenderRequest {
     pub clips: crate::retarget::ClipFiles,
     /// Weight repairs run on the loaded rig before it is drawn (none by default).
     pub repair: crate::repair::RepairPlan,
+    /// A second file drawn as the other side of a comparison (`--compare`; `None` for the
+    /// demo rig), and how.
+    pub compare: Option<(Option<PathBuf>, crate::viewer::CompareLayout)>,
 }
 
 fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
@@ -139,6 +142,19 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
         viewer.view.camera.look_from(angle);
     }
     viewer.set_skinning(request.path, request.method);
+    if request.view.mode == crate::render::ViewMode::WeightDifference && request.compare.is_none() {
+        return Err("--view weight-difference compares with another file: it needs --compare FILE".into());
+    }
+    if let Some((path, layout)) = &request.compare {
+        let other = crate::rig::open(path.as_deref()).map_err(|e| e.to_string())?;
+        viewer.compare_with(other, path.clone(), *layout);
+        if let Some(comparison) = viewer.comparison()
+            && let Some(clip) = comparison.missing_clip()
+        {
+            let name = &comparison.other().rig().name;
+            eprintln!("warning: {name} has no clip '{clip}': it is drawn in its rest pose");
+        }
+    }
     Ok(viewer)
 }
 

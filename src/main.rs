@@ -8,6 +8,7 @@ use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
+use rigscope::viewer::CompareLayout;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -123,6 +124,15 @@ struct RenderArgs {
     clips: rigscope::commands::clips::ClipsArgs,
     #[command(flatten)]
     fix: rigscope::commands::fix::RenderFixArgs,
+    /// Draw a second file beside (or over) the first, through the same camera, at the same
+    /// clip (by name) and time; a file without that clip shows its rest pose. `demo` compares
+    /// with the built-in demo rig.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sequence", "ui"])]
+    compare: Option<PathBuf>,
+    /// With `--compare`: the two halves of the image side by side, or the second file's
+    /// wireframe over the first.
+    #[arg(long, default_value_t = CompareLayout::Side, value_parser = names::cli::<CompareLayout>(), requires = "compare")]
+    layout: CompareLayout,
 }
 
 #[derive(Subcommand)]
@@ -244,6 +254,7 @@ fn main() -> ExitCode {
                 camera: args.camera,
                 clips: args.clips.files(),
                 repair: args.fix.plan(),
+                compare: (args.compare).map(|file| ((file.as_os_str() != "demo").then_some(file), args.layout)),
             },
         ),
         Some(Command::Inspect { file, json, vertex }) => {

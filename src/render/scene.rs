@@ -89,8 +89,10 @@ pub struct FrameState<'a> {
     pub trail: &'a [Vec3],
     /// Vertices to point out (those a finding names, the one inspected), in world space.
     pub marks: &'a [Vec3],
-    /// The symmetry view's per-vertex values, once computed (read only in that view).
-    pub symmetry: Option<&'a VertexSymmetry>,
+    /// The per-vertex values of the symmetry or weight-difference view, once computed (read
+    /// only in those views), with a number that changes when they are computed against
+    /// something else (the other file's generation; 0 for the symmetry view).
+    pub symmetry: Option<(u64, &'a VertexSymmetry)>,
 }
 
 /// A rig's GPU resources.
@@ -106,8 +108,9 @@ pub struct RigGpu {
     overlay_vertices: Vec<LineVertex>,
     /// This frame's blended draws, farthest first.
     blended: Vec<usize>,
-    /// The symmetry view's values are in the draws' `symmetry` buffers.
-    symmetry_written: bool,
+    /// The view and the values' number (see [`FrameState::symmetry`]) whose per-vertex values
+    /// are in the draws' `symmetry` buffers.
+    symmetry_written: Option<(ViewMode, u64)>,
     /// [`RigGpu::build_proxies`] ran.
     proxy_built: bool,
     /// The proxies being simplified on a thread since the rig was uploaded, and how long that
@@ -274,9 +277,10 @@ impl SceneRenderer {
             u8::from(skeleton.depth_test),
             state.path as u8,
             state.method as u8,
-            u8::from(gpu.symmetry_written),
+            u8::from(gpu.symmetry_written.is_some_and(|(mode, _)| mode == view.mode)),
             u8::from(self.unskinned),
         ]);
+        signature.write_u64(gpu.symmetry_written.map_or(0, |(_, key)| key.wrapping_add(1)));
         // CPU-skinned vertices follow from the palettes and the morph weights.
         for weights in &state.pose.morph_weights {
             signature.write(bytemuck::cast_slice(weights));
@@ -354,14 +358,16 @@ impl SceneRenderer {
         if upload_vertices {
             gpu.cpu_vertices = Some(state.skinned.generation());
         }
-        if let (ViewMode::Symmetry, false, Some(symmetry)) = (view.mode, gpu.symmetry_written, state.symmetry) {
+        if let (ViewMode::Symmetry | ViewMode::WeightDifference, Some((key, symmetry))) = (view.mode, state.symmetry)
+            && gpu.symmetry_written != Some((view.mode, key))
+        {
             for draw in &gpu.draws {
                 let mesh = state.rig.instances[draw.instance].mesh;
                 if let Some(values) = symmetry.of(mesh, draw.primitive) {
                     queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
                 }
             }
-            gpu.symmetry_written = true;
+            gpu.symmetry_written = Some((view.mode, key));
         }
         // Blended draws cover what is behind them: farthest first, by their node's position.
         let worlds = &state.pose.worlds;

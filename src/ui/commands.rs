@@ -119,6 +119,13 @@ pub const BINDINGS: &[Binding] = &[
         "view: weight symmetry",
     ),
     bind(
+        Command::Show(ViewMode::WeightDifference),
+        NONE,
+        Key::Num9,
+        "`9`",
+        "view: weight difference from the file compared with",
+    ),
+    bind(
         Command::SkinOn(SkinningPath::Gpu),
         NONE,
         Key::G,

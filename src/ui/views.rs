@@ -306,6 +306,21 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
                 label: "not compared".to_owned(),
             });
         }
+        ViewMode::WeightDifference => {
+            items.push(LegendItem::Ramp {
+                color: &symmetry_ramp,
+                ends: ["0".to_owned(), format!("≥ {SYMMETRY_FULL_SCALE}")],
+                title: "weight difference from the other file".to_owned(),
+            });
+            items.push(LegendItem::Swatch {
+                color: color32(symmetry_color(SYMMETRY_UNMATCHED)),
+                label: "no vertex there in the other file".to_owned(),
+            });
+            items.push(LegendItem::Swatch {
+                color: color32(symmetry_color(SYMMETRY_UNCHECKED)),
+                label: "not compared (no file to compare with)".to_owned(),
+            });
+        }
         ViewMode::Influences => {
             items.extend((1..=8u32).map(|n| LegendItem::Chip {
                 color: color32(influence_color(n)),

@@ -8,6 +8,7 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
+pub use compare::{CompareLayout, Comparison};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 use loading::PendingLoad;
@@ -19,6 +20,7 @@ pub use playback::WorkDone;
 pub use repair::{REPAIRS, RepairAnalysis, RepairOptions, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
+mod compare;
 mod diagnostics;
 mod document;
 mod loading;
@@ -57,6 +59,8 @@ pub struct Viewer {
     watching: Option<Option<Waker>>,
     /// The generation of the last document made.
     last_generation: u64,
+    /// A second file shown beside or over the active one (see [`Viewer::compare_with`]).
+    compare: Option<Comparison>,
 }
 
 impl Viewer {
@@ -74,6 +78,7 @@ impl Viewer {
             recent: Vec::new(),
             watching: None,
             last_generation: 0,
+            compare: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -349,8 +354,10 @@ impl Viewer {
     /// pose is brought up to date first.
     pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
         self.refresh(false);
-        if self.view.options.mode == crate::render::ViewMode::Symmetry {
-            self.ensure_symmetry();
+        match self.view.options.mode {
+            crate::render::ViewMode::Symmetry => self.ensure_symmetry(),
+            crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
+            _ => {}
         }
         let document = &self.documents[self.active];
         let playback = &self.playback;
@@ -368,7 +375,12 @@ impl Viewer {
             attachments: &playback.animation.attachments,
             trail: &playback.animation.trail.points,
             marks: &self.marks.points,
-            symmetry: document.current_symmetry().map(|s| &s.values),
+            symmetry: match self.view.options.mode {
+                crate::render::ViewMode::WeightDifference => {
+                    self.compare.as_ref().and_then(Comparison::weight_differences)
+                }
+                _ => document.current_symmetry().map(|s| (0, &s.values)),
+            },
         }
     }
 

@@ -133,7 +133,7 @@ impl SceneRenderer {
             proxy_job: None,
             cpu_vertices: None,
             blended,
-            symmetry_written: false,
+            symmetry_written: None,
             draws,
             palettes,
             bones,

@@ -1,0 +1,205 @@
+//! Drawing a comparison: each half of a side-by-side image is a render of its side alone
+//! through the shared camera at the active side's clip and time; the overlay of a file with
+//! itself is that file drawn with its wireframe (the other side's back edges hidden by the
+//! active side's surface); `render --compare` writes such an image.
+
+mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
+
+use image::RgbaImage;
+use rigscope::draw::compare::split_width;
+use rigscope::draw::render_view;
+use rigscope::render::{Gpu, OrbitCamera};
+use rigscope::rig::Rig;
+use rigscope::viewer::{CompareLayout, Viewer};
+use std::path::Path;
+use std::process::Command;
+
+const WIDTH: u32 = 320;
+const HEIGHT: u32 = 200;
+/// A channel difference above this counts as a different pixel (MSAA edges move a few levels).
+const CHANNEL_TOLERANCE: u8 = 24;
+
+/// A still viewer of `rig` at `time` of clip `clip` (its rest pose for `None`), without the
+/// grid.
+fn still_viewer(rig: Rig, clip: Option<&str>, time: f32) -> Viewer {
+    let clip = clip.map(|name| rig.find_clip(name).unwrap_or_else(|| panic!("no clip {name}")));
+    let mut viewer = Viewer::new(rig, None);
+    viewer.view.options.grid = false;
+    viewer.player_mut().select(clip);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = time;
+    viewer
+}
+
+/// `viewer` alone at `width`×`HEIGHT`, through `camera`.
+fn single(gpu: &Gpu, mut viewer: Viewer, camera: OrbitCamera, width: u32) -> RgbaImage {
+    viewer.view.camera = camera;
+    render_view(gpu, &mut viewer, width, HEIGHT).expect("one side renders")
+}
+
+fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let differs =
+        |x: &image::Rgba<u8>, y: &image::Rgba<u8>| x.0.iter().zip(y.0).any(|(p, q)| p.abs_diff(q) > CHANNEL_TOLERANCE);
+    a.pixels().zip(b.pixels()).filter(|(x, y)| differs(x, y)).count()
+}
+
+fn assert_alike(what: &str, a: &RgbaImage, b: &RgbaImage) {
+    let (width, height) = a.dimensions();
+    let changed = different_pixels(a, b);
+    assert!(
+        changed <= (width * height) as usize / 200,
+        "{what}: {changed} of {} pixels differ",
+        width * height
+    );
+}
+
+fn half(image: &RgbaImage, x: u32, width: u32) -> RgbaImage {
+    image::imageops::crop_imm(image, x, 0, width, image.height()).to_image()
+}
+
+#[test]
+fn each_half_of_side_by_side_is_its_side_alone_at_the_active_clip_and_time() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let Some(dir) = common::shared_rigs() else { return };
+    let original = dir.join("Fox.glb");
+    let quantized = dir.join("compressed/Fox.quantize.glb");
+    // Run is not the first clip: the other side has to follow the clip by name.
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Run"), 0.4);
+    viewer.compare_with(
+        common::load_rig(&dir, "compressed/Fox.quantize.glb"),
+        Some(quantized.clone()),
+        CompareLayout::Side,
+    );
+    let image = render_view(&gpu, &mut viewer, WIDTH, HEIGHT).expect("the comparison renders");
+    assert_eq!(image.dimensions(), (WIDTH, HEIGHT));
+    let comparison = viewer.comparison().expect("comparing");
+    assert_eq!(comparison.missing_clip(), None);
+    let other = comparison.other();
+    assert_eq!(other.player().clip, other.rig().find_clip("Run"));
+    assert_eq!(other.player().time, 0.4);
+
+    let camera = viewer.view.camera;
+    let (left, right) = split_width(WIDTH);
+    let alone = |rig: Rig| single(&gpu, still_viewer(rig, Some("Run"), 0.4), camera, left);
+    let original_alone = alone(rigscope::rig::load_file(&original).expect("Fox loads"));
+    let quantized_alone = alone(rigscope::rig::load_file(&quantized).expect("its copy loads"));
+    assert_alike(
+        "left half against Fox.glb alone",
+        &half(&image, 0, left),
+        &original_alone,
+    );
+    assert_alike(
+        "right half against Fox.quantize.glb alone",
+        &half(&image, left, right),
+        &quantized_alone,
+    );
+    // The halves are not the same picture twice: a different time moves the fox.
+    let later = alone(rigscope::rig::load_file(&original).expect("Fox loads"));
+    let mut moved = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Run"), 0.1);
+    moved.view.camera = camera;
+    let earlier = render_view(&gpu, &mut moved, left, HEIGHT).expect("renders");
+    assert!(different_pixels(&later, &earlier) > (left * HEIGHT) as usize / 100);
+}
+
+#[test]
+fn a_clip_the_other_file_lacks_leaves_it_in_its_rest_pose_and_says_so() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let Some(dir) = common::shared_rigs() else { return };
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Survey"), 1.5);
+    viewer.compare_with(rigscope::rig::open(None).expect("demo rig"), None, CompareLayout::Side);
+    let image = render_view(&gpu, &mut viewer, WIDTH, HEIGHT).expect("the comparison renders");
+    let comparison = viewer.comparison().expect("comparing");
+    assert_eq!(comparison.missing_clip(), Some("Survey"));
+    assert_eq!(comparison.other().player().clip, None);
+    let (left, right) = split_width(WIDTH);
+    let rest = single(
+        &gpu,
+        still_viewer(rigscope::rig::open(None).expect("demo rig"), None, 0.0),
+        viewer.view.camera,
+        right,
+    );
+    assert_alike(
+        "right half against the demo rig's rest pose",
+        &half(&image, left, right),
+        &rest,
+    );
+
+    // Stopping the comparison draws the active side alone over the whole width.
+    viewer.stop_comparing();
+    assert!(viewer.comparison().is_none());
+    let alone = render_view(&gpu, &mut viewer, WIDTH, HEIGHT).expect("renders");
+    let whole = single(
+        &gpu,
+        still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Survey"), 1.5),
+        viewer.view.camera,
+        WIDTH,
+    );
+    assert_alike("after stopping", &alone, &whole);
+}
+
+#[test]
+fn the_overlay_of_a_file_with_itself_is_the_file_with_its_wireframe() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let Some(dir) = common::shared_rigs() else { return };
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.3);
+    viewer.compare_with(common::load_rig(&dir, "Fox.glb"), None, CompareLayout::Overlay);
+    let overlay = render_view(&gpu, &mut viewer, WIDTH, HEIGHT).expect("the overlay renders");
+    let camera = viewer.view.camera;
+    let mut wired = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.3);
+    wired.view.options.wireframe = true;
+    let wired = single(&gpu, wired, camera, WIDTH);
+    let plain = single(
+        &gpu,
+        still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.3),
+        camera,
+        WIDTH,
+    );
+    assert_alike(
+        "overlay of Fox with itself against Fox with its wireframe",
+        &overlay,
+        &wired,
+    );
+    assert!(
+        different_pixels(&overlay, &plain) > (WIDTH * HEIGHT) as usize / 100,
+        "the other side's wireframe shows over the plain render"
+    );
+    // The active side's view options hold: the overlay drew the other side's lines only.
+    assert!(!viewer.view.options.wireframe);
+}
+
+#[test]
+fn render_compare_writes_both_sides() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let Some(dir) = common::shared_rigs() else { return };
+    let out_dir = common::temp_dir("compare-view");
+    let run = |layout: &str, out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args(["render"])
+            .arg(dir.join("Fox.glb"))
+            .arg("--compare")
+            .arg(dir.join("compressed/Fox.quantize.glb"))
+            .args(["--layout", layout, "--size", "320x200", "--clip", "Walk", "--out"])
+            .arg(out)
+            .output()
+            .expect("the rigscope binary runs")
+    };
+    for layout in ["side", "overlay"] {
+        let out = out_dir.join(format!("{layout}.png"));
+        let output = run(layout, &out);
+        assert!(
+            output.status.success(),
+            "render --compare --layout {layout} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let image = image::open(&out).expect("the PNG opens");
+        assert_eq!((image.width(), image.height()), (320, 200));
+    }
+    let refused = run("beside", &out_dir.join("refused.png"));
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("overlay"));
+}
