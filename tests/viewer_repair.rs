@@ -252,7 +252,7 @@ fn saving_the_preview_writes_only_the_weights_and_shows_the_saved_file() {
 fn largest_symmetry_difference(viewer: &mut Viewer) -> f32 {
     viewer.view.options.mode = rigscope::render::ViewMode::Symmetry;
     let state = viewer.frame_state(1.0);
-    let values = state.symmetry.expect("the check ran without background checks");
+    let (_, values) = state.symmetry.expect("the check ran without background checks");
     let mut largest = 0.0f32;
     for (m, mesh) in state.rig.meshes.iter().enumerate() {
         for p in 0..mesh.primitives.len() {
