@@ -219,6 +219,12 @@ fn saving_the_preview_writes_only_the_weights_and_shows_the_saved_file() {
     viewer.wait_for_load();
     assert_eq!(viewer.document().path.as_deref(), Some(output.as_path()));
     assert!(viewer.previewed_repair().is_none());
+    assert_eq!(viewer.documents().len(), 1, "the saved file takes the document's place");
+    assert_eq!(
+        (viewer.player().clip, viewer.player().time),
+        (Some(0), 0.4),
+        "clip and time kept"
+    );
 
     let saved = rigscope::rig::load_file(&output).expect("the saved file reopens");
     let diff = rigscope::compare::compare(&loaded, &saved, &rigscope::compare::Thresholds::default());
