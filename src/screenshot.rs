@@ -235,6 +235,11 @@ pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), Comm
         state.repair.open = true;
         state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
         viewer.preview_repair(&state.repair.options);
+        if let Some(analysis) = viewer.repair_analysis(&state.repair.options) {
+            for line in crate::commands::fix::summary_lines(viewer.rig(), &analysis.summary) {
+                eprintln!("fix: {line}");
+            }
+        }
     }
     if audit {
         state.audit.open_at_worst_joint(&mut viewer);

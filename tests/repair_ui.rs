@@ -46,7 +46,7 @@ fn the_window_counts_previews_switches_before_and_after_and_ends_the_preview() {
     harness.run();
     harness.get_by_label("Tools").click();
     harness.run();
-    harness.get_by_label("Repair weights").click();
+    harness.get_by_label_contains("Repair weights").click();
     harness.run();
     assert!(harness.state().1.repair.open);
     // Fill, mirror, prune and limit find nothing; normalize finds the overweight rings.
@@ -67,9 +67,18 @@ fn the_window_counts_previews_switches_before_and_after_and_ends_the_preview() {
     harness.get_by_label("After").click();
     harness.run();
     assert!(harness.state().0.showing_repaired());
+    harness.key_press(egui::Key::B);
+    harness.run();
+    assert!(!harness.state().0.showing_repaired(), "B switches to Before");
+    harness.key_press(egui::Key::B);
+    harness.run();
+    assert!(harness.state().0.showing_repaired(), "and back to After");
 
     harness.get_by_label("End preview").click();
     harness.run();
     assert!(harness.state().0.previewed_repair().is_none());
     assert!(Arc::ptr_eq(harness.state().0.rig(), &loaded));
+    harness.key_press(egui::Key::W);
+    harness.run();
+    assert!(!harness.state().1.repair.open, "W hides the window");
 }

@@ -219,6 +219,12 @@ fn saving_the_preview_writes_only_the_weights_and_shows_the_saved_file() {
     viewer.wait_for_load();
     assert_eq!(viewer.document().path.as_deref(), Some(output.as_path()));
     assert!(viewer.previewed_repair().is_none());
+    assert_eq!(viewer.documents().len(), 1, "the saved file takes the document's place");
+    assert_eq!(
+        (viewer.player().clip, viewer.player().time),
+        (Some(0), 0.4),
+        "clip and time kept"
+    );
 
     let saved = rigscope::rig::load_file(&output).expect("the saved file reopens");
     let diff = rigscope::compare::compare(&loaded, &saved, &rigscope::compare::Thresholds::default());
@@ -295,4 +301,41 @@ fn a_mirror_preview_changes_the_symmetry_view_and_a_rig_without_sides_says_why()
         counts.note.is_some(),
         "Fox has no left/right joint names, and the window says so"
     );
+}
+
+#[test]
+fn render_ui_fix_draws_the_window_previewing_the_repair_and_prints_what_it_changed() {
+    let Some(dir) = common::shared_folder("rigs/real") else {
+        return;
+    };
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let out = common::temp_dir("viewer_repair_render").join("window.png");
+    let file = dir.join("RobotExpressive.glb");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args([
+            "render",
+            file.to_str().unwrap(),
+            "--ui",
+            "--fix",
+            "--normalize",
+            "--size",
+            "800x500",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("rigscope runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // The count the viewer's own analysis gives, printed as `render --fix` prints it.
+    let (mut viewer, _) = robot_viewer().unwrap();
+    let changed = viewer.repair_analysis(&normalize_only()).unwrap().changed_count();
+    assert!(
+        stderr.contains(&format!("fix: normalize: {changed} vertices changed")),
+        "{stderr}"
+    );
+    let image = image::open(&out).expect("a PNG was written");
+    assert_eq!((image.width(), image.height()), (800, 500));
 }

@@ -100,7 +100,10 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     state.audit.open = true;
                 }
                 if ui
-                    .button("Repair weights")
+                    .add(
+                        egui::Button::new("Repair weights")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleRepair)),
+                    )
                     .on_hover_text("Normalize, limit, prune, fill or mirror the weights, preview and save")
                     .clicked()
                 {

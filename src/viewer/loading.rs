@@ -89,7 +89,7 @@ impl Viewer {
         self.start_load(path, Some(generation), clip_files);
     }
 
-    fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
+    pub(super) fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
         log::info!(
             "{} {}",
             if reload_of.is_some() { "reloading" } else { "opening" },

@@ -437,7 +437,9 @@ impl Viewer {
     }
 
     /// Writes the previewed repair of the active document's file to `output` (`.glb` or
-    /// `.gltf`; atomically, never over the input), then opens the file written in its place.
+    /// `.gltf`; atomically, never over the input), then ends the preview and loads the file
+    /// written in the document's place, as a reload does: clip files added again, camera, clip,
+    /// time and bends kept.
     pub fn save_repaired_as(&mut self, output: &Path) -> Result<Saved, RepairSaveError> {
         let document = self.document();
         let preview = document.repair.preview.as_ref().ok_or(RepairSaveError::NoPreview)?;
@@ -447,7 +449,10 @@ impl Viewer {
             return Err(RepairSaveError::NothingChanged);
         }
         let saved = crate::save::save_changes(&input, output, &changes, SaveOptions::default())?;
-        self.open(output.to_owned());
+        self.end_repair_preview();
+        let document = self.document();
+        let (generation, clip_files) = (document.generation, document.clip_files.clone());
+        self.start_load(Some(output.to_owned()), Some(generation), clip_files);
         Ok(saved)
     }
 }
