@@ -224,3 +224,57 @@ fn rigscope_render_draws_a_skeleton_only_file() {
         .count();
     assert!(drawn > 50, "the bones are drawn: {drawn} pixels");
 }
+
+fn audit_motion(file: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["audit", file.to_str().unwrap(), "--motion", "--json"])
+        .args(extra)
+        .output()
+        .expect("the rigscope binary runs")
+}
+
+#[test]
+fn audit_motion_reports_the_skeleton_only_walk_as_json_with_exit_statuses() {
+    let dir = common::temp_dir("motion-audit");
+    let file = dir.join("skeleton.gltf");
+    std::fs::write(&file, skeleton_only_gltf()).unwrap();
+    let output = audit_motion(&file, &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // The bones span 0 to 1.9 in height at rest; the rigid leg's foot rides along with the hips,
+    // so its one contact (the whole clip, on the ground) slides the whole walk.
+    let height = 1.9;
+    assert!((document["rig_height"].as_f64().unwrap() - height).abs() < 1e-5);
+    let clip = &document["clips"][0];
+    assert_eq!(clip["clip"], "walk");
+    assert_eq!(clip["loops"], true);
+    assert!(
+        clip["seam_position_error"].as_f64().unwrap() < 1e-5,
+        "the walk's travel is taken out"
+    );
+    assert!(clip["seam_rotation_error_deg"].as_f64().unwrap() < 1e-3);
+    let foot = &clip["feet"][0];
+    assert_eq!(foot["joint"], "LeftFoot");
+    assert_eq!(foot["contacts"].as_array().unwrap().len(), 1);
+    let walk = (WALK as f64) / height;
+    assert!((foot["max_slide"].as_f64().unwrap() - walk).abs() < 1e-5, "{foot}");
+    assert!((foot["worst_time"].as_f64().unwrap() - 1.0).abs() < 1e-5);
+    let root = &clip["root"];
+    assert_eq!(root["in_place"], false);
+    assert!(
+        (root["distance"].as_f64().unwrap() - walk).abs() < 1e-5
+            && (root["speed"].as_f64().unwrap() - walk).abs() < 1e-5
+    );
+    assert_eq!(document["passed"], false);
+    // Within a looser slide limit it passes; a foot that is not there is refused.
+    assert_eq!(audit_motion(&file, &["--max-slide", "0.6"]).status.code(), Some(0));
+    let unknown = audit_motion(&file, &["--foot", "Nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no node named 'Nope'"));
+    assert_eq!(audit_motion(&file, &["--fps", "0"]).status.code(), Some(2));
+}

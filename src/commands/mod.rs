@@ -2,6 +2,7 @@
 //! they use and below the window.
 
 pub mod audit;
+pub mod audit_motion;
 pub mod bench;
 pub mod clips;
 pub mod diff;

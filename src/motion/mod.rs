@@ -1,6 +1,10 @@
 //! Clip motion over time: how the joints move across a whole clip rather than at one moment
 //! (the skeleton's bounds over its clips, the motion checks of `audit --motion`).
 
+pub mod checks;
+
+pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
+
 use crate::anim::{Bounds, PoseBuffers, PoseInputs, evaluate_pose};
 use crate::rig::Rig;
 use glam::{Mat4, Vec3};

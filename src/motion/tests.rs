@@ -67,3 +67,144 @@ fn skeleton_bounds_cover_the_rest_pose_and_every_clip() {
     assert!((bounds.min - Vec3::new(0.0, -3.0, 0.0)).length() < 1e-5, "{bounds:?}");
     assert!((bounds.max - Vec3::new(2.0, 1.0, 0.0)).length() < 1e-5, "{bounds:?}");
 }
+
+fn v(x: f32, y: f32, z: f32) -> Vec4 {
+    Vec4::new(x, y, z, 0.0)
+}
+
+#[test]
+fn a_loop_whose_last_key_is_turned_reports_the_turn_at_its_seam() {
+    // Hips 1 above the ground with a leg straight down (the rig is 1 high) and an arm 1 to the
+    // side; the hips turn 10° about y by the last key.
+    let turn = glam::Quat::from_rotation_y(10f32.to_radians());
+    let rig = Rig {
+        nodes: vec![
+            node("hips", None, Vec3::Y),
+            node("arm", Some(0), Vec3::X),
+            node("leg", Some(0), -Vec3::Y),
+        ],
+        clips: vec![clip(
+            "turn",
+            vec![linear(0, Property::Rotation, &[0.0, 1.0], &[Vec4::W, turn.into()])],
+        )],
+        ..Rig::default()
+    };
+    let report = check_motion(&rig, &[], &MotionOptions::default());
+    assert!((report.rig_height - 1.0).abs() < 1e-6);
+    let seam = &report.clips[0];
+    assert!(seam.loops);
+    // The arm's tip moves along the chord of a 10° arc of radius 1.
+    let chord = 2.0 * 5f64.to_radians().sin();
+    assert!((seam.seam_position_error as f64 - chord).abs() < 1e-5, "{seam:?}");
+    assert!((seam.seam_rotation_error_deg - 10.0).abs() < 1e-3, "{seam:?}");
+    assert_eq!(seam.seam_worst_joint.as_deref(), Some("arm"));
+    assert!(seam.root.in_place);
+    let limits = MotionThresholds::default();
+    assert_eq!(
+        seam.violations(&limits).len(),
+        2,
+        "position and rotation over their limits"
+    );
+    let one_shot = MotionOptions {
+        one_shot: vec!["turn".into()],
+        ..MotionOptions::default()
+    };
+    let report = check_motion(&rig, &[], &one_shot);
+    assert!(!report.clips[0].loops);
+    assert!(
+        report.clips[0].violations(&limits).is_empty(),
+        "a one-shot clip's seam is not checked"
+    );
+}
+
+/// Hips walking 1 per second along x for 3 s over a two-bone leg whose foot is planted at the
+/// origin for 1.5 s (dragged `drag` along x during the first second), lifted 1 high at 2 s and
+/// put down again at 3 s.
+fn walking_leg(drag: f32) -> Rig {
+    // The foot's local translation is its world place less the hips' (x = t) and the knee's
+    // offset (0.5 below the hips, which are 1 above the ground).
+    let foot_keys = [
+        v(0.0, -0.5, 0.0),
+        v(drag - 1.0, -0.5, 0.0),
+        v(drag - 1.5, -0.5, 0.0),
+        v(drag - 2.0, 0.5, 0.0),
+        v(0.0, -0.5, 0.0),
+    ];
+    Rig {
+        nodes: vec![
+            node("hips", None, Vec3::Y),
+            node("knee", Some(0), Vec3::new(0.0, -0.5, 0.0)),
+            node("LeftFoot", Some(1), Vec3::new(0.0, -0.5, 0.0)),
+        ],
+        clips: vec![clip(
+            "walk",
+            vec![
+                linear(
+                    0,
+                    Property::Translation,
+                    &[0.0, 3.0],
+                    &[v(0.0, 1.0, 0.0), v(3.0, 1.0, 0.0)],
+                ),
+                linear(2, Property::Translation, &[0.0, 1.0, 1.5, 2.0, 3.0], &foot_keys),
+            ],
+        )],
+        ..Rig::default()
+    }
+}
+
+#[test]
+fn a_planted_foot_under_moving_hips_does_not_slide() {
+    let rig = walking_leg(0.0);
+    let feet = feet_by_name(&rig);
+    assert_eq!(feet, vec![2]);
+    let report = check_motion(&rig, &feet, &MotionOptions::default());
+    let clip = &report.clips[0];
+    let foot = &clip.feet[0];
+    assert_eq!(foot.contacts.len(), 1, "{foot:?}");
+    let contact = &foot.contacts[0];
+    // Planted from 0 to 1.5 s; at 30 poses a second the last still frame is 1.5 − 1/30.
+    assert!(
+        contact.start.abs() < 1e-6 && (contact.end - (1.5 - 1.0 / 30.0)).abs() < 1e-4,
+        "{contact:?}"
+    );
+    assert!(foot.max_slide < 1e-5, "{foot:?}");
+    // The hips go 3 heights along x in 3 s.
+    assert!(!clip.root.in_place);
+    assert!((clip.root.distance - 3.0).abs() < 1e-5 && (clip.root.speed - 1.0).abs() < 1e-5);
+    assert!((Vec3::from(clip.root.direction) - Vec3::X).length() < 1e-6);
+    assert_eq!(clip.root.joint.as_deref(), Some("hips"));
+}
+
+#[test]
+fn a_dragged_foot_slides_the_distance_it_was_dragged() {
+    let rig = walking_leg(0.3);
+    let report = check_motion(&rig, &[2], &MotionOptions::default());
+    let foot = &report.clips[0].feet[0];
+    assert_eq!(foot.contacts.len(), 1, "{foot:?}");
+    assert!((foot.max_slide - 0.3).abs() < 1e-5, "{foot:?}");
+    let worst = foot.worst_time.unwrap();
+    assert!(
+        (1.0 - 1e-4..1.5).contains(&worst),
+        "reached at the end of the drag: {worst}"
+    );
+    let limits = MotionThresholds::default();
+    assert_eq!(report.clips[0].violations(&limits).len(), 1);
+}
+
+#[test]
+fn an_in_place_contact_is_measured_against_its_steady_treadmill_motion() {
+    // A foot on the ground moving back 0.1 a frame: steady in place, a 0.9 slide otherwise.
+    let path: Vec<Vec3> = (0..10).map(|k| Vec3::new(-0.1 * k as f32, 0.0, 0.0)).collect();
+    let options = MotionOptions::default();
+    let steady = checks::find_contacts(&path, 1.0 / 30.0, 1.0, true, &options);
+    assert_eq!(steady.len(), 1);
+    assert!(steady[0].slide < 1e-6, "{steady:?}");
+    let world = checks::find_contacts(&path, 1.0 / 30.0, 1.0, false, &options);
+    assert!((world[0].slide - 0.9).abs() < 1e-6, "{world:?}");
+    // One frame pushed 0.05 sideways strays that far from the steady motion.
+    let mut bumped = path.clone();
+    bumped[4].z = 0.05;
+    let bumped = checks::find_contacts(&bumped, 1.0 / 30.0, 1.0, true, &options);
+    assert!((bumped[0].slide - 0.05).abs() < 1e-6, "{bumped:?}");
+    assert!((bumped[0].slide_time - 4.0 / 30.0).abs() < 1e-6);
+}
