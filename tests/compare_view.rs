@@ -7,6 +7,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use egui_kittest::kittest::Queryable;
 use image::RgbaImage;
 use rigscope::draw::compare::split_width;
 use rigscope::draw::render_view;
@@ -202,4 +203,44 @@ fn render_compare_writes_both_sides() {
     let refused = run("beside", &out_dir.join("refused.png"));
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("overlay"));
+}
+
+#[test]
+fn file_compare_with_opens_the_other_side_and_the_menu_switches_layout_and_stops() {
+    let Some(dir) = common::shared_rigs() else { return };
+    let mut viewer = Viewer::new(common::load_rig(&dir, "Fox.glb"), None);
+    let mut state = rigscope::ui::UiState::default();
+    // A file that cannot be read: no comparison, and the error is the file's.
+    let missing = dir.join("no such rig.glb");
+    assert!(matches!(
+        viewer.compare_with_file(missing.clone()),
+        Err(rigscope::rig::RigError::File(_))
+    ));
+    assert!(rigscope::ui::compare_from_dialog(&mut viewer, &mut state, |_| Some(
+        missing
+    )));
+    assert!(viewer.comparison().is_none());
+    // A cancelled dialog does nothing.
+    assert!(!rigscope::ui::compare_from_dialog(&mut viewer, &mut state, |_| None));
+    let quantized = dir.join("compressed/Fox.quantize.glb");
+    assert!(rigscope::ui::compare_from_dialog(&mut viewer, &mut state, |_| Some(
+        quantized.clone()
+    )));
+    let comparison = viewer.comparison().expect("comparing");
+    assert_eq!(comparison.other().document().path.as_deref(), Some(quantized.as_path()));
+    assert_eq!(comparison.layout, CompareLayout::Side);
+
+    let mut harness = common::main_window(viewer, 1280.0, 800.0);
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Overlay").click();
+    harness.run();
+    let layout = harness.state().0.comparison().map(|c| c.layout);
+    assert_eq!(layout, Some(CompareLayout::Overlay));
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Stop comparing").click();
+    harness.run();
+    assert!(harness.state().0.comparison().is_none());
 }

@@ -151,6 +151,12 @@ impl App {
                 });
                 state.window.request_redraw();
             }
+            UiAction::CompareDialog => {
+                ui::compare_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
+                    pick_rig_file("Compare with", folder)
+                });
+                state.window.request_redraw();
+            }
             UiAction::Screenshot { with_ui } => self.screenshot(with_ui),
             UiAction::ChooseScreenshotFolder => {
                 let picked = rfd::FileDialog::new()

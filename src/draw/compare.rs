@@ -1,88 +1,155 @@
-//! A comparison drawn offscreen: the two sides side by side (each half a render of its side
-//! through the shared camera), or the other side's wireframe drawn into the active side's
-//! image, hidden where the active side's surface is in front of it.
+//! A comparison drawn into one target, the window's or an offscreen one: the two sides side by
+//! side in the two halves of the viewport through the shared camera, or the other side's
+//! wireframe drawn into the active side's view, hidden where the active side's surface is in
+//! front of it.
 
-use super::{ViewRenderer, render_one_side};
+use super::ViewRenderer;
 use crate::render::detail::ScenePortion;
-use crate::render::{Gpu, GpuError, Offscreen, ViewOptions};
+use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
 use crate::viewer::{CompareLayout, Viewer};
 
-/// The active side's meshes; the samples and depth stay for the other side's wireframe.
-const ACTIVE_MESHES: ScenePortion = ScenePortion {
-    proxy: false,
-    primitives: 0..u64::MAX,
+/// Side by side, the active side first: its meshes and overlays, the samples and depth kept
+/// for the other side.
+const ACTIVE_SIDE: ScenePortion = ScenePortion {
     first: true,
     last: false,
+    overlays: true,
+    ..ScenePortion::WHOLE
 };
 
-/// No meshes, then the active side's grid and overlays over both sides, ending the image.
-const ACTIVE_OVERLAYS: ScenePortion = ScenePortion {
-    proxy: false,
-    primitives: u64::MAX..u64::MAX,
+/// Side by side, the other side ending the image.
+const OTHER_SIDE: ScenePortion = ScenePortion {
     first: false,
     last: true,
+    overlays: true,
+    ..ScenePortion::WHOLE
 };
 
-/// The widths of the left and right halves of an image `width` pixels wide (each at least
-/// one pixel, which an offscreen target needs).
+/// The widths of the left and right halves of a view `width` pixels wide (each at least one
+/// pixel).
 pub fn split_width(width: u32) -> (u32, u32) {
     let left = (width / 2).max(1);
     (left, width.saturating_sub(left).max(1))
 }
 
-/// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows
-/// them, the other side following the active one first; the active side alone without one.
+/// Where the active side and the other side are drawn in `viewport`.
+pub fn side_viewports(layout: CompareLayout, viewport: PixelRect) -> (PixelRect, PixelRect) {
+    match layout {
+        CompareLayout::Side => {
+            let (left, right) = split_width(viewport.width);
+            (
+                PixelRect {
+                    width: left,
+                    ..viewport
+                },
+                PixelRect {
+                    x: viewport.x + left,
+                    width: right,
+                    ..viewport
+                },
+            )
+        }
+        CompareLayout::Overlay => (viewport, viewport),
+    }
+}
+
+fn aspect(rect: PixelRect) -> f32 {
+    rect.width as f32 / rect.height.max(1) as f32
+}
+
+/// Moves the other side of the viewer's comparison to the active side's state and prepares
+/// its frame in `renderer` for the viewer's layout in `viewport`. Returns the aspect the
+/// active side is to be prepared for (`None` without a comparison).
+pub fn prepare_other_side(
+    gpu: &Gpu,
+    renderer: &mut ViewRenderer,
+    viewer: &mut Viewer,
+    viewport: PixelRect,
+) -> Option<f32> {
+    viewer.follow_comparison();
+    let comparison = viewer.comparison_mut()?;
+    let (active, other_rect) = side_viewports(comparison.layout, viewport);
+    let overlay = comparison.layout == CompareLayout::Overlay;
+    let other = comparison.other_mut();
+    if overlay {
+        other.view.options.wireframe = true;
+    }
+    renderer.prepare(gpu, other, aspect(other_rect), &mut FrameTimings::default());
+    Some(aspect(active))
+}
+
+/// Records both sides of the viewer's comparison into `output` within `viewport`, both
+/// renderers prepared (see [`prepare_other_side`]); the active side alone without one.
+pub fn encode_comparison(
+    encoder: &mut wgpu::CommandEncoder,
+    (targets, output): (&RenderTargets, &wgpu::TextureView),
+    (active, other): (&ViewRenderer, &ViewRenderer),
+    viewer: &Viewer,
+    viewport: PixelRect,
+) {
+    let Some(comparison) = viewer.comparison() else {
+        active.encode(encoder, targets, output, viewer, Some(viewport), None);
+        return;
+    };
+    let (active_rect, other_rect) = side_viewports(comparison.layout, viewport);
+    let other_portion = match comparison.layout {
+        CompareLayout::Side => OTHER_SIDE,
+        // The wireframe's lines follow the triangles in the scene's drawing order.
+        CompareLayout::Overlay => ScenePortion {
+            primitives: other.primitive_count(&ViewOptions {
+                wireframe: false,
+                ..comparison.other().view.options
+            })..u64::MAX,
+            last: false,
+            overlays: false,
+            ..OTHER_SIDE
+        },
+    };
+    let overlay = comparison.layout == CompareLayout::Overlay;
+    let active_portion = ScenePortion {
+        overlays: !overlay,
+        ..ACTIVE_SIDE
+    };
+    let (first, second) = (Some(active_rect), Some(other_rect));
+    active.encode_portion(encoder, targets, output, viewer, first, &active_portion, None);
+    other.encode_portion(
+        encoder,
+        targets,
+        output,
+        comparison.other(),
+        second,
+        &other_portion,
+        None,
+    );
+    if overlay {
+        // The active side's grid and overlays over the other side's lines, ending the image.
+        let overlays = ScenePortion {
+            primitives: u64::MAX..u64::MAX,
+            ..OTHER_SIDE
+        };
+        active.encode_portion(encoder, targets, output, viewer, first, &overlays, None);
+    }
+}
+
+/// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows them.
 pub fn render_comparison(
     gpu: &Gpu,
     viewer: &mut Viewer,
     width: u32,
     height: u32,
 ) -> Result<image::RgbaImage, GpuError> {
-    viewer.follow_comparison();
-    match viewer.comparison().map(|c| c.layout) {
-        None => render_one_side(gpu, viewer, width, height),
-        Some(CompareLayout::Side) => {
-            let (left, right) = split_width(width);
-            let active = render_one_side(gpu, viewer, left, height)?;
-            let Some(comparison) = viewer.comparison_mut() else {
-                return Ok(active);
-            };
-            let other = render_one_side(gpu, comparison.other_mut(), right, height)?;
-            let mut image = image::RgbaImage::new(width, height);
-            image::imageops::replace(&mut image, &active, 0, 0);
-            image::imageops::replace(&mut image, &other, i64::from(left), 0);
-            Ok(image)
-        }
-        Some(CompareLayout::Overlay) => render_overlay(gpu, viewer, width, height),
-    }
-}
-
-/// The overlay layout: the active side's meshes, the other side's wireframe with the same
-/// depth, then the active side's grid and overlays.
-fn render_overlay(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
     let target = Offscreen::new(gpu, width, height)?;
-    let aspect = target.aspect();
-    let mut timings = FrameTimings::default();
-    let mut active = ViewRenderer::offscreen(gpu);
-    active.prepare(gpu, viewer, aspect, &mut timings);
-    let mut ghost = ViewRenderer::offscreen(gpu);
-    let mut ghost_portion = ScenePortion {
-        first: false,
-        last: false,
-        ..ScenePortion::WHOLE
+    let viewport = PixelRect {
+        x: 0,
+        y: 0,
+        width,
+        height,
     };
-    if let Some(comparison) = viewer.comparison_mut() {
-        let other = comparison.other_mut();
-        other.view.options.wireframe = true;
-        ghost.prepare(gpu, other, aspect, &mut timings);
-        // The wireframe's lines follow the triangles in the scene's drawing order.
-        let triangles = ghost.primitive_count(&ViewOptions {
-            wireframe: false,
-            ..other.view.options
-        });
-        ghost_portion.primitives = triangles..u64::MAX;
-    }
+    let mut active = ViewRenderer::offscreen(gpu);
+    let mut other = ViewRenderer::offscreen(gpu);
+    let aspect = prepare_other_side(gpu, &mut other, viewer, viewport).unwrap_or(target.aspect());
+    active.prepare(gpu, viewer, aspect, &mut FrameTimings::default());
     let viewer: &Viewer = viewer;
     let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("comparison"),
@@ -90,11 +157,7 @@ fn render_overlay(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Re
     let first = target.encode_capture(
         &mut encoder,
         &mut |encoder, targets, view| {
-            active.encode_portion(encoder, targets, view, viewer, None, &ACTIVE_MESHES, None);
-            if let Some(comparison) = viewer.comparison() {
-                ghost.encode_portion(encoder, targets, view, comparison.other(), None, &ghost_portion, None);
-            }
-            active.encode_portion(encoder, targets, view, viewer, None, &ACTIVE_OVERLAYS, None);
+            encode_comparison(encoder, (targets, view), (&active, &other), viewer, viewport);
         },
         None,
     );

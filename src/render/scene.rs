@@ -545,7 +545,7 @@ impl SceneRenderer {
                 pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
             }
         }
-        if !portion.last {
+        if !portion.overlays {
             return;
         }
         if let (true, Some((buffer, count))) = (view.grid, &self.grid) {

@@ -107,6 +107,15 @@ impl Viewer {
         comparison.diff = Some((document.generation, Arc::new(diff)));
     }
 
+    /// Reads the file at `path` and shows it as the other side of the active document (in
+    /// the current comparison's layout, else side by side).
+    pub fn compare_with_file(&mut self, path: PathBuf) -> Result<(), crate::rig::RigError> {
+        let rig = crate::rig::load_file(&path)?;
+        let layout = self.compare.as_ref().map_or_else(CompareLayout::default, |c| c.layout);
+        self.compare_with(rig, Some(path), layout);
+        Ok(())
+    }
+
     /// Ends the comparison; the active document stays shown.
     pub fn stop_comparing(&mut self) {
         self.compare = None;
