@@ -3,7 +3,7 @@
 
 use super::symmetry::{SymmetryJob, SymmetryView};
 use crate::anim::Bounds;
-use crate::reload::FileWatcher;
+use crate::reload::{FileStamp, FileWatcher};
 use crate::report::RigReport;
 use crate::retarget::RetargetReport;
 use crate::rig::Rig;
@@ -56,6 +56,8 @@ pub struct Document {
     pub(super) watcher: Option<FileWatcher>,
     /// When the latest change on disk was seen.
     pub(super) changed_at: Option<Instant>,
+    /// The file's stamp when the load that produced this document began.
+    pub(super) loaded_stamp: Option<FileStamp>,
     /// Files whose clips were added to the rig (File ▸ Load clips from…), in order; reloading
     /// the document adds them again, and their changes on disk reload it.
     pub clip_files: Vec<PathBuf>,
@@ -81,6 +83,7 @@ impl Document {
             file_changed: false,
             watcher: None,
             changed_at: None,
+            loaded_stamp: None,
             clip_files: Vec::new(),
             retarget_reports: Vec::new(),
             symmetry: None,
