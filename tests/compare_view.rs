@@ -244,3 +244,81 @@ fn file_compare_with_opens_the_other_side_and_the_menu_switches_layout_and_stops
     harness.run();
     assert!(harness.state().0.comparison().is_none());
 }
+
+/// Clicks the entry of the Compare window that reads `text`.
+fn click_entry(harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::UiState)>, text: &str) {
+    harness.get_by_label(text).click();
+    harness.run();
+}
+
+#[test]
+fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views() {
+    let Some(dir) = common::shared_rigs() else { return };
+    // One vertex loses its weights: the worst vertex, ½ Σ|w| = 0.5 from it.
+    let mut changed = common::load_rig(&dir, "Fox.glb");
+    let influences = changed.meshes[0].primitives[0].influences.as_mut().expect("skinned");
+    influences.weights[0] = [0.0; 4];
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.0);
+    viewer.compare_with(changed, None, CompareLayout::Side);
+    viewer.ensure_comparison_diff();
+    let diff = viewer
+        .comparison()
+        .and_then(|c| c.diff())
+        .expect("compared at once")
+        .clone();
+    let worst = diff.weights.changed_vertices[0];
+    assert_eq!((worst.a.mesh, worst.a.primitive_index, worst.a.vertex), (0, 0, 0));
+    assert!((worst.difference - 0.5).abs() < 1e-6, "{}", worst.difference);
+
+    let mut harness = common::main_window(viewer, 1400.0, 900.0);
+    harness.run();
+    let text = format!("mesh 0 primitive 0 vertex 0: weights {:.3}", worst.difference);
+    click_entry(&mut harness, &text);
+    let viewer = &harness.state().0;
+    let marked = |v: &rigscope::compare::VertexRef| rigscope::viewer::VertexRef {
+        instance: v.instance,
+        primitive: v.primitive_index,
+        vertex: v.vertex,
+    };
+    assert_eq!(viewer.inspected_vertex(), Some(marked(&worst.a)));
+    let other = viewer.comparison().expect("comparing").other();
+    assert_eq!(other.inspected_vertex(), Some(marked(&worst.b)));
+
+    // Against the gltfpack copy, whose Walk is resampled: the clip entry seeks to its worst
+    // time and selects its worst joint.
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Survey"), 0.0);
+    viewer.compare_with(
+        common::load_rig(&dir, "compressed/Fox.gltfpack.glb"),
+        None,
+        CompareLayout::Overlay,
+    );
+    viewer.ensure_comparison_diff();
+    let diff = viewer
+        .comparison()
+        .and_then(|c| c.diff())
+        .expect("compared at once")
+        .clone();
+    let walk = diff
+        .clips
+        .iter()
+        .find(|c| c.name == "Walk")
+        .expect("Walk compared")
+        .clone();
+    let mut harness = common::main_window(viewer, 1400.0, 900.0);
+    harness.run();
+    let text = format!(
+        "{} ({:?}): {:.2e} / {:.2}° at {:.3} s, {}",
+        walk.name,
+        walk.status,
+        walk.max_position_error,
+        walk.max_rotation_error_deg,
+        walk.worst_time.unwrap_or(0.0),
+        walk.worst_joint.as_deref().unwrap_or("no joint")
+    );
+    click_entry(&mut harness, &text);
+    let viewer = &harness.state().0;
+    assert_eq!(viewer.player().clip, viewer.rig().find_clip("Walk"));
+    assert_eq!(Some(viewer.player().time), walk.worst_time);
+    let joint = viewer.view.selected_joint.map(|n| viewer.rig().nodes[n].name.clone());
+    assert_eq!(joint, walk.worst_joint);
+}

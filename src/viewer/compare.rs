@@ -43,6 +43,10 @@ pub struct Comparison {
     missing_clip: Option<String>,
     /// The comparison of the active document (of this generation) with the other file.
     diff: Option<(u64, Arc<RigDiff>)>,
+    /// That comparison while it runs on a thread (see `Viewer::background_checks`).
+    diff_job: Option<(u64, crate::job::Job<RigDiff>)>,
+    /// Why comparing the files failed (it panicked), shown instead of the differences.
+    pub diff_error: Option<String>,
 }
 
 impl Comparison {
@@ -85,26 +89,44 @@ impl Viewer {
             layout,
             missing_clip: None,
             diff: None,
+            diff_job: None,
+            diff_error: None,
         });
         self.follow_comparison();
     }
 
     /// Compares the active document with the other file (joints, vertices, clips) unless that
-    /// was done for this document already.
+    /// was done for this document already: on a thread with [`Viewer::background_checks`]
+    /// (the window, which calls this again each frame to collect the result), else at once.
     pub fn ensure_comparison_diff(&mut self) {
         let document = &self.documents[self.active];
+        let generation = document.generation;
         let Some(comparison) = self.compare.as_mut() else {
             return;
         };
-        if comparison
-            .diff
-            .as_ref()
-            .is_some_and(|(generation, _)| *generation == document.generation)
-        {
+        let done = comparison.diff.as_ref().is_some_and(|(done, _)| *done == generation);
+        if done || comparison.diff_error.is_some() {
             return;
         }
-        let diff = crate::compare::compare(&document.rig, comparison.other.rig(), &Thresholds::default());
-        comparison.diff = Some((document.generation, Arc::new(diff)));
+        let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
+        let compare = move || crate::compare::compare(&rig, &other, &Thresholds::default());
+        if !self.background_checks {
+            comparison.diff = Some((generation, Arc::new(compare())));
+            return;
+        }
+        match comparison.diff_job.take() {
+            Some((started, job)) if started == generation => match job.try_wait() {
+                Ok(Ok(diff)) => comparison.diff = Some((generation, Arc::new(diff))),
+                Ok(Err(panicked)) => comparison.diff_error = Some(panicked.0),
+                Err(job) => comparison.diff_job = Some((started, job)),
+            },
+            _ => comparison.diff_job = Some((generation, crate::job::Job::spawn(compare))),
+        }
+    }
+
+    /// Whether the comparison of the two files is running on its thread.
+    pub fn comparing_in_background(&self) -> bool {
+        self.compare.as_ref().is_some_and(|c| c.diff_job.is_some())
     }
 
     /// Reads the file at `path` and shows it as the other side of the active document (in

@@ -434,5 +434,6 @@ impl Viewer {
         (player.playing && player.clip.is_some())
             || self.pending.is_some()
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
+            || self.comparing_in_background()
     }
 }
