@@ -251,6 +251,21 @@ fn click_entry(harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::Ui
     harness.run();
 }
 
+/// `viewer`'s comparison computed at once, and the main window showing it.
+fn compared(
+    mut viewer: Viewer,
+) -> (
+    rigscope::compare::RigDiff,
+    egui_kittest::Harness<'static, (Viewer, rigscope::ui::UiState)>,
+) {
+    viewer.ensure_comparison_diff();
+    let diff = viewer.comparison().and_then(|c| c.diff()).expect("compared at once");
+    let diff = (**diff).clone();
+    let mut harness = common::main_window(viewer, 1400.0, 900.0);
+    harness.run();
+    (diff, harness)
+}
+
 #[test]
 fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views() {
     let Some(dir) = common::shared_rigs() else { return };
@@ -260,20 +275,11 @@ fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views()
     influences.weights[0] = [0.0; 4];
     let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.0);
     viewer.compare_with(changed, None, CompareLayout::Side);
-    viewer.ensure_comparison_diff();
-    let diff = viewer
-        .comparison()
-        .and_then(|c| c.diff())
-        .expect("compared at once")
-        .clone();
+    let (diff, mut harness) = compared(viewer);
     let worst = diff.weights.changed_vertices[0];
     assert_eq!((worst.a.mesh, worst.a.primitive_index, worst.a.vertex), (0, 0, 0));
     assert!((worst.difference - 0.5).abs() < 1e-6, "{}", worst.difference);
-
-    let mut harness = common::main_window(viewer, 1400.0, 900.0);
-    harness.run();
-    let text = format!("mesh 0 primitive 0 vertex 0: weights {:.3}", worst.difference);
-    click_entry(&mut harness, &text);
+    click_entry(&mut harness, &rigscope::ui::compare::vertex_entry(&worst));
     let viewer = &harness.state().0;
     let marked = |v: &rigscope::compare::VertexRef| rigscope::viewer::VertexRef {
         instance: v.instance,
@@ -287,35 +293,11 @@ fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views()
     // Against the gltfpack copy, whose Walk is resampled: the clip entry seeks to its worst
     // time and selects its worst joint.
     let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Survey"), 0.0);
-    viewer.compare_with(
-        common::load_rig(&dir, "compressed/Fox.gltfpack.glb"),
-        None,
-        CompareLayout::Overlay,
-    );
-    viewer.ensure_comparison_diff();
-    let diff = viewer
-        .comparison()
-        .and_then(|c| c.diff())
-        .expect("compared at once")
-        .clone();
-    let walk = diff
-        .clips
-        .iter()
-        .find(|c| c.name == "Walk")
-        .expect("Walk compared")
-        .clone();
-    let mut harness = common::main_window(viewer, 1400.0, 900.0);
-    harness.run();
-    let text = format!(
-        "{} ({:?}): {:.2e} / {:.2}° at {:.3} s, {}",
-        walk.name,
-        walk.status,
-        walk.max_position_error,
-        walk.max_rotation_error_deg,
-        walk.worst_time.unwrap_or(0.0),
-        walk.worst_joint.as_deref().unwrap_or("no joint")
-    );
-    click_entry(&mut harness, &text);
+    let packed = common::load_rig(&dir, "compressed/Fox.gltfpack.glb");
+    viewer.compare_with(packed, None, CompareLayout::Overlay);
+    let (diff, mut harness) = compared(viewer);
+    let walk = diff.clips.iter().find(|c| c.name == "Walk").expect("Walk compared");
+    click_entry(&mut harness, &rigscope::ui::compare::clip_entry(walk));
     let viewer = &harness.state().0;
     assert_eq!(viewer.player().clip, viewer.rig().find_clip("Walk"));
     assert_eq!(Some(viewer.player().time), walk.worst_time);

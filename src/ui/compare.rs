@@ -123,12 +123,7 @@ fn entries(ui: &mut egui::Ui, diff: &RigDiff) -> Option<Pick> {
             diff.weights.compared_vertices, diff.weights.unmatched_vertices, diff.weights.changed_count
         ));
         for change in diff.weights.changed_vertices.iter().take(LISTED) {
-            let a = &change.a;
-            let text = format!(
-                "mesh {} primitive {} vertex {}: weights {:.3}",
-                a.mesh, a.primitive, a.vertex, change.difference
-            );
-            if ui.selectable_label(false, text).clicked() {
+            if ui.selectable_label(false, vertex_entry(change)).clicked() {
                 pick = Some(Pick::Vertex(*change));
             }
         }
@@ -136,16 +131,7 @@ fn entries(ui: &mut egui::Ui, diff: &RigDiff) -> Option<Pick> {
         for clip in worst(&diff.clips, |c: &ClipDiff| {
             c.severity(limits.position, limits.rotation_degrees)
         }) {
-            let text = format!(
-                "{} ({:?}): {:.2e} / {:.2}° at {:.3} s, {}",
-                clip.name,
-                clip.status,
-                clip.max_position_error,
-                clip.max_rotation_error_deg,
-                clip.worst_time.unwrap_or(0.0),
-                clip.worst_joint.as_deref().unwrap_or("no joint")
-            );
-            if ui.selectable_label(false, text).clicked() {
+            if ui.selectable_label(false, clip_entry(clip)).clicked() {
                 pick = Some(Pick::Clip(clip.clone()));
             }
         }
@@ -159,4 +145,26 @@ fn worst<T>(items: &[T], severity: impl Fn(&T) -> f32) -> Vec<&T> {
     sorted.sort_by(|a, b| severity(b).total_cmp(&severity(a)));
     sorted.truncate(LISTED);
     sorted
+}
+
+/// How the Compare window lists a changed vertex (by its glTF mesh, primitive and index in A).
+pub fn vertex_entry(change: &VertexChange) -> String {
+    let a = &change.a;
+    format!(
+        "mesh {} primitive {} vertex {}: weights {:.3}",
+        a.mesh, a.primitive, a.vertex, change.difference
+    )
+}
+
+/// How the Compare window lists a clip: its largest errors, when and on which joint.
+pub fn clip_entry(clip: &ClipDiff) -> String {
+    format!(
+        "{} ({:?}): {:.2e} / {:.2}° at {:.3} s, {}",
+        clip.name,
+        clip.status,
+        clip.max_position_error,
+        clip.max_rotation_error_deg,
+        clip.worst_time.unwrap_or(0.0),
+        clip.worst_joint.as_deref().unwrap_or("no joint")
+    )
 }
