@@ -23,11 +23,12 @@ const HEIGHT: u32 = 200;
 const CHANNEL_TOLERANCE: u8 = 24;
 
 /// A still viewer of `rig` at `time` of clip `clip` (its rest pose for `None`), without the
-/// grid.
+/// grid and the skeleton (whose joints a comparison colors by their error).
 fn still_viewer(rig: Rig, clip: Option<&str>, time: f32) -> Viewer {
     let clip = clip.map(|name| rig.find_clip(name).unwrap_or_else(|| panic!("no clip {name}")));
     let mut viewer = Viewer::new(rig, None);
     viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = time;
@@ -303,4 +304,34 @@ fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views()
     assert_eq!(Some(viewer.player().time), walk.worst_time);
     let joint = viewer.view.selected_joint.map(|n| viewer.rig().nodes[n].name.clone());
     assert_eq!(joint, walk.worst_joint);
+}
+
+#[test]
+fn the_skeleton_overlay_measures_each_joints_error_against_its_match() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let demo = || rigscope::rig::open(None).expect("demo rig");
+    let rig = demo();
+    let joints = rig.skins[0].joints.clone();
+    let moved = *joints.last().expect("joints");
+    let mut other = demo();
+    // Both in the rest pose: only the moved joint and those below it are off, by the shift.
+    let shift = 0.05;
+    other.nodes[moved].rest.translation.x += shift;
+    let mut viewer = still_viewer(rig, None, 0.0);
+    viewer.view.options.skeleton.show = true;
+    viewer.compare_with(other, None, CompareLayout::Overlay);
+    render_view(&gpu, &mut viewer, 160, 120).expect("renders");
+    let size = viewer.document().rest_bounds.size();
+    let errors = viewer.joint_errors().expect("comparing").to_vec();
+    let rig = viewer.rig().clone();
+    for &joint in &joints {
+        let below = rigscope::render::skeleton::is_descendant(&rig, joint, moved) || joint == moved;
+        let expected = if below { shift / size } else { 0.0 };
+        assert!(
+            (errors[joint] - expected).abs() < 1e-4 * expected.max(1.0),
+            "{}: {} instead of {expected}",
+            rig.nodes[joint].name,
+            errors[joint]
+        );
+    }
 }

@@ -47,6 +47,11 @@ pub struct Comparison {
     diff_job: Option<(u64, crate::job::Job<RigDiff>)>,
     /// Why comparing the files failed (it panicked), shown instead of the differences.
     pub diff_error: Option<String>,
+    /// Which node of the other file each node of the active one is (by name, then path).
+    nodes: crate::compare::NodeMatch,
+    /// Per node of the active side, its world position error against its match at the
+    /// current time, relative to the rig's size (infinite without a match).
+    pub(super) joint_errors: Vec<f32>,
 }
 
 impl Comparison {
@@ -84,7 +89,10 @@ impl Viewer {
     pub fn compare_with(&mut self, rig: Rig, path: Option<PathBuf>, layout: CompareLayout) {
         let mut other = Viewer::new(rig, path);
         other.hot_reload = false;
+        let nodes = crate::compare::NodeMatch::new(self.rig(), other.rig());
         self.compare = Some(Comparison {
+            nodes,
+            joint_errors: Vec::new(),
             other: Box::new(other),
             layout,
             missing_clip: None,
@@ -122,6 +130,37 @@ impl Viewer {
             },
             _ => comparison.diff_job = Some((generation, crate::job::Job::spawn(compare))),
         }
+    }
+
+    /// Measures each joint's world position error against its match in the other side's
+    /// pose as last evaluated (the frame brings that up to date first).
+    pub(super) fn update_joint_errors(&mut self) {
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        let size = self.documents[self.active].rest_bounds.size().max(1e-6);
+        let (mine, theirs) = (&self.playback.pose.worlds, &comparison.other.last_pose().worlds);
+        comparison.joint_errors.clear();
+        comparison
+            .joint_errors
+            .extend(mine.iter().enumerate().map(|(node, world)| {
+                let other = comparison
+                    .nodes
+                    .a_to_b
+                    .get(node)
+                    .copied()
+                    .flatten()
+                    .and_then(|m| theirs.get(m));
+                other.map_or(f32::INFINITY, |other| {
+                    world.w_axis.truncate().distance(other.w_axis.truncate()) / size
+                })
+            }));
+    }
+
+    /// The skeleton overlay's per-node errors (see [`Viewer::update_joint_errors`]), as of the
+    /// last frame drawn with the skeleton shown.
+    pub fn joint_errors(&self) -> Option<&[f32]> {
+        self.compare.as_ref().map(|c| c.joint_errors.as_slice())
     }
 
     /// Whether the comparison of the two files is running on its thread.

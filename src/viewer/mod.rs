@@ -348,6 +348,9 @@ impl Viewer {
             crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
             _ => {}
         }
+        if self.view.options.skeleton.show {
+            self.update_joint_errors();
+        }
         let document = &self.documents[self.active];
         let playback = &self.playback;
         FrameState {
@@ -370,6 +373,9 @@ impl Viewer {
                 }
                 _ => document.current_symmetry().map(|s| (0, &s.values)),
             },
+            joint_errors: (self.compare.as_ref())
+                .filter(|_| self.view.options.skeleton.show)
+                .map(|c| c.joint_errors.as_slice()),
         }
     }
 
