@@ -23,11 +23,12 @@ const HEIGHT: u32 = 200;
 const CHANNEL_TOLERANCE: u8 = 24;
 
 /// A still viewer of `rig` at `time` of clip `clip` (its rest pose for `None`), without the
-/// grid.
+/// grid and the skeleton (whose joints a comparison colors by their error).
 fn still_viewer(rig: Rig, clip: Option<&str>, time: f32) -> Viewer {
     let clip = clip.map(|name| rig.find_clip(name).unwrap_or_else(|| panic!("no clip {name}")));
     let mut viewer = Viewer::new(rig, None);
     viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = time;
@@ -243,4 +244,94 @@ fn file_compare_with_opens_the_other_side_and_the_menu_switches_layout_and_stops
     harness.get_by_label("Stop comparing").click();
     harness.run();
     assert!(harness.state().0.comparison().is_none());
+}
+
+/// Clicks the entry of the Compare window that reads `text`.
+fn click_entry(harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::UiState)>, text: &str) {
+    harness.get_by_label(text).click();
+    harness.run();
+}
+
+/// `viewer`'s comparison computed at once, and the main window showing it.
+fn compared(
+    mut viewer: Viewer,
+) -> (
+    rigscope::compare::RigDiff,
+    egui_kittest::Harness<'static, (Viewer, rigscope::ui::UiState)>,
+) {
+    viewer.ensure_comparison_diff();
+    let diff = viewer.comparison().and_then(|c| c.diff()).expect("compared at once");
+    let diff = (**diff).clone();
+    let mut harness = common::main_window(viewer, 1400.0, 900.0);
+    harness.run();
+    (diff, harness)
+}
+
+#[test]
+fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views() {
+    let Some(dir) = common::shared_rigs() else { return };
+    // One vertex loses its weights: the worst vertex, ½ Σ|w| = 0.5 from it.
+    let mut changed = common::load_rig(&dir, "Fox.glb");
+    let influences = changed.meshes[0].primitives[0].influences.as_mut().expect("skinned");
+    influences.weights[0] = [0.0; 4];
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Walk"), 0.0);
+    viewer.compare_with(changed, None, CompareLayout::Side);
+    let (diff, mut harness) = compared(viewer);
+    let worst = diff.weights.changed_vertices[0];
+    assert_eq!((worst.a.mesh, worst.a.primitive_index, worst.a.vertex), (0, 0, 0));
+    assert!((worst.difference - 0.5).abs() < 1e-6, "{}", worst.difference);
+    click_entry(&mut harness, &rigscope::ui::compare::vertex_entry(&worst));
+    let viewer = &harness.state().0;
+    let marked = |v: &rigscope::compare::VertexRef| rigscope::viewer::VertexRef {
+        instance: v.instance,
+        primitive: v.primitive_index,
+        vertex: v.vertex,
+    };
+    assert_eq!(viewer.inspected_vertex(), Some(marked(&worst.a)));
+    let other = viewer.comparison().expect("comparing").other();
+    assert_eq!(other.inspected_vertex(), Some(marked(&worst.b)));
+
+    // Against the gltfpack copy, whose Walk is resampled: the clip entry seeks to its worst
+    // time and selects its worst joint.
+    let mut viewer = still_viewer(common::load_rig(&dir, "Fox.glb"), Some("Survey"), 0.0);
+    let packed = common::load_rig(&dir, "compressed/Fox.gltfpack.glb");
+    viewer.compare_with(packed, None, CompareLayout::Overlay);
+    let (diff, mut harness) = compared(viewer);
+    let walk = diff.clips.iter().find(|c| c.name == "Walk").expect("Walk compared");
+    click_entry(&mut harness, &rigscope::ui::compare::clip_entry(walk));
+    let viewer = &harness.state().0;
+    assert_eq!(viewer.player().clip, viewer.rig().find_clip("Walk"));
+    assert_eq!(Some(viewer.player().time), walk.worst_time);
+    let joint = viewer.view.selected_joint.map(|n| viewer.rig().nodes[n].name.clone());
+    assert_eq!(joint, walk.worst_joint);
+}
+
+#[test]
+fn the_skeleton_overlay_measures_each_joints_error_against_its_match() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let demo = || rigscope::rig::open(None).expect("demo rig");
+    let rig = demo();
+    let joints = rig.skins[0].joints.clone();
+    let moved = *joints.last().expect("joints");
+    let mut other = demo();
+    // Both in the rest pose: only the moved joint and those below it are off, by the shift.
+    let shift = 0.05;
+    other.nodes[moved].rest.translation.x += shift;
+    let mut viewer = still_viewer(rig, None, 0.0);
+    viewer.view.options.skeleton.show = true;
+    viewer.compare_with(other, None, CompareLayout::Overlay);
+    render_view(&gpu, &mut viewer, 160, 120).expect("renders");
+    let size = viewer.document().rest_bounds.size();
+    let errors = viewer.joint_errors().expect("comparing").to_vec();
+    let rig = viewer.rig().clone();
+    for &joint in &joints {
+        let below = rigscope::render::skeleton::is_descendant(&rig, joint, moved) || joint == moved;
+        let expected = if below { shift / size } else { 0.0 };
+        assert!(
+            (errors[joint] - expected).abs() < 1e-4 * expected.max(1.0),
+            "{}: {} instead of {expected}",
+            rig.nodes[joint].name,
+            errors[joint]
+        );
+    }
 }

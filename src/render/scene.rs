@@ -93,6 +93,9 @@ pub struct FrameState<'a> {
     /// only in those views), with a number that changes when they are computed against
     /// something else (the other file's generation; 0 for the symmetry view).
     pub symmetry: Option<(u64, &'a VertexSymmetry)>,
+    /// Per node, its world position error against the file compared with, relative to the
+    /// rig's size (while comparing; colors the skeleton overlay).
+    pub joint_errors: Option<&'a [f32]>,
 }
 
 /// A rig's GPU resources.
@@ -382,6 +385,7 @@ impl SceneRenderer {
                 &gpu.bones,
                 &state.pose.worlds,
                 state.selected,
+                state.joint_errors,
                 &view.skeleton,
                 state.marker_size,
                 &mut gpu.skeleton_vertices,

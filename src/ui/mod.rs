@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod commands;
+pub mod compare;
 pub mod help;
 pub mod layers;
 mod menus;
@@ -289,6 +290,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     help::help_window(ui.ctx(), &mut state.help_open);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
+    compare::compare_window(ui.ctx(), viewer);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);

@@ -43,6 +43,15 @@ pub struct Comparison {
     missing_clip: Option<String>,
     /// The comparison of the active document (of this generation) with the other file.
     diff: Option<(u64, Arc<RigDiff>)>,
+    /// That comparison while it runs on a thread (see `Viewer::background_checks`).
+    diff_job: Option<(u64, crate::job::Job<RigDiff>)>,
+    /// Why comparing the files failed (it panicked), shown instead of the differences.
+    pub diff_error: Option<String>,
+    /// Which node of the other file each node of the active one is (by name, then path).
+    nodes: crate::compare::NodeMatch,
+    /// Per node of the active side, its world position error against its match at the
+    /// current time, relative to the rig's size (infinite without a match).
+    pub(super) joint_errors: Vec<f32>,
 }
 
 impl Comparison {
@@ -80,31 +89,83 @@ impl Viewer {
     pub fn compare_with(&mut self, rig: Rig, path: Option<PathBuf>, layout: CompareLayout) {
         let mut other = Viewer::new(rig, path);
         other.hot_reload = false;
+        let nodes = crate::compare::NodeMatch::new(self.rig(), other.rig());
         self.compare = Some(Comparison {
+            nodes,
+            joint_errors: Vec::new(),
             other: Box::new(other),
             layout,
             missing_clip: None,
             diff: None,
+            diff_job: None,
+            diff_error: None,
         });
         self.follow_comparison();
     }
 
     /// Compares the active document with the other file (joints, vertices, clips) unless that
-    /// was done for this document already.
+    /// was done for this document already: on a thread with [`Viewer::background_checks`]
+    /// (the window, which calls this again each frame to collect the result), else at once.
     pub fn ensure_comparison_diff(&mut self) {
         let document = &self.documents[self.active];
+        let generation = document.generation;
         let Some(comparison) = self.compare.as_mut() else {
             return;
         };
-        if comparison
-            .diff
-            .as_ref()
-            .is_some_and(|(generation, _)| *generation == document.generation)
-        {
+        let done = comparison.diff.as_ref().is_some_and(|(done, _)| *done == generation);
+        if done || comparison.diff_error.is_some() {
             return;
         }
-        let diff = crate::compare::compare(&document.rig, comparison.other.rig(), &Thresholds::default());
-        comparison.diff = Some((document.generation, Arc::new(diff)));
+        let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
+        let compare = move || crate::compare::compare(&rig, &other, &Thresholds::default());
+        if !self.background_checks {
+            comparison.diff = Some((generation, Arc::new(compare())));
+            return;
+        }
+        match comparison.diff_job.take() {
+            Some((started, job)) if started == generation => match job.try_wait() {
+                Ok(Ok(diff)) => comparison.diff = Some((generation, Arc::new(diff))),
+                Ok(Err(panicked)) => comparison.diff_error = Some(panicked.0),
+                Err(job) => comparison.diff_job = Some((started, job)),
+            },
+            _ => comparison.diff_job = Some((generation, crate::job::Job::spawn(compare))),
+        }
+    }
+
+    /// Measures each joint's world position error against its match in the other side's
+    /// pose as last evaluated (the frame brings that up to date first).
+    pub(super) fn update_joint_errors(&mut self) {
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        let size = self.documents[self.active].rest_bounds.size().max(1e-6);
+        let (mine, theirs) = (&self.playback.pose.worlds, &comparison.other.last_pose().worlds);
+        comparison.joint_errors.clear();
+        comparison
+            .joint_errors
+            .extend(mine.iter().enumerate().map(|(node, world)| {
+                let other = comparison
+                    .nodes
+                    .a_to_b
+                    .get(node)
+                    .copied()
+                    .flatten()
+                    .and_then(|m| theirs.get(m));
+                other.map_or(f32::INFINITY, |other| {
+                    world.w_axis.truncate().distance(other.w_axis.truncate()) / size
+                })
+            }));
+    }
+
+    /// The skeleton overlay's per-node errors (see [`Viewer::update_joint_errors`]), as of the
+    /// last frame drawn with the skeleton shown.
+    pub fn joint_errors(&self) -> Option<&[f32]> {
+        self.compare.as_ref().map(|c| c.joint_errors.as_slice())
+    }
+
+    /// Whether the comparison of the two files is running on its thread.
+    pub fn comparing_in_background(&self) -> bool {
+        self.compare.as_ref().is_some_and(|c| c.diff_job.is_some())
     }
 
     /// Reads the file at `path` and shows it as the other side of the active document (in

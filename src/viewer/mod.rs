@@ -359,6 +359,9 @@ impl Viewer {
             crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
             _ => {}
         }
+        if self.view.options.skeleton.show {
+            self.update_joint_errors();
+        }
         let document = &self.documents[self.active];
         let playback = &self.playback;
         FrameState {
@@ -381,6 +384,9 @@ impl Viewer {
                 }
                 _ => document.current_symmetry().map(|s| (0, &s.values)),
             },
+            joint_errors: (self.compare.as_ref())
+                .filter(|_| self.view.options.skeleton.show)
+                .map(|c| c.joint_errors.as_slice()),
         }
     }
 
@@ -449,5 +455,6 @@ impl Viewer {
         (player.playing && player.clip.is_some())
             || self.pending.is_some()
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
+            || self.comparing_in_background()
     }
 }
