@@ -208,3 +208,31 @@ fn an_in_place_contact_is_measured_against_its_steady_treadmill_motion() {
     assert!((bumped[0].slide - 0.05).abs() < 1e-6, "{bumped:?}");
     assert!((bumped[0].slide_time - 4.0 / 30.0).abs() < 1e-6);
 }
+
+#[test]
+fn a_rotation_key_stored_in_the_opposite_hemisphere_is_found_and_the_sampled_curve_stays_continuous() {
+    // +170° about z, then +190° stored as its negation (the same rotation, the other hemisphere).
+    let q170 = glam::Quat::from_rotation_z(170f32.to_radians());
+    let q190 = glam::Quat::from_rotation_z(190f32.to_radians());
+    let flipped = -Vec4::from(q190);
+    assert!(Vec4::from(q170).dot(flipped) < 0.0);
+    let turn = clip(
+        "turn",
+        vec![linear(0, Property::Rotation, &[0.0, 1.0], &[q170.into(), flipped])],
+    );
+    assert_eq!(curves::hemisphere_flips(&turn.channels[0]), vec![1]);
+    let curves = curves::joint_curves(&turn, 0, 10.0);
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].hemisphere_flips, vec![1]);
+    assert_eq!(curves[0].keys[1].value, flipped.to_array());
+    // Shortest arc: the samples sweep 170° → 190° through 180°, 2° per tenth of a second.
+    assert_eq!(curves[0].samples.len(), 11);
+    for (k, sample) in curves[0].samples.iter().enumerate() {
+        let q = glam::Quat::from_vec4(Vec4::from(sample.value));
+        let expected = glam::Quat::from_rotation_z((170.0 + 2.0 * k as f32).to_radians());
+        assert!(checks::rotation_angle_deg(q, expected) < 0.01, "sample {k}: {q}");
+    }
+    // Keys in one hemisphere are not reported.
+    let same = linear(0, Property::Rotation, &[0.0, 1.0], &[q170.into(), q190.into()]);
+    assert!(curves::hemisphere_flips(&same).is_empty());
+}

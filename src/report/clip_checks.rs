@@ -117,7 +117,11 @@ impl<'r> Analysis<'r> {
         let gltf_index = |k: usize| facts.and_then(|f| f.get(k)).map_or(k, |f| f.gltf_index);
         let mut repeated = Vec::new();
         let mut negative = Vec::new();
+        let mut flipped = Vec::new();
         for (k, channel) in clip.channels.iter().enumerate() {
+            if let Some(&key) = crate::motion::curves::hemisphere_flips(channel).first() {
+                flipped.push((k, key));
+            }
             if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
                 repeated.push((k, i + 1, channel.times[i + 1]));
             }
@@ -186,6 +190,24 @@ impl<'r> Analysis<'r> {
                         clip.name,
                         negative.len(),
                         gltf_index(negative[0])
+                    ),
+                )
+                .nodes(nodes)
+                .clip(c),
+            );
+        }
+        if let Some(&(k, key)) = flipped.first() {
+            let nodes: Vec<usize> = flipped.iter().map(|&(k, _)| clip.channels[k].node).collect();
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::QuaternionHemisphereFlip,
+                    format!(
+                        "clip '{}': {} rotation channel(s) have a key whose quaternion lies in the opposite hemisphere from the previous one (first: channel {} ({}), key {key}); shortest-arc players are unaffected, engines that interpolate components spin the long way",
+                        clip.name,
+                        flipped.len(),
+                        gltf_index(k),
+                        node_label(rig, clip.channels[k].node)
                     ),
                 )
                 .nodes(nodes)

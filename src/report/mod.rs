@@ -95,6 +95,7 @@ pub enum FindingCode {
     NodeMatrixNotTrs,
     PositionsNotFinite,
     PrimitiveNotDrawn,
+    QuaternionHemisphereFlip,
     QuaternionNotUnit,
     QuaternionZero,
     ReportIncomplete,
