@@ -115,3 +115,56 @@ pub fn joint_curves(clip: &Clip, node: usize, samples_per_second: f32) -> Vec<Ch
         })
         .collect()
 }
+
+/// A rotation turning more than this in one frame of playback is reported as a jump.
+pub const KEY_JUMP_DEGREES: f32 = 30.0;
+/// A cubic segment leaving its keys' range by more than this fraction of their difference
+/// overshoots.
+pub const OVERSHOOT_FRACTION: f32 = 0.1;
+
+/// The largest turn a rotation channel makes within one frame ([`crate::anim::FRAME_SECONDS`])
+/// between two keys, with the key it ends at: a STEP turns all at once, the other modes at
+/// most the fraction of the key gap a frame is. `None` for other channels or a single key.
+pub fn largest_frame_turn(channel: &Channel) -> Option<(usize, f32)> {
+    if channel.property != Property::Rotation {
+        return None;
+    }
+    (1..channel.times.len())
+        .filter_map(|k| {
+            let (a, b) = (key_value(channel, k - 1)?, key_value(channel, k)?);
+            let angle = super::checks::rotation_angle_deg(glam::Quat::from_vec4(a), glam::Quat::from_vec4(b));
+            let gap = channel.times[k] - channel.times[k - 1];
+            let share = match channel.interpolation {
+                Interpolation::Step => 1.0,
+                _ if gap > 0.0 => (crate::anim::FRAME_SECONDS / gap).min(1.0),
+                _ => 1.0,
+            };
+            Some((k, angle * share))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The first CUBICSPLINE segment of a translation or scale channel whose sampled values leave
+/// the range of its two keys by more than [`OVERSHOOT_FRACTION`] of their difference (per
+/// component), with the overshoot: the key the segment ends at and how far past it goes.
+pub fn cubic_overshoot(channel: &Channel) -> Option<(usize, f32)> {
+    if channel.interpolation != Interpolation::CubicSpline || channel.property == Property::Rotation {
+        return None;
+    }
+    const STEPS: usize = 16;
+    let mut hint = 0;
+    for k in 1..channel.times.len() {
+        let (a, b) = (key_value(channel, k - 1)?, key_value(channel, k)?);
+        let (lo, hi) = (a.min(b), a.max(b));
+        let allowed = (hi - lo) * OVERSHOOT_FRACTION + Vec4::splat(1e-6);
+        let (t0, t1) = (channel.times[k - 1], channel.times[k]);
+        for s in 1..STEPS {
+            let v = sample_channel(channel, t0 + (t1 - t0) * s as f32 / STEPS as f32, &mut hint);
+            let past = (v - hi).max(lo - v).max(Vec4::ZERO);
+            if past.cmpgt(allowed).any() {
+                return Some((k, past.max_element()));
+            }
+        }
+    }
+    None
+}

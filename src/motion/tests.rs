@@ -236,3 +236,48 @@ fn a_rotation_key_stored_in_the_opposite_hemisphere_is_found_and_the_sampled_cur
     let same = linear(0, Property::Rotation, &[0.0, 1.0], &[q170.into(), q190.into()]);
     assert!(curves::hemisphere_flips(&same).is_empty());
 }
+
+#[test]
+fn a_turn_squeezed_into_a_short_key_gap_is_a_jump_and_a_long_one_is_not() {
+    let quarter: Vec4 = glam::Quat::from_rotation_x(90f32.to_radians()).into();
+    // 90° in half a frame: all of it within one frame.
+    let short = linear(0, Property::Rotation, &[0.0, 1.0 / 60.0], &[Vec4::W, quarter]);
+    let (key, degrees) = curves::largest_frame_turn(&short).unwrap();
+    assert_eq!(key, 1);
+    assert!((degrees - 90.0).abs() < 1e-3, "{degrees}");
+    // 90° over a second: 3° a frame.
+    let long = linear(0, Property::Rotation, &[0.0, 1.0], &[Vec4::W, quarter]);
+    assert!((curves::largest_frame_turn(&long).unwrap().1 - 3.0).abs() < 1e-3);
+    // A step turns at once, however long the gap.
+    let step = Channel {
+        interpolation: Interpolation::Step,
+        ..long.clone()
+    };
+    assert!((curves::largest_frame_turn(&step).unwrap().1 - 90.0).abs() < 1e-3);
+}
+
+#[test]
+fn a_cubic_tangent_that_overshoots_is_found() {
+    // From 0 to 1 in a second with an out tangent of 10 (per second) at the first key: the
+    // Hermite curve h01(s) + 10·h10(s) reaches 1.5625 at s = 1/4, 0.5625 past the second key.
+    let cubic = |out: f32| Channel {
+        node: 0,
+        property: Property::Translation,
+        interpolation: Interpolation::CubicSpline,
+        times: vec![0.0, 1.0],
+        values: vec![
+            Vec4::ZERO,
+            Vec4::ZERO,
+            v(out, 0.0, 0.0),
+            Vec4::ZERO,
+            v(1.0, 0.0, 0.0),
+            Vec4::ZERO,
+        ],
+    };
+    let (key, past) = curves::cubic_overshoot(&cubic(10.0)).unwrap();
+    assert_eq!(key, 1);
+    let h = |s: f32| (-2.0 * s.powi(3) + 3.0 * s * s) + 10.0 * (s.powi(3) - 2.0 * s * s + s) - 1.0;
+    assert!((past - h(1.0 / 16.0 * (1..16).find(|&i| h(i as f32 / 16.0) > 0.1).unwrap() as f32)).abs() < 1e-4);
+    // A tangent of 1 (the straight line's slope) stays within the keys.
+    assert!(curves::cubic_overshoot(&cubic(1.0)).is_none());
+}

@@ -88,6 +88,8 @@ pub enum FindingCode {
     JointIndexOutsideSkinUnweighted,
     JointsDuplicate,
     JointsUnused,
+    KeysCubicOvershoot,
+    KeysJump,
     KeysNegativeTime,
     KeysNotIncreasing,
     MirrorUnmatched,
