@@ -151,6 +151,8 @@ enum Command {
         /// t = 0, else the bind pose) and its joints by weight. glTF mesh and primitive indices.
         #[arg(long, value_name = "MESH:PRIMITIVE:INDEX", value_parser = rigscope::commands::inspect::parse_vertex)]
         vertex: Option<(usize, usize, u32)>,
+        #[command(flatten)]
+        curves: rigscope::commands::curves::CurvesArgs,
     },
     /// Sweep every weighted joint through twists and bends, skin each pose (LBS and DQS) and rank
     /// the joints by how badly their skinning deforms; check left/right weight symmetry. Exits
@@ -257,7 +259,15 @@ fn main() -> ExitCode {
                 compare: (args.compare).map(|file| ((file.as_os_str() != "demo").then_some(file), args.layout)),
             },
         ),
-        Some(Command::Inspect { file, json, vertex }) => {
+        Some(Command::Inspect {
+            file,
+            json,
+            vertex,
+            curves,
+        }) => {
+            if curves.curves {
+                return rigscope::commands::curves::curves_command(&file, &curves, json);
+            }
             return rigscope::commands::inspect::inspect(
                 (file.as_os_str() != "demo").then_some(file.as_path()),
                 json,

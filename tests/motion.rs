@@ -278,3 +278,82 @@ fn audit_motion_reports_the_skeleton_only_walk_as_json_with_exit_statuses() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no node named 'Nope'"));
     assert_eq!(audit_motion(&file, &["--fps", "0"]).status.code(), Some(2));
 }
+
+/// [`BONES`] with one rotation channel on Spine: +170° about z at 0 s, then +190° stored as its
+/// negation (the opposite hemisphere) at 1 s.
+fn flipped_spine_gltf() -> (Vec<u8>, [[f32; 4]; 2]) {
+    let q170 = glam::Quat::from_rotation_z(170f32.to_radians()).to_array();
+    let q190 = (-glam::Quat::from_rotation_z(190f32.to_radians())).to_array();
+    let rotations = [q170, q190];
+    let times: [f32; 2] = [0.0, 1.0];
+    let mut bin: Vec<u8> = bytemuck::cast_slice(&times).to_vec();
+    bin.extend_from_slice(bytemuck::cast_slice(&rotations));
+    let mut document: serde_json::Value = serde_json::from_slice(&skeleton_only_gltf()).unwrap();
+    document["bufferViews"] = json!([
+        {"buffer": 0, "byteOffset": 0, "byteLength": 8},
+        {"buffer": 0, "byteOffset": 8, "byteLength": 32},
+    ]);
+    document["accessors"][1] = json!({"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"});
+    document["animations"][0]["channels"][0]["target"] = json!({"node": 1, "path": "rotation"});
+    (common::gltf_with(document, &bin), rotations)
+}
+
+#[test]
+fn inspect_curves_prints_the_keys_and_samples_and_the_report_finds_the_flip() {
+    let (gltf, rotations) = flipped_spine_gltf();
+    let rig = rigscope::rig::load_slice(&gltf, None, "flip.gltf").unwrap();
+    let report = rigscope::report::RigReport::new(&rig);
+    let flip = report
+        .findings
+        .iter()
+        .find(|f| f.code == rigscope::report::FindingCode::QuaternionHemisphereFlip)
+        .expect("the flip is reported");
+    assert!(flip.message.contains("key 1"), "{}", flip.message);
+    let dir = common::temp_dir("motion-curves");
+    let file = dir.join("flip.gltf");
+    std::fs::write(&file, &gltf).unwrap();
+    let inspect = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args(["inspect", file.to_str().unwrap(), "--curves", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let output = inspect(&["--joint", "Spine", "--clip", "walk", "--samples-per-second", "4"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let channel = &document["channels"][0];
+    assert_eq!(channel["property"], "rotation");
+    assert_eq!(channel["interpolation"], "LINEAR");
+    assert_eq!(channel["hemisphere_flips"], json!([1]));
+    for (k, key) in channel["keys"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(key["time"].as_f64().unwrap(), k as f64);
+        let value: Vec<f32> = key["value"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        assert_eq!(value, rotations[k]);
+    }
+    // Five samples a quarter second apart, continuous through 180°: 170, 175, 180, 185, 190.
+    let samples = channel["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 5);
+    for (k, sample) in samples.iter().enumerate() {
+        let v: Vec<f32> = sample["value"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let q = glam::Quat::from_xyzw(v[0], v[1], v[2], v[3]);
+        let expected = glam::Quat::from_rotation_z((170.0 + 5.0 * k as f32).to_radians());
+        assert!(q.dot(expected).abs() > 1.0 - 1e-6, "sample {k}: {q}");
+    }
+    // A joint the clip leaves alone has no channels; an unknown one is refused.
+    let still = inspect(&["--joint", "Head"]);
+    let document: serde_json::Value = serde_json::from_slice(&still.stdout).unwrap();
+    assert_eq!(document["channels"], json!([]));
+    assert_eq!(inspect(&["--joint", "Nope"]).status.code(), Some(2));
+    assert_eq!(inspect(&["--joint", "Spine", "--clip", "nope"]).status.code(), Some(2));
+}

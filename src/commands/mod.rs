@@ -5,6 +5,7 @@ pub mod audit;
 pub mod audit_motion;
 pub mod bench;
 pub mod clips;
+pub mod curves;
 pub mod diff;
 pub mod fix;
 pub mod inspect;

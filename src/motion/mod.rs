@@ -2,6 +2,7 @@
 //! (the skeleton's bounds over its clips, the motion checks of `audit --motion`).
 
 pub mod checks;
+pub mod curves;
 
 pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
 

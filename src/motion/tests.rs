@@ -208,3 +208,76 @@ fn an_in_place_contact_is_measured_against_its_steady_treadmill_motion() {
     assert!((bumped[0].slide - 0.05).abs() < 1e-6, "{bumped:?}");
     assert!((bumped[0].slide_time - 4.0 / 30.0).abs() < 1e-6);
 }
+
+#[test]
+fn a_rotation_key_stored_in_the_opposite_hemisphere_is_found_and_the_sampled_curve_stays_continuous() {
+    // +170° about z, then +190° stored as its negation (the same rotation, the other hemisphere).
+    let q170 = glam::Quat::from_rotation_z(170f32.to_radians());
+    let q190 = glam::Quat::from_rotation_z(190f32.to_radians());
+    let flipped = -Vec4::from(q190);
+    assert!(Vec4::from(q170).dot(flipped) < 0.0);
+    let turn = clip(
+        "turn",
+        vec![linear(0, Property::Rotation, &[0.0, 1.0], &[q170.into(), flipped])],
+    );
+    assert_eq!(curves::hemisphere_flips(&turn.channels[0]), vec![1]);
+    let curves = curves::joint_curves(&turn, 0, 10.0);
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].hemisphere_flips, vec![1]);
+    assert_eq!(curves[0].keys[1].value, flipped.to_array());
+    // Shortest arc: the samples sweep 170° → 190° through 180°, 2° per tenth of a second.
+    assert_eq!(curves[0].samples.len(), 11);
+    for (k, sample) in curves[0].samples.iter().enumerate() {
+        let q = glam::Quat::from_vec4(Vec4::from(sample.value));
+        let expected = glam::Quat::from_rotation_z((170.0 + 2.0 * k as f32).to_radians());
+        assert!(checks::rotation_angle_deg(q, expected) < 0.01, "sample {k}: {q}");
+    }
+    // Keys in one hemisphere are not reported.
+    let same = linear(0, Property::Rotation, &[0.0, 1.0], &[q170.into(), q190.into()]);
+    assert!(curves::hemisphere_flips(&same).is_empty());
+}
+
+#[test]
+fn a_turn_squeezed_into_a_short_key_gap_is_a_jump_and_a_long_one_is_not() {
+    let quarter: Vec4 = glam::Quat::from_rotation_x(90f32.to_radians()).into();
+    // 90° in half a frame: all of it within one frame.
+    let short = linear(0, Property::Rotation, &[0.0, 1.0 / 60.0], &[Vec4::W, quarter]);
+    let (key, degrees) = curves::largest_frame_turn(&short).unwrap();
+    assert_eq!(key, 1);
+    assert!((degrees - 90.0).abs() < 1e-3, "{degrees}");
+    // 90° over a second: 3° a frame.
+    let long = linear(0, Property::Rotation, &[0.0, 1.0], &[Vec4::W, quarter]);
+    assert!((curves::largest_frame_turn(&long).unwrap().1 - 3.0).abs() < 1e-3);
+    // A step turns at once, however long the gap.
+    let step = Channel {
+        interpolation: Interpolation::Step,
+        ..long.clone()
+    };
+    assert!((curves::largest_frame_turn(&step).unwrap().1 - 90.0).abs() < 1e-3);
+}
+
+#[test]
+fn a_cubic_tangent_that_overshoots_is_found() {
+    // From 0 to 1 in a second with an out tangent of 10 (per second) at the first key: the
+    // Hermite curve h01(s) + 10·h10(s) reaches 1.5625 at s = 1/4, 0.5625 past the second key.
+    let cubic = |out: f32| Channel {
+        node: 0,
+        property: Property::Translation,
+        interpolation: Interpolation::CubicSpline,
+        times: vec![0.0, 1.0],
+        values: vec![
+            Vec4::ZERO,
+            Vec4::ZERO,
+            v(out, 0.0, 0.0),
+            Vec4::ZERO,
+            v(1.0, 0.0, 0.0),
+            Vec4::ZERO,
+        ],
+    };
+    let (key, past) = curves::cubic_overshoot(&cubic(10.0)).unwrap();
+    assert_eq!(key, 1);
+    let h = |s: f32| (-2.0 * s.powi(3) + 3.0 * s * s) + 10.0 * (s.powi(3) - 2.0 * s * s + s) - 1.0;
+    assert!((past - h(1.0 / 16.0 * (1..16).find(|&i| h(i as f32 / 16.0) > 0.1).unwrap() as f32)).abs() < 1e-4);
+    // A tangent of 1 (the straight line's slope) stays within the keys.
+    assert!(curves::cubic_overshoot(&cubic(1.0)).is_none());
+}
