@@ -132,7 +132,7 @@ fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
         times[times.len() / 2] * 1e9 / vertices as f64
     };
     Some(KernelRates {
-        kernel: crate::skin::fast::calibrate::fastest(primitives[0].2.sets, true).label(),
+        kernel: crate::skin::fast::Kernel::detect().label(),
         static_ns: median_ns(0),
         lbs_ns: median_ns(1),
         dqs_ns: median_ns(2),
