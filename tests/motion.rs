@@ -357,3 +357,49 @@ fn inspect_curves_prints_the_keys_and_samples_and_the_report_finds_the_flip() {
     assert_eq!(inspect(&["--joint", "Nope"]).status.code(), Some(2));
     assert_eq!(inspect(&["--joint", "Spine", "--clip", "nope"]).status.code(), Some(2));
 }
+
+#[test]
+fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects() {
+    let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    let head = viewer.rig().find_node("Head").unwrap();
+    viewer.animation_mut().root_motion.trail_joint = Some(head);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = 0.5;
+    viewer.mark_dirty();
+    viewer.pose();
+    // One point per frame of the 1 s clip: the head carried 1/30 along x each frame.
+    let points = viewer.animation_mut().trail.points.clone();
+    assert_eq!(points.len(), 31);
+    for (k, p) in points.iter().enumerate() {
+        let expected = bone_positions(WALK * k as f32 / 30.0)[2];
+        assert!((*p - expected).length() < 1e-5, "frame {k}: {p} against {expected}");
+    }
+    assert!(!viewer.animation_mut().trail.on_ground);
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
+    let (width, height) = (200u32, 200u32);
+    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let background = *image.get_pixel(0, 0);
+    let view_projection = viewer.view.camera.view_projection(width as f32 / height as f32);
+    let to_pixel = |p: Vec3| {
+        let clip = view_projection * Vec4::from((p, 1.0));
+        let ndc = clip.truncate() / clip.w;
+        ((ndc.x + 1.0) * 0.5 * width as f32, (1.0 - ndc.y) * 0.5 * height as f32)
+    };
+    for p in [points[0], points[15], points[30]] {
+        let (x, y) = to_pixel(p);
+        assert!(
+            drawn_near(&image, x, y, 2, &background),
+            "the trail is drawn at ({x:.1}, {y:.1})"
+        );
+    }
+    viewer.animation_mut().root_motion.trail_joint = None;
+    viewer.mark_dirty();
+    let without = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let (x, y) = to_pixel(points[0]);
+    assert!(
+        !drawn_near(&without, x, y, 2, &background),
+        "nothing there without the trail"
+    );
+}

@@ -363,7 +363,7 @@ impl Viewer {
             selected: self.view.selected_joint,
             marker_size: document.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &playback.animation.attachments,
-            trail: &playback.animation.trail.points,
+            trail: &playback.animation.trail,
             marks: &self.marks.points,
             symmetry: document.current_symmetry().map(|s| &s.values),
         }
