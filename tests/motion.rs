@@ -5,6 +5,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use egui_kittest::kittest::Queryable;
 use glam::{Vec3, Vec4};
 use image::RgbaImage;
 use rigscope::rig::Rig;
@@ -402,4 +403,27 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
         !drawn_near(&without, x, y, 2, &background),
         "nothing there without the trail"
     );
+}
+
+#[test]
+fn the_layers_panel_turns_the_selected_joints_trail_on_and_off() {
+    let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    let head = viewer.rig().find_node("Head").unwrap();
+    viewer.view.selected_joint = Some(head);
+    let mut harness = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(500.0, 900.0))
+        .build_ui_state(
+            |ui, viewer: &mut rigscope::viewer::Viewer| rigscope::ui::layers::layers_panel(ui, viewer),
+            viewer,
+        );
+    harness
+        .get_by_label("Trail of the selected joint (every frame)")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().animation().root_motion.trail_joint, Some(head));
+    harness
+        .get_by_label("Trail of the selected joint (every frame)")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().animation().root_motion.trail_joint, None);
 }
