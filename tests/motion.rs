@@ -145,6 +145,20 @@ fn drawn_near(image: &RgbaImage, x: f32, y: f32, radius: i32, background: &image
     })
 }
 
+/// Width and height of the pictures the pixel checks render.
+const SIDE: u32 = 200;
+
+/// Where a world point lands in a [`SIDE`] × [`SIDE`] picture of `viewer`, in pixels from the
+/// top left.
+fn projector(viewer: &rigscope::viewer::Viewer) -> impl Fn(Vec3) -> (f32, f32) + use<> {
+    let view_projection = viewer.view.camera.view_projection(1.0);
+    move |p: Vec3| {
+        let clip = view_projection * Vec4::from((p, 1.0));
+        let ndc = clip.truncate() / clip.w;
+        ((ndc.x + 1.0) * 0.5 * SIDE as f32, (1.0 - ndc.y) * 0.5 * SIDE as f32)
+    }
+}
+
 #[test]
 fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
@@ -153,15 +167,10 @@ fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     viewer.player_mut().playing = false;
     viewer.player_mut().time = 0.5;
     viewer.mark_dirty();
-    let (width, height) = (200u32, 200u32);
+    let (width, height) = (SIDE, SIDE);
     let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
     let background = *image.get_pixel(0, 0);
-    let view_projection = viewer.view.camera.view_projection(width as f32 / height as f32);
-    let to_pixel = |p: Vec3| {
-        let clip = view_projection * Vec4::from((p, 1.0));
-        let ndc = clip.truncate() / clip.w;
-        ((ndc.x + 1.0) * 0.5 * width as f32, (1.0 - ndc.y) * 0.5 * height as f32)
-    };
+    let to_pixel = projector(&viewer);
     for (i, p) in bone_positions(WALK * 0.5).into_iter().enumerate() {
         let (x, y) = to_pixel(p);
         assert!(
@@ -379,15 +388,10 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    let (width, height) = (200u32, 200u32);
+    let (width, height) = (SIDE, SIDE);
     let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
     let background = *image.get_pixel(0, 0);
-    let view_projection = viewer.view.camera.view_projection(width as f32 / height as f32);
-    let to_pixel = |p: Vec3| {
-        let clip = view_projection * Vec4::from((p, 1.0));
-        let ndc = clip.truncate() / clip.w;
-        ((ndc.x + 1.0) * 0.5 * width as f32, (1.0 - ndc.y) * 0.5 * height as f32)
-    };
+    let to_pixel = projector(&viewer);
     for p in [points[0], points[15], points[30]] {
         let (x, y) = to_pixel(p);
         assert!(
