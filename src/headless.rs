@@ -32,6 +32,8 @@ pub struct RenderRequest {
     /// Joints (node names) that get an attachment marker.
     pub attach: Vec<String>,
     pub root_motion: RootMotion,
+    /// Node name of a joint whose path over the clip is drawn (`--trail-joint`).
+    pub trail_joint: Option<String>,
     /// The framed camera's angle and zoom (the viewer's default framing when `None`).
     pub camera: Option<CameraAngle>,
     /// Other files whose clips are added to the rig (`--clips`); `clip` may name them.
@@ -137,7 +139,14 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
             size,
         });
     }
-    viewer.animation_mut().root_motion = request.root_motion;
+    viewer.animation_mut().root_motion = RootMotion {
+        trail_joint: request
+            .trail_joint
+            .as_deref()
+            .map(|name| find_node(viewer.rig(), name))
+            .transpose()?,
+        ..request.root_motion
+    };
     if let Some(angle) = request.camera {
         viewer.view.camera.look_from(angle);
     }

@@ -87,6 +87,9 @@ struct RenderArgs {
     /// Draw the motion root's path over the clip on the ground.
     #[arg(long)]
     trail: bool,
+    /// Draw this joint's world path over the clip (node name), with a tick at every frame.
+    #[arg(long, value_name = "JOINT")]
+    trail_joint: Option<String>,
     /// In the joints view, color by the strongest joint only.
     #[arg(long)]
     dominant: bool,
@@ -252,7 +255,9 @@ fn main() -> ExitCode {
                 root_motion: RootMotion {
                     lock: args.lock_root,
                     trail: args.trail,
+                    ..RootMotion::default()
                 },
+                trail_joint: args.trail_joint,
                 camera: args.camera,
                 clips: args.clips.files(),
                 repair: args.fix.plan(),

@@ -5,6 +5,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use egui_kittest::kittest::Queryable;
 use glam::{Vec3, Vec4};
 use image::RgbaImage;
 use rigscope::rig::Rig;
@@ -144,6 +145,20 @@ fn drawn_near(image: &RgbaImage, x: f32, y: f32, radius: i32, background: &image
     })
 }
 
+/// Width and height of the pictures the pixel checks render.
+const SIDE: u32 = 200;
+
+/// Where a world point lands in a [`SIDE`] × [`SIDE`] picture of `viewer`, in pixels from the
+/// top left.
+fn projector(viewer: &rigscope::viewer::Viewer) -> impl Fn(Vec3) -> (f32, f32) + use<> {
+    let view_projection = viewer.view.camera.view_projection(1.0);
+    move |p: Vec3| {
+        let clip = view_projection * Vec4::from((p, 1.0));
+        let ndc = clip.truncate() / clip.w;
+        ((ndc.x + 1.0) * 0.5 * SIDE as f32, (1.0 - ndc.y) * 0.5 * SIDE as f32)
+    }
+}
+
 #[test]
 fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
@@ -152,15 +167,10 @@ fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     viewer.player_mut().playing = false;
     viewer.player_mut().time = 0.5;
     viewer.mark_dirty();
-    let (width, height) = (200u32, 200u32);
+    let (width, height) = (SIDE, SIDE);
     let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
     let background = *image.get_pixel(0, 0);
-    let view_projection = viewer.view.camera.view_projection(width as f32 / height as f32);
-    let to_pixel = |p: Vec3| {
-        let clip = view_projection * Vec4::from((p, 1.0));
-        let ndc = clip.truncate() / clip.w;
-        ((ndc.x + 1.0) * 0.5 * width as f32, (1.0 - ndc.y) * 0.5 * height as f32)
-    };
+    let to_pixel = projector(&viewer);
     for (i, p) in bone_positions(WALK * 0.5).into_iter().enumerate() {
         let (x, y) = to_pixel(p);
         assert!(
@@ -356,4 +366,68 @@ fn inspect_curves_prints_the_keys_and_samples_and_the_report_finds_the_flip() {
     assert_eq!(document["channels"], json!([]));
     assert_eq!(inspect(&["--joint", "Nope"]).status.code(), Some(2));
     assert_eq!(inspect(&["--joint", "Spine", "--clip", "nope"]).status.code(), Some(2));
+}
+
+#[test]
+fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects() {
+    let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    let head = viewer.rig().find_node("Head").unwrap();
+    viewer.animation_mut().root_motion.trail_joint = Some(head);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = 0.5;
+    viewer.mark_dirty();
+    viewer.pose();
+    // One point per frame of the 1 s clip: the head carried 1/30 along x each frame.
+    let points = viewer.animation_mut().trail.points.clone();
+    assert_eq!(points.len(), 31);
+    for (k, p) in points.iter().enumerate() {
+        let expected = bone_positions(WALK * k as f32 / 30.0)[2];
+        assert!((*p - expected).length() < 1e-5, "frame {k}: {p} against {expected}");
+    }
+    assert!(!viewer.animation_mut().trail.on_ground);
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
+    let (width, height) = (SIDE, SIDE);
+    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let background = *image.get_pixel(0, 0);
+    let to_pixel = projector(&viewer);
+    for p in [points[0], points[15], points[30]] {
+        let (x, y) = to_pixel(p);
+        assert!(
+            drawn_near(&image, x, y, 2, &background),
+            "the trail is drawn at ({x:.1}, {y:.1})"
+        );
+    }
+    viewer.animation_mut().root_motion.trail_joint = None;
+    viewer.mark_dirty();
+    let without = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let (x, y) = to_pixel(points[0]);
+    assert!(
+        !drawn_near(&without, x, y, 2, &background),
+        "nothing there without the trail"
+    );
+}
+
+#[test]
+fn the_layers_panel_turns_the_selected_joints_trail_on_and_off() {
+    let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    let head = viewer.rig().find_node("Head").unwrap();
+    viewer.view.selected_joint = Some(head);
+    let mut harness = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(500.0, 900.0))
+        .build_ui_state(
+            |ui, viewer: &mut rigscope::viewer::Viewer| rigscope::ui::layers::layers_panel(ui, viewer),
+            viewer,
+        );
+    harness
+        .get_by_label("Trail of the selected joint (every frame)")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().animation().root_motion.trail_joint, Some(head));
+    harness
+        .get_by_label("Trail of the selected joint (every frame)")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().animation().root_motion.trail_joint, None);
 }

@@ -86,7 +86,7 @@ pub struct FrameState<'a> {
     pub marker_size: f32,
     /// Markers following joints, and the root motion trail, drawn as lines.
     pub attachments: &'a [Attachment],
-    pub trail: &'a [Vec3],
+    pub trail: &'a crate::anim::RootTrail,
     /// Vertices to point out (those a finding names, the one inspected), in world space.
     pub marks: &'a [Vec3],
     /// The per-vertex values of the symmetry or weight-difference view, once computed (read

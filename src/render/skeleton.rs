@@ -120,7 +120,7 @@ pub const VERTICES_PER_ATTACHMENT: usize = 30;
 pub fn overlay_lines(
     attachments: &[crate::anim::Attachment],
     worlds: &[Mat4],
-    trail: &[Vec3],
+    trail: &crate::anim::RootTrail,
     marks: &[Vec3],
     mark_size: f32,
     out: &mut Vec<LineVertex>,
@@ -162,9 +162,15 @@ pub fn overlay_lines(
             line(p - axis * mark_size, p + axis * mark_size, MARK_COLOR);
         }
     }
-    for pair in trail.windows(2) {
-        let ground = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
-        line(ground(pair[0]), ground(pair[1]), TRAIL_COLOR);
+    let place = |p: Vec3| if trail.on_ground { Vec3::new(p.x, 0.0, p.z) } else { p };
+    for pair in trail.points.windows(2) {
+        line(place(pair[0]), place(pair[1]), TRAIL_COLOR);
+    }
+    if !trail.on_ground {
+        // A tick across the path at every frame, so that spacing shows speed.
+        for &p in &trail.points {
+            line(p - Vec3::Y * mark_size, p + Vec3::Y * mark_size, TRAIL_COLOR);
+        }
     }
 }
 

@@ -376,7 +376,7 @@ impl Viewer {
             selected: self.view.selected_joint,
             marker_size: document.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &playback.animation.attachments,
-            trail: &playback.animation.trail.points,
+            trail: &playback.animation.trail,
             marks: &self.marks.points,
             symmetry: match self.view.options.mode {
                 crate::render::ViewMode::WeightDifference => {
