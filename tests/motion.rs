@@ -431,3 +431,27 @@ fn the_layers_panel_turns_the_selected_joints_trail_on_and_off() {
     harness.run();
     assert_eq!(harness.state().animation().root_motion.trail_joint, None);
 }
+
+#[test]
+fn the_audit_windows_motion_tab_shows_each_clips_figures() {
+    let viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
+    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
+    harness.run();
+    harness.key_press(egui::Key::A);
+    harness.run();
+    assert!(harness.state().1.audit.open);
+    harness.get_by_label("Motion").click();
+    harness.run();
+    let (_, report) = harness
+        .state()
+        .1
+        .audit
+        .motion
+        .as_ref()
+        .expect("the tab checked the clips");
+    // The rigid leg's foot slides the whole walk: 1 in a rig 1.9 high, past the limit.
+    let slide = report.clips[0].feet[0].max_slide;
+    assert!((slide - WALK / 1.9).abs() < 1e-5, "{slide}");
+    harness.get_by_label(&format!("{slide:.4} LeftFoot"));
+    harness.get_by_label("walk");
+}

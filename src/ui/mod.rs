@@ -5,6 +5,7 @@
 //! quitting) come back as [`UiAction`]s.
 
 pub mod audit;
+pub mod audit_motion;
 pub mod commands;
 pub mod compare;
 pub mod help;
