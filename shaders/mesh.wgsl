@@ -116,7 +116,8 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
         return vec3<f32>(count, 0.0, 0.0);
     }
     if (mode == VIEW_WEIGHT_ERROR) {
-        return vec3<f32>(abs(total - 1.0), 0.0, 0.0);
+        let rigid = (draw.skin.w & DRAW_RIGID) != 0u;
+        return vec3<f32>(select(abs(total - 1.0), 0.0, rigid), 0.0, 0.0);
     }
     return vec3<f32>(0.0);
 }

@@ -629,3 +629,31 @@ fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
         "angles wrap into -180..180"
     );
 }
+
+#[test]
+fn a_mesh_without_a_skin_counts_as_weighted_whole_to_its_node_in_the_weight_sum_view() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
+    rig.instances[0].skin = None;
+    rig.meshes[0].primitives[0].influences = None;
+    let mut viewer = Viewer::new(rig, None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.view.options.mode = ViewMode::WeightError;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+        let vp = viewer.view.camera.view_projection(target.aspect());
+        for k in 0..3 {
+            let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
+            let what = format!("{path:?} rigid quad {k}");
+            assert_pixel_at(
+                &image,
+                vp.project_point3(centre),
+                facing_shade(weight_error_color(0.0)),
+                &what,
+            );
+        }
+    }
+}

@@ -9,7 +9,9 @@ use crate::render::detail::ScenePortion;
 use crate::render::gpu_data::{
     GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, skin_code, triangle_edges,
 };
-use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
+use crate::render::material::{
+    DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
+};
 use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
@@ -326,7 +328,7 @@ impl SceneRenderer {
             let palette = (skinned && !self.unskinned).then(|| state.pose.palettes[draw.instance].as_slice());
             let turned = winding(&model, palette);
             draw.pipeline = mesh_pipeline(&draw.material, turned);
-            draw.flags = draw_flags(&draw.material, turned);
+            draw.flags = draw_flags(&draw.material, turned) | if skinned { 0 } else { DRAW_RIGID };
             if draw.pipeline == MeshPipeline::Blended {
                 gpu.blended.push(d);
             }

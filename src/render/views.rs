@@ -22,7 +22,8 @@ crate::names::named_enum! {
         Joints = 2,
         /// Number of non-zero influences, 1 to 8.
         Influences = 3,
-        /// |Σw − 1|: vertices whose weights do not sum to one.
+        /// |Σw − 1|: vertices whose weights do not sum to one (a mesh without a skin follows its
+        /// node whole, so it counts as summing to one).
         WeightError = 4,
         /// World-space normals as colors.
         Normals = 5,
