@@ -203,7 +203,11 @@ impl Viewer {
         let clip_name = player.clip.and_then(|c| rig.clips.get(c)).map(|c| c.name.as_str());
         let other = &mut comparison.other;
         let other_clip = clip_name.and_then(|name| other.rig().clips.iter().position(|c| c.name == name));
-        comparison.missing_clip = clip_name.filter(|_| other_clip.is_none()).map(str::to_owned);
+        // Each frame comes here: the name is copied only when it changes.
+        let missing = clip_name.filter(|_| other_clip.is_none());
+        if comparison.missing_clip.as_deref() != missing {
+            comparison.missing_clip = missing.map(str::to_owned);
+        }
         let (time, speed, looping) = (player.time, player.speed, player.looping);
         let other_player = &other.playback.player;
         if other_player.clip != other_clip || other_player.time != time {
