@@ -19,12 +19,26 @@ render "$fox" --clip Walk --time 0.4 --bend b_Neck_04=0,0,-70 --bend b_Tail01_01
 render "$fox" --clip Run --time 0.25 --view deformation --deformation stretch --out screenshots/fox-stretch.png
 render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --camera 70,15,1.8 --out screenshots/xbot-deformation.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out screenshots/robot-symmetry.png
+# Weight sums before and after normalizing.
+render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --out screenshots/robot-weight-sum.png
+render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --fix --normalize --out screenshots/robot-weight-sum-fixed.png
 # Michelle.glb's SambaDance retargeted onto ybot.glb.
 render ../shared/corpus/rigs/ybot.glb --clips ../shared/corpus/rigs/Michelle.glb --clip SambaDance --time 3.2 \
     --out screenshots/ybot-samba-from-michelle.png
+# Two files compared: a gltfpack copy, and a copy whose weights keep one joint each.
+render "$fox" --compare ../shared/rigs/compressed/Fox.gltfpack.glb --clip Walk --time 0.72 --skeleton \
+    --out screenshots/compare-fox-side.png
+render "$fox" --compare ../shared/rigs/compressed/Fox.gltfpack.glb --layout overlay --clip Walk --time 0.72 \
+    --out screenshots/compare-fox-overlay.png
+limited=$(mktemp -d)/xbot-limit1.glb
+cargo run --release --quiet -- fix ../shared/rigs/real/Xbot.glb --limit 1 --out "$limited"
+render ../shared/rigs/real/Xbot.glb --compare "$limited" --view weight-difference --clip idle \
+    --out screenshots/compare-xbot-weights.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
 # The whole window, panels included.
 cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png
 cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png
+cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --ui --fix --normalize \
+    --size 1280x760 --out screenshots/ui-robot-repair.png

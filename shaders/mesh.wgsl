@@ -48,7 +48,8 @@ struct VertexIn {
     @location(7) color: vec4<f32>,
     // The bind-pose position (the same as `position` unless the vertices arrive skinned).
     @location(8) rest_position: vec3<f32>,
-    // The symmetry view's per-vertex value: a weight difference or a SYMMETRY_* marker.
+    // The symmetry and weight-difference views' per-vertex value: a weight difference or a
+    // SYMMETRY_* marker.
     @location(9) symmetry: f32,
     // The bind-pose normal (read by the deformation view).
     @location(10) rest_normal: vec3<f32>,
@@ -73,7 +74,7 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
     if (mode == VIEW_DEFORMATION) {
         return (draw.model * vec4<f32>(v.rest_position * draw.bind.x, 1.0)).xyz;
     }
-    if (mode == VIEW_SYMMETRY) {
+    if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE) {
         return vec3<f32>(v.symmetry, 0.0, 0.0);
     }
     var selected = 0.0;
@@ -115,7 +116,8 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
         return vec3<f32>(count, 0.0, 0.0);
     }
     if (mode == VIEW_WEIGHT_ERROR) {
-        return vec3<f32>(abs(total - 1.0), 0.0, 0.0);
+        let rigid = (draw.skin.w & DRAW_RIGID) != 0u;
+        return vec3<f32>(select(abs(total - 1.0), 0.0, rigid), 0.0, 0.0);
     }
     return vec3<f32>(0.0);
 }
@@ -238,7 +240,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     } else if (mode == VIEW_DEFORMATION) {
         color = select(deformation_color(deformation), NO_VALUE_COLOR, deformation == NO_DEFORMATION);
         color = select(color, FLIPPED_COLOR, flipped);
-    } else if (mode == VIEW_SYMMETRY) {
+    } else if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE) {
         color = symmetry_color(in.debug.x);
     } else {
         return vec4<f32>(n * 0.5 + 0.5, 1.0);

@@ -11,6 +11,8 @@ use crate::viewer::Viewer;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
+pub mod compare;
+
 /// How a frame moves playback before it is drawn: with its target, the one thing in which the
 /// window, `render`, `--sequence`, `--ui`, `bench` and `bench --orbit` differ.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -393,7 +395,16 @@ impl DetailedView {
 
 /// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
 /// rendered offscreen at `width`×`height` pixels.
+/// With a comparison open, both sides as its layout shows them (see [`compare`]).
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
+    if viewer.comparison().is_some() {
+        return compare::render_comparison(gpu, viewer, width, height);
+    }
+    render_one_side(gpu, viewer, width, height)
+}
+
+/// [`render_view`] of the viewer's active document alone.
+fn render_one_side(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     let target = Offscreen::new(gpu, width, height)?;

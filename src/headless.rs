@@ -1,6 +1,7 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
+use crate::commands::clips::CommandError;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
@@ -31,12 +32,17 @@ pub struct RenderRequest {
     /// Joints (node names) that get an attachment marker.
     pub attach: Vec<String>,
     pub root_motion: RootMotion,
+    /// Node name of a joint whose path over the clip is drawn (`--trail-joint`).
+    pub trail_joint: Option<String>,
     /// The framed camera's angle and zoom (the viewer's default framing when `None`).
     pub camera: Option<CameraAngle>,
     /// Other files whose clips are added to the rig (`--clips`); `clip` may name them.
     pub clips: crate::retarget::ClipFiles,
     /// Weight repairs run on the loaded rig before it is drawn (none by default).
     pub repair: crate::repair::RepairPlan,
+    /// A second file drawn as the other side of a comparison (`--compare`; `None` for the
+    /// demo rig), and how.
+    pub compare: Option<(Option<PathBuf>, crate::viewer::CompareLayout)>,
 }
 
 fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
@@ -57,9 +63,9 @@ fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
 }
 
 /// Sets up a viewer as the request describes, without a window.
-pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
+pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     let rig = crate::rig::open(request.file.as_deref()).map_err(|e| e.to_string())?;
-    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips).map_err(|e| e.to_string())?;
+    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips)?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }
@@ -86,7 +92,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         None => (!rig.clips.is_empty()).then_some(0),
     };
     if !request.time.is_finite() {
-        return Err(format!("time {} is not a number of seconds", request.time));
+        return Err(format!("time {} is not a number of seconds", request.time).into());
     }
     let selected = request.joint.as_deref().map(|name| find_node(&rig, name)).transpose()?;
     let bends = request
@@ -96,6 +102,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let mut viewer = Viewer::new(rig, request.file.clone());
     viewer.view.options = request.view;
+    viewer.view.options.skeleton.show |= viewer.rig().instances.is_empty();
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = request.time;
@@ -132,16 +139,36 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, String> {
             size,
         });
     }
-    viewer.animation_mut().root_motion = request.root_motion;
+    viewer.animation_mut().root_motion = RootMotion {
+        trail_joint: request
+            .trail_joint
+            .as_deref()
+            .map(|name| find_node(viewer.rig(), name))
+            .transpose()?,
+        ..request.root_motion
+    };
     if let Some(angle) = request.camera {
         viewer.view.camera.look_from(angle);
     }
     viewer.set_skinning(request.path, request.method);
+    if request.view.mode == crate::render::ViewMode::WeightDifference && request.compare.is_none() {
+        return Err("--view weight-difference compares with another file: it needs --compare FILE".into());
+    }
+    if let Some((path, layout)) = &request.compare {
+        let other = crate::rig::open(path.as_deref()).map_err(|e| e.to_string())?;
+        viewer.compare_with(other, path.clone(), *layout);
+        if let Some(comparison) = viewer.comparison()
+            && let Some(clip) = comparison.missing_clip()
+        {
+            let name = &comparison.other().rig().name;
+            eprintln!("warning: {name} has no clip '{clip}': it is drawn in its rest pose");
+        }
+    }
     Ok(viewer)
 }
 
 /// Renders one frame offscreen and writes it as a PNG.
-pub fn render_to_png(request: &RenderRequest) -> Result<(), String> {
+pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     // The rig loads while the driver starts: neither needs the other.

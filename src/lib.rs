@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod draw;
 pub mod headless;
 pub mod job;
+pub mod motion;
 pub mod names;
 pub mod reload;
 pub mod render;

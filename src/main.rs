@@ -2,11 +2,13 @@ use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, RootMotion};
 use rigscope::cli::{parse_bend, parse_layer, parse_size};
+use rigscope::commands::clips::CommandError;
 use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::skin::{SkinningMethod, SkinningPath};
+use rigscope::viewer::CompareLayout;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,6 +87,9 @@ struct RenderArgs {
     /// Draw the motion root's path over the clip on the ground.
     #[arg(long)]
     trail: bool,
+    /// Draw this joint's world path over the clip (node name), with a tick at every frame.
+    #[arg(long, value_name = "JOINT")]
+    trail_joint: Option<String>,
     /// In the joints view, color by the strongest joint only.
     #[arg(long)]
     dominant: bool,
@@ -122,6 +127,15 @@ struct RenderArgs {
     clips: rigscope::commands::clips::ClipsArgs,
     #[command(flatten)]
     fix: rigscope::commands::fix::RenderFixArgs,
+    /// Draw a second file beside (or over) the first, through the same camera, at the same
+    /// clip (by name) and time; a file without that clip shows its rest pose. `demo` compares
+    /// with the built-in demo rig.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sequence", "ui"])]
+    compare: Option<PathBuf>,
+    /// With `--compare`: the two halves of the image side by side, or the second file's
+    /// wireframe over the first.
+    #[arg(long, default_value_t = CompareLayout::Side, value_parser = names::cli::<CompareLayout>(), requires = "compare")]
+    layout: CompareLayout,
 }
 
 #[derive(Subcommand)]
@@ -140,6 +154,8 @@ enum Command {
         /// t = 0, else the bind pose) and its joints by weight. glTF mesh and primitive indices.
         #[arg(long, value_name = "MESH:PRIMITIVE:INDEX", value_parser = rigscope::commands::inspect::parse_vertex)]
         vertex: Option<(usize, usize, u32)>,
+        #[command(flatten)]
+        curves: rigscope::commands::curves::CurvesArgs,
     },
     /// Sweep every weighted joint through twists and bends, skin each pose (LBS and DQS) and rank
     /// the joints by how badly their skinning deforms; check left/right weight symmetry. Exits
@@ -193,7 +209,7 @@ enum Command {
 }
 
 /// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
-fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), String> {
+fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), CommandError> {
     match sequence {
         Some(fps) => rigscope::screenshot::render_sequence(request, fps).map(|_| ()),
         None if ui => rigscope::screenshot::render_ui_to_png(request, audit),
@@ -239,13 +255,24 @@ fn main() -> ExitCode {
                 root_motion: RootMotion {
                     lock: args.lock_root,
                     trail: args.trail,
+                    ..RootMotion::default()
                 },
+                trail_joint: args.trail_joint,
                 camera: args.camera,
                 clips: args.clips.files(),
                 repair: args.fix.plan(),
+                compare: (args.compare).map(|file| ((file.as_os_str() != "demo").then_some(file), args.layout)),
             },
         ),
-        Some(Command::Inspect { file, json, vertex }) => {
+        Some(Command::Inspect {
+            file,
+            json,
+            vertex,
+            curves,
+        }) => {
+            if curves.curves {
+                return rigscope::commands::curves::curves_command(&file, &curves, json);
+            }
             return rigscope::commands::inspect::inspect(
                 (file.as_os_str() != "demo").then_some(file.as_path()),
                 json,
@@ -256,7 +283,7 @@ fn main() -> ExitCode {
         Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
         Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
-            .map_err(|e| format!("cannot write {}: {e}", out.display())),
+            .map_err(|e| format!("cannot write {}: {e}", out.display()).into()),
         Some(Command::Bench {
             file,
             synthetic,
@@ -282,13 +309,14 @@ fn main() -> ExitCode {
             rigscope::cli::RigSource::from_args(cli.view.file, cli.view.synthetic),
             cli.view.exit_after_frames,
             cli.view.screenshot,
-        ),
+        )
+        .map_err(CommandError::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rigscope: {e}");
-            ExitCode::FAILURE
+            e.exit_code()
         }
     }
 }

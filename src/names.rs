@@ -132,6 +132,7 @@ mod tests {
             "normals",
             "deformation",
             "symmetry",
+            "weight-difference",
         ];
         assert_eq!(ViewMode::names().collect::<Vec<_>>(), views);
         assert_eq!(DeformationMeasure::names().collect::<Vec<_>>(), ["area", "stretch"]);

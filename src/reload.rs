@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Quiet time after the last change before a reload starts.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -199,5 +199,25 @@ mod tests {
         std::fs::write(&temporary, b"3").unwrap();
         std::fs::rename(&temporary, &model).unwrap();
         assert!(wait_for(&mut watcher, "a rename").contains(&model));
+    }
+}
+
+/// One version of a file on disk, as far as its metadata tells: modification time and length.
+/// Watchers report a write as several events that can arrive late; an event for a file whose
+/// stamp is still the one read by the last load is the echo of a write already loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStamp {
+    modified: SystemTime,
+    len: u64,
+}
+
+impl FileStamp {
+    /// `None` when the file cannot be read or the system keeps no modification time.
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            modified: metadata.modified().ok()?,
+            len: metadata.len(),
+        })
     }
 }

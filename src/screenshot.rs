@@ -1,6 +1,7 @@
 //! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
 //! and numbered frame sequences of a clip for `rigscope render --sequence`.
 
+use crate::commands::clips::CommandError;
 use crate::draw::{Clock, ViewRenderer};
 use crate::headless::{RenderRequest, viewer_for};
 use crate::render::offscreen::read_buffer;
@@ -220,18 +221,33 @@ pub fn render_ui(
 }
 
 /// `rigscope render --ui`: the whole window, panels included, as a PNG; with `audit`, the Audit
-/// window open on the rig's worst joint.
-pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), String> {
-    let mut viewer = viewer_for(request)?;
+/// window open on the rig's worst joint; with `--fix`, the Repair weights window open on the
+/// loaded rig, previewing the repairs asked for.
+pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), CommandError> {
+    let loaded = RenderRequest {
+        repair: crate::repair::RepairPlan::default(),
+        ..request.clone()
+    };
+    let mut viewer = viewer_for(&loaded)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let mut state = UiState::default();
+    if !request.repair.is_empty() {
+        state.repair.open = true;
+        state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
+        viewer.preview_repair(&state.repair.options);
+        if let Some(analysis) = viewer.repair_analysis(&state.repair.options) {
+            for line in crate::commands::fix::summary_lines(viewer.rig(), &analysis.summary) {
+                eprintln!("fix: {line}");
+            }
+        }
+    }
     if audit {
         state.audit.open_at_worst_joint(&mut viewer);
     }
     let image = render_ui(&gpu, &mut viewer, &mut state, request.width, request.height, 1.0)?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
-        .map_err(|e| format!("cannot write {}: {e}", request.out.display()))
+        .map_err(|e| format!("cannot write {}: {e}", request.out.display()).into())
 }
 
 /// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
@@ -247,9 +263,9 @@ pub const MAX_SEQUENCE_FRAMES: usize = 100_000;
 /// `rigscope render --sequence`: one PNG per frame of the clip at `fps` into the folder
 /// `request.out` (created when missing), named `frame_0000.png`, `frame_0001.png`, … The rig
 /// is uploaded once and one offscreen target draws every frame. Returns the files written.
-pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, String> {
+pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, CommandError> {
     if !(fps.is_finite() && fps > 0.0) {
-        return Err(format!("--fps {fps} is not a positive number of frames per second"));
+        return Err(format!("--fps {fps} is not a positive number of frames per second").into());
     }
     let mut viewer = viewer_for(request)?;
     let times = sequence_times(viewer.clip_duration(), fps);
@@ -257,7 +273,8 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
         return Err(format!(
             "{} frames at {fps} fps is more than the {MAX_SEQUENCE_FRAMES}-frame limit",
             times.len()
-        ));
+        )
+        .into());
     }
     std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;

@@ -60,6 +60,10 @@ pub struct Settings {
     pub screenshot_folder: Option<PathBuf>,
     /// Screenshots include the panels (the whole window), or only the 3D view.
     pub screenshot_with_ui: bool,
+    /// The Repair weights window's repairs and options (not written while they are the
+    /// defaults, so files stay as earlier versions wrote them).
+    #[serde(skip_serializing_if = "crate::viewer::RepairOptions::is_default")]
+    pub repair: crate::viewer::RepairOptions,
 }
 
 impl Default for Settings {
@@ -77,6 +81,7 @@ impl Default for Settings {
             recent: Vec::new(),
             screenshot_folder: None,
             screenshot_with_ui: false,
+            repair: crate::viewer::RepairOptions::default(),
         }
     }
 }
@@ -251,6 +256,8 @@ mod tests {
         };
         settings.view.mode = ViewMode::Weights;
         settings.view.wireframe = true;
+        settings.repair.mirror = true;
+        settings.repair.limit_to = 8;
         settings.add_recent(Path::new("/a/one.glb"));
         settings.add_recent(Path::new("/a/two.glb"));
         settings.add_recent(Path::new("/a/one.glb"));
@@ -265,6 +272,7 @@ mod tests {
         assert!(back.view.wireframe);
         assert_eq!(back.skinning_path, SkinningPath::Cpu);
         assert_eq!(back.skinning_method, SkinningMethod::Dqs);
+        assert!(back.repair.mirror && back.repair.limit_to == 8);
     }
 
     #[test]
@@ -360,6 +368,7 @@ joint_axes = true
             recent: Vec::new(),
             screenshot_folder: None,
             screenshot_with_ui: true,
+            repair: crate::viewer::RepairOptions::default(),
         };
         let (_dir, file) = temp_file("earlier-format");
         std::fs::write(&file, EARLIER_FILE).unwrap();

@@ -38,6 +38,7 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
         is_joint,
         &viewer.last_pose().worlds,
         viewer.view.selected_joint,
+        None,
         &options,
         0.01,
         lines,

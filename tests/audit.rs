@@ -5,7 +5,7 @@
 mod common;
 
 use common::skinned::{SkinnedMesh, TestJoint, blend, only};
-use glam::{Quat, Vec3};
+use glam::{DVec3, Quat, Vec3};
 use rigscope::audit::{self, AuditOptions, AuditReport, Axis, Curve, JointAudit};
 use rigscope::skin::SkinningMethod;
 use serde_json::Value;
@@ -867,4 +867,78 @@ fn the_audits_progress_counts_every_joint_and_a_cancelled_run_sweeps_none() {
         "{:?}",
         report.notes
     );
+}
+
+/// Soldier's largest left/right difference (0.98) is real, not a matching fault: checked
+/// against the file read here, the vertex lies on the mirror plane (its image is nearer to it
+/// than to any other vertex, and within the matching tolerance of a quarter of its shortest
+/// edge), and its weights are one-sided, almost all on the left thigh.
+#[test]
+fn soldiers_largest_difference_is_a_one_sided_vertex_on_the_plane() {
+    let Some(corpus) = common::shared_folder("corpus/rigs") else {
+        return;
+    };
+    let path = corpus.join("Soldier.glb");
+    let rig = common::load_rig(&corpus, "Soldier.glb");
+    let report = audit::symmetry::symmetry(&rig, &Default::default());
+    let worst = (report.asymmetric_vertices.iter())
+        .max_by(|a, b| a.difference.total_cmp(&b.difference))
+        .expect("Soldier has asymmetric vertices");
+    assert!(worst.difference > 0.9, "{}", worst.difference);
+    assert_eq!(
+        (worst.mirror.mesh, worst.mirror.primitive),
+        (worst.mesh, worst.primitive)
+    );
+    assert_eq!(worst.mirror.vertex, worst.vertex, "the vertex is its own mirror");
+
+    let doc = common::Doc::open(&path);
+    let primitive = &doc.json["meshes"][worst.mesh]["primitives"][worst.primitive];
+    let accessor = |name: &str| common::index(&primitive["attributes"][name], name);
+    let positions: Vec<DVec3> = (doc.read_accessor(accessor("POSITION")).iter())
+        .map(|p| DVec3::new(p[0], p[1], p[2]))
+        .collect();
+    let v = worst.vertex as usize;
+    let plane = report.plane.expect("a plane");
+    let normal = Vec3::from(plane.normal).as_dvec3();
+    let distance = normal.dot(positions[v]) - f64::from(plane.offset);
+    let image = positions[v] - 2.0 * distance * normal;
+    let to_itself = (image - positions[v]).length();
+    let nearest_other = (positions.iter().enumerate())
+        .filter(|&(k, p)| k != v && *p != positions[v])
+        .map(|(_, p)| (image - *p).length())
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        to_itself < nearest_other,
+        "image {to_itself} from itself, {nearest_other} from another vertex"
+    );
+    let indices: Vec<usize> = (doc
+        .read_accessor(common::index(&primitive["indices"], "indices"))
+        .iter())
+    .map(|i| i[0] as usize)
+    .collect();
+    let shortest_edge = (indices.chunks_exact(3))
+        .filter(|t| t.contains(&v))
+        .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+        .filter(|&(a, b)| a == v || b == v)
+        .map(|(a, b)| (positions[a] - positions[b]).length())
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        to_itself <= 0.25 * shortest_edge,
+        "{to_itself} against edge {shortest_edge}"
+    );
+
+    let joints = &doc.read_accessor(accessor("JOINTS_0"))[v];
+    let weights = &doc.read_accessor(accessor("WEIGHTS_0"))[v];
+    let (largest, weight) = (0..4)
+        .map(|k| (k, weights[k]))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    let skin = &doc.json["skins"][0]["joints"];
+    let node = common::index(&skin[joints[largest] as usize], "joint");
+    let name = doc.json["nodes"][node]["name"].as_str().unwrap();
+    println!(
+        "Soldier vertex {v}: {:.3} from the plane, shortest edge {shortest_edge:.2}, {weight:.3} on {name}",
+        distance.abs()
+    );
+    assert!(name.contains("Left") && weight > 0.98, "{name} {weight}");
 }

@@ -480,6 +480,71 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
 }
 
 #[test]
+fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_other_file() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = Viewer::new(mirrored_quads_rig(), None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    // Quad 0 (fully on LeftArm, skin joint 1) gives 0.7 to the root (skin joint 0); quad 3
+    // moves away, leaving its vertices without a match.
+    let other = {
+        let mut rig = mirrored_quads_rig();
+        rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
+        for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
+            p.y += 5.0;
+        }
+        rig
+    };
+    viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
+    viewer.view.options.mode = ViewMode::WeightDifference;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        // The active side alone: its view, not the side-by-side image.
+        let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+        let diff = viewer
+            .comparison()
+            .and_then(|c| c.diff())
+            .expect("the view compared the files");
+        let values = diff.weights.per_vertex.of(0, 0).expect("values of the one primitive");
+        // By hand: ½(|0 − 0.7| + |1 − 0.3|) on quad 0, nothing changed on quads 1 and 2. Of
+        // quad 3 the vertices at x = 1.45 have no match; those at x = 0.55 are within the match
+        // tolerance of the other file's quad 2 at x = 0.45 (all root, against LeftArm 0.2 and
+        // RightArm 0.8): ½(1 + 0.2 + 0.8).
+        let by_hand = [
+            [0.7; 4],
+            [0.0; 4],
+            [0.0; 4],
+            [1.0, SYMMETRY_UNMATCHED, SYMMETRY_UNMATCHED, 1.0],
+        ];
+        for (v, (&value, expected)) in values.iter().zip(by_hand.as_flattened()).enumerate() {
+            assert!(
+                (value - expected).abs() < 1e-6,
+                "vertex {v}: {value} instead of {expected}"
+            );
+        }
+        assert_eq!(diff.weights.max_difference, 1.0);
+        let vp = viewer.view.camera.view_projection(target.aspect());
+        // Quad 3 near its unmatched edge, where the interpolated value is below the marker's
+        // half-way point.
+        let points = [
+            (-2.0, values[0]),
+            (-1.0, values[4]),
+            (0.0, values[8]),
+            (1.35, values[13]),
+        ];
+        for (k, (x, value)) in points.into_iter().enumerate() {
+            assert_pixel_at(
+                &image,
+                vp.project_point3(Vec3::new(x, 0.0, 0.0)),
+                facing_shade(symmetry_color(value)),
+                &format!("{path:?} quad {k}"),
+            );
+        }
+    }
+}
+
+#[test]
 fn in_the_window_the_symmetry_check_runs_beside_the_frames() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
@@ -563,4 +628,32 @@ fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
         -170.0,
         "angles wrap into -180..180"
     );
+}
+
+#[test]
+fn a_mesh_without_a_skin_counts_as_weighted_whole_to_its_node_in_the_weight_sum_view() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut rig = two_joint_rig(Vec3::ZERO, three_quads(), vec![]);
+    rig.instances[0].skin = None;
+    rig.meshes[0].primitives[0].influences = None;
+    let mut viewer = Viewer::new(rig, None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.view.options.mode = ViewMode::WeightError;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        let image = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+        let vp = viewer.view.camera.view_projection(target.aspect());
+        for k in 0..3 {
+            let centre = Vec3::new(-1.5 + k as f32 * 1.05 + 0.475, 0.0, 0.0);
+            let what = format!("{path:?} rigid quad {k}");
+            assert_pixel_at(
+                &image,
+                vp.project_point3(centre),
+                facing_shade(weight_error_color(0.0)),
+                &what,
+            );
+        }
+    }
 }

@@ -650,6 +650,36 @@ fn a_clips_file_that_does_not_load_fails_the_audit_with_status_2() {
 }
 
 #[test]
+fn a_clips_file_that_does_not_load_fails_render_and_bench_with_status_2() {
+    let folder = common::temp_dir("retarget-cli-render");
+    let missing = folder.join("missing.glb");
+    let out = folder.join("frame.png");
+    let (missing, out_arg) = (missing.to_str().unwrap(), out.to_str().unwrap());
+    for args in [
+        vec!["render", "demo", "--clips", missing, "--out", out_arg],
+        vec!["render", "demo", "--clips", missing, "--ui", "--out", out_arg],
+        vec!["bench", "demo", "--clips", missing, "--frames", "1"],
+    ] {
+        let output = rigscope(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot load clips from") && stderr.contains("missing.glb"),
+            "{stderr}"
+        );
+    }
+    assert!(!out.exists(), "no picture is written");
+    // Other failures keep status 1: a clip name the rig lacks.
+    let output = rigscope(&["render", "demo", "--clip", "NoSuchClip", "--out", out_arg]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn audit_reports_the_clips_it_adds() {
     let Some(corpus) = common::shared_folder("corpus") else {
         return;

@@ -137,6 +137,26 @@ impl App {
                 });
                 state.window.request_redraw();
             }
+            UiAction::SaveRepairedDialog => {
+                ui::repair::save_repaired_from_dialog(&mut self.viewer, &mut state.ui_state, |folder, name| {
+                    let mut dialog = rfd::FileDialog::new()
+                        .add_filter("glTF binary", &["glb"])
+                        .add_filter("glTF", &["gltf"])
+                        .set_title("Save the repaired rig as")
+                        .set_file_name(name);
+                    if let Some(folder) = folder {
+                        dialog = dialog.set_directory(folder);
+                    }
+                    dialog.save_file()
+                });
+                state.window.request_redraw();
+            }
+            UiAction::CompareDialog => {
+                ui::compare_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
+                    pick_rig_file("Compare with", folder)
+                });
+                state.window.request_redraw();
+            }
             UiAction::Screenshot { with_ui } => self.screenshot(with_ui),
             UiAction::ChooseScreenshotFolder => {
                 let picked = rfd::FileDialog::new()

@@ -24,6 +24,7 @@ pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState
         folder: settings.screenshot_folder.clone(),
         with_ui: settings.screenshot_with_ui,
     };
+    ui.repair.options = settings.repair.checked();
 }
 
 /// The settings as the viewer and the UI have them now, with the window's size in points.
@@ -47,5 +48,6 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         recent: viewer.recent.clone(),
         screenshot_folder: ui.screenshot.folder.clone(),
         screenshot_with_ui: ui.screenshot.with_ui,
+        repair: ui.repair.options,
     }
 }

@@ -32,6 +32,8 @@ pub(super) struct WindowState {
     pub(super) gpu_timer: Option<GpuTimer>,
     /// How each frame shows a heavy scene.
     pub(super) detail: DetailedView,
+    /// The renderer of a comparison's other side, made when a comparison is first drawn.
+    pub(super) other_side: Option<ViewRenderer>,
 }
 
 impl WindowState {
@@ -138,6 +140,7 @@ impl WindowState {
             last_viewport: None,
             title,
             detail: DetailedView::default(),
+            other_side: None,
         })
     }
 
@@ -160,6 +163,7 @@ impl WindowState {
             log::info!("drawing the view with {samples} sample(s) per pixel");
             self.info.samples = samples;
             self.renderer = ViewRenderer::new(&self.gpu, self.config.format, samples);
+            self.other_side = None;
             let (width, height) = (self.config.width, self.config.height);
             self.targets = RenderTargets::new(&self.gpu.device, self.config.format, width, height, samples);
         }
@@ -213,7 +217,17 @@ impl WindowState {
         let ppp = full_output.pixels_per_point;
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
-        let aspect = viewport.width as f32 / viewport.height as f32;
+        let mut aspect = viewport.width as f32 / viewport.height as f32;
+        if viewer.comparison().is_some() {
+            let (gpu, format, samples) = (&self.gpu, self.config.format, self.info.samples);
+            let other = self
+                .other_side
+                .get_or_insert_with(|| ViewRenderer::new(gpu, format, samples));
+            aspect = crate::draw::compare::prepare_other_side(gpu, other, viewer, viewport).unwrap_or(aspect);
+        } else {
+            self.other_side = None;
+        }
+        let other_side = self.other_side.as_ref();
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
@@ -229,16 +243,29 @@ impl WindowState {
         let texture = &frame.texture;
         let drawn = step
             .run(viewer, Clock::Still, aspect, |recording| {
-                let scene_draw = detail.encode(
-                    recording.gpu,
-                    recording.renderer,
-                    recording.encoder,
-                    (targets, &view, format),
-                    recording.viewer,
-                    viewport,
-                    capture_next,
-                    recording.timer.as_deref_mut(),
-                );
+                let scene_draw = match other_side {
+                    // Both sides whole: a comparison is of light scenes, or waits for them.
+                    Some(other) => {
+                        crate::draw::compare::encode_comparison(
+                            recording.encoder,
+                            (targets, &view),
+                            (recording.renderer, other),
+                            recording.viewer,
+                            viewport,
+                        );
+                        crate::render::detail::SceneDraw::Whole
+                    }
+                    None => detail.encode(
+                        recording.gpu,
+                        recording.renderer,
+                        recording.encoder,
+                        (targets, &view, format),
+                        recording.viewer,
+                        viewport,
+                        capture_next,
+                        recording.timer.as_deref_mut(),
+                    ),
+                };
                 let egui_start = Instant::now();
                 let gpu = recording.gpu;
                 let paint_jobs = egui_ctx.tessellate(full_output.shapes, ppp);

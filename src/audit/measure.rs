@@ -163,13 +163,19 @@ pub(super) fn measure(
     for t in &region.triangles {
         let [a, b, c] = t.corners.map(|i| posed[i as usize]);
         let edges = [b - a, c - b, a - c];
-        let mut factor2 = 1.0f32;
+        // The factor is the largest of every ratio and of its inverse. A correctly rounded
+        // reciprocal never increases as its argument grows, so the largest inverse is the
+        // inverse of the smallest ratio: one division where there were one per ratio, with
+        // the same bits.
+        let (mut least2, mut factor2) = (f32::INFINITY, 1.0f32);
         for (edge, inverse) in edges.iter().zip(t.inv_edges2) {
             if inverse > 0.0 {
                 let r2 = (edge.length_squared() * inverse).max(floor2);
-                factor2 = factor2.max(r2.max(1.0 / r2));
+                least2 = least2.min(r2);
+                factor2 = factor2.max(r2);
             }
         }
+        factor2 = factor2.max(1.0 / least2);
         max_edge2 = max_edge2.max(factor2);
         if t.inv_area2 > 0.0 {
             let normal = edges[0].cross(-edges[2]);

@@ -35,7 +35,8 @@ use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
 use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
-use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs};
+use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_with};
+use crate::skin::fast::Kernel;
 use crate::skin::fast::skin_lbs_positions;
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
@@ -427,8 +428,6 @@ pub(super) struct Scratch {
     pub(super) palette: Vec<Mat4>,
     pub(super) dual_quats: Vec<DualQuat>,
     pub(super) posed: Vec<Vec3>,
-    pub(super) zero_normals: Vec<Vec3>,
-    pub(super) posed_normals: Vec<Vec3>,
     pub(super) score: Vec<f32>,
     pub(super) worst: Vec<(f32, u32)>,
 }
@@ -459,8 +458,6 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
         palette: vec![Mat4::IDENTITY; skin.joints.len()],
         dual_quats: vec![DualQuat::IDENTITY; skin.joints.len()],
         posed: vec![Vec3::ZERO; n],
-        zero_normals: vec![Vec3::ZERO; n],
-        posed_normals: vec![Vec3::ZERO; n],
         score: vec![0.0; n],
         worst: Vec::with_capacity(options.worst_vertices + 1),
     };
@@ -572,13 +569,15 @@ fn pose(
         ),
         SkinningMethod::Dqs => {
             dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
-            skin_dqs(
+            // The reference's per-vertex code, positions only: the SIMD kernels agree with it
+            // to rounding, which is enough to move the ratios of near-degenerate triangles and
+            // the order of tied vertices, and the audit's findings must not depend on the CPU.
+            skin_dqs_positions_with(
+                Kernel::Portable,
                 &scratch.dual_quats,
                 &region.influences,
                 &region.positions,
-                &scratch.zero_normals,
                 &mut scratch.posed,
-                &mut scratch.posed_normals,
             );
         }
     }

@@ -318,7 +318,9 @@ pub fn symmetry(rig: &Rig, options: &SymmetryOptions) -> SymmetryReport {
 }
 
 /// The symmetry view's value of every vertex: its weight difference from its mirror image, or
-/// [`VertexSymmetry::UNMATCHED`], or [`VertexSymmetry::UNCHECKED`].
+/// [`VertexSymmetry::UNMATCHED`], or [`VertexSymmetry::UNCHECKED`]. The weight-difference view
+/// of a comparison holds its values the same way, against the matched vertex of the other file
+/// (see `compare::WeightsDiff::per_vertex`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VertexSymmetry {
     /// Per mesh, per primitive (index into `Mesh::primitives`), per vertex.
@@ -348,7 +350,8 @@ impl VertexSymmetry {
         Some(self.values.get(mesh)?.get(primitive)?.as_slice())
     }
 
-    fn set(&mut self, mesh: usize, primitive: usize, vertex: usize, value: f32) {
+    /// Sets one vertex's value (nothing for a vertex the rig does not have).
+    pub(crate) fn set(&mut self, mesh: usize, primitive: usize, vertex: usize, value: f32) {
         let slot = (self.values.get_mut(mesh)).and_then(|m| m.get_mut(primitive)?.get_mut(vertex));
         if let Some(slot) = slot {
             *slot = value;

@@ -67,6 +67,8 @@ pub struct AuditArgs {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub clips: super::clips::ClipsArgs,
+    #[command(flatten)]
+    pub motion: super::audit_motion::MotionArgs,
 }
 
 impl AuditArgs {
@@ -122,6 +124,9 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
         Ok(rig) => rig,
         Err(e) => return fail(e.to_string()),
     };
+    if args.motion.motion {
+        return super::audit_motion::motion_command(&rig, &label, &args.motion, args.json);
+    }
     let joint_names: Vec<&str> = rig
         .skins
         .iter()

@@ -2,6 +2,7 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
+use crate::commands::clips::CommandError;
 use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, ViewMode};
@@ -25,9 +26,9 @@ pub struct BenchOptions {
 
 impl BenchOptions {
     /// The rig, with the clips of `clips` added, and the file it came from.
-    pub fn open(&self) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), String> {
+    pub fn open(&self) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), CommandError> {
         let (rig, path) = self.rig.open().map_err(|e| e.to_string())?;
-        let rig = super::clips::add_clip_files(rig, &self.clips).map_err(|e| e.to_string())?;
+        let rig = super::clips::add_clip_files(rig, &self.clips)?;
         Ok((rig, path))
     }
 }
@@ -131,7 +132,7 @@ fn kernel_rates(viewer: &mut Viewer) -> Option<KernelRates> {
         times[times.len() / 2] * 1e9 / vertices as f64
     };
     Some(KernelRates {
-        kernel: crate::skin::fast::calibrate::fastest(primitives[0].2.sets, true).label(),
+        kernel: crate::skin::fast::Kernel::detect().label(),
         static_ns: median_ns(0),
         lbs_ns: median_ns(1),
         dqs_ns: median_ns(2),
@@ -290,7 +291,7 @@ impl BenchReport {
 const WARM_UP: usize = 10;
 
 /// Runs the frame loop headless for every [`BenchPath`] and returns the medians.
-pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
+pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     let (rig, path) = options.open()?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
@@ -351,7 +352,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
         }
         // A frame the device refused would time nothing: stop with its error instead.
         if let Some(error) = gpu.take_error() {
-            return Err(format!("the GPU refused a frame: {error}"));
+            return Err(format!("the GPU refused a frame: {error}").into());
         }
     }
     let paths = BenchPath::ALL
@@ -382,7 +383,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, String> {
 
 /// `rigscope bench`: runs [`run_bench`] (or with `orbit` [`super::orbit::run_orbit`]) and
 /// prints the table (unless `json_only`) and, as the last line, the JSON object.
-pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Result<(), String> {
+pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Result<(), CommandError> {
     let (text, json) = if orbit {
         let report = super::orbit::run_orbit(options)?;
         (report.to_text(), report.to_json())

@@ -38,3 +38,38 @@ pub fn add_clip_files(rig: Rig, files: &ClipFiles) -> Result<Rig, RetargetError>
     }
     Ok(rig)
 }
+
+/// Exit status of `render` and `bench` when a `--clips` file cannot be loaded (as for `audit`
+/// and `diff`, which exit 2 when a file cannot be loaded).
+pub const EXIT_CLIPS_NOT_LOADED: u8 = 2;
+
+/// Why `render` or `bench` failed: a `--clips` file that could not be added, or anything else.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Clips(#[from] RetargetError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for CommandError {
+    fn from(message: String) -> CommandError {
+        CommandError::Failed(message)
+    }
+}
+
+impl From<&str> for CommandError {
+    fn from(message: &str) -> CommandError {
+        CommandError::Failed(message.to_owned())
+    }
+}
+
+impl CommandError {
+    /// [`EXIT_CLIPS_NOT_LOADED`] for a `--clips` file, else 1.
+    pub fn exit_code(&self) -> std::process::ExitCode {
+        match self {
+            CommandError::Clips(_) => std::process::ExitCode::from(EXIT_CLIPS_NOT_LOADED),
+            CommandError::Failed(_) => std::process::ExitCode::FAILURE,
+        }
+    }
+}

@@ -2,8 +2,10 @@
 //! they use and below the window.
 
 pub mod audit;
+pub mod audit_motion;
 pub mod bench;
 pub mod clips;
+pub mod curves;
 pub mod diff;
 pub mod fix;
 pub mod inspect;

@@ -4,6 +4,7 @@
 //! first CPU work to the GPU's end, with what it drew.
 
 use super::bench::BenchOptions;
+use crate::commands::clips::CommandError;
 use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;
@@ -110,7 +111,7 @@ impl OrbitReport {
 
 /// Draws `options.frames` orbiting frames and then still frames until the whole scene is kept,
 /// the way the window does, on the GPU path with playback paused.
-pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
+pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, CommandError> {
     let (rig, path) = options.open()?;
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
@@ -173,7 +174,7 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, String> {
         }
         let draw = drawn.drawn;
         if let Some(error) = gpu.take_error() {
-            return Err(format!("the GPU refused a frame: {error}"));
+            return Err(format!("the GPU refused a frame: {error}").into());
         }
         match draw {
             SceneDraw::Whole => report.whole.push(seconds),

@@ -5,6 +5,7 @@
 //! typical edge length of its primitive), found through a grid of cells.
 
 use super::{MAX_LISTED, Sides, SkinRebase, bind_placement};
+use crate::audit::VertexSymmetry;
 use crate::rig::Rig;
 use glam::{IVec3, Mat4, Vec3};
 use rayon::prelude::*;
@@ -65,6 +66,11 @@ pub struct WeightsDiff {
     pub worst_position: Option<VertexChange>,
     /// How many matched vertices moved by more than the position threshold.
     pub moved_count: usize,
+    /// Every vertex of A: its weight difference from its match in B, or
+    /// [`VertexSymmetry::UNMATCHED`] (the largest over the instances of a mesh drawn more than
+    /// once); the weight-difference view draws them.
+    #[serde(skip)]
+    pub per_vertex: VertexSymmetry,
 }
 
 impl WeightsDiff {
@@ -375,7 +381,20 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
         .filter(|&w| matches_from_b[w].is_none())
         .collect();
 
-    let mut diff = WeightsDiff::default();
+    let mut diff = WeightsDiff {
+        per_vertex: VertexSymmetry::unchecked(a),
+        ..WeightsDiff::default()
+    };
+    for (r, found) in table_a.refs.iter().zip(&matches) {
+        let value = found.map_or(VertexSymmetry::UNMATCHED, |(_, _, difference)| difference);
+        let old = diff
+            .per_vertex
+            .of(r.mesh, r.primitive_index)
+            .and_then(|v| v.get(r.vertex));
+        if old.is_some_and(|&old| value > old) {
+            diff.per_vertex.set(r.mesh, r.primitive_index, r.vertex, value);
+        }
+    }
     let mut changed = Vec::new();
     for (v, found) in matches.iter().enumerate() {
         let Some((w, distance, difference)) = *found else {

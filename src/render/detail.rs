@@ -27,8 +27,11 @@ pub struct ScenePortion {
     pub primitives: Range<u64>,
     /// The pass starts the image (clears color and depth).
     pub first: bool,
-    /// The pass ends the image (resolves samples, draws the grid and the overlays).
+    /// The pass ends the image (resolves samples).
     pub last: bool,
+    /// The pass draws the grid and the overlays after its meshes: the last pass of an image,
+    /// or one side's pass when another side follows it into the image (a comparison).
+    pub overlays: bool,
 }
 
 impl ScenePortion {
@@ -38,6 +41,7 @@ impl ScenePortion {
         primitives: 0..u64::MAX,
         first: true,
         last: true,
+        overlays: true,
     };
 
     /// The proxy scene in one pass.
@@ -46,6 +50,7 @@ impl ScenePortion {
         primitives: 0..u64::MAX,
         first: true,
         last: true,
+        overlays: true,
     };
 
     /// `total` primitives split into passes of at most `per_pass`.
@@ -57,6 +62,7 @@ impl ScenePortion {
             primitives: k * per_pass..((k + 1) * per_pass).min(total),
             first: k == 0,
             last: k + 1 == passes,
+            overlays: k + 1 == passes,
         })
     }
 }
@@ -187,6 +193,7 @@ impl DetailPolicy {
                     primitives: start..end,
                     first: start == 0,
                     last: end == total,
+                    overlays: end == total,
                 };
                 self.refined_to = end;
                 if portion.last {
@@ -291,7 +298,8 @@ mod tests {
                 proxy: false,
                 primitives: 0..67,
                 first: true,
-                last: false
+                last: false,
+                overlays: false
             })
         );
         assert_eq!(policy.decide(8, total, true), SceneDraw::Proxy);

@@ -11,6 +11,9 @@ pub const DRAW_UNLIT: u32 = 2;
 /// The draw's transforms mirror it and its pipeline does not cull: what the rasterizer calls a
 /// back face is the side facing out.
 pub const DRAW_MIRRORED: u32 = 4;
+/// The mesh has no skin and follows its node whole, as if weighted 1 to it: the weight-sum view
+/// shows it as summing to 1 rather than to 0.
+pub const DRAW_RIGID: u32 = 8;
 
 /// Which way a draw's transforms turn its triangles (glTF: a negative determinant flips the
 /// winding).

@@ -254,11 +254,12 @@ impl MeshPass {
 /// views' prelude, the draw flags), the skinning functions, the ramps and the mesh shader
 /// itself.
 pub(crate) fn mesh_wgsl() -> String {
-    use crate::render::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
+    use crate::render::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
     let draw_flags = wgsl_u32_constants(&[
         ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),
+        ("DRAW_RIGID", DRAW_RIGID),
     ]);
     format!(
         "{}{draw_flags}\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",

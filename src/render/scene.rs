@@ -9,7 +9,9 @@ use crate::render::detail::ScenePortion;
 use crate::render::gpu_data::{
     GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, skin_code, triangle_edges,
 };
-use crate::render::material::{MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding};
+use crate::render::material::{
+    DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
+};
 use crate::render::pipelines::{MeshPass, MeshPipelines};
 use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
@@ -86,11 +88,16 @@ pub struct FrameState<'a> {
     pub marker_size: f32,
     /// Markers following joints, and the root motion trail, drawn as lines.
     pub attachments: &'a [Attachment],
-    pub trail: &'a [Vec3],
+    pub trail: &'a crate::anim::RootTrail,
     /// Vertices to point out (those a finding names, the one inspected), in world space.
     pub marks: &'a [Vec3],
-    /// The symmetry view's per-vertex values, once computed (read only in that view).
-    pub symmetry: Option<&'a VertexSymmetry>,
+    /// The per-vertex values of the symmetry or weight-difference view, once computed (read
+    /// only in those views), with a number that changes when they are computed against
+    /// something else (the other file's generation; 0 for the symmetry view).
+    pub symmetry: Option<(u64, &'a VertexSymmetry)>,
+    /// Per node, its world position error against the file compared with, relative to the
+    /// rig's size (while comparing; colors the skeleton overlay).
+    pub joint_errors: Option<&'a [f32]>,
 }
 
 /// A rig's GPU resources.
@@ -98,7 +105,7 @@ pub struct RigGpu {
     draws: Vec<GpuDraw>,
     /// Per mesh instance (`None` for unskinned instances).
     palettes: Vec<Option<PaletteBuffers>>,
-    is_joint: Vec<bool>,
+    bones: Vec<bool>,
     skeleton: wgpu::Buffer,
     skeleton_vertices: Vec<LineVertex>,
     /// Attachment markers and the root motion trail.
@@ -106,8 +113,9 @@ pub struct RigGpu {
     overlay_vertices: Vec<LineVertex>,
     /// This frame's blended draws, farthest first.
     blended: Vec<usize>,
-    /// The symmetry view's values are in the draws' `symmetry` buffers.
-    symmetry_written: bool,
+    /// The view and the values' number (see [`FrameState::symmetry`]) whose per-vertex values
+    /// are in the draws' `symmetry` buffers.
+    symmetry_written: Option<(ViewMode, u64)>,
     /// [`RigGpu::build_proxies`] ran.
     proxy_built: bool,
     /// The proxies being simplified on a thread since the rig was uploaded, and how long that
@@ -274,9 +282,10 @@ impl SceneRenderer {
             u8::from(skeleton.depth_test),
             state.path as u8,
             state.method as u8,
-            u8::from(gpu.symmetry_written),
+            u8::from(gpu.symmetry_written.is_some_and(|(mode, _)| mode == view.mode)),
             u8::from(self.unskinned),
         ]);
+        signature.write_u64(gpu.symmetry_written.map_or(0, |(_, key)| key.wrapping_add(1)));
         // CPU-skinned vertices follow from the palettes and the morph weights.
         for weights in &state.pose.morph_weights {
             signature.write(bytemuck::cast_slice(weights));
@@ -319,7 +328,7 @@ impl SceneRenderer {
             let palette = (skinned && !self.unskinned).then(|| state.pose.palettes[draw.instance].as_slice());
             let turned = winding(&model, palette);
             draw.pipeline = mesh_pipeline(&draw.material, turned);
-            draw.flags = draw_flags(&draw.material, turned);
+            draw.flags = draw_flags(&draw.material, turned) | if skinned { 0 } else { DRAW_RIGID };
             if draw.pipeline == MeshPipeline::Blended {
                 gpu.blended.push(d);
             }
@@ -354,14 +363,16 @@ impl SceneRenderer {
         if upload_vertices {
             gpu.cpu_vertices = Some(state.skinned.generation());
         }
-        if let (ViewMode::Symmetry, false, Some(symmetry)) = (view.mode, gpu.symmetry_written, state.symmetry) {
+        if let (ViewMode::Symmetry | ViewMode::WeightDifference, Some((key, symmetry))) = (view.mode, state.symmetry)
+            && gpu.symmetry_written != Some((view.mode, key))
+        {
             for draw in &gpu.draws {
                 let mesh = state.rig.instances[draw.instance].mesh;
                 if let Some(values) = symmetry.of(mesh, draw.primitive) {
                     queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
                 }
             }
-            gpu.symmetry_written = true;
+            gpu.symmetry_written = Some((view.mode, key));
         }
         // Blended draws cover what is behind them: farthest first, by their node's position.
         let worlds = &state.pose.worlds;
@@ -373,9 +384,10 @@ impl SceneRenderer {
         if view.skeleton.show {
             skeleton_lines(
                 state.rig,
-                &gpu.is_joint,
+                &gpu.bones,
                 &state.pose.worlds,
                 state.selected,
+                state.joint_errors,
                 &view.skeleton,
                 state.marker_size,
                 &mut gpu.skeleton_vertices,
@@ -539,7 +551,7 @@ impl SceneRenderer {
                 pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
             }
         }
-        if !portion.last {
+        if !portion.overlays {
             return;
         }
         if let (true, Some((buffer, count))) = (view.grid, &self.grid) {

@@ -113,7 +113,7 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 #[test]
 fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
     use super::gpu_data::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
-    use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_UNLIT};
+    use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
     let mesh = module("mesh", &mesh_wgsl());
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
@@ -122,6 +122,7 @@ fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
         ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),
+        ("DRAW_RIGID", DRAW_RIGID),
     ];
     for (name, rust) in pairs {
         assert_eq!(constant(&mesh, name), rust, "{name}");

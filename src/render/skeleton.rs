@@ -16,6 +16,17 @@ pub struct LineVertex {
 
 pub const BONE_COLOR: [f32; 4] = [0.55, 0.8, 1.0, 1.0];
 pub const SELECTED_COLOR: [f32; 4] = [1.0, 0.85, 0.1, 1.0];
+
+/// A joint's world position error against the file compared with, relative to the rig's size,
+/// at which the skeleton overlay draws it red (0 is dark blue, on the heat ramp).
+pub const JOINT_ERROR_FULL_SCALE: f32 = 0.02;
+
+/// The skeleton overlay's color for a joint `error` (see [`JOINT_ERROR_FULL_SCALE`]) away from
+/// its match; a joint without a match (an infinite error) is red.
+pub fn joint_error_color(error: f32) -> [f32; 4] {
+    let [r, g, b] = crate::render::views::heat(error / JOINT_ERROR_FULL_SCALE);
+    [r, g, b, 1.0]
+}
 pub const DESCENDANT_COLOR: [f32; 4] = [1.0, 0.45, 0.1, 1.0];
 const AXIS_COLORS: [[f32; 4]; 3] = [[0.95, 0.25, 0.2, 1.0], [0.3, 0.9, 0.3, 1.0], [0.25, 0.45, 1.0, 1.0]];
 
@@ -35,24 +46,29 @@ pub fn is_descendant(rig: &Rig, node: usize, ancestor: usize) -> bool {
 }
 
 /// Writes the overlay's line vertices for the current pose into `out` (cleared first). `marker`
-/// is the size of the joint crosses and axes in world units.
+/// is the size of the joint crosses and axes in world units. With `errors` (per node, while
+/// comparing) joints other than the selected one take [`joint_error_color`].
+#[allow(clippy::too_many_arguments)]
 pub fn skeleton_lines(
     rig: &Rig,
-    is_joint: &[bool],
+    bones: &[bool],
     worlds: &[Mat4],
     selected: Option<usize>,
+    errors: Option<&[f32]>,
     options: &SkeletonOptions,
     marker: f32,
     out: &mut Vec<LineVertex>,
 ) {
     out.clear();
-    for (node, &joint) in is_joint.iter().enumerate() {
-        if !joint {
+    for (node, &bone) in bones.iter().enumerate() {
+        if !bone {
             continue;
         }
-        let color = match selected {
-            Some(s) if s == node => SELECTED_COLOR,
-            Some(s) if is_descendant(rig, node, s) => DESCENDANT_COLOR,
+        let error = errors.and_then(|errors| errors.get(node));
+        let color = match (selected, error) {
+            (Some(s), _) if s == node => SELECTED_COLOR,
+            (_, Some(&error)) => joint_error_color(error),
+            (Some(s), None) if is_descendant(rig, node, s) => DESCENDANT_COLOR,
             _ => BONE_COLOR,
         };
         let world = worlds[node];
@@ -67,7 +83,7 @@ pub fn skeleton_lines(
                 color,
             });
         };
-        if let Some(parent) = rig.nodes[node].parent.filter(|&p| is_joint[p]) {
+        if let Some(parent) = rig.nodes[node].parent.filter(|&p| bones[p]) {
             line(worlds[parent].w_axis.truncate(), position, color);
         }
         let half = marker * 0.5;
@@ -84,8 +100,8 @@ pub fn skeleton_lines(
 }
 
 /// World positions of every joint in `pose`, for picking and name labels.
-pub fn joint_positions<'a>(is_joint: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
-    is_joint
+pub fn joint_positions<'a>(bones: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
+    bones
         .iter()
         .enumerate()
         .filter(|(_, j)| **j)
@@ -104,7 +120,7 @@ pub const VERTICES_PER_ATTACHMENT: usize = 30;
 pub fn overlay_lines(
     attachments: &[crate::anim::Attachment],
     worlds: &[Mat4],
-    trail: &[Vec3],
+    trail: &crate::anim::RootTrail,
     marks: &[Vec3],
     mark_size: f32,
     out: &mut Vec<LineVertex>,
@@ -146,9 +162,15 @@ pub fn overlay_lines(
             line(p - axis * mark_size, p + axis * mark_size, MARK_COLOR);
         }
     }
-    for pair in trail.windows(2) {
-        let ground = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
-        line(ground(pair[0]), ground(pair[1]), TRAIL_COLOR);
+    let place = |p: Vec3| if trail.on_ground { Vec3::new(p.x, 0.0, p.z) } else { p };
+    for pair in trail.points.windows(2) {
+        line(place(pair[0]), place(pair[1]), TRAIL_COLOR);
+    }
+    if !trail.on_ground {
+        // A tick across the path at every frame, so that spacing shows speed.
+        for &p in &trail.points {
+            line(p - Vec3::Y * mark_size, p + Vec3::Y * mark_size, TRAIL_COLOR);
+        }
     }
 }
 

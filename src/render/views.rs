@@ -22,7 +22,8 @@ crate::names::named_enum! {
         Joints = 2,
         /// Number of non-zero influences, 1 to 8.
         Influences = 3,
-        /// |Σw − 1|: vertices whose weights do not sum to one.
+        /// |Σw − 1|: vertices whose weights do not sum to one (a mesh without a skin follows its
+        /// node whole, so it counts as summing to one).
         WeightError = 4,
         /// World-space normals as colors.
         Normals = 5,
@@ -32,6 +33,10 @@ crate::names::named_enum! {
         /// How much each vertex's weights differ from its mirror image's; vertices with no mirror
         /// image in their own color.
         Symmetry = 7,
+        /// With a comparison open: how much each vertex's weights differ from its matched
+        /// vertex's in the other file (½ Σ|w − w′|, joints by name), on the symmetry view's
+        /// ramp; vertices without a match in their own color.
+        WeightDifference = 8,
     }
 }
 
@@ -46,6 +51,7 @@ impl ViewMode {
             ViewMode::Normals => "Normals",
             ViewMode::Deformation => "Deformation",
             ViewMode::Symmetry => "Weight symmetry",
+            ViewMode::WeightDifference => "Weight difference",
         }
     }
 
@@ -352,7 +358,7 @@ mod tests {
             .map(|m| m.shader_code())
             .collect();
         codes.sort_unstable();
-        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Clips: durations, keys, what their first frame does to the bind pose.
 
 use super::*;
+use crate::motion::curves::{KEY_JUMP_DEGREES, OVERSHOOT_FRACTION, cubic_overshoot, largest_frame_turn};
 
 impl<'r> Analysis<'r> {
     pub(super) fn clips(&mut self) -> Vec<ClipSummary> {
@@ -117,7 +118,16 @@ impl<'r> Analysis<'r> {
         let gltf_index = |k: usize| facts.and_then(|f| f.get(k)).map_or(k, |f| f.gltf_index);
         let mut repeated = Vec::new();
         let mut negative = Vec::new();
+        let mut flipped = Vec::new();
+        let mut jumps = Vec::new();
         for (k, channel) in clip.channels.iter().enumerate() {
+            if let Some(&key) = crate::motion::curves::hemisphere_flips(channel).first() {
+                flipped.push((k, key));
+            }
+            if let Some((key, degrees)) = largest_frame_turn(channel).filter(|(_, d)| *d > KEY_JUMP_DEGREES) {
+                jumps.push((k, key, degrees));
+            }
+            self.overshoot_finding(c, k);
             if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
                 repeated.push((k, i + 1, channel.times[i + 1]));
             }
@@ -192,6 +202,41 @@ impl<'r> Analysis<'r> {
                 .clip(c),
             );
         }
+        if let Some(&(k, key, degrees)) = jumps.iter().max_by(|a, b| a.2.total_cmp(&b.2)) {
+            let nodes: Vec<usize> = jumps.iter().map(|&(k, ..)| clip.channels[k].node).collect();
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::KeysJump,
+                    format!(
+                        "clip '{}': {} rotation channel(s) turn more than {KEY_JUMP_DEGREES}° within one frame (worst: {} by {degrees:.1}° before key {key}): a key gap too long for the turn, or a step",
+                        clip.name,
+                        jumps.len(),
+                        node_label(rig, clip.channels[k].node)
+                    ),
+                )
+                .nodes(nodes)
+                .clip(c),
+            );
+        }
+        if let Some(&(k, key)) = flipped.first() {
+            let nodes: Vec<usize> = flipped.iter().map(|&(k, _)| clip.channels[k].node).collect();
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::QuaternionHemisphereFlip,
+                    format!(
+                        "clip '{}': {} rotation channel(s) have a key whose quaternion lies in the opposite hemisphere from the previous one (first: channel {} ({}), key {key}); shortest-arc players are unaffected, engines that interpolate components spin the long way",
+                        clip.name,
+                        flipped.len(),
+                        gltf_index(k),
+                        node_label(rig, clip.channels[k].node)
+                    ),
+                )
+                .nodes(nodes)
+                .clip(c),
+            );
+        }
         if clip.duration <= 0.0 {
             self.push(
                 Finding::new(
@@ -199,6 +244,28 @@ impl<'r> Analysis<'r> {
                     FindingCode::ClipZeroDuration,
                     format!("clip '{}' lasts 0 seconds (a single pose)", clip.name),
                 )
+                .clip(c),
+            );
+        }
+    }
+
+    /// A cubic segment of a channel that overshoots its keys.
+    fn overshoot_finding(&mut self, c: usize, k: usize) {
+        let rig = self.rig;
+        let (clip, channel) = (&rig.clips[c], &rig.clips[c].channels[k]);
+        if let Some((key, past)) = cubic_overshoot(channel) {
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::KeysCubicOvershoot,
+                    format!(
+                        "clip '{}' ({} {}): the cubic spline before key {key} overshoots its keys by {past:.4} (more than {OVERSHOOT_FRACTION} of their difference); check the tangents",
+                        clip.name,
+                        node_label(rig, channel.node),
+                        crate::motion::curves::property_name(channel.property)
+                    ),
+                )
+                .nodes([channel.node])
                 .clip(c),
             );
         }

@@ -352,6 +352,18 @@ impl<'r> Analysis<'r> {
     /// Nodes holding meshes: skin/mesh mismatches, transforms ignored by skinning, self joints.
     pub(super) fn instance_findings(&mut self) {
         let rig = self.rig;
+        if rig.instances.is_empty() {
+            let bones = rig.hierarchy().bones.iter().filter(|&&b| b).count();
+            self.push(Finding::new(
+                Severity::Info,
+                FindingCode::NoMesh,
+                format!(
+                    "the file has no mesh: its skeleton ({bones} of {} nodes) is drawn as bones, with {} clip(s)",
+                    rig.nodes.len(),
+                    rig.clips.len()
+                ),
+            ));
+        }
         for instance in &rig.instances {
             let mesh = &rig.meshes[instance.mesh];
             let node = node_label(rig, instance.node);

@@ -13,6 +13,10 @@ pub struct Hierarchy {
     pub depth: Vec<u32>,
     /// Per node, whether some skin lists it as a joint.
     pub is_joint: Vec<bool>,
+    /// Per node, whether the skeleton overlay draws it: the skins' joints or, in a file without
+    /// skins (a mocap clip, a skeleton exported alone), every node with a parent, children or a
+    /// channel: all but lone nodes that nothing moves.
+    pub bones: Vec<bool>,
     /// Per node, its index in the first skin that lists it.
     joint_slot: Vec<Option<usize>>,
 }
@@ -27,6 +31,7 @@ impl Hierarchy {
             roots: Vec::new(),
             depth: vec![0; n],
             is_joint: vec![false; n],
+            bones: Vec::new(),
             joint_slot: vec![None; n],
         };
         for (node, data) in rig.nodes.iter().enumerate() {
@@ -46,6 +51,19 @@ impl Hierarchy {
                 }
             }
         }
+        hierarchy.bones = if hierarchy.has_joints() {
+            hierarchy.is_joint.clone()
+        } else {
+            let mut bones: Vec<bool> = (hierarchy.children.iter().zip(&rig.nodes))
+                .map(|(children, node)| !children.is_empty() || node.parent.is_some())
+                .collect();
+            for channel in rig.clips.iter().flat_map(|c| &c.channels) {
+                if let Some(bone) = bones.get_mut(channel.node) {
+                    *bone = true;
+                }
+            }
+            bones
+        };
         hierarchy
     }
 

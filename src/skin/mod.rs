@@ -211,7 +211,7 @@ impl SkinnedPose {
                     // Big meshes over rayon's pool (from 64k vertices on two cores; no thread is
                     // started per frame).
                     SkinningMethod::Lbs => fast::skin_lbs_parallel(
-                        fast::calibrate::fastest(influences.sets, true),
+                        fast::Kernel::detect(),
                         0,
                         &pose.palettes[i],
                         influences,

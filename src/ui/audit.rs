@@ -67,6 +67,10 @@ pub struct AuditPanelState {
     /// Index into the report's joints.
     pub selected: Option<usize>,
     pub measure: Measure,
+    /// Whether the Motion tab is shown instead of the range of motion.
+    pub motion_tab: bool,
+    /// The Motion tab's report and the rig generation it belongs to.
+    pub motion: Option<(u64, crate::motion::MotionReport)>,
 }
 
 impl AuditPanelState {
@@ -220,6 +224,14 @@ pub fn audit_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut AuditP
 }
 
 fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut AuditPanelState) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut state.motion_tab, false, "Range of motion");
+        ui.selectable_value(&mut state.motion_tab, true, "Motion");
+    });
+    if state.motion_tab {
+        super::audit_motion::motion_tab(ui, viewer, &mut state.motion);
+        return;
+    }
     ui.horizontal(|ui| {
         if let Some(running) = &state.running {
             if ui.button("Cancel").clicked() {

@@ -14,6 +14,9 @@ pub enum Command {
     Screenshot,
     ToggleHelp,
     ToggleAudit,
+    ToggleRepair,
+    /// Switch a repair preview between the loaded and the repaired rig.
+    BeforeAfter,
     PlayPause,
     StepBack,
     StepForward,
@@ -119,6 +122,13 @@ pub const BINDINGS: &[Binding] = &[
         "view: weight symmetry",
     ),
     bind(
+        Command::Show(ViewMode::WeightDifference),
+        NONE,
+        Key::Num9,
+        "`9`",
+        "view: weight difference from the file compared with",
+    ),
+    bind(
         Command::SkinOn(SkinningPath::Gpu),
         NONE,
         Key::G,
@@ -138,6 +148,20 @@ pub const BINDINGS: &[Binding] = &[
         Key::A,
         "`A`",
         "show or hide the range-of-motion audit (Tools ▸ Audit)",
+    ),
+    bind(
+        Command::ToggleRepair,
+        NONE,
+        Key::W,
+        "`W`",
+        "show or hide the weight repairs (Tools ▸ Repair weights)",
+    ),
+    bind(
+        Command::BeforeAfter,
+        NONE,
+        Key::B,
+        "`B`",
+        "during a repair preview, switch between the loaded and the repaired weights",
     ),
     bind(
         Command::ResetPose,
@@ -208,6 +232,8 @@ pub fn run(command: Command, viewer: &mut Viewer, state: &mut UiState, actions: 
         }),
         Command::ToggleHelp => state.help_open = !state.help_open,
         Command::ToggleAudit => state.audit.open = !state.audit.open,
+        Command::ToggleRepair => state.repair.open = !state.repair.open,
+        Command::BeforeAfter => viewer.show_repaired(!viewer.showing_repaired()),
         Command::PlayPause => viewer.toggle_play(),
         Command::StepBack => viewer.step(-1),
         Command::StepForward => viewer.step(1),

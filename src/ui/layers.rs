@@ -138,6 +138,16 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
         changed |= ui.checkbox(&mut edited.root_motion.lock, "Lock in place").changed();
         changed |= ui.checkbox(&mut edited.root_motion.trail, "Trail").changed();
     });
+    // The trail follows the joint it was turned on for, until turned off or on again.
+    let mut joint_trail = edited.root_motion.trail_joint.is_some();
+    let toggle = ui.add_enabled(
+        selected.is_some() || joint_trail,
+        egui::Checkbox::new(&mut joint_trail, "Trail of the selected joint (every frame)"),
+    );
+    if toggle.changed() {
+        edited.root_motion.trail_joint = if joint_trail { selected } else { None };
+        changed = true;
+    }
     ui.separator();
     ui.label("Attachments");
     let size = viewer.document().rest_bounds.size().max(1e-3) * 0.06;

@@ -24,6 +24,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     actions.push(UiAction::LoadClipsDialog);
                 }
+                compare_menu(ui, viewer, actions);
                 recent_menu(ui, viewer);
                 if ui
                     .add_enabled(
@@ -98,6 +99,16 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     .clicked()
                 {
                     state.audit.open = true;
+                }
+                if ui
+                    .add(
+                        egui::Button::new("Repair weights")
+                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleRepair)),
+                    )
+                    .on_hover_text("Normalize, limit, prune, fill or mirror the weights, preview and save")
+                    .clicked()
+                {
+                    state.repair.open = true;
                 }
             });
             ui.menu_button("Help", |ui| {
@@ -183,4 +194,29 @@ fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
             viewer.open(path);
         }
     });
+}
+
+/// File ▸ Compare with…, and while comparing the layout and the way out.
+fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiAction>) {
+    if ui
+        .button("Compare with…")
+        .on_hover_text(
+            "Show another file of this rig beside or over this one, at the same clip and time \
+             (or drop a file with Shift held)",
+        )
+        .clicked()
+    {
+        actions.push(UiAction::CompareDialog);
+    }
+    let Some(comparison) = viewer.comparison_mut() else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        for &layout in <crate::viewer::CompareLayout as strum::VariantArray>::VARIANTS {
+            ui.radio_value(&mut comparison.layout, layout, layout.label());
+        }
+    });
+    if ui.button("Stop comparing").clicked() {
+        viewer.stop_comparing();
+    }
 }

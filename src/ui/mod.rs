@@ -5,12 +5,15 @@
 //! quitting) come back as [`UiAction`]s.
 
 pub mod audit;
+pub mod audit_motion;
 pub mod commands;
+pub mod compare;
 pub mod help;
 pub mod layers;
 mod menus;
 pub mod paint;
 mod playback;
+pub mod repair;
 pub mod report;
 pub mod skeleton;
 pub mod timings;
@@ -34,12 +37,16 @@ pub enum UiAction {
     OpenDialog,
     /// Show the native dialog for a file whose clips to add to the rig.
     LoadClipsDialog,
+    /// Show the native dialog for a file to compare the open one with.
+    CompareDialog,
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
     Compare,
     /// Save a PNG of the view (with the panels when `with_ui`) into the screenshot folder.
     Screenshot {
         with_ui: bool,
     },
+    /// Show the native save dialog for the previewed weight repair.
+    SaveRepairedDialog,
     /// Show the native folder dialog for the screenshot folder.
     ChooseScreenshotFolder,
     Quit,
@@ -69,6 +76,7 @@ pub struct UiOutput {
 pub struct UiState {
     pub skeleton: SkeletonPanelState,
     pub audit: audit::AuditPanelState,
+    pub repair: repair::RepairPanelState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     pub theme: Theme,
@@ -143,6 +151,25 @@ pub fn load_clips_from_dialog(
     (pick_near_open_file(viewer, state, pick).map(|path| viewer.load_clips_from(path))).is_some()
 }
 
+/// What File ▸ Compare with… does: like [`open_from_dialog`], but the file picked is shown as
+/// the other side of the open one.
+pub fn compare_from_dialog(
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
+) -> bool {
+    (pick_near_open_file(viewer, state, pick).map(|path| compare_with(viewer, state, path))).is_some()
+}
+
+/// Shows the file at `path` as the other side of the open one, or says why it cannot.
+pub fn compare_with(viewer: &mut Viewer, state: &mut UiState, path: PathBuf) {
+    let shown = path.display().to_string();
+    match viewer.compare_with_file(path) {
+        Ok(()) => state.toast(format!("comparing with {shown}")),
+        Err(e) => state.toast(format!("cannot compare with {shown}: {e}")),
+    }
+}
+
 /// A file picked by `pick`, started in the open file's folder (else the last one used), whose
 /// folder is remembered for next time.
 fn pick_near_open_file(
@@ -172,9 +199,15 @@ pub fn viewport_pixels(rect: egui::Rect, pixels_per_point: f32) -> crate::render
 
 pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
     let mut actions = Vec::new();
-    let dropped = ui.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_owned()));
-    if let Some(path) = dropped {
-        viewer.open(path);
+    let (dropped, shift) = ui.input(|i| {
+        let dropped = i.raw.dropped_files.first().map(|f| f.path().to_owned());
+        (dropped, i.modifiers.shift)
+    });
+    match dropped {
+        // Shift held: the file is the other side of a comparison.
+        Some(path) if shift => compare_with(viewer, state, path),
+        Some(path) => viewer.open(path),
+        None => {}
     }
     let theme = egui::ThemePreference::from(state.theme.egui());
     if ui.ctx().options(|o| o.theme_preference) != theme {
@@ -257,6 +290,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     help::help_window(ui.ctx(), &mut state.help_open);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
+    repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
+    compare::compare_window(ui.ctx(), viewer);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);

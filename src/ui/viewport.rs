@@ -64,7 +64,7 @@ fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option
 fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
     if viewer.view.options.skeleton.show {
         viewer.pose();
-        let nearest = joint_positions(&viewer.rig().hierarchy().is_joint, viewer.last_pose())
+        let nearest = joint_positions(&viewer.rig().hierarchy().bones, viewer.last_pose())
             .filter_map(|(node, p)| to_screen(viewer, viewport, p).map(|s| (node, s.distance(pointer))))
             .filter(|(_, d)| *d <= JOINT_PICK_RADIUS)
             .min_by(|a, b| a.1.total_cmp(&b.1));
@@ -89,7 +89,7 @@ pub(super) fn joint_labels(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer)
         return;
     }
     let painter = ui.painter_at(viewport);
-    for (node, position) in joint_positions(&viewer.rig().hierarchy().is_joint, viewer.last_pose()) {
+    for (node, position) in joint_positions(&viewer.rig().hierarchy().bones, viewer.last_pose()) {
         if let Some(at) = to_screen(viewer, viewport, position) {
             let color = if viewer.view.selected_joint == Some(node) {
                 egui::Color32::from_rgb(255, 220, 40)

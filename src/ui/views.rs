@@ -291,21 +291,20 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
                 "green: as bound; magenta: turned inside out".to_owned(),
             ));
         }
-        ViewMode::Symmetry => {
-            items.push(LegendItem::Ramp {
-                color: &symmetry_ramp,
-                ends: ["0".to_owned(), format!("≥ {SYMMETRY_FULL_SCALE}")],
-                title: "weight difference from the mirror".to_owned(),
-            });
-            items.push(LegendItem::Swatch {
-                color: color32(symmetry_color(SYMMETRY_UNMATCHED)),
-                label: "no mirror vertex".to_owned(),
-            });
-            items.push(LegendItem::Swatch {
-                color: color32(symmetry_color(SYMMETRY_UNCHECKED)),
-                label: "not compared".to_owned(),
-            });
-        }
+        ViewMode::Symmetry => difference_legend(
+            &mut items,
+            &symmetry_ramp,
+            ["weight difference from the mirror", "no mirror vertex", "not compared"],
+        ),
+        ViewMode::WeightDifference => difference_legend(
+            &mut items,
+            &symmetry_ramp,
+            [
+                "weight difference from the other file",
+                "no vertex there in the other file",
+                "not compared (no file to compare with)",
+            ],
+        ),
         ViewMode::Influences => {
             items.extend((1..=8u32).map(|n| LegendItem::Chip {
                 color: color32(influence_color(n)),
@@ -388,6 +387,27 @@ fn item_size(item: &LegendItem, measure: &dyn Fn(&str) -> egui::Vec2) -> egui::V
             egui::vec2(SWATCH + 4.0 + text.x, SWATCH.max(text.y))
         }
         LegendItem::Chip { .. } => CHIP,
+    }
+}
+
+/// The legend of a view of weight differences on the symmetry ramp (the weight symmetry and
+/// weight difference views): the ramp titled `labels[0]`, the unmatched and unchecked markers'
+/// swatches labelled `labels[1]` and `labels[2]`.
+fn difference_legend<'a>(
+    items: &mut Vec<LegendItem<'a>>,
+    ramp: &'a dyn Fn(f32) -> [f32; 3],
+    [title, unmatched, unchecked]: [&str; 3],
+) {
+    items.push(LegendItem::Ramp {
+        color: ramp,
+        ends: ["0".to_owned(), format!("≥ {SYMMETRY_FULL_SCALE}")],
+        title: title.to_owned(),
+    });
+    for (value, label) in [(SYMMETRY_UNMATCHED, unmatched), (SYMMETRY_UNCHECKED, unchecked)] {
+        items.push(LegendItem::Swatch {
+            color: color32(symmetry_color(value)),
+            label: label.to_owned(),
+        });
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::symmetry::{SymmetryJob, SymmetryView};
 use crate::anim::Bounds;
-use crate::reload::FileWatcher;
+use crate::reload::{FileStamp, FileWatcher};
 use crate::report::RigReport;
 use crate::retarget::RetargetReport;
 use crate::rig::Rig;
@@ -45,7 +45,8 @@ pub struct Document {
     pub generation: u64,
     /// Per node: how many vertices it influences with a non-zero weight.
     pub influence_counts: Vec<usize>,
-    /// Bounds of the rest pose, used for the grid and for framing.
+    /// Bounds of the rest pose (of the skeleton over every clip when the file has no mesh), used
+    /// for the grid and for framing.
     pub rest_bounds: Bounds,
     /// The rig report, once a panel asked for it (see `ui::report`).
     pub report: Option<Arc<RigReport>>,
@@ -55,6 +56,8 @@ pub struct Document {
     pub(super) watcher: Option<FileWatcher>,
     /// When the latest change on disk was seen.
     pub(super) changed_at: Option<Instant>,
+    /// The file's stamp when the load that produced this document began.
+    pub(super) loaded_stamp: Option<FileStamp>,
     /// Files whose clips were added to the rig (File ▸ Load clips from…), in order; reloading
     /// the document adds them again, and their changes on disk reload it.
     pub clip_files: Vec<PathBuf>,
@@ -64,6 +67,8 @@ pub struct Document {
     pub(super) symmetry: Option<SymmetryView>,
     /// That check while it runs on a thread (see `Viewer::background_checks`).
     pub(super) symmetry_job: Option<SymmetryJob>,
+    /// What the repairs would change, and the repaired rig while it is previewed.
+    pub repair: super::repair::RepairState,
 }
 
 impl Document {
@@ -78,10 +83,12 @@ impl Document {
             file_changed: false,
             watcher: None,
             changed_at: None,
+            loaded_stamp: None,
             clip_files: Vec::new(),
             retarget_reports: Vec::new(),
             symmetry: None,
             symmetry_job: None,
+            repair: Default::default(),
         }
     }
 

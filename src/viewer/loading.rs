@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::job::Job;
-use crate::reload::FileWatcher;
+use crate::reload::{FileStamp, FileWatcher};
 use crate::render::OrbitCamera;
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
 use std::time::{Duration, Instant};
@@ -19,6 +19,8 @@ pub(super) struct PendingLoad {
     /// of the active document. A reload of the active document keeps the view, selection,
     /// playback and bends.
     reload_of: Option<u64>,
+    /// The file's stamp as the load began: changes reported later for the same stamp were read.
+    stamp: Option<FileStamp>,
 }
 
 /// A rig with the clips of its clip files added, and what adding each matched.
@@ -89,12 +91,13 @@ impl Viewer {
         self.start_load(path, Some(generation), clip_files);
     }
 
-    fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
+    pub(super) fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
         log::info!(
             "{} {}",
             if reload_of.is_some() { "reloading" } else { "opening" },
             label(path.as_deref())
         );
+        let stamp = path.as_deref().and_then(FileStamp::of);
         let (thread_path, thread_clip_files) = (path.clone(), clip_files.clone());
         let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files));
         self.pending = Some(PendingLoad {
@@ -103,6 +106,7 @@ impl Viewer {
             job,
             clip_files,
             reload_of,
+            stamp,
         });
     }
 
@@ -180,7 +184,11 @@ impl Viewer {
         for (index, document) in self.documents.iter_mut().enumerate() {
             let Some(watcher) = &mut document.watcher else { continue };
             let changed = watcher.poll(now);
-            if !changed.is_empty() {
+            let (path, loaded_stamp) = (&document.path, document.loaded_stamp);
+            let already_loaded = |file: &PathBuf| {
+                path.as_ref() == Some(file) && loaded_stamp.is_some() && FileStamp::of(file) == loaded_stamp
+            };
+            if changed.iter().any(|file| !already_loaded(file)) {
                 for file in &changed {
                     log::debug!("changed on disk: {}", file.display());
                 }
@@ -295,8 +303,13 @@ impl Viewer {
                 }
             }
         };
-        let (path, started, reload_of, clip_files) =
-            (pending.path, pending.started, pending.reload_of, pending.clip_files);
+        let (path, started, reload_of, clip_files, stamp) = (
+            pending.path,
+            pending.started,
+            pending.reload_of,
+            pending.clip_files,
+            pending.stamp,
+        );
         match received {
             Err(_) => {
                 self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
@@ -328,6 +341,7 @@ impl Viewer {
                     self.put_document(target, rig, path, None);
                 }
                 let document = &mut self.documents[target];
+                document.loaded_stamp = stamp;
                 if document.changed_at.is_none_or(|at| at <= started) {
                     document.file_changed = false;
                 }

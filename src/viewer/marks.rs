@@ -58,12 +58,12 @@ impl Marks {
         !self.finding.is_empty() || self.inspected.is_some()
     }
 
-    /// Places the marks on the surface as drawn: `playback`'s CPU-skinned vertices, which must
-    /// be current.
-    pub(super) fn update(&mut self, rig: &Rig, playback: &Playback) {
+    /// Places the marks, with `repaired` (the vertices a previewed repair changed), on the
+    /// surface as drawn: `playback`'s CPU-skinned vertices, which must be current.
+    pub(super) fn update(&mut self, rig: &Rig, playback: &Playback, repaired: &[VertexRef]) {
         self.stale = false;
         self.points.clear();
-        for mark in self.finding.iter().chain(&self.inspected) {
+        for mark in self.finding.iter().chain(&self.inspected).chain(repaired) {
             if let Some(p) = posed_position(rig, playback, *mark) {
                 self.points.push(p);
             }

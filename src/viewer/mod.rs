@@ -8,6 +8,7 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
+pub use compare::{CompareLayout, Comparison};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 use loading::PendingLoad;
@@ -16,13 +17,16 @@ use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 use playback::Playback;
 pub use playback::WorkDone;
+pub use repair::{REPAIRS, RepairAnalysis, RepairOptions, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
+mod compare;
 mod diagnostics;
 mod document;
 mod loading;
 mod marks;
 mod playback;
+mod repair;
 mod symmetry;
 mod view;
 use std::path::{Path, PathBuf};
@@ -55,6 +59,8 @@ pub struct Viewer {
     watching: Option<Option<Waker>>,
     /// The generation of the last document made.
     last_generation: u64,
+    /// A second file shown beside or over the active one (see [`Viewer::compare_with`]).
+    compare: Option<Comparison>,
 }
 
 impl Viewer {
@@ -72,6 +78,7 @@ impl Viewer {
             recent: Vec::new(),
             watching: None,
             last_generation: 0,
+            compare: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -106,7 +113,11 @@ impl Viewer {
     /// settings), its rest bounds measured.
     fn make_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
         let mut playback = Playback::for_rig(&rig, previous);
-        let rest_bounds = playback.rest_bounds(&rig);
+        let rest_bounds = if rig.instances.is_empty() {
+            crate::motion::skeleton_bounds(&rig)
+        } else {
+            playback.rest_bounds(&rig)
+        };
         self.last_generation += 1;
         if let Some(path) = &path {
             crate::settings::add_recent(&mut self.recent, path);
@@ -195,6 +206,10 @@ impl Viewer {
         self.view.selected_joint = document.rig.skins.first().and_then(|s| s.joints.first().copied());
         self.marks.clear();
         self.view.camera.frame(&document.rest_bounds);
+        if document.rig.instances.is_empty() {
+            // Without a mesh the skeleton is all there is to see.
+            self.view.options.skeleton.show = true;
+        }
         self.mark_dirty();
     }
 
@@ -238,10 +253,11 @@ impl Viewer {
     /// Brings the pose up to date (and the CPU-skinned vertices, on the CPU path or when
     /// `cpu_needed`), then the marks' positions.
     fn refresh(&mut self, cpu_needed: bool) {
-        let rig = &self.documents[self.active].rig;
-        self.playback.refresh(rig, cpu_needed || self.marks.any());
+        let document = &self.documents[self.active];
+        let repaired = document.repair.marks();
+        (self.playback).refresh(&document.rig, cpu_needed || self.marks.any() || !repaired.is_empty());
         if self.marks.stale {
-            self.marks.update(rig, &self.playback);
+            self.marks.update(&document.rig, &self.playback, repaired);
         }
     }
 
@@ -338,8 +354,13 @@ impl Viewer {
     /// pose is brought up to date first.
     pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
         self.refresh(false);
-        if self.view.options.mode == crate::render::ViewMode::Symmetry {
-            self.ensure_symmetry();
+        match self.view.options.mode {
+            crate::render::ViewMode::Symmetry => self.ensure_symmetry(),
+            crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
+            _ => {}
+        }
+        if self.view.options.skeleton.show {
+            self.update_joint_errors();
         }
         let document = &self.documents[self.active];
         let playback = &self.playback;
@@ -355,9 +376,17 @@ impl Viewer {
             selected: self.view.selected_joint,
             marker_size: document.rest_bounds.size().max(1e-3) * 0.015,
             attachments: &playback.animation.attachments,
-            trail: &playback.animation.trail.points,
+            trail: &playback.animation.trail,
             marks: &self.marks.points,
-            symmetry: document.current_symmetry().map(|s| &s.values),
+            symmetry: match self.view.options.mode {
+                crate::render::ViewMode::WeightDifference => {
+                    self.compare.as_ref().and_then(Comparison::weight_differences)
+                }
+                _ => document.current_symmetry().map(|s| (0, &s.values)),
+            },
+            joint_errors: (self.compare.as_ref())
+                .filter(|_| self.view.options.skeleton.show)
+                .map(|c| c.joint_errors.as_slice()),
         }
     }
 
@@ -407,8 +436,12 @@ impl Viewer {
 
     /// Frames the rig in its current pose.
     pub fn frame_all(&mut self) {
-        self.skin_on_cpu();
-        let bounds = posed_bounds(self.rig(), &self.playback.pose, &self.playback.skinned);
+        let bounds = if self.rig().instances.is_empty() {
+            self.document().rest_bounds
+        } else {
+            self.skin_on_cpu();
+            posed_bounds(self.rig(), &self.playback.pose, &self.playback.skinned)
+        };
         self.view.camera.frame(&bounds);
     }
 
@@ -422,5 +455,6 @@ impl Viewer {
         (player.playing && player.clip.is_some())
             || self.pending.is_some()
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
+            || self.comparing_in_background()
     }
 }

@@ -106,9 +106,12 @@ impl Playback {
             let times = evaluate_pose(rig, &inputs, &mut self.pose);
             self.work_done.evaluations += 1;
             self.stage_times.get_or_insert_default().pose = Some(times);
-            let (clip, trail_shown) = (self.player.clip, self.animation.root_motion.trail);
+            let motion = self.animation.root_motion;
+            let (clip, trail_shown) = (self.player.clip, motion.trail || motion.trail_joint.is_some());
             let animation = &mut self.animation;
-            animation.trail.update(rig, clip, &animation.overrides, trail_shown);
+            animation
+                .trail
+                .update(rig, clip, &animation.overrides, trail_shown, motion.trail_joint);
         }
         if (cpu_needed || self.path == SkinningPath::Cpu) && !self.cpu_skinned {
             let start = Instant::now();

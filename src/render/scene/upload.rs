@@ -125,18 +125,18 @@ impl SceneRenderer {
                 });
             }
         }
-        let is_joint = rig.hierarchy().is_joint.clone();
-        let capacity = is_joint.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
+        let bones = rig.hierarchy().bones.clone();
+        let capacity = bones.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
         let blended = Vec::with_capacity(draws.len());
         RigGpu {
             proxy_built: false,
             proxy_job: None,
             cpu_vertices: None,
             blended,
-            symmetry_written: false,
+            symmetry_written: None,
             draws,
             palettes,
-            is_joint,
+            bones,
             skeleton: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("skeleton"),
                 size: (capacity * std::mem::size_of::<LineVertex>()) as u64,

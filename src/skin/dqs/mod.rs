@@ -56,24 +56,80 @@ pub fn skin_dqs_with(
     out_positions: &mut [Vec3],
     out_normals: &mut [Vec3],
 ) {
+    skin_job(
+        kernel,
+        palette,
+        influences,
+        positions,
+        Some((normals, out_normals)),
+        out_positions,
+    );
+}
+
+/// [`skin_dqs`] for positions only: no normal is rotated, and none sends a vertex to the
+/// reference's per-vertex code.
+///
+/// # Panics
+/// When `out_positions` or `influences` are shorter than `positions`.
+pub fn skin_dqs_positions(
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    out_positions: &mut [Vec3],
+) {
+    skin_dqs_positions_with(Kernel::detect(), palette, influences, positions, out_positions);
+}
+
+/// [`skin_dqs_positions`] with a chosen kernel (the portable one is the reference's code).
+pub fn skin_dqs_positions_with(
+    kernel: Kernel,
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    out_positions: &mut [Vec3],
+) {
+    skin_job(kernel, palette, influences, positions, None, out_positions);
+}
+
+/// [`skin_dqs_with`], with `normals` as `(input, output)` or `None` for positions only.
+fn skin_job(
+    kernel: Kernel,
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    normals: Option<(&[Vec3], &mut [Vec3])>,
+    out_positions: &mut [Vec3],
+) {
     #[cfg(target_arch = "x86_64")]
-    let (out_positions, out_normals) = {
-        let job = simd::Job::new(palette, influences, positions, normals, out_positions, out_normals)
-            .unwrap_or_else(|e| panic!("{e}"));
-        match simd::skin(kernel, job) {
-            Ok(()) => return,
-            Err(job) => job.into_outputs(),
+    {
+        let job =
+            simd::Job::new(palette, influences, positions, normals, out_positions).unwrap_or_else(|e| panic!("{e}"));
+        if let Err(mut job) = simd::skin(kernel, job) {
+            job.reference(0..positions.len());
         }
-    };
+    }
     #[cfg(not(target_arch = "x86_64"))]
-    check_shape(
-        positions.len(),
-        crate::skin::fast::Inf::of(influences),
-        Some((normals.len(), out_normals.len())),
-        out_positions.len(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals);
+    {
+        let _ = kernel;
+        let normal_lengths = normals.as_ref().map(|(input, output)| (input.len(), output.len()));
+        check_shape(
+            positions.len(),
+            crate::skin::fast::Inf::of(influences),
+            normal_lengths,
+            out_positions.len(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        match normals {
+            Some((normals, out_normals)) => {
+                skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals)
+            }
+            None => {
+                for (v, (out, &position)) in out_positions.iter_mut().zip(positions).enumerate() {
+                    *out = dqs_vertex(palette, influences, v, position, Vec3::ZERO).0;
+                }
+            }
+        }
+    }
 }
 
 /// [`skin_dqs`] one vertex at a time, written for clarity: the reference the SIMD kernels are

@@ -32,8 +32,9 @@ pub(super) fn skin<'a, 'b>(kernel: Kernel, job: Job<'a, 'b>) -> Result<(), Job<'
     Ok(())
 }
 
-/// One call's slices, every one covering `positions.len()` vertices: private, so that only
-/// [`Job::new`]'s check makes one, since the kernels read and write through raw pointers.
+/// One call's slices, every one covering `positions.len()` vertices (`normals` and
+/// `out_normals` empty for positions only): private, so that only [`Job::new`]'s check makes
+/// one, since the kernels read and write through raw pointers.
 pub(super) struct Job<'a, 'b> {
     palette: &'a [DualQuat],
     influences: &'a Influences,
@@ -49,35 +50,40 @@ impl<'a, 'b> Job<'a, 'b> {
         palette: &'a [DualQuat],
         influences: &'a Influences,
         positions: &'a [Vec3],
-        normals: &'a [Vec3],
+        normals: Option<(&'a [Vec3], &'b mut [Vec3])>,
         out_positions: &'b mut [Vec3],
-        out_normals: &'b mut [Vec3],
     ) -> Result<Job<'a, 'b>, ShapeError> {
         let n = positions.len();
-        let normal_lengths = Some((normals.len(), out_normals.len()));
+        let normal_lengths = normals.as_ref().map(|(input, output)| (input.len(), output.len()));
         check_shape(n, Inf::of(influences), normal_lengths, out_positions.len())?;
+        let (normals, out_normals) = match normals {
+            Some((input, output)) => (&input[..n], &mut output[..n]),
+            None => (&[][..], &mut [][..]),
+        };
         Ok(Job {
             palette,
             influences,
             positions,
-            normals: &normals[..n],
+            normals,
             out_positions: &mut out_positions[..n],
-            out_normals: &mut out_normals[..n],
+            out_normals,
         })
     }
 
-    /// The output slices, for a job no kernel took.
-    pub(super) fn into_outputs(self) -> (&'b mut [Vec3], &'b mut [Vec3]) {
-        (self.out_positions, self.out_normals)
+    fn with_normals(&self) -> bool {
+        !self.normals.is_empty()
     }
-}
 
-impl Job<'_, '_> {
-    /// Vertices `range` with the reference's code.
-    fn reference(&mut self, range: std::ops::Range<usize>) {
+    /// Vertices `range` with the reference's code (every vertex, for a job no kernel took).
+    pub(super) fn reference(&mut self, range: std::ops::Range<usize>) {
+        let with_normals = self.with_normals();
         for v in range {
-            (self.out_positions[v], self.out_normals[v]) =
-                dqs_vertex(self.palette, self.influences, v, self.positions[v], self.normals[v]);
+            let normal = if with_normals { self.normals[v] } else { Vec3::ZERO };
+            let (position, normal) = dqs_vertex(self.palette, self.influences, v, self.positions[v], normal);
+            self.out_positions[v] = position;
+            if with_normals {
+                self.out_normals[v] = normal;
+            }
         }
     }
 
@@ -305,9 +311,13 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
                 moved[2].add(translation[2]),
             ];
             V::store3(job.out_positions.as_mut_ptr().add(base) as *mut f32, moved);
-            let (unit, odd) = normalize(rotate(real, V::load3(job.normals.as_ptr().add(base) as *const f32)));
-            V::store3(job.out_normals.as_mut_ptr().add(base) as *mut f32, unit);
-            odd | zero | cancelled
+            if job.with_normals() {
+                let (unit, odd) = normalize(rotate(real, V::load3(job.normals.as_ptr().add(base) as *const f32)));
+                V::store3(job.out_normals.as_mut_ptr().add(base) as *mut f32, unit);
+                odd | zero | cancelled
+            } else {
+                zero | cancelled
+            }
         };
         if odd != 0 {
             job.fix_lanes(base, odd);
@@ -318,7 +328,7 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{dual_quat_palette, skin_dqs_reference, skin_dqs_with};
+    use super::super::{dual_quat_palette, skin_dqs_reference, skin_dqs_with, skin_job};
     use crate::skin::fast::tests::{Rng, influences, palette};
     use glam::{Mat4, Vec3};
 
@@ -361,6 +371,18 @@ mod tests {
                 }
             }
             assert_eq!(got_n[vertices / 2], Vec3::ZERO, "a zero normal stays zero");
+            // Positions only: the same positions, with no normal to send a vertex elsewhere.
+            let mut only_p = vec![Vec3::NAN; vertices];
+            skin_job(kernel, &dual_quats, &influences, &positions, None, &mut only_p);
+            for v in 0..vertices {
+                let tolerance = 1e-5 * want_p[v].length().max(1.0);
+                assert!(
+                    (only_p[v] - want_p[v]).length() <= tolerance,
+                    "{kernel:?}, {sets} set(s), positions only: vertex {v}: {} vs the reference's {}",
+                    only_p[v],
+                    want_p[v]
+                );
+            }
         }
     }
 

@@ -20,8 +20,10 @@
 //!   `len % block` vertices, and for the rare normals whose length is zero, subnormal or not
 //!   finite.
 //!
-//! [`skin_lbs`] and [`skin_lbs_positions`] run the one of these that [`calibrate::fastest`]
-//! measured fastest on this CPU for the kind of job.
+//! [`skin_lbs`] and [`skin_lbs_positions`] run the widest of these the CPU has
+//! ([`Kernel::detect`]), as the dual quaternion and palette kernels do: chosen by the features,
+//! not by timing, because a timed choice between kernels a few percent apart depends on what
+//! else the machine is doing and can differ from one start to the next.
 //!
 //! [`skin_lbs_parallel`] splits large meshes over threads, each running the same kernel on a
 //! run of whole blocks.
@@ -36,7 +38,6 @@ pub mod avx2;
 pub mod avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod block;
-pub mod calibrate;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes;
 pub mod portable;
@@ -185,7 +186,7 @@ pub fn skin_lbs(
     out_normals: &mut [Vec3],
 ) {
     skin_lbs_with(
-        calibrate::fastest(influences.sets, true),
+        Kernel::detect(),
         palette,
         influences,
         positions,
@@ -196,14 +197,7 @@ pub fn skin_lbs(
 
 /// [`skin_lbs`] for positions only.
 pub fn skin_lbs_positions(palette: &[Mat4], influences: &Influences, positions: &[Vec3], out_positions: &mut [Vec3]) {
-    skin_lbs_with(
-        calibrate::fastest(influences.sets, false),
-        palette,
-        influences,
-        positions,
-        None,
-        out_positions,
-    );
+    skin_lbs_with(Kernel::detect(), palette, influences, positions, None, out_positions);
 }
 
 /// [`skin_lbs`] with a chosen kernel (falls back to the portable one when `kernel` is not

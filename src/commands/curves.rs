@@ -1,0 +1,92 @@
+//! `rigscope inspect FILE --curves --joint NAME [--clip NAME] [--json]`: one joint's animation
+//! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
+
+use super::inspect::{EXIT_CLEAN, EXIT_NOT_LOADED};
+use crate::motion::curves::joint_curves;
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The `--curves` flags of `rigscope inspect`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CurvesArgs {
+    /// Print one joint's animation curves (keys, interpolation, tangents, sampled values)
+    /// instead of the report; needs --joint.
+    #[arg(long, requires = "joint")]
+    pub curves: bool,
+    /// With --curves: the joint, by node name.
+    #[arg(long, value_name = "NAME", requires = "curves")]
+    pub joint: Option<String>,
+    /// With --curves: the clip, by name or index (the first when omitted).
+    #[arg(long, value_name = "NAME", requires = "curves")]
+    pub clip: Option<String>,
+    /// With --curves: sampled values per second of clip.
+    #[arg(long, default_value_t = 30.0, requires = "curves")]
+    pub samples_per_second: f32,
+}
+
+/// Prints the curves; 0 when printed, 2 when the file does not load or names no such joint or
+/// clip.
+pub fn curves_command(file: &Path, args: &CurvesArgs, as_json: bool) -> ExitCode {
+    let label = file.display().to_string();
+    let fail = |message: String| {
+        if as_json {
+            println!("{}", json!({ "file": label, "error": message }));
+        }
+        eprintln!("rigscope: {message}");
+        ExitCode::from(EXIT_NOT_LOADED)
+    };
+    let rig = match crate::rig::open((file.as_os_str() != "demo").then_some(file)) {
+        Ok(rig) => rig,
+        Err(e) => return fail(format!("cannot load {label}: {e}")),
+    };
+    let joint = args.joint.as_deref().unwrap_or_default();
+    let Some(node) = rig.find_node(joint) else {
+        return fail(format!("{label} has no node named '{joint}'"));
+    };
+    let clip = match &args.clip {
+        Some(key) => rig.find_clip(key),
+        None => (!rig.clips.is_empty()).then_some(0),
+    };
+    let Some(c) = clip else {
+        return fail(format!("{label} has no clip '{}'", args.clip.as_deref().unwrap_or("")));
+    };
+    if !(args.samples_per_second.is_finite() && (1.0..=1000.0).contains(&args.samples_per_second)) {
+        return fail(format!(
+            "--samples-per-second must be between 1 and 1000, not {}",
+            args.samples_per_second
+        ));
+    }
+    let clip = &rig.clips[c];
+    let channels = joint_curves(clip, node, args.samples_per_second);
+    if as_json {
+        let document = json!({
+            "file": label,
+            "joint": joint,
+            "clip": clip.name,
+            "duration": clip.duration,
+            "channels": channels,
+        });
+        println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
+    } else {
+        println!("{label}: {joint} in clip '{}' ({:.3} s)", clip.name, clip.duration);
+        if channels.is_empty() {
+            println!("  not animated by this clip");
+        }
+        for channel in &channels {
+            println!(
+                "  {} {}: {} key(s)",
+                channel.property,
+                channel.interpolation,
+                channel.keys.len()
+            );
+            for key in &channel.keys {
+                println!("    {:>8.4} s  {:?}", key.time, key.value);
+            }
+            for k in &channel.hemisphere_flips {
+                println!("    key {k}: quaternion in the opposite hemisphere from the previous key");
+            }
+        }
+    }
+    ExitCode::from(EXIT_CLEAN)
+}

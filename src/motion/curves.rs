@@ -1,0 +1,170 @@
+//! One joint's animation curves as data: its channels' keys (values and cubic tangents), the
+//! interpolation, and the values the player samples between them; and the rotation keys that
+//! lie in the opposite hemisphere from the previous one.
+
+use crate::anim::sample_channel;
+use crate::rig::{Channel, Clip, Interpolation, Property};
+use glam::Vec4;
+use serde::Serialize;
+
+/// The value of key `k` (the middle of the three values a cubic spline key stores).
+pub fn key_value(channel: &Channel, k: usize) -> Option<Vec4> {
+    match channel.interpolation {
+        Interpolation::CubicSpline => channel.values.get(3 * k + 1).copied(),
+        _ => channel.values.get(k).copied(),
+    }
+}
+
+/// Keys of a rotation channel whose quaternion lies in the opposite hemisphere from the previous
+/// key's (negative dot product): the same rotations, but an engine that interpolates the
+/// components instead of along the shortest arc spins the long way between them.
+pub fn hemisphere_flips(channel: &Channel) -> Vec<usize> {
+    if channel.property != Property::Rotation {
+        return Vec::new();
+    }
+    (1..channel.times.len())
+        .filter(|&k| match (key_value(channel, k - 1), key_value(channel, k)) {
+            (Some(a), Some(b)) => a.dot(b) < 0.0,
+            _ => false,
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Key {
+    pub time: f32,
+    pub value: [f32; 4],
+    /// Cubic spline tangents (per second); absent for other interpolations.
+    pub in_tangent: Option<[f32; 4]>,
+    pub out_tangent: Option<[f32; 4]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sample {
+    pub time: f32,
+    pub value: [f32; 4],
+}
+
+/// One channel of a joint as `inspect --curves` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChannelCurve {
+    /// translation, rotation or scale.
+    pub property: &'static str,
+    /// STEP, LINEAR or CUBICSPLINE.
+    pub interpolation: &'static str,
+    pub keys: Vec<Key>,
+    /// What the player evaluates, at evenly spaced times over the clip.
+    pub samples: Vec<Sample>,
+    /// Keys whose quaternion is in the opposite hemisphere from the previous key's.
+    pub hemisphere_flips: Vec<usize>,
+}
+
+pub fn property_name(property: Property) -> &'static str {
+    match property {
+        Property::Translation => "translation",
+        Property::Rotation => "rotation",
+        Property::Scale => "scale",
+    }
+}
+
+pub fn interpolation_name(interpolation: Interpolation) -> &'static str {
+    match interpolation {
+        Interpolation::Step => "STEP",
+        Interpolation::Linear => "LINEAR",
+        Interpolation::CubicSpline => "CUBICSPLINE",
+    }
+}
+
+/// The channels of `clip` that animate `node`, with `samples_per_second` samples a second
+/// (both ends of the clip included).
+pub fn joint_curves(clip: &Clip, node: usize, samples_per_second: f32) -> Vec<ChannelCurve> {
+    let count = ((clip.duration * samples_per_second).ceil() as usize + 1).max(2);
+    clip.channels
+        .iter()
+        .filter(|c| c.node == node)
+        .map(|channel| {
+            let cubic = channel.interpolation == Interpolation::CubicSpline;
+            let keys = (0..channel.times.len())
+                .map(|k| Key {
+                    time: channel.times[k],
+                    value: key_value(channel, k).unwrap_or(Vec4::ZERO).to_array(),
+                    in_tangent: cubic.then(|| channel.values.get(3 * k)).flatten().map(|v| v.to_array()),
+                    out_tangent: cubic
+                        .then(|| channel.values.get(3 * k + 2))
+                        .flatten()
+                        .map(|v| v.to_array()),
+                })
+                .collect();
+            let mut hint = 0;
+            let samples = (0..count)
+                .map(|k| {
+                    let time = super::sample_time(clip.duration, k, count);
+                    Sample {
+                        time,
+                        value: sample_channel(channel, time, &mut hint).to_array(),
+                    }
+                })
+                .collect();
+            ChannelCurve {
+                property: property_name(channel.property),
+                interpolation: interpolation_name(channel.interpolation),
+                keys,
+                samples,
+                hemisphere_flips: hemisphere_flips(channel),
+            }
+        })
+        .collect()
+}
+
+/// A rotation turning more than this in one frame of playback is reported as a jump.
+pub const KEY_JUMP_DEGREES: f32 = 30.0;
+/// A cubic segment leaving its keys' range by more than this fraction of their difference
+/// overshoots.
+pub const OVERSHOOT_FRACTION: f32 = 0.1;
+
+/// The largest turn a rotation channel makes within one frame ([`crate::anim::FRAME_SECONDS`])
+/// between two keys, with the key it ends at: a STEP turns all at once, the other modes at
+/// most the fraction of the key gap a frame is. `None` for other channels or a single key.
+pub fn largest_frame_turn(channel: &Channel) -> Option<(usize, f32)> {
+    if channel.property != Property::Rotation {
+        return None;
+    }
+    (1..channel.times.len())
+        .filter_map(|k| {
+            let (a, b) = (key_value(channel, k - 1)?, key_value(channel, k)?);
+            let angle = super::checks::rotation_angle_deg(glam::Quat::from_vec4(a), glam::Quat::from_vec4(b));
+            let gap = channel.times[k] - channel.times[k - 1];
+            let share = match channel.interpolation {
+                Interpolation::Step => 1.0,
+                _ if gap > 0.0 => (crate::anim::FRAME_SECONDS / gap).min(1.0),
+                _ => 1.0,
+            };
+            Some((k, angle * share))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The first CUBICSPLINE segment of a translation or scale channel whose sampled values leave
+/// the range of its two keys by more than [`OVERSHOOT_FRACTION`] of their difference (per
+/// component), with the overshoot: the key the segment ends at and how far past it goes.
+pub fn cubic_overshoot(channel: &Channel) -> Option<(usize, f32)> {
+    if channel.interpolation != Interpolation::CubicSpline || channel.property == Property::Rotation {
+        return None;
+    }
+    const STEPS: usize = 16;
+    let mut hint = 0;
+    for k in 1..channel.times.len() {
+        let (a, b) = (key_value(channel, k - 1)?, key_value(channel, k)?);
+        let (lo, hi) = (a.min(b), a.max(b));
+        let allowed = (hi - lo) * OVERSHOOT_FRACTION + Vec4::splat(1e-6);
+        let (t0, t1) = (channel.times[k - 1], channel.times[k]);
+        for s in 1..STEPS {
+            let v = sample_channel(channel, t0 + (t1 - t0) * s as f32 / STEPS as f32, &mut hint);
+            let past = (v - hi).max(lo - v).max(Vec4::ZERO);
+            if past.cmpgt(allowed).any() {
+                return Some((k, past.max_element()));
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,237 @@
+//! A second file shown as the other side of the active one: its own document and playback
+//! (held as a viewer of its own), following the active side's clock and looked at through the
+//! active side's camera and view options.
+
+use super::Viewer;
+use crate::audit::VertexSymmetry;
+use crate::compare::{RigDiff, Thresholds};
+use crate::render::ViewMode;
+use crate::rig::Rig;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+crate::names::named_enum! {
+    /// How the two sides of a comparison share the view.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum CompareLayout {
+        /// The view split in two, the active file on the left, the other on the right, both
+        /// through the same camera.
+        #[default]
+        Side,
+        /// The other file drawn into the same view as a wireframe over the active one.
+        Overlay,
+    }
+}
+
+impl CompareLayout {
+    pub fn label(self) -> &'static str {
+        match self {
+            CompareLayout::Side => "Side by side",
+            CompareLayout::Overlay => "Overlay",
+        }
+    }
+}
+
+/// The other side of a comparison.
+pub struct Comparison {
+    /// The other file, with its own playback; its camera, view options, selection and clock
+    /// are the active side's (see [`Viewer::follow_comparison`]).
+    other: Box<Viewer>,
+    pub layout: CompareLayout,
+    /// The active side's clip when the other file has no clip of that name (it then shows
+    /// its rest pose).
+    missing_clip: Option<String>,
+    /// The comparison of the active document (of this generation) with the other file.
+    diff: Option<(u64, Arc<RigDiff>)>,
+    /// That comparison while it runs on a thread (see `Viewer::background_checks`).
+    diff_job: Option<(u64, crate::job::Job<RigDiff>)>,
+    /// Why comparing the files failed (it panicked), shown instead of the differences.
+    pub diff_error: Option<String>,
+    /// Which node of the other file each node of the active one is (by name, then path).
+    nodes: crate::compare::NodeMatch,
+    /// Per node of the active side, its world position error against its match at the
+    /// current time, relative to the rig's size (infinite without a match).
+    pub(super) joint_errors: Vec<f32>,
+}
+
+impl Comparison {
+    /// The other side, for drawing.
+    pub fn other(&self) -> &Viewer {
+        &self.other
+    }
+
+    /// The other side, for the frame to bring its pose up to date.
+    pub fn other_mut(&mut self) -> &mut Viewer {
+        &mut self.other
+    }
+
+    /// The active side's clip, when the other file lacks it and shows its rest pose instead.
+    pub fn missing_clip(&self) -> Option<&str> {
+        self.missing_clip.as_deref()
+    }
+
+    /// What comparing the two files found, once computed (see [`Viewer::ensure_comparison_diff`]).
+    pub fn diff(&self) -> Option<&Arc<RigDiff>> {
+        self.diff.as_ref().map(|(_, diff)| diff)
+    }
+
+    /// The weight-difference view's value of every vertex of the active side, with the other
+    /// side's generation (what they were computed against).
+    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
+        let diff = self.diff()?;
+        Some((self.other.document().generation, &diff.weights.per_vertex))
+    }
+}
+
+impl Viewer {
+    /// Shows `rig` (read from `path`) as the other side of the active document, in place of
+    /// any earlier comparison.
+    pub fn compare_with(&mut self, rig: Rig, path: Option<PathBuf>, layout: CompareLayout) {
+        let mut other = Viewer::new(rig, path);
+        other.hot_reload = false;
+        let nodes = crate::compare::NodeMatch::new(self.rig(), other.rig());
+        self.compare = Some(Comparison {
+            nodes,
+            joint_errors: Vec::new(),
+            other: Box::new(other),
+            layout,
+            missing_clip: None,
+            diff: None,
+            diff_job: None,
+            diff_error: None,
+        });
+        self.follow_comparison();
+    }
+
+    /// Compares the active document with the other file (joints, vertices, clips) unless that
+    /// was done for this document already: on a thread with [`Viewer::background_checks`]
+    /// (the window, which calls this again each frame to collect the result), else at once.
+    pub fn ensure_comparison_diff(&mut self) {
+        let document = &self.documents[self.active];
+        let generation = document.generation;
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        let done = comparison.diff.as_ref().is_some_and(|(done, _)| *done == generation);
+        if done || comparison.diff_error.is_some() {
+            return;
+        }
+        let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
+        let compare = move || crate::compare::compare(&rig, &other, &Thresholds::default());
+        if !self.background_checks {
+            comparison.diff = Some((generation, Arc::new(compare())));
+            return;
+        }
+        match comparison.diff_job.take() {
+            Some((started, job)) if started == generation => match job.try_wait() {
+                Ok(Ok(diff)) => comparison.diff = Some((generation, Arc::new(diff))),
+                Ok(Err(panicked)) => comparison.diff_error = Some(panicked.0),
+                Err(job) => comparison.diff_job = Some((started, job)),
+            },
+            _ => comparison.diff_job = Some((generation, crate::job::Job::spawn(compare))),
+        }
+    }
+
+    /// Measures each joint's world position error against its match in the other side's
+    /// pose as last evaluated (the frame brings that up to date first).
+    pub(super) fn update_joint_errors(&mut self) {
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        let size = self.documents[self.active].rest_bounds.size().max(1e-6);
+        let (mine, theirs) = (&self.playback.pose.worlds, &comparison.other.last_pose().worlds);
+        comparison.joint_errors.clear();
+        comparison
+            .joint_errors
+            .extend(mine.iter().enumerate().map(|(node, world)| {
+                let other = comparison
+                    .nodes
+                    .a_to_b
+                    .get(node)
+                    .copied()
+                    .flatten()
+                    .and_then(|m| theirs.get(m));
+                other.map_or(f32::INFINITY, |other| {
+                    world.w_axis.truncate().distance(other.w_axis.truncate()) / size
+                })
+            }));
+    }
+
+    /// The skeleton overlay's per-node errors (see [`Viewer::update_joint_errors`]), as of the
+    /// last frame drawn with the skeleton shown.
+    pub fn joint_errors(&self) -> Option<&[f32]> {
+        self.compare.as_ref().map(|c| c.joint_errors.as_slice())
+    }
+
+    /// Whether the comparison of the two files is running on its thread.
+    pub fn comparing_in_background(&self) -> bool {
+        self.compare.as_ref().is_some_and(|c| c.diff_job.is_some())
+    }
+
+    /// Reads the file at `path` and shows it as the other side of the active document (in
+    /// the current comparison's layout, else side by side).
+    pub fn compare_with_file(&mut self, path: PathBuf) -> Result<(), crate::rig::RigError> {
+        let rig = crate::rig::load_file(&path)?;
+        let layout = self.compare.as_ref().map_or_else(CompareLayout::default, |c| c.layout);
+        self.compare_with(rig, Some(path), layout);
+        Ok(())
+    }
+
+    /// Ends the comparison; the active document stays shown.
+    pub fn stop_comparing(&mut self) {
+        self.compare = None;
+    }
+
+    pub fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+
+    pub fn comparison_mut(&mut self) -> Option<&mut Comparison> {
+        self.compare.as_mut()
+    }
+
+    /// Moves the other side to the active side's state: the clip of the same name at the
+    /// same time (its rest pose when it has none of that name), the same camera and view
+    /// options, the joint of the same name selected, the same skinning. Cheap when nothing
+    /// changed: the other side's pose is evaluated again only when its clip or time moved.
+    pub fn follow_comparison(&mut self) {
+        let Some(comparison) = self.compare.as_mut() else {
+            return;
+        };
+        let rig = &self.documents[self.active].rig;
+        let player = &self.playback.player;
+        let clip_name = player.clip.and_then(|c| rig.clips.get(c)).map(|c| c.name.as_str());
+        let other = &mut comparison.other;
+        let other_clip = clip_name.and_then(|name| other.rig().clips.iter().position(|c| c.name == name));
+        // Each frame comes here: the name is copied only when it changes.
+        let missing = clip_name.filter(|_| other_clip.is_none());
+        if comparison.missing_clip.as_deref() != missing {
+            comparison.missing_clip = missing.map(str::to_owned);
+        }
+        let (time, speed, looping) = (player.time, player.speed, player.looping);
+        let other_player = &other.playback.player;
+        if other_player.clip != other_clip || other_player.time != time {
+            let other_player = other.player_mut();
+            other_player.select(other_clip);
+            other_player.time = time;
+        }
+        let other_player = &mut other.playback.player;
+        (other_player.playing, other_player.speed, other_player.looping) = (false, speed, looping);
+        let selected_name = self
+            .view
+            .selected_joint
+            .and_then(|n| rig.nodes.get(n))
+            .map(|n| n.name.as_str());
+        let selected = selected_name.and_then(|name| other.rig().find_node(name));
+        other.view = super::View {
+            selected_joint: selected,
+            ..self.view
+        };
+        // The weight difference is the active side's against the other: the other side shows
+        // its surface.
+        if other.view.options.mode == ViewMode::WeightDifference {
+            other.view.options.mode = ViewMode::Shaded;
+        }
+        other.set_skinning(self.playback.path, self.playback.method);
+    }
+}

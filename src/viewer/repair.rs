@@ -1,0 +1,514 @@
+//! Repairing the active rig's weights in the window: what each repair would change (computed
+//! on a thread of its own in the window), the repaired rig previewed in place of the loaded one
+//! with a before/after toggle, the vertices that changed marked, and saving it.
+
+use super::symmetry::{SymmetryJob, SymmetryView};
+use super::{Document, VertexRef, Viewer, marks_on_every_instance};
+use crate::job::Job;
+use crate::repair::{DEFAULT_LIMIT, DEFAULT_PRUNE, FillMode, MirrorDirection, Repair, RepairCounts, RepairPlan};
+use crate::report::RigReport;
+use crate::rig::Rig;
+use crate::save::{SaveError, SaveOptions, Saved};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The repairs the Repair panel offers, each with its options and whether it is part of the
+/// repair that is previewed and saved.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RepairOptions {
+    pub normalize: bool,
+    pub limit: bool,
+    /// Influences kept per vertex by the limit (4 or 8).
+    pub limit_to: usize,
+    pub prune: bool,
+    /// Weights below this are dropped by pruning.
+    pub prune_below: f32,
+    pub fill: bool,
+    /// Give vertices without weight the nearest bone's joint, or only list them.
+    pub fill_nearest_bone: bool,
+    pub mirror: bool,
+    pub mirror_left_to_right: bool,
+}
+
+impl Default for RepairOptions {
+    /// The cleanup `render --fix` runs alone: fill, prune 1/255, limit 4 and normalize.
+    fn default() -> RepairOptions {
+        RepairOptions {
+            normalize: true,
+            limit: true,
+            limit_to: DEFAULT_LIMIT,
+            prune: true,
+            prune_below: DEFAULT_PRUNE,
+            fill: true,
+            fill_nearest_bone: true,
+            mirror: false,
+            mirror_left_to_right: true,
+        }
+    }
+}
+
+/// Every repair, in the order [`crate::repair::apply`] runs them.
+pub const REPAIRS: [Repair; 5] = [
+    Repair::Fill,
+    Repair::Mirror,
+    Repair::Prune,
+    Repair::Limit,
+    Repair::Normalize,
+];
+
+impl RepairOptions {
+    /// The repair `repair` alone, with its options, whether it is chosen or not.
+    pub fn single(&self, repair: Repair) -> RepairPlan {
+        let mut plan = RepairPlan::default();
+        match repair {
+            Repair::Normalize => plan.normalize = true,
+            Repair::Limit => plan.limit = Some(self.limit_to),
+            Repair::Prune => plan.prune = Some(self.prune_below),
+            Repair::Fill => {
+                plan.fill = Some(if self.fill_nearest_bone {
+                    FillMode::NearestBone
+                } else {
+                    FillMode::ListOnly
+                })
+            }
+            Repair::Mirror => {
+                plan.mirror = Some(if self.mirror_left_to_right {
+                    MirrorDirection::LeftToRight
+                } else {
+                    MirrorDirection::RightToLeft
+                })
+            }
+        }
+        plan
+    }
+
+    pub fn is_chosen(&self, repair: Repair) -> bool {
+        match repair {
+            Repair::Normalize => self.normalize,
+            Repair::Limit => self.limit,
+            Repair::Prune => self.prune,
+            Repair::Fill => self.fill,
+            Repair::Mirror => self.mirror,
+        }
+    }
+
+    /// `plan`'s repairs chosen with its options; the others keep their defaults, unchosen.
+    pub fn from_plan(plan: &RepairPlan) -> RepairOptions {
+        let defaults = RepairOptions::default();
+        RepairOptions {
+            normalize: plan.normalize,
+            limit: plan.limit.is_some(),
+            limit_to: plan.limit.unwrap_or(defaults.limit_to),
+            prune: plan.prune.is_some(),
+            prune_below: plan.prune.unwrap_or(defaults.prune_below),
+            fill: plan.fill.is_some(),
+            fill_nearest_bone: plan.fill != Some(FillMode::ListOnly),
+            mirror: plan.mirror.is_some(),
+            mirror_left_to_right: plan.mirror != Some(MirrorDirection::RightToLeft),
+        }
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == RepairOptions::default()
+    }
+
+    /// These options with values the window cannot set (read from a settings file) replaced by
+    /// the defaults: a limit other than 4 or 8, a pruning threshold outside 0 to 0.5.
+    pub fn checked(self) -> RepairOptions {
+        let defaults = RepairOptions::default();
+        RepairOptions {
+            limit_to: if matches!(self.limit_to, 4 | 8) {
+                self.limit_to
+            } else {
+                defaults.limit_to
+            },
+            prune_below: if (0.0..=0.5).contains(&self.prune_below) {
+                self.prune_below
+            } else {
+                defaults.prune_below
+            },
+            ..self
+        }
+    }
+
+    /// The chosen repairs together.
+    pub fn plan(&self) -> RepairPlan {
+        (REPAIRS.iter())
+            .filter(|&&r| self.is_chosen(r))
+            .map(|&r| self.single(r))
+            .fold(RepairPlan::default(), |a, b| RepairPlan {
+                normalize: a.normalize || b.normalize,
+                limit: a.limit.or(b.limit),
+                prune: a.prune.or(b.prune),
+                fill: a.fill.or(b.fill),
+                mirror: a.mirror.or(b.mirror),
+            })
+    }
+}
+
+/// What the repairs would do to one rig with one set of options.
+pub struct RepairAnalysis {
+    /// Each repair run alone on the loaded rig, in [`REPAIRS`] order.
+    pub each: Vec<RepairCounts>,
+    /// The rig with the chosen repairs applied together.
+    pub repaired: Arc<Rig>,
+    /// What applying them together did.
+    pub summary: crate::repair::RepairSummary,
+    /// Per mesh and primitive (index into `Mesh::primitives`), the vertices whose joints or
+    /// weights the chosen repairs changed.
+    pub changed: Vec<(usize, usize, Vec<usize>)>,
+}
+
+impl RepairAnalysis {
+    fn of(rig: &Rig, options: &RepairOptions) -> RepairAnalysis {
+        let each = (REPAIRS.iter())
+            .flat_map(|&r| crate::repair::apply(rig, &options.single(r)).1.repairs)
+            .collect();
+        let (repaired, summary) = crate::repair::apply(rig, &options.plan());
+        RepairAnalysis {
+            each,
+            changed: changed_vertices(rig, &repaired),
+            repaired: Arc::new(repaired),
+            summary,
+        }
+    }
+
+    /// Vertices the chosen repairs changed, in every primitive.
+    pub fn changed_count(&self) -> usize {
+        self.changed.iter().map(|(_, _, v)| v.len()).sum()
+    }
+}
+
+/// Per mesh and primitive, the vertices whose joints or weights differ between `before` and
+/// `after` (bit for bit).
+pub fn changed_vertices(before: &Rig, after: &Rig) -> Vec<(usize, usize, Vec<usize>)> {
+    let mut changed = Vec::new();
+    for (m, (old_mesh, new_mesh)) in before.meshes.iter().zip(&after.meshes).enumerate() {
+        for (p, (old, new)) in old_mesh.primitives.iter().zip(&new_mesh.primitives).enumerate() {
+            let (Some(old), Some(new)) = (&old.influences, &new.influences) else {
+                continue;
+            };
+            if old.sets != new.sets {
+                continue;
+            }
+            let sets = old.sets;
+            let vertices: Vec<usize> = (0..old.joints.len().min(new.joints.len()) / sets.max(1))
+                .filter(|&v| {
+                    let range = v * sets..(v + 1) * sets;
+                    old.joints[range.clone()] != new.joints[range.clone()]
+                        || (old.weights[range.clone()].iter().flatten())
+                            .zip(new.weights[range].iter().flatten())
+                            .any(|(a, b)| a.to_bits() != b.to_bits())
+                })
+                .collect();
+            if !vertices.is_empty() {
+                changed.push((m, p, vertices));
+            }
+        }
+    }
+    changed
+}
+
+/// What is shown for one side of the preview, with the caches computed for it.
+struct Shown {
+    rig: Arc<Rig>,
+    generation: u64,
+    influence_counts: Vec<usize>,
+    report: Option<Arc<RigReport>>,
+    symmetry: Option<SymmetryView>,
+    symmetry_job: Option<SymmetryJob>,
+}
+
+impl Shown {
+    fn new(rig: Arc<Rig>, generation: u64) -> Shown {
+        Shown {
+            influence_counts: super::influence_counts(&rig),
+            rig,
+            generation,
+            report: None,
+            symmetry: None,
+            symmetry_job: None,
+        }
+    }
+
+    /// Exchanges what `document` shows with this.
+    fn swap_with(&mut self, document: &mut Document) {
+        std::mem::swap(&mut self.rig, &mut document.rig);
+        std::mem::swap(&mut self.generation, &mut document.generation);
+        std::mem::swap(&mut self.influence_counts, &mut document.influence_counts);
+        std::mem::swap(&mut self.report, &mut document.report);
+        std::mem::swap(&mut self.symmetry, &mut document.symmetry);
+        std::mem::swap(&mut self.symmetry_job, &mut document.symmetry_job);
+    }
+}
+
+/// A repaired rig shown in place of the loaded one.
+struct Preview {
+    /// The side not shown now: the loaded rig while the repair is shown, and the other way.
+    hidden: Shown,
+    /// Whether the repaired rig is the one shown.
+    showing_repaired: bool,
+    /// The loaded rig, whichever side is shown (for saving).
+    loaded: Arc<Rig>,
+    /// The repaired rig, whichever side is shown.
+    repaired: Arc<Rig>,
+    /// The vertices it changed, on every instance.
+    marks: Vec<VertexRef>,
+    options: RepairOptions,
+}
+
+/// One document's repair state: the analysis for the options last asked about and the preview.
+#[derive(Default)]
+pub struct RepairState {
+    analysis: Option<(RepairOptions, Arc<RepairAnalysis>)>,
+    job: Option<(RepairOptions, Job<RepairAnalysis>)>,
+    preview: Option<Preview>,
+    /// Mark the vertices the previewed repair changed.
+    pub mark_changed: bool,
+}
+
+impl RepairState {
+    /// The vertices marked as changed by the preview.
+    pub(super) fn marks(&self) -> &[VertexRef] {
+        match &self.preview {
+            Some(preview) if self.mark_changed => &preview.marks,
+            _ => &[],
+        }
+    }
+}
+
+impl Document {
+    /// The rig as loaded, whether or not a preview shows another.
+    fn loaded_rig(&self) -> &Arc<Rig> {
+        self.repair.preview.as_ref().map_or(&self.rig, |p| &p.loaded)
+    }
+}
+
+/// Why saving the repaired rig did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum RepairSaveError {
+    #[error("no repair is previewed: choose repairs and press Preview first")]
+    NoPreview,
+    #[error("the previewed repair changes no weight: nothing to save")]
+    NothingChanged,
+    #[error("the demo rig has no file to save a repaired copy of")]
+    NoFile,
+    #[error(transparent)]
+    Save(#[from] SaveError),
+}
+
+/// The name Save as… suggests for a repaired copy of `input`: `NAME.fixed.glb` (`.gltf` for a
+/// `.gltf` input, which keeps its format).
+pub fn suggested_name(input: &Path) -> String {
+    let stem = input.file_stem().map_or_else(|| "rig".into(), |s| s.to_string_lossy());
+    let gltf = input.extension().is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
+    format!("{stem}.fixed.{}", if gltf { "gltf" } else { "glb" })
+}
+
+impl Viewer {
+    /// What the repairs would do to the active document's loaded rig with `options`: `None`
+    /// while that is computed (with [`Viewer::background_checks`] on a thread of its own, else
+    /// here at once). Call it again to take the result.
+    pub fn repair_analysis(&mut self, options: &RepairOptions) -> Option<Arc<RepairAnalysis>> {
+        let background = self.background_checks;
+        let document = &mut self.documents[self.active];
+        let state = &mut document.repair;
+        if let Some((asked, analysis)) = &state.analysis
+            && asked == options
+        {
+            return Some(Arc::clone(analysis));
+        }
+        let finished = match state.job.take() {
+            Some((asked, job)) if asked == *options && (!background || job.is_finished()) => Some(job.wait()),
+            Some((asked, job)) if asked == *options => {
+                state.job = Some((asked, job));
+                return None;
+            }
+            // A job for other options is left to finish on its own.
+            _ => None,
+        };
+        let analysis = match finished {
+            Some(Ok(analysis)) => analysis,
+            Some(Err(e)) => {
+                self.diagnostics.error = Some(format!("the repair failed: {e}"));
+                return None;
+            }
+            None => {
+                let rig = Arc::clone(document.loaded_rig());
+                if background {
+                    let asked = *options;
+                    let job = Job::spawn(move || RepairAnalysis::of(&rig, &asked));
+                    document.repair.job = Some((asked, job));
+                    return None;
+                }
+                RepairAnalysis::of(&rig, options)
+            }
+        };
+        let analysis = Arc::new(analysis);
+        document.repair.analysis = Some((*options, Arc::clone(&analysis)));
+        Some(analysis)
+    }
+
+    /// Whether a repair analysis of the active document is running.
+    pub fn analysing_repairs(&self) -> bool {
+        (self.document().repair.job.as_ref()).is_some_and(|(_, job)| !job.is_finished())
+    }
+
+    /// Shows the rig repaired with `options` in place of the loaded one, in every view and on
+    /// both skinning paths, with the vertices it changed marked; `false` while the analysis is
+    /// still running (see [`Viewer::repair_analysis`]).
+    pub fn preview_repair(&mut self, options: &RepairOptions) -> bool {
+        let Some(analysis) = self.repair_analysis(options) else {
+            return false;
+        };
+        self.end_repair_preview();
+        self.last_generation += 1;
+        let generation = self.last_generation;
+        let document = &mut self.documents[self.active];
+        let loaded = Arc::clone(&document.rig);
+        let repaired = Arc::clone(&analysis.repaired);
+        let marks = (analysis.changed.iter())
+            .flat_map(|(mesh, primitive, vertices)| {
+                marks_on_every_instance(&loaded, *mesh, *primitive, vertices.iter().copied())
+            })
+            .collect();
+        let mut hidden = Shown::new(Arc::clone(&repaired), generation);
+        hidden.swap_with(document);
+        document.repair.preview = Some(Preview {
+            hidden,
+            showing_repaired: true,
+            loaded,
+            repaired,
+            marks,
+            options: *options,
+        });
+        document.repair.mark_changed = true;
+        self.mark_dirty();
+        true
+    }
+
+    /// The options of the repair previewed, if one is.
+    pub fn previewed_repair(&self) -> Option<RepairOptions> {
+        self.document().repair.preview.as_ref().map(|p| p.options)
+    }
+
+    /// Whether the repaired rig (not the loaded one) is shown.
+    pub fn showing_repaired(&self) -> bool {
+        (self.document().repair.preview.as_ref()).is_some_and(|p| p.showing_repaired)
+    }
+
+    /// Shows the repaired rig (`true`) or the loaded one during a preview; nothing happens
+    /// without one. Each side keeps its rig and generation, so the loaded rig comes back as it was.
+    pub fn show_repaired(&mut self, repaired: bool) {
+        let document = &mut self.documents[self.active];
+        let Some(mut preview) = document.repair.preview.take() else {
+            return;
+        };
+        let changes = preview.showing_repaired != repaired;
+        if changes {
+            preview.hidden.swap_with(document);
+            preview.showing_repaired = repaired;
+        }
+        document.repair.preview = Some(preview);
+        if changes {
+            self.mark_dirty();
+        }
+    }
+
+    /// Ends the preview: the loaded rig is shown again.
+    pub fn end_repair_preview(&mut self) {
+        self.show_repaired(false);
+        if self.documents[self.active].repair.preview.take().is_some() {
+            self.mark_dirty();
+        }
+    }
+
+    /// Whether the vertices the preview changed are marked.
+    pub fn marking_repaired_vertices(&self) -> bool {
+        self.document().repair.mark_changed
+    }
+
+    pub fn mark_repaired_vertices(&mut self, mark: bool) {
+        if self.document().repair.mark_changed != mark {
+            self.document_mut().repair.mark_changed = mark;
+            self.marks.stale = true;
+        }
+    }
+
+    /// Writes the previewed repair of the active document's file to `output` (`.glb` or
+    /// `.gltf`; atomically, never over the input), then ends the preview and loads the file
+    /// written in the document's place, as a reload does: clip files added again, camera, clip,
+    /// time and bends kept.
+    pub fn save_repaired_as(&mut self, output: &Path) -> Result<Saved, RepairSaveError> {
+        let document = self.document();
+        let preview = document.repair.preview.as_ref().ok_or(RepairSaveError::NoPreview)?;
+        let input: PathBuf = document.path.clone().ok_or(RepairSaveError::NoFile)?;
+        let changes = crate::save::changed_primitives(&preview.loaded, &preview.repaired)?;
+        if changes.is_empty() {
+            return Err(RepairSaveError::NothingChanged);
+        }
+        let saved = crate::save::save_changes(&input, output, &changes, SaveOptions::default())?;
+        self.end_repair_preview();
+        let document = self.document();
+        let (generation, clip_files) = (document.generation, document.clip_files.clone());
+        self.start_load(Some(output.to_owned()), Some(generation), clip_files);
+        Ok(saved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_give_back_the_plan_they_were_made_from() {
+        let plans = [
+            RepairPlan::default(),
+            RepairPlan {
+                normalize: true,
+                limit: Some(8),
+                prune: Some(0.01),
+                fill: Some(FillMode::ListOnly),
+                mirror: Some(MirrorDirection::RightToLeft),
+            },
+            RepairPlan {
+                fill: Some(FillMode::NearestBone),
+                mirror: Some(MirrorDirection::LeftToRight),
+                ..RepairPlan::default()
+            },
+        ];
+        for plan in plans {
+            assert_eq!(RepairOptions::from_plan(&plan).plan(), plan);
+        }
+        let defaults = RepairOptions::default();
+        assert_eq!(defaults.single(Repair::Limit).limit, Some(4));
+        assert_eq!(
+            defaults.single(Repair::Mirror).mirror,
+            Some(MirrorDirection::LeftToRight)
+        );
+        let hand_edited = RepairOptions {
+            limit_to: 1000,
+            prune_below: f32::NAN,
+            mirror: true,
+            ..defaults
+        };
+        let checked = hand_edited.checked();
+        assert_eq!((checked.limit_to, checked.prune_below), (4, DEFAULT_PRUNE));
+        assert!(checked.mirror, "valid choices are kept");
+        let eight = RepairOptions {
+            limit_to: 8,
+            prune_below: 0.02,
+            ..defaults
+        }
+        .checked();
+        assert_eq!((eight.limit_to, eight.prune_below), (8, 0.02));
+    }
+
+    #[test]
+    fn the_suggested_name_keeps_the_stem_and_a_gltf_stays_gltf() {
+        assert_eq!(suggested_name(Path::new("/a/Robot.glb")), "Robot.fixed.glb");
+        assert_eq!(suggested_name(Path::new("Man.GLTF")), "Man.fixed.gltf");
+        assert_eq!(suggested_name(Path::new("avatar.vrm")), "avatar.fixed.glb");
+    }
+}
