@@ -7,7 +7,8 @@ copied into the project) and the committed fuzz regression inputs.
 load_gltf gets glTF JSON documents with embedded (data URI) buffers; load_glb gets the
 fuzz target's own format: two little-endian bytes giving the JSON length, the JSON, then the
 binary chunk; load_json gets 16 bytes of mutation choices, then the load_glb format, made from
-the shared rigs including the compressed ones (meshopt, Draco, quantized, WebP).
+the shared rigs including the compressed ones (meshopt, Draco, quantized, WebP); load_fbx gets
+the shared FBX files under 1 MB as they are.
 """
 
 import base64
@@ -92,7 +93,13 @@ def main():
         if len(text) < 65536 and len(blob) < 1 << 20:
             (json_dir / path.name).write_bytes(bytes(16) + struct.pack("<H", len(text)) + text + blob)
             count += 1
-    print(f"seeded {count} documents into {gltf_dir}, {glb_dir} and {json_dir}")
+    fbx_dir = FUZZ / "corpus" / "load_fbx"
+    fbx_dir.mkdir(parents=True, exist_ok=True)
+    for path in sorted((RIGS / "fbx").glob("*.fbx")):
+        if path.stat().st_size < 1 << 20:
+            (fbx_dir / path.name).write_bytes(path.read_bytes())
+            count += 1
+    print(f"seeded {count} documents into {gltf_dir}, {glb_dir}, {json_dir} and {fbx_dir}")
 
 
 if __name__ == "__main__":

@@ -19,14 +19,9 @@ pub(super) fn read_clips(
     let mut clips = Vec::with_capacity(scene.anim_stacks.len());
     for stack in &scene.anim_stacks {
         let name = stack.element.name.to_string();
-        let limit = usize::try_from(budget.left()).unwrap_or(usize::MAX);
-        let allocator = || ufbx::AllocatorOpts {
-            memory_limit: limit,
-            ..Default::default()
-        };
         let opts = ufbx::BakeOpts {
-            temp_allocator: allocator(),
-            result_allocator: allocator(),
+            temp_allocator: super::allocator_within(budget),
+            result_allocator: super::allocator_within(budget),
             ..Default::default()
         };
         let baked = match ufbx::bake_anim(scene, &stack.anim, opts) {

@@ -13,6 +13,12 @@ const MAX_INFLUENCES: usize = 8;
 /// Bytes charged per built vertex (position, normal, uv, two influence sets).
 const VERTEX_BYTES: u64 = 12 + 12 + 8 + 2 * (8 + 16);
 
+/// Bytes charged per built vertex and morph target (position and normal offsets).
+const MORPH_VERTEX_BYTES: u64 = 12 + 12;
+
+/// Bytes charged per control point and blend shape channel while reading the shapes.
+const SHAPE_POINT_BYTES: u64 = 12;
+
 pub(super) struct Geometry {
     pub meshes: Vec<Mesh>,
     pub skins: Vec<Skin>,
@@ -31,15 +37,27 @@ pub(super) fn read(
     facts: &mut ImportFacts,
     warnings: &mut Vec<String>,
 ) -> Result<Geometry, RigError> {
-    let skins = scene
-        .skin_deformers
-        .iter()
-        .map(|skin| read_skin(skin, nodes, facts))
-        .collect::<Result<Vec<_>, _>>()?;
+    // A skin deformer without clusters moves nothing: its meshes are drawn unskinned.
+    let mut skins = Vec::new();
+    let mut skin_of = vec![None; scene.skin_deformers.len()];
+    for skin in &scene.skin_deformers {
+        let slot = skin_of
+            .get_mut(skin.element.typed_id as usize)
+            .ok_or_else(|| data(format!("FBX skin '{}' is out of range", &*skin.element.name)))?;
+        if skin.clusters.is_empty() {
+            facts.notes.push(format!(
+                "FBX skin '{}' has no clusters; its meshes are drawn unskinned",
+                &*skin.element.name
+            ));
+            continue;
+        }
+        *slot = Some(skins.len());
+        skins.push(read_skin(skin, nodes, facts)?);
+    }
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     let mut morphs = Morphs::default();
     for mesh in &scene.meshes {
-        let read = read_mesh(mesh, budget, facts, warnings)?;
+        let read = read_mesh(mesh, scene.materials.len(), budget, facts, warnings)?;
         morphs.targets.push(read.targets);
         morphs.default_weights.push(read.default_weights);
         morphs.target_names.push(read.target_names);
@@ -59,13 +77,12 @@ pub(super) fn read(
             )));
         }
         let skin = match mesh.skin_deformers.first() {
-            Some(skin) if (skin.element.typed_id as usize) < skins.len() => Some(skin.element.typed_id as usize),
-            Some(_) => {
-                return Err(data(format!(
+            Some(skin) => *skin_of.get(skin.element.typed_id as usize).ok_or_else(|| {
+                data(format!(
                     "FBX mesh '{}' names a skin that does not exist",
                     &*mesh.element.name
-                )));
-            }
+                ))
+            })?,
             None => None,
         };
         instances.push(MeshInstance {
@@ -133,11 +150,13 @@ struct ReadMesh {
     target_names: Vec<String>,
 }
 
-/// Per control point: the (cluster, weight) pairs kept, heaviest first, summing to 1.
-type PointInfluences = Vec<([u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES])>;
+/// One control point's (cluster, weight) pairs kept, heaviest first, summing to 1.
+type PointInfluence = ([u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES]);
+type PointInfluences = Vec<PointInfluence>;
 
 fn read_mesh(
     mesh: &ufbx::Mesh,
+    material_count: usize,
     budget: &mut Budget,
     facts: &mut ImportFacts,
     warnings: &mut Vec<String>,
@@ -149,8 +168,15 @@ fn read_mesh(
             "FBX mesh '{name}': its index arrays disagree on their length"
         )));
     }
-    let influences = match mesh.skin_deformers.first() {
-        Some(skin) => Some(point_influences(&name, skin, points, facts)?),
+    let skin = mesh.skin_deformers.first().filter(|skin| !skin.clusters.is_empty());
+    let influences = match skin {
+        Some(skin) => {
+            budget.charge(
+                (points as u64).saturating_mul(size_of::<PointInfluence>() as u64),
+                &format!("skin weights of FBX mesh '{name}'"),
+            )?;
+            Some(point_influences(&name, skin, points, facts)?)
+        }
         None => None,
     };
     if mesh.skin_deformers.len() > 1 {
@@ -159,15 +185,20 @@ fn read_mesh(
             mesh.skin_deformers.len()
         ));
     }
-    let shapes = blend_shapes(mesh, points)?;
-    let sets = match mesh.skin_deformers.first() {
+    let shapes = blend_shapes(mesh, points, budget)?;
+    let sets = match skin {
         Some(skin) if skin.max_weights_per_vertex > 4 => 2,
         _ => 1,
     };
 
     let mut primitives = Vec::new();
     let mut targets = Vec::new();
-    let mut triangle = vec![0u32; mesh.max_face_triangles.saturating_mul(3)];
+    let triangle_corners = mesh.max_face_triangles.saturating_mul(3);
+    budget.charge(
+        (triangle_corners as u64).saturating_mul(4),
+        &format!("triangulating FBX mesh '{name}'"),
+    )?;
+    let mut triangle = vec![0u32; triangle_corners];
     for part in &mesh.material_parts {
         let mut build = PrimitiveBuilder::default();
         for &face_index in part.face_indices.iter() {
@@ -197,8 +228,11 @@ fn read_mesh(
         if build.indices.is_empty() {
             continue;
         }
+        let morph_bytes = (shapes.len() as u64).saturating_mul(MORPH_VERTEX_BYTES);
         budget.charge(
-            (build.points.len() as u64).saturating_mul(VERTEX_BYTES) + build.indices.len() as u64 * 4,
+            (build.points.len() as u64)
+                .saturating_mul(VERTEX_BYTES.saturating_add(morph_bytes))
+                .saturating_add(build.indices.len() as u64 * 4),
             &format!("FBX mesh '{name}'"),
         )?;
         let influences = influences.as_ref().map(|per_point| {
@@ -236,7 +270,8 @@ fn read_mesh(
             material: mesh
                 .materials
                 .get(part.index as usize)
-                .map(|m| m.element.typed_id as usize),
+                .map(|m| m.element.typed_id as usize)
+                .filter(|&m| m < material_count),
             colors: Vec::new(),
         });
     }
@@ -363,13 +398,18 @@ struct Shape {
 
 /// Every blend channel of the mesh as one target at full weight (its last keyframe's shape;
 /// in-between shapes are not read).
-fn blend_shapes(mesh: &ufbx::Mesh, points: usize) -> Result<Vec<Shape>, RigError> {
+fn blend_shapes(mesh: &ufbx::Mesh, points: usize, budget: &mut Budget) -> Result<Vec<Shape>, RigError> {
     let mut shapes = Vec::new();
     for deformer in &mesh.blend_deformers {
         for channel in &deformer.channels {
             let Some(shape) = channel.keyframes.last().map(|k| &*k.shape) else {
                 continue;
             };
+            // Every channel costs a whole mesh of offsets, however few points its shape moves.
+            budget.charge(
+                (points as u64).saturating_mul(SHAPE_POINT_BYTES),
+                &format!("blend shape '{}'", &*channel.element.name),
+            )?;
             let mut offsets = vec![Vec3::ZERO; points];
             let count = shape.num_offsets;
             if shape.offset_vertices.len() < count || shape.position_offsets.len() < count {

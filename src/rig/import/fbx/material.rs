@@ -6,6 +6,7 @@ use crate::rig::import::material::{decode_texture, missing_texture};
 use crate::rig::import::source::read_uri;
 use crate::rig::{AlphaMode, ImportFacts, Material, Texture};
 use glam::Vec4;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// The rig's textures, and the rig texture of each ufbx texture (by typed id).
@@ -40,9 +41,10 @@ pub(super) fn load_textures(
 /// The encoded image: the file's embedded copy, else the relative path inside the file's
 /// folder, else the file name alone beside the file (an absolute path from the machine that
 /// wrote it).
-fn texture_bytes(texture: &ufbx::Texture, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
+fn texture_bytes<'a>(texture: &'a ufbx::Texture, base_dir: Option<&Path>) -> Result<Cow<'a, [u8]>, String> {
     if !texture.content.is_empty() {
-        return Ok(texture.content.to_vec());
+        // Borrowed: many textures may share one embedded image.
+        return Ok(Cow::Borrowed(&texture.content));
     }
     let relative = texture.relative_filename.replace('\\', "/");
     let absolute = texture.absolute_filename.replace('\\', "/");
@@ -58,7 +60,7 @@ fn texture_bytes(texture: &ufbx::Texture, base_dir: Option<&Path>) -> Result<Vec
             continue;
         }
         match read_uri(candidate, base_dir) {
-            Ok(bytes) => return Ok(bytes),
+            Ok(bytes) => return Ok(Cow::Owned(bytes)),
             Err(e) => tried.push(format!("{candidate} ({e})")),
         }
     }

@@ -138,14 +138,11 @@ pub fn load(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, Ri
 
 /// Parses the file with the conversions glTF needs and ufbx's memory limits set from `budget`.
 fn read_scene(bytes: &[u8], name: &str, budget: &Budget) -> Result<ufbx::SceneRoot, FbxError> {
-    let limit = usize::try_from(budget.left()).unwrap_or(usize::MAX);
-    let allocator = || ufbx::AllocatorOpts {
-        memory_limit: limit,
-        ..Default::default()
-    };
     let opts = ufbx::LoadOpts {
-        temp_allocator: allocator(),
-        result_allocator: allocator(),
+        temp_allocator: allocator_within(budget),
+        result_allocator: allocator_within(budget),
+        // Only FBX: ufbx would otherwise also read OBJ or MTL text given a `.fbx` name.
+        file_format: ufbx::FileFormat::Fbx,
         // Textures are looked up by the importer itself, inside the file's folder only.
         load_external_files: false,
         ignore_missing_external_files: true,
@@ -161,6 +158,17 @@ fn read_scene(bytes: &[u8], name: &str, budget: &Budget) -> Result<ufbx::SceneRo
         ..Default::default()
     };
     ufbx::load_memory(bytes, opts).map_err(|e| FbxError::from(&e))
+}
+
+/// A ufbx allocator limited to half of what `budget` has left, so that its temporary and result
+/// allocators together stay within it. ufbx reads a limit of 0 as none, so the limit is at
+/// least one byte.
+pub(super) fn allocator_within(budget: &Budget) -> ufbx::AllocatorOpts {
+    let half = usize::try_from(budget.left() / 2).unwrap_or(usize::MAX);
+    ufbx::AllocatorOpts {
+        memory_limit: half.max(1),
+        ..Default::default()
+    }
 }
 
 /// The report's line on the file's own system, before conversion.
