@@ -32,6 +32,11 @@ fn reference_vertex(palette: &[Mat4], primitive: &Primitive, v: usize) -> (DVec3
     (DVec4::truncate(p), n)
 }
 
+/// FBX rigs through the same checks: Maya's character, and Blender's with up to six influences
+/// per vertex (two sets).
+const FBX_KENNEY: &str = "fbx/maya_kenney_character_7700_binary.fbx";
+const FBX_SIX_INFLUENCES: &str = "fbx/animation_with_skeleton.fbx";
+
 struct Agreement {
     max_position_error: f64,
     max_normal_error: f64,
@@ -117,7 +122,13 @@ fn compute_pass_matches_f64_reference_on_shared_rigs_and_demo() {
     let skinner = ComputeSkinner::new(&gpu);
     check("demo", &skinner, &gpu, &common::load_demo());
     let Some(dir) = common::shared_rigs() else { return };
-    for file in ["Fox.glb", "RiggedSimple.gltf", "SimpleSkin.gltf"] {
+    for file in [
+        "Fox.glb",
+        "RiggedSimple.gltf",
+        "SimpleSkin.gltf",
+        FBX_KENNEY,
+        FBX_SIX_INFLUENCES,
+    ] {
         check(file, &skinner, &gpu, &common::load_rig(&dir, file));
     }
 }
@@ -254,7 +265,13 @@ fn cpu_and_gpu_paths_agree_with_bent_joints_for_lbs_and_dqs() {
     let skinner = ComputeSkinner::new(&gpu);
     paths_agree("demo", &skinner, &gpu, &common::load_demo());
     let Some(dir) = common::shared_rigs() else { return };
-    for file in ["Fox.glb", "RiggedSimple.gltf", "SimpleSkin.gltf"] {
+    for file in [
+        "Fox.glb",
+        "RiggedSimple.gltf",
+        "SimpleSkin.gltf",
+        FBX_KENNEY,
+        FBX_SIX_INFLUENCES,
+    ] {
         paths_agree(file, &skinner, &gpu, &common::load_rig(&dir, file));
     }
 }
