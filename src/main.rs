@@ -29,7 +29,7 @@ struct Cli {
 /// Opens the viewer window.
 #[derive(Args)]
 struct ViewArgs {
-    /// A .gltf, .glb or .vrm file; the built-in demo rig when omitted.
+    /// A .gltf, .glb, .vrm or .fbx file; the built-in demo rig when omitted.
     #[arg(conflicts_with = "synthetic")]
     file: Option<PathBuf>,
     /// Open a generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.
@@ -46,7 +46,7 @@ struct ViewArgs {
 
 #[derive(Args)]
 struct RenderArgs {
-    /// A .gltf, .glb or .vrm file; `demo` renders the built-in demo rig.
+    /// A .gltf, .glb, .vrm or .fbx file; `demo` renders the built-in demo rig.
     file: PathBuf,
     /// The PNG to write; with `--sequence`, the folder for the frames.
     #[arg(long)]
@@ -145,7 +145,7 @@ enum Command {
     /// Print the rig report: skins, meshes, clips, materials and findings. Exits with 1 when the
     /// report has error findings, 2 when the file cannot be loaded (or has no such --vertex).
     Inspect {
-        /// A .gltf, .glb or .vrm file; `demo` inspects the built-in demo rig.
+        /// A .gltf, .glb, .vrm or .fbx file; `demo` inspects the built-in demo rig.
         file: PathBuf,
         /// Print one JSON document instead of text.
         #[arg(long)]
@@ -180,7 +180,7 @@ enum Command {
     /// Run the frame loop headless (offscreen, no window) on the GPU path, the CPU path and the
     /// same mesh drawn static, and print per-stage medians and ratios; the last line is JSON.
     Bench {
-        /// A .gltf, .glb or .vrm file (the demo rig when omitted and no --synthetic).
+        /// A .gltf, .glb, .vrm or .fbx file (the demo rig when omitted and no --synthetic).
         #[arg(conflicts_with = "synthetic")]
         file: Option<PathBuf>,
         /// A generated skinned tube of VERTICES,JOINTS (4 influences), e.g. 100000,64.

@@ -2,6 +2,8 @@
 //! triangle in centimetres bound to one bone by one cluster, and one take that turns the bone
 //! 90° about Z in a second.
 
+mod common;
+
 use glam::DVec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Rig, load_slice};
@@ -186,4 +188,19 @@ fn one_cluster_and_one_take_skin_as_worked_out_by_hand() {
             );
         }
     }
+}
+
+#[test]
+fn repairs_of_an_fbx_file_are_refused_as_fbx_and_nothing_is_written() {
+    let dir = common::temp_dir("fbx-save");
+    let input = dir.join("bend.fbx");
+    std::fs::write(&input, one_cluster_fbx("")).unwrap();
+    let rig = rigscope::rig::load_file(&input).expect("the hand-written file loads");
+    let output = dir.join("bend.glb");
+    let result = rigscope::save::save_repaired(&input, &output, &rig, &rig, Default::default());
+    assert!(
+        matches!(result, Err(rigscope::save::SaveError::FbxInput { .. })),
+        "{result:?}"
+    );
+    assert!(!output.exists());
 }

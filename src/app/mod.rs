@@ -389,10 +389,10 @@ fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) ->
     Ok(())
 }
 
-/// The native dialog for one glTF or VRM file, titled `title`, opened in `folder`.
+/// The native dialog for one glTF, VRM or FBX file, titled `title`, opened in `folder`.
 fn pick_rig_file(title: &str, folder: Option<&Path>) -> Option<PathBuf> {
     let mut dialog = rfd::FileDialog::new()
-        .add_filter("glTF and VRM", &["gltf", "glb", "vrm"])
+        .add_filter("glTF, VRM and FBX", &["gltf", "glb", "vrm", "fbx"])
         .set_title(title);
     if let Some(folder) = folder {
         dialog = dialog.set_directory(folder);

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// The arguments of `rigscope audit`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct AuditArgs {
-    /// A .gltf, .glb or .vrm file; `demo` audits the built-in demo rig.
+    /// A .gltf, .glb, .vrm or .fbx file; `demo` audits the built-in demo rig.
     pub file: PathBuf,
     /// Print one JSON document instead of text.
     #[arg(long)]

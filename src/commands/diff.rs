@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// The arguments of `rigscope diff`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DiffArgs {
-    /// The first file (.gltf, .glb or .vrm; `demo` for the built-in demo rig).
+    /// The first file (.gltf, .glb, .vrm or .fbx; `demo` for the built-in demo rig).
     pub a: PathBuf,
     /// The second file, compared with the first.
     pub b: PathBuf,

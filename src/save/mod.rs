@@ -39,6 +39,8 @@ pub enum SaveError {
     WouldOverwriteInput { path: PathBuf },
     #[error("the repaired rig does not match the file: {0}")]
     RigMismatch(String),
+    #[error("{} is an FBX file, which Rigscope reads but does not write: repairs are saved into glTF files", path.display())]
+    FbxInput { path: PathBuf },
     #[error("the file's {what} is not what a glTF file holds there: {problem}")]
     Malformed { what: String, problem: String },
     #[error("mesh {mesh} primitive {primitive}, {attribute}: {problem}")]
@@ -197,8 +199,23 @@ pub fn save_repaired(
     repaired: &Rig,
     options: SaveOptions,
 ) -> Result<Saved, SaveError> {
+    refuse_fbx(input)?;
     let changes = changed_primitives(original, repaired)?;
     save_changes(input, output, &changes, options)
+}
+
+/// FBX is read, never written: the JSON edits below need a glTF file.
+fn refuse_fbx(input: &Path) -> Result<(), SaveError> {
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let read = std::fs::File::open(input)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let name = input.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if crate::rig::is_fbx(&head[..read], &name) {
+        return Err(SaveError::FbxInput { path: input.to_owned() });
+    }
+    Ok(())
 }
 
 /// Writes `input` to `output` with `changes` applied.
