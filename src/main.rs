@@ -42,6 +42,10 @@ struct ViewArgs {
     /// With `--exit-after-frames`: save the last frame, panels included, as this PNG first.
     #[arg(long, value_name = "PNG", requires = "exit_after_frames")]
     screenshot: Option<PathBuf>,
+    /// Add the clips of another .gltf/.glb file, retargeted onto the rig by joint name and by the
+    /// pairs kept from the Joint mapping window (repeatable).
+    #[arg(long = "clips", value_name = "FILE")]
+    clips: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -307,6 +311,7 @@ fn main() -> ExitCode {
         }
         None => rigscope::app::run(
             rigscope::cli::RigSource::from_args(cli.view.file, cli.view.synthetic),
+            cli.view.clips,
             cli.view.exit_after_frames,
             cli.view.screenshot,
         )

@@ -64,6 +64,9 @@ pub struct Settings {
     /// defaults, so files stay as earlier versions wrote them).
     #[serde(skip_serializing_if = "crate::viewer::RepairOptions::is_default")]
     pub repair: crate::viewer::RepairOptions,
+    /// Joints of added clips paired by hand, per pair of skeletons (`JointMap::key`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub joint_maps: crate::retarget::JointMaps,
 }
 
 impl Default for Settings {
@@ -82,6 +85,7 @@ impl Default for Settings {
             screenshot_folder: None,
             screenshot_with_ui: false,
             repair: crate::viewer::RepairOptions::default(),
+            joint_maps: Default::default(),
         }
     }
 }
@@ -258,6 +262,10 @@ mod tests {
         settings.view.wireframe = true;
         settings.repair.mirror = true;
         settings.repair.limit_to = 8;
+        let mut map = crate::retarget::JointMap::default();
+        map.by_hand.insert("mixamorig:Left Hand".into(), "hand.L".into());
+        map.by_hand.insert("Jaw".into(), String::new());
+        settings.joint_maps.insert("00ff>ff00".into(), map);
         settings.add_recent(Path::new("/a/one.glb"));
         settings.add_recent(Path::new("/a/two.glb"));
         settings.add_recent(Path::new("/a/one.glb"));
@@ -369,6 +377,7 @@ joint_axes = true
             screenshot_folder: None,
             screenshot_with_ui: true,
             repair: crate::viewer::RepairOptions::default(),
+            joint_maps: Default::default(),
         };
         let (_dir, file) = temp_file("earlier-format");
         std::fs::write(&file, EARLIER_FILE).unwrap();

@@ -6,7 +6,7 @@ mod common;
 
 use common::{load_demo, shared_folder, wait_or_kill};
 use glam::{Mat4, Quat, Vec3, Vec4};
-use rigscope::compare::{ClipStatus, RigDiff, Thresholds, compare};
+use rigscope::compare::{ClipStatus, RigDiff, Thresholds, compare, compare_with_progress};
 use rigscope::rig::{Interpolation, Property, Rig};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -35,6 +35,36 @@ fn a_rig_against_itself_reports_nothing() {
     assert_eq!(d.weights.compared_vertices, demo.vertex_count());
     assert_eq!(d.skeleton.joints.len(), demo.joint_count());
     assert_eq!(d.clips.len(), demo.clips.len());
+}
+
+#[test]
+fn progress_rises_step_by_step_to_one_through_the_skeleton_vertices_and_each_clip() {
+    let a = load_demo();
+    let mut b = a.clone();
+    b.clips.pop();
+    let mut reports: Vec<(f32, String)> = Vec::new();
+    let d = compare_with_progress(&a, &b, &Thresholds::default(), &mut |fraction, what| {
+        reports.push((fraction, what.to_owned()))
+    });
+    let steps = 3 + a.clips.len();
+    assert_eq!(reports.len(), steps + 1, "{reports:?}");
+    for (k, (fraction, _)) in reports.iter().enumerate() {
+        let expected = k as f32 / steps as f32;
+        assert!((fraction - expected).abs() < 1e-6, "report {k}: {reports:?}");
+    }
+    assert!(reports.windows(2).all(|w| w[0].0 < w[1].0), "{reports:?}");
+    assert_eq!(reports.last().unwrap(), &(1.0, "done".to_owned()));
+    for (k, clip) in a.clips.iter().enumerate() {
+        let expected = format!("clip '{}' ({} of {})", clip.name, k + 1, a.clips.len());
+        assert_eq!(reports[2 + k].1, expected);
+    }
+    // Reporting changes nothing of the result.
+    let plain = diff(&a, &b);
+    assert_eq!(
+        serde_json::to_string(&d).unwrap(),
+        serde_json::to_string(&plain).unwrap()
+    );
+    assert!(d.clips.iter().any(|c| c.status == ClipStatus::Removed));
 }
 
 /// The bind pose's bounding box diagonal, computed here from the raw positions (every

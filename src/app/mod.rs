@@ -40,6 +40,7 @@ const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(2);
 /// included, is first saved there as a PNG.
 pub fn run(
     source: RigSource,
+    clip_files: Vec<PathBuf>,
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
 ) -> Result<(), String> {
@@ -60,6 +61,11 @@ pub fn run(
     viewer.background_checks = true;
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
+    // After the settings: their joint maps apply to these clips.
+    if !clip_files.is_empty() {
+        viewer.load_clips_from_files(clip_files);
+        ui_state.joint_map_open = true;
+    }
     let event_loop = EventLoop::<Wake>::with_user_event()
         .build()
         .map_err(|e| format!("cannot start the window system: {e}"))?;

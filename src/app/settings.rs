@@ -25,6 +25,7 @@ pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState
         with_ui: settings.screenshot_with_ui,
     };
     ui.repair.options = settings.repair.checked();
+    viewer.joint_maps = settings.joint_maps.clone();
 }
 
 /// The settings as the viewer and the UI have them now, with the window's size in points.
@@ -49,5 +50,6 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         screenshot_folder: ui.screenshot.folder.clone(),
         screenshot_with_ui: ui.screenshot.with_ui,
         repair: ui.repair.options,
+        joint_maps: viewer.joint_maps.clone(),
     }
 }

@@ -25,6 +25,7 @@ impl ClipsArgs {
                 in_place: self.in_place,
                 ..RetargetOptions::default()
             },
+            maps: Default::default(),
         }
     }
 }

@@ -103,16 +103,21 @@ impl JointError {
     }
 }
 
-pub(super) fn compare_clips(sides: &Sides) -> Vec<ClipDiff> {
+/// Compares the clips of A and B, calling `starting` with the index and name of each clip of A
+/// as its comparison starts.
+pub(super) fn compare_clips(sides: &Sides, starting: &mut dyn FnMut(usize, &str)) -> Vec<ClipDiff> {
     let (a, b) = (sides.a, sides.b);
     let joints = sides.matched_joints();
     let mut diffs: Vec<ClipDiff> = a
         .clips
         .iter()
         .enumerate()
-        .map(|(ca, clip)| match b.clips.iter().position(|c| c.name == clip.name) {
-            Some(cb) => compare_clip(sides, &joints, ca, cb),
-            None => one_sided(clip, ClipStatus::Removed, Some(ca), None),
+        .map(|(ca, clip)| {
+            starting(ca, &clip.name);
+            match b.clips.iter().position(|c| c.name == clip.name) {
+                Some(cb) => compare_clip(sides, &joints, ca, cb),
+                None => one_sided(clip, ClipStatus::Removed, Some(ca), None),
+            }
         })
         .collect();
     for (cb, clip) in b.clips.iter().enumerate() {

@@ -11,6 +11,7 @@
 
 mod clips;
 mod materials;
+mod progress;
 mod skeleton;
 mod vertices;
 
@@ -23,6 +24,7 @@ use std::collections::HashMap;
 
 pub use clips::{ClipDiff, ClipStatus, JointError};
 pub use materials::{FindingChange, MaterialChange, TextureChange};
+pub use progress::{CompareProgress, ProgressFn};
 pub use skeleton::{JointChange, Reparented, SkeletonDiff, SkinRebase};
 pub use vertices::{UnmatchedVertex, VertexChange, VertexRef, WeightsDiff};
 
@@ -97,6 +99,14 @@ impl RigDiff {
 
 /// Compares rig `a` with rig `b` (see the module documentation).
 pub fn compare(a: &Rig, b: &Rig, thresholds: &Thresholds) -> RigDiff {
+    compare_with_progress(a, b, thresholds, &mut |_, _| {})
+}
+
+/// [`compare`], telling `progress` as each step starts (the skeleton, the vertices, each clip
+/// of `a`, the materials and findings) what fraction is done and what the step does.
+pub fn compare_with_progress(a: &Rig, b: &Rig, thresholds: &Thresholds, progress: &mut ProgressFn) -> RigDiff {
+    let mut steps = progress::Steps::new(3 + a.clips.len(), progress);
+    steps.start("comparing the skeletons");
     let nodes = NodeMatch::new(a, b);
     let (rest_a, rest_b) = (RestPose::new(a), RestPose::new(b));
     let size = rest_a.size;
@@ -110,10 +120,15 @@ pub fn compare(a: &Rig, b: &Rig, thresholds: &Thresholds) -> RigDiff {
         thresholds,
     };
     let skeleton = skeleton::compare_skeletons(&sides, &rest_a, &rest_b);
+    steps.start("matching vertices and comparing weights");
     let weights = vertices::compare_vertices(&sides, &skeleton.rebases);
-    let clips = clips::compare_clips(&sides);
+    let clips = clips::compare_clips(&sides, &mut |index, name| {
+        steps.start(&format!("clip '{name}' ({} of {})", index + 1, a.clips.len()));
+    });
+    steps.start("comparing materials and report findings");
     let (materials, textures) = materials::compare_materials(a, b, thresholds);
     let (findings_appeared, findings_disappeared) = materials::compare_findings(a, b);
+    steps.finish();
     let mut diff = RigDiff {
         identical: false,
         size,

@@ -69,6 +69,9 @@ impl JointMap {
     }
 }
 
+/// Hand-made joint maps by [`JointMap::key`], as the settings keep them.
+pub type JointMaps = BTreeMap<String, JointMap>;
+
 /// A skeleton's identity that survives reloading and reordering: a 64-bit FNV-1a hash of its
 /// sorted joint names (the names of the nodes [`match_joints`] reports on). FNV is written out
 /// here because std's hasher may change between releases and the value is stored.

@@ -13,7 +13,9 @@
 mod matching;
 mod morph;
 
-pub use matching::{JointMap, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name};
+pub use matching::{
+    JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
+};
 
 use crate::anim::root_motion::motion_root;
 use crate::anim::{local_to_world, sample_clip};
@@ -76,6 +78,11 @@ pub struct ClipReport {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RetargetReport {
     pub joints: JointMatch,
+    /// The [`JointMap::key`] of the source's skeleton and the target's, under which a
+    /// hand-made map for them is kept.
+    pub map_key: String,
+    /// The hand-made map the joints were matched with (empty when none was kept).
+    pub map: JointMap,
     pub clips: Vec<ClipReport>,
 }
 
@@ -462,7 +469,13 @@ pub fn retarget_clips(
     let (clips, reports) = (0..source.clips.len())
         .map(|index| retarget_clip(&skeletons, index, options))
         .unzip();
-    (clips, RetargetReport { joints, clips: reports })
+    let report = RetargetReport {
+        joints,
+        map_key: JointMap::key(source, target),
+        map: map.clone(),
+        clips: reports,
+    };
+    (clips, report)
 }
 
 /// `rig` with every clip of `source` carried onto it and appended, each marked as coming from
@@ -496,11 +509,12 @@ pub fn with_clips_from(
     (rig, report)
 }
 
-/// Loads `path` and adds its clips to `rig` (see [`with_clips_from`]).
+/// Loads `path` and adds its clips to `rig` (see [`with_clips_from`]), its joints matched with
+/// the map `maps` keeps for the two skeletons, if any.
 pub fn load_clips_into(
     rig: Rig,
     path: &Path,
-    map: &JointMap,
+    maps: &JointMaps,
     options: &RetargetOptions,
 ) -> Result<(Rig, RetargetReport), RetargetError> {
     let source = crate::rig::load_file(path).map_err(|source| RetargetError::Load {
@@ -512,7 +526,8 @@ pub fn load_clips_into(
             path: path.to_path_buf(),
         });
     }
-    Ok(with_clips_from(rig, &source, path, map, options))
+    let map = maps.get(&JointMap::key(&source, &rig)).cloned().unwrap_or_default();
+    Ok(with_clips_from(rig, &source, path, &map, options))
 }
 
 /// Files whose clips are added to a rig, and how they are carried over (`--clips FILE`).
@@ -520,15 +535,18 @@ pub fn load_clips_into(
 pub struct ClipFiles {
     pub files: Vec<PathBuf>,
     pub options: RetargetOptions,
+    /// Hand-made joint maps by skeleton pair, used where one is kept for a file's skeleton and
+    /// the rig's.
+    pub maps: JointMaps,
 }
 
 impl ClipFiles {
-    /// `rig` with the clips of every file added in order (joints matched by name alone), and
-    /// what each file's retargeting matched and left out.
+    /// `rig` with the clips of every file added in order (joints matched by name and by the
+    /// kept maps), and what each file's retargeting matched and left out.
     pub fn add_to(&self, mut rig: Rig) -> Result<(Rig, Vec<RetargetReport>), RetargetError> {
         let mut reports = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let (with_clips, report) = load_clips_into(rig, file, &JointMap::default(), &self.options)?;
+            let (with_clips, report) = load_clips_into(rig, file, &self.maps, &self.options)?;
             rig = with_clips;
             reports.push(report);
         }

@@ -25,6 +25,7 @@ pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
     let error = comparison.diff_error.clone();
     viewer.ensure_comparison_diff();
     let diff = viewer.comparison().and_then(|c| c.diff()).map(Arc::clone);
+    let progress = viewer.comparison_progress();
     let mut pick = None;
     let mut open = true;
     egui::Window::new("Compare")
@@ -42,10 +43,13 @@ pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
                     ui.colored_label(egui::Color32::LIGHT_RED, format!("comparing failed: {error}"));
                 }
                 (None, None) => {
-                    ui.horizontal(|ui| {
-                        ui.spinner();
-                        ui.label("Comparing joints, vertices and clips…");
-                    });
+                    let (fraction, what) = progress.unwrap_or_default();
+                    let text = if what.is_empty() {
+                        "comparing…".to_owned()
+                    } else {
+                        what
+                    };
+                    ui.add(egui::ProgressBar::new(fraction).text(text).animate(true));
                 }
                 (Some(diff), None) => pick = entries(ui, diff),
             }

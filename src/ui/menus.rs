@@ -24,6 +24,13 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     actions.push(UiAction::LoadClipsDialog);
                 }
+                let has_clip_files = !viewer.document().clip_files.is_empty();
+                if ui
+                    .add_enabled(has_clip_files, egui::Button::new("Map joints of added clips…"))
+                    .clicked()
+                {
+                    state.joint_map_open = true;
+                }
                 compare_menu(ui, viewer, actions);
                 recent_menu(ui, viewer);
                 if ui

@@ -9,6 +9,7 @@ pub mod audit_motion;
 pub mod commands;
 pub mod compare;
 pub mod help;
+pub mod joint_map;
 pub mod layers;
 mod menus;
 pub mod paint;
@@ -79,6 +80,8 @@ pub struct UiState {
     pub repair: repair::RepairPanelState,
     /// The keyboard map window (F1).
     pub help_open: bool,
+    /// The Joint mapping window of clips added from other files.
+    pub joint_map_open: bool,
     pub theme: Theme,
     /// Anti-aliasing of the 3D view; the window applies it.
     pub msaa: crate::render::Msaa,
@@ -142,13 +145,16 @@ pub fn open_from_dialog(
 }
 
 /// What File ▸ Load clips from… does: like [`open_from_dialog`], but the clips of the file
-/// picked are added to the open rig.
+/// picked are added to the open rig, and the Joint mapping window opens to show what stays
+/// unmatched.
 pub fn load_clips_from_dialog(
     viewer: &mut Viewer,
     state: &mut UiState,
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
-    (pick_near_open_file(viewer, state, pick).map(|path| viewer.load_clips_from(path))).is_some()
+    let picked = pick_near_open_file(viewer, state, pick);
+    state.joint_map_open |= picked.is_some();
+    (picked.map(|path| viewer.load_clips_from(path))).is_some()
 }
 
 /// What File ▸ Compare with… does: like [`open_from_dialog`], but the file picked is shown as
@@ -292,6 +298,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
     compare::compare_window(ui.ctx(), viewer);
+    joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);

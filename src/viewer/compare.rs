@@ -4,7 +4,7 @@
 
 use super::Viewer;
 use crate::audit::VertexSymmetry;
-use crate::compare::{RigDiff, Thresholds};
+use crate::compare::{CompareProgress, RigDiff, Thresholds};
 use crate::render::ViewMode;
 use crate::rig::Rig;
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ pub struct Comparison {
     /// The comparison of the active document (of this generation) with the other file.
     diff: Option<(u64, Arc<RigDiff>)>,
     /// That comparison while it runs on a thread (see `Viewer::background_checks`).
-    diff_job: Option<(u64, crate::job::Job<RigDiff>)>,
+    diff_job: Option<(u64, crate::job::Job<RigDiff, CompareProgress>)>,
     /// Why comparing the files failed (it panicked), shown instead of the differences.
     pub diff_error: Option<String>,
     /// Which node of the other file each node of the active one is (by name, then path).
@@ -117,9 +117,12 @@ impl Viewer {
             return;
         }
         let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
-        let compare = move || crate::compare::compare(&rig, &other, &Thresholds::default());
+        let compare = move |progress: &CompareProgress| {
+            let mut report = |fraction, what: &str| progress.set(fraction, what);
+            crate::compare::compare_with_progress(&rig, &other, &Thresholds::default(), &mut report)
+        };
         if !self.background_checks {
-            comparison.diff = Some((generation, Arc::new(compare())));
+            comparison.diff = Some((generation, Arc::new(compare(&CompareProgress::default()))));
             return;
         }
         match comparison.diff_job.take() {
@@ -128,7 +131,10 @@ impl Viewer {
                 Ok(Err(panicked)) => comparison.diff_error = Some(panicked.0),
                 Err(job) => comparison.diff_job = Some((started, job)),
             },
-            _ => comparison.diff_job = Some((generation, crate::job::Job::spawn(compare))),
+            _ => {
+                let job = crate::job::Job::with_progress(CompareProgress::default(), compare);
+                comparison.diff_job = Some((generation, job));
+            }
         }
     }
 
@@ -166,6 +172,13 @@ impl Viewer {
     /// Whether the comparison of the two files is running on its thread.
     pub fn comparing_in_background(&self) -> bool {
         self.compare.as_ref().is_some_and(|c| c.diff_job.is_some())
+    }
+
+    /// How far the comparison running on its thread has got: the fraction done and what it is
+    /// doing (see [`crate::compare::compare_with_progress`]).
+    pub fn comparison_progress(&self) -> Option<(f32, String)> {
+        let (_, job) = self.compare.as_ref()?.diff_job.as_ref()?;
+        Some(job.progress().get())
     }
 
     /// Reads the file at `path` and shows it as the other side of the active document (in

@@ -4,7 +4,7 @@ use super::*;
 use crate::job::Job;
 use crate::reload::{FileStamp, FileWatcher};
 use crate::render::OrbitCamera;
-use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
+use crate::retarget::{JointMaps, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
 use std::time::{Duration, Instant};
 
 /// A load running on a background thread.
@@ -36,13 +36,13 @@ enum LoadError {
 }
 
 /// Opens the rig at `path` (the demo rig for `None`) and adds the clips of `clip_files`, joints
-/// matched by name.
-fn load(path: Option<&Path>, clip_files: &[PathBuf]) -> Result<Loaded, LoadError> {
+/// matched by name and by the hand-made `maps`.
+fn load(path: Option<&Path>, clip_files: &[PathBuf], maps: &JointMaps) -> Result<Loaded, LoadError> {
     let mut rig = crate::rig::open(path)?;
     let mut reports = Vec::with_capacity(clip_files.len());
     for file in clip_files {
         let options = RetargetOptions::default();
-        let (with_clips, report) = load_clips_into(rig, file, &JointMap::default(), &options)?;
+        let (with_clips, report) = load_clips_into(rig, file, maps, &options)?;
         rig = with_clips;
         reports.push(report);
     }
@@ -78,14 +78,22 @@ impl Viewer {
     }
 
     /// Starts adding the clips of `clips_file` to the active document's rig (joints matched
-    /// by name, rotations carried from its rest pose onto the rig's): the document is loaded
+    /// by name and by the pairs [`Viewer::joint_maps`] keeps for the two skeletons, rotations
+    /// carried from its rest pose onto the rig's): the document is loaded
     /// again in the background with the clip files it has and this one, keeping clip, time
     /// and bends. The clip file is watched with the document from then on.
     pub fn load_clips_from(&mut self, clips_file: PathBuf) {
+        self.load_clips_from_files([clips_file]);
+    }
+
+    /// [`Viewer::load_clips_from`] for several files at once, in order.
+    pub fn load_clips_from_files(&mut self, files: impl IntoIterator<Item = PathBuf>) {
         let document = self.document();
         let mut clip_files = document.clip_files.clone();
-        if !clip_files.contains(&clips_file) {
-            clip_files.push(clips_file);
+        for file in files {
+            if !clip_files.contains(&file) {
+                clip_files.push(file);
+            }
         }
         let (path, generation) = (document.path.clone(), document.generation);
         self.start_load(path, Some(generation), clip_files);
@@ -99,7 +107,8 @@ impl Viewer {
         );
         let stamp = path.as_deref().and_then(FileStamp::of);
         let (thread_path, thread_clip_files) = (path.clone(), clip_files.clone());
-        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files));
+        let maps = self.joint_maps.clone();
+        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files, &maps));
         self.pending = Some(PendingLoad {
             path,
             started: Instant::now(),

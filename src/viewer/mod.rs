@@ -11,6 +11,7 @@ use crate::timings::FrameStages;
 pub use compare::{CompareLayout, Comparison};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
+pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
 use marks::Marks;
@@ -23,6 +24,7 @@ pub use view::View;
 mod compare;
 mod diagnostics;
 mod document;
+mod joint_maps;
 mod loading;
 mod marks;
 mod playback;
@@ -61,6 +63,9 @@ pub struct Viewer {
     last_generation: u64,
     /// A second file shown beside or over the active one (see [`Viewer::compare_with`]).
     compare: Option<Comparison>,
+    /// Joint pairs set by hand per pair of skeletons, used whenever clips are added (see
+    /// `joint_maps.rs`).
+    pub joint_maps: crate::retarget::JointMaps,
 }
 
 impl Viewer {
@@ -79,6 +84,7 @@ impl Viewer {
             watching: None,
             last_generation: 0,
             compare: None,
+            joint_maps: Default::default(),
         };
         viewer.set_rig(rig, path);
         viewer

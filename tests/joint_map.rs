@@ -1,0 +1,236 @@
+//! Joints of clips from another file mapped by hand: the table lists what name matching leaves
+//! unmatched, a pair set by hand makes the joint play the source's motion (joint world
+//! transforms against the source file's keys composed in f64), and the pair is kept in the
+//! settings for that pair of skeletons and used on the next load.
+
+mod common;
+
+use egui_kittest::kittest::Queryable;
+use glam::{DMat4, DQuat, DVec3};
+use rigscope::retarget::{JointMap, match_joints};
+use rigscope::settings::Settings;
+use rigscope::ui::UiState;
+use rigscope::viewer::Viewer;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The demo joint the clip file renames, and its name there (no name rule pairs the two).
+const RENAMED: (&str, &str) = ("joint3", "Segment 3");
+const CLIP: &str = "Wave";
+const CARRIED: &str = "Wave (clips.gltf)";
+
+/// The demo rig written as a .gltf with `RENAMED` renamed, in `dir`.
+fn clip_file(dir: &Path) -> PathBuf {
+    let glb = rigscope::rig::demo::demo_glb(rigscope::rig::demo::DEMO_JOINTS);
+    let (json, bin) = common::split_glb(&glb);
+    let mut json: Value = serde_json::from_slice(json).unwrap();
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    let node = (nodes.iter_mut())
+        .find(|n| n["name"] == RENAMED.0)
+        .expect("the demo has the joint");
+    node["name"] = RENAMED.1.into();
+    json.as_object_mut().unwrap().remove("buffers");
+    let path = dir.join("clips.gltf");
+    std::fs::write(&path, common::gltf_with(json, bin.unwrap())).unwrap();
+    path
+}
+
+/// Per key time of `clip` in the glTF file at `path`, the world matrix of every node by name,
+/// composed in f64 from the file's JSON: rest transforms, and each animated rotation's key value
+/// (the middle of a cubic spline's three values) at that time.
+fn worlds_at_keys(path: &Path, clip: &str) -> Vec<(f64, Vec<(String, DMat4)>)> {
+    let doc = common::Doc::open(path);
+    let nodes = doc.array("nodes");
+    let mut parent = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for child in common::array(node, "children") {
+            parent[common::index(child, "child")] = Some(i);
+        }
+    }
+    let animation = (doc.array("animations").iter())
+        .find(|a| a["name"] == clip)
+        .expect("the clip");
+    let samplers = common::array(animation, "samplers");
+    let channels = common::array(animation, "channels");
+    let times = doc.read_floats(common::index(&samplers[0]["input"], "input"));
+    (0..times.len())
+        .map(|key| {
+            let mut rotations: Vec<DQuat> = (nodes.iter())
+                .map(|n| DQuat::from_array(common::json_rest_trs(n).1))
+                .collect();
+            for channel in channels {
+                assert_eq!(channel["target"]["path"], "rotation");
+                let sampler = &samplers[common::index(&channel["sampler"], "sampler")];
+                assert_eq!(sampler["interpolation"], "CUBICSPLINE");
+                assert_eq!(doc.read_floats(common::index(&sampler["input"], "input")), times);
+                let values = doc.read_floats(common::index(&sampler["output"], "output"));
+                let v = &values[3 * key + 1];
+                rotations[common::index(&channel["target"]["node"], "node")] =
+                    DQuat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
+            }
+            let local = |i: usize| {
+                let (t, _, s) = common::json_rest_trs(&nodes[i]);
+                DMat4::from_scale_rotation_translation(DVec3::from(s), rotations[i], DVec3::from(t))
+            };
+            let world = |mut i: usize| {
+                let mut world = local(i);
+                while let Some(p) = parent[i] {
+                    world = local(p) * world;
+                    i = p;
+                }
+                world
+            };
+            let worlds = (0..nodes.len()).map(|i| (common::json_node_name(&doc.json, i), world(i)));
+            (times[key][0], worlds.collect())
+        })
+        .collect()
+}
+
+fn wait_for_load(viewer: &mut Viewer) {
+    viewer.wait_for_load();
+    assert!(viewer.loading().is_none(), "the load never finished");
+    assert_eq!(viewer.diagnostics.error, None);
+}
+
+/// The largest difference, over the clip file's key times and the joints both rigs have under
+/// the same name or as `RENAMED`, between the viewer's carried clip's joint world matrices and
+/// the source's.
+fn largest_error(viewer: &mut Viewer, source: &[(f64, Vec<(String, DMat4)>)]) -> f64 {
+    let clip = viewer.rig().find_clip(CARRIED).expect("the carried clip");
+    viewer.select_clip(Some(clip));
+    let mut largest = 0.0f64;
+    for (time, worlds) in source {
+        viewer.seek(*time as f32);
+        for (name, expected) in worlds {
+            let target_name = if name == RENAMED.1 { RENAMED.0 } else { name };
+            let Some(node) = viewer.rig().find_node(target_name) else {
+                continue;
+            };
+            let actual = viewer.pose().worlds[node].as_dmat4();
+            let error = (actual.to_cols_array().iter().zip(expected.to_cols_array()))
+                .map(|(a, e)| (a - e).abs())
+                .fold(0.0, f64::max);
+            largest = largest.max(error);
+        }
+    }
+    largest
+}
+
+#[test]
+fn a_joint_mapped_by_hand_plays_the_source_motion_and_the_map_is_kept_for_the_next_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = clip_file(dir.path());
+    let source_rig = rigscope::rig::load_file(&file).unwrap();
+    let source_worlds = worlds_at_keys(&file, CLIP);
+    assert!(source_worlds.len() > 2);
+
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.load_clips_from(file.clone());
+    wait_for_load(&mut viewer);
+
+    // The table lists what name matching leaves unmatched, on both sides.
+    let by_name = match_joints(&source_rig, viewer.rig(), &JointMap::default());
+    let tables = viewer.joint_map_tables();
+    assert_eq!(tables.len(), 1);
+    let table = &tables[0];
+    assert_eq!(table.file, file);
+    assert_eq!(table.key, JointMap::key(&source_rig, viewer.rig()));
+    assert_eq!(table.unmatched_source, by_name.unmatched_source);
+    assert_eq!(table.unmatched_target, by_name.unmatched_target);
+    assert_eq!(table.unmatched_source, [RENAMED.1]);
+    assert_eq!(table.unmatched_target, [RENAMED.0]);
+    assert!(table.by_hand.is_empty() && !table.changed);
+    let unmapped_error = largest_error(&mut viewer, &source_worlds);
+    assert!(
+        unmapped_error > 0.05,
+        "the unmatched joint stays at rest, unlike the source: {unmapped_error}"
+    );
+
+    // Paired by hand and applied: the joint and those below it move as in the source.
+    let key = table.key.clone();
+    viewer.set_joint_pair(&key, RENAMED.1, Some(RENAMED.0));
+    assert!(viewer.joint_map_tables()[0].changed, "set but not applied yet");
+    viewer.apply_joint_maps();
+    wait_for_load(&mut viewer);
+    let table = &viewer.joint_map_tables()[0];
+    assert!(table.unmatched_source.is_empty() && table.unmatched_target.is_empty());
+    assert_eq!(table.by_hand, [(RENAMED.1.to_owned(), RENAMED.0.to_owned())]);
+    assert!(!table.changed);
+    let mapped_error = largest_error(&mut viewer, &source_worlds);
+    assert!(mapped_error < 1e-5, "{mapped_error}");
+
+    // Through the settings file into a viewer started afresh: the pair is used on its own.
+    let settings_file = dir.path().join("settings.toml");
+    rigscope::app::capture_settings(&viewer, &UiState::default(), (800.0, 600.0))
+        .save_to(&settings_file)
+        .unwrap();
+    let settings = Settings::load_from(&settings_file);
+    assert_eq!(settings.joint_maps, viewer.joint_maps);
+    let mut next = Viewer::new(common::load_demo(), None);
+    rigscope::app::apply_settings(&settings, &mut next, &mut UiState::default());
+    next.load_clips_from(file.clone());
+    wait_for_load(&mut next);
+    assert!(next.joint_map_tables()[0].unmatched_source.is_empty());
+    let kept_error = largest_error(&mut next, &source_worlds);
+    assert!(kept_error < 1e-5, "{kept_error}");
+
+    // Cleared: the joint is unmatched again once applied.
+    next.set_joint_pair(&key, RENAMED.1, None);
+    assert!(next.joint_maps.is_empty());
+    next.apply_joint_maps();
+    wait_for_load(&mut next);
+    assert_eq!(next.joint_map_tables()[0].unmatched_source, [RENAMED.1]);
+}
+
+#[test]
+fn a_pair_set_from_the_target_side_replaces_the_target_joints_earlier_pair() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.set_joint_pair("a>b", "Jaw", Some("Head"));
+    viewer.set_joint_pair("a>b", "Chin", Some("Head"));
+    viewer.set_joint_pair("a>b", "Tail", Some("Spine"));
+    let pairs: Vec<(&str, &str)> = (viewer.joint_maps["a>b"].by_hand.iter())
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(pairs, [("Chin", "Head"), ("Tail", "Spine")]);
+    viewer.set_joint_pair("a>b", "Chin", None);
+    viewer.set_joint_pair("a>b", "Tail", None);
+    assert!(viewer.joint_maps.is_empty(), "an empty map is not kept");
+}
+
+#[test]
+fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = clip_file(dir.path());
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.load_clips_from(file);
+    wait_for_load(&mut viewer);
+    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Map joints of added clips…").click();
+    harness.run();
+    harness.get_by_label(RENAMED.1);
+    harness.get_by_label("Unmatched by name: 1 of its joints, 1 of this rig's.");
+
+    let key = harness.state().0.joint_map_tables()[0].key.clone();
+    harness.state_mut().0.set_joint_pair(&key, RENAMED.1, Some(RENAMED.0));
+    harness.run();
+    harness.get_by_label(&format!("drives {}", RENAMED.0));
+    harness.get_by_label("Apply").click();
+    // One frame: the load's spinner keeps repainting until it is taken.
+    harness.step();
+    wait_for_load(&mut harness.state_mut().0);
+    harness.run();
+    let table = &harness.state().0.joint_map_tables()[0];
+    assert!(table.unmatched_source.is_empty() && !table.changed);
+    harness.get_by_label("Unmatched by name: 0 of its joints, 0 of this rig's.");
+
+    harness.get_by_label("Clear").click();
+    harness.run();
+    assert!(harness.state().0.joint_maps.is_empty());
+    assert!(
+        harness.state().0.joint_map_tables()[0].changed,
+        "cleared, not yet applied"
+    );
+}
