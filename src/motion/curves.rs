@@ -243,26 +243,48 @@ impl Reading {
             .collect()
     }
 
-    /// `points` (keys, an interpolation path) read, each unwrapped against the sampled curve
-    /// (`samples` and their values `read`, from [`Reading::samples`]) at the nearest time, so
-    /// that they lie on it.
-    pub fn near(&self, points: &[Sample], samples: &[Sample], read: &[[f64; 4]]) -> Vec<[f64; 4]> {
+    /// `points` (keys, an interpolation path: time and value) read, each unwrapped against the
+    /// sampled curve (`samples` and their values `read`, from [`Reading::samples`]) at the
+    /// nearest time, so that they lie on it.
+    pub fn near(
+        &self,
+        points: impl IntoIterator<Item = (f32, [f32; 4])>,
+        samples: &[Sample],
+        read: &[[f64; 4]],
+    ) -> Vec<[f64; 4]> {
         points
-            .iter()
-            .map(|p| {
-                let after = samples.partition_point(|s| s.time < p.time);
+            .into_iter()
+            .map(|(time, value)| {
+                let after = samples.partition_point(|s| s.time < time);
                 let nearest = [after.saturating_sub(1), after]
                     .into_iter()
                     .filter(|&i| i < samples.len().min(read.len()))
                     .min_by(|&a, &b| {
-                        (samples[a].time - p.time)
+                        (samples[a].time - time)
                             .abs()
-                            .total_cmp(&(samples[b].time - p.time).abs())
+                            .total_cmp(&(samples[b].time - time).abs())
                     });
-                self.value(p.value, nearest.map(|i| read[i]))
+                self.value(value, nearest.map(|i| read[i]))
             })
             .collect()
     }
+
+    /// A channel's keys and samples read: what `inspect --curves --rotation` prints and the
+    /// Curves window plots.
+    pub fn curve(&self, curve: &ChannelCurve) -> ReadCurve {
+        let samples = self.samples(&curve.samples);
+        ReadCurve {
+            keys: self.near(curve.keys.iter().map(|k| (k.time, k.value)), &curve.samples, &samples),
+            samples,
+        }
+    }
+}
+
+/// A channel's key and sample values as a [`Reading`] gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCurve {
+    pub keys: Vec<[f64; 4]>,
+    pub samples: Vec<[f64; 4]>,
 }
 
 /// A rotation turning more than this in one frame of playback is reported as a jump.

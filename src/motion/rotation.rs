@@ -5,49 +5,32 @@
 
 use glam::{DQuat, DVec3, EulerRot, Quat};
 
-/// How a rotation channel is plotted and printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum, strum::VariantArray)]
-pub enum RotationView {
-    /// Euler angles, intrinsic: `euler-xyz` is the rotation Rx(a)·Ry(b)·Rz(c), printed a, b, c.
-    #[default]
-    EulerXyz,
-    EulerXzy,
-    EulerYxz,
-    EulerYzx,
-    EulerZxy,
-    EulerZyx,
-    /// The angle turned about the parent's X axis (the twist of the swing-twist split).
-    AxisX,
-    AxisY,
-    AxisZ,
-    /// The angle turned about the joint's own X axis away from its rest rotation.
-    LocalX,
-    LocalY,
-    LocalZ,
-    /// The quaternion's x, y, z, w as stored: a sign flip between keys shows.
-    Quat,
+crate::names::named_enum! {
+    /// How a rotation channel is plotted and printed.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum RotationView {
+        /// Euler angles, intrinsic: `euler-xyz` is the rotation Rx(a)·Ry(b)·Rz(c), printed a, b, c.
+        #[default]
+        EulerXyz,
+        EulerXzy,
+        EulerYxz,
+        EulerYzx,
+        EulerZxy,
+        EulerZyx,
+        /// The angle turned about the parent's X axis (the twist of the swing-twist split).
+        AxisX,
+        AxisY,
+        AxisZ,
+        /// The angle turned about the joint's own X axis away from its rest rotation.
+        LocalX,
+        LocalY,
+        LocalZ,
+        /// The quaternion's x, y, z, w as stored: a sign flip between keys shows.
+        Quat,
+    }
 }
 
 impl RotationView {
-    /// The name on the command line and in the window.
-    pub fn name(self) -> &'static str {
-        match self {
-            RotationView::EulerXyz => "euler-xyz",
-            RotationView::EulerXzy => "euler-xzy",
-            RotationView::EulerYxz => "euler-yxz",
-            RotationView::EulerYzx => "euler-yzx",
-            RotationView::EulerZxy => "euler-zxy",
-            RotationView::EulerZyx => "euler-zyx",
-            RotationView::AxisX => "axis-x",
-            RotationView::AxisY => "axis-y",
-            RotationView::AxisZ => "axis-z",
-            RotationView::LocalX => "local-x",
-            RotationView::LocalY => "local-y",
-            RotationView::LocalZ => "local-z",
-            RotationView::Quat => "quat",
-        }
-    }
-
     /// Names of the values a rotation becomes, in the order they are given.
     pub fn components(self) -> &'static [&'static str] {
         match self {

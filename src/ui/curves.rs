@@ -9,6 +9,7 @@ use crate::motion::curves::{
     key_flags, property_name,
 };
 use crate::motion::rotation::RotationView;
+use crate::names::Named;
 use crate::rig::{Interpolation, Property, Rig};
 use crate::viewer::Viewer;
 use egui::{Color32, PointerButton, Pos2};
@@ -100,7 +101,7 @@ pub fn plot_channels(
                     value: k.value,
                 })
                 .collect();
-            let sample_values = reading.samples(&curve.samples);
+            let read = reading.curve(&curve);
             let path = interpolation_path(channel, CUBIC_STEPS);
             plotted.push(PlottedChannel {
                 joint,
@@ -109,12 +110,12 @@ pub fn plot_channels(
                 property: channel.property,
                 interpolation: channel.interpolation,
                 reading,
-                key_values: reading.near(&keys, &curve.samples, &sample_values),
-                path_values: reading.near(&path, &curve.samples, &sample_values),
+                key_values: read.keys,
+                path_values: reading.near(path.iter().map(|p| (p.time, p.value)), &curve.samples, &read.samples),
                 tangents: curve.keys.iter().map(|k| k.in_tangent.zip(k.out_tangent)).collect(),
                 keys,
                 samples: curve.samples,
-                sample_values,
+                sample_values: read.samples,
                 path,
                 flags: key_flags(channel, jump_degrees),
             });

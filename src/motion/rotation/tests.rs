@@ -1,4 +1,5 @@
 use super::*;
+use crate::names::Named;
 use strum::VariantArray;
 
 /// The rotation turning `angles[i]` degrees about the axis named by `order[i]`, one after the
@@ -168,4 +169,24 @@ fn the_quaternion_view_gives_the_stored_components() {
         flipped.map(f64::from)
     );
     assert_eq!(RotationView::Quat.components().len(), 4);
+}
+
+#[test]
+fn the_view_names_users_type_are_kept() {
+    let names = [
+        "euler-xyz",
+        "euler-xzy",
+        "euler-yxz",
+        "euler-yzx",
+        "euler-zxy",
+        "euler-zyx",
+        "axis-x",
+        "axis-y",
+        "axis-z",
+        "local-x",
+        "local-y",
+        "local-z",
+        "quat",
+    ];
+    assert_eq!(RotationView::names().collect::<Vec<_>>(), names);
 }
