@@ -160,6 +160,8 @@ enum Command {
         vertex: Option<(usize, usize, u32)>,
         #[command(flatten)]
         curves: rigscope::commands::curves::CurvesArgs,
+        #[command(flatten)]
+        limits: rigscope::commands::inspect::ReportLimitArgs,
     },
     /// Sweep every weighted joint through twists and bends, skin each pose (LBS and DQS) and rank
     /// the joints by how badly their skinning deforms; check left/right weight symmetry. Exits
@@ -273,6 +275,7 @@ fn main() -> ExitCode {
             json,
             vertex,
             curves,
+            limits,
         }) => {
             if curves.curves {
                 return rigscope::commands::curves::curves_command(&file, &curves, json);
@@ -281,6 +284,7 @@ fn main() -> ExitCode {
                 (file.as_os_str() != "demo").then_some(file.as_path()),
                 json,
                 vertex,
+                &limits,
             );
         }
         Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),

@@ -2,7 +2,10 @@
 //! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
 
 use super::inspect::{EXIT_CLEAN, EXIT_NOT_LOADED};
-use crate::motion::curves::joint_curves;
+use crate::motion::curves::{Reading, SAMPLES_PER_SECOND, joint_curves};
+use crate::motion::rotation::RotationView;
+use crate::names::Named;
+use crate::rig::Property;
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -21,8 +24,14 @@ pub struct CurvesArgs {
     #[arg(long, value_name = "NAME", requires = "curves")]
     pub clip: Option<String>,
     /// With --curves: sampled values per second of clip.
-    #[arg(long, default_value_t = 30.0, requires = "curves")]
+    #[arg(long, default_value_t = SAMPLES_PER_SECOND, requires = "curves")]
     pub samples_per_second: f32,
+    /// With --curves: also give each rotation channel's keys and samples as Euler angles in an
+    /// order (intrinsic: euler-xyz is Rx·Ry·Rz), the angle about a parent axis (axis-*) or about
+    /// the joint's own axis away from its rest rotation (local-*), in degrees unwrapped past
+    /// ±180°; or as quaternion components (quat).
+    #[arg(long, value_name = "VIEW", value_parser = crate::names::cli::<RotationView>(), requires = "curves")]
+    pub rotation: Option<RotationView>,
 }
 
 /// Prints the curves; 0 when printed, 2 when the file does not load or names no such joint or
@@ -59,7 +68,36 @@ pub fn curves_command(file: &Path, args: &CurvesArgs, as_json: bool) -> ExitCode
     }
     let clip = &rig.clips[c];
     let channels = joint_curves(clip, node, args.samples_per_second);
+    let reading = args.rotation.map(|view| Reading {
+        property: Property::Rotation,
+        view,
+        rest: rig.nodes[node].rest.rotation,
+    });
+    // Rotation channels read in the view asked for, beside their stored values.
+    let read: Vec<_> = (channels.iter())
+        .map(|channel| {
+            reading
+                .filter(|_| channel.property == "rotation")
+                .map(|r| (r, r.curve(channel)))
+        })
+        .collect();
     if as_json {
+        let channels: Vec<serde_json::Value> = (channels.iter().zip(&read))
+            .map(|(channel, read)| {
+                let mut value = serde_json::to_value(channel).unwrap_or_default();
+                if let Some((reading, read)) = read {
+                    let width = reading.components().len();
+                    value["rotation"] = json!({
+                        "view": reading.view.name(),
+                        "components": reading.components(),
+                        "unit": if reading.view.is_angle() { "degrees" } else { "quaternion" },
+                        "keys": read.keys.iter().map(|v| &v[..width]).collect::<Vec<_>>(),
+                        "samples": read.samples.iter().map(|v| &v[..width]).collect::<Vec<_>>(),
+                    });
+                }
+                value
+            })
+            .collect();
         let document = json!({
             "file": label,
             "joint": joint,
@@ -73,15 +111,24 @@ pub fn curves_command(file: &Path, args: &CurvesArgs, as_json: bool) -> ExitCode
         if channels.is_empty() {
             println!("  not animated by this clip");
         }
-        for channel in &channels {
+        for (channel, read) in channels.iter().zip(&read) {
             println!(
                 "  {} {}: {} key(s)",
                 channel.property,
                 channel.interpolation,
                 channel.keys.len()
             );
-            for key in &channel.keys {
-                println!("    {:>8.4} s  {:?}", key.time, key.value);
+            for (k, key) in channel.keys.iter().enumerate() {
+                match read {
+                    Some((reading, read)) => println!(
+                        "    {:>8.4} s  {:?}  {} {:.3?}",
+                        key.time,
+                        key.value,
+                        reading.view.name(),
+                        &read.keys[k][..reading.components().len()]
+                    ),
+                    None => println!("    {:>8.4} s  {:?}", key.time, key.value),
+                }
             }
             for k in &channel.hemisphere_flips {
                 println!("    key {k}: quaternion in the opposite hemisphere from the previous key");

@@ -2,7 +2,7 @@
 //! pipeline can gate on.
 
 use crate::anim::PoseBuffers;
-use crate::report::RigReport;
+use crate::report::{ReportLimits, RigReport};
 use crate::rig::Rig;
 use serde::Serialize;
 use serde_json::json;
@@ -14,17 +14,47 @@ pub const EXIT_ERROR_FINDINGS: u8 = 1;
 /// Exit status when the file cannot be loaded at all (or, with `--vertex`, has no such vertex).
 pub const EXIT_NOT_LOADED: u8 = 2;
 
+/// The limits of the report's checks that `rigscope inspect` takes as flags.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReportLimitArgs {
+    /// A rotation channel turning more than this many degrees within one frame (1/30 s) of
+    /// playback is reported as `keys-jump`.
+    #[arg(long, value_name = "DEGREES", default_value_t = crate::motion::curves::KEY_JUMP_DEGREES)]
+    pub keys_jump_deg: f32,
+}
+
+impl ReportLimitArgs {
+    /// The limits, or why a value is refused.
+    pub fn limits(&self) -> Result<ReportLimits, String> {
+        if !(self.keys_jump_deg.is_finite() && self.keys_jump_deg > 0.0) {
+            return Err(format!("--keys-jump-deg must be above 0, not {}", self.keys_jump_deg));
+        }
+        Ok(ReportLimits {
+            keys_jump_degrees: self.keys_jump_deg,
+        })
+    }
+}
+
 /// `rigscope inspect`: loads `file` (the demo rig when `None`), prints the report as text or as
 /// one JSON document on stdout, and returns [`EXIT_CLEAN`], [`EXIT_ERROR_FINDINGS`] or
 /// [`EXIT_NOT_LOADED`]. A load failure is also printed on stderr. With `vertex` (glTF mesh,
 /// glTF primitive, vertex index) it prints that vertex instead of the report (see
-/// [`vertex_info`]).
+/// [`vertex_info`]). A limit refused (see [`ReportLimitArgs::limits`]) exits with
+/// [`EXIT_NOT_LOADED`] too.
 pub fn inspect(
     file: Option<&std::path::Path>,
     as_json: bool,
     vertex: Option<(usize, usize, u32)>,
+    limits: &ReportLimitArgs,
 ) -> std::process::ExitCode {
     let label = file.map_or_else(|| "demo".to_string(), |f| f.display().to_string());
+    let limits = match limits.limits() {
+        Ok(limits) => limits,
+        Err(e) => {
+            eprintln!("rigscope: {e}");
+            return std::process::ExitCode::from(EXIT_NOT_LOADED);
+        }
+    };
     let started = std::time::Instant::now();
     let rig = match crate::rig::open(file) {
         Ok(rig) => rig,
@@ -58,7 +88,7 @@ pub fn inspect(
             }
         };
     }
-    let report = RigReport::new(&rig);
+    let report = RigReport::with_limits(&rig, limits);
     if as_json {
         let mut document = report.to_json(&rig);
         document["file"] = json!(label);

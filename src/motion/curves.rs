@@ -2,10 +2,14 @@
 //! interpolation, and the values the player samples between them; and the rotation keys that
 //! lie in the opposite hemisphere from the previous one.
 
+use super::rotation::RotationView;
 use crate::anim::sample_channel;
 use crate::rig::{Channel, Clip, Interpolation, Property};
-use glam::Vec4;
+use glam::{Quat, Vec4};
 use serde::Serialize;
+
+/// Samples a second of a clip that the curves are drawn and printed with by default.
+pub const SAMPLES_PER_SECOND: f32 = 30.0;
 
 /// The value of key `k` (the middle of the three values a cubic spline key stores).
 pub fn key_value(channel: &Channel, k: usize) -> Option<Vec4> {
@@ -75,13 +79,17 @@ pub fn interpolation_name(interpolation: Interpolation) -> &'static str {
     }
 }
 
+/// The channels of `clip` that animate `node`, in the clip's order (the order of
+/// [`joint_curves`]).
+pub fn joint_channels(clip: &Clip, node: usize) -> impl Iterator<Item = &Channel> {
+    clip.channels.iter().filter(move |c| c.node == node)
+}
+
 /// The channels of `clip` that animate `node`, with `samples_per_second` samples a second
 /// (both ends of the clip included).
 pub fn joint_curves(clip: &Clip, node: usize, samples_per_second: f32) -> Vec<ChannelCurve> {
     let count = ((clip.duration * samples_per_second).ceil() as usize + 1).max(2);
-    clip.channels
-        .iter()
-        .filter(|c| c.node == node)
+    joint_channels(clip, node)
         .map(|channel| {
             let cubic = channel.interpolation == Interpolation::CubicSpline;
             let keys = (0..channel.times.len())
@@ -114,6 +122,169 @@ pub fn joint_curves(clip: &Clip, node: usize, samples_per_second: f32) -> Vec<Ch
             }
         })
         .collect()
+}
+
+/// The path a channel's interpolation takes from key to key, to draw it: a STEP holds each
+/// key's value up to the next key's time and rises there, LINEAR runs straight between keys,
+/// CUBICSPLINE is sampled `steps_per_segment` times per key gap by the player's own sampler.
+pub fn interpolation_path(channel: &Channel, steps_per_segment: usize) -> Vec<Sample> {
+    let key = |k: usize| Sample {
+        time: channel.times[k],
+        value: key_value(channel, k).unwrap_or(Vec4::ZERO).to_array(),
+    };
+    let keys = channel.times.len();
+    let mut path = Vec::with_capacity(match channel.interpolation {
+        Interpolation::Step => 2 * keys,
+        Interpolation::Linear => keys,
+        Interpolation::CubicSpline => keys * steps_per_segment.max(1),
+    });
+    let mut hint = 0;
+    for k in 0..keys {
+        if k > 0 {
+            let (t0, t1) = (channel.times[k - 1], channel.times[k]);
+            match channel.interpolation {
+                Interpolation::Step => path.push(Sample {
+                    time: t1,
+                    value: key(k - 1).value,
+                }),
+                Interpolation::Linear => {}
+                Interpolation::CubicSpline => path.extend((1..steps_per_segment).map(|s| {
+                    let time = t0 + (t1 - t0) * s as f32 / steps_per_segment as f32;
+                    Sample {
+                        time,
+                        value: sample_channel(channel, time, &mut hint).to_array(),
+                    }
+                })),
+            }
+        }
+        path.push(key(k));
+    }
+    path
+}
+
+/// What a key is marked for on a curve: the findings of `inspect` about keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KeyFlag {
+    /// Its quaternion lies in the opposite hemisphere from the previous key's.
+    HemisphereFlip,
+    /// The turn into it within one frame, in degrees, is past the jump threshold.
+    Jump(f32),
+    /// The cubic segment into it leaves its keys' range by this much.
+    CubicOvershoot(f32),
+}
+
+impl KeyFlag {
+    /// What the flag means, as a tooltip says it.
+    pub fn describe(self) -> String {
+        match self {
+            KeyFlag::HemisphereFlip => "quaternion in the opposite hemisphere from the previous key's \
+                 (a spin the long way where components are interpolated)"
+                .to_string(),
+            KeyFlag::Jump(degrees) => format!("turns {degrees:.1}° within one frame before this key"),
+            KeyFlag::CubicOvershoot(past) => {
+                format!("the cubic spline before this key overshoots its keys by {past:.4}; check the tangents")
+            }
+        }
+    }
+}
+
+/// The keys of `channel` the key findings are about (with a jump above `jump_degrees`), as
+/// (key, flag).
+pub fn key_flags(channel: &Channel, jump_degrees: f32) -> Vec<(usize, KeyFlag)> {
+    let mut flags: Vec<(usize, KeyFlag)> = hemisphere_flips(channel)
+        .into_iter()
+        .map(|k| (k, KeyFlag::HemisphereFlip))
+        .collect();
+    if let Some((k, degrees)) = largest_frame_turn(channel).filter(|&(_, d)| d > jump_degrees) {
+        flags.push((k, KeyFlag::Jump(degrees)));
+    }
+    if let Some((k, past)) = cubic_overshoot(channel) {
+        flags.push((k, KeyFlag::CubicOvershoot(past)));
+    }
+    flags
+}
+
+/// How a channel's values are read as curves: translation and scale as their x, y, z; rotation
+/// in a [`RotationView`] (`rest` is the joint's rest rotation, for the joint's own axes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    pub property: Property,
+    pub view: RotationView,
+    pub rest: Quat,
+}
+
+impl Reading {
+    /// Names of the values, in order.
+    pub fn components(&self) -> &'static [&'static str] {
+        match self.property {
+            Property::Rotation => self.view.components(),
+            _ => &["x", "y", "z"],
+        }
+    }
+
+    /// One value read, unwrapped against `reference` (angles).
+    pub fn value(&self, value: [f32; 4], reference: Option<[f64; 4]>) -> [f64; 4] {
+        match self.property {
+            Property::Rotation => self.view.values(value, self.rest, reference),
+            _ => value.map(f64::from),
+        }
+    }
+
+    /// The sampled curve read, each sample unwrapped against the one before.
+    pub fn samples(&self, samples: &[Sample]) -> Vec<[f64; 4]> {
+        let mut previous = None;
+        samples
+            .iter()
+            .map(|s| {
+                let v = self.value(s.value, previous);
+                previous = Some(v);
+                v
+            })
+            .collect()
+    }
+
+    /// `points` (keys, an interpolation path: time and value) read, each unwrapped against the
+    /// sampled curve (`samples` and their values `read`, from [`Reading::samples`]) at the
+    /// nearest time, so that they lie on it.
+    pub fn near(
+        &self,
+        points: impl IntoIterator<Item = (f32, [f32; 4])>,
+        samples: &[Sample],
+        read: &[[f64; 4]],
+    ) -> Vec<[f64; 4]> {
+        points
+            .into_iter()
+            .map(|(time, value)| {
+                let after = samples.partition_point(|s| s.time < time);
+                let nearest = [after.saturating_sub(1), after]
+                    .into_iter()
+                    .filter(|&i| i < samples.len().min(read.len()))
+                    .min_by(|&a, &b| {
+                        (samples[a].time - time)
+                            .abs()
+                            .total_cmp(&(samples[b].time - time).abs())
+                    });
+                self.value(value, nearest.map(|i| read[i]))
+            })
+            .collect()
+    }
+
+    /// A channel's keys and samples read: what `inspect --curves --rotation` prints and the
+    /// Curves window plots.
+    pub fn curve(&self, curve: &ChannelCurve) -> ReadCurve {
+        let samples = self.samples(&curve.samples);
+        ReadCurve {
+            keys: self.near(curve.keys.iter().map(|k| (k.time, k.value)), &curve.samples, &samples),
+            samples,
+        }
+    }
+}
+
+/// A channel's key and sample values as a [`Reading`] gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCurve {
+    pub keys: Vec<[f64; 4]>,
+    pub samples: Vec<[f64; 4]>,
 }
 
 /// A rotation turning more than this in one frame of playback is reported as a jump.

@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod curves;
+pub mod rotation;
 
 pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
 

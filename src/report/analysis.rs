@@ -78,6 +78,7 @@ pub(super) struct Analysis<'r> {
     /// skins × hierarchy depth); past it they are skipped and the report says so.
     pub(super) work_left: u64,
     pub(super) skipped_checks: Vec<&'static str>,
+    pub(super) limits: super::ReportLimits,
 }
 
 /// Work allowance of the optional checks, in node visits.
@@ -127,6 +128,7 @@ impl<'r> Analysis<'r> {
             users_of_skin,
             work_left: WORK_LIMIT,
             skipped_checks: Vec::new(),
+            limits: super::ReportLimits::default(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Clips: durations, keys, what their first frame does to the bind pose.
 
 use super::*;
-use crate::motion::curves::{KEY_JUMP_DEGREES, OVERSHOOT_FRACTION, cubic_overshoot, largest_frame_turn};
+use crate::motion::curves::{KeyFlag, OVERSHOOT_FRACTION, key_flags};
 
 impl<'r> Analysis<'r> {
     pub(super) fn clips(&mut self) -> Vec<ClipSummary> {
@@ -121,13 +121,18 @@ impl<'r> Analysis<'r> {
         let mut flipped = Vec::new();
         let mut jumps = Vec::new();
         for (k, channel) in clip.channels.iter().enumerate() {
-            if let Some(&key) = crate::motion::curves::hemisphere_flips(channel).first() {
-                flipped.push((k, key));
+            let mut first_flip = true;
+            for (key, flag) in key_flags(channel, self.limits.keys_jump_degrees) {
+                match flag {
+                    KeyFlag::HemisphereFlip if first_flip => {
+                        flipped.push((k, key));
+                        first_flip = false;
+                    }
+                    KeyFlag::HemisphereFlip => {}
+                    KeyFlag::Jump(degrees) => jumps.push((k, key, degrees)),
+                    KeyFlag::CubicOvershoot(past) => self.overshoot_finding(c, k, key, past),
+                }
             }
-            if let Some((key, degrees)) = largest_frame_turn(channel).filter(|(_, d)| *d > KEY_JUMP_DEGREES) {
-                jumps.push((k, key, degrees));
-            }
-            self.overshoot_finding(c, k);
             if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
                 repeated.push((k, i + 1, channel.times[i + 1]));
             }
@@ -209,9 +214,10 @@ impl<'r> Analysis<'r> {
                     Severity::Info,
                     FindingCode::KeysJump,
                     format!(
-                        "clip '{}': {} rotation channel(s) turn more than {KEY_JUMP_DEGREES}° within one frame (worst: {} by {degrees:.1}° before key {key}): a key gap too long for the turn, or a step",
+                        "clip '{}': {} rotation channel(s) turn more than {}° within one frame (worst: {} by {degrees:.1}° before key {key}): a key gap too long for the turn, or a step",
                         clip.name,
                         jumps.len(),
+                        self.limits.keys_jump_degrees,
                         node_label(rig, clip.channels[k].node)
                     ),
                 )
@@ -249,25 +255,24 @@ impl<'r> Analysis<'r> {
         }
     }
 
-    /// A cubic segment of a channel that overshoots its keys.
-    fn overshoot_finding(&mut self, c: usize, k: usize) {
+    /// The cubic segment of channel `k` of clip `c` before key `key`, which overshoots its keys
+    /// by `past`.
+    fn overshoot_finding(&mut self, c: usize, k: usize, key: usize, past: f32) {
         let rig = self.rig;
         let (clip, channel) = (&rig.clips[c], &rig.clips[c].channels[k]);
-        if let Some((key, past)) = cubic_overshoot(channel) {
-            self.push(
-                Finding::new(
-                    Severity::Info,
-                    FindingCode::KeysCubicOvershoot,
-                    format!(
-                        "clip '{}' ({} {}): the cubic spline before key {key} overshoots its keys by {past:.4} (more than {OVERSHOOT_FRACTION} of their difference); check the tangents",
-                        clip.name,
-                        node_label(rig, channel.node),
-                        crate::motion::curves::property_name(channel.property)
-                    ),
-                )
-                .nodes([channel.node])
-                .clip(c),
-            );
-        }
+        self.push(
+            Finding::new(
+                Severity::Info,
+                FindingCode::KeysCubicOvershoot,
+                format!(
+                    "clip '{}' ({} {}): the cubic spline before key {key} overshoots its keys by {past:.4} (more than {OVERSHOOT_FRACTION} of their difference); check the tangents",
+                    clip.name,
+                    node_label(rig, channel.node),
+                    crate::motion::curves::property_name(channel.property)
+                ),
+            )
+            .nodes([channel.node])
+            .clip(c),
+        );
     }
 }

@@ -280,10 +280,31 @@ pub struct RigReport {
     pub seconds: f64,
 }
 
+/// Limits of the report's checks that a user can set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReportLimits {
+    /// A rotation turning more than this many degrees within one frame is a `keys-jump`.
+    pub keys_jump_degrees: f32,
+}
+
+impl Default for ReportLimits {
+    fn default() -> Self {
+        ReportLimits {
+            keys_jump_degrees: crate::motion::curves::KEY_JUMP_DEGREES,
+        }
+    }
+}
+
 impl RigReport {
     pub fn new(rig: &Rig) -> RigReport {
+        RigReport::with_limits(rig, ReportLimits::default())
+    }
+
+    pub fn with_limits(rig: &Rig, limits: ReportLimits) -> RigReport {
         let started = std::time::Instant::now();
-        let mut report = Analysis::new(rig).run();
+        let mut analysis = Analysis::new(rig);
+        analysis.limits = limits;
+        let mut report = analysis.run();
         report.seconds = started.elapsed().as_secs_f64();
         report
     }

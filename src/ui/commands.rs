@@ -15,6 +15,7 @@ pub enum Command {
     ToggleHelp,
     ToggleAudit,
     ToggleRepair,
+    ToggleCurves,
     /// Switch a repair preview between the loaded and the repaired rig.
     BeforeAfter,
     PlayPause,
@@ -157,6 +158,13 @@ pub const BINDINGS: &[Binding] = &[
         "show or hide the weight repairs (Tools ▸ Repair weights)",
     ),
     bind(
+        Command::ToggleCurves,
+        NONE,
+        Key::K,
+        "`K`",
+        "show or hide the selected joint's animation curves and keys (Tools ▸ Curves)",
+    ),
+    bind(
         Command::BeforeAfter,
         NONE,
         Key::B,
@@ -233,6 +241,7 @@ pub fn run(command: Command, viewer: &mut Viewer, state: &mut UiState, actions: 
         Command::ToggleHelp => state.help_open = !state.help_open,
         Command::ToggleAudit => state.audit.open = !state.audit.open,
         Command::ToggleRepair => state.repair.open = !state.repair.open,
+        Command::ToggleCurves => state.curves.open = !state.curves.open,
         Command::BeforeAfter => viewer.show_repaired(!viewer.showing_repaired()),
         Command::PlayPause => viewer.toggle_play(),
         Command::StepBack => viewer.step(-1),

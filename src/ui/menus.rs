@@ -117,6 +117,13 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     state.repair.open = true;
                 }
+                if ui
+                    .add(egui::Button::new("Curves").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleCurves)))
+                    .on_hover_text("The selected joint's channels against time: keys, interpolation, findings")
+                    .clicked()
+                {
+                    state.curves.open = true;
+                }
             });
             ui.menu_button("Help", |ui| {
                 if ui

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod audit_motion;
 pub mod commands;
 pub mod compare;
+pub mod curves;
 pub mod help;
 pub mod joint_map;
 pub mod layers;
@@ -78,6 +79,7 @@ pub struct UiState {
     pub skeleton: SkeletonPanelState,
     pub audit: audit::AuditPanelState,
     pub repair: repair::RepairPanelState,
+    pub curves: curves::CurvesPanelState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     /// The Joint mapping window of clips added from other files.
@@ -299,6 +301,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
     compare::compare_window(ui.ctx(), viewer);
     joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
+    curves::curves_window(ui.ctx(), viewer, &mut state.curves);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
