@@ -363,6 +363,7 @@ joint_axes = true
                     names: true,
                     axes: true,
                 },
+                ghosts: crate::anim::GhostOptions::default(),
             },
             last_folder: None,
             recent: Vec::new(),

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod audit_motion;
 pub mod commands;
 pub mod compare;
+pub mod ghosts;
 pub mod help;
 pub mod layers;
 mod menus;
