@@ -23,6 +23,8 @@ struct Draw {
     // x: the uniform scale the skin's palette has in the rest pose, which the deformation view
     // divides out (1 for unskinned draws)
     bind: vec4<f32>,
+    // An onion-skin ghost's tint (xyz) and opacity (w), read with DRAW_GHOST
+    ghost: vec4<f32>,
 }
 
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
@@ -254,9 +256,14 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
 }
 
 // Alpha-blended materials (hair cards, visors): the base color's alpha covers what is behind.
+// An onion-skin ghost is its view's color pulled towards its tint, at its own opacity.
 @fragment
 fn fs_blend(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    return shade(in, front);
+    let color = shade(in, front);
+    if ((draw.skin.w & DRAW_GHOST) != 0u) {
+        return vec4<f32>(mix(color.rgb, draw.ghost.rgb, GHOST_TINT_SHARE), draw.ghost.a * color.a);
+    }
+    return color;
 }
 
 // Wireframe overlay: the same skinned vertices, nudged towards the camera so that the edges win

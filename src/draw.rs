@@ -164,6 +164,13 @@ impl ViewRenderer {
         timings.record_stages(viewer.prepare_frame());
         let Some((_, rig_gpu)) = &mut self.rig else { return };
         rig_gpu.ensure_buffers(&gpu.device, viewer.rig(), &viewer.view.options, viewer.skinning_path());
+        (self.scene).ensure_ghosts(
+            &gpu.device,
+            rig_gpu,
+            viewer.rig(),
+            &viewer.view.options,
+            viewer.skinning_path(),
+        );
         let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
         timings.record_upload(&upload);
         self.signature = upload.signature ^ viewer.document().generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);

@@ -1,6 +1,6 @@
 use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
-use rigscope::anim::{BlendMode, RootMotion};
+use rigscope::anim::{BlendMode, GhostOptions, RootMotion};
 use rigscope::cli::{parse_bend, parse_layer, parse_size};
 use rigscope::commands::clips::CommandError;
 use rigscope::headless::{RenderRequest, render_to_png};
@@ -100,6 +100,13 @@ struct RenderArgs {
     /// What `--view deformation` measures: the posed / bind triangle area, or the edge stretch.
     #[arg(long, default_value_t = DeformationMeasure::Area, value_parser = names::cli::<DeformationMeasure>())]
     deformation: DeformationMeasure,
+    /// Onion skin: N ghost poses on each side of --time, K frames (of 1/30 s) apart (K 5 when
+    /// left out), past ones blue and future ones orange, fading with distance.
+    #[arg(long, value_name = "N[,K]", value_parser = GhostOptions::parse)]
+    ghosts: Option<GhostOptions>,
+    /// Draw the --ghosts as skeletons instead of skinned meshes.
+    #[arg(long, requires = "ghosts")]
+    ghost_skeletons: bool,
     /// Draw the skeleton overlay.
     #[arg(long)]
     skeleton: bool,
@@ -209,6 +216,10 @@ enum Command {
         /// finished portion by portion and kept. GPU path, anti-aliasing as the window's Auto.
         #[arg(long)]
         orbit: bool,
+        /// Draw N onion-skin ghosts on each side, K frames apart, in every timed frame (as
+        /// `render --ghosts`).
+        #[arg(long, value_name = "N[,K]", value_parser = GhostOptions::parse)]
+        ghosts: Option<GhostOptions>,
         #[command(flatten)]
         clips: rigscope::commands::clips::ClipsArgs,
     },
@@ -250,6 +261,10 @@ fn main() -> ExitCode {
                         ..SkeletonOptions::default()
                     },
                     wireframe: args.wireframe,
+                    ghosts: args.ghosts.map_or_else(GhostOptions::default, |ghosts| GhostOptions {
+                        skeleton: args.ghost_skeletons,
+                        ..ghosts
+                    }),
                     ..ViewOptions::default()
                 },
                 path: args.skinning,
@@ -300,6 +315,7 @@ fn main() -> ExitCode {
             view,
             json,
             orbit,
+            ghosts,
             clips,
         }) => {
             use rigscope::commands::bench::{BenchOptions, bench_command};
@@ -309,6 +325,7 @@ fn main() -> ExitCode {
                 width: size.0,
                 height: size.1,
                 view,
+                ghosts: ghosts.unwrap_or_default(),
                 clips: clips.files(),
             };
             bench_command(&options, orbit, json)

@@ -371,6 +371,7 @@ joint_axes = true
                     names: true,
                     axes: true,
                 },
+                ghosts: crate::anim::GhostOptions::default(),
             },
             last_folder: None,
             recent: Vec::new(),

@@ -10,6 +10,7 @@ pub mod affine;
 mod attachments;
 mod crossfade;
 pub mod dual_quat;
+pub mod ghosts;
 pub mod layers;
 pub mod morph;
 mod player;
@@ -23,6 +24,7 @@ pub use affine::{
 };
 pub use attachments::Attachment;
 pub use crossfade::Fade;
+pub use ghosts::GhostOptions;
 pub use layers::{BlendMode, Layer, LayerMixer, LayerSample};
 pub use player::{FRAME_SECONDS, Player};
 pub use pose::{PaletteKernel, PoseBuffers, PoseInputs, StageTimes, evaluate_pose};

@@ -20,6 +20,8 @@ pub struct BenchOptions {
     pub height: u32,
     /// What every timed frame shows.
     pub view: ViewMode,
+    /// The onion skin every timed frame draws (off by default).
+    pub ghosts: crate::anim::GhostOptions,
     /// Other files whose clips are added to the rig (`--clips`).
     pub clips: crate::retarget::ClipFiles,
 }
@@ -298,6 +300,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
     viewer.view.options.mode = options.view;
+    viewer.view.options.ghosts = options.ghosts;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
     let mut renderer = ViewRenderer::offscreen(&gpu);

@@ -14,6 +14,10 @@ pub const DRAW_MIRRORED: u32 = 4;
 /// The mesh has no skin and follows its node whole, as if weighted 1 to it: the weight-sum view
 /// shows it as summing to 1 rather than to 0.
 pub const DRAW_RIGID: u32 = 8;
+/// An onion-skin ghost: drawn blended, in its tint, at its opacity (`DrawUniform::ghost`).
+pub const DRAW_GHOST: u32 = 16;
+/// How far a ghost's color is pulled from its view's color towards its tint.
+pub const GHOST_TINT_SHARE: f32 = 0.6;
 
 /// Which way a draw's transforms turn its triangles (glTF: a negative determinant flips the
 /// winding).

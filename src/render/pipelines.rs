@@ -211,17 +211,21 @@ fn color_target(format: wgpu::TextureFormat, blend: Option<wgpu::BlendState>) ->
 pub(super) enum MeshPass {
     Shaded(MeshPipeline),
     Wireframe,
+    /// An onion-skin ghost of a culled draw: blended like [`MeshPipeline::Blended`], back faces
+    /// culled so that a ghost shows one layer of its surface, as the draw does.
+    Ghost,
 }
 
 impl MeshPass {
     pub(super) const COUNT: usize = Self::ALL.len();
 
-    const ALL: [MeshPass; 5] = [
+    const ALL: [MeshPass; 6] = [
         MeshPass::Shaded(MeshPipeline::Culled),
         MeshPass::Shaded(MeshPipeline::CulledMirrored),
         MeshPass::Shaded(MeshPipeline::DoubleSided),
         MeshPass::Shaded(MeshPipeline::Blended),
         MeshPass::Wireframe,
+        MeshPass::Ghost,
     ];
 
     fn slot(self) -> usize {
@@ -240,11 +244,20 @@ impl MeshPass {
         }
     }
 
+    /// The pass that draws the onion-skin ghosts of a draw of `pipeline` in view `mode`: culled
+    /// as the draw is where it is culled the plain way, otherwise blended without culling.
+    pub(super) fn ghost(pipeline: MeshPipeline, mode: ViewMode) -> MeshPass {
+        match MeshPass::shaded(pipeline, mode) {
+            MeshPass::Shaded(MeshPipeline::Culled) => MeshPass::Ghost,
+            _ => MeshPass::Shaded(MeshPipeline::Blended),
+        }
+    }
+
     /// The view mode this pass's pipeline is built for: the wireframe's color is the same in
     /// every mode, so one wireframe pipeline serves them all.
     fn mode_for(self, mode: ViewMode) -> ViewMode {
         match self {
-            MeshPass::Shaded(_) => mode,
+            MeshPass::Shaded(_) | MeshPass::Ghost => mode,
             MeshPass::Wireframe => ViewMode::Shaded,
         }
     }
@@ -254,15 +267,18 @@ impl MeshPass {
 /// views' prelude, the draw flags), the skinning functions, the ramps and the mesh shader
 /// itself.
 pub(crate) fn mesh_wgsl() -> String {
-    use crate::render::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
+    use crate::render::material::{
+        DRAW_ALPHA_MASK, DRAW_GHOST, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT, GHOST_TINT_SHARE,
+    };
     let draw_flags = wgsl_u32_constants(&[
         ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),
         ("DRAW_RIGID", DRAW_RIGID),
+        ("DRAW_GHOST", DRAW_GHOST),
     ]);
     format!(
-        "{}{draw_flags}\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",
+        "{}{draw_flags}const GHOST_TINT_SHARE: f32 = {GHOST_TINT_SHARE:?};\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",
         wgsl_prelude(),
         skinning_wgsl()
     )
@@ -400,6 +416,14 @@ impl MeshPipelines {
                 "mesh (blended)",
                 triangles,
                 (ccw, None),
+                ("vs_main", "fs_blend"),
+                &covering,
+                false,
+            ),
+            MeshPass::Ghost => (
+                "mesh (ghost)",
+                triangles,
+                (ccw, back),
                 ("vs_main", "fs_blend"),
                 &covering,
                 false,

@@ -13,7 +13,7 @@ use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
 use crate::render::pipelines::{MeshPass, MeshPipelines};
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, grid_lines, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines};
 use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
@@ -42,8 +42,11 @@ pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.4, -1.0, -0.55);
 pub(crate) const MESH_WGSL: &str = include_str!("../../shaders/mesh.wgsl");
 pub(crate) const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
 
+mod ghosts;
 mod proxy;
 mod upload;
+
+pub use ghosts::GhostPose;
 
 pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
 
@@ -69,6 +72,8 @@ pub(crate) struct DrawUniform {
     pub(super) skin: [u32; 4],
     /// x: the draw's bind scale (see `GpuDraw::bind_scale`).
     pub(super) bind: Vec4,
+    /// An onion-skin ghost's tint and opacity (read with `DRAW_GHOST`).
+    pub(super) ghost: Vec4,
 }
 
 /// What one frame of the 3D view shows.
@@ -98,6 +103,8 @@ pub struct FrameState<'a> {
     /// Per node, its world position error against the file compared with, relative to the
     /// rig's size (while comparing; colors the skeleton overlay).
     pub joint_errors: Option<&'a [f32]>,
+    /// Onion-skin ghosts, farthest first (none when the onion skin is off).
+    pub ghosts: &'a [GhostPose],
 }
 
 /// A rig's GPU resources.
@@ -124,6 +131,10 @@ pub struct RigGpu {
     /// The [`SkinnedPose::generation`] the draws' CPU-path vertex buffers hold (`None` once
     /// buffers were added): a frame that did not skin again uploads nothing.
     cpu_vertices: Option<u64>,
+    /// Onion-skin ghost slots, made as the options first need them.
+    ghosts: Vec<ghosts::GhostGpu>,
+    /// Ghost slots this frame draws skinned.
+    ghosts_shown: usize,
 }
 
 impl RigGpu {
@@ -169,6 +180,8 @@ struct GpuDraw {
     edges: Option<(wgpu::Buffer, u32)>,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// The base color texture the bind group holds (ghosts' bind groups hold it too).
+    texture: wgpu::TextureView,
     /// `COLOR_0`, or white.
     colors: wgpu::Buffer,
     material: Material,
@@ -256,6 +269,12 @@ impl SceneRenderer {
         if view.wireframe && !gpu.draws.is_empty() {
             passes.push(MeshPass::Wireframe);
         }
+        for draw in gpu.draws.iter().filter(|_| gpu.ghosts_shown > 0) {
+            let pass = MeshPass::ghost(draw.pipeline, view.mode);
+            if !passes.contains(&pass) {
+                passes.push(pass);
+            }
+        }
         self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
     }
 
@@ -338,6 +357,7 @@ impl SceneRenderer {
                 material: material_uniform(&draw.material),
                 skin: [method, selected, u32::from(morph_here), draw.flags],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
+                ghost: Vec4::ZERO,
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             signature.write(bytemuck::bytes_of(&uniform));
@@ -404,11 +424,26 @@ impl SceneRenderer {
             state.marker_size,
             &mut gpu.overlay_vertices,
         );
+        if view.ghosts.skeleton {
+            let per_side = view.ghosts.per_side();
+            for ghost in state.ghosts {
+                let color = crate::anim::ghosts::ghost_tint(ghost.offset, per_side).to_array();
+                bone_lines(
+                    state.rig,
+                    &gpu.bones,
+                    &ghost.pose.worlds,
+                    color,
+                    state.marker_size,
+                    &mut gpu.overlay_vertices,
+                );
+            }
+        }
         gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);
         if !gpu.overlay_vertices.is_empty() {
             queue.write_buffer(&gpu.overlay, 0, bytemuck::cast_slice(&gpu.overlay_vertices));
         }
         signature.write(bytemuck::cast_slice(&gpu.overlay_vertices));
+        self.write_ghosts(queue, gpu, state, &mut signature);
         // Blended draws in their drawing order.
         for &d in &gpu.blended {
             signature.write_usize(d);
@@ -530,22 +565,10 @@ impl SceneRenderer {
                 pass.set_bind_group(1, palette, &[]);
                 pass.set_bind_group(2, &draw.bind_group, &[]);
                 pass.set_bind_group(3, &draw.morph.bind_group, &[]);
-                match (&draw.cpu_skinned, path) {
-                    (Some((positions, normals)), SkinningPath::Cpu) => {
-                        pass.set_vertex_buffer(0, positions.slice(..));
-                        pass.set_vertex_buffer(1, normals.slice(..));
-                    }
-                    _ => {
-                        pass.set_vertex_buffer(0, draw.positions.slice(..));
-                        pass.set_vertex_buffer(1, draw.normals.slice(..));
-                    }
-                }
-                pass.set_vertex_buffer(2, draw.uvs.slice(..));
-                pass.set_vertex_buffer(3, draw.influences.slice(..));
-                pass.set_vertex_buffer(4, draw.colors.slice(..));
-                pass.set_vertex_buffer(5, draw.positions.slice(..));
-                pass.set_vertex_buffer(6, draw.symmetry.slice(..));
-                pass.set_vertex_buffer(7, draw.normals.slice(..));
+                draw.set_vertex_buffers(
+                    &mut pass,
+                    draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu),
+                );
                 pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
                 let per_primitive = u64::from(per_primitive);
                 pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
@@ -553,6 +576,10 @@ impl SceneRenderer {
         }
         if !portion.overlays {
             return;
+        }
+        // Over the whole current pose, once per image (ghosts have no proxy to refine).
+        if let Some(gpu) = gpu {
+            self.encode_ghosts(&mut pass, gpu, view, path);
         }
         if let (true, Some((buffer, count))) = (view.grid, &self.grid) {
             pass.set_pipeline(&self.lines);

@@ -74,6 +74,7 @@ fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
             offset_of!(DrawUniform, material),
             offset_of!(DrawUniform, skin),
             offset_of!(DrawUniform, bind),
+            offset_of!(DrawUniform, ghost),
         ]
     );
     assert_eq!(size(&mesh, "DualQuat"), size_of::<DualQuat>());
@@ -113,7 +114,7 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 #[test]
 fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
     use super::gpu_data::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
-    use super::material::{DRAW_ALPHA_MASK, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
+    use super::material::{DRAW_ALPHA_MASK, DRAW_GHOST, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
     let mesh = module("mesh", &mesh_wgsl());
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
@@ -123,10 +124,12 @@ fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),
         ("DRAW_RIGID", DRAW_RIGID),
+        ("DRAW_GHOST", DRAW_GHOST),
     ];
     for (name, rust) in pairs {
         assert_eq!(constant(&mesh, name), rust, "{name}");
     }
+    assert_eq!(floats(&mesh, "GHOST_TINT_SHARE"), [super::material::GHOST_TINT_SHARE]);
 }
 
 /// The f32 components of the WGSL `const name` in `module` (a scalar, vector or array of them).

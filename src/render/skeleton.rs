@@ -99,6 +99,32 @@ pub fn skeleton_lines(
     }
 }
 
+/// Appends to `out` the bones of `worlds` (a pose other than the current one: a ghost, the bind
+/// pose) in one `color`, each from its parent joint to the joint, with a small cross of `marker`
+/// world units at the joint.
+pub fn bone_lines(rig: &Rig, bones: &[bool], worlds: &[Mat4], color: [f32; 4], marker: f32, out: &mut Vec<LineVertex>) {
+    let mut line = |a: Vec3, b: Vec3| {
+        out.push(LineVertex {
+            position: a.to_array(),
+            color,
+        });
+        out.push(LineVertex {
+            position: b.to_array(),
+            color,
+        });
+    };
+    for (node, _) in bones.iter().enumerate().filter(|(_, bone)| **bone) {
+        let position = worlds[node].w_axis.truncate();
+        if let Some(parent) = rig.nodes[node].parent.filter(|&p| bones[p]) {
+            line(worlds[parent].w_axis.truncate(), position);
+        }
+        let half = marker * 0.25;
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            line(position - axis * half, position + axis * half);
+        }
+    }
+}
+
 /// World positions of every joint in `pose`, for picking and name labels.
 pub fn joint_positions<'a>(bones: &'a [bool], pose: &'a PoseBuffers) -> impl Iterator<Item = (usize, Vec3)> + 'a {
     bones

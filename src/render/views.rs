@@ -133,6 +133,9 @@ pub struct ViewOptions {
     pub wireframe: bool,
     #[serde(flatten)]
     pub skeleton: SkeletonOptions,
+    /// The onion skin (kept only when changed from its defaults).
+    #[serde(skip_serializing_if = "crate::anim::GhostOptions::is_default")]
+    pub ghosts: crate::anim::GhostOptions,
 }
 
 impl Default for ViewOptions {
@@ -145,6 +148,7 @@ impl Default for ViewOptions {
             deformation: DeformationMeasure::Area,
             wireframe: false,
             skeleton: SkeletonOptions::default(),
+            ghosts: crate::anim::GhostOptions::default(),
         }
     }
 }

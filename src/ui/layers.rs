@@ -29,6 +29,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         ui.label("No clips to layer.");
     } else {
         stack_controls(ui, viewer, &mut edited, &mut changed);
+        super::ghosts::ghost_controls(ui, &mut viewer.view.options.ghosts);
     }
     morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
     if changed {

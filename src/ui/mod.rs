@@ -9,6 +9,7 @@ pub mod audit_motion;
 pub mod commands;
 pub mod compare;
 pub mod curves;
+pub mod ghosts;
 pub mod help;
 pub mod joint_map;
 pub mod layers;

@@ -24,6 +24,7 @@ pub use view::View;
 mod compare;
 mod diagnostics;
 mod document;
+mod ghosts;
 mod joint_maps;
 mod loading;
 mod marks;
@@ -262,6 +263,7 @@ impl Viewer {
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
         (self.playback).refresh(&document.rig, cpu_needed || self.marks.any() || !repaired.is_empty());
+        self.playback.refresh_ghosts(&document.rig, &self.view.options.ghosts);
         if self.marks.stale {
             self.marks.update(&document.rig, &self.playback, repaired);
         }
@@ -393,6 +395,7 @@ impl Viewer {
             joint_errors: (self.compare.as_ref())
                 .filter(|_| self.view.options.skeleton.show)
                 .map(|c| c.joint_errors.as_slice()),
+            ghosts: playback.ghosts.shown(),
         }
     }
 

@@ -36,6 +36,8 @@ pub struct Playback {
     stage_times: Option<FrameStages>,
     /// Pose evaluations and CPU skinnings made so far.
     work_done: WorkDone,
+    /// The onion skin's poses.
+    pub(super) ghosts: super::ghosts::Ghosts,
 }
 
 impl Playback {
@@ -54,6 +56,7 @@ impl Playback {
             cpu_skinned: false,
             stage_times: None,
             work_done: WorkDone::default(),
+            ghosts: Default::default(),
         };
         if let Some(previous) = previous {
             playback.player = previous.player;

@@ -53,24 +53,7 @@ impl SceneRenderer {
                     .base_color_texture
                     .and_then(|t| textures.get(t).and_then(Option::as_ref))
                     .unwrap_or(&self.white);
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("draw"),
-                    layout: &self.draw_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: uniform.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::TextureView(texture),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: wgpu::BindingResource::Sampler(&self.sampler),
-                        },
-                    ],
-                });
+                let bind_group = self.draw_bind_group(device, &uniform, texture);
                 let vertex_usage = wgpu::BufferUsages::VERTEX;
                 let positions = bytemuck::cast_slice(&primitive.positions);
                 let normals = bytemuck::cast_slice(&primitive.normals);
@@ -97,6 +80,7 @@ impl SceneRenderer {
                     edges: None,
                     uniform,
                     bind_group,
+                    texture: texture.clone(),
                     colors: if primitive.colors.is_empty() {
                         buffer(
                             "colors",
@@ -132,6 +116,8 @@ impl SceneRenderer {
             proxy_built: false,
             proxy_job: None,
             cpu_vertices: None,
+            ghosts: Vec::new(),
+            ghosts_shown: 0,
             blended,
             symmetry_written: None,
             draws,

@@ -1,0 +1,266 @@
+//! Onion-skin ghosts on the GPU: each ghost slot has palette buffers of its own (GPU path) or
+//! skinned vertex buffers of its own (CPU path) and a draw uniform per primitive, and draws the
+//! rig's primitives again, blended in its tint, after the opaque draws of the current pose.
+
+use super::*;
+use crate::anim::ghosts::ghost_tint;
+use crate::render::material::DRAW_GHOST;
+
+/// One ghost: the pose at a moment near the current time, evaluated (and on the CPU path
+/// skinned) like the current pose, in buffers kept from frame to frame.
+pub struct GhostPose {
+    /// Signed distance from the current time, in ghosts (negative: before it).
+    pub offset: i32,
+    /// The moment shown, in seconds into the clip.
+    pub time: f32,
+    pub pose: PoseBuffers,
+    /// Current when the CPU path draws.
+    pub skinned: SkinnedPose,
+}
+
+impl GhostPose {
+    pub fn new(rig: &Rig) -> GhostPose {
+        GhostPose {
+            offset: 0,
+            time: 0.0,
+            pose: PoseBuffers::new(rig),
+            skinned: SkinnedPose::new(rig),
+        }
+    }
+}
+
+/// The GPU side of one ghost slot.
+pub(super) struct GhostGpu {
+    /// Per mesh instance, as [`RigGpu::palettes`].
+    palettes: Vec<Option<PaletteBuffers>>,
+    /// Per draw of the rig, in the same order.
+    draws: Vec<GhostDraw>,
+    /// The [`SkinnedPose::generation`] the CPU-path vertex buffers hold.
+    cpu_vertices: Option<u64>,
+}
+
+struct GhostDraw {
+    uniform: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    /// Made the first time the CPU path draws this slot.
+    cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
+}
+
+impl SceneRenderer {
+    /// Makes the ghost slots the frame's options need (kept once made), and on the CPU path
+    /// their vertex buffers.
+    pub fn ensure_ghosts(
+        &self,
+        device: &wgpu::Device,
+        gpu: &mut RigGpu,
+        rig: &Rig,
+        view: &ViewOptions,
+        path: SkinningPath,
+    ) {
+        let wanted = if view.ghosts.skeleton {
+            0
+        } else {
+            2 * view.ghosts.per_side() as usize
+        };
+        while gpu.ghosts.len() < wanted {
+            let palettes = rig
+                .instances
+                .iter()
+                .map(|instance| {
+                    instance
+                        .skin
+                        .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
+                })
+                .collect();
+            let draws = gpu
+                .draws
+                .iter()
+                .map(|draw| {
+                    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("ghost draw"),
+                        size: std::mem::size_of::<DrawUniform>() as u64,
+                        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    let bind_group = self.draw_bind_group(device, &uniform, &draw.texture);
+                    GhostDraw {
+                        uniform,
+                        bind_group,
+                        cpu_skinned: None,
+                    }
+                })
+                .collect();
+            gpu.ghosts.push(GhostGpu {
+                palettes,
+                draws,
+                cpu_vertices: None,
+            });
+        }
+        if path != SkinningPath::Cpu {
+            return;
+        }
+        for ghost in gpu.ghosts.iter_mut().take(wanted) {
+            for (draw, ghost_draw) in gpu.draws.iter().zip(&mut ghost.draws) {
+                if !draw.cpu_skinnable || ghost_draw.cpu_skinned.is_some() {
+                    continue;
+                }
+                let primitive = &rig.meshes[rig.instances[draw.instance].mesh].primitives[draw.primitive];
+                let buffer = |label, contents: &[Vec3]| {
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents: bytemuck::cast_slice(contents),
+                        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    })
+                };
+                ghost_draw.cpu_skinned = Some((
+                    buffer("ghost positions", &primitive.positions),
+                    buffer("ghost normals", &primitive.normals),
+                ));
+                ghost.cpu_vertices = None;
+            }
+        }
+    }
+
+    /// The draw bind group of a uniform buffer and a base color texture.
+    pub(super) fn draw_bind_group(
+        &self,
+        device: &wgpu::Device,
+        uniform: &wgpu::Buffer,
+        texture: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("draw"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(texture),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        })
+    }
+
+    /// Writes the ghosts' palettes (or CPU-skinned vertices) and draw uniforms, after the
+    /// current pose's draws are written; hashes what it wrote into `signature`.
+    pub(super) fn write_ghosts(
+        &self,
+        queue: &wgpu::Queue,
+        gpu: &mut RigGpu,
+        state: &FrameState,
+        signature: &mut std::hash::DefaultHasher,
+    ) {
+        let per_side = state.view.ghosts.per_side();
+        gpu.ghosts_shown = if state.view.ghosts.skeleton || self.unskinned {
+            0
+        } else {
+            state.ghosts.len().min(gpu.ghosts.len())
+        };
+        let gpu_skinning = state.path == SkinningPath::Gpu;
+        for (ghost, slot) in state.ghosts.iter().zip(&mut gpu.ghosts).take(gpu.ghosts_shown) {
+            signature.write_i32(ghost.offset);
+            for (i, buffers) in slot.palettes.iter().enumerate() {
+                let Some(buffers) = buffers else { continue };
+                let matrices: &[u8] = bytemuck::cast_slice(&ghost.pose.palettes[i]);
+                queue.write_buffer(&buffers.matrices, 0, matrices);
+                signature.write(matrices);
+                if gpu_skinning && state.method == SkinningMethod::Dqs {
+                    let dual_quats = bytemuck::cast_slice::<DualQuat, u8>(&ghost.pose.dual_quats[i]);
+                    queue.write_buffer(&buffers.dual_quats, 0, dual_quats);
+                }
+            }
+            let upload_vertices = !gpu_skinning && slot.cpu_vertices != Some(ghost.skinned.generation());
+            for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
+                let skinned = slot.palettes[draw.instance].is_some();
+                let method = if skinned && gpu_skinning {
+                    skin_code(state.method)
+                } else {
+                    SKIN_NONE
+                };
+                let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
+                let uniform = DrawUniform {
+                    model: ghost.pose.instance_world(state.rig, draw.instance),
+                    base_color: draw.material.base_color,
+                    material: material_uniform(&draw.material),
+                    skin: [method, NO_JOINT, u32::from(morph_here), draw.flags | DRAW_GHOST],
+                    bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
+                    ghost: ghost_tint(ghost.offset, per_side),
+                };
+                queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
+                signature.write(bytemuck::bytes_of(&uniform));
+                if let (true, Some((positions, normals))) = (upload_vertices, &ghost_draw.cpu_skinned) {
+                    let out = &ghost.skinned.meshes[draw.instance][draw.primitive];
+                    queue.write_buffer(positions, 0, bytemuck::cast_slice(&out.positions));
+                    queue.write_buffer(normals, 0, bytemuck::cast_slice(&out.normals));
+                }
+            }
+            if upload_vertices {
+                slot.cpu_vertices = Some(ghost.skinned.generation());
+            }
+        }
+    }
+
+    /// Records the ghosts written by [`SceneRenderer::write_ghosts`] into `pass`: every
+    /// primitive of every ghost, blended, farthest ghost first (see [`MeshPass::ghost`]).
+    pub(super) fn encode_ghosts(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        gpu: &RigGpu,
+        view: &ViewOptions,
+        path: SkinningPath,
+    ) {
+        if gpu.ghosts_shown == 0 {
+            return;
+        }
+        for slot in &gpu.ghosts[..gpu.ghosts_shown] {
+            for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
+                // Built by `prepare_pipelines`.
+                let Some(pipeline) = (self.mesh_pipelines).get(MeshPass::ghost(draw.pipeline, view.mode), view.mode)
+                else {
+                    debug_assert!(false, "the ghosts' pipeline was not prepared");
+                    continue;
+                };
+                pass.set_pipeline(pipeline);
+                let palette = slot.palettes[draw.instance]
+                    .as_ref()
+                    .map_or(&self.empty_palette, |p| &p.bind_group);
+                pass.set_bind_group(1, palette, &[]);
+                pass.set_bind_group(2, &ghost_draw.bind_group, &[]);
+                pass.set_bind_group(3, &draw.morph.bind_group, &[]);
+                draw.set_vertex_buffers(
+                    pass,
+                    ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu),
+                );
+                pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..draw.index_count, 0, 0..1);
+            }
+        }
+    }
+}
+
+impl GpuDraw {
+    /// Binds the draw's vertex streams, with `skinned` (CPU-skinned positions and normals) in
+    /// place of the bind-pose ones when given.
+    pub(super) fn set_vertex_buffers(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        skinned: Option<&(wgpu::Buffer, wgpu::Buffer)>,
+    ) {
+        let (positions, normals) = skinned.map_or((&self.positions, &self.normals), |(p, n)| (p, n));
+        pass.set_vertex_buffer(0, positions.slice(..));
+        pass.set_vertex_buffer(1, normals.slice(..));
+        pass.set_vertex_buffer(2, self.uvs.slice(..));
+        pass.set_vertex_buffer(3, self.influences.slice(..));
+        pass.set_vertex_buffer(4, self.colors.slice(..));
+        pass.set_vertex_buffer(5, self.positions.slice(..));
+        pass.set_vertex_buffer(6, self.symmetry.slice(..));
+        pass.set_vertex_buffer(7, self.normals.slice(..));
+    }
+}
