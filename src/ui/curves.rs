@@ -260,7 +260,7 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut CurvesPanelState
         let mut unpin = None;
         for &joint in &state.pinned {
             if ui
-                .small_button(format!("{} ✕", node_name(joint)))
+                .small_button(format!("{} ×", node_name(joint)))
                 .on_hover_text("Unpin")
                 .clicked()
             {
