@@ -42,3 +42,5 @@ cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weigh
 cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png
 cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --ui --fix --normalize \
     --size 1280x760 --out screenshots/ui-robot-repair.png
+cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Jump --time 0.3 --joint UpperArm.L --skeleton \
+    --ui --curves --size 1280x760 --out screenshots/ui-robot-curves.png

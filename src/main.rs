@@ -7,6 +7,7 @@ use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
+use rigscope::screenshot::UiWindows;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::CompareLayout;
 use std::path::PathBuf;
@@ -134,6 +135,9 @@ struct RenderArgs {
     /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
     #[arg(long, requires = "ui")]
     audit: bool,
+    /// With `--ui`: open the Curves window on the joint given by `--joint`.
+    #[arg(long, requires_all = ["ui", "joint"])]
+    curves: bool,
     #[command(flatten)]
     clips: rigscope::commands::clips::ClipsArgs,
     #[command(flatten)]
@@ -226,10 +230,10 @@ enum Command {
 }
 
 /// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
-fn render(sequence: Option<f32>, ui: bool, audit: bool, request: &RenderRequest) -> Result<(), CommandError> {
+fn render(sequence: Option<f32>, ui: bool, windows: UiWindows, request: &RenderRequest) -> Result<(), CommandError> {
     match sequence {
         Some(fps) => rigscope::screenshot::render_sequence(request, fps).map(|_| ()),
-        None if ui => rigscope::screenshot::render_ui_to_png(request, audit),
+        None if ui => rigscope::screenshot::render_ui_to_png(request, windows),
         None => render_to_png(request),
     }
 }
@@ -243,7 +247,10 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => render(
             args.sequence.then_some(args.fps),
             args.ui,
-            args.audit,
+            UiWindows {
+                audit: args.audit,
+                curves: args.curves,
+            },
             &RenderRequest {
                 file: (args.file.as_os_str() != "demo").then_some(args.file),
                 out: args.out,

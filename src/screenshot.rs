@@ -220,10 +220,19 @@ pub fn render_ui(
         .map_err(|e| e.to_string())
 }
 
-/// `rigscope render --ui`: the whole window, panels included, as a PNG; with `audit`, the Audit
-/// window open on the rig's worst joint; with `--fix`, the Repair weights window open on the
-/// loaded rig, previewing the repairs asked for.
-pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), CommandError> {
+/// Windows `rigscope render --ui` opens over the panels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UiWindows {
+    /// The Audit window, on the rig's worst joint.
+    pub audit: bool,
+    /// The Curves window, on the selected joint.
+    pub curves: bool,
+}
+
+/// `rigscope render --ui`: the whole window, panels included, as a PNG, with the `windows`
+/// asked for; with `--fix`, the Repair weights window open on the loaded rig, previewing the
+/// repairs asked for.
+pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(), CommandError> {
     let loaded = RenderRequest {
         repair: crate::repair::RepairPlan::default(),
         ..request.clone()
@@ -241,9 +250,10 @@ pub fn render_ui_to_png(request: &RenderRequest, audit: bool) -> Result<(), Comm
             }
         }
     }
-    if audit {
+    if windows.audit {
         state.audit.open_at_worst_joint(&mut viewer);
     }
+    state.curves.open = windows.curves;
     let image = render_ui(&gpu, &mut viewer, &mut state, request.width, request.height, 1.0)?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)

@@ -2,6 +2,8 @@
 //! `--curves --rotation` printing rotation keys and samples as angles.
 
 mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -165,4 +167,49 @@ fn curves_print_rotations_as_unwrapped_angles_in_the_view_asked_for() {
     // Without --rotation the channels are as before.
     let plain = json_of(&inspect(&file, &["--curves", "--joint", "Arm", "--json"]));
     assert!(plain["channels"][0].get("rotation").is_none());
+}
+
+#[test]
+fn render_ui_curves_draws_the_window_over_the_view_and_needs_a_joint() {
+    let dir = common::temp_dir("curves-render");
+    let render = |extra: &[&str], out: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .env(rigscope::settings::CONFIG_DIR_ENV, &dir)
+            .args([
+                "render", "demo", "--clip", "Wave", "--time", "0.5", "--ui", "--size", "1280x760",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(dir.join(out))
+            .output()
+            .unwrap()
+    };
+    let refused = render(&["--curves"], "refused.png");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--joint"));
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let without = render(&["--joint", "joint3"], "without.png");
+    assert!(without.status.success(), "{}", String::from_utf8_lossy(&without.stderr));
+    let with = render(&["--joint", "joint3", "--curves"], "with.png");
+    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    let (without, with) = (
+        image::open(dir.join("without.png")).unwrap().to_rgba8(),
+        image::open(dir.join("with.png")).unwrap().to_rgba8(),
+    );
+    // The window lies over the 3D view, between the side panels; the panels are unchanged.
+    let differing = |xs: std::ops::Range<u32>, ys: std::ops::Range<u32>| {
+        let total = xs.len() * ys.len();
+        let changed = ys
+            .flat_map(|y| xs.clone().map(move |x| (x, y)))
+            .filter(|&(x, y)| without.get_pixel(x, y) != with.get_pixel(x, y))
+            .count();
+        changed as f64 / total as f64
+    };
+    let window = differing(320..900, 80..480);
+    assert!(window > 0.3, "{window} of the window's area changed");
+    let right_panel = differing(1000..1270, 400..700);
+    assert!(right_panel < 0.01, "{right_panel} of the right panel changed");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,6 +5,7 @@
 mod common;
 
 use common::skinned::{SkinnedMesh, TestJoint, only};
+use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3, Vec4};
 use rigscope::motion::curves::{KeyFlag, Reading, SAMPLES_PER_SECOND, joint_curves};
 use rigscope::motion::rotation::RotationView;
@@ -214,4 +215,39 @@ fn dragging_the_time_line_seeks_the_playback_and_clicking_a_key_shows_its_tangen
     let [(in_time, _), (out_time, out)] = curves.plotted()[index].tangent_ends(0).unwrap();
     assert_eq!((in_time, out_time), (-0.5, 0.5));
     assert!((out[1] - (1.0 + 0.5 * 3.0)).abs() < 1e-6, "{out:?}");
+}
+
+#[test]
+fn a_finding_marker_explains_itself_and_pinned_joints_stay_plotted() {
+    let (rig, lower) = animated_elbow();
+    let upper = rig.find_node("upper").unwrap();
+    let mut harness = opened_on(rig, lower);
+    // Hovering the flipped key (z, the third Euler angle) explains the flip.
+    let curves = &harness.state().1.curves;
+    let rotation = curves
+        .plotted()
+        .iter()
+        .find(|c| c.property == Property::Rotation)
+        .unwrap();
+    let marker = curves
+        .screen_position(Property::Rotation, 1.0, rotation.key_values[1][2])
+        .unwrap();
+    harness.event(egui::Event::PointerMoved(marker));
+    harness.run();
+    let explained = harness
+        .query_all_by_label_contains("key 1 at 1.000 s: quaternion in the opposite hemisphere")
+        .count();
+    assert!(explained > 0, "the tooltip explains the flip");
+    // Pinned, `lower` stays when `upper` is selected: both joints' channels are plotted.
+    harness.get_by_label("Pin").click();
+    harness.run();
+    harness.state_mut().0.view.selected_joint = Some(upper);
+    harness.run();
+    let joints: Vec<usize> = harness.state().1.curves.plotted().iter().map(|c| c.joint).collect();
+    assert_eq!(joints, [lower, lower, lower], "upper has no channels of its own");
+    assert_eq!(harness.state().1.curves.joints(&harness.state().0), [upper, lower]);
+    harness.get_by_label("lower ×").click();
+    harness.run();
+    assert!(harness.state().1.curves.plotted().is_empty());
+    harness.get_by_label_contains("Not animated by the playing clip");
 }

@@ -339,3 +339,6 @@ pub fn cubic_overshoot(channel: &Channel) -> Option<(usize, f32)> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests;

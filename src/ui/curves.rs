@@ -223,7 +223,9 @@ pub fn curves_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut Curve
     let mut open = true;
     egui::Window::new("Curves")
         .open(&mut open)
-        .default_size([720.0, 540.0])
+        // Over the 3D view, between the side panels.
+        .default_pos([290.0, 36.0])
+        .default_size([640.0, 500.0])
         .resizable(true)
         .show(ctx, |ui| contents(ui, viewer, state));
     state.open = open;
@@ -258,7 +260,7 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut CurvesPanelState
         let mut unpin = None;
         for &joint in &state.pinned {
             if ui
-                .small_button(format!("{} ✕", node_name(joint)))
+                .small_button(format!("{} ×", node_name(joint)))
                 .on_hover_text("Unpin")
                 .clicked()
             {
