@@ -296,15 +296,25 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             &symmetry_ramp,
             ["weight difference from the mirror", "no mirror vertex", "not compared"],
         ),
-        ViewMode::WeightDifference => difference_legend(
-            &mut items,
-            &symmetry_ramp,
-            [
-                "weight difference from the other file",
-                "no vertex there in the other file",
-                "not compared (no file to compare with)",
-            ],
-        ),
+        ViewMode::WeightDifference => {
+            difference_legend(
+                &mut items,
+                &symmetry_ramp,
+                [
+                    "weight difference from the other file",
+                    "no vertex there in the other file",
+                    "not compared (no file to compare with)",
+                ],
+            );
+            if viewer
+                .comparison()
+                .is_some_and(|c| c.layout == crate::viewer::CompareLayout::Side)
+            {
+                items.push(LegendItem::Text(
+                    "each side against the other, its vertices matched from its side".to_owned(),
+                ));
+            }
+        }
         ViewMode::Influences => {
             items.extend((1..=8u32).map(|n| LegendItem::Chip {
                 color: color32(influence_color(n)),

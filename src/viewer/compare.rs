@@ -5,7 +5,6 @@
 use super::Viewer;
 use crate::audit::VertexSymmetry;
 use crate::compare::{CompareProgress, RigDiff, Thresholds};
-use crate::render::ViewMode;
 use crate::rig::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -80,6 +79,19 @@ impl Comparison {
     pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
         let diff = self.diff()?;
         Some((self.other.document().generation, &diff.weights.per_vertex))
+    }
+}
+
+impl Viewer {
+    /// The weight-difference view's values: the active side's against the other side, or, for
+    /// the other side of a comparison, its vertices against the active side's (matched from
+    /// its side), each with what they were computed against.
+    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
+        match (&self.compare, &self.against_active) {
+            (Some(comparison), _) => comparison.weight_differences(),
+            (None, Some((generation, diff))) => Some((*generation, &diff.weights.per_vertex_b)),
+            (None, None) => None,
+        }
     }
 }
 
@@ -240,11 +252,8 @@ impl Viewer {
             selected_joint: selected,
             ..self.view
         };
-        // The weight difference is the active side's against the other: the other side shows
-        // its surface.
-        if other.view.options.mode == ViewMode::WeightDifference {
-            other.view.options.mode = ViewMode::Shaded;
-        }
+        // The other side's weight-difference view shows its vertices against the active side's.
+        other.against_active = (comparison.diff.as_ref()).map(|(generation, diff)| (*generation, Arc::clone(diff)));
         other.set_skinning(self.playback.path, self.playback.method);
     }
 }
