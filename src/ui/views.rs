@@ -340,6 +340,18 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
         }
         _ => {}
     }
+    if viewer.comparison().is_some() && viewer.view.options.skeleton.show {
+        let position = crate::render::skeleton::JOINT_ERROR_FULL_SCALE * 100.0;
+        let degrees = crate::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
+        items.push(LegendItem::Ramp {
+            color: &heat_ramp,
+            ends: ["0".to_owned(), format!("≥ {position} % of size or {degrees}°")],
+            title: "joint error against the other file (position or rotation)".to_owned(),
+        });
+        items.push(LegendItem::Text(
+            "red joint: none of that name in the other file".to_owned(),
+        ));
+    }
     let sizes: Vec<egui::Vec2> = items.iter().map(|item| item_size(item, &measure)).collect();
     for (item, rect) in items.iter().zip(flow_layout(viewport, &sizes)) {
         let Some(rect) = rect else { continue };

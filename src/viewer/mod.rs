@@ -8,7 +8,7 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
-pub use compare::{CompareLayout, Comparison};
+pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 pub use joint_maps::JointMapTable;
