@@ -479,21 +479,23 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
     assert!(summary.ends_with("4 have no mirror vertex."), "{summary}");
 }
 
+/// [`mirrored_quads_rig`] where quad 0 (fully on LeftArm, skin joint 1) gives 0.7 to the root
+/// (skin joint 0) and quad 3 moves away, leaving its vertices without a match.
+fn reweighted_quads_rig() -> Rig {
+    let mut rig = mirrored_quads_rig();
+    rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
+    for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
+        p.y += 5.0;
+    }
+    rig
+}
+
 #[test]
 fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_other_file() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    // Quad 0 (fully on LeftArm, skin joint 1) gives 0.7 to the root (skin joint 0); quad 3
-    // moves away, leaving its vertices without a match.
-    let other = {
-        let mut rig = mirrored_quads_rig();
-        rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
-        for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
-            p.y += 5.0;
-        }
-        rig
-    };
+    let other = reweighted_quads_rig();
     viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
     viewer.view.options.mode = ViewMode::WeightDifference;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
@@ -548,15 +550,7 @@ fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_othe
 fn the_other_side_of_a_comparison_is_colored_by_its_difference_from_the_active_file() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let active = mirrored_quads_rig();
-    // As above: quad 0 gives 0.7 to the root; quad 3 moves away.
-    let other = {
-        let mut rig = mirrored_quads_rig();
-        rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
-        for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
-            p.y += 5.0;
-        }
-        rig
-    };
+    let other = reweighted_quads_rig();
     // Compare's numbers with the files the other way round.
     let reverse = rigscope::compare::compare(&other, &active, &rigscope::compare::Thresholds::default());
     let mut viewer = Viewer::new(active, None);
