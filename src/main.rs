@@ -454,5 +454,8 @@ mod tests {
         assert!(render_args(&[]).unwrap().clips.files().files.is_empty());
         let kind = render_args(&["--in-place"]).err().map(|e| e.kind());
         assert_eq!(kind, Some(clap::error::ErrorKind::MissingRequiredArgument));
+        let viewer = Cli::try_parse_from(["rigscope", "rig.glb", "--clips", "a.glb", "--clips", "b.glb"]).unwrap();
+        assert!(viewer.command.is_none());
+        assert_eq!(viewer.view.clips, [PathBuf::from("a.glb"), PathBuf::from("b.glb")]);
     }
 }

@@ -335,3 +335,60 @@ fn the_skeleton_overlay_measures_each_joints_error_against_its_match() {
         );
     }
 }
+
+#[test]
+fn a_turned_joint_is_coloured_by_the_larger_of_its_position_and_rotation_error() {
+    use glam::{DMat4, DQuat, DVec3};
+    use rigscope::render::skeleton::JOINT_ERROR_FULL_SCALE;
+    use rigscope::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let demo = || rigscope::rig::open(None).expect("demo rig");
+    let rig = demo();
+    let joints = rig.skins[0].joints.clone();
+    let turned = joints[1];
+    let degrees = 4.0f64;
+    let mut other = demo();
+    other.nodes[turned].rest.rotation *= glam::Quat::from_rotation_z((degrees as f32).to_radians());
+    // Rest world matrices of both rigs in f64.
+    let worlds = |rig: &Rig| {
+        let mut worlds: Vec<DMat4> = Vec::with_capacity(rig.nodes.len());
+        for node in &rig.nodes {
+            let rest = node.rest;
+            let local = DMat4::from_scale_rotation_translation(
+                rest.scale.as_dvec3(),
+                DQuat::from_array(rest.rotation.to_array().map(f64::from)).normalize(),
+                rest.translation.as_dvec3(),
+            );
+            let parent = node.parent.map_or(DMat4::IDENTITY, |p| worlds[p]);
+            worlds.push(parent * local);
+        }
+        worlds
+    };
+    let (mine, theirs) = (worlds(&rig), worlds(&other));
+    let mut viewer = still_viewer(rig, None, 0.0);
+    viewer.view.options.skeleton.show = true;
+    viewer.compare_with(other, None, CompareLayout::Side);
+    render_view(&gpu, &mut viewer, 160, 120).expect("renders");
+    let size = f64::from(viewer.document().rest_bounds.size());
+    let errors = viewer.joint_errors().expect("comparing").to_vec();
+    let rig = viewer.rig().clone();
+    let mut by_rotation = 0;
+    for &joint in &joints {
+        let below = rigscope::render::skeleton::is_descendant(&rig, joint, turned);
+        let position = DVec3::distance(mine[joint].w_axis.truncate(), theirs[joint].w_axis.truncate()) / size;
+        let rotation = if below { degrees } else { 0.0 };
+        let as_position = rotation / f64::from(JOINT_ROTATION_FULL_SCALE_DEGREES) * f64::from(JOINT_ERROR_FULL_SCALE);
+        by_rotation += usize::from(as_position > position);
+        let expected = position.max(as_position);
+        assert!(
+            (f64::from(errors[joint]) - expected).abs() < 2e-4 * expected.max(0.01),
+            "{}: {} instead of {expected} (position {position}, rotation {rotation}°)",
+            rig.nodes[joint].name,
+            errors[joint]
+        );
+    }
+    assert!(
+        by_rotation >= 1,
+        "the turned joint itself stays in place: its rotation colours it"
+    );
+}

@@ -479,21 +479,23 @@ fn the_symmetry_view_colors_mirror_differences_and_vertices_without_a_mirror() {
     assert!(summary.ends_with("4 have no mirror vertex."), "{summary}");
 }
 
+/// [`mirrored_quads_rig`] where quad 0 (fully on LeftArm, skin joint 1) gives 0.7 to the root
+/// (skin joint 0) and quad 3 moves away, leaving its vertices without a match.
+fn reweighted_quads_rig() -> Rig {
+    let mut rig = mirrored_quads_rig();
+    rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
+    for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
+        p.y += 5.0;
+    }
+    rig
+}
+
 #[test]
 fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_other_file() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    // Quad 0 (fully on LeftArm, skin joint 1) gives 0.7 to the root (skin joint 0); quad 3
-    // moves away, leaving its vertices without a match.
-    let other = {
-        let mut rig = mirrored_quads_rig();
-        rig.meshes[0].primitives[0].influences.as_mut().unwrap().weights[..4].fill([0.7, 0.3, 0.0, 0.0]);
-        for p in &mut rig.meshes[0].primitives[0].positions[12..16] {
-            p.y += 5.0;
-        }
-        rig
-    };
+    let other = reweighted_quads_rig();
     viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
     viewer.view.options.mode = ViewMode::WeightDifference;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
@@ -541,6 +543,48 @@ fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_othe
                 &format!("{path:?} quad {k}"),
             );
         }
+    }
+}
+
+#[test]
+fn the_other_side_of_a_comparison_is_colored_by_its_difference_from_the_active_file() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let active = mirrored_quads_rig();
+    let other = reweighted_quads_rig();
+    // Compare's numbers with the files the other way round.
+    let reverse = rigscope::compare::compare(&other, &active, &rigscope::compare::Thresholds::default());
+    let mut viewer = Viewer::new(active, None);
+    gpu::look_along_minus_z(&mut viewer, 6.0);
+    viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
+    viewer.view.options.mode = ViewMode::WeightDifference;
+    let target = Offscreen::new(&gpu, 300, 120).unwrap();
+    let mut renderer = ViewRenderer::offscreen(&gpu);
+    viewer.ensure_comparison_diff();
+    viewer.follow_comparison();
+    let side = viewer.comparison_mut().unwrap().other_mut();
+    assert_eq!(side.view.options.mode, ViewMode::WeightDifference);
+    let (_, values) = side.frame_state(1.0).symmetry.expect("the other side's values");
+    assert_eq!(*values, reverse.weights.per_vertex);
+    let values = values.of(0, 0).unwrap().to_vec();
+    // By hand: the other file's quad 0 against the active file's (all LeftArm): 0.7; quads 1
+    // and 2 unchanged; quad 3, moved away, matches nothing.
+    let by_hand = [[0.7; 4], [0.0; 4], [0.0; 4], [SYMMETRY_UNMATCHED; 4]];
+    for (v, (&value, expected)) in values.iter().zip(by_hand.as_flattened()).enumerate() {
+        assert!(
+            (value - expected).abs() < 1e-6,
+            "vertex {v}: {value} instead of {expected}"
+        );
+    }
+    let image = renderer.render_image(&gpu, &target, side, None, None).unwrap();
+    let vp = side.view.camera.view_projection(target.aspect());
+    for (k, value) in [values[0], values[4], values[8]].into_iter().enumerate() {
+        let centre = Vec3::new(-2.0 + k as f32, 0.0, 0.0);
+        assert_pixel_at(
+            &image,
+            vp.project_point3(centre),
+            facing_shade(symmetry_color(value)),
+            &format!("quad {k}"),
+        );
     }
 }
 

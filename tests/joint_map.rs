@@ -234,3 +234,65 @@ fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
         "cleared, not yet applied"
     );
 }
+
+#[test]
+fn robot_expressive_arms_paired_by_hand_drive_ybots_arms() {
+    let (Some(rigs), Some(corpus)) = (common::shared_rigs(), common::shared_folder("corpus")) else {
+        return;
+    };
+    let source_file = rigs.join("real/RobotExpressive.glb");
+    let source = common::load_rig(&rigs, "real/RobotExpressive.glb");
+    let target_file = corpus.join("rigs/ybot.glb");
+    let target = common::load_rig(&corpus, "rigs/ybot.glb");
+    let pairs = [
+        ("UpperArm.L", "mixamorig:LeftArm"),
+        ("LowerArm.L", "mixamorig:LeftForeArm"),
+    ];
+    let mut viewer = Viewer::new(target, Some(target_file));
+    viewer.load_clips_from(source_file);
+    wait_for_load(&mut viewer);
+    let table = viewer.joint_map_tables().remove(0);
+    let by_name = match_joints(&source, viewer.rig(), &JointMap::default());
+    assert_eq!(table.unmatched_source, by_name.unmatched_source);
+    assert_eq!(table.unmatched_target, by_name.unmatched_target);
+    for (from, to) in pairs {
+        assert!(table.unmatched_source.iter().any(|n| n == from), "{from}");
+        assert!(table.unmatched_target.iter().any(|n| n == to), "{to}");
+    }
+    let matched_before: Vec<usize> = (viewer.document().retarget_reports[0].clips.iter())
+        .map(|c| c.matched_channels)
+        .collect();
+
+    for (from, to) in pairs {
+        viewer.set_joint_pair(&table.key, from, Some(to));
+    }
+    viewer.apply_joint_maps();
+    wait_for_load(&mut viewer);
+    let map = viewer.joint_maps[&table.key].clone();
+    let expected = match_joints(&source, viewer.rig(), &map);
+    let table = viewer.joint_map_tables().remove(0);
+    assert_eq!(table.unmatched_source, expected.unmatched_source);
+    assert_eq!(table.unmatched_target, expected.unmatched_target);
+    assert_eq!(
+        table.unmatched_source.len() + pairs.len(),
+        by_name.unmatched_source.len()
+    );
+    // Each clip now carries the channels of the two arm joints as well, counted in the file.
+    let paired: Vec<usize> = pairs.iter().map(|(from, _)| source.find_node(from).unwrap()).collect();
+    let report = &viewer.document().retarget_reports[0];
+    for ((clip, before), source_clip) in report.clips.iter().zip(&matched_before).zip(&source.clips) {
+        let arm_channels = (source_clip.channels.iter())
+            .filter(|c| paired.contains(&c.node))
+            .count();
+        assert_eq!(clip.matched_channels, before + arm_channels, "{}", clip.name);
+    }
+    // And ybot's left arm moves through them: its local rotation is keyed in every carried clip
+    // whose source animates the upper arm.
+    let arm = viewer.rig().find_node(pairs[0].1).unwrap();
+    for (clip, source_clip) in report.clips.iter().zip(&source.clips) {
+        let animated = source_clip.channels.iter().any(|c| c.node == paired[0]);
+        let carried = &viewer.rig().clips[viewer.rig().find_clip(&clip.name).unwrap()];
+        let keyed = carried.channels.iter().any(|c| c.node == arm);
+        assert_eq!(keyed, animated, "{}", clip.name);
+    }
+}

@@ -322,7 +322,7 @@ fn placement_change(a: &Mat4, b: &Mat4, size: f32) -> (f32, f32) {
 }
 
 /// Angle of the rotation taking `a`'s axes to `b`'s (scale removed), in degrees.
-fn rotation_between(a: &Mat4, b: &Mat4) -> f32 {
+pub fn rotation_between(a: &Mat4, b: &Mat4) -> f32 {
     let rotation = |m: &Mat4| {
         let axis = |v: Vec3| v.try_normalize().unwrap_or(Vec3::ZERO);
         glam::Quat::from_mat3(&glam::Mat3::from_cols(

@@ -71,6 +71,10 @@ pub struct WeightsDiff {
     /// once); the weight-difference view draws them.
     #[serde(skip)]
     pub per_vertex: VertexSymmetry,
+    /// Every vertex of B the same way, against its match in A (the other side's
+    /// weight-difference view).
+    #[serde(skip)]
+    pub per_vertex_b: VertexSymmetry,
 }
 
 impl WeightsDiff {
@@ -346,6 +350,20 @@ const SAME_PLACE: f32 = 0.05;
 /// The match of one vertex: (vertex of the other file, distance, weight difference).
 type Match = Option<(usize, f32, f32)>;
 
+/// Every vertex of `rig`: the weight difference from its match, [`VertexSymmetry::UNMATCHED`]
+/// without one (the largest over the instances of a mesh drawn more than once).
+fn per_vertex(rig: &Rig, table: &VertexTable, matches: &[Match]) -> VertexSymmetry {
+    let mut values = VertexSymmetry::unchecked(rig);
+    for (r, found) in table.refs.iter().zip(matches) {
+        let value = found.map_or(VertexSymmetry::UNMATCHED, |(_, _, difference)| difference);
+        let old = values.of(r.mesh, r.primitive_index).and_then(|v| v.get(r.vertex));
+        if old.is_some_and(|&old| value > old) {
+            values.set(r.mesh, r.primitive_index, r.vertex, value);
+        }
+    }
+    values
+}
+
 pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> WeightsDiff {
     let (a, b, size) = (sides.a, sides.b, sides.bind_size);
     let fraction = sides.thresholds.vertex_match;
@@ -382,19 +400,10 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
         .collect();
 
     let mut diff = WeightsDiff {
-        per_vertex: VertexSymmetry::unchecked(a),
+        per_vertex: per_vertex(a, &table_a, &matches),
+        per_vertex_b: per_vertex(b, &table_b, &matches_from_b),
         ..WeightsDiff::default()
     };
-    for (r, found) in table_a.refs.iter().zip(&matches) {
-        let value = found.map_or(VertexSymmetry::UNMATCHED, |(_, _, difference)| difference);
-        let old = diff
-            .per_vertex
-            .of(r.mesh, r.primitive_index)
-            .and_then(|v| v.get(r.vertex));
-        if old.is_some_and(|&old| value > old) {
-            diff.per_vertex.set(r.mesh, r.primitive_index, r.vertex, value);
-        }
-    }
     let mut changed = Vec::new();
     for (v, found) in matches.iter().enumerate() {
         let Some((w, distance, difference)) = *found else {

@@ -5,7 +5,7 @@
 
 use super::ViewRenderer;
 use crate::render::detail::ScenePortion;
-use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
+use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewMode, ViewOptions};
 use crate::timings::FrameTimings;
 use crate::viewer::{CompareLayout, Viewer};
 
@@ -67,6 +67,10 @@ pub fn prepare_other_side(
     viewer: &mut Viewer,
     viewport: PixelRect,
 ) -> Option<f32> {
+    if viewer.view.options.mode == ViewMode::WeightDifference {
+        // Before the other side follows: its colours come from the comparison.
+        viewer.ensure_comparison_diff();
+    }
     viewer.follow_comparison();
     let comparison = viewer.comparison_mut()?;
     let (active, other_rect) = side_viewports(comparison.layout, viewport);

@@ -296,15 +296,25 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             &symmetry_ramp,
             ["weight difference from the mirror", "no mirror vertex", "not compared"],
         ),
-        ViewMode::WeightDifference => difference_legend(
-            &mut items,
-            &symmetry_ramp,
-            [
-                "weight difference from the other file",
-                "no vertex there in the other file",
-                "not compared (no file to compare with)",
-            ],
-        ),
+        ViewMode::WeightDifference => {
+            difference_legend(
+                &mut items,
+                &symmetry_ramp,
+                [
+                    "weight difference from the other file",
+                    "no vertex there in the other file",
+                    "not compared (no file to compare with)",
+                ],
+            );
+            if viewer
+                .comparison()
+                .is_some_and(|c| c.layout == crate::viewer::CompareLayout::Side)
+            {
+                items.push(LegendItem::Text(
+                    "each side against the other, its vertices matched from its side".to_owned(),
+                ));
+            }
+        }
         ViewMode::Influences => {
             items.extend((1..=8u32).map(|n| LegendItem::Chip {
                 color: color32(influence_color(n)),
@@ -329,6 +339,18 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             }
         }
         _ => {}
+    }
+    if viewer.comparison().is_some() && viewer.view.options.skeleton.show {
+        let position = crate::render::skeleton::JOINT_ERROR_FULL_SCALE * 100.0;
+        let degrees = crate::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
+        items.push(LegendItem::Ramp {
+            color: &heat_ramp,
+            ends: ["0".to_owned(), format!("≥ {position} % of size or {degrees}°")],
+            title: "joint error against the other file (position or rotation)".to_owned(),
+        });
+        items.push(LegendItem::Text(
+            "red joint: none of that name in the other file".to_owned(),
+        ));
     }
     let sizes: Vec<egui::Vec2> = items.iter().map(|item| item_size(item, &measure)).collect();
     for (item, rect) in items.iter().zip(flow_layout(viewport, &sizes)) {

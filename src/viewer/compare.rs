@@ -5,7 +5,7 @@
 use super::Viewer;
 use crate::audit::VertexSymmetry;
 use crate::compare::{CompareProgress, RigDiff, Thresholds};
-use crate::render::ViewMode;
+use crate::render::skeleton::JOINT_ERROR_FULL_SCALE;
 use crate::rig::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,9 +49,23 @@ pub struct Comparison {
     pub diff_error: Option<String>,
     /// Which node of the other file each node of the active one is (by name, then path).
     nodes: crate::compare::NodeMatch,
-    /// Per node of the active side, its world position error against its match at the
-    /// current time, relative to the rig's size (infinite without a match).
+    /// Per node of the active side, its error against its match at the current time (see
+    /// [`joint_error`]; infinite without a match).
     pub(super) joint_errors: Vec<f32>,
+}
+
+/// A joint's world rotation error, in degrees, that the skeleton overlay colours like a
+/// position error of [`JOINT_ERROR_FULL_SCALE`] (red).
+pub const JOINT_ROTATION_FULL_SCALE_DEGREES: f32 = 10.0;
+
+/// A joint's error as the skeleton overlay colours it: its world position error relative to
+/// the rig's `size`, or its world rotation error scaled so that
+/// [`JOINT_ROTATION_FULL_SCALE_DEGREES`] counts as [`JOINT_ERROR_FULL_SCALE`], whichever is
+/// larger against its full scale.
+pub fn joint_error(mine: &glam::Mat4, theirs: &glam::Mat4, size: f32) -> f32 {
+    let position = mine.w_axis.truncate().distance(theirs.w_axis.truncate()) / size;
+    let degrees = crate::compare::rotation_between(mine, theirs);
+    position.max(degrees / JOINT_ROTATION_FULL_SCALE_DEGREES * JOINT_ERROR_FULL_SCALE)
 }
 
 impl Comparison {
@@ -80,6 +94,19 @@ impl Comparison {
     pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
         let diff = self.diff()?;
         Some((self.other.document().generation, &diff.weights.per_vertex))
+    }
+}
+
+impl Viewer {
+    /// The weight-difference view's values: the active side's against the other side, or, for
+    /// the other side of a comparison, its vertices against the active side's (matched from
+    /// its side), each with what they were computed against.
+    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
+        match (&self.compare, &self.against_active) {
+            (Some(comparison), _) => comparison.weight_differences(),
+            (None, Some((generation, diff))) => Some((*generation, &diff.weights.per_vertex_b)),
+            (None, None) => None,
+        }
     }
 }
 
@@ -138,7 +165,7 @@ impl Viewer {
         }
     }
 
-    /// Measures each joint's world position error against its match in the other side's
+    /// Measures each joint's error ([`joint_error`]) against its match in the other side's
     /// pose as last evaluated (the frame brings that up to date first).
     pub(super) fn update_joint_errors(&mut self) {
         let Some(comparison) = self.compare.as_mut() else {
@@ -157,9 +184,7 @@ impl Viewer {
                     .copied()
                     .flatten()
                     .and_then(|m| theirs.get(m));
-                other.map_or(f32::INFINITY, |other| {
-                    world.w_axis.truncate().distance(other.w_axis.truncate()) / size
-                })
+                other.map_or(f32::INFINITY, |other| joint_error(world, other, size))
             }));
     }
 
@@ -240,11 +265,8 @@ impl Viewer {
             selected_joint: selected,
             ..self.view
         };
-        // The weight difference is the active side's against the other: the other side shows
-        // its surface.
-        if other.view.options.mode == ViewMode::WeightDifference {
-            other.view.options.mode = ViewMode::Shaded;
-        }
+        // The other side's weight-difference view shows its vertices against the active side's.
+        other.against_active = (comparison.diff.as_ref()).map(|(generation, diff)| (*generation, Arc::clone(diff)));
         other.set_skinning(self.playback.path, self.playback.method);
     }
 }

@@ -8,7 +8,7 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
-pub use compare::{CompareLayout, Comparison};
+pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 pub use joint_maps::JointMapTable;
@@ -67,6 +67,9 @@ pub struct Viewer {
     /// Joint pairs set by hand per pair of skeletons, used whenever clips are added (see
     /// `joint_maps.rs`).
     pub joint_maps: crate::retarget::JointMaps,
+    /// As the other side of a comparison: the comparison, and the active side's generation it
+    /// was made for (see `compare.rs`).
+    against_active: Option<(u64, Arc<crate::compare::RigDiff>)>,
 }
 
 impl Viewer {
@@ -86,6 +89,7 @@ impl Viewer {
             last_generation: 0,
             compare: None,
             joint_maps: Default::default(),
+            against_active: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -387,9 +391,7 @@ impl Viewer {
             trail: &playback.animation.trail,
             marks: &self.marks.points,
             symmetry: match self.view.options.mode {
-                crate::render::ViewMode::WeightDifference => {
-                    self.compare.as_ref().and_then(Comparison::weight_differences)
-                }
+                crate::render::ViewMode::WeightDifference => self.weight_differences(),
                 _ => document.current_symmetry().map(|s| (0, &s.values)),
             },
             joint_errors: (self.compare.as_ref())
