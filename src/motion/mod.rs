@@ -3,8 +3,10 @@
 
 pub mod checks;
 pub mod curves;
+pub mod rest_pose;
 
 pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
+pub use rest_pose::{ArmPose, RestPoseReport};
 
 use crate::anim::{Bounds, PoseBuffers, PoseInputs, evaluate_pose};
 use crate::rig::Rig;
