@@ -1,5 +1,5 @@
 //! `rigscope audit FILE --motion`: the clip motion checks (loop seam, foot contacts and
-//! sliding, root motion) per clip, as text or JSON, exit status 1 when a clip exceeds the limits.
+//! sliding, root motion) per clip and the rig's rest pose against its bind pose, as text or JSON, exit status 1 when a clip exceeds the limits.
 
 use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
 use crate::motion::{MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
@@ -113,6 +113,7 @@ pub fn motion_command(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) 
             "rig_height": report.rig_height,
             "feet": report.feet,
             "clips": report.clips,
+            "rest_pose": report.rest_pose,
             "thresholds": thresholds,
             "violations": violations,
             "passed": violations.is_empty(),
@@ -137,6 +138,9 @@ fn text(label: &str, report: &MotionReport, violations: &[String]) -> String {
         report.feet.join(", ")
     };
     let _ = writeln!(out, "{label}: rig height {:.4}; feet: {feet}", report.rig_height);
+    for line in report.rest_pose.summary() {
+        let _ = writeln!(out, "{line}");
+    }
     if report.clips.is_empty() {
         let _ = writeln!(out, "no clips");
     }

@@ -160,6 +160,8 @@ pub struct MotionReport {
     /// The feet checked, by node name.
     pub feet: Vec<String>,
     pub clips: Vec<ClipMotion>,
+    /// T- or A-pose, and the rest pose against the bind pose.
+    pub rest_pose: super::rest_pose::RestPoseReport,
 }
 
 /// The nodes that look like feet by name: those with "foot" in it, else "ankle", else "toe"
@@ -198,10 +200,12 @@ pub fn check_motion(rig: &Rig, feet: &[usize], options: &MotionOptions) -> Motio
     let clips = (0..rig.clips.len())
         .map(|c| check_clip(rig, c, feet, height, options))
         .collect();
+    let rest_worlds = ClipSampler::new(rig).worlds_at(None, 0.0).to_vec();
     MotionReport {
         rig_height: height,
         feet: feet.iter().map(|&f| rig.nodes[f].name.clone()).collect(),
         clips,
+        rest_pose: super::rest_pose::check_rest_pose(rig, &rest_worlds, height),
     }
 }
 

@@ -3,9 +3,11 @@
 
 pub mod checks;
 pub mod curves;
+pub mod rest_pose;
 pub mod rotation;
 
 pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
+pub use rest_pose::{ArmPose, RestPoseReport};
 
 use crate::anim::{Bounds, PoseBuffers, PoseInputs, evaluate_pose};
 use crate::rig::Rig;

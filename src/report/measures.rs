@@ -67,13 +67,11 @@ pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation 
         rotated_joint: skin.joints[0],
     };
     for (&joint, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
-        let skinning = worlds[joint] * *ibm;
-        let distance = worlds[joint].w_axis.xyz().distance(ibm.inverse().w_axis.xyz());
+        let (distance, degrees) = bind_offset(&worlds[joint], ibm, &Mat4::IDENTITY);
         if distance > deviation.distance {
             deviation.distance = distance;
             deviation.joint = joint;
         }
-        let degrees = rotation_degrees(&skinning);
         if degrees > deviation.degrees {
             deviation.degrees = degrees;
             deviation.rotated_joint = joint;
@@ -81,6 +79,19 @@ pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation 
     }
     deviation.relative = deviation.distance / size;
     deviation
+}
+
+/// How far a joint whose world matrix is `world` is from the place its inverse bind matrix
+/// undoes, with the bound mesh placed by `placement` (the identity: in world space): the
+/// distance between the two origins (world units) and the angle of the rotation left in
+/// `placement⁻¹ · world · inverseBind` (degrees).
+pub(crate) fn bind_offset(world: &Mat4, inverse_bind: &Mat4, placement: &Mat4) -> (f32, f32) {
+    let bind = *placement * inverse_bind.inverse();
+    let distance = world.w_axis.xyz().distance(bind.w_axis.xyz());
+    (
+        distance,
+        rotation_degrees(&(placement.inverse() * *world * *inverse_bind)),
+    )
 }
 
 /// Angle of the rotation in a matrix's 3×3 part (scale removed), in degrees.

@@ -26,6 +26,9 @@ pub fn motion_tab(ui: &mut egui::Ui, viewer: &Viewer, cache: &mut Option<(u64, M
         "Rig height {:.4} (figures are fractions of it); feet: {feet}",
         report.rig_height
     ));
+    for line in report.rest_pose.summary() {
+        ui.label(line);
+    }
     if report.clips.is_empty() {
         ui.label("No clips.");
         return;
