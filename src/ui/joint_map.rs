@@ -56,10 +56,7 @@ pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut boo
 }
 
 fn table_ui(ui: &mut egui::Ui, table: &JointMapTable, edits: &mut Vec<Edit>) {
-    let file = (table.file.file_name()).map_or_else(
-        || table.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let file = super::file_label(&table.file);
     ui.strong(&file);
     ui.label(format!(
         "Unmatched by name: {} of its joints, {} of this rig's.",

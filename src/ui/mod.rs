@@ -131,6 +131,12 @@ impl UiState {
     }
 }
 
+/// How panels name a file: its file name, or the whole path when it has none.
+pub(crate) fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// What File ▸ Open does: `pick` is the file dialog, given the folder to start in (the open
 /// file's, else the last one used); the file picked opens in the background, and its folder is
 /// remembered for next time.
