@@ -328,3 +328,27 @@ fn map_joint_pairs_a_joint_for_the_commands() {
         "{stale}"
     );
 }
+
+#[test]
+fn the_window_opens_by_itself_only_when_added_clips_leave_joints_unmatched() {
+    let dir = tempfile::tempdir().unwrap();
+    let matched = dir.path().join("same.glb");
+    std::fs::write(
+        &matched,
+        rigscope::rig::demo::demo_glb(rigscope::rig::demo::DEMO_JOINTS),
+    )
+    .unwrap();
+    let renamed = clip_file(dir.path());
+    for (file, opens) in [(matched, false), (renamed, true)] {
+        let mut harness = common::main_window(Viewer::new(common::load_demo(), None), 1400.0, 1000.0);
+        harness.run();
+        let (viewer, state) = harness.state_mut();
+        assert!(rigscope::ui::load_clips_from_dialog(viewer, state, |_| Some(
+            file.clone()
+        )));
+        wait_for_load(viewer);
+        harness.run();
+        assert_eq!(harness.state().1.joint_map.open, opens, "{}", file.display());
+        assert_eq!(harness.query_by_label("Joint mapping").is_some(), opens);
+    }
+}

@@ -13,11 +13,29 @@ struct Edit {
     target: Option<String>,
 }
 
-/// The window, while `open`.
-pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut bool) {
-    if !*open {
+/// Whether the window is open, and whether it opens by itself once clips being added are in.
+#[derive(Debug, Clone, Default)]
+pub struct JointMapWindowState {
+    pub open: bool,
+    /// Clips are being added: once they are in, the window opens if any joint of either side
+    /// stays unmatched.
+    pub after_load: bool,
+}
+
+/// The window, while open.
+pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut JointMapWindowState) {
+    if state.after_load && viewer.loading().is_none() {
+        state.after_load = false;
+        let reports = &viewer.document().retarget_reports;
+        let unmatched = |r: &crate::retarget::RetargetReport| {
+            !r.joints.unmatched_source.is_empty() || !r.joints.unmatched_target.is_empty()
+        };
+        state.open |= reports.iter().any(unmatched);
+    }
+    if !state.open {
         return;
     }
+    let open = &mut state.open;
     let tables = viewer.joint_map_tables();
     let loading = viewer.loading().is_some();
     let mut edits = Vec::new();

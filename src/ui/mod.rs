@@ -81,7 +81,7 @@ pub struct UiState {
     /// The keyboard map window (F1).
     pub help_open: bool,
     /// The Joint mapping window of clips added from other files.
-    pub joint_map_open: bool,
+    pub joint_map: joint_map::JointMapWindowState,
     pub theme: Theme,
     /// Anti-aliasing of the 3D view; the window applies it.
     pub msaa: crate::render::Msaa,
@@ -151,15 +151,15 @@ pub fn open_from_dialog(
 }
 
 /// What File ▸ Load clips from… does: like [`open_from_dialog`], but the clips of the file
-/// picked are added to the open rig, and the Joint mapping window opens to show what stays
-/// unmatched.
+/// picked are added to the open rig, and the Joint mapping window opens once they are in if
+/// joints stay unmatched.
 pub fn load_clips_from_dialog(
     viewer: &mut Viewer,
     state: &mut UiState,
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
     let picked = pick_near_open_file(viewer, state, pick);
-    state.joint_map_open |= picked.is_some();
+    state.joint_map.after_load |= picked.is_some();
     (picked.map(|path| viewer.load_clips_from(path))).is_some()
 }
 
@@ -304,7 +304,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
     compare::compare_window(ui.ctx(), viewer);
-    joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
+    joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
