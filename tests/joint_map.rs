@@ -348,7 +348,7 @@ fn the_window_opens_by_itself_only_when_added_clips_leave_joints_unmatched() {
         )));
         wait_for_load(viewer);
         harness.run();
-        assert_eq!(harness.state().1.joint_map.open, opens, "{}", file.display());
+        assert_eq!(harness.state().1.joint_map_open, opens, "{}", file.display());
         assert_eq!(harness.query_by_label("Joint mapping").is_some(), opens);
     }
 }

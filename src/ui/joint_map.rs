@@ -13,29 +13,24 @@ struct Edit {
     target: Option<String>,
 }
 
-/// Whether the window is open, and whether it opens by itself once clips being added are in.
-#[derive(Debug, Clone, Default)]
-pub struct JointMapWindowState {
-    pub open: bool,
-    /// Clips are being added: once they are in, the window opens if any joint of either side
-    /// stays unmatched.
-    pub after_load: bool,
-}
-
-/// The window, while open.
-pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut JointMapWindowState) {
-    if state.after_load && viewer.loading().is_none() {
-        state.after_load = false;
-        let reports = &viewer.document().retarget_reports;
-        let unmatched = |r: &crate::retarget::RetargetReport| {
-            !r.joints.unmatched_source.is_empty() || !r.joints.unmatched_target.is_empty()
-        };
-        state.open |= reports.iter().any(unmatched);
-    }
-    if !state.open {
+/// Opens the window (`open`) once the clips being added (`after_load`) are in, if any joint of
+/// either side stays unmatched.
+pub fn open_when_loaded(viewer: &Viewer, open: &mut bool, after_load: &mut bool) {
+    if !*after_load || viewer.loading().is_some() {
         return;
     }
-    let open = &mut state.open;
+    *after_load = false;
+    let unmatched = |r: &crate::retarget::RetargetReport| {
+        !r.joints.unmatched_source.is_empty() || !r.joints.unmatched_target.is_empty()
+    };
+    *open |= viewer.document().retarget_reports.iter().any(unmatched);
+}
+
+/// The window, while `open`.
+pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut bool) {
+    if !*open {
+        return;
+    }
     let tables = viewer.joint_map_tables();
     let loading = viewer.loading().is_some();
     let mut edits = Vec::new();

@@ -29,7 +29,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     .add_enabled(has_clip_files, egui::Button::new("Map joints of added clips…"))
                     .clicked()
                 {
-                    state.joint_map.open = true;
+                    state.joint_map_open = true;
                 }
                 compare_menu(ui, viewer, actions);
                 recent_menu(ui, viewer);

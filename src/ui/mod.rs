@@ -81,7 +81,10 @@ pub struct UiState {
     /// The keyboard map window (F1).
     pub help_open: bool,
     /// The Joint mapping window of clips added from other files.
-    pub joint_map: joint_map::JointMapWindowState,
+    pub joint_map_open: bool,
+    /// Clips are being added: the Joint mapping window opens once they are in if joints stay
+    /// unmatched.
+    pub joint_map_after_load: bool,
     pub theme: Theme,
     /// Anti-aliasing of the 3D view; the window applies it.
     pub msaa: crate::render::Msaa,
@@ -159,7 +162,7 @@ pub fn load_clips_from_dialog(
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
     let picked = pick_near_open_file(viewer, state, pick);
-    state.joint_map.after_load |= picked.is_some();
+    state.joint_map_after_load |= picked.is_some();
     (picked.map(|path| viewer.load_clips_from(path))).is_some()
 }
 
@@ -300,11 +303,12 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         })
         .inner;
 
+    joint_map::open_when_loaded(viewer, &mut state.joint_map_open, &mut state.joint_map_after_load);
     help::help_window(ui.ctx(), &mut state.help_open);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
     compare::compare_window(ui.ctx(), viewer);
-    joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map);
+    joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
