@@ -454,6 +454,27 @@ mod tests {
         assert!(render_args(&[]).unwrap().clips.files().files.is_empty());
         let kind = render_args(&["--in-place"]).err().map(|e| e.kind());
         assert_eq!(kind, Some(clap::error::ErrorKind::MissingRequiredArgument));
+        let pairs = render_args(&[
+            "--clips",
+            "a.glb",
+            "--map-joint",
+            "Arm.L=mixamorig:LeftArm",
+            "--map-joint",
+            "Jaw=",
+        ])
+        .unwrap()
+        .clips
+        .files()
+        .pairs
+        .by_hand;
+        let expected = [("Arm.L", "mixamorig:LeftArm"), ("Jaw", "")].map(|(a, b)| (a.to_owned(), b.to_owned()));
+        assert_eq!(pairs, expected.into_iter().collect());
+        for refused in [
+            &["--clips", "a.glb", "--map-joint", "Arm.L"][..],
+            &["--map-joint", "A=B"],
+        ] {
+            assert!(render_args(refused).is_err(), "{refused:?}");
+        }
         let viewer = Cli::try_parse_from(["rigscope", "rig.glb", "--clips", "a.glb", "--clips", "b.glb"]).unwrap();
         assert!(viewer.command.is_none());
         assert_eq!(viewer.view.clips, [PathBuf::from("a.glb"), PathBuf::from("b.glb")]);

@@ -296,3 +296,59 @@ fn robot_expressive_arms_paired_by_hand_drive_ybots_arms() {
         assert_eq!(keyed, animated, "{}", clip.name);
     }
 }
+
+#[test]
+fn map_joint_pairs_a_joint_for_the_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = clip_file(dir.path());
+    let stderr = |extra: &[&str]| {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args(["audit", "demo", "--clips"])
+            .arg(&file)
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("rigscope runs");
+        let output = common::wait_or_kill(child, std::time::Duration::from_secs(120), "rigscope audit");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let by_name = stderr(&[]);
+    assert!(
+        by_name.contains(&format!("source joints unmatched: {}\n", RENAMED.1)),
+        "{by_name}"
+    );
+    let pair = format!("{}={}", RENAMED.1, RENAMED.0);
+    let mapped = stderr(&["--map-joint", &pair]);
+    assert!(mapped.contains("source joints unmatched: none\n"), "{mapped}");
+    assert!(mapped.contains("target joints unmatched: none\n"), "{mapped}");
+    let stale = stderr(&["--map-joint", "Nothing=joint3"]);
+    assert!(
+        stale.contains("hand-made pair Nothing → joint3 names no such joint; left out"),
+        "{stale}"
+    );
+}
+
+#[test]
+fn the_window_opens_by_itself_only_when_added_clips_leave_joints_unmatched() {
+    let dir = tempfile::tempdir().unwrap();
+    let matched = dir.path().join("same.glb");
+    std::fs::write(
+        &matched,
+        rigscope::rig::demo::demo_glb(rigscope::rig::demo::DEMO_JOINTS),
+    )
+    .unwrap();
+    let renamed = clip_file(dir.path());
+    for (file, opens) in [(matched, false), (renamed, true)] {
+        let mut harness = common::main_window(Viewer::new(common::load_demo(), None), 1400.0, 1000.0);
+        harness.run();
+        let (viewer, state) = harness.state_mut();
+        assert!(rigscope::ui::load_clips_from_dialog(viewer, state, |_| Some(
+            file.clone()
+        )));
+        wait_for_load(viewer);
+        harness.run();
+        assert_eq!(harness.state().1.joint_map_open, opens, "{}", file.display());
+        assert_eq!(harness.query_by_label("Joint mapping").is_some(), opens);
+    }
+}

@@ -64,7 +64,7 @@ pub fn run(
     // After the settings: their joint maps apply to these clips.
     if !clip_files.is_empty() {
         viewer.load_clips_from_files(clip_files);
-        ui_state.joint_map_open = true;
+        ui_state.joint_map_after_load = true;
     }
     let event_loop = EventLoop::<Wake>::with_user_event()
         .build()

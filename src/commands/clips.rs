@@ -1,6 +1,6 @@
 //! `--clips FILE` of `render`, `audit` and `bench`: clips of other files carried onto the rig.
 
-use crate::retarget::{ClipFiles, RetargetError, RetargetOptions};
+use crate::retarget::{ClipFiles, JointMap, RetargetError, RetargetOptions};
 use crate::rig::Rig;
 use std::path::PathBuf;
 
@@ -15,6 +15,20 @@ pub struct ClipsArgs {
     /// With --clips: keep the added clips' root over its rest place (no travel on the ground).
     #[arg(long, requires = "clips")]
     pub in_place: bool,
+    /// With --clips: the clip file's joint SOURCE drives the rig's joint TARGET, whatever their
+    /// names (repeatable; over name matching); `SOURCE=` leaves SOURCE out.
+    #[arg(long = "map-joint", value_name = "SOURCE=TARGET", value_parser = parse_joint_pair, requires = "clips")]
+    pub map_joint: Vec<(String, String)>,
+}
+
+/// `SOURCE=TARGET` of `--map-joint`, split at the first `=`.
+pub fn parse_joint_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((source, target)) if !source.is_empty() => Ok((source.to_owned(), target.to_owned())),
+        _ => Err(format!(
+            "'{text}' is not SOURCE=TARGET (joint names, e.g. UpperArm.L=mixamorig:LeftArm)"
+        )),
+    }
 }
 
 impl ClipsArgs {
@@ -26,6 +40,9 @@ impl ClipsArgs {
                 ..RetargetOptions::default()
             },
             maps: Default::default(),
+            pairs: JointMap {
+                by_hand: self.map_joint.iter().cloned().collect(),
+            },
         }
     }
 }

@@ -510,11 +510,11 @@ pub fn with_clips_from(
 }
 
 /// Loads `path` and adds its clips to `rig` (see [`with_clips_from`]), its joints matched with
-/// the map `maps` keeps for the two skeletons, if any.
+/// the map `maps` keeps for the two skeletons, if any, and over it the pairs of `pairs`.
 pub fn load_clips_into(
     rig: Rig,
     path: &Path,
-    maps: &JointMaps,
+    (maps, pairs): (&JointMaps, &JointMap),
     options: &RetargetOptions,
 ) -> Result<(Rig, RetargetReport), RetargetError> {
     let source = crate::rig::load_file(path).map_err(|source| RetargetError::Load {
@@ -526,7 +526,9 @@ pub fn load_clips_into(
             path: path.to_path_buf(),
         });
     }
-    let map = maps.get(&JointMap::key(&source, &rig)).cloned().unwrap_or_default();
+    let mut map = maps.get(&JointMap::key(&source, &rig)).cloned().unwrap_or_default();
+    map.by_hand
+        .extend(pairs.by_hand.iter().map(|(from, to)| (from.clone(), to.clone())));
     Ok(with_clips_from(rig, &source, path, &map, options))
 }
 
@@ -538,6 +540,8 @@ pub struct ClipFiles {
     /// Hand-made joint maps by skeleton pair, used where one is kept for a file's skeleton and
     /// the rig's.
     pub maps: JointMaps,
+    /// Pairs for every file, over those maps (`--map-joint`).
+    pub pairs: JointMap,
 }
 
 impl ClipFiles {
@@ -546,7 +550,7 @@ impl ClipFiles {
     pub fn add_to(&self, mut rig: Rig) -> Result<(Rig, Vec<RetargetReport>), RetargetError> {
         let mut reports = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let (with_clips, report) = load_clips_into(rig, file, &self.maps, &self.options)?;
+            let (with_clips, report) = load_clips_into(rig, file, (&self.maps, &self.pairs), &self.options)?;
             rig = with_clips;
             reports.push(report);
         }

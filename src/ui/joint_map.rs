@@ -13,6 +13,19 @@ struct Edit {
     target: Option<String>,
 }
 
+/// Opens the window (`open`) once the clips being added (`after_load`) are in, if any joint of
+/// either side stays unmatched.
+pub fn open_when_loaded(viewer: &Viewer, open: &mut bool, after_load: &mut bool) {
+    if !*after_load || viewer.loading().is_some() {
+        return;
+    }
+    *after_load = false;
+    let unmatched = |r: &crate::retarget::RetargetReport| {
+        !r.joints.unmatched_source.is_empty() || !r.joints.unmatched_target.is_empty()
+    };
+    *open |= viewer.document().retarget_reports.iter().any(unmatched);
+}
+
 /// The window, while `open`.
 pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut bool) {
     if !*open {
@@ -56,10 +69,7 @@ pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut boo
 }
 
 fn table_ui(ui: &mut egui::Ui, table: &JointMapTable, edits: &mut Vec<Edit>) {
-    let file = (table.file.file_name()).map_or_else(
-        || table.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let file = super::file_label(&table.file);
     ui.strong(&file);
     ui.label(format!(
         "Unmatched by name: {} of its joints, {} of this rig's.",

@@ -193,9 +193,7 @@ fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         let mut picked = None;
         for path in &viewer.recent {
-            let name = path
-                .file_name()
-                .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let name = file_label(path);
             if ui.button(name).on_hover_text(path.display().to_string()).clicked() {
                 picked = Some(path.clone());
             }

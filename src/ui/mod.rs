@@ -85,6 +85,9 @@ pub struct UiState {
     pub help_open: bool,
     /// The Joint mapping window of clips added from other files.
     pub joint_map_open: bool,
+    /// Clips are being added: the Joint mapping window opens once they are in if joints stay
+    /// unmatched.
+    pub joint_map_after_load: bool,
     pub theme: Theme,
     /// Anti-aliasing of the 3D view; the window applies it.
     pub msaa: crate::render::Msaa,
@@ -134,6 +137,12 @@ impl UiState {
     }
 }
 
+/// How panels name a file: its file name, or the whole path when it has none.
+pub(crate) fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// What File ▸ Open does: `pick` is the file dialog, given the folder to start in (the open
 /// file's, else the last one used); the file picked opens in the background, and its folder is
 /// remembered for next time.
@@ -148,15 +157,15 @@ pub fn open_from_dialog(
 }
 
 /// What File ▸ Load clips from… does: like [`open_from_dialog`], but the clips of the file
-/// picked are added to the open rig, and the Joint mapping window opens to show what stays
-/// unmatched.
+/// picked are added to the open rig, and the Joint mapping window opens once they are in if
+/// joints stay unmatched.
 pub fn load_clips_from_dialog(
     viewer: &mut Viewer,
     state: &mut UiState,
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
     let picked = pick_near_open_file(viewer, state, pick);
-    state.joint_map_open |= picked.is_some();
+    state.joint_map_after_load |= picked.is_some();
     (picked.map(|path| viewer.load_clips_from(path))).is_some()
 }
 
@@ -297,6 +306,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         })
         .inner;
 
+    joint_map::open_when_loaded(viewer, &mut state.joint_map_open, &mut state.joint_map_after_load);
     help::help_window(ui.ctx(), &mut state.help_open);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);

@@ -116,9 +116,7 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
 fn clip_files(ui: &mut egui::Ui, viewer: &Viewer) {
     let document = viewer.document();
     for (file, report) in document.clip_files.iter().zip(&document.retarget_reports) {
-        let name = file
-            .file_name()
-            .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = super::file_label(file);
         let unmatched = report.joints.unmatched_target.len();
         ui.label(format!(
             "{} clips from {name}: {} joints matched, {unmatched} of this rig's left unanimated",

@@ -4,7 +4,7 @@ use super::*;
 use crate::job::Job;
 use crate::reload::{FileStamp, FileWatcher};
 use crate::render::OrbitCamera;
-use crate::retarget::{JointMaps, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
+use crate::retarget::{JointMap, JointMaps, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
 use std::time::{Duration, Instant};
 
 /// A load running on a background thread.
@@ -42,7 +42,7 @@ fn load(path: Option<&Path>, clip_files: &[PathBuf], maps: &JointMaps) -> Result
     let mut reports = Vec::with_capacity(clip_files.len());
     for file in clip_files {
         let options = RetargetOptions::default();
-        let (with_clips, report) = load_clips_into(rig, file, maps, &options)?;
+        let (with_clips, report) = load_clips_into(rig, file, (maps, &JointMap::default()), &options)?;
         rig = with_clips;
         reports.push(report);
     }
