@@ -67,6 +67,9 @@ pub struct Settings {
     /// Joints of added clips paired by hand, per pair of skeletons (`JointMap::key`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub joint_maps: crate::retarget::JointMaps,
+    /// The Curves window's rotation reading and jump threshold.
+    #[serde(skip_serializing_if = "crate::motion::curves::CurvesOptions::is_default")]
+    pub curves: crate::motion::curves::CurvesOptions,
 }
 
 impl Default for Settings {
@@ -86,6 +89,7 @@ impl Default for Settings {
             screenshot_with_ui: false,
             repair: crate::viewer::RepairOptions::default(),
             joint_maps: Default::default(),
+            curves: Default::default(),
         }
     }
 }
@@ -219,6 +223,7 @@ pub fn default_screenshot_folder() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::Named;
     use crate::render::{DeformationMeasure, Msaa, SkeletonOptions, ViewMode};
 
     /// A settings file's path in a folder of its own, removed when the folder is dropped.
@@ -266,6 +271,8 @@ mod tests {
         map.by_hand.insert("mixamorig:Left Hand".into(), "hand.L".into());
         map.by_hand.insert("Jaw".into(), String::new());
         settings.joint_maps.insert("00ff>ff00".into(), map);
+        settings.curves.rotation_view = crate::motion::rotation::RotationView::EulerZyx;
+        settings.curves.jump_degrees = 12.5;
         settings.add_recent(Path::new("/a/one.glb"));
         settings.add_recent(Path::new("/a/two.glb"));
         settings.add_recent(Path::new("/a/one.glb"));
@@ -281,6 +288,8 @@ mod tests {
         assert_eq!(back.skinning_path, SkinningPath::Cpu);
         assert_eq!(back.skinning_method, SkinningMethod::Dqs);
         assert!(back.repair.mirror && back.repair.limit_to == 8);
+        assert_eq!(back.curves.rotation_view.name(), "euler-zyx");
+        assert_eq!(back.curves.jump_degrees, 12.5);
     }
 
     #[test]
@@ -299,6 +308,31 @@ mod tests {
                 .to_string()
                 .starts_with(&format!("cannot create {}: ", blocker.display()))
         );
+    }
+
+    #[test]
+    fn curves_options_a_hand_edited_file_gives_are_read_or_replaced_by_the_defaults() {
+        let (_dir, file) = temp_file("curves");
+        std::fs::write(&file, "[curves]\nrotation_view = \"AXIS-Y\"\njump_degrees = 45.0\n").unwrap();
+        let read = Settings::load_from(&file).curves;
+        assert_eq!(read.rotation_view.name(), "axis-y");
+        assert_eq!(read.checked().jump_degrees, 45.0);
+        std::fs::write(&file, "[curves]\nrotation_view = \"spin\"\njump_degrees = -3.0\n").unwrap();
+        let odd = Settings::load_from(&file).curves;
+        assert_eq!(odd.rotation_view, crate::motion::rotation::RotationView::default());
+        assert_eq!(odd.checked().jump_degrees, crate::motion::curves::KEY_JUMP_DEGREES);
+        assert_eq!(
+            crate::motion::curves::CurvesOptions {
+                jump_degrees: 1e9,
+                ..odd
+            }
+            .checked()
+            .jump_degrees,
+            crate::motion::curves::KEY_JUMP_DEGREES
+        );
+        // The defaults are not written, so a file stays as earlier versions wrote it.
+        Settings::default().save_to(&file).unwrap();
+        assert!(!std::fs::read_to_string(&file).unwrap().contains("curves"));
     }
 
     #[test]
@@ -379,6 +413,7 @@ joint_axes = true
             screenshot_with_ui: true,
             repair: crate::viewer::RepairOptions::default(),
             joint_maps: Default::default(),
+            curves: Default::default(),
         };
         let (_dir, file) = temp_file("earlier-format");
         std::fs::write(&file, EARLIER_FILE).unwrap();

@@ -131,7 +131,7 @@ fn the_curves_window_plots_the_selected_joints_keys_and_samples_as_inspect_reads
     assert_eq!(path, [(0.0, 1.0), (0.5, 1.0), (0.5, 1.5), (1.5, 1.5), (1.5, 1.0)]);
 
     // Quaternion components: the stored keys, the flip showing as a change of sign.
-    harness.state_mut().1.curves.rotation_view = RotationView::Quat;
+    harness.state_mut().1.curves.options.rotation_view = RotationView::Quat;
     harness.run();
     let rotation = (harness.state().1.curves.plotted().iter())
         .find(|c| c.property == Property::Rotation)

@@ -347,7 +347,7 @@ fn a_change_to_an_external_buffer_reloads_the_gltf_that_uses_it() {
 }
 
 #[test]
-fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
+fn settings_carry_view_skinning_theme_curves_and_recent_files_to_the_next_run() {
     let dir = common::temp_dir("settings");
     let file = dir.join("settings.toml");
     let mut viewer = Viewer::new(common::load_demo(), None);
@@ -360,6 +360,8 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     state.theme = rigscope::settings::Theme::Light;
     state.screenshot.with_ui = true;
     state.screenshot.folder = Some(dir.join("shots"));
+    state.curves.options.rotation_view = rigscope::motion::rotation::RotationView::LocalY;
+    state.curves.options.jump_degrees = 20.0;
     rigscope::app::capture_settings(&viewer, &state, (900.0, 700.0))
         .save_to(&file)
         .unwrap();
@@ -376,6 +378,7 @@ fn settings_carry_view_skinning_theme_and_recent_files_to_the_next_run() {
     assert_eq!(next.recent, viewer.recent);
     assert_eq!(next_state.theme, rigscope::settings::Theme::Light);
     assert_eq!(next_state.screenshot, state.screenshot);
+    assert_eq!(next_state.curves.options, state.curves.options);
 
     // A corrupt file does not stop the next run: defaults.
     std::fs::write(&file, [0xff, 0xfe, 0x00, b'[']).unwrap();

@@ -26,6 +26,7 @@ pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState
     };
     ui.repair.options = settings.repair.checked();
     viewer.joint_maps = settings.joint_maps.clone();
+    ui.curves.options = settings.curves.checked();
 }
 
 /// The settings as the viewer and the UI have them now, with the window's size in points.
@@ -51,5 +52,6 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         screenshot_with_ui: ui.screenshot.with_ui,
         repair: ui.repair.options,
         joint_maps: viewer.joint_maps.clone(),
+        curves: ui.curves.options,
     }
 }

@@ -289,6 +289,47 @@ pub struct ReadCurve {
 
 /// A rotation turning more than this in one frame of playback is reported as a jump.
 pub const KEY_JUMP_DEGREES: f32 = 30.0;
+/// How the Curves window reads a joint's channels: rotations in `rotation_view`, and a turn
+/// above `jump_degrees` within one frame marked as a jump. Kept in the settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct CurvesOptions {
+    #[serde(deserialize_with = "crate::names::or_default")]
+    pub rotation_view: RotationView,
+    pub jump_degrees: f32,
+}
+
+impl Default for CurvesOptions {
+    fn default() -> Self {
+        CurvesOptions {
+            rotation_view: RotationView::default(),
+            jump_degrees: KEY_JUMP_DEGREES,
+        }
+    }
+}
+
+impl CurvesOptions {
+    /// The jump thresholds the window offers, in degrees.
+    pub const JUMP_RANGE: std::ops::RangeInclusive<f32> = 0.1..=180.0;
+
+    pub fn is_default(&self) -> bool {
+        *self == CurvesOptions::default()
+    }
+
+    /// These options with a threshold the window cannot set (read from a settings file: NaN,
+    /// negative, past a half turn) replaced by the default.
+    pub fn checked(self) -> CurvesOptions {
+        CurvesOptions {
+            jump_degrees: if Self::JUMP_RANGE.contains(&self.jump_degrees) {
+                self.jump_degrees
+            } else {
+                KEY_JUMP_DEGREES
+            },
+            ..self
+        }
+    }
+}
+
 /// A cubic segment leaving its keys' range by more than this fraction of their difference
 /// overshoots.
 pub const OVERSHOOT_FRACTION: f32 = 0.1;

@@ -5,7 +5,7 @@
 //! time as a line that a drag moves (seeking the playback).
 
 use crate::motion::curves::{
-    KEY_JUMP_DEGREES, KeyFlag, Reading, SAMPLES_PER_SECOND, Sample, interpolation_path, joint_channels, joint_curves,
+    CurvesOptions, KeyFlag, Reading, SAMPLES_PER_SECOND, Sample, interpolation_path, joint_channels, joint_curves,
     key_flags, property_name,
 };
 use crate::motion::rotation::RotationView;
@@ -131,17 +131,14 @@ struct PlotSource {
     generation: u64,
     clip: usize,
     joints: Vec<usize>,
-    view: RotationView,
-    jump_degrees: f32,
+    options: CurvesOptions,
 }
 
 pub struct CurvesPanelState {
     pub open: bool,
     /// Joints shown besides the selected one.
     pub pinned: Vec<usize>,
-    pub rotation_view: RotationView,
-    /// A rotation turning more than this within one frame is marked as a jump.
-    pub jump_degrees: f32,
+    pub options: CurvesOptions,
     /// The key whose tangents are shown: an index into [`CurvesPanelState::plotted`] and a key.
     pub selected_key: Option<(usize, usize)>,
     plotted: Vec<PlottedChannel>,
@@ -155,8 +152,7 @@ impl Default for CurvesPanelState {
         CurvesPanelState {
             open: false,
             pinned: Vec::new(),
-            rotation_view: RotationView::default(),
-            jump_degrees: KEY_JUMP_DEGREES,
+            options: CurvesOptions::default(),
             selected_key: None,
             plotted: Vec::new(),
             source: None,
@@ -205,11 +201,16 @@ impl CurvesPanelState {
             generation: viewer.document().generation,
             clip,
             joints: self.joints(viewer),
-            view: self.rotation_view,
-            jump_degrees: self.jump_degrees,
+            options: self.options,
         };
         if self.source.as_ref() != Some(&source) {
-            self.plotted = plot_channels(viewer.rig(), clip, &source.joints, source.view, source.jump_degrees);
+            self.plotted = plot_channels(
+                viewer.rig(),
+                clip,
+                &source.joints,
+                source.options.rotation_view,
+                source.options.jump_degrees,
+            );
             self.selected_key = None;
             self.source = Some(source);
         }
@@ -271,15 +272,15 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut CurvesPanelState
     });
     ui.horizontal(|ui| {
         egui::ComboBox::from_label("rotation as")
-            .selected_text(state.rotation_view.name())
+            .selected_text(state.options.rotation_view.name())
             .show_ui(ui, |ui| {
                 for &view in <RotationView as strum::VariantArray>::VARIANTS {
-                    ui.selectable_value(&mut state.rotation_view, view, view.name());
+                    ui.selectable_value(&mut state.options.rotation_view, view, view.name());
                 }
             });
         ui.add(
-            egui::DragValue::new(&mut state.jump_degrees)
-                .range(0.1..=180.0)
+            egui::DragValue::new(&mut state.options.jump_degrees)
+                .range(CurvesOptions::JUMP_RANGE)
                 .suffix("°"),
         )
         .on_hover_text("A rotation turning more than this within one frame is marked as a jump");
@@ -344,7 +345,7 @@ fn plot_property(
 ) {
     let duration = f64::from(viewer.clip_duration());
     let time = f64::from(viewer.player().time);
-    let unit = match (property, state.rotation_view.is_angle()) {
+    let unit = match (property, state.options.rotation_view.is_angle()) {
         (Property::Rotation, true) => "rotation (°)",
         (Property::Rotation, false) => "rotation (quaternion)",
         _ => property_name(property),
