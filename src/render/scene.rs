@@ -13,7 +13,9 @@ use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
 use crate::render::pipelines::{MeshPass, MeshPipelines};
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{
+    BIND_COLOR, LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines,
+};
 use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
@@ -105,6 +107,8 @@ pub struct FrameState<'a> {
     pub joint_errors: Option<&'a [f32]>,
     /// Onion-skin ghosts, farthest first (none when the onion skin is off).
     pub ghosts: &'a [GhostPose],
+    /// Every node's world matrix in the bind pose, when the bind-pose skeleton is drawn.
+    pub bind_skeleton: Option<&'a [Mat4]>,
 }
 
 /// A rig's GPU resources.
@@ -437,6 +441,17 @@ impl SceneRenderer {
                     &mut gpu.overlay_vertices,
                 );
             }
+        }
+        if let Some(worlds) = state.bind_skeleton {
+            let marker = state.marker_size * 2.0;
+            bone_lines(
+                state.rig,
+                &gpu.bones,
+                worlds,
+                BIND_COLOR,
+                marker,
+                &mut gpu.overlay_vertices,
+            );
         }
         gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);
         if !gpu.overlay_vertices.is_empty() {

@@ -16,6 +16,8 @@ pub struct LineVertex {
 
 pub const BONE_COLOR: [f32; 4] = [0.55, 0.8, 1.0, 1.0];
 pub const SELECTED_COLOR: [f32; 4] = [1.0, 0.85, 0.1, 1.0];
+/// The bind-pose skeleton drawn over the current pose.
+pub const BIND_COLOR: [f32; 4] = [0.35, 1.0, 0.3, 1.0];
 
 /// A joint's world position error against the file compared with, relative to the rig's size,
 /// at which the skeleton overlay draws it red (0 is dark blue, on the heat ramp).
