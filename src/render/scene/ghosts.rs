@@ -63,15 +63,7 @@ impl SceneRenderer {
             2 * view.ghosts.per_side() as usize
         };
         while gpu.ghosts.len() < wanted {
-            let palettes = rig
-                .instances
-                .iter()
-                .map(|instance| {
-                    instance
-                        .skin
-                        .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
-                })
-                .collect();
+            let palettes = self.palette_buffers(device, rig);
             let draws = gpu
                 .draws
                 .iter()
@@ -119,6 +111,14 @@ impl SceneRenderer {
                 ghost.cpu_vertices = None;
             }
         }
+    }
+
+    /// Palette buffers for each mesh instance of `rig` (`None` for unskinned instances).
+    pub(super) fn palette_buffers(&self, device: &wgpu::Device, rig: &Rig) -> Vec<Option<PaletteBuffers>> {
+        let joints = |skin: usize| rig.skins[skin].joints.len();
+        (rig.instances.iter())
+            .map(|instance| (instance.skin).map(|skin| PaletteBuffers::new(device, &self.palette_layout, joints(skin))))
+            .collect()
     }
 
     /// The draw bind group of a uniform buffer and a base color texture.
@@ -228,16 +228,9 @@ impl SceneRenderer {
                     continue;
                 };
                 pass.set_pipeline(pipeline);
-                let palette = slot.palettes[draw.instance]
-                    .as_ref()
-                    .map_or(&self.empty_palette, |p| &p.bind_group);
-                pass.set_bind_group(1, palette, &[]);
-                pass.set_bind_group(2, &ghost_draw.bind_group, &[]);
-                pass.set_bind_group(3, &draw.morph.bind_group, &[]);
-                draw.set_vertex_buffers(
-                    pass,
-                    ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu),
-                );
+                let skinned = ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
+                let palette = slot.palettes[draw.instance].as_ref();
+                self.bind_draw(pass, draw, palette, &ghost_draw.bind_group, skinned);
                 pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..draw.index_count, 0, 0..1);
             }
@@ -245,22 +238,55 @@ impl SceneRenderer {
     }
 }
 
-impl GpuDraw {
-    /// Binds the draw's vertex streams, with `skinned` (CPU-skinned positions and normals) in
-    /// place of the bind-pose ones when given.
-    pub(super) fn set_vertex_buffers(
+impl RigGpu {
+    /// Adds to `passes` those the ghosts written for this frame draw with in `view`.
+    pub(super) fn ghost_passes(&self, view: &ViewOptions, passes: &mut Vec<MeshPass>) {
+        for draw in self.draws.iter().filter(|_| self.ghosts_shown > 0) {
+            let pass = MeshPass::ghost(draw.pipeline, view.mode);
+            if !passes.contains(&pass) {
+                passes.push(pass);
+            }
+        }
+    }
+}
+
+/// Appends to `out` the ghosts of `state` drawn as skeletons (of `bones`), each in its tint,
+/// when the options draw them so.
+pub(super) fn ghost_skeleton_lines(state: &FrameState, bones: &[bool], out: &mut Vec<LineVertex>) {
+    let options = &state.view.ghosts;
+    if !options.skeleton {
+        return;
+    }
+    for ghost in state.ghosts {
+        let color = ghost_tint(ghost.offset, options.per_side()).to_array();
+        bone_lines(state.rig, bones, &ghost.pose.worlds, color, state.marker_size, out);
+    }
+}
+
+impl SceneRenderer {
+    /// Binds what `draw` reads: `palette` (the empty one for an unskinned draw), the draw bind
+    /// group `uniform` (the draw's own or a ghost's), its morph targets and its vertex streams,
+    /// with `skinned` (CPU-skinned positions and normals) in place of the bind-pose ones when
+    /// given.
+    pub(super) fn bind_draw(
         &self,
         pass: &mut wgpu::RenderPass,
+        draw: &GpuDraw,
+        palette: Option<&PaletteBuffers>,
+        uniform: &wgpu::BindGroup,
         skinned: Option<&(wgpu::Buffer, wgpu::Buffer)>,
     ) {
-        let (positions, normals) = skinned.map_or((&self.positions, &self.normals), |(p, n)| (p, n));
+        pass.set_bind_group(1, palette.map_or(&self.empty_palette, |p| &p.bind_group), &[]);
+        pass.set_bind_group(2, uniform, &[]);
+        pass.set_bind_group(3, &draw.morph.bind_group, &[]);
+        let (positions, normals) = skinned.map_or((&draw.positions, &draw.normals), |(p, n)| (p, n));
         pass.set_vertex_buffer(0, positions.slice(..));
         pass.set_vertex_buffer(1, normals.slice(..));
-        pass.set_vertex_buffer(2, self.uvs.slice(..));
-        pass.set_vertex_buffer(3, self.influences.slice(..));
-        pass.set_vertex_buffer(4, self.colors.slice(..));
-        pass.set_vertex_buffer(5, self.positions.slice(..));
-        pass.set_vertex_buffer(6, self.symmetry.slice(..));
-        pass.set_vertex_buffer(7, self.normals.slice(..));
+        pass.set_vertex_buffer(2, draw.uvs.slice(..));
+        pass.set_vertex_buffer(3, draw.influences.slice(..));
+        pass.set_vertex_buffer(4, draw.colors.slice(..));
+        pass.set_vertex_buffer(5, draw.positions.slice(..));
+        pass.set_vertex_buffer(6, draw.symmetry.slice(..));
+        pass.set_vertex_buffer(7, draw.normals.slice(..));
     }
 }
