@@ -561,7 +561,7 @@ impl SceneRenderer {
                     &mut pass,
                     draw,
                     gpu.palettes[draw.instance].as_ref(),
-                    &draw.bind_group,
+                    (&draw.bind_group, &draw.morph.bind_group),
                     skinned,
                 );
                 pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);

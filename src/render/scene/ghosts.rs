@@ -42,6 +42,9 @@ pub(super) struct GhostGpu {
 struct GhostDraw {
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// The ghost's morph weights and their bind group with the draw's targets (a draw with
+    /// morph targets only).
+    morph: Option<(wgpu::Buffer, wgpu::BindGroup)>,
     /// Made the first time the CPU path draws this slot.
     cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
 }
@@ -75,9 +78,26 @@ impl SceneRenderer {
                         mapped_at_creation: false,
                     });
                     let bind_group = self.draw_bind_group(device, &uniform, &draw.texture);
+                    let morph = (draw.morph.targets > 0).then(|| {
+                        let weights = device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("ghost morph weights"),
+                            size: (draw.morph.targets * std::mem::size_of::<f32>()) as u64,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        });
+                        let group = crate::render::gpu_data::storage_pair_bind_group(
+                            device,
+                            &self.morph_layout,
+                            "ghost morph targets",
+                            &draw.morph.offsets,
+                            &weights,
+                        );
+                        (weights, group)
+                    });
                     GhostDraw {
                         uniform,
                         bind_group,
+                        morph,
                         cpu_skinned: None,
                     }
                 })
@@ -194,6 +214,12 @@ impl SceneRenderer {
                     ghost: ghost_tint(ghost.offset, per_side),
                 };
                 queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
+                if let (true, Some((weights_buffer, _))) = (morph_here, &ghost_draw.morph) {
+                    let weights = &ghost.pose.morph_weights[draw.instance];
+                    let weights = &weights[..draw.morph.targets.min(weights.len())];
+                    queue.write_buffer(weights_buffer, 0, bytemuck::cast_slice(weights));
+                    signature.write(bytemuck::cast_slice(weights));
+                }
                 signature.write(bytemuck::bytes_of(&uniform));
                 if let (true, Some((positions, normals))) = (upload_vertices, &ghost_draw.cpu_skinned) {
                     let out = &ghost.skinned.meshes[draw.instance][draw.primitive];
@@ -230,7 +256,11 @@ impl SceneRenderer {
                 pass.set_pipeline(pipeline);
                 let skinned = ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
                 let palette = slot.palettes[draw.instance].as_ref();
-                self.bind_draw(pass, draw, palette, &ghost_draw.bind_group, skinned);
+                let morph = ghost_draw
+                    .morph
+                    .as_ref()
+                    .map_or(&draw.morph.bind_group, |(_, group)| group);
+                self.bind_draw(pass, draw, palette, (&ghost_draw.bind_group, morph), skinned);
                 pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..draw.index_count, 0, 0..1);
             }
@@ -265,7 +295,7 @@ pub(super) fn ghost_skeleton_lines(state: &FrameState, bones: &[bool], out: &mut
 
 impl SceneRenderer {
     /// Binds what `draw` reads: `palette` (the empty one for an unskinned draw), the draw bind
-    /// group `uniform` (the draw's own or a ghost's), its morph targets and its vertex streams,
+    /// group `uniform` and the morph group `morph` (the draw's own or a ghost's) and its vertex streams,
     /// with `skinned` (CPU-skinned positions and normals) in place of the bind-pose ones when
     /// given.
     pub(super) fn bind_draw(
@@ -273,12 +303,12 @@ impl SceneRenderer {
         pass: &mut wgpu::RenderPass,
         draw: &GpuDraw,
         palette: Option<&PaletteBuffers>,
-        uniform: &wgpu::BindGroup,
+        (uniform, morph): (&wgpu::BindGroup, &wgpu::BindGroup),
         skinned: Option<&(wgpu::Buffer, wgpu::Buffer)>,
     ) {
         pass.set_bind_group(1, palette.map_or(&self.empty_palette, |p| &p.bind_group), &[]);
         pass.set_bind_group(2, uniform, &[]);
-        pass.set_bind_group(3, &draw.morph.bind_group, &[]);
+        pass.set_bind_group(3, morph, &[]);
         let (positions, normals) = skinned.map_or((&draw.positions, &draw.normals), |(p, n)| (p, n));
         pass.set_vertex_buffer(0, positions.slice(..));
         pass.set_vertex_buffer(1, normals.slice(..));
