@@ -36,6 +36,11 @@ render ../shared/rigs/real/Xbot.glb --compare "$limited" --view weight-differenc
     --out screenshots/compare-xbot-weights.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
+# Onion skin and the bind-pose skeleton.
+cargo run --release --quiet -- render "$fox" --clip Run --time 0.3 --ghosts 3,3 --camera 90,10 --size 640x400 \
+    --out screenshots/fox-run-ghosts.png
+cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --clip walk --time 0.4 --bind-skeleton --size 480x360 \
+    --out screenshots/xbot-bind-skeleton.png
 # The whole window, panels included.
 cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png

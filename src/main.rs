@@ -111,6 +111,10 @@ struct RenderArgs {
     /// Draw the skeleton overlay.
     #[arg(long)]
     skeleton: bool,
+    /// Draw the skeleton in its bind pose (where the inverse bind matrices put the joints) over
+    /// the current pose, in green.
+    #[arg(long)]
+    bind_skeleton: bool,
     /// Draw the wireframe overlay.
     #[arg(long)]
     wireframe: bool,
@@ -268,6 +272,7 @@ fn main() -> ExitCode {
                         ..SkeletonOptions::default()
                     },
                     wireframe: args.wireframe,
+                    bind_skeleton: args.bind_skeleton,
                     ghosts: args.ghosts.map_or_else(GhostOptions::default, |ghosts| GhostOptions {
                         skeleton: args.ghost_skeletons,
                         ..ghosts

@@ -406,6 +406,7 @@ joint_axes = true
                     axes: true,
                 },
                 ghosts: crate::anim::GhostOptions::default(),
+                bind_skeleton: false,
             },
             last_folder: None,
             recent: Vec::new(),

@@ -263,6 +263,49 @@ fn drawing_applies_the_morph_on_both_paths() {
     }
 }
 
+#[test]
+fn a_ghost_takes_the_morph_weights_of_its_own_moment_on_both_paths() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
+    viewer.view.camera.yaw = 0.0;
+    viewer.view.camera.pitch = 0.0;
+    viewer.player_mut().playing = false;
+    viewer.player_mut().looping = false;
+    // One ghost 9 frames (0.3 s) after 0.3 s: the strip lifted by 0.6 against 0.3 now.
+    viewer.view.options.ghosts = rigscope::anim::GhostOptions {
+        show: true,
+        count: 1,
+        every: 9,
+        skeleton: false,
+    };
+    viewer.seek(0.3);
+    let draw = |viewer: &mut rigscope::viewer::Viewer, path, ghosts: bool| {
+        viewer.set_skinning(path, SkinningMethod::Lbs);
+        viewer.view.options.ghosts.show = ghosts;
+        viewer.mark_dirty();
+        rigscope::draw::render_view(&gpu, viewer, 160, 160).unwrap()
+    };
+    use rigscope::skin::SkinningPath::{Cpu, Gpu};
+    let differing = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        a.pixels()
+            .zip(b.pixels())
+            .filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 6))
+            .count()
+    };
+    let plain = draw(&mut viewer, Gpu, false);
+    let on_gpu = draw(&mut viewer, Gpu, true);
+    let on_cpu = draw(&mut viewer, Cpu, true);
+    let ghost_pixels = differing(&on_gpu, &plain);
+    assert!(ghost_pixels > 200, "the ghost covers {ghost_pixels} pixels");
+    let apart = differing(&on_gpu, &on_cpu);
+    assert!(
+        apart * 100 <= ghost_pixels,
+        "{apart} of {ghost_pixels} ghost pixels differ between the paths"
+    );
+}
+
 /// A glTF built here: one triangle with one morph target (default weight 0.25) and a `weights`
 /// channel from 0 to 1 over a second.
 #[test]

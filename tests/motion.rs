@@ -454,4 +454,7 @@ fn the_audit_windows_motion_tab_shows_each_clips_figures() {
     assert!((slide - WALK / 1.9).abs() < 1e-5, "{slide}");
     harness.get_by_label(&format!("{slide:.4} LeftFoot"));
     harness.get_by_label("walk");
+    // The rest pose lines: no arms in this skeleton, and no skin to have a bind pose.
+    harness.get_by_label("rest pose: no upper arms found by name");
+    harness.get_by_label("rest vs bind pose: no skin, so no bind pose");
 }

@@ -2,6 +2,8 @@
 //! ones worked out in f64 from the file's node transforms, and the pose named from them.
 
 mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;
@@ -97,4 +99,98 @@ fn upper_arm_angles_match_the_files_node_transforms_and_name_the_pose() {
             .fold(0.0, f64::max);
         assert_eq!(position, largest, "{file}: the worst joint's figure is the largest");
     }
+}
+
+/// Whether a pixel within `radius` of (`x`, `y`) is the bind-pose skeleton's green.
+fn green_near(image: &image::RgbaImage, x: f32, y: f32, radius: i32) -> bool {
+    let (cx, cy) = (x.round() as i32, y.round() as i32);
+    (-radius..=radius).any(|dy| {
+        (-radius..=radius).any(|dx| {
+            let (px, py) = (cx + dx, cy + dy);
+            let inside = px >= 0 && py >= 0 && (px as u32) < image.width() && (py as u32) < image.height();
+            inside && {
+                let [r, g, b, _] = image.get_pixel(px as u32, py as u32).0;
+                g > 150 && g > r.saturating_add(60) && g > b.saturating_add(60)
+            }
+        })
+    })
+}
+
+#[test]
+fn the_bind_pose_skeleton_is_drawn_where_the_inverted_inverse_bind_matrices_put_the_joints() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let rig = common::load_demo();
+    // The joints' bind places, straight from the file's matrices.
+    let skin = &rig.skins[0];
+    let places: Vec<glam::Vec3> = skin
+        .inverse_binds
+        .iter()
+        .map(|m| m.inverse().w_axis.truncate())
+        .collect();
+    let mut viewer = rigscope::viewer::Viewer::new(rig, None);
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
+    viewer.player_mut().playing = false;
+    // Bent well away from the bind pose, so that the green is not the current skeleton's.
+    viewer.player_mut().time = 0.5;
+    viewer.view.options.bind_skeleton = true;
+    viewer.mark_dirty();
+    let side = 240;
+    let image = rigscope::draw::render_view(&gpu, &mut viewer, side, side).unwrap();
+    let view_projection = viewer.view.camera.view_projection(1.0);
+    let to_pixel = |p: glam::Vec3| {
+        let clip = view_projection * p.extend(1.0);
+        let ndc = clip.truncate() / clip.w;
+        ((ndc.x + 1.0) * 0.5 * side as f32, (1.0 - ndc.y) * 0.5 * side as f32)
+    };
+    for (j, p) in places.iter().enumerate() {
+        let (x, y) = to_pixel(*p);
+        assert!(green_near(&image, x, y, 2), "bind joint {j} at ({x:.1}, {y:.1})");
+    }
+    viewer.view.options.bind_skeleton = false;
+    viewer.mark_dirty();
+    let without = rigscope::draw::render_view(&gpu, &mut viewer, side, side).unwrap();
+    for p in &places {
+        let (x, y) = to_pixel(*p);
+        assert!(
+            !green_near(&without, x, y, 2),
+            "no green at ({x:.1}, {y:.1}) without it"
+        );
+    }
+}
+
+#[test]
+fn rigscope_render_draws_the_bind_pose_skeleton() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let dir = common::temp_dir("bind-skeleton");
+    let out = dir.join("bind.png");
+    let render = |extra: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args([
+                "render",
+                "demo",
+                "--time",
+                "0.5",
+                "--size",
+                "160x120",
+                "--no-grid",
+                "--out",
+            ])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let green = |image: &image::RgbaImage| {
+        image
+            .pixels()
+            .filter(|p| p.0[1] > 150 && p.0[1] > p.0[0].saturating_add(60) && p.0[1] > p.0[2].saturating_add(60))
+            .count()
+    };
+    assert_eq!(green(&render(&[])), 0);
+    assert!(green(&render(&["--bind-skeleton"])) > 20);
 }

@@ -197,6 +197,23 @@ fn bind_poses(rig: &Rig, rest_worlds: &[Mat4]) -> Vec<Option<Bind>> {
     out
 }
 
+/// Every node's world matrix in the bind pose (see [`check_rest_pose`] for where it is placed):
+/// skin joints where their inverse bind matrices put them, other nodes at rest. `None` for a rig
+/// without skins, which has no bind pose.
+pub fn bind_pose_worlds(rig: &Rig) -> Option<Vec<Mat4>> {
+    if rig.skins.is_empty() {
+        return None;
+    }
+    let rest = super::ClipSampler::new(rig).worlds_at(None, 0.0).to_vec();
+    let binds = bind_poses(rig, &rest);
+    Some(
+        rest.iter()
+            .zip(binds)
+            .map(|(rest, bind)| bind.map_or(*rest, |b| b.world))
+            .collect(),
+    )
+}
+
 /// The rest and bind pose checks of `rig` whose height is `height` (see
 /// [`super::checks::rig_height`]), from its rest `worlds`.
 ///

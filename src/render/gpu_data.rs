@@ -153,6 +153,8 @@ pub fn storage_pair_bind_group(
 /// A primitive's morph targets on the GPU (group 3): offsets in the shaders' layout and a
 /// weight per target, written each frame.
 pub struct MorphBuffers {
+    /// Per target and vertex, the position and normal offsets.
+    pub offsets: wgpu::Buffer,
     pub weights: wgpu::Buffer,
     pub bind_group: wgpu::BindGroup,
     pub targets: usize,
@@ -187,6 +189,7 @@ impl MorphBuffers {
         });
         let bind_group = storage_pair_bind_group(device, layout, "morph targets", &offsets, &weights);
         MorphBuffers {
+            offsets,
             weights,
             bind_group,
             targets: targets.len(),

@@ -13,7 +13,9 @@ use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
 use crate::render::pipelines::{MeshPass, MeshPipelines};
-use crate::render::skeleton::{LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{
+    BIND_COLOR, LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines,
+};
 use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
@@ -105,6 +107,8 @@ pub struct FrameState<'a> {
     pub joint_errors: Option<&'a [f32]>,
     /// Onion-skin ghosts, farthest first (none when the onion skin is off).
     pub ghosts: &'a [GhostPose],
+    /// Every node's world matrix in the bind pose, when the bind-pose skeleton is drawn.
+    pub bind_skeleton: Option<&'a [Mat4]>,
 }
 
 /// A rig's GPU resources.
@@ -269,12 +273,7 @@ impl SceneRenderer {
         if view.wireframe && !gpu.draws.is_empty() {
             passes.push(MeshPass::Wireframe);
         }
-        for draw in gpu.draws.iter().filter(|_| gpu.ghosts_shown > 0) {
-            let pass = MeshPass::ghost(draw.pipeline, view.mode);
-            if !passes.contains(&pass) {
-                passes.push(pass);
-            }
-        }
+        gpu.ghost_passes(view, &mut passes);
         self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
     }
 
@@ -424,19 +423,17 @@ impl SceneRenderer {
             state.marker_size,
             &mut gpu.overlay_vertices,
         );
-        if view.ghosts.skeleton {
-            let per_side = view.ghosts.per_side();
-            for ghost in state.ghosts {
-                let color = crate::anim::ghosts::ghost_tint(ghost.offset, per_side).to_array();
-                bone_lines(
-                    state.rig,
-                    &gpu.bones,
-                    &ghost.pose.worlds,
-                    color,
-                    state.marker_size,
-                    &mut gpu.overlay_vertices,
-                );
-            }
+        ghosts::ghost_skeleton_lines(state, &gpu.bones, &mut gpu.overlay_vertices);
+        if let Some(worlds) = state.bind_skeleton {
+            let marker = state.marker_size * 2.0;
+            bone_lines(
+                state.rig,
+                &gpu.bones,
+                worlds,
+                BIND_COLOR,
+                marker,
+                &mut gpu.overlay_vertices,
+            );
         }
         gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);
         if !gpu.overlay_vertices.is_empty() {
@@ -559,15 +556,13 @@ impl SceneRenderer {
                     continue;
                 };
                 pass.set_pipeline(pipeline);
-                let palette = gpu.palettes[draw.instance]
-                    .as_ref()
-                    .map_or(&self.empty_palette, |p| &p.bind_group);
-                pass.set_bind_group(1, palette, &[]);
-                pass.set_bind_group(2, &draw.bind_group, &[]);
-                pass.set_bind_group(3, &draw.morph.bind_group, &[]);
-                draw.set_vertex_buffers(
+                let skinned = draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
+                self.bind_draw(
                     &mut pass,
-                    draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu),
+                    draw,
+                    gpu.palettes[draw.instance].as_ref(),
+                    (&draw.bind_group, &draw.morph.bind_group),
+                    skinned,
                 );
                 pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
                 let per_primitive = u64::from(per_primitive);

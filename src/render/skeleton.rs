@@ -16,6 +16,8 @@ pub struct LineVertex {
 
 pub const BONE_COLOR: [f32; 4] = [0.55, 0.8, 1.0, 1.0];
 pub const SELECTED_COLOR: [f32; 4] = [1.0, 0.85, 0.1, 1.0];
+/// The bind-pose skeleton drawn over the current pose.
+pub const BIND_COLOR: [f32; 4] = [0.35, 1.0, 0.3, 1.0];
 
 /// A joint's world position error against the file compared with, relative to the rig's size,
 /// at which the skeleton overlay draws it red (0 is dark blue, on the heat ramp).
@@ -43,6 +45,18 @@ pub fn is_descendant(rig: &Rig, node: usize, ancestor: usize) -> bool {
         current = rig.nodes[n].parent;
     }
     false
+}
+
+/// Appends a line from `a` to `b` in `color`.
+fn push_line(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
+    out.push(LineVertex {
+        position: a.to_array(),
+        color,
+    });
+    out.push(LineVertex {
+        position: b.to_array(),
+        color,
+    });
 }
 
 /// Writes the overlay's line vertices for the current pose into `out` (cleared first). `marker`
@@ -73,16 +87,7 @@ pub fn skeleton_lines(
         };
         let world = worlds[node];
         let position = world.w_axis.truncate();
-        let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
-            out.push(LineVertex {
-                position: a.to_array(),
-                color,
-            });
-            out.push(LineVertex {
-                position: b.to_array(),
-                color,
-            });
-        };
+        let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| push_line(out, a, b, color);
         if let Some(parent) = rig.nodes[node].parent.filter(|&p| bones[p]) {
             line(worlds[parent].w_axis.truncate(), position, color);
         }
@@ -103,16 +108,7 @@ pub fn skeleton_lines(
 /// pose) in one `color`, each from its parent joint to the joint, with a small cross of `marker`
 /// world units at the joint.
 pub fn bone_lines(rig: &Rig, bones: &[bool], worlds: &[Mat4], color: [f32; 4], marker: f32, out: &mut Vec<LineVertex>) {
-    let mut line = |a: Vec3, b: Vec3| {
-        out.push(LineVertex {
-            position: a.to_array(),
-            color,
-        });
-        out.push(LineVertex {
-            position: b.to_array(),
-            color,
-        });
-    };
+    let mut line = |a: Vec3, b: Vec3| push_line(out, a, b, color);
     for (node, _) in bones.iter().enumerate().filter(|(_, bone)| **bone) {
         let position = worlds[node].w_axis.truncate();
         if let Some(parent) = rig.nodes[node].parent.filter(|&p| bones[p]) {
@@ -151,16 +147,7 @@ pub fn overlay_lines(
     mark_size: f32,
     out: &mut Vec<LineVertex>,
 ) {
-    let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| {
-        out.push(LineVertex {
-            position: a.to_array(),
-            color,
-        });
-        out.push(LineVertex {
-            position: b.to_array(),
-            color,
-        });
-    };
+    let mut line = |a: Vec3, b: Vec3, color: [f32; 4]| push_line(out, a, b, color);
     for attachment in attachments.iter().filter(|a| a.node < worlds.len()) {
         let m = attachment.world(worlds);
         let h = attachment.size * 0.5;

@@ -136,6 +136,9 @@ pub struct ViewOptions {
     /// The onion skin (kept only when changed from its defaults).
     #[serde(skip_serializing_if = "crate::anim::GhostOptions::is_default")]
     pub ghosts: crate::anim::GhostOptions,
+    /// Draw the skeleton in its bind pose over the current pose (kept only when on).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bind_skeleton: bool,
 }
 
 impl Default for ViewOptions {
@@ -149,6 +152,7 @@ impl Default for ViewOptions {
             wireframe: false,
             skeleton: SkeletonOptions::default(),
             ghosts: crate::anim::GhostOptions::default(),
+            bind_skeleton: false,
         }
     }
 }

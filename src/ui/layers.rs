@@ -31,6 +31,10 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         stack_controls(ui, viewer, &mut edited, &mut changed);
         super::ghosts::ghost_controls(ui, &mut viewer.view.options.ghosts);
     }
+    if !viewer.rig().skins.is_empty() {
+        ui.checkbox(&mut viewer.view.options.bind_skeleton, "Bind-pose skeleton")
+            .on_hover_text("The joints where the inverse bind matrices put them, in green, over the current pose");
+    }
     morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
     if changed {
         let animation = viewer.animation_mut();

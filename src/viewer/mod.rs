@@ -268,6 +268,9 @@ impl Viewer {
         let repaired = document.repair.marks();
         (self.playback).refresh(&document.rig, cpu_needed || self.marks.any() || !repaired.is_empty());
         self.playback.refresh_ghosts(&document.rig, &self.view.options.ghosts);
+        if self.view.options.bind_skeleton && self.playback.bind_worlds.is_none() {
+            self.playback.bind_worlds = Some(crate::motion::rest_pose::bind_pose_worlds(&document.rig));
+        }
         if self.marks.stale {
             self.marks.update(&document.rig, &self.playback, repaired);
         }
@@ -398,6 +401,9 @@ impl Viewer {
                 .filter(|_| self.view.options.skeleton.show)
                 .map(|c| c.joint_errors.as_slice()),
             ghosts: playback.ghosts.shown(),
+            bind_skeleton: (playback.bind_worlds.as_ref())
+                .filter(|_| self.view.options.bind_skeleton)
+                .and_then(|worlds| worlds.as_deref()),
         }
     }
 

@@ -38,6 +38,9 @@ pub struct Playback {
     work_done: WorkDone,
     /// The onion skin's poses.
     pub(super) ghosts: super::ghosts::Ghosts,
+    /// Every node's world matrix in the bind pose (`None` inside without skins), made the first
+    /// time the bind-pose skeleton is drawn.
+    pub(super) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
 }
 
 impl Playback {
@@ -57,6 +60,7 @@ impl Playback {
             stage_times: None,
             work_done: WorkDone::default(),
             ghosts: Default::default(),
+            bind_worlds: None,
         };
         if let Some(previous) = previous {
             playback.player = previous.player;

@@ -42,6 +42,9 @@ pub(super) struct GhostGpu {
 struct GhostDraw {
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// The ghost's morph weights and their bind group with the draw's targets (a draw with
+    /// morph targets only).
+    morph: Option<(wgpu::Buffer, wgpu::BindGroup)>,
     /// Made the first time the CPU path draws this slot.
     cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
 }
@@ -63,15 +66,7 @@ impl SceneRenderer {
             2 * view.ghosts.per_side() as usize
         };
         while gpu.ghosts.len() < wanted {
-            let palettes = rig
-                .instances
-                .iter()
-                .map(|instance| {
-                    instance
-                        .skin
-                        .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
-                })
-                .collect();
+            let palettes = self.palette_buffers(device, rig);
             let draws = gpu
                 .draws
                 .iter()
@@ -83,9 +78,26 @@ impl SceneRenderer {
                         mapped_at_creation: false,
                     });
                     let bind_group = self.draw_bind_group(device, &uniform, &draw.texture);
+                    let morph = (draw.morph.targets > 0).then(|| {
+                        let weights = device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("ghost morph weights"),
+                            size: (draw.morph.targets * std::mem::size_of::<f32>()) as u64,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        });
+                        let group = crate::render::gpu_data::storage_pair_bind_group(
+                            device,
+                            &self.morph_layout,
+                            "ghost morph targets",
+                            &draw.morph.offsets,
+                            &weights,
+                        );
+                        (weights, group)
+                    });
                     GhostDraw {
                         uniform,
                         bind_group,
+                        morph,
                         cpu_skinned: None,
                     }
                 })
@@ -119,6 +131,14 @@ impl SceneRenderer {
                 ghost.cpu_vertices = None;
             }
         }
+    }
+
+    /// Palette buffers for each mesh instance of `rig` (`None` for unskinned instances).
+    pub(super) fn palette_buffers(&self, device: &wgpu::Device, rig: &Rig) -> Vec<Option<PaletteBuffers>> {
+        let joints = |skin: usize| rig.skins[skin].joints.len();
+        (rig.instances.iter())
+            .map(|instance| (instance.skin).map(|skin| PaletteBuffers::new(device, &self.palette_layout, joints(skin))))
+            .collect()
     }
 
     /// The draw bind group of a uniform buffer and a base color texture.
@@ -194,6 +214,12 @@ impl SceneRenderer {
                     ghost: ghost_tint(ghost.offset, per_side),
                 };
                 queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
+                if let (true, Some((weights_buffer, _))) = (morph_here, &ghost_draw.morph) {
+                    let weights = &ghost.pose.morph_weights[draw.instance];
+                    let weights = &weights[..draw.morph.targets.min(weights.len())];
+                    queue.write_buffer(weights_buffer, 0, bytemuck::cast_slice(weights));
+                    signature.write(bytemuck::cast_slice(weights));
+                }
                 signature.write(bytemuck::bytes_of(&uniform));
                 if let (true, Some((positions, normals))) = (upload_vertices, &ghost_draw.cpu_skinned) {
                     let out = &ghost.skinned.meshes[draw.instance][draw.primitive];
@@ -228,16 +254,13 @@ impl SceneRenderer {
                     continue;
                 };
                 pass.set_pipeline(pipeline);
-                let palette = slot.palettes[draw.instance]
+                let skinned = ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
+                let palette = slot.palettes[draw.instance].as_ref();
+                let morph = ghost_draw
+                    .morph
                     .as_ref()
-                    .map_or(&self.empty_palette, |p| &p.bind_group);
-                pass.set_bind_group(1, palette, &[]);
-                pass.set_bind_group(2, &ghost_draw.bind_group, &[]);
-                pass.set_bind_group(3, &draw.morph.bind_group, &[]);
-                draw.set_vertex_buffers(
-                    pass,
-                    ghost_draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu),
-                );
+                    .map_or(&draw.morph.bind_group, |(_, group)| group);
+                self.bind_draw(pass, draw, palette, (&ghost_draw.bind_group, morph), skinned);
                 pass.set_index_buffer(draw.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..draw.index_count, 0, 0..1);
             }
@@ -245,22 +268,55 @@ impl SceneRenderer {
     }
 }
 
-impl GpuDraw {
-    /// Binds the draw's vertex streams, with `skinned` (CPU-skinned positions and normals) in
-    /// place of the bind-pose ones when given.
-    pub(super) fn set_vertex_buffers(
+impl RigGpu {
+    /// Adds to `passes` those the ghosts written for this frame draw with in `view`.
+    pub(super) fn ghost_passes(&self, view: &ViewOptions, passes: &mut Vec<MeshPass>) {
+        for draw in self.draws.iter().filter(|_| self.ghosts_shown > 0) {
+            let pass = MeshPass::ghost(draw.pipeline, view.mode);
+            if !passes.contains(&pass) {
+                passes.push(pass);
+            }
+        }
+    }
+}
+
+/// Appends to `out` the ghosts of `state` drawn as skeletons (of `bones`), each in its tint,
+/// when the options draw them so.
+pub(super) fn ghost_skeleton_lines(state: &FrameState, bones: &[bool], out: &mut Vec<LineVertex>) {
+    let options = &state.view.ghosts;
+    if !options.skeleton {
+        return;
+    }
+    for ghost in state.ghosts {
+        let color = ghost_tint(ghost.offset, options.per_side()).to_array();
+        bone_lines(state.rig, bones, &ghost.pose.worlds, color, state.marker_size, out);
+    }
+}
+
+impl SceneRenderer {
+    /// Binds what `draw` reads: `palette` (the empty one for an unskinned draw), the draw bind
+    /// group `uniform` and the morph group `morph` (the draw's own or a ghost's) and its vertex streams,
+    /// with `skinned` (CPU-skinned positions and normals) in place of the bind-pose ones when
+    /// given.
+    pub(super) fn bind_draw(
         &self,
         pass: &mut wgpu::RenderPass,
+        draw: &GpuDraw,
+        palette: Option<&PaletteBuffers>,
+        (uniform, morph): (&wgpu::BindGroup, &wgpu::BindGroup),
         skinned: Option<&(wgpu::Buffer, wgpu::Buffer)>,
     ) {
-        let (positions, normals) = skinned.map_or((&self.positions, &self.normals), |(p, n)| (p, n));
+        pass.set_bind_group(1, palette.map_or(&self.empty_palette, |p| &p.bind_group), &[]);
+        pass.set_bind_group(2, uniform, &[]);
+        pass.set_bind_group(3, morph, &[]);
+        let (positions, normals) = skinned.map_or((&draw.positions, &draw.normals), |(p, n)| (p, n));
         pass.set_vertex_buffer(0, positions.slice(..));
         pass.set_vertex_buffer(1, normals.slice(..));
-        pass.set_vertex_buffer(2, self.uvs.slice(..));
-        pass.set_vertex_buffer(3, self.influences.slice(..));
-        pass.set_vertex_buffer(4, self.colors.slice(..));
-        pass.set_vertex_buffer(5, self.positions.slice(..));
-        pass.set_vertex_buffer(6, self.symmetry.slice(..));
-        pass.set_vertex_buffer(7, self.normals.slice(..));
+        pass.set_vertex_buffer(2, draw.uvs.slice(..));
+        pass.set_vertex_buffer(3, draw.influences.slice(..));
+        pass.set_vertex_buffer(4, draw.colors.slice(..));
+        pass.set_vertex_buffer(5, draw.positions.slice(..));
+        pass.set_vertex_buffer(6, draw.symmetry.slice(..));
+        pass.set_vertex_buffer(7, draw.normals.slice(..));
     }
 }

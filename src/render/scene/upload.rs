@@ -12,15 +12,7 @@ impl SceneRenderer {
             .iter()
             .map(|t| (t.width <= max_side && t.height <= max_side).then(|| create_texture(device, queue, t)))
             .collect();
-        let palettes = rig
-            .instances
-            .iter()
-            .map(|instance| {
-                instance
-                    .skin
-                    .map(|skin| PaletteBuffers::new(device, &self.palette_layout, rig.skins[skin].joints.len()))
-            })
-            .collect();
+        let palettes = self.palette_buffers(device, rig);
         let buffer = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
