@@ -1,7 +1,7 @@
 //! FBX meshes → rig meshes (one primitive per material part), skin deformers → skins, blend
 //! shape channels → morph targets.
 
-use super::{Nodes, mat4, vec3};
+use super::{FbxFinding, FbxFindingKind, Nodes, mat4, vec3};
 use crate::rig::import::accessor::Budget;
 use crate::rig::{ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin};
 use glam::{Vec2, Vec3};
@@ -52,7 +52,7 @@ pub(super) fn read(
             continue;
         }
         *slot = Some(skins.len());
-        skins.push(read_skin(skin, nodes, facts)?);
+        skins.push(read_skin(skin, nodes)?);
     }
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     let mut morphs = Morphs::default();
@@ -102,7 +102,7 @@ pub(super) fn read(
 
 /// A skin deformer's clusters as joints: each cluster's bone, and its geometry-to-bone matrix
 /// as the inverse bind.
-fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes, facts: &mut ImportFacts) -> Result<Skin, RigError> {
+fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes) -> Result<Skin, RigError> {
     let name = skin.element.name.to_string();
     if skin.clusters.len() > usize::from(u16::MAX) {
         return Err(data(format!(
@@ -113,19 +113,12 @@ fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes, facts: &mut ImportFacts) 
     let mut joints = Vec::with_capacity(skin.clusters.len());
     let mut inverse_binds = Vec::with_capacity(skin.clusters.len());
     for cluster in &skin.clusters {
-        let bone = cluster.bone_node.as_ref().and_then(|b| nodes.of(b).map(|i| (i, b)));
-        let Some((joint, bone)) = bone else {
+        let Some(joint) = cluster.bone_node.as_ref().and_then(|b| nodes.of(b)) else {
             return Err(data(format!(
                 "FBX skin '{name}': cluster '{}' is linked to no node of the scene",
                 &*cluster.element.name
             )));
         };
-        if bone.bone.is_none() {
-            facts.notes.push(format!(
-                "FBX skin '{name}': cluster '{}' is linked to '{}', which is not a bone ({:?})",
-                &*cluster.element.name, &*bone.element.name, bone.attrib_type
-            ));
-        }
         let inverse_bind = mat4(&cluster.geometry_to_bone);
         if !inverse_bind.is_finite() {
             return Err(data(format!(
@@ -382,8 +375,11 @@ fn point_influences(
         out.push((joints, weights));
     }
     if over > 0 {
-        facts.notes.push(format!(
-            "FBX mesh '{mesh}': {over} control points have more than {MAX_INFLUENCES} influences; the {MAX_INFLUENCES} heaviest were kept and renormalized"
+        facts.fbx_findings.push(FbxFinding::new(
+            FbxFindingKind::InfluencesOver8,
+            format!(
+                "FBX mesh '{mesh}': {over} control points have more than {MAX_INFLUENCES} influences; the {MAX_INFLUENCES} heaviest were kept and renormalized"
+            ),
         ));
     }
     Ok(out)
