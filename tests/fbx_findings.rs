@@ -29,7 +29,7 @@ fn hand_written(text: &str) -> Rig {
 #[test]
 fn a_bone_without_a_bind_pose_is_named_and_one_that_disagrees_is_a_warning() {
     // No Pose object at all: the cluster alone says where the bone was bound.
-    let rig = hand_written(&one_cluster_fbx(""));
+    let rig = hand_written(&one_cluster_fbx("", ""));
     let missing = only(&rig, FindingCode::FbxBindPoseMissing);
     assert_eq!(missing.severity, Severity::Info);
     assert!(missing.message.contains("'Bone'"), "{}", missing.message);
@@ -37,12 +37,12 @@ fn a_bone_without_a_bind_pose_is_named_and_one_that_disagrees_is_a_warning() {
     assert!(findings(&rig, FindingCode::FbxBindPoseInconsistent).is_empty());
 
     // A bind pose where the cluster says: nothing to report.
-    let rig = hand_written(&one_cluster_fbx(&bind_pose_at(10.0)));
+    let rig = hand_written(&one_cluster_fbx(&bind_pose_at(10.0), ""));
     assert!(findings(&rig, FindingCode::FbxBindPoseMissing).is_empty());
     assert!(findings(&rig, FindingCode::FbxBindPoseInconsistent).is_empty());
 
     // The bind pose 5 cm higher than the cluster's link: 0.05 m apart.
-    let rig = hand_written(&one_cluster_fbx(&bind_pose_at(15.0)));
+    let rig = hand_written(&one_cluster_fbx(&bind_pose_at(15.0), ""));
     let inconsistent = only(&rig, FindingCode::FbxBindPoseInconsistent);
     assert_eq!(inconsistent.severity, Severity::Warning);
     assert!(inconsistent.message.contains("0.0500 m"), "{}", inconsistent.message);

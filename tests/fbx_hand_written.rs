@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::fbx::one_cluster_fbx;
+use common::fbx::{lift_blend_shape, one_cluster_fbx};
 use glam::DVec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Rig, load_slice};
@@ -45,7 +45,7 @@ fn expected_triangle(degrees: f64) -> [DVec3; 3] {
 
 #[test]
 fn one_cluster_and_one_take_skin_as_worked_out_by_hand() {
-    let rig = load_slice(one_cluster_fbx("").as_bytes(), None, "bend.fbx").expect("the hand-written file loads");
+    let rig = load_slice(one_cluster_fbx("", "").as_bytes(), None, "bend.fbx").expect("the hand-written file loads");
     assert_eq!(rig.skins.len(), 1);
     assert_eq!(rig.skins[0].joints.len(), 1);
     assert_eq!(rig.nodes[rig.skins[0].joints[0]].name, "Bone");
@@ -71,10 +71,37 @@ fn one_cluster_and_one_take_skin_as_worked_out_by_hand() {
 }
 
 #[test]
+fn an_animated_blend_shape_weight_morphs_before_skinning_as_worked_out_by_hand() {
+    let (objects, connections) = lift_blend_shape();
+    let rig = load_slice(one_cluster_fbx(&objects, &connections).as_bytes(), None, "lift.fbx")
+        .expect("the hand-written file loads");
+    assert_eq!(rig.morphs.target_names[0], ["Lift"]);
+    assert_eq!(
+        rig.morphs.channels.len(),
+        1,
+        "one weight channel for the one mesh instance"
+    );
+    // At 0.5 s the bone has turned 45° and the shape is at 50 %: the third vertex, lifted 5 cm
+    // along Z in the bind pose, then turned about Z with the bone (Z unchanged).
+    for (time, degrees, lift) in [(0.0, 0.0, 0.0), (0.5, 45.0, 5.0), (1.0, 90.0, 10.0)] {
+        let got = skinned(&rig, Some(0), time);
+        let mut expected = expected_triangle(degrees);
+        expected[2].z = lift * 0.01;
+        for expected in expected {
+            let nearest = got.iter().map(|p| p.distance(expected)).fold(f64::INFINITY, f64::min);
+            assert!(
+                nearest < 1e-6,
+                "at {time} s: {expected} is {nearest:.3e} m from every vertex: {got:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn repairs_of_an_fbx_file_are_refused_as_fbx_and_nothing_is_written() {
     let dir = common::temp_dir("fbx-save");
     let input = dir.join("bend.fbx");
-    std::fs::write(&input, one_cluster_fbx("")).unwrap();
+    std::fs::write(&input, one_cluster_fbx("", "")).unwrap();
     let rig = rigscope::rig::load_file(&input).expect("the hand-written file loads");
     let output = dir.join("bend.glb");
     let result = rigscope::save::save_repaired(&input, &output, &rig, &rig, Default::default());

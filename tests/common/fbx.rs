@@ -8,8 +8,9 @@ pub const KTIME_PER_SECOND: u64 = 46_186_158_000;
 /// (0,10,0) cm, and a take "Bend" whose one linear curve turns the bone about Z from 0° at 0 s
 /// to 90° at 1 s. The cluster's `TransformLink` is the bone's world matrix at bind time and its
 /// `Transform` the mesh's place relative to it (the inverse, the mesh being at the origin); both
-/// row by row with the translation last. `objects_extra` is added to the file's objects.
-pub fn one_cluster_fbx(objects_extra: &str) -> String {
+/// row by row with the translation last. `objects_extra` and `connections_extra` are added to
+/// the file's objects and connections.
+pub fn one_cluster_fbx(objects_extra: &str, connections_extra: &str) -> String {
     format!(
         r#"; FBX 7.4.0 project file
 FBXHeaderExtension:  {{
@@ -116,6 +117,7 @@ Connections:  {{
 	C: "OO",900,800
 	C: "OP",900,400, "Lcl Rotation"
 	C: "OP",1000,900, "d|Z"
+{connections_extra}
 }}
 "#,
         second = KTIME_PER_SECOND
@@ -204,4 +206,65 @@ Connections:  {{
 {connections}}}
 "#
     )
+}
+
+/// A blend shape for the one-cluster file: channel "Lift" moves its third vertex (0,20,0) by
+/// (0,0,10) cm at full weight, and the take "Bend" turns it from 0 % at 0 s to 100 % at 1 s.
+/// Objects and connections, for [`one_cluster_fbx`].
+pub fn lift_blend_shape() -> (String, String) {
+    let objects = format!(
+        r#"	Geometry: 3000, "Geometry::Lift", "Shape" {{
+		Version: 100
+		Indexes: *1 {{
+			a: 2
+		}}
+		Vertices: *3 {{
+			a: 0,0,10
+		}}
+	}}
+	Deformer: 3100, "Deformer::Blend", "BlendShape" {{
+		Version: 100
+	}}
+	Deformer: 3200, "SubDeformer::Lift", "BlendShapeChannel" {{
+		Version: 100
+		DeformPercent: 0
+		FullWeights: *1 {{
+			a: 100
+		}}
+		Properties70:  {{
+			P: "DeformPercent", "Number", "", "A",0
+		}}
+	}}
+	AnimationCurveNode: 3300, "AnimCurveNode::DeformPercent", "" {{
+		Properties70:  {{
+			P: "d|DeformPercent", "Number", "", "A",0
+		}}
+	}}
+	AnimationCurve: 3400, "AnimCurve::", "" {{
+		Default: 0
+		KeyVer: 4009
+		KeyTime: *2 {{
+			a: 0,{KTIME_PER_SECOND}
+		}}
+		KeyValueFloat: *2 {{
+			a: 0,100
+		}}
+		KeyAttrFlags: *1 {{
+			a: 4
+		}}
+		KeyAttrDataFloat: *4 {{
+			a: 0,0,0,0
+		}}
+		KeyAttrRefCount: *1 {{
+			a: 2
+		}}
+	}}"#
+    );
+    let connections = r#"	C: "OO",3100,100
+	C: "OO",3200,3100
+	C: "OO",3000,3200
+	C: "OO",3300,800
+	C: "OP",3300,3200, "DeformPercent"
+	C: "OP",3400,3300, "d|DeformPercent""#;
+    (objects, connections.to_owned())
 }

@@ -24,6 +24,8 @@ pub(super) struct Geometry {
     pub skins: Vec<Skin>,
     pub instances: Vec<MeshInstance>,
     pub morphs: Morphs,
+    /// The morph target each blend channel became: (channel's element id, mesh, target).
+    pub channel_targets: Vec<(u32, usize, usize)>,
 }
 
 fn data(message: String) -> RigError {
@@ -56,8 +58,15 @@ pub(super) fn read(
     }
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     let mut morphs = Morphs::default();
+    let mut channel_targets = Vec::new();
     for mesh in &scene.meshes {
         let read = read_mesh(mesh, scene.materials.len(), budget, facts, warnings)?;
+        channel_targets.extend(
+            read.channel_ids
+                .iter()
+                .enumerate()
+                .map(|(target, &id)| (id, meshes.len(), target)),
+        );
         morphs.targets.push(read.targets);
         morphs.default_weights.push(read.default_weights);
         morphs.target_names.push(read.target_names);
@@ -97,6 +106,7 @@ pub(super) fn read(
         skins,
         instances,
         morphs,
+        channel_targets,
     })
 }
 
@@ -141,6 +151,8 @@ struct ReadMesh {
     targets: Vec<Vec<MorphTarget>>,
     default_weights: Vec<f32>,
     target_names: Vec<String>,
+    /// The element id of each target's blend channel.
+    channel_ids: Vec<u32>,
 }
 
 /// One control point's (cluster, weight) pairs kept, heaviest first, summing to 1.
@@ -272,6 +284,7 @@ fn read_mesh(
         mesh: Mesh { name, primitives },
         targets,
         default_weights: shapes.iter().map(|s| s.weight).collect(),
+        channel_ids: shapes.iter().map(|s| s.channel).collect(),
         target_names: shapes.into_iter().map(|s| s.name).collect(),
     })
 }
@@ -387,6 +400,7 @@ fn point_influences(
 
 struct Shape {
     name: String,
+    channel: u32,
     weight: f32,
     /// Offset of every control point at the channel's full weight.
     offsets: Vec<Vec3>,
@@ -431,6 +445,7 @@ fn blend_shapes(mesh: &ufbx::Mesh, points: usize, budget: &mut Budget) -> Result
             let weight = channel.weight as f32;
             shapes.push(Shape {
                 name: channel.element.name.to_string(),
+                channel: channel.element.element_id,
                 weight: if weight.is_finite() { weight } else { 0.0 },
                 offsets,
             });

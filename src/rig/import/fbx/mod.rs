@@ -112,8 +112,10 @@ pub fn load(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, Ri
     findings::skin_bindings(&scene, &nodes, &mut facts);
     let (textures, texture_of) = material::load_textures(&scene, base_dir, &mut budget, &mut warnings, &mut facts);
     let materials = material::read_materials(&scene, &texture_of);
-    let geometry = geometry::read(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
-    let clips = animation::read_clips(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
+    let mut geometry = geometry::read(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
+    let (clips, morph_channels) =
+        animation::read_clips(&scene, &nodes, &geometry, &mut budget, &mut facts, &mut warnings)?;
+    geometry.morphs.channels = morph_channels;
     super::charge_downstream(
         &geometry.instances,
         &geometry.meshes,
