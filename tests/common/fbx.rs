@@ -30,18 +30,7 @@ GlobalSettings:  {{
 	}}
 }}
 Objects:  {{
-	Geometry: 100, "Geometry::Triangle", "Mesh" {{
-		Vertices: *9 {{
-			a: 0,10,0,10,10,0,0,20,0
-		}}
-		PolygonVertexIndex: *3 {{
-			a: 0,1,-3
-		}}
-		GeometryVersion: 124
-	}}
-	Model: 200, "Model::Triangle", "Mesh" {{
-		Version: 232
-	}}
+{triangle}
 	NodeAttribute: 300, "NodeAttribute::Bone", "LimbNode" {{
 		TypeFlags: "Skeleton"
 	}}
@@ -84,25 +73,7 @@ Objects:  {{
 			P: "d|Z", "Number", "", "A",0
 		}}
 	}}
-	AnimationCurve: 1000, "AnimCurve::", "" {{
-		Default: 0
-		KeyVer: 4009
-		KeyTime: *2 {{
-			a: 0,{second}
-		}}
-		KeyValueFloat: *2 {{
-			a: 0,90
-		}}
-		KeyAttrFlags: *1 {{
-			a: 4
-		}}
-		KeyAttrDataFloat: *4 {{
-			a: 0,0,0,0
-		}}
-		KeyAttrRefCount: *1 {{
-			a: 2
-		}}
-	}}
+{curve_1000}
 {objects_extra}
 }}
 Connections:  {{
@@ -120,7 +91,9 @@ Connections:  {{
 {connections_extra}
 }}
 "#,
-        second = KTIME_PER_SECOND
+        second = KTIME_PER_SECOND,
+        curve_1000 = linear_curve(1000, 90.0),
+        triangle = triangle_mesh("0,10,0,10,10,0,0,20,0"),
     )
 }
 
@@ -184,17 +157,7 @@ FBXHeaderExtension:  {{
 	FBXVersion: 7400
 }}
 Objects:  {{
-	Geometry: 100, "Geometry::Triangle", "Mesh" {{
-		Vertices: *9 {{
-			a: 0,0,0,10,0,0,0,10,0
-		}}
-		PolygonVertexIndex: *3 {{
-			a: 0,1,-3
-		}}
-	}}
-	Model: 200, "Model::Triangle", "Mesh" {{
-		Version: 232
-	}}
+{triangle}
 	Deformer: 500, "Deformer::Skin", "Skin" {{
 		Version: 101
 	}}
@@ -204,7 +167,8 @@ Connections:  {{
 	C: "OO",100,200
 	C: "OO",500,100
 {connections}}}
-"#
+"#,
+        triangle = triangle_mesh("0,0,0,10,0,0,0,10,0")
     )
 }
 
@@ -240,14 +204,29 @@ pub fn lift_blend_shape() -> (String, String) {
 			P: "d|DeformPercent", "Number", "", "A",0
 		}}
 	}}
-	AnimationCurve: 3400, "AnimCurve::", "" {{
+{curve_3400}"#,
+        curve_3400 = linear_curve(3400, 100.0)
+    );
+    let connections = r#"	C: "OO",3100,100
+	C: "OO",3200,3100
+	C: "OO",3000,3200
+	C: "OO",3300,800
+	C: "OP",3300,3200, "DeformPercent"
+	C: "OP",3400,3300, "d|DeformPercent""#;
+    (objects, connections.to_owned())
+}
+
+/// An animation curve `id` from 0 at 0 s to `end` at 1 s, linear.
+fn linear_curve(id: u32, end: f64) -> String {
+    format!(
+        r#"	AnimationCurve: {id}, "AnimCurve::", "" {{
 		Default: 0
 		KeyVer: 4009
 		KeyTime: *2 {{
 			a: 0,{KTIME_PER_SECOND}
 		}}
 		KeyValueFloat: *2 {{
-			a: 0,100
+			a: 0,{end}
 		}}
 		KeyAttrFlags: *1 {{
 			a: 4
@@ -259,12 +238,22 @@ pub fn lift_blend_shape() -> (String, String) {
 			a: 2
 		}}
 	}}"#
-    );
-    let connections = r#"	C: "OO",3100,100
-	C: "OO",3200,3100
-	C: "OO",3000,3200
-	C: "OO",3300,800
-	C: "OP",3300,3200, "DeformPercent"
-	C: "OP",3400,3300, "d|DeformPercent""#;
-    (objects, connections.to_owned())
+    )
+}
+
+/// The triangle mesh (geometry 100 with `vertices` in centimetres, model 200 drawing it).
+fn triangle_mesh(vertices: &str) -> String {
+    format!(
+        r#"	Geometry: 100, "Geometry::Triangle", "Mesh" {{
+		Vertices: *9 {{
+			a: {vertices}
+		}}
+		PolygonVertexIndex: *3 {{
+			a: 0,1,-3
+		}}
+	}}
+	Model: 200, "Model::Triangle", "Mesh" {{
+		Version: 232
+	}}"#
+    )
 }

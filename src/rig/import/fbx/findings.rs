@@ -136,33 +136,25 @@ pub(super) fn skin_bindings(scene: &ufbx::Scene, nodes: &Nodes, facts: &mut Impo
         }
     }
     let rig_nodes = &nodes.nodes;
-    if let Some(finding) = listed(
-        FbxFindingKind::BindPoseMissing,
-        missing,
-        rig_nodes,
-        "bones have no bind pose in the file; where they were bound comes from their clusters alone",
-    ) {
-        facts.fbx_findings.push(finding);
-    }
     let worst_bone = rig_nodes.get(worst.1).map_or("", |n| n.name.as_str());
-    if let Some(finding) = listed(
-        FbxFindingKind::BindPoseInconsistent,
-        inconsistent,
-        rig_nodes,
-        &format!(
-            "bones are bound at different places by two clusters, or by a cluster and the file's bind pose (up to {:.4} m apart, '{worst_bone}'); each mesh follows its own cluster",
-            worst.0
+    let inconsistent_what = format!(
+        "bones are bound at different places by two clusters, or by a cluster and the file's bind pose (up to {:.4} m apart, '{worst_bone}'); each mesh follows its own cluster",
+        worst.0
+    );
+    for (kind, found, what) in [
+        (
+            FbxFindingKind::BindPoseMissing,
+            missing,
+            "bones have no bind pose in the file; where they were bound comes from their clusters alone",
         ),
-    ) {
-        facts.fbx_findings.push(finding);
-    }
-    if let Some(finding) = listed(
-        FbxFindingKind::ClusterNotBone,
-        not_bones,
-        rig_nodes,
-        "skin clusters are linked to models that are not bones (Null or other); they are used as joints",
-    ) {
-        facts.fbx_findings.push(finding);
+        (FbxFindingKind::BindPoseInconsistent, inconsistent, &inconsistent_what),
+        (
+            FbxFindingKind::ClusterNotBone,
+            not_bones,
+            "skin clusters are linked to models that are not bones (Null or other); they are used as joints",
+        ),
+    ] {
+        facts.fbx_findings.extend(listed(kind, found, rig_nodes, what));
     }
 }
 
@@ -187,14 +179,12 @@ pub(super) fn inherited_scale(nodes: &Nodes, facts: &mut ImportFacts) {
             found.push(parent);
         }
     }
-    if let Some(finding) = listed(
+    facts.fbx_findings.extend(listed(
         FbxFindingKind::InheritedNonUniformScale,
         found,
         rig_nodes,
         "nodes have a non-uniform scale that their children do not inherit the way glTF does (a sheared world transform, another inherit type, or Maya's segment scale compensation, carried here by a helper node); engines importing the FBX may show them differently",
-    ) {
-        facts.fbx_findings.push(finding);
-    }
+    ));
 }
 
 fn close(a: &Mat4, b: &Mat4) -> bool {
