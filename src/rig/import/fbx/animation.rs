@@ -7,6 +7,7 @@ use super::{Nodes, vec3};
 use crate::rig::import::accessor::Budget;
 use crate::rig::{Channel, ChannelFacts, Clip, ImportFacts, Interpolation, MorphChannel, Property, RigError};
 use glam::Vec4;
+use std::collections::HashMap;
 
 /// Bytes charged per baked key (time and value).
 const KEY_BYTES: u64 = 4 + 16;
@@ -108,9 +109,14 @@ fn morph_weights(
     budget: &mut Budget,
     clip_name: &str,
 ) -> Result<Vec<MorphChannel>, RigError> {
+    let target_of: HashMap<u32, (usize, usize)> = geometry
+        .channel_targets
+        .iter()
+        .map(|&(id, mesh, target)| (id, (mesh, target)))
+        .collect();
     let mut animated: Vec<AnimatedTarget> = Vec::new();
     for element in &baked.elements {
-        let Some(&(_, mesh, target)) = geometry.channel_targets.iter().find(|t| t.0 == element.element_id) else {
+        let Some(&(mesh, target)) = target_of.get(&element.element_id) else {
             continue;
         };
         let Some(prop) = element.props.iter().find(|p| &*p.name == DEFORM_PERCENT) else {
@@ -126,44 +132,43 @@ fn morph_weights(
             animated.push(AnimatedTarget { mesh, target, keys });
         }
     }
+    // Grouped by mesh, each group walked once: a file may animate many channels.
+    animated.sort_by_key(|a| (a.mesh, a.target));
+    let mut instances_of: Vec<Vec<usize>> = vec![Vec::new(); geometry.meshes.len()];
+    for instance in &geometry.instances {
+        if let Some(list) = instances_of.get_mut(instance.mesh) {
+            list.push(instance.node);
+        }
+    }
     let mut channels = Vec::new();
-    let mut meshes: Vec<usize> = animated.iter().map(|a| a.mesh).collect();
-    meshes.sort_unstable();
-    meshes.dedup();
-    for mesh in meshes {
+    for group in animated.chunk_by(|a, b| a.mesh == b.mesh) {
+        let mesh = group[0].mesh;
         let defaults = geometry.morphs.default_weights.get(mesh).map_or(&[][..], Vec::as_slice);
         let targets = defaults.len();
-        let mut times: Vec<f32> = animated
-            .iter()
-            .filter(|a| a.mesh == mesh)
-            .flat_map(|a| a.keys.iter().map(|k| k.0))
-            .collect();
+        let instances = instances_of.get(mesh).map_or(&[][..], Vec::as_slice);
+        let mut times: Vec<f32> = group.iter().flat_map(|a| a.keys.iter().map(|k| k.0)).collect();
         times.sort_by(f32::total_cmp);
         times.dedup();
-        let instances: Vec<usize> = geometry
-            .instances
-            .iter()
-            .filter(|i| i.mesh == mesh)
-            .map(|i| i.node)
-            .collect();
         budget.charge(
             (times.len() as u64)
                 .saturating_mul(targets as u64 + 1)
                 .saturating_mul(4)
-                .saturating_mul(instances.len() as u64),
+                .saturating_mul(instances.len() as u64 + 1),
             &format!("blend shape weights of clip '{clip_name}'"),
         )?;
+        let mut keys_of: Vec<Option<&[(f32, f32)]>> = vec![None; targets];
+        for a in group {
+            if let Some(slot) = keys_of.get_mut(a.target) {
+                *slot = Some(&a.keys);
+            }
+        }
         let mut values = Vec::with_capacity(times.len() * targets);
         for &time in &times {
-            for (target, &default) in defaults.iter().enumerate() {
-                let keys = animated
-                    .iter()
-                    .find(|a| a.mesh == mesh && a.target == target)
-                    .map(|a| &a.keys);
+            for (keys, &default) in keys_of.iter().zip(defaults) {
                 values.push(keys.map_or(default, |keys| linear_at(keys, time)));
             }
         }
-        for node in instances {
+        for &node in instances {
             channels.push(MorphChannel {
                 clip,
                 node,

@@ -87,8 +87,17 @@ pub(super) fn skin_bindings(scene: &ufbx::Scene, nodes: &Nodes, facts: &mut Impo
     let mut inconsistent = Vec::new();
     // The largest distance between two bind positions of one bone, and that bone.
     let mut worst = (0.0f32, 0usize);
-    // The first bind matrix seen per ufbx node.
+    // The first bind matrix seen per ufbx node, from the clusters and from the bind poses
+    // (looked up by index: a file may hold many of both).
     let mut bound: Vec<Option<Mat4>> = vec![None; scene.nodes.len()];
+    let mut posed_at: Vec<Option<Mat4>> = vec![None; scene.nodes.len()];
+    for pose in scene.poses.iter().filter(|p| p.is_bind_pose) {
+        for bone_pose in &pose.bone_poses {
+            if let Some(slot @ None) = posed_at.get_mut(bone_pose.bone_node.element.typed_id as usize) {
+                *slot = Some(super::mat4(&bone_pose.bone_to_world));
+            }
+        }
+    }
     for skin in &scene.skin_deformers {
         for cluster in &skin.clusters {
             let Some(bone) = cluster.bone_node.as_ref() else {
@@ -107,12 +116,7 @@ pub(super) fn skin_bindings(scene: &ufbx::Scene, nodes: &Nodes, facts: &mut Impo
                 Some(parent) if bone.is_scale_helper => parent,
                 _ => bone,
             };
-            let pose_bind = posed.bind_pose.as_ref().and_then(|pose| {
-                pose.bone_poses
-                    .iter()
-                    .find(|p| p.bone_node.element.typed_id == posed.element.typed_id)
-                    .map(|p| super::mat4(&p.bone_to_world))
-            });
+            let pose_bind = posed_at.get(posed.element.typed_id as usize).copied().flatten();
             let first = match bound.get_mut(bone.element.typed_id as usize) {
                 Some(Some(first)) => Some(*first),
                 Some(slot @ None) => {
@@ -164,6 +168,12 @@ pub(super) fn skin_bindings(scene: &ufbx::Scene, nodes: &Nodes, facts: &mut Impo
 /// the rig shows what the file means; an engine importing the FBX may not).
 pub(super) fn inherited_scale(nodes: &Nodes, facts: &mut ImportFacts) {
     let rig_nodes = &nodes.nodes;
+    let flagged = |list: &[usize]| {
+        let mut flags = vec![false; rig_nodes.len()];
+        list.iter().for_each(|&n| flags[n] = true);
+        flags
+    };
+    let (inherit_differs, scale_helpers) = (flagged(&nodes.inherit_differs), flagged(&nodes.scale_helpers));
     let mut worlds: Vec<Mat4> = Vec::with_capacity(rig_nodes.len());
     let mut found = Vec::new();
     for (index, node) in rig_nodes.iter().enumerate() {
@@ -171,9 +181,9 @@ pub(super) fn inherited_scale(nodes: &Nodes, facts: &mut ImportFacts) {
         let world = parent.unwrap_or(Mat4::IDENTITY) * node.rest.to_mat4();
         worlds.push(world);
         let parent_non_uniform = parent.is_some_and(|p| non_uniform(&p));
-        if sheared(&world) || (parent_non_uniform && nodes.inherit_differs.contains(&index)) {
+        if sheared(&world) || (parent_non_uniform && inherit_differs[index]) {
             found.push(index);
-        } else if nodes.scale_helpers.contains(&index)
+        } else if scale_helpers[index]
             && let Some(parent) = node.parent
         {
             found.push(parent);
