@@ -19,6 +19,11 @@ render "$fox" --clip Walk --time 0.4 --bend b_Neck_04=0,0,-70 --bend b_Tail01_01
 render "$fox" --clip Run --time 0.25 --view deformation --deformation stretch --out screenshots/fox-stretch.png
 render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --camera 70,15,1.8 --out screenshots/xbot-deformation.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out screenshots/robot-symmetry.png
+# FBX rigs: Mixamo's Samba (centimetres, converted) and Maya's kenney character.
+render "../shared/rigs/fbx/Samba Dancing.fbx" --clip mixamo.com --time 4.0 --view weights --joint mixamorig:LeftArm \
+    --skeleton --camera 20,12,1.6 --out screenshots/samba-fbx-weights.png
+render ../shared/rigs/fbx/maya_kenney_character_7700_binary.fbx --clip "Take 001" --time 0.375 --view deformation \
+    --out screenshots/kenney-fbx-deformation.png
 # Weight sums before and after normalizing.
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --out screenshots/robot-weight-sum.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --fix --normalize --out screenshots/robot-weight-sum-fixed.png

@@ -32,10 +32,15 @@ fn reference_vertex(palette: &[Mat4], primitive: &Primitive, v: usize) -> (DVec3
     (DVec4::truncate(p), n)
 }
 
-/// FBX rigs through the same checks: Maya's character, and Blender's with up to six influences
-/// per vertex (two sets).
-const FBX_KENNEY: &str = "fbx/maya_kenney_character_7700_binary.fbx";
-const FBX_SIX_INFLUENCES: &str = "fbx/animation_with_skeleton.fbx";
+/// The shared rigs both paths are checked on; the FBX ones are Maya's character and Blender's
+/// with up to six influences per vertex (two sets).
+const SHARED_RIGS: [&str; 5] = [
+    "Fox.glb",
+    "RiggedSimple.gltf",
+    "SimpleSkin.gltf",
+    "fbx/maya_kenney_character_7700_binary.fbx",
+    "fbx/animation_with_skeleton.fbx",
+];
 
 struct Agreement {
     max_position_error: f64,
@@ -122,13 +127,7 @@ fn compute_pass_matches_f64_reference_on_shared_rigs_and_demo() {
     let skinner = ComputeSkinner::new(&gpu);
     check("demo", &skinner, &gpu, &common::load_demo());
     let Some(dir) = common::shared_rigs() else { return };
-    for file in [
-        "Fox.glb",
-        "RiggedSimple.gltf",
-        "SimpleSkin.gltf",
-        FBX_KENNEY,
-        FBX_SIX_INFLUENCES,
-    ] {
+    for file in SHARED_RIGS {
         check(file, &skinner, &gpu, &common::load_rig(&dir, file));
     }
 }
@@ -265,13 +264,7 @@ fn cpu_and_gpu_paths_agree_with_bent_joints_for_lbs_and_dqs() {
     let skinner = ComputeSkinner::new(&gpu);
     paths_agree("demo", &skinner, &gpu, &common::load_demo());
     let Some(dir) = common::shared_rigs() else { return };
-    for file in [
-        "Fox.glb",
-        "RiggedSimple.gltf",
-        "SimpleSkin.gltf",
-        FBX_KENNEY,
-        FBX_SIX_INFLUENCES,
-    ] {
+    for file in SHARED_RIGS {
         paths_agree(file, &skinner, &gpu, &common::load_rig(&dir, file));
     }
 }

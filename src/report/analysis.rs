@@ -3,6 +3,7 @@
 //! meshes, skins and clips extend it in their own modules.
 
 use super::*;
+use crate::rig::FbxFindingKind;
 
 /// Vertex indices matching a condition, capped, with the exact total.
 pub(super) struct VertexSet {
@@ -258,6 +259,10 @@ impl<'r> Analysis<'r> {
         for note in &rig.facts.notes {
             self.push(Finding::new(Severity::Info, FindingCode::ImportNote, note.clone()));
         }
+        for fbx in &rig.facts.fbx_findings {
+            let (severity, code) = fbx_finding_code(fbx.kind);
+            self.push(Finding::new(severity, code, fbx.message.clone()).nodes(fbx.nodes.iter().copied()));
+        }
         for warning in &rig.warnings {
             self.push(Finding::new(Severity::Warning, FindingCode::Import, warning.clone()));
         }
@@ -297,5 +302,19 @@ impl<'r> Analysis<'r> {
                 .nodes(sheared),
             );
         }
+    }
+}
+
+/// How the report rates each kind of FBX finding.
+fn fbx_finding_code(kind: FbxFindingKind) -> (Severity, FindingCode) {
+    use FbxFindingKind as K;
+    match kind {
+        K::SourceSystem => (Severity::Info, FindingCode::FbxSourceSystem),
+        K::BindPoseMissing => (Severity::Info, FindingCode::FbxBindPoseMissing),
+        K::BindPoseInconsistent => (Severity::Warning, FindingCode::FbxBindPoseInconsistent),
+        K::ClusterNotBone => (Severity::Info, FindingCode::FbxClusterNotBone),
+        K::InheritedNonUniformScale => (Severity::Warning, FindingCode::FbxInheritedScale),
+        K::InfluencesOver8 => (Severity::Warning, FindingCode::FbxInfluencesOver8),
+        K::TextureNotFound => (Severity::Warning, FindingCode::FbxTextureNotFound),
     }
 }

@@ -14,7 +14,10 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 pub use error::{BudgetExceeded, Codec, FbxError, FbxErrorKind, FileError, RigError, UriError};
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
-pub use import::{Budget, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice, read_file_bounded};
+pub use import::{
+    Budget, FbxFinding, FbxFindingKind, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice,
+    read_file_bounded,
+};
 
 /// Opens `path`, or the built-in demo rig when there is none.
 pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {
@@ -355,6 +358,8 @@ pub struct ImportFacts {
     /// What the importer noticed and did without (extensions used and ignored, primitives with
     /// nothing to draw, accessors of unknown types that nothing reads).
     pub notes: Vec<String>,
+    /// What an FBX file holds that the report names on its own (empty for glTF).
+    pub fbx_findings: Vec<FbxFinding>,
 }
 
 impl ImportFacts {

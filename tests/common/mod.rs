@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod counting;
+pub mod fbx;
 pub mod skinned;
 
 use serde_json::Value;

@@ -38,7 +38,7 @@ use std::path::Path;
 
 pub use accessor::{Budget, BudgetExceeded, human_bytes};
 pub use extensions::SUPPORTED_EXTENSIONS;
-pub use fbx::{FbxError, FbxErrorKind, is_fbx};
+pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
 pub use source::{FileError, UriError, read_file_bounded};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged

@@ -1,22 +1,30 @@
 //! Every FBX animation stack (take) → a clip, baked by ufbx to keyed translation, rotation and
-//! scale per node, times counted from the stack's start.
+//! scale per node and blend channel weights per mesh instance, times counted from the stack's
+//! start.
 
+use super::geometry::Geometry;
 use super::{Nodes, vec3};
 use crate::rig::import::accessor::Budget;
-use crate::rig::{Channel, ChannelFacts, Clip, ImportFacts, Interpolation, Property, RigError};
+use crate::rig::{Channel, ChannelFacts, Clip, ImportFacts, Interpolation, MorphChannel, Property, RigError};
 use glam::Vec4;
+use std::collections::HashMap;
 
 /// Bytes charged per baked key (time and value).
 const KEY_BYTES: u64 = 4 + 16;
 
+/// The blend channel property FBX animates, in percent.
+const DEFORM_PERCENT: &str = "DeformPercent";
+
 pub(super) fn read_clips(
     scene: &ufbx::Scene,
     nodes: &Nodes,
+    geometry: &Geometry,
     budget: &mut Budget,
     facts: &mut ImportFacts,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Clip>, RigError> {
+) -> Result<(Vec<Clip>, Vec<MorphChannel>), RigError> {
     let mut clips = Vec::with_capacity(scene.anim_stacks.len());
+    let mut morph_channels = Vec::new();
     for stack in &scene.anim_stacks {
         let name = stack.element.name.to_string();
         let opts = ufbx::BakeOpts {
@@ -65,10 +73,13 @@ pub(super) fn read_clips(
                 }
             }
         }
+        let weights = morph_weights(&baked, clips.len(), start, geometry, budget, &name)?;
         let duration = channels
             .iter()
             .filter_map(|c| c.times.last().copied())
+            .chain(weights.iter().filter_map(|c| c.times.last().copied()))
             .fold(0.0f32, f32::max);
+        morph_channels.extend(weights);
         facts.channels.push(
             (0..channels.len())
                 .map(|i| ChannelFacts {
@@ -84,7 +95,110 @@ pub(super) fn read_clips(
             source: None,
         });
     }
-    Ok(clips)
+    Ok((clips, morph_channels))
+}
+
+/// The animated blend channel weights of one baked stack as morph weight channels, one per
+/// instance of each mesh they deform: the keys of all its channels merged, every target's
+/// weight at each (linear between its own keys, its default weight when not animated).
+fn morph_weights(
+    baked: &ufbx::BakedAnim,
+    clip: usize,
+    start: f64,
+    geometry: &Geometry,
+    budget: &mut Budget,
+    clip_name: &str,
+) -> Result<Vec<MorphChannel>, RigError> {
+    let target_of: HashMap<u32, (usize, usize)> = geometry
+        .channel_targets
+        .iter()
+        .map(|&(id, mesh, target)| (id, (mesh, target)))
+        .collect();
+    let mut animated: Vec<AnimatedTarget> = Vec::new();
+    for element in &baked.elements {
+        let Some(&(mesh, target)) = target_of.get(&element.element_id) else {
+            continue;
+        };
+        let Some(prop) = element.props.iter().find(|p| &*p.name == DEFORM_PERCENT) else {
+            continue;
+        };
+        let keys: Vec<(f32, f32)> = prop
+            .keys
+            .iter()
+            .map(|k| (((k.time - start).max(0.0)) as f32, (k.value.x / 100.0) as f32))
+            .filter(|(t, w)| t.is_finite() && w.is_finite())
+            .collect();
+        if !keys.is_empty() {
+            animated.push(AnimatedTarget { mesh, target, keys });
+        }
+    }
+    // Grouped by mesh, each group walked once: a file may animate many channels.
+    animated.sort_by_key(|a| (a.mesh, a.target));
+    let mut instances_of: Vec<Vec<usize>> = vec![Vec::new(); geometry.meshes.len()];
+    for instance in &geometry.instances {
+        if let Some(list) = instances_of.get_mut(instance.mesh) {
+            list.push(instance.node);
+        }
+    }
+    let mut channels = Vec::new();
+    for group in animated.chunk_by(|a, b| a.mesh == b.mesh) {
+        let mesh = group[0].mesh;
+        let defaults = geometry.morphs.default_weights.get(mesh).map_or(&[][..], Vec::as_slice);
+        let targets = defaults.len();
+        let instances = instances_of.get(mesh).map_or(&[][..], Vec::as_slice);
+        let mut times: Vec<f32> = group.iter().flat_map(|a| a.keys.iter().map(|k| k.0)).collect();
+        times.sort_by(f32::total_cmp);
+        times.dedup();
+        budget.charge(
+            (times.len() as u64)
+                .saturating_mul(targets as u64 + 1)
+                .saturating_mul(4)
+                .saturating_mul(instances.len() as u64 + 1),
+            &format!("blend shape weights of clip '{clip_name}'"),
+        )?;
+        let mut keys_of: Vec<Option<&[(f32, f32)]>> = vec![None; targets];
+        for a in group {
+            if let Some(slot) = keys_of.get_mut(a.target) {
+                *slot = Some(&a.keys);
+            }
+        }
+        let mut values = Vec::with_capacity(times.len() * targets);
+        for &time in &times {
+            for (keys, &default) in keys_of.iter().zip(defaults) {
+                values.push(keys.map_or(default, |keys| linear_at(keys, time)));
+            }
+        }
+        for &node in instances {
+            channels.push(MorphChannel {
+                clip,
+                node,
+                interpolation: Interpolation::Linear,
+                times: times.clone(),
+                values: values.clone(),
+                targets,
+            });
+        }
+    }
+    Ok(channels)
+}
+
+/// One animated blend channel: its mesh and target, and its keys as (time from the stack's
+/// start, weight 0..1).
+struct AnimatedTarget {
+    mesh: usize,
+    target: usize,
+    keys: Vec<(f32, f32)>,
+}
+
+/// The value of linear keys (increasing times) at `time`, held before the first and after the
+/// last.
+fn linear_at(keys: &[(f32, f32)], time: f32) -> f32 {
+    let after = keys.partition_point(|k| k.0 <= time);
+    match (after.checked_sub(1).map(|i| keys[i]), keys.get(after)) {
+        (Some((t0, v0)), Some(&(t1, v1))) if t1 > t0 => v0 + (v1 - v0) * (time - t0) / (t1 - t0),
+        (Some((_, v)), _) | (None, Some(&(_, v))) => v,
+        (None, None) => 0.0,
+    }
 }
 
 type Keys = Result<(Vec<f32>, Vec<Vec4>), String>;

@@ -1,7 +1,7 @@
 //! FBX meshes → rig meshes (one primitive per material part), skin deformers → skins, blend
 //! shape channels → morph targets.
 
-use super::{Nodes, mat4, vec3};
+use super::{FbxFinding, FbxFindingKind, Nodes, mat4, vec3};
 use crate::rig::import::accessor::Budget;
 use crate::rig::{ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin};
 use glam::{Vec2, Vec3};
@@ -24,6 +24,8 @@ pub(super) struct Geometry {
     pub skins: Vec<Skin>,
     pub instances: Vec<MeshInstance>,
     pub morphs: Morphs,
+    /// The morph target each blend channel became: (channel's element id, mesh, target).
+    pub channel_targets: Vec<(u32, usize, usize)>,
 }
 
 fn data(message: String) -> RigError {
@@ -52,12 +54,19 @@ pub(super) fn read(
             continue;
         }
         *slot = Some(skins.len());
-        skins.push(read_skin(skin, nodes, facts)?);
+        skins.push(read_skin(skin, nodes)?);
     }
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     let mut morphs = Morphs::default();
+    let mut channel_targets = Vec::new();
     for mesh in &scene.meshes {
         let read = read_mesh(mesh, scene.materials.len(), budget, facts, warnings)?;
+        channel_targets.extend(
+            read.channel_ids
+                .iter()
+                .enumerate()
+                .map(|(target, &id)| (id, meshes.len(), target)),
+        );
         morphs.targets.push(read.targets);
         morphs.default_weights.push(read.default_weights);
         morphs.target_names.push(read.target_names);
@@ -97,12 +106,13 @@ pub(super) fn read(
         skins,
         instances,
         morphs,
+        channel_targets,
     })
 }
 
 /// A skin deformer's clusters as joints: each cluster's bone, and its geometry-to-bone matrix
 /// as the inverse bind.
-fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes, facts: &mut ImportFacts) -> Result<Skin, RigError> {
+fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes) -> Result<Skin, RigError> {
     let name = skin.element.name.to_string();
     if skin.clusters.len() > usize::from(u16::MAX) {
         return Err(data(format!(
@@ -113,19 +123,12 @@ fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes, facts: &mut ImportFacts) 
     let mut joints = Vec::with_capacity(skin.clusters.len());
     let mut inverse_binds = Vec::with_capacity(skin.clusters.len());
     for cluster in &skin.clusters {
-        let bone = cluster.bone_node.as_ref().and_then(|b| nodes.of(b).map(|i| (i, b)));
-        let Some((joint, bone)) = bone else {
+        let Some(joint) = cluster.bone_node.as_ref().and_then(|b| nodes.of(b)) else {
             return Err(data(format!(
                 "FBX skin '{name}': cluster '{}' is linked to no node of the scene",
                 &*cluster.element.name
             )));
         };
-        if bone.bone.is_none() {
-            facts.notes.push(format!(
-                "FBX skin '{name}': cluster '{}' is linked to '{}', which is not a bone ({:?})",
-                &*cluster.element.name, &*bone.element.name, bone.attrib_type
-            ));
-        }
         let inverse_bind = mat4(&cluster.geometry_to_bone);
         if !inverse_bind.is_finite() {
             return Err(data(format!(
@@ -148,6 +151,8 @@ struct ReadMesh {
     targets: Vec<Vec<MorphTarget>>,
     default_weights: Vec<f32>,
     target_names: Vec<String>,
+    /// The element id of each target's blend channel.
+    channel_ids: Vec<u32>,
 }
 
 /// One control point's (cluster, weight) pairs kept, heaviest first, summing to 1.
@@ -279,6 +284,7 @@ fn read_mesh(
         mesh: Mesh { name, primitives },
         targets,
         default_weights: shapes.iter().map(|s| s.weight).collect(),
+        channel_ids: shapes.iter().map(|s| s.channel).collect(),
         target_names: shapes.into_iter().map(|s| s.name).collect(),
     })
 }
@@ -382,8 +388,11 @@ fn point_influences(
         out.push((joints, weights));
     }
     if over > 0 {
-        facts.notes.push(format!(
-            "FBX mesh '{mesh}': {over} control points have more than {MAX_INFLUENCES} influences; the {MAX_INFLUENCES} heaviest were kept and renormalized"
+        facts.fbx_findings.push(FbxFinding::new(
+            FbxFindingKind::InfluencesOver8,
+            format!(
+                "FBX mesh '{mesh}': {over} control points have more than {MAX_INFLUENCES} influences; the {MAX_INFLUENCES} heaviest were kept and renormalized"
+            ),
         ));
     }
     Ok(out)
@@ -391,6 +400,7 @@ fn point_influences(
 
 struct Shape {
     name: String,
+    channel: u32,
     weight: f32,
     /// Offset of every control point at the channel's full weight.
     offsets: Vec<Vec3>,
@@ -435,6 +445,7 @@ fn blend_shapes(mesh: &ufbx::Mesh, points: usize, budget: &mut Budget) -> Result
             let weight = channel.weight as f32;
             shapes.push(Shape {
                 name: channel.element.name.to_string(),
+                channel: channel.element.element_id,
                 weight: if weight.is_finite() { weight } else { 0.0 },
                 offsets,
             });

@@ -1,6 +1,7 @@
 //! FBX materials → base colour, opacity and diffuse texture; textures embedded in the file or
 //! found beside it the way FBX files name them.
 
+use super::{FbxFinding, FbxFindingKind};
 use crate::rig::import::accessor::Budget;
 use crate::rig::import::material::{decode_texture, missing_texture};
 use crate::rig::import::source::read_uri;
@@ -24,14 +25,19 @@ pub(super) fn load_textures(
             continue;
         };
         let name = texture.element.name.to_string();
-        let decoded = texture_bytes(texture, base_dir).and_then(|bytes| decode_texture(&name, &bytes, budget));
-        let texture = decoded.unwrap_or_else(|why| {
-            warnings.push(format!("FBX texture '{name}' not loaded: {why}; drawn untextured"));
-            facts
-                .notes
-                .push(format!("FBX texture '{name}' not found or not readable: {why}"));
-            missing_texture()
-        });
+        let texture = match texture_bytes(texture, base_dir) {
+            Ok(bytes) => decode_texture(&name, &bytes, budget).unwrap_or_else(|why| {
+                warnings.push(format!("FBX texture '{name}' not loaded, drawn untextured: {why}"));
+                missing_texture()
+            }),
+            Err(why) => {
+                facts.fbx_findings.push(FbxFinding::new(
+                    FbxFindingKind::TextureNotFound,
+                    format!("FBX texture '{name}' not found, drawn untextured: {why}"),
+                ));
+                missing_texture()
+            }
+        };
         *slot = Some(textures.len());
         textures.push(texture);
     }

@@ -10,8 +10,11 @@
 //! checked again before use, as the glTF path checks a file's.
 
 mod animation;
+mod findings;
 mod geometry;
 mod material;
+
+pub use findings::{FbxFinding, FbxFindingKind};
 
 use super::accessor::Budget;
 use crate::rig::{ImportFacts, Node, Rig, RigError, Trs};
@@ -100,15 +103,19 @@ pub fn load(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, Ri
     )?;
     let mut warnings = Vec::new();
     let mut facts = ImportFacts {
-        notes: vec![source_system_note(&scene)],
+        fbx_findings: vec![findings::source_system(&scene)],
         ..ImportFacts::default()
     };
 
     let nodes = read_nodes(&scene, &mut facts)?;
+    findings::inherited_scale(&nodes, &mut facts);
+    findings::skin_bindings(&scene, &nodes, &mut facts);
     let (textures, texture_of) = material::load_textures(&scene, base_dir, &mut budget, &mut warnings, &mut facts);
     let materials = material::read_materials(&scene, &texture_of);
-    let geometry = geometry::read(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
-    let clips = animation::read_clips(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
+    let mut geometry = geometry::read(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
+    let (clips, morph_channels) =
+        animation::read_clips(&scene, &nodes, &geometry, &mut budget, &mut facts, &mut warnings)?;
+    geometry.morphs.channels = morph_channels;
     super::charge_downstream(
         &geometry.instances,
         &geometry.meshes,
@@ -171,26 +178,14 @@ pub(super) fn allocator_within(budget: &Budget) -> ufbx::AllocatorOpts {
     }
 }
 
-/// The report's line on the file's own system, before conversion.
-fn source_system_note(scene: &ufbx::Scene) -> String {
-    let settings = &scene.settings;
-    let meta = &scene.metadata;
-    let creator: &str = &meta.creator;
-    format!(
-        "FBX {} {}.{} written by '{creator}': {:?} up, unit {} m, {} fps; converted to Y up, metres, right-handed",
-        if meta.ascii { "ASCII" } else { "binary" },
-        meta.version / 1000,
-        meta.version % 1000 / 100,
-        settings.original_axis_up,
-        settings.original_unit_meters,
-        settings.frames_per_second,
-    )
-}
-
 /// The rig's nodes, parents first, and the rig index of each ufbx node (by typed id).
 pub(super) struct Nodes {
     pub nodes: Vec<Node>,
     pub of_fbx: Vec<Option<usize>>,
+    /// Rig nodes whose inherit type in the file is not glTF's (ufbx compensates for it).
+    pub inherit_differs: Vec<usize>,
+    /// Rig nodes ufbx added to carry a scale that children of the node above do not inherit.
+    pub scale_helpers: Vec<usize>,
 }
 
 impl Nodes {
@@ -208,6 +203,8 @@ fn read_nodes(scene: &ufbx::Scene, facts: &mut ImportFacts) -> Result<Nodes, Rig
     let mut nodes: Vec<Node> = Vec::with_capacity(count);
     let mut stack: Vec<(&ufbx::Node, Option<usize>)> = vec![(&*scene.root_node, None)];
     let mut visited = 0usize;
+    let mut inherit_differs = Vec::new();
+    let mut scale_helpers = Vec::new();
     while let Some((node, parent)) = stack.pop() {
         visited += 1;
         let id = node.element.typed_id as usize;
@@ -221,22 +218,23 @@ fn read_nodes(scene: &ufbx::Scene, facts: &mut ImportFacts) -> Result<Nodes, Rig
             .ok_or_else(|| RigError::Data(format!("FBX node '{}' has a non-finite transform", &*node.element.name)))?;
         let keep = !node.is_root || rest != Trs::IDENTITY;
         let index = if keep {
-            nodes.push(Node {
-                name: node.element.name.to_string(),
-                parent,
-                rest,
-            });
+            // ufbx names its scale helpers all alike (empty): each is named after its node.
+            let name = match parent {
+                Some(p) if node.is_scale_helper => {
+                    scale_helpers.push(nodes.len());
+                    format!("{} (scale)", nodes[p].name)
+                }
+                _ => node.element.name.to_string(),
+            };
+            nodes.push(Node { name, parent, rest });
             facts.node_matrices.push(rest.to_mat4());
             of_fbx[id] = Some(nodes.len() - 1);
             Some(nodes.len() - 1)
         } else {
             parent
         };
-        if node.original_inherit_mode != ufbx::InheritMode::Normal {
-            facts.notes.push(format!(
-                "FBX node '{}' does not inherit its parent's scale normally ({:?}); glTF cannot express that, so it was compensated",
-                &*node.element.name, node.original_inherit_mode
-            ));
+        if keep && node.original_inherit_mode != ufbx::InheritMode::Normal {
+            inherit_differs.push(nodes.len() - 1);
         }
         // Reversed so that children keep the file's order.
         for child in node.children.iter().rev() {
@@ -244,7 +242,12 @@ fn read_nodes(scene: &ufbx::Scene, facts: &mut ImportFacts) -> Result<Nodes, Rig
         }
     }
     facts.gltf_node = (0..nodes.len()).collect();
-    Ok(Nodes { nodes, of_fbx })
+    Ok(Nodes {
+        nodes,
+        of_fbx,
+        inherit_differs,
+        scale_helpers,
+    })
 }
 
 pub(super) fn vec3(v: ufbx::Vec3) -> Vec3 {
