@@ -94,8 +94,8 @@ fn mixamo_fbx_clips_play_on_the_gltf_xbot_and_the_reverse() {
     let options = RetargetOptions::default();
 
     let xbot = common::load_rig(&dir, "real/Xbot.glb");
-    let (xbot_dancing, report) =
-        load_clips_into(xbot, &fbx, &JointMap::default(), &options).expect("FBX clips onto glTF");
+    let (xbot_dancing, report) = load_clips_into(xbot, &fbx, (&Default::default(), &JointMap::default()), &options)
+        .expect("FBX clips onto glTF");
     let source = common::load_rig(&dir, "fbx/mixamo.fbx");
     let dance = source.clips.iter().position(|c| c.name == "mixamo.com").unwrap();
     let clip_report = report
@@ -112,8 +112,8 @@ fn mixamo_fbx_clips_play_on_the_gltf_xbot_and_the_reverse() {
     );
 
     let beta = common::load_rig(&dir, "fbx/mixamo.fbx");
-    let (beta_with_xbot, report) =
-        load_clips_into(beta, &glb, &JointMap::default(), &options).expect("glTF clips onto FBX");
+    let (beta_with_xbot, report) = load_clips_into(beta, &glb, (&Default::default(), &JointMap::default()), &options)
+        .expect("glTF clips onto FBX");
     let xbot = common::load_rig(&dir, "real/Xbot.glb");
     assert_eq!(report.clips.len(), xbot.clips.len());
     for clip in 0..xbot.clips.len() {

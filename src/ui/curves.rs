@@ -134,6 +134,7 @@ struct PlotSource {
     options: CurvesOptions,
 }
 
+#[derive(Default)]
 pub struct CurvesPanelState {
     pub open: bool,
     /// Joints shown besides the selected one.
@@ -145,20 +146,6 @@ pub struct CurvesPanelState {
     source: Option<PlotSource>,
     /// How each property's plot mapped time and value to the screen when last drawn.
     transforms: Vec<(Property, PlotTransform)>,
-}
-
-impl Default for CurvesPanelState {
-    fn default() -> Self {
-        CurvesPanelState {
-            open: false,
-            pinned: Vec::new(),
-            options: CurvesOptions::default(),
-            selected_key: None,
-            plotted: Vec::new(),
-            source: None,
-            transforms: Vec::new(),
-        }
-    }
 }
 
 impl CurvesPanelState {
