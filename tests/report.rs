@@ -421,6 +421,38 @@ fn first_frame_deviation_is_measured_against_the_binds() {
     assert_eq!(found[0].clip, Some(0));
 }
 
+/// A mesh bound under a turned, centimetre-scaled armature (as Mixamo exports): the inverse
+/// binds are relative to the mesh node, so every `world(joint) · inverseBind` is that node's
+/// world matrix at rest and the mesh is drawn there undeformed. That is the bind pose, and
+/// distances are in world units against the mesh's size where it is drawn.
+#[test]
+fn binds_relative_to_a_scaled_turned_mesh_node_are_the_bind_pose_there() {
+    let turn = Quat::from_rotation_x(90f32.to_radians());
+    let placement = Mat4::from_rotation_translation(turn, Vec3::ZERO) * Mat4::from_scale(Vec3::splat(0.01));
+    let binds = rest_binds().map(|ibm| ibm * placement);
+    let mesh_node = json!({"rotation": [turn.x, turn.y, turn.z, turn.w], "scale": [0.01, 0.01, 0.01]});
+    let rig = chain(
+        &binds,
+        mesh_node,
+        json!([{"node": 3, "path": "translation", "times": [0.0, 1.0], "values": [0, 3, 0, 0, 1, 0]}]),
+    );
+    let report = RigReport::new(&rig);
+    let rest = report.skins[0].rest_vs_bind.unwrap();
+    assert!(rest.is_bind_pose(), "{rest:?}");
+    assert!(findings_with(&report, "first-frame-not-bind-pose").len() == 1);
+    let moved = report.clips[0].first_frame_vs_bind.unwrap();
+    assert!((moved.distance - 2.0).abs() < 1e-4, "{moved:?}");
+    assert!(moved.degrees < 0.01, "{moved:?}");
+    // The mesh spans 1 × 0.5 in its own units, a hundredth of that where it is drawn.
+    let size = 0.01 * (1.0f32 + 0.5 * 0.5).sqrt();
+    assert!(
+        (moved.relative / (2.0 / size) - 1.0).abs() < 1e-4,
+        "{} vs {}",
+        moved.relative,
+        2.0 / size
+    );
+}
+
 #[test]
 fn inverse_bind_problems_name_their_joints() {
     let mut binds = rest_binds();

@@ -172,18 +172,8 @@ struct Bind {
 fn bind_poses(rig: &Rig, rest_worlds: &[Mat4]) -> Vec<Option<Bind>> {
     let mut out: Vec<Option<Bind>> = vec![None; rig.nodes.len()];
     for (s, skin) in rig.skins.iter().enumerate() {
-        let mesh_node = (rig.instances.iter().find(|i| i.skin == Some(s))).map(|i| rest_worlds[i.node]);
-        // The placement under which the joints' rest places are nearer their bind places.
-        let apart = |placement: &Mat4| -> f32 {
-            let joints = skin.joints.iter().zip(&skin.inverse_binds);
-            joints
-                .map(|(&j, ibm)| crate::report::bind_offset(&rest_worlds[j], ibm, placement).0)
-                .sum()
-        };
-        let placement = match mesh_node {
-            Some(node) if apart(&node) < apart(&Mat4::IDENTITY) => node,
-            _ => Mat4::IDENTITY,
-        };
+        let mesh_node = rig.instances.iter().find(|i| i.skin == Some(s)).map(|i| i.node);
+        let placement = crate::report::bind_placement(skin, rest_worlds, mesh_node);
         for (&joint, inverse_bind) in skin.joints.iter().zip(&skin.inverse_binds) {
             if let Some(slot) = out.get_mut(joint).filter(|s| s.is_none()) {
                 *slot = Some(Bind {

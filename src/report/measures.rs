@@ -1,6 +1,7 @@
 //! Measures the checks share: world matrices, pose deviation, sizes, matrix properties.
 
 use super::*;
+use crate::rig::Skin;
 
 /// Every primitive the file has, drawn or not, in mesh order.
 pub(super) fn primitive_views(rig: &Rig) -> Vec<PrimitiveView<'_>> {
@@ -49,14 +50,15 @@ pub(super) fn worlds_of(rig: &Rig, locals: &[Trs]) -> Vec<Mat4> {
 }
 
 /// How far the joints of instance `i`'s skin are from the bind pose when the nodes are at
-/// `worlds`. glTF skins in world space (`world(joint) · inverseBind`, the mesh node's own
-/// transform ignored), so the bind pose is where each of those products is the identity: every
-/// joint back at the place its inverse bind matrix undoes.
+/// `worlds`: each joint against the place its inverse bind matrix undoes, with the bound mesh
+/// placed where [`bind_placement`] says. Sizes are in world units, relative to the mesh's size
+/// there.
 pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation {
     let instance = rig.instances[i];
     let skin = &rig.skins[instance.skin.unwrap_or(0)];
-    let mut size = mesh_size(rig, instance.mesh);
-    if size <= 0.0 {
+    let placement = bind_placement(skin, worlds, Some(instance.node));
+    let mut size = mesh_size(rig, instance.mesh) * largest_axis_scale(&placement);
+    if size.is_nan() || size <= 0.0 {
         size = 1.0;
     }
     let mut deviation = Deviation {
@@ -67,7 +69,7 @@ pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation 
         rotated_joint: skin.joints[0],
     };
     for (&joint, ibm) in skin.joints.iter().zip(&skin.inverse_binds) {
-        let (distance, degrees) = bind_offset(&worlds[joint], ibm, &Mat4::IDENTITY);
+        let (distance, degrees) = bind_offset(&worlds[joint], ibm, &placement);
         if distance > deviation.distance {
             deviation.distance = distance;
             deviation.joint = joint;
@@ -79,6 +81,35 @@ pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation 
     }
     deviation.relative = deviation.distance / size;
     deviation
+}
+
+/// Where `skin` places its bound mesh when the nodes are at `worlds`. glTF skins in world space
+/// (`world(joint) · inverseBind`, the mesh node's own transform ignored), so the bind pose is
+/// where each of those products is the identity; but exporters that bind a mesh under a scaled
+/// or turned armature (Mixamo rigs in centimetres) write inverse binds relative to the node that
+/// draws the mesh, and every product is then that node's world matrix: the mesh is drawn where
+/// that node puts it, undeformed. Of the two placements, the one under which the joints are
+/// nearer their bind places.
+pub(crate) fn bind_placement(skin: &Skin, worlds: &[Mat4], mesh_node: Option<usize>) -> Mat4 {
+    let apart = |placement: &Mat4| -> f32 {
+        let joints = skin.joints.iter().zip(&skin.inverse_binds);
+        joints
+            .filter_map(|(&j, ibm)| Some(bind_offset(worlds.get(j)?, ibm, placement).0))
+            .sum()
+    };
+    match mesh_node.and_then(|node| worlds.get(node)) {
+        Some(node) if node.is_finite() && apart(node) < apart(&Mat4::IDENTITY) => *node,
+        _ => Mat4::IDENTITY,
+    }
+}
+
+/// The longest of a matrix's three axes: how much it scales lengths at most.
+fn largest_axis_scale(m: &Mat4) -> f32 {
+    m.x_axis
+        .xyz()
+        .length()
+        .max(m.y_axis.xyz().length())
+        .max(m.z_axis.xyz().length())
 }
 
 /// How far a joint whose world matrix is `world` is from the place its inverse bind matrix
