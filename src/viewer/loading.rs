@@ -351,7 +351,11 @@ impl Viewer {
                 }
                 let document = &mut self.documents[target];
                 document.loaded_stamp = stamp;
-                if document.changed_at.is_none_or(|at| at <= started) {
+                // Changes seen before this load began are in it; so is any change whose file
+                // is still the version it read (a watcher's news can arrive after the load
+                // started, stamped later, for a write the load already read).
+                let disk_is_loaded = stamp.is_some() && document.path.as_deref().and_then(FileStamp::of) == stamp;
+                if disk_is_loaded || document.changed_at.is_none_or(|at| at <= started) {
                     document.file_changed = false;
                 }
                 (document.clip_files, document.retarget_reports) = (clip_files, retarget_reports);
@@ -370,5 +374,45 @@ impl Viewer {
                 false
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::demo::DEMO_GLB;
+    use std::time::Duration;
+
+    fn demo() -> crate::rig::Rig {
+        crate::rig::load_slice(DEMO_GLB, None, "demo.glb").unwrap()
+    }
+
+    /// A watcher's news of a write can reach the viewer after a reload of that very write
+    /// began, stamped later than the load's start: the file on disk is the version the load
+    /// read, so it is not marked as changed. A write the load did not read stays marked.
+    #[test]
+    fn only_a_version_the_load_did_not_read_stays_marked_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rig.glb");
+        std::fs::write(&file, DEMO_GLB).unwrap();
+        let mut viewer = Viewer::new(demo(), None);
+        viewer.open_now(&file).unwrap();
+        let later = Instant::now() + Duration::from_secs(3600);
+
+        viewer.reload();
+        let document = viewer.document_mut();
+        (document.file_changed, document.changed_at) = (true, Some(later));
+        assert!(viewer.wait_for_load());
+        assert!(!viewer.document().file_changed);
+
+        viewer.reload();
+        // Written while the load ran: a version it may not have read.
+        let mut longer = DEMO_GLB.to_vec();
+        longer.extend_from_slice(&[0; 4]);
+        std::fs::write(&file, &longer).unwrap();
+        let document = viewer.document_mut();
+        (document.file_changed, document.changed_at) = (true, Some(later));
+        assert!(viewer.wait_for_load());
+        assert!(viewer.document().file_changed);
     }
 }
