@@ -47,7 +47,13 @@ pub(super) fn measure_triangles(
     let mut rest = triangles;
     if tame {
         let whole = triangles.len() / LANES * LANES;
-        lanes(&triangles[..whole], posed, rotation, floor2, &mut totals, score);
+        let pose = Pose {
+            triangles: &triangles[..whole],
+            posed,
+            rotation,
+            floor2,
+        };
+        lanes(&pose, &mut totals, score);
         rest = &triangles[whole..];
     }
     for t in rest {
@@ -110,21 +116,23 @@ fn greater(a: f32, b: f32) -> f32 {
     if a > b { a } else { b }
 }
 
-/// Whole steps of [`LANES`] triangles (`triangles.len()` a multiple of it) on a tame pose.
-fn lanes(
-    triangles: &[TriangleBind],
-    posed: &[Vec3],
-    rotation: &Mat3,
+/// Whole steps of [`LANES`] triangles on a tame pose.
+struct Pose<'a> {
+    /// A multiple of [`LANES`] of them.
+    triangles: &'a [TriangleBind],
+    posed: &'a [Vec3],
+    rotation: &'a Mat3,
     floor2: f32,
-    totals: &mut TriangleTotals,
-    score: &mut [f32],
-) {
+}
+
+/// Measures `pose`'s triangles into `totals` and `score`.
+fn lanes(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above; the function is otherwise safe code.
-        return unsafe { lanes_avx2(triangles, posed, rotation, floor2, totals, score) };
+        return unsafe { lanes_avx2(pose, totals, score) };
     }
-    lanes_body(triangles, posed, rotation, floor2, totals, score);
+    lanes_body(pose, totals, score);
 }
 
 /// [`lanes_body`] compiled for eight-wide registers. The compiler does not fuse multiplies
@@ -134,15 +142,8 @@ fn lanes(
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn lanes_avx2(
-    triangles: &[TriangleBind],
-    posed: &[Vec3],
-    rotation: &Mat3,
-    floor2: f32,
-    totals: &mut TriangleTotals,
-    score: &mut [f32],
-) {
-    lanes_body(triangles, posed, rotation, floor2, totals, score);
+unsafe fn lanes_avx2(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
+    lanes_body(pose, totals, score);
 }
 
 /// Per lane: the corners' coordinates, the bind measures and the expected normal, copied out
@@ -157,14 +158,13 @@ struct Step {
 }
 
 #[inline(always)]
-fn lanes_body(
-    triangles: &[TriangleBind],
-    posed: &[Vec3],
-    rotation: &Mat3,
-    floor2: f32,
-    totals: &mut TriangleTotals,
-    score: &mut [f32],
-) {
+fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
+    let &Pose {
+        triangles,
+        posed,
+        rotation,
+        floor2,
+    } = pose;
     let mut min_area2 = [f32::INFINITY; LANES];
     let mut max_area2 = [0.0f32; LANES];
     let mut max_edge2 = [1.0f32; LANES];

@@ -102,6 +102,61 @@ impl<'a, 'b> Job<'a, 'b> {
 /// The most lanes a kernel has (AVX-512).
 const MAX_LANES: usize = 16;
 
+fn all_finite(palette: &[DualQuat]) -> bool {
+    palette
+        .iter()
+        .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite())
+}
+
+/// Room for a block's influences with the reference's skipped ones taken out (see `compact`).
+struct Compacted {
+    joints: [u16; MAX_LANES * 8],
+    weights: [f32; MAX_LANES * 8],
+}
+
+impl Default for Compacted {
+    fn default() -> Self {
+        Compacted {
+            joints: [0; MAX_LANES * 8],
+            weights: [0.0; MAX_LANES * 8],
+        }
+    }
+}
+
+impl Compacted {
+    /// The joints and weights the block of `V::LANES` vertices at `base` blends (`SETS · 4`
+    /// slots a vertex, joints inside the palette) and how many slots it uses: the job's own
+    /// when every weight is ≥ 0 with each vertex's first > 0 (the first influence is then the
+    /// reference's pivot and zero weights add nothing), else a compacted copy held here.
+    ///
+    /// # Safety
+    /// `V`'s features; `base + V::LANES` is at most the job's vertex count; `SETS` influence
+    /// sets per vertex.
+    #[inline(always)]
+    unsafe fn block<V: Lanes, const SETS: usize>(
+        &mut self,
+        job: &Job<'_, '_>,
+        base: usize,
+    ) -> (*const u16, *const f32, usize) {
+        let range = base * SETS..(base + V::LANES) * SETS;
+        // SAFETY: `V`'s features are this function's contract.
+        match unsafe { V::block_slots::<SETS>(Inf::of(job.influences), range, job.palette.len()) } {
+            // SAFETY: `base + LANES` is inside the vertices and the influences cover them.
+            Some(slots) => unsafe {
+                (
+                    job.influences.joints.as_ptr().add(base * SETS) as *const u16,
+                    job.influences.weights.as_ptr().add(base * SETS) as *const f32,
+                    slots,
+                )
+            },
+            None => {
+                let slots = compact::<SETS>(job, base..base + V::LANES, &mut self.joints, &mut self.weights);
+                (self.joints.as_ptr(), self.weights.as_ptr(), slots)
+            }
+        }
+    }
+}
+
 /// The influences of the vertices `range` as the reference uses them, `per` slots a vertex
 /// into `joints` and `weights`: zero weights and joints outside the palette left out, the rest
 /// moved to the front in their order, then zeros on joint 0. The first slot is then the
@@ -199,43 +254,19 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
     let lanes = V::LANES;
     let per = SETS * 4;
     let n = job.positions.len();
-    let inf = Inf::of(job.influences);
     let blocks = n / lanes;
     // A zero weight adds exactly nothing only to finite dual quaternions; an empty palette
     // leaves every vertex in its bind pose, which the reference does.
-    let finite = !job.palette.is_empty()
-        && job
-            .palette
-            .iter()
-            .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
-    // A block's influences with the reference's skipped ones taken out (see `compact`).
-    let mut compact_joints = [0u16; MAX_LANES * 8];
-    let mut compact_weights = [0f32; MAX_LANES * 8];
+    let finite = !job.palette.is_empty() && all_finite(job.palette);
+    let mut compacted = Compacted::default();
     for block in 0..blocks {
         let base = block * lanes;
         if !finite {
             job.reference(base..base + lanes);
             continue;
         }
-        // With every weight ≥ 0 and the first > 0, the first influence is the pivot, as in
-        // the reference, and zero weights add nothing; slots past `slots` are all zero.
-        let range = base * SETS..(base + lanes) * SETS;
-        // SAFETY: `V`'s features are this function's contract.
-        let slots = unsafe { V::block_slots::<SETS>(inf, range, job.palette.len()) };
-        let (joints, weights, slots) = match slots {
-            // SAFETY: `base + lanes <= n` and the influences cover `n` vertices.
-            Some(slots) => unsafe {
-                (
-                    job.influences.joints.as_ptr().add(base * SETS) as *const u16,
-                    job.influences.weights.as_ptr().add(base * SETS) as *const f32,
-                    slots,
-                )
-            },
-            None => {
-                let slots = compact::<SETS>(&job, base..base + lanes, &mut compact_joints, &mut compact_weights);
-                (compact_joints.as_ptr(), compact_weights.as_ptr(), slots)
-            }
-        };
+        // SAFETY: `base + lanes <= n`; `V`'s features are this function's contract.
+        let (joints, weights, slots) = unsafe { compacted.block::<V, SETS>(&job, base) };
         // SAFETY: `base + lanes <= n` and every slice covers `n` vertices, so every pointer
         // below reads or writes inside its slice; `joints` and `weights` hold `per` slots for
         // each of the block's vertices, with joints inside the palette (`block_slots`, or
@@ -392,38 +423,17 @@ unsafe fn run_exact<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
     let lanes = V::LANES;
     let per = SETS * 4;
     let n = job.positions.len();
-    let inf = Inf::of(job.influences);
     let blocks = n / lanes;
     // Zero weights the blocks add (see `run`) change nothing only with finite quaternions.
-    let finite = job
-        .palette
-        .iter()
-        .all(|dq| dq.real.is_finite() && dq.dual.is_finite() && dq.scale.is_finite());
-    if !finite || job.palette.is_empty() {
+    if job.palette.is_empty() || !all_finite(job.palette) {
         job.reference(0..n);
         return;
     }
-    let mut compact_joints = [0u16; MAX_LANES * 8];
-    let mut compact_weights = [0f32; MAX_LANES * 8];
+    let mut compacted = Compacted::default();
     for block in 0..blocks {
         let base = block * lanes;
-        let range = base * SETS..(base + lanes) * SETS;
-        // SAFETY: `V`'s features are this function's contract.
-        let slots = unsafe { V::block_slots::<SETS>(inf, range, job.palette.len()) };
-        let (joints, weights, slots) = match slots {
-            // SAFETY: `base + lanes <= n` and the influences cover `n` vertices.
-            Some(slots) => unsafe {
-                (
-                    job.influences.joints.as_ptr().add(base * SETS) as *const u16,
-                    job.influences.weights.as_ptr().add(base * SETS) as *const f32,
-                    slots,
-                )
-            },
-            None => {
-                let slots = compact::<SETS>(&job, base..base + lanes, &mut compact_joints, &mut compact_weights);
-                (compact_joints.as_ptr(), compact_weights.as_ptr(), slots)
-            }
-        };
+        // SAFETY: `base + lanes <= n`; `V`'s features are this function's contract.
+        let (joints, weights, slots) = unsafe { compacted.block::<V, SETS>(&job, base) };
         // SAFETY: as in `run`: every pointer reads or writes inside its slice, the joints are
         // inside the palette, and the features are this function's contract.
         let odd = unsafe {
