@@ -3,6 +3,7 @@
 //! choices listed in [`super::motion`]).
 
 use super::motion::{PoseSample, Scratch, SkinFacts};
+use super::triangles::{TriangleTotals, measure_triangles};
 use super::{BindSpace, VertexRef};
 use crate::rig::Influences;
 use glam::{Mat3, Quat, Vec3};
@@ -12,7 +13,7 @@ use glam::{Mat3, Quat, Vec3};
 const FLOOR: f32 = 1e-6;
 /// Added to the per-vertex score (a squared distortion factor) of a flipped triangle's corners
 /// so that they rank first.
-const FLIPPED_SCORE: f32 = 1e9;
+pub(super) const FLIPPED_SCORE: f32 = 1e9;
 
 /// A measured triangle and what its pose is compared with. Squared inverses so that the
 /// per-pose loop needs no square root or division.
@@ -38,6 +39,8 @@ pub(super) struct Region {
     /// The near-joint slice: vertex, bind distance from the bone axis, moved weight.
     pub(super) slice: Vec<(u32, f32, f32)>,
     pub(super) influenced: usize,
+    /// Every triangle's bind measures are finite (see [`super::triangles`]).
+    pub(super) bind_finite: bool,
 }
 
 pub(super) fn region(
@@ -65,6 +68,7 @@ pub(super) fn region(
         triangles: Vec::new(),
         slice: Vec::new(),
         influenced: 0,
+        bind_finite: true,
     };
     let is_moved = |j: u16| moved.get(j as usize).copied().unwrap_or(false);
     let usable = |w: f32| w > 0.0 && w.is_finite();
@@ -139,6 +143,12 @@ pub(super) fn region(
             });
         }
     }
+    r.bind_finite = r.triangles.iter().all(|t| {
+        t.inv_edges2.iter().all(|x| x.is_finite())
+            && t.inv_area2.is_finite()
+            && t.normal.is_finite()
+            && t.moved.is_finite()
+    });
     r
 }
 
@@ -158,43 +168,12 @@ pub(super) fn measure(
     score.fill(0.0);
     // Squared ratios and factors throughout; square roots once at the end.
     let floor2 = FLOOR * FLOOR;
-    let (mut min_area2, mut max_area2, mut max_edge2) = (f32::INFINITY, 0.0f32, 1.0f32);
-    let mut flipped = 0;
-    for t in &region.triangles {
-        let [a, b, c] = t.corners.map(|i| posed[i as usize]);
-        let edges = [b - a, c - b, a - c];
-        // The factor is the largest of every ratio and of its inverse. A correctly rounded
-        // reciprocal never increases as its argument grows, so the largest inverse is the
-        // inverse of the smallest ratio: one division where there were one per ratio, with
-        // the same bits.
-        let (mut least2, mut factor2) = (f32::INFINITY, 1.0f32);
-        for (edge, inverse) in edges.iter().zip(t.inv_edges2) {
-            if inverse > 0.0 {
-                let r2 = (edge.length_squared() * inverse).max(floor2);
-                least2 = least2.min(r2);
-                factor2 = factor2.max(r2);
-            }
-        }
-        factor2 = factor2.max(1.0 / least2);
-        max_edge2 = max_edge2.max(factor2);
-        if t.inv_area2 > 0.0 {
-            let normal = edges[0].cross(-edges[2]);
-            let r2 = normal.length_squared() * t.inv_area2;
-            min_area2 = min_area2.min(r2);
-            max_area2 = max_area2.max(r2);
-            let r2 = r2.max(floor2);
-            factor2 = factor2.max(r2.max(1.0 / r2));
-            let expected = t.normal + t.moved * (rotation * t.normal - t.normal);
-            if normal.dot(expected) < 0.0 {
-                flipped += 1;
-                factor2 += FLIPPED_SCORE;
-            }
-        }
-        for &i in &t.corners {
-            let s = &mut score[i as usize];
-            *s = s.max(factor2);
-        }
-    }
+    let TriangleTotals {
+        min_area2,
+        max_area2,
+        max_edge2,
+        flipped,
+    } = measure_triangles(&region.triangles, posed, &rotation, floor2, region.bind_finite, score);
     let (mut min_area, mut max_area) = (min_area2.sqrt(), max_area2.sqrt());
     let max_edge = max_edge2.sqrt();
     let mut min_radius: Option<f32> = None;

@@ -10,6 +10,7 @@ mod measure;
 pub mod mirror;
 pub mod motion;
 pub mod symmetry;
+mod triangles;
 
 pub use motion::{Axis, Curve, JointAudit, PoseSample, Thresholds, Violation};
 pub use symmetry::{

@@ -35,8 +35,7 @@ use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
 use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
-use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_with};
-use crate::skin::fast::Kernel;
+use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_exact};
 use crate::skin::fast::skin_lbs_positions;
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
@@ -569,11 +568,11 @@ fn pose(
         ),
         SkinningMethod::Dqs => {
             dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
-            // The reference's per-vertex code, positions only: the SIMD kernels agree with it
-            // to rounding, which is enough to move the ratios of near-degenerate triangles and
-            // the order of tied vertices, and the audit's findings must not depend on the CPU.
-            skin_dqs_positions_with(
-                Kernel::Portable,
+            // The reference's arithmetic bit for bit, positions only: the fast kernels agree
+            // with it to rounding, which is enough to move the ratios of near-degenerate
+            // triangles and the order of tied vertices, and the audit's findings must not
+            // depend on the CPU.
+            skin_dqs_positions_exact(
                 &scratch.dual_quats,
                 &region.influences,
                 &region.positions,

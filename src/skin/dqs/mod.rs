@@ -80,6 +80,30 @@ pub fn skin_dqs_positions(
     skin_dqs_positions_with(Kernel::detect(), palette, influences, positions, out_positions);
 }
 
+/// [`skin_dqs_positions`] with every position bit for bit the reference's on every CPU: the
+/// reference's operations in its order, eight vertices at a time where the CPU has AVX2 (no
+/// fused multiply-add), its own code elsewhere. For results that must not depend on the
+/// machine (the range-of-motion audit), at a few times the reference's speed.
+///
+/// # Panics
+/// When `out_positions` or `influences` are shorter than `positions`.
+pub fn skin_dqs_positions_exact(
+    palette: &[DualQuat],
+    influences: &Influences,
+    positions: &[Vec3],
+    out_positions: &mut [Vec3],
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let job = simd::Job::new(palette, influences, positions, None, out_positions).unwrap_or_else(|e| panic!("{e}"));
+        if let Err(mut job) = simd::skin_exact(job) {
+            job.reference(0..positions.len());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    skin_dqs_positions_with(Kernel::Portable, palette, influences, positions, out_positions);
+}
+
 /// [`skin_dqs_positions`] with a chosen kernel (the portable one is the reference's code).
 pub fn skin_dqs_positions_with(
     kernel: Kernel,

@@ -14,6 +14,7 @@ pub unsafe trait Lanes: Copy {
     const LANES: usize;
     unsafe fn splat(x: f32) -> Self;
     unsafe fn add(self, b: Self) -> Self;
+    unsafe fn sub(self, b: Self) -> Self;
     unsafe fn mul(self, b: Self) -> Self;
     unsafe fn div(self, b: Self) -> Self;
     unsafe fn sqrt(self) -> Self;
@@ -200,6 +201,11 @@ unsafe impl Lanes for __m256 {
         unsafe { _mm256_add_ps(self, b) }
     }
     #[inline(always)]
+    unsafe fn sub(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm256_sub_ps(self, b) }
+    }
+    #[inline(always)]
     unsafe fn mul(self, b: Self) -> Self {
         // SAFETY: as `splat`.
         unsafe { _mm256_mul_ps(self, b) }
@@ -380,6 +386,11 @@ unsafe impl Lanes for __m512 {
     unsafe fn add(self, b: Self) -> Self {
         // SAFETY: as `splat`.
         unsafe { _mm512_add_ps(self, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(self, b: Self) -> Self {
+        // SAFETY: as `splat`.
+        unsafe { _mm512_sub_ps(self, b) }
     }
     #[inline(always)]
     unsafe fn mul(self, b: Self) -> Self {
