@@ -177,9 +177,20 @@ pub(super) fn measure(
     let (mut min_area, mut max_area) = (min_area2.sqrt(), max_area2.sqrt());
     let max_edge = max_edge2.sqrt();
     let mut min_radius: Option<f32> = None;
+    // Most of the slice follows the joint wholly or in a few shares: the turned axis of the
+    // previous vertex is reused for the same share (the same bits) instead of another sine
+    // and cosine.
+    let mut turned: Option<(u32, Vec3)> = None;
     for &(v, bind_radius, moved) in &region.slice {
         let d = posed[v as usize] - pivot;
-        let axis = Quat::from_axis_angle(direction, (angle * moved).to_radians()) * bone_axis;
+        let axis = match turned {
+            Some((share, axis)) if share == moved.to_bits() => axis,
+            _ => {
+                let axis = Quat::from_axis_angle(direction, (angle * moved).to_radians()) * bone_axis;
+                turned = Some((moved.to_bits(), axis));
+                axis
+            }
+        };
         let ratio = (d - d.dot(axis) * axis).length() / bind_radius;
         min_radius = Some(min_radius.map_or(ratio, |m| m.min(ratio)));
         let s = &mut score[v as usize];
