@@ -36,7 +36,7 @@ use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
 use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_exact};
-use crate::skin::fast::skin_lbs_positions;
+use crate::skin::fast::skin_lbs_positions_exact;
 use glam::{Mat4, Quat, Vec3};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -559,8 +559,11 @@ fn pose(
             *m = if moved[k] { turn } else { Mat4::IDENTITY };
         }
     }
+    // Both methods with one arithmetic on every CPU: the fast kernels agree with it to
+    // rounding, which is enough to move the ratios of near-degenerate triangles and the order
+    // of tied vertices, and the audit's findings must not depend on the machine.
     match method {
-        SkinningMethod::Lbs => skin_lbs_positions(
+        SkinningMethod::Lbs => skin_lbs_positions_exact(
             &scratch.palette,
             &region.influences,
             &region.positions,
@@ -568,10 +571,6 @@ fn pose(
         ),
         SkinningMethod::Dqs => {
             dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
-            // The reference's arithmetic bit for bit, positions only: the fast kernels agree
-            // with it to rounding, which is enough to move the ratios of near-degenerate
-            // triangles and the order of tied vertices, and the audit's findings must not
-            // depend on the CPU.
             skin_dqs_positions_exact(
                 &scratch.dual_quats,
                 &region.influences,

@@ -77,6 +77,64 @@ unsafe impl Blend for Avx2 {
     }
 }
 
+/// Skins the positions of `job` with [`Avx2Exact`]: the portable path's bits, eight vertices
+/// at a time.
+///
+/// # Safety
+/// As [`skin`]; `job` has no normals.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn skin_exact(job: Job<'_>) {
+    debug_assert!(!job.with_normals());
+    // SAFETY: this function's contract, and `run`'s `SETS` and `NORMALS` match the job.
+    unsafe {
+        match job.influences.sets {
+            1 => run::<Avx2Exact, 1, false>(job),
+            _ => run::<Avx2Exact, 2, false>(job),
+        }
+    }
+}
+
+/// [`Avx2`] with a multiply and an add where it fuses them: `acc + m·w` rounded twice, as the
+/// portable path's `Vec4` arithmetic does.
+pub struct Avx2Exact;
+
+// SAFETY: as for `Avx2`.
+unsafe impl Blend for Avx2Exact {
+    type V = __m256;
+    type M = [__m256; 2];
+    const EXACT: bool = true;
+
+    #[inline(always)]
+    unsafe fn zero() -> [__m256; 2] {
+        // SAFETY: the trait's contract.
+        unsafe { Avx2::zero() }
+    }
+
+    #[inline(always)]
+    unsafe fn identity() -> [__m256; 2] {
+        // SAFETY: the trait's contract.
+        unsafe { Avx2::identity() }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted([lo, hi]: [__m256; 2], w: f32, m: *const f32) -> [__m256; 2] {
+        // SAFETY: the trait's contract; `m` covers 16 floats.
+        unsafe {
+            let w = _mm256_set1_ps(w);
+            [
+                _mm256_add_ps(lo, _mm256_mul_ps(_mm256_loadu_ps(m), w)),
+                _mm256_add_ps(hi, _mm256_mul_ps(_mm256_loadu_ps(m.add(8)), w)),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
+        // SAFETY: the trait's contract.
+        unsafe { Avx2::transpose(mats) }
+    }
+}
+
 /// The same answer as [`super::block::block_slots`] in a handful of 8-lane integer
 /// operations: left to the compiler, the generic scan of 16 lanes becomes scalar code on
 /// AVX2, about a third of the kernel's time.

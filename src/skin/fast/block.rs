@@ -12,6 +12,9 @@ use super::{Inf, Job, portable};
 /// Implementations may assume the CPU has `V`'s features whenever a method is called.
 pub unsafe trait Blend {
     type V: Lanes;
+    /// Blend and transform with the portable path's operations in its order (a multiply, then
+    /// an add; no fused multiply-add), so that positions have its bits on every CPU.
+    const EXACT: bool = false;
     /// One vertex's blended 4×4 matrix.
     type M: Copy;
     /// # Safety
@@ -131,6 +134,7 @@ pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job
                 (std::ptr::null(), std::ptr::null_mut())
             };
             lbs_block::<B::V, NORMALS>(
+                B::EXACT,
                 cols,
                 job.positions.as_ptr().add(base).cast(),
                 job.out_positions.as_mut_ptr().add(base).cast(),

@@ -114,6 +114,39 @@ unsafe fn combine_one<V: Lanes>(m: &[V3<V>; 3], v: V3<V>, add: Option<V3<V>>, e:
     }
 }
 
+/// `((c0·p.x + c1·p.y) + c2·p.z) + c3` with a multiply and an add each, the portable path's
+/// `Vec4` arithmetic in its order.
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+unsafe fn transform_exact<V: Lanes>([c0, c1, c2, c3]: [V3<V>; 4], p: V3<V>) -> V3<V> {
+    // SAFETY: this function's contract.
+    unsafe {
+        [
+            transform_exact_one(&[c0, c1, c2, c3], p, 0),
+            transform_exact_one(&[c0, c1, c2, c3], p, 1),
+            transform_exact_one(&[c0, c1, c2, c3], p, 2),
+        ]
+    }
+}
+
+/// Element `e` of [`transform_exact`].
+///
+/// # Safety
+/// See [`Lanes`].
+#[inline(always)]
+unsafe fn transform_exact_one<V: Lanes>(c: &[V3<V>; 4], p: V3<V>, e: usize) -> V {
+    // SAFETY: this function's contract.
+    unsafe {
+        c[0][e]
+            .mul(p[0])
+            .add(c[1][e].mul(p[1]))
+            .add(c[2][e].mul(p[2]))
+            .add(c[3][e])
+    }
+}
+
 /// Every element of `v` times `s`.
 ///
 /// # Safety
@@ -151,6 +184,7 @@ pub unsafe fn normalize<V: Lanes>(v: V3<V>) -> (V3<V>, u32) {
 /// See [`Lanes`]; the pointers must cover `LANES` `Vec3`s each (the normal ones when used).
 #[inline(always)]
 pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
+    exact: bool,
     [c0, c1, c2, c3]: [V3<V>; 4],
     pin: *const f32,
     pout: *mut f32,
@@ -160,7 +194,11 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
     // SAFETY: this function's contract.
     unsafe {
         let p = V::load3(pin);
-        V::store3(pout, combine([c0, c1, c2], p, Some(c3)));
+        if exact {
+            V::store3(pout, transform_exact([c0, c1, c2, c3], p));
+        } else {
+            V::store3(pout, combine([c0, c1, c2], p, Some(c3)));
+        }
         if !NORMALS {
             return 0;
         }

@@ -200,6 +200,30 @@ pub fn skin_lbs_positions(palette: &[Mat4], influences: &Influences, positions: 
     skin_lbs_with(Kernel::detect(), palette, influences, positions, None, out_positions);
 }
 
+/// [`skin_lbs_positions`] with the portable path's arithmetic in its order (a multiply, then an
+/// add; no fused multiply-add), so that the positions have the same bits on every CPU: for
+/// results that must not depend on the machine (the range-of-motion audit). Eight vertices at
+/// a time where AVX2 is available.
+///
+/// # Panics
+/// When `out_positions` or `influences` are shorter than `positions`.
+pub fn skin_lbs_positions_exact(
+    palette: &[Mat4],
+    influences: &Influences,
+    positions: &[Vec3],
+    out_positions: &mut [Vec3],
+) {
+    let mut job = checked_job(palette, influences, positions, None, out_positions);
+    #[cfg(target_arch = "x86_64")]
+    if matches!(job.influences.sets, 1 | 2) && Kernel::Avx2Fma.is_available() {
+        // SAFETY: AVX2 and FMA are available (checked just above), the job holds 1 or 2 sets
+        // and no normals, and `checked_job` cut every slice to its vertices.
+        return unsafe { avx2::skin_exact(job) };
+    }
+    let n = job.len();
+    portable::range(&mut job, 0..n);
+}
+
 /// [`skin_lbs`] with a chosen kernel (falls back to the portable one when `kernel` is not
 /// available on this CPU). `normals` is `(input, output)`, or `None` for positions only.
 pub fn skin_lbs_with(

@@ -330,6 +330,67 @@ fn not_a_number_goes_where_the_reference_puts_it() {
     }
 }
 
+/// The audit's positions: the portable path's bits from every kernel this CPU picks, on the
+/// hostile data of `check` (zero and negative weights, joints outside the palette, vertices
+/// with nothing left), on a palette with a NaN matrix (every block checked), and on sorted
+/// weights whose unused slots are blended as zeros.
+#[test]
+fn exact_positions_have_the_portable_paths_bits() {
+    let compare = |what: &str, palette: &[Mat4], influences: &Influences, positions: &[Vec3]| {
+        let n = positions.len();
+        let (mut want, mut got) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
+        skin_lbs_with(Kernel::Portable, palette, influences, positions, None, &mut want);
+        skin_lbs_positions_exact(palette, influences, positions, &mut got);
+        for v in 0..n {
+            assert_eq!(
+                got[v].to_array().map(f32::to_bits),
+                want[v].to_array().map(f32::to_bits),
+                "{what}: vertex {v}: {} vs the portable path's {}",
+                got[v],
+                want[v]
+            );
+        }
+    };
+    for sets in [1, 2, 3] {
+        for (vertices, joints, seed) in [(1029, 64, 3), (203, 7, 5), (31, 64, 9), (5, 3, 1)] {
+            let mut rng = Rng(seed + 10 * sets as u64);
+            let mut palette = palette(&mut rng, joints);
+            let influences = influences(&mut rng, vertices, sets, joints);
+            let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(3.0)).collect();
+            let what = format!("{sets} set(s), {vertices} vertices");
+            compare(&what, &palette, &influences, &positions);
+            palette[joints / 2] = Mat4::NAN;
+            compare(&format!("{what}, a NaN matrix"), &palette, &influences, &positions);
+        }
+    }
+    let mut rng = Rng(23);
+    let palette = palette(&mut rng, 20);
+    for (sets, used) in [(1, 2), (1, 3), (2, 5)] {
+        let vertices = 77;
+        let mut influences = Influences {
+            sets,
+            joints: Vec::new(),
+            weights: Vec::new(),
+        };
+        for _ in 0..vertices * sets {
+            influences.joints.push([0; 4].map(|_| rng.below(20) as u16));
+            influences.weights.push([0.0; 4]);
+        }
+        for v in 0..vertices {
+            for k in 0..used {
+                influences.weights[v * sets + k / 4][k % 4] = rng.range(0.1, 1.0);
+            }
+        }
+        let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+        compare(
+            &format!("{sets} set(s), {used} used"),
+            &palette,
+            &influences,
+            &positions,
+        );
+    }
+}
+
 #[test]
 fn sorted_weights_with_unused_slots_match_the_reference() {
     // Whole blocks whose vertices use only their first few slots (as exporters write weights),
