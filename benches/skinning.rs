@@ -122,13 +122,14 @@ enum Method {
 impl Method {
     fn label(self) -> String {
         match self {
-            Method::Static => "static".into(),
-            Method::Reference => "reference".into(),
-            Method::Fast(kernel) => format!("fast {}", kernel.label()),
-            Method::Threads(0) => "threads auto".into(),
-            Method::Threads(n) => format!("threads {n}"),
-            Method::DqsReference => "DQS reference".into(),
-            Method::DqsFast => "DQS fast".into(),
+            // The library's function names, as `rigscope bench` and the peer harness print them.
+            Method::Static => "static_transform".into(),
+            Method::Reference => "skin_lbs_reference".into(),
+            Method::Fast(kernel) => format!("skin_lbs {}", kernel.label()),
+            Method::Threads(0) => "skin_lbs_parallel auto".into(),
+            Method::Threads(n) => format!("skin_lbs_parallel {n}"),
+            Method::DqsReference => "skin_dqs_reference".into(),
+            Method::DqsFast => "skin_dqs".into(),
         }
     }
 }
@@ -197,7 +198,7 @@ fn summary(_: &mut Criterion) {
         for with_normals in [false, true] {
             let what = if with_normals { "positions+normals" } else { "positions" };
             let floor = median_ns(&mut d, Method::Static, 0, with_normals, samples);
-            println!("\n{vertices} vertices, {what}: static {floor:.2} ns/v");
+            println!("\n{vertices} vertices, {what}: static_transform {floor:.2} ns/v");
             let mut methods = vec![Method::Reference];
             methods.extend(kernels().into_iter().map(Method::Fast));
             methods.push(Method::Threads(0));
@@ -215,7 +216,7 @@ fn summary(_: &mut Criterion) {
         let dqs_ref = median_ns(&mut d, Method::DqsReference, 1, true, samples);
         let dqs = median_ns(&mut d, Method::DqsFast, 1, true, samples);
         println!(
-            "\n{vertices} vertices, 4 influences, positions+normals: LBS {} {lbs:.2} ns/v; DQS reference {dqs_ref:.2} ({:.2}× LBS), DQS fast {dqs:.2} ({:.2}× LBS)",
+            "\n{vertices} vertices, 4 influences, positions+normals: skin_lbs {} {lbs:.2} ns/v; skin_dqs_reference {dqs_ref:.2} ({:.2}× LBS), skin_dqs {dqs:.2} ({:.2}× LBS)",
             best.label(),
             dqs_ref / lbs,
             dqs / lbs
@@ -231,7 +232,7 @@ fn summary(_: &mut Criterion) {
         let dqs_empty = median_ns(&mut d, Method::DqsFast, 1, true, samples);
         d.influences[1] = sorted;
         println!(
-            "{vertices} vertices, 3 of 4 slots used, the first empty: LBS {lbs_empty:.2} ns/v, DQS fast {dqs_empty:.2} ({:.2}× LBS, {:.2}× DQS on full slots)",
+            "{vertices} vertices, 3 of 4 slots used, the first empty: skin_lbs {lbs_empty:.2} ns/v, skin_dqs {dqs_empty:.2} ({:.2}× LBS, {:.2}× DQS on full slots)",
             dqs_empty / lbs_empty,
             dqs_empty / dqs
         );

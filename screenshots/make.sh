@@ -41,6 +41,9 @@ render ../shared/rigs/real/Xbot.glb --compare "$limited" --view weight-differenc
     --out screenshots/compare-xbot-weights.png
 render demo --clip Twist --time 0.5 --method lbs --out screenshots/demo-twist-lbs.png
 render demo --clip Twist --time 0.5 --method dqs --out screenshots/demo-twist-dqs.png
+render demo --clip Twist --time 0.5 --method blended --dqs-joint joint3 --out screenshots/demo-twist-blended.png
+render ../shared/rigs/real/Xbot.glb --clip idle --method blended --dqs-joint mixamorig:LeftArm --dqs-joint mixamorig:RightArm \
+    --view dqs-blend --out screenshots/xbot-dqs-blend.png
 # Onion skin and the bind-pose skeleton.
 cargo run --release --quiet -- render "$fox" --clip Run --time 0.3 --ghosts 3,3 --camera 90,10 --size 640x400 \
     --out screenshots/fox-run-ghosts.png

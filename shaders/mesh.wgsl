@@ -79,6 +79,9 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
     if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE) {
         return vec3<f32>(v.symmetry, 0.0, 0.0);
     }
+    if (mode == VIEW_DQS_BLEND) {
+        return vec3<f32>(dqs_blend_of(v.index), 0.0, 0.0);
+    }
     var selected = 0.0;
     var blended = vec3<f32>(0.0);
     var count = 0.0;
@@ -131,7 +134,7 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     if (draw.skin.z != 0u) {
         base = morph_vertex(v.index, v.position, v.normal);
     }
-    let skinned = skin_vertex(draw.skin.x, base.position, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+    let skinned = skin_vertex(draw.skin.x, v.index, base.position, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
     let world = draw.model * vec4<f32>(skinned.position, 1.0);
     var out: VertexOut;
     out.clip = frame.view_proj * world;
@@ -244,6 +247,8 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         color = select(color, FLIPPED_COLOR, flipped);
     } else if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE) {
         color = symmetry_color(in.debug.x);
+    } else if (mode == VIEW_DQS_BLEND) {
+        color = heat(in.debug.x);
     } else {
         return vec4<f32>(n * 0.5 + 0.5, 1.0);
     }

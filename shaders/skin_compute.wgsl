@@ -33,7 +33,7 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (params.method.y != 0u) {
         base = morph_vertex(i, base.position, base.normal);
     }
-    let skinned = skin_vertex(params.method.x, base.position, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
+    let skinned = skin_vertex(params.method.x, i, base.position, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
     out_positions[i] = vec4<f32>(skinned.position, 1.0);
     out_normals[i] = vec4<f32>(skinned.normal, 0.0);
 }

@@ -1,10 +1,11 @@
 // Morph targets and skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
 // checks it against the CPU). A pipeline that includes this file binds the joint palette at
 // group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
-// (dual quaternion skinning). Composed after the skinning method codes SKIN_* that
+// (dual quaternion skinning); and the per-vertex data at group 3: morph targets, and each
+// vertex's blend toward dual quaternion skinning (weight blended skinning). Composed after the skinning method codes SKIN_* that
 // `render::gpu_data::skinning_wgsl` writes from the Rust ones.
 
-// A uniform scale (scale.x), then a rigid transform as a unit dual quaternion.
+// A scale along the mesh's axes (scale.xyz), then a rigid transform as a unit dual quaternion.
 struct DualQuat {
     real: vec4<f32>,
     dual: vec4<f32>,
@@ -18,6 +19,9 @@ struct DualQuat {
 // for vertex v, the next one its normal offset. One weight per target.
 @group(3) @binding(0) var<storage, read> morph_offsets: array<vec4<f32>>;
 @group(3) @binding(1) var<storage, read> morph_weights: array<f32>;
+// Per vertex, its blend from linear (0) to dual quaternion (1) skinning; vertices past its end
+// read 0.
+@group(3) @binding(2) var<storage, read> dqs_blend: array<f32>;
 
 struct SkinnedVertex {
     position: vec3<f32>,
@@ -96,11 +100,12 @@ fn rotate_by(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
 
 // Dual quaternion skinning. Each joint's quaternion is flipped into the hemisphere of the
 // vertex's first influencing joint before blending, so that q and -q (the same rotation) do not
-// cancel out. The joints' uniform scales are blended linearly and applied first.
+// cancel out. The joints' scales along the mesh's axes are blended linearly and applied first
+// (normals divided by them: R S^-1 is the inverse transpose of R S).
 fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
     var real = vec4<f32>(0.0);
     var dual = vec4<f32>(0.0);
-    var scale = 0.0;
+    var scale = vec3<f32>(0.0);
     var total = 0.0;
     var pivot = vec4<f32>(0.0);
     var has_pivot = false;
@@ -115,7 +120,7 @@ fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>
             let w = select(jw.y, -jw.y, dot(dq.real, pivot) < 0.0);
             real += dq.real * w;
             dual += dq.dual * w;
-            scale += dq.scale.x * jw.y;
+            scale += dq.scale.xyz * jw.y;
             total += jw.y;
         }
     }
@@ -129,17 +134,43 @@ fn skin_dqs(position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>
     real /= len;
     dual /= len;
     let translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    out.position = rotate_by(real, position * select(1.0, scale / total, total != 0.0)) + translation;
-    out.normal = safe_normalize(rotate_by(real, normal));
+    let s = select(vec3<f32>(1.0), scale / total, total != 0.0);
+    out.position = rotate_by(real, position * s) + translation;
+    out.normal = safe_normalize(rotate_by(real, normal / s));
     return out;
 }
 
-fn skin_vertex(method: u32, position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
+// Vertex `v`'s blend toward dual quaternion skinning (0 past the buffer's end).
+fn dqs_blend_of(v: u32) -> f32 {
+    if (v < arrayLength(&dqs_blend)) {
+        return dqs_blend[v];
+    }
+    return 0.0;
+}
+
+// Weight blended skinning (`skin::blend`): the vertex's transform is (1 - b) LBS + b DQS, so
+// the position is the lerp of the two; the normal the normalized lerp of the two normals.
+fn skin_blended(v: u32, position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
+    var out = skin_lbs(position, normal, j0, w0, j1, w1);
+    let b = dqs_blend_of(v);
+    if (b > 0.0) {
+        let dq = skin_dqs(position, normal, j0, w0, j1, w1);
+        out.position = mix(out.position, dq.position, b);
+        out.normal = safe_normalize(mix(out.normal, dq.normal, b));
+    }
+    return out;
+}
+
+// Vertex `v`, skinned by `method` (SKIN_*).
+fn skin_vertex(method: u32, v: u32, position: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> SkinnedVertex {
     if (method == SKIN_LBS) {
         return skin_lbs(position, normal, j0, w0, j1, w1);
     }
     if (method == SKIN_DQS) {
         return skin_dqs(position, normal, j0, w0, j1, w1);
+    }
+    if (method == SKIN_BLENDED) {
+        return skin_blended(v, position, normal, j0, w0, j1, w1);
     }
     var out: SkinnedVertex;
     out.position = position;

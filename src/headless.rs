@@ -22,7 +22,12 @@ pub struct RenderRequest {
     pub height: u32,
     pub view: ViewOptions,
     pub path: SkinningPath,
-    pub method: SkinningMethod,
+    /// The skinning method; when `None`, blended if `dqs_joints` names any, else the one the file
+    /// names, else linear blend.
+    pub method: Option<SkinningMethod>,
+    /// The DQS mask (`--dqs-joint`): node names whose vertices, with their descendants', the
+    /// blended method skins toward dual quaternions.
+    pub dqs_joints: Vec<String>,
     /// Node name of the selected joint (weights view, skeleton highlight).
     pub joint: Option<String>,
     /// Joints bent by hand: node name and Euler degrees.
@@ -150,7 +155,16 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     if let Some(angle) = request.camera {
         viewer.view.camera.look_from(angle);
     }
-    viewer.set_skinning(request.path, request.method);
+    // A mask asks for the blended method unless another is named.
+    let masked_method = (!request.dqs_joints.is_empty()).then_some(SkinningMethod::Blended);
+    let method = (request.method.or(masked_method))
+        .or(viewer.rig().skinning.method)
+        .unwrap_or_default();
+    viewer.set_skinning(request.path, method);
+    let masked = (request.dqs_joints.iter())
+        .map(|name| find_node(viewer.rig(), name))
+        .collect::<Result<Vec<_>, _>>()?;
+    viewer.set_dqs_mask(masked);
     if request.view.mode == crate::render::ViewMode::WeightDifference && request.compare.is_none() {
         return Err("--view weight-difference compares with another file: it needs --compare FILE".into());
     }

@@ -74,9 +74,15 @@ struct RenderArgs {
     /// Where vertices are skinned.
     #[arg(long, default_value_t = SkinningPath::Gpu, value_parser = names::cli::<SkinningPath>())]
     skinning: SkinningPath,
-    /// How joints are blended: linear blend or dual quaternion.
-    #[arg(long, default_value_t = SkinningMethod::Lbs, value_parser = names::cli::<SkinningMethod>())]
-    method: SkinningMethod,
+    /// How joints are blended: linear blend, dual quaternion, or blended per vertex between the
+    /// two (default: the file's method, else lbs).
+    #[arg(long, value_parser = names::cli::<SkinningMethod>())]
+    method: Option<SkinningMethod>,
+    /// DQS mask: this joint (node name) and its descendants skin toward dual quaternions with
+    /// the blended method (the default method when a mask is given), each vertex by its share
+    /// of weight on them (repeatable).
+    #[arg(long, value_name = "JOINT")]
+    dqs_joint: Vec<String>,
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
     bend: Vec<(String, Vec3)>,
@@ -281,6 +287,7 @@ fn main() -> ExitCode {
                 },
                 path: args.skinning,
                 method: args.method,
+                dqs_joints: args.dqs_joint,
                 joint: args.joint,
                 bends: args.bend,
                 layers: args.layer,
@@ -422,13 +429,13 @@ mod tests {
             assert_eq!(render_args(&["--skinning", path.name()]).unwrap().skinning, path);
         }
         for &method in SkinningMethod::VARIANTS {
-            assert_eq!(render_args(&["--method", method.name()]).unwrap().method, method);
+            assert_eq!(render_args(&["--method", method.name()]).unwrap().method, Some(method));
         }
         let defaults = render_args(&[]).unwrap();
         assert_eq!(defaults.view, ViewMode::Shaded);
         assert_eq!(defaults.deformation, DeformationMeasure::Area);
         assert_eq!(defaults.skinning, SkinningPath::Gpu);
-        assert_eq!(defaults.method, SkinningMethod::Lbs);
+        assert_eq!(defaults.method, None);
         for (option, name) in [
             ("--view", "weight_error"),
             ("--deformation", "volume"),
@@ -448,6 +455,7 @@ mod tests {
         };
         assert_eq!(audit("dqs"), Ok(Some(SkinningMethod::Dqs)));
         assert_eq!(audit("both"), Err(clap::error::ErrorKind::InvalidValue));
+        assert_eq!(audit("blended"), Err(clap::error::ErrorKind::InvalidValue));
     }
 
     #[test]

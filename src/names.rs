@@ -133,11 +133,12 @@ mod tests {
             "deformation",
             "symmetry",
             "weight-difference",
+            "dqs-blend",
         ];
         assert_eq!(ViewMode::names().collect::<Vec<_>>(), views);
         assert_eq!(DeformationMeasure::names().collect::<Vec<_>>(), ["area", "stretch"]);
         assert_eq!(SkinningPath::names().collect::<Vec<_>>(), ["gpu", "cpu"]);
-        assert_eq!(SkinningMethod::names().collect::<Vec<_>>(), ["lbs", "dqs"]);
+        assert_eq!(SkinningMethod::names().collect::<Vec<_>>(), ["lbs", "dqs", "blended"]);
         assert_eq!(Msaa::names().collect::<Vec<_>>(), ["auto", "off", "2x", "4x"]);
         assert_eq!(crate::settings::Theme::names().collect::<Vec<_>>(), ["dark", "light"]);
         assert_eq!(crate::anim::BlendMode::names().collect::<Vec<_>>(), ["mix", "add"]);

@@ -70,6 +70,9 @@ pub struct Settings {
     /// The Curves window's rotation reading and jump threshold.
     #[serde(skip_serializing_if = "crate::motion::curves::CurvesOptions::is_default")]
     pub curves: crate::motion::curves::CurvesOptions,
+    /// DQS masks of the blended skinning method: per skeleton, the masked joints' names.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub dqs_masks: crate::skin::blend::DqsMasks,
 }
 
 impl Default for Settings {
@@ -90,6 +93,7 @@ impl Default for Settings {
             repair: crate::viewer::RepairOptions::default(),
             joint_maps: Default::default(),
             curves: Default::default(),
+            dqs_masks: Default::default(),
         }
     }
 }
@@ -273,6 +277,10 @@ mod tests {
         settings.joint_maps.insert("00ff>ff00".into(), map);
         settings.curves.rotation_view = crate::motion::rotation::RotationView::EulerZyx;
         settings.curves.jump_degrees = 12.5;
+        settings.dqs_masks.insert(
+            "00ff00ff00ff00ff".into(),
+            vec!["mixamorig:LeftArm".into(), "spine 2".into()],
+        );
         settings.add_recent(Path::new("/a/one.glb"));
         settings.add_recent(Path::new("/a/two.glb"));
         settings.add_recent(Path::new("/a/one.glb"));
@@ -415,6 +423,7 @@ joint_axes = true
             repair: crate::viewer::RepairOptions::default(),
             joint_maps: Default::default(),
             curves: Default::default(),
+            dqs_masks: Default::default(),
         };
         let (_dir, file) = temp_file("earlier-format");
         std::fs::write(&file, EARLIER_FILE).unwrap();

@@ -71,8 +71,13 @@ fn check(name: &str, rig: Rig) {
         viewer.rig().vertex_count() > 0 && !joints.is_empty(),
         "{name}: the rig must be skinned for this test to mean anything"
     );
-    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended] {
         viewer.set_skinning(SkinningPath::Cpu, method);
+        if method == SkinningMethod::Blended {
+            // A DQS mask on a joint halfway down the list, so that some vertices blend.
+            viewer.set_dqs_mask(vec![joints[joints.len() / 2]]);
+            assert!(viewer.dqs_blend().any(), "{name}: the mask blends some vertices");
+        }
         // The first frame may size what is sized lazily; every later one must not allocate.
         frame(&mut viewer, &is_joint, &mut lines);
         let before = viewer.skin_on_cpu().meshes.clone();

@@ -4,12 +4,10 @@
 
 mod common;
 
-use common::{load_demo, shared_folder, wait_or_kill};
+use common::{load_demo, shared_folder};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use rigscope::compare::{ClipStatus, RigDiff, Thresholds, compare, compare_with_progress};
 use rigscope::rig::{Interpolation, Property, Rig};
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 fn diff(a: &Rig, b: &Rig) -> RigDiff {
     compare(a, b, &Thresholds::default())
@@ -334,17 +332,8 @@ fn compressed_copies_match_every_vertex_with_small_errors() {
 }
 
 fn rigscope(args: &[&str]) -> (Option<i32>, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rigscope runs");
-    let output = wait_or_kill(child, Duration::from_secs(120), "rigscope diff");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    let (code, out, _) = common::run_rigscope(args);
+    (code, out)
 }
 
 #[test]

@@ -4,27 +4,13 @@
 
 mod common;
 
-use common::fbx::{lift_blend_shape, one_cluster_fbx};
+use common::fbx::{lift_blend_shape, one_cluster_fbx, skinned_vertices};
 use glam::DVec3;
-use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Rig, load_slice};
-use rigscope::skin::{SkinnedPose, SkinningMethod};
+use rigscope::skin::SkinningMethod;
 
 fn skinned(rig: &Rig, clip: Option<usize>, time: f32) -> Vec<DVec3> {
-    let mut pose = PoseBuffers::new(rig);
-    pose.evaluate(rig, clip, time);
-    let mut skinned = SkinnedPose::new(rig);
-    skinned.skin(rig, &pose, SkinningMethod::Lbs);
-    let instance = rig
-        .instances
-        .iter()
-        .position(|i| i.skin.is_some())
-        .expect("a skinned instance");
-    skinned.meshes[instance][0]
-        .positions
-        .iter()
-        .map(|p| p.as_dvec3())
-        .collect()
+    skinned_vertices(rig, clip, time, SkinningMethod::Lbs)
 }
 
 /// The triangle's vertices with the bone turned `degrees` about Z at its joint (0,10,0) cm,

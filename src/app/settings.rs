@@ -9,7 +9,10 @@ use std::path::Path;
 /// Gives the viewer and the UI these settings (the window size is the window's business).
 pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState) {
     viewer.view.options = settings.view;
-    viewer.set_skinning(settings.skinning_path, settings.skinning_method);
+    // A file that names its method (an FBX skinned with dual quaternions or weight blended)
+    // opens with it; others with the one last used.
+    let method = viewer.rig().skinning.method.unwrap_or(settings.skinning_method);
+    viewer.set_skinning(settings.skinning_path, method);
     viewer.hot_reload = settings.hot_reload;
     // Files opened this run (the one on the command line) stay on top.
     let opened = std::mem::take(&mut viewer.recent);
@@ -27,6 +30,7 @@ pub fn apply_settings(settings: &Settings, viewer: &mut Viewer, ui: &mut UiState
     ui.repair.options = settings.repair.checked();
     viewer.joint_maps = settings.joint_maps.clone();
     ui.curves.options = settings.curves.checked();
+    viewer.set_dqs_masks(settings.dqs_masks.clone());
 }
 
 /// The settings as the viewer and the UI have them now, with the window's size in points.
@@ -53,5 +57,6 @@ pub fn capture_settings(viewer: &Viewer, ui: &UiState, window_size: (f32, f32)) 
         repair: ui.repair.options,
         joint_maps: viewer.joint_maps.clone(),
         curves: ui.curves.options,
+        dqs_masks: viewer.dqs_masks().clone(),
     }
 }

@@ -3,7 +3,7 @@
 //! choices listed in [`super::motion`]).
 
 use super::motion::{PoseSample, Scratch, SkinFacts};
-use super::triangles::{TriangleTotals, measure_triangles};
+use super::triangles::{TriangleBlock, TriangleTotals, measure_triangles, triangle_blocks};
 use super::{BindSpace, VertexRef};
 use crate::rig::Influences;
 use glam::{Mat3, Quat, Vec3};
@@ -36,6 +36,8 @@ pub(super) struct Region {
     /// Per vertex: share of its weight on the swept joints.
     pub(super) moved_weight: Vec<f32>,
     pub(super) triangles: Vec<TriangleBind>,
+    /// `triangles` laid out for the lanes (see [`super::triangles`]).
+    pub(super) blocks: Vec<TriangleBlock>,
     /// The near-joint slice: vertex, bind distance from the bone axis, moved weight.
     pub(super) slice: Vec<(u32, f32, f32)>,
     pub(super) influenced: usize,
@@ -66,6 +68,7 @@ pub(super) fn region(
         },
         moved_weight: Vec::new(),
         triangles: Vec::new(),
+        blocks: Vec::new(),
         slice: Vec::new(),
         influenced: 0,
         bind_finite: true,
@@ -149,6 +152,7 @@ pub(super) fn region(
             && t.normal.is_finite()
             && t.moved.is_finite()
     });
+    r.blocks = triangle_blocks(&r.triangles);
     r
 }
 
@@ -173,7 +177,17 @@ pub(super) fn measure(
         max_area2,
         max_edge2,
         flipped,
-    } = measure_triangles(&region.triangles, posed, &rotation, floor2, region.bind_finite, score);
+    } = measure_triangles(
+        &region.triangles,
+        &region.blocks,
+        posed,
+        &rotation,
+        floor2,
+        region.bind_finite,
+        keep,
+        &mut scratch.selection,
+        score,
+    );
     let (mut min_area, mut max_area) = (min_area2.sqrt(), max_area2.sqrt());
     let max_edge = max_edge2.sqrt();
     let mut min_radius: Option<f32> = None;

@@ -143,11 +143,27 @@ pub fn audit_with_progress(rig: &Rig, options: &AuditOptions, progress: &AuditPr
     let started = std::time::Instant::now();
     let mut notes = Vec::new();
     let spaces = bind_spaces(rig, &mut notes);
-    let joints = motion::audit_joints(rig, &spaces, options, progress, &mut notes);
+    // The symmetry check needs nothing from the sweep: it runs beside it, in the same threads.
+    let both = || {
+        rayon::join(
+            || {
+                let mut notes = Vec::new();
+                (motion::audit_joints(rig, &spaces, options, progress, &mut notes), notes)
+            },
+            || symmetry::check(rig, &spaces, &options.symmetry),
+        )
+    };
+    let ((joints, sweep_notes), mut symmetry) = match options.threads {
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_or_else(|_| both(), |pool| pool.install(both)),
+        None => both(),
+    };
+    notes.extend(sweep_notes);
     if progress.is_cancelled() {
         notes.push("cancelled: only the joints swept before are listed".to_string());
     }
-    let mut symmetry = symmetry::check(rig, &spaces, &options.symmetry);
     symmetry.asymmetric_vertices.truncate(symmetry::MAX_LISTED);
     AuditReport {
         joints,

@@ -31,6 +31,7 @@
 //!   undeformed; ln 2 ≈ 0.69 is a factor of two. A joint's badness is its worst pose's.
 
 use super::measure::{Region, measure, region};
+use super::triangles::Selection;
 use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
 use crate::anim::PaletteKernel;
 use crate::rig::Rig;
@@ -344,27 +345,19 @@ pub(crate) fn audit_joints(
     tasks.sort_by(|a, b| b.cost.total_cmp(&a.cost));
     progress.start(tasks.len());
     // One joint per work item: sweeps differ by orders of magnitude, the heaviest go first.
-    let sweep = || -> Vec<JointAudit> {
-        tasks
-            .par_iter()
-            .with_max_len(1)
-            .filter_map(|task| {
-                if progress.is_cancelled() {
-                    return None;
-                }
-                let result = sweep_joint(rig, &spaces[task.space], &facts[task.space], task.joint, options);
-                progress.joint_done();
-                Some(result)
-            })
-            .collect()
-    };
-    let mut joints = match options.threads {
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_or_else(|_| sweep(), |pool| pool.install(sweep)),
-        None => sweep(),
-    };
+    // They run in the thread pool of the caller (see [`super::audit_with_progress`]).
+    let mut joints: Vec<JointAudit> = tasks
+        .par_iter()
+        .with_max_len(1)
+        .filter_map(|task| {
+            if progress.is_cancelled() {
+                return None;
+            }
+            let result = sweep_joint(rig, &spaces[task.space], &facts[task.space], task.joint, options);
+            progress.joint_done();
+            Some(result)
+        })
+        .collect();
     // Each joint's numbers do not depend on the thread that computed them; the order is fixed
     // here.
     joints.sort_by(|a, b| {
@@ -429,6 +422,7 @@ pub(super) struct Scratch {
     pub(super) posed: Vec<Vec3>,
     pub(super) score: Vec<f32>,
     pub(super) worst: Vec<(f32, u32)>,
+    pub(super) selection: Selection,
 }
 
 fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, options: &AuditOptions) -> JointAudit {
@@ -437,14 +431,7 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
     let pivot = space.pivot(k).unwrap_or(Vec3::ZERO);
     let (axis, bone_child, bone_length) = bone(rig, space, facts, k);
     let (bend_a, bend_b) = bend_axes(&space.world(k).unwrap_or(Mat4::IDENTITY), axis);
-    // The node and everything under it: parents come before children, so one pass.
-    let mut under = vec![false; rig.nodes.len()];
-    if let Some(flag) = under.get_mut(node) {
-        *flag = true;
-    }
-    for i in node + 1..rig.nodes.len() {
-        under[i] = rig.nodes[i].parent.is_some_and(|p| p < i && under[p]);
-    }
+    let under = rig.subtrees(&[node]);
     let moved: Vec<bool> = skin
         .joints
         .iter()
@@ -459,6 +446,7 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
         posed: vec![Vec3::ZERO; n],
         score: vec![0.0; n],
         worst: Vec::with_capacity(options.worst_vertices + 1),
+        selection: Selection::default(),
     };
     let steps = options.steps.max(1);
     let mut curves = Vec::new();
@@ -569,7 +557,9 @@ fn pose(
             &region.positions,
             &mut scratch.posed,
         ),
-        SkinningMethod::Dqs => {
+        // The audit's methods are the two pure ones (the command line offers no other); a
+        // blend of them lies between their measures.
+        SkinningMethod::Dqs | SkinningMethod::Blended => {
             dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
             skin_dqs_positions_exact(
                 &scratch.dual_quats,

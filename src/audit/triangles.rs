@@ -8,6 +8,10 @@
 //! poses whose coordinates are all below [`LANE_LIMIT`] in size (no NaN, and no infinity
 //! minus infinity in a cross product) and on regions whose bind measures are finite; anything
 //! else goes one triangle at a time, in order.
+//!
+//! A pose reports only its few worst vertices, so the lanes raise the corners' scores only for
+//! triangles whose factor can still be among them (see [`Selection`]); the scores of the
+//! vertices that can be reported are the same as if every triangle had raised them.
 
 use super::measure::{FLIPPED_SCORE, TriangleBind};
 use glam::{Mat3, Vec3};
@@ -18,6 +22,10 @@ const LANES: usize = 8;
 /// overflow, so no cross product subtracts infinities.
 const LANE_LIMIT: f32 = 1e15;
 
+/// Most worst vertices a pose selects triangles for: keeping the block maxima sorted costs
+/// up to this many moves a block, so more reported vertices raise every score instead.
+const MAX_SELECTED: usize = 64;
+
 /// What one pose's triangles add up to (squared ratios).
 pub(super) struct TriangleTotals {
     pub(super) min_area2: f32,
@@ -26,15 +34,88 @@ pub(super) struct TriangleTotals {
     pub(super) flipped: usize,
 }
 
-/// Measures every triangle of `triangles` on `posed`, raising each corner's `score` to the
-/// triangle's squared distortion factor. `bind_finite`: every triangle's bind measures are
-/// finite (see [`super::measure::Region`]).
+/// [`LANES`] triangles' bind measures, each measure lane by lane: laid out once per joint so
+/// that every pose reads them as whole registers instead of copying them out of
+/// [`TriangleBind`]s.
+#[derive(Clone, Copy, Default)]
+pub(super) struct TriangleBlock {
+    /// Corner, then lane.
+    corners: [[u32; LANES]; 3],
+    inv_edges2: [[f32; LANES]; 3],
+    inv_area2: [f32; LANES],
+    /// Coordinate, then lane.
+    normal: [[f32; LANES]; 3],
+    moved: [f32; LANES],
+}
+
+/// The whole blocks of `triangles`, in order; the last `triangles.len() % LANES` are left to
+/// one at a time.
+pub(super) fn triangle_blocks(triangles: &[TriangleBind]) -> Vec<TriangleBlock> {
+    triangles
+        .chunks_exact(LANES)
+        .map(|chunk| {
+            let mut block = TriangleBlock::default();
+            for (lane, t) in chunk.iter().enumerate() {
+                for k in 0..3 {
+                    block.corners[k][lane] = t.corners[k];
+                    block.inv_edges2[k][lane] = t.inv_edges2[k];
+                }
+                block.inv_area2[lane] = t.inv_area2;
+                block.normal[0][lane] = t.normal.x;
+                block.normal[1][lane] = t.normal.y;
+                block.normal[2][lane] = t.normal.z;
+                block.moved[lane] = t.moved;
+            }
+            block
+        })
+        .collect()
+}
+
+/// Which triangles raise their corners' scores in the lanes.
+///
+/// With `keep` vertices reported, let τ be the smallest of the `keep` largest block maxima
+/// (each block's largest factor). Only triangles with a factor of at least τ can give a vertex
+/// a score of τ or more, so a vertex scoring τ or more gets its exact score from them (or from
+/// the triangles and slice measured one at a time, which raise every score). When the
+/// triangles behind those block maxima have `keep` distinct corners, that many vertices score
+/// τ or more, every reported vertex is among them, and a vertex left lower cannot displace one.
+/// The threshold in force while the blocks are measured never exceeds the final τ, so every
+/// triangle needed has raised its corners. Otherwise every triangle raises them.
+#[derive(Debug, Default)]
+pub(super) struct Selection {
+    /// The largest block maxima so far with their triangle's corners, largest first.
+    best: Vec<(f32, [u32; 3])>,
+    /// Scratch for counting the distinct corners of `best`.
+    corners: Vec<u32>,
+    /// Each block triangle's squared distortion factor, in order.
+    factors: Vec<f32>,
+}
+
+impl Selection {
+    /// Whether the triangles in `best` have `keep` distinct corners.
+    fn enough_corners(&mut self, keep: usize) -> bool {
+        self.corners.clear();
+        self.corners.extend(self.best.iter().flat_map(|b| b.1));
+        self.corners.sort_unstable();
+        self.corners.dedup();
+        self.corners.len() >= keep
+    }
+}
+
+/// Measures every triangle of `triangles` on `posed`, raising the corners' `score` to the
+/// triangles' squared distortion factors as far as the `keep` worst vertices need them (see
+/// [`Selection`]). `blocks`: [`triangle_blocks`] of `triangles`; `bind_finite`: every
+/// triangle's bind measures are finite (see [`super::measure::Region`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn measure_triangles(
     triangles: &[TriangleBind],
+    blocks: &[TriangleBlock],
     posed: &[Vec3],
     rotation: &Mat3,
     floor2: f32,
     bind_finite: bool,
+    keep: usize,
+    selection: &mut Selection,
     score: &mut [f32],
 ) -> TriangleTotals {
     let mut totals = TriangleTotals {
@@ -46,15 +127,25 @@ pub(super) fn measure_triangles(
     let tame = bind_finite && posed.iter().all(|p| p.abs().max_element() < LANE_LIMIT);
     let mut rest = triangles;
     if tame {
-        let whole = triangles.len() / LANES * LANES;
         let pose = Pose {
-            triangles: &triangles[..whole],
+            blocks,
             posed,
             rotation,
             floor2,
         };
-        lanes(&pose, &mut totals, score);
-        rest = &triangles[whole..];
+        let factors = &mut selection.factors;
+        factors.resize(blocks.len() * LANES, 0.0);
+        lanes(&pose, &mut totals, factors);
+        selection.best.clear();
+        if keep > MAX_SELECTED {
+            raise_scores(blocks, &selection.factors, score, None);
+        } else {
+            raise_scores(blocks, &selection.factors, score, Some((keep, &mut selection.best)));
+            if keep > 0 && selection.best.len() == keep && !selection.enough_corners(keep) {
+                raise_scores(blocks, &selection.factors, score, None);
+            }
+        }
+        rest = &triangles[blocks.len() * LANES..];
     }
     for t in rest {
         one(t, posed, rotation, floor2, &mut totals, score);
@@ -116,23 +207,26 @@ fn greater(a: f32, b: f32) -> f32 {
     if a > b { a } else { b }
 }
 
-/// Whole steps of [`LANES`] triangles on a tame pose.
+/// Whole blocks of [`LANES`] triangles on a tame pose.
 struct Pose<'a> {
-    /// A multiple of [`LANES`] of them.
-    triangles: &'a [TriangleBind],
+    blocks: &'a [TriangleBlock],
     posed: &'a [Vec3],
     rotation: &'a Mat3,
     floor2: f32,
 }
 
-/// Measures `pose`'s triangles into `totals` and `score`.
-fn lanes(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
+/// The `keep` worst vertices a pose reports and the block maxima kept for them (see
+/// [`Selection`]); `None` raises every corner's score.
+type Select<'a> = Option<(usize, &'a mut Vec<(f32, [u32; 3])>)>;
+
+/// Measures `pose`'s triangles into `totals` and each one's squared factor into `factors`.
+fn lanes(pose: &Pose<'_>, totals: &mut TriangleTotals, factors: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above; the function is otherwise safe code.
-        return unsafe { lanes_avx2(pose, totals, score) };
+        return unsafe { lanes_avx2(pose, totals, factors) };
     }
-    lanes_body(pose, totals, score);
+    lanes_body(pose, totals, factors);
 }
 
 /// [`lanes_body`] compiled for eight-wide registers. The compiler does not fuse multiplies
@@ -142,25 +236,14 @@ fn lanes(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn lanes_avx2(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
-    lanes_body(pose, totals, score);
-}
-
-/// Per lane: the corners' coordinates, the bind measures and the expected normal, copied out
-/// of the triangles so that the arithmetic runs across lanes.
-#[derive(Default)]
-struct Step {
-    /// Corner, then coordinate.
-    corners: [[[f32; LANES]; 3]; 3],
-    inv_edges2: [[f32; LANES]; 3],
-    inv_area2: [f32; LANES],
-    expected: [[f32; LANES]; 3],
+unsafe fn lanes_avx2(pose: &Pose<'_>, totals: &mut TriangleTotals, factors: &mut [f32]) {
+    lanes_body(pose, totals, factors);
 }
 
 #[inline(always)]
-fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
+fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, factors: &mut [f32]) {
     let &Pose {
-        triangles,
+        blocks,
         posed,
         rotation,
         floor2,
@@ -169,31 +252,24 @@ fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
     let mut max_area2 = [0.0f32; LANES];
     let mut max_edge2 = [1.0f32; LANES];
     let mut flipped = [0u32; LANES];
-    let mut step = Step::default();
-    for chunk in triangles.chunks_exact(LANES) {
-        for (lane, t) in chunk.iter().enumerate() {
-            for (corner, &i) in t.corners.iter().enumerate() {
+    // Corner, then coordinate, then lane: the only part of a block that is fetched per pose.
+    let mut corners = [[[0.0f32; LANES]; 3]; 3];
+    let [rx, ry, rz] = [rotation.x_axis, rotation.y_axis, rotation.z_axis];
+    for (block, factor2) in blocks.iter().zip(factors.as_chunks_mut::<LANES>().0) {
+        for (k, gathered) in corners.iter_mut().enumerate() {
+            for (lane, &i) in block.corners[k].iter().enumerate() {
                 let p = posed[i as usize];
-                step.corners[corner][0][lane] = p.x;
-                step.corners[corner][1][lane] = p.y;
-                step.corners[corner][2][lane] = p.z;
+                gathered[0][lane] = p.x;
+                gathered[1][lane] = p.y;
+                gathered[2][lane] = p.z;
             }
-            for edge in 0..3 {
-                step.inv_edges2[edge][lane] = t.inv_edges2[edge];
-            }
-            step.inv_area2[lane] = t.inv_area2;
-            let e = expected_normal(t, rotation);
-            step.expected[0][lane] = e.x;
-            step.expected[1][lane] = e.y;
-            step.expected[2][lane] = e.z;
         }
-        let mut factor2 = [1.0f32; LANES];
         // One flat loop over the lanes, glam's operations written out in its order (`Vec3`
-        // subtraction, `length_squared` as (x² + y²) + z², `cross`, `dot`), so that the
-        // compiler vectorizes it across the lanes.
-        let [[ax, ay, az], [bx, by, bz], [cx, cy, cz]] = &step.corners;
-        let [inv0, inv1, inv2] = &step.inv_edges2;
-        let [nx0, ny0, nz0] = &step.expected;
+        // subtraction, `length_squared` as (x² + y²) + z², `cross`, `dot`, `Mat3 * Vec3` as
+        // (x_axis·x + y_axis·y) + z_axis·z), so that the compiler vectorizes it across the lanes.
+        let [[ax, ay, az], [bx, by, bz], [cx, cy, cz]] = &corners;
+        let [inv0, inv1, inv2] = &block.inv_edges2;
+        let [bind_x, bind_y, bind_z] = &block.normal;
         for l in 0..LANES {
             let (e0x, e0y, e0z) = (bx[l] - ax[l], by[l] - ay[l], bz[l] - az[l]);
             let (e1x, e1y, e1z) = (cx[l] - bx[l], cy[l] - by[l], cz[l] - bz[l]);
@@ -218,22 +294,26 @@ fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
             // `edges[0].cross(-edges[2])`.
             let (mx, my, mz) = (-e2x, -e2y, -e2z);
             let (nx, ny, nz) = (e0y * mz - my * e0z, e0z * mx - mz * e0x, e0x * my - mx * e0y);
-            let measured = step.inv_area2[l] > 0.0;
-            let area2 = length2(nx, ny, nz) * step.inv_area2[l];
+            let measured = block.inv_area2[l] > 0.0;
+            let area2 = length2(nx, ny, nz) * block.inv_area2[l];
             min_area2[l] = lesser(min_area2[l], if measured { area2 } else { f32::INFINITY });
             max_area2[l] = greater(max_area2[l], if measured { area2 } else { 0.0 });
             let floored = greater(area2, floor2);
             let area_factor = greater(floored, 1.0 / floored);
             factor = greater(factor, if measured { area_factor } else { 1.0 });
-            let flip = measured && nx * nx0[l] + ny * ny0[l] + nz * nz0[l] < 0.0;
+            // `expected_normal`.
+            let (sx, sy, sz, moved) = (bind_x[l], bind_y[l], bind_z[l], block.moved[l]);
+            let turned_x = rx.x * sx + ry.x * sy + rz.x * sz;
+            let turned_y = rx.y * sx + ry.y * sy + rz.y * sz;
+            let turned_z = rx.z * sx + ry.z * sy + rz.z * sz;
+            let expected_x = sx + moved * (turned_x - sx);
+            let expected_y = sy + moved * (turned_y - sy);
+            let expected_z = sz + moved * (turned_z - sz);
+            // `&`, not `&&`: both sides are computed in every lane, so the compiler needs no masked
+            // loads or stores, which are slow on AMD cores.
+            let flip = measured & (nx * expected_x + ny * expected_y + nz * expected_z < 0.0);
             flipped[l] += u32::from(flip);
             factor2[l] = if flip { factor + FLIPPED_SCORE } else { factor };
-        }
-        for (t, &factor) in chunk.iter().zip(&factor2) {
-            for &i in &t.corners {
-                let s = &mut score[i as usize];
-                *s = greater(*s, factor);
-            }
         }
     }
     for lane in 0..LANES {
@@ -241,6 +321,40 @@ fn lanes_body(pose: &Pose<'_>, totals: &mut TriangleTotals, score: &mut [f32]) {
         totals.max_area2 = greater(totals.max_area2, max_area2[lane]);
         totals.max_edge2 = greater(totals.max_edge2, max_edge2[lane]);
         totals.flipped += flipped[lane] as usize;
+    }
+}
+
+/// Raises the corners' scores to the blocks' `factors`, all of them or as [`Selection`] needs.
+fn raise_scores(blocks: &[TriangleBlock], factors: &[f32], score: &mut [f32], mut select: Select<'_>) {
+    // Factors below it raise no score; nothing is reported when nothing is kept.
+    let mut threshold = match select {
+        Some((0, _)) => f32::INFINITY,
+        _ => f32::NEG_INFINITY,
+    };
+    for (block, factor2) in blocks.iter().zip(factors.as_chunks::<LANES>().0) {
+        let block_max = factor2.iter().fold(f32::NEG_INFINITY, |m, &f| greater(m, f));
+        if block_max < threshold {
+            continue;
+        }
+        for corner in &block.corners {
+            for (&i, &factor) in corner.iter().zip(factor2) {
+                if factor >= threshold {
+                    let s = &mut score[i as usize];
+                    *s = greater(*s, factor);
+                }
+            }
+        }
+        if let Some((keep, best)) = &mut select
+            && block_max > threshold
+        {
+            let lane = factor2.iter().position(|&f| f == block_max).unwrap_or(0);
+            let at = best.partition_point(|b| b.0 >= block_max);
+            best.insert(at, (block_max, block.corners.map(|c| c[lane])));
+            best.truncate(*keep);
+            if best.len() == *keep {
+                threshold = best[*keep - 1].0;
+            }
+        }
     }
 }
 
@@ -286,15 +400,33 @@ mod tests {
         ]
     }
 
+    /// The `keep` highest scores above 1 with their vertices, highest first, then the lowest
+    /// vertex: what a pose reports.
+    fn reported(score: &[f32], keep: usize) -> Vec<(u32, usize)> {
+        let mut listed: Vec<(f32, usize)> = score
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 1.0)
+            .map(|(v, &s)| (s, v))
+            .collect();
+        listed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        listed.truncate(keep);
+        listed.into_iter().map(|(s, v)| (s.to_bits(), v)).collect()
+    }
+
     #[test]
-    fn the_lanes_give_the_bits_of_one_triangle_at_a_time() {
+    fn the_lanes_give_the_bits_and_worst_vertices_of_one_triangle_at_a_time() {
         let mut rng = Rng(0x5EED_1234_ABCD_0001);
         let rotation = Mat3::from_quat(Quat::from_axis_angle(Vec3::new(0.3, -0.8, 0.5).normalize(), 1.3));
-        for (count, vertices) in [(1003, 400), (64, 20), (7, 9), (17, 3)] {
+        let mut selection = Selection::default();
+        // (64, 3): eight blocks over three vertices, too few corners for five worst vertices.
+        for (count, vertices) in [(1003, 400), (64, 20), (7, 9), (17, 3), (64, 3)] {
             let triangles = triangles(&mut rng, count, vertices);
+            let blocks = triangle_blocks(&triangles);
             let mut posed: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
             // Degenerate corners: a repeated position collapses an edge and the area.
             posed[1] = posed[0];
+            let collapsed = vec![posed[0]; posed.len()];
             for bad in [
                 None,
                 Some(Vec3::NAN),
@@ -304,20 +436,75 @@ mod tests {
                 if let Some(bad) = bad {
                     posed[2] = bad;
                 }
-                let (mut want_score, mut got_score) = (vec![0.0; posed.len()], vec![0.0; posed.len()]);
-                let want = one_at_a_time(&triangles, &posed, &rotation, &mut want_score);
-                let got = measure_triangles(&triangles, &posed, &rotation, 1e-12, true, &mut got_score);
-                assert_eq!(bits(&got), bits(&want), "{count} triangles, {bad:?}");
-                if count >= 64 && bad.is_none() {
-                    assert!(want.flipped > 0 && want.flipped < count, "{}", want.flipped);
+                // Every triangle collapsed: all factors tie, so the lowest vertices are reported.
+                let poses: &[&[Vec3]] = if bad.is_none() {
+                    &[&posed, &collapsed]
+                } else {
+                    &[&posed]
+                };
+                for (which, &posed) in poses.iter().enumerate() {
+                    let mut want_score = vec![0.0; posed.len()];
+                    let want = one_at_a_time(&triangles, posed, &rotation, &mut want_score);
+                    if count >= 64 && vertices > 3 && bad.is_none() && which == 0 {
+                        assert!(want.flipped > 0 && want.flipped < count, "{}", want.flipped);
+                    }
+                    for keep in [0, 1, 5, MAX_SELECTED, MAX_SELECTED + 1, vertices as usize] {
+                        let mut got_score = vec![0.0; posed.len()];
+                        let got = measure_triangles(
+                            &triangles,
+                            &blocks,
+                            posed,
+                            &rotation,
+                            1e-12,
+                            true,
+                            keep,
+                            &mut selection,
+                            &mut got_score,
+                        );
+                        assert_eq!(bits(&got), bits(&want), "{count} triangles, {bad:?}, keep {keep}");
+                        assert_eq!(
+                            reported(&got_score, keep),
+                            reported(&want_score, keep),
+                            "{count} triangles, {bad:?}, keep {keep}"
+                        );
+                    }
                 }
-                let score_bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(
-                    score_bits(&got_score),
-                    score_bits(&want_score),
-                    "{count} triangles, {bad:?}"
-                );
             }
         }
+    }
+
+    #[test]
+    fn worst_triangles_sharing_their_corners_leave_no_vertex_unscored() {
+        let mut rng = Rng(0x5EED_1234_ABCD_0002);
+        let rotation = Mat3::from_quat(Quat::from_axis_angle(Vec3::Z, 0.4));
+        // Five blocks of collapsed triangles on vertices 0 and 1 set the threshold out of
+        // reach; the sixth block's other triangles fall below it, yet their corners 2 to 4 are
+        // among the five worst vertices.
+        let mut triangles = triangles(&mut rng, 48, 5);
+        for (i, t) in triangles.iter_mut().enumerate() {
+            t.inv_edges2 = [1.0; 3];
+            t.inv_area2 = 1.0;
+            t.corners = if i < 40 || i == 47 { [0, 1, 0] } else { [2, 3, 4] };
+        }
+        let blocks = triangle_blocks(&triangles);
+        let mut posed: Vec<Vec3> = (0..5).map(|_| rng.vec3(2.0)).collect();
+        posed[1] = posed[0];
+        let mut want_score = vec![0.0; posed.len()];
+        let want = one_at_a_time(&triangles, &posed, &rotation, &mut want_score);
+        let mut got_score = vec![0.0; posed.len()];
+        let got = measure_triangles(
+            &triangles,
+            &blocks,
+            &posed,
+            &rotation,
+            1e-12,
+            true,
+            5,
+            &mut Selection::default(),
+            &mut got_score,
+        );
+        assert_eq!(bits(&got), bits(&want));
+        assert_eq!(reported(&want_score, 5).len(), 5);
+        assert_eq!(reported(&got_score, 5), reported(&want_score, 5));
     }
 }

@@ -4,6 +4,7 @@
 use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
 use crate::audit::{AuditOptions, AuditReport, JointAudit, SymmetryOptions, Thresholds, VertexRef, Violation};
 use crate::skin::SkinningMethod;
+use clap::builder::TypedValueParser;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,8 +32,10 @@ pub struct AuditArgs {
     /// Poses per side of each axis, evenly spaced up to the largest angle.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=90))]
     pub steps: u16,
-    /// Skin with only this method (both when omitted).
-    #[arg(long, value_parser = crate::names::cli::<SkinningMethod>())]
+    /// Skin with only this method (both when omitted); weight blended skinning mixes the two and
+    /// is not measured on its own.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["lbs", "dqs"])
+        .try_map(|name| name.parse::<SkinningMethod>()))]
     pub method: Option<SkinningMethod>,
     /// Joints printed in the text ranking.
     #[arg(long, default_value_t = 10)]

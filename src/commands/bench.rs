@@ -229,7 +229,7 @@ impl BenchReport {
         if let Some(k) = &self.kernels {
             let _ = writeln!(
                 out,
-                "CPU skinning ({}), positions+normals: LBS {:.2} ns/vertex ({:.2}× one static matrix, {:.2} ns), DQS {:.2} ns/vertex ({:.2}× LBS)",
+                "CPU skinning ({} kernel), positions+normals: skin_lbs {:.2} ns/vertex ({:.2}× static_transform, {:.2} ns), skin_dqs {:.2} ns/vertex ({:.2}× skin_lbs)",
                 k.kernel,
                 k.lbs_ns,
                 k.lbs_ns / k.static_ns,

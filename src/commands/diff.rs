@@ -2,7 +2,7 @@
 //! exit status a pipeline can gate on.
 
 use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
-use crate::compare::{ClipStatus, RigDiff, Thresholds, VertexRef, compare};
+use crate::compare::{ClipStatus, PoseDiff, PoseRequest, RigDiff, Thresholds, VertexRef, compare, compare_poses};
 use crate::rig::Rig;
 use serde_json::json;
 use std::fmt::Write;
@@ -39,6 +39,27 @@ pub struct DiffArgs {
     /// primitive's median edge length.
     #[arg(long, value_name = "FRACTION", default_value_t = Thresholds::default().vertex_match)]
     pub vertex_match: f32,
+    /// Also pose both files at this time (seconds) of the clip and report the largest
+    /// distance between matched skinned vertices and between matched joints (repeatable).
+    #[arg(long = "at", value_name = "SECONDS")]
+    pub at: Vec<f32>,
+    /// Also pose both files at this many times spread evenly over the clip (1: its start).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub poses: usize,
+    /// A's clip posed by --at and --poses (default: A's first animated clip).
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
+    /// B's clip posed by --at and --poses (default: the clip of A's clip's name, else B's first
+    /// animated clip).
+    #[arg(long, value_name = "NAME")]
+    pub clip_b: Option<String>,
+    /// Match vertices for --at and --poses only where both files draw them at the start of
+    /// their clips, not in the bind pose (files whose bind spaces differ mesh by mesh).
+    #[arg(long)]
+    pub match_at_start: bool,
+    /// Pose B this many seconds later in its clip than A (a re-export that moved the clip).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, allow_negative_numbers = true)]
+    pub shift_b: f32,
     /// Entries printed per list in the text output.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -54,6 +75,19 @@ impl DiffArgs {
             texture: self.texture,
             vertex_match: self.vertex_match,
         }
+    }
+
+    /// What --at, --poses, --clip and --clip-b ask to pose (`None` when neither time option is
+    /// given).
+    pub fn pose_request(&self) -> Option<PoseRequest> {
+        (!self.at.is_empty() || self.poses > 0).then(|| PoseRequest {
+            clip_a: self.clip.clone(),
+            clip_b: self.clip_b.clone(),
+            times: self.at.clone(),
+            evenly: self.poses,
+            shift_b: self.shift_b,
+            match_at_start: self.match_at_start,
+        })
     }
 }
 
@@ -79,7 +113,25 @@ pub fn diff_command(args: &DiffArgs) -> ExitCode {
         }
     };
     let thresholds = args.thresholds();
-    let diff = compare(&a, &b, &thresholds);
+    let mut diff = compare(&a, &b, &thresholds);
+    let poses = match args
+        .pose_request()
+        .map(|request| compare_poses(&a, &b, &diff, &request))
+    {
+        Some(Ok(poses)) => Some(poses),
+        Some(Err(e)) => {
+            if args.json {
+                let document = json!({ "a": args.a, "b": args.b, "loaded": true, "error": e.to_string() });
+                println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
+            }
+            eprintln!("rigscope: {e}");
+            return ExitCode::from(EXIT_NOT_LOADED);
+        }
+        None => None,
+    };
+    if poses.as_ref().is_some_and(|p| p.differs(thresholds.position)) {
+        diff.identical = false;
+    }
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
         let mut document = serde_json::to_value(&diff).unwrap_or_default();
@@ -88,9 +140,18 @@ pub fn diff_command(args: &DiffArgs) -> ExitCode {
         document["loaded"] = json!(true);
         document["thresholds"] = json!(thresholds);
         document["seconds"] = json!(seconds);
+        if let Some(poses) = &poses {
+            document["poses"] = serde_json::to_value(poses).unwrap_or_default();
+        }
         println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
     } else {
-        print!("{}", text(&diff, &a, &b, args, seconds));
+        let mut out = text(&diff, &a, &b, args, seconds);
+        if let Some(poses) = &poses {
+            // Before the closing time line.
+            let end = out.rfind("\n(").unwrap_or(out.len());
+            out.insert_str(end, &poses_text(poses, args.position));
+        }
+        print!("{out}");
     }
     ExitCode::from(if diff.identical {
         EXIT_CLEAN
@@ -274,5 +335,46 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
         }
     }
     let _ = writeln!(out, "\n({seconds:.2} s)");
+    out
+}
+
+fn poses_text(poses: &PoseDiff, threshold: f32) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nPoses of A's clip '{}' ({:.3} s) and B's '{}' ({:.3} s, posed {:+.3} s later): {} vertex pairs ({} of them matched at the clips' start; {} vertices in none), {} joints (distances in the files' units, then as fractions of the rest pose's size; over {threshold} marked *)",
+        poses.clip_a,
+        poses.duration_a,
+        poses.clip_b,
+        poses.duration_b,
+        poses.shift_b,
+        poses.compared_vertices,
+        poses.matched_at_start,
+        poses.unpaired_vertices,
+        poses.compared_joints
+    );
+    let mark = |relative: f32| if relative > threshold { "*" } else { "" };
+    for at in &poses.times {
+        let vertex = match (&at.worst_vertex_a, &at.worst_vertex_b) {
+            (Some(va), Some(vb)) => format!(" at {} (B {})", vertex_label(va), vertex_label(vb)),
+            _ => String::new(),
+        };
+        let joint = at
+            .worst_joint
+            .as_deref()
+            .map(|j| format!(" at {j}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {:>8.3} s: vertices {:.3e} ({:.2e}){}{vertex}; joints {:.3e} ({:.2e}){}{joint}",
+            at.time,
+            at.vertex_distance,
+            at.vertex_relative,
+            mark(at.vertex_relative),
+            at.joint_distance,
+            at.joint_relative,
+            mark(at.joint_relative),
+        );
+    }
     out
 }

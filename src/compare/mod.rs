@@ -11,6 +11,7 @@
 
 mod clips;
 mod materials;
+mod poses;
 mod progress;
 mod skeleton;
 mod vertices;
@@ -24,6 +25,7 @@ use std::collections::HashMap;
 
 pub use clips::{ClipDiff, ClipStatus, JointError};
 pub use materials::{FindingChange, MaterialChange, TextureChange};
+pub use poses::{PoseAt, PoseDiff, PoseError, PoseRequest, compare_poses};
 pub use progress::{CompareProgress, ProgressFn};
 pub use skeleton::{JointChange, Reparented, SkeletonDiff, SkinRebase};
 pub use vertices::{UnmatchedVertex, VertexChange, VertexRef, WeightsDiff};

@@ -5,8 +5,10 @@
 //! typical edge length of its primitive), found through a grid of cells.
 
 use super::{MAX_LISTED, Sides, SkinRebase, bind_placement};
+use crate::anim::PoseBuffers;
 use crate::audit::VertexSymmetry;
 use crate::rig::Rig;
+use crate::skin::SkinnedPose;
 use glam::{IVec3, Mat4, Vec3};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -75,6 +77,10 @@ pub struct WeightsDiff {
     /// weight-difference view).
     #[serde(skip)]
     pub per_vertex_b: VertexSymmetry,
+    /// Every matched pair (A's vertex, B's vertex), from A's side then from B's; a pair both
+    /// sides found is there twice. Posing both rigs compares these (see `super::poses`).
+    #[serde(skip)]
+    pub pairs: Vec<(VertexRef, VertexRef)>,
 }
 
 impl WeightsDiff {
@@ -96,22 +102,45 @@ impl VertexTable {
     /// the other file has them.
     fn new(rig: &Rig, rebase_of_skin: &[Mat4], match_fraction: f32, size: f32) -> VertexTable {
         let pose = crate::anim::PoseBuffers::new(rig);
+        VertexTable::placed(rig, match_fraction, size, |i, k, out| {
+            let instance = &rig.instances[i];
+            let rebase = instance.skin.and_then(|s| rebase_of_skin.get(s)).copied();
+            let place = rebase.unwrap_or(Mat4::IDENTITY) * bind_placement(rig, &pose, i);
+            let primitive = &rig.meshes[instance.mesh].primitives[k];
+            out.extend(primitive.positions.iter().map(|&p| place.transform_point3(p)));
+        })
+    }
+
+    /// Every vertex where `pose` and `skinned` draw it in the world.
+    fn drawn(rig: &Rig, pose: &PoseBuffers, skinned: &SkinnedPose, match_fraction: f32, size: f32) -> VertexTable {
+        VertexTable::placed(rig, match_fraction, size, |i, k, out| {
+            let world = pose.instance_world(rig, i);
+            out.extend(skinned.positions(rig, i, k).iter().map(|&p| world.transform_point3(p)));
+        })
+    }
+
+    /// The table of the vertices `place(instance, primitive, out)` appends to `out`, one per
+    /// vertex of the primitive.
+    fn placed(
+        rig: &Rig,
+        match_fraction: f32,
+        size: f32,
+        mut place: impl FnMut(usize, usize, &mut Vec<Vec3>),
+    ) -> VertexTable {
         let mut table = VertexTable {
             refs: Vec::new(),
             positions: Vec::new(),
             tolerances: Vec::new(),
         };
         for (i, instance) in rig.instances.iter().enumerate() {
-            let rebase = instance.skin.and_then(|s| rebase_of_skin.get(s)).copied();
-            let place = rebase.unwrap_or(Mat4::IDENTITY) * bind_placement(rig, &pose, i);
             let Some(mesh) = rig.meshes.get(instance.mesh) else {
                 continue;
             };
             for (k, primitive) in mesh.primitives.iter().enumerate() {
                 let start = table.positions.len();
-                table
-                    .positions
-                    .extend(primitive.positions.iter().map(|&p| place.transform_point3(p)));
+                place(i, k, &mut table.positions);
+                table.positions.truncate(start + primitive.positions.len());
+                table.positions.resize(start + primitive.positions.len(), Vec3::NAN);
                 let spacing = typical_edge(&table.positions[start..], &primitive.indices);
                 let tolerance = match spacing {
                     Some(edge) => edge * match_fraction,
@@ -374,27 +403,7 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
     }
     let table_a = VertexTable::new(a, &[], fraction, size);
     let table_b = VertexTable::new(b, &rebase_of_skin, fraction, size);
-    let (keys_a, keys_b) = joint_keys(sides);
-    let grid_b = Grid::new(&table_b.positions, &table_b.tolerances);
-    let grid_a = Grid::new(&table_a.positions, &table_a.tolerances);
-
-    let side_a = Side {
-        rig: a,
-        table: &table_a,
-        keys: &keys_a,
-        grid: &grid_a,
-    };
-    let side_b = Side {
-        rig: b,
-        table: &table_b,
-        keys: &keys_b,
-        grid: &grid_b,
-    };
-    let matches = best_matches(&side_a, &side_b);
-    // Matching from B's side too finds a changed vertex that has an unchanged twin at the same
-    // place in A (a seam): A's vertices both match B's unchanged twin, B's changed one matches
-    // neither.
-    let matches_from_b = best_matches(&side_b, &side_a);
+    let (matches, matches_from_b) = match_both_ways(sides, &table_a, &table_b);
     let unmatched_b: Vec<usize> = (0..table_b.refs.len())
         .filter(|&w| matches_from_b[w].is_none())
         .collect();
@@ -463,9 +472,69 @@ pub(super) fn compare_vertices(sides: &Sides, rebases: &[SkinRebase]) -> Weights
             });
         }
     }
+    diff.pairs = pairs_of(&table_a, &table_b, &matches, &matches_from_b);
     changed.sort_by(|x, y| y.difference.total_cmp(&x.difference));
     diff.changed_count = changed.len();
     changed.truncate(MAX_LISTED);
     diff.changed_vertices = changed;
     diff
+}
+
+/// One rig as posed for [`drawn_pairs`].
+pub(super) struct Drawn<'a> {
+    pub pose: &'a PoseBuffers,
+    pub skinned: &'a SkinnedPose,
+}
+
+/// Vertex pairs matched where the two rigs draw their vertices in the world in the given poses,
+/// from both sides as [`compare_vertices`] matches them in the bind pose; for files whose bind
+/// spaces differ in more than one transform per skin (another tool's bone orientations).
+pub(super) fn drawn_pairs(sides: &Sides, a: Drawn, b: Drawn) -> Vec<(VertexRef, VertexRef)> {
+    let (fraction, size) = (sides.thresholds.vertex_match, sides.size);
+    let table_a = VertexTable::drawn(sides.a, a.pose, a.skinned, fraction, size);
+    let table_b = VertexTable::drawn(sides.b, b.pose, b.skinned, fraction, size);
+    let (from_a, from_b) = match_both_ways(sides, &table_a, &table_b);
+    pairs_of(&table_a, &table_b, &from_a, &from_b)
+}
+
+/// The best match of every vertex of A in B, and of every vertex of B in A. Matching from B's
+/// side too finds a changed vertex that has an unchanged twin at the same place in A (a seam):
+/// A's vertices both match B's unchanged twin, B's changed one matches neither.
+fn match_both_ways(sides: &Sides, table_a: &VertexTable, table_b: &VertexTable) -> (Vec<Match>, Vec<Match>) {
+    let (keys_a, keys_b) = joint_keys(sides);
+    let (grid_a, grid_b) = (
+        Grid::new(&table_a.positions, &table_a.tolerances),
+        Grid::new(&table_b.positions, &table_b.tolerances),
+    );
+    let side_a = Side {
+        rig: sides.a,
+        table: table_a,
+        keys: &keys_a,
+        grid: &grid_a,
+    };
+    let side_b = Side {
+        rig: sides.b,
+        table: table_b,
+        keys: &keys_b,
+        grid: &grid_b,
+    };
+    (best_matches(&side_a, &side_b), best_matches(&side_b, &side_a))
+}
+
+/// Every matched pair (A's vertex, B's vertex): A's matches, then B's.
+fn pairs_of(
+    table_a: &VertexTable,
+    table_b: &VertexTable,
+    from_a: &[Match],
+    from_b: &[Match],
+) -> Vec<(VertexRef, VertexRef)> {
+    let pairs_a = from_a
+        .iter()
+        .enumerate()
+        .filter_map(|(v, m)| m.map(|(w, _, _)| (table_a.refs[v], table_b.refs[w])));
+    let pairs_b = from_b
+        .iter()
+        .enumerate()
+        .filter_map(|(w, m)| m.map(|(v, _, _)| (table_a.refs[v], table_b.refs[w])));
+    pairs_a.chain(pairs_b).collect()
 }

@@ -7,7 +7,7 @@ use crate::anim::PoseBuffers;
 use crate::render::context::{Gpu, GpuError};
 use crate::render::gpu_data::skin_code;
 use crate::render::gpu_data::skinning_wgsl;
-use crate::render::gpu_data::{GpuInfluences, MorphBuffers, storage_pair_bind_group, storage_pair_layout};
+use crate::render::gpu_data::{GpuInfluences, MorphBuffers, skinning_layouts, storage_bind_group};
 use crate::render::offscreen::read_buffer;
 use crate::rig::{MorphTarget, Primitive, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
@@ -91,8 +91,7 @@ impl ComputeSkinner {
                 },
             ],
         });
-        let palette_layout = storage_pair_layout(device, "palette", wgpu::ShaderStages::COMPUTE);
-        let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::COMPUTE);
+        let (palette_layout, morph_layout) = skinning_layouts(device, wgpu::ShaderStages::COMPUTE);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("skin_compute.wgsl"),
             source: wgpu::ShaderSource::Wgsl(format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()).into()),
@@ -142,6 +141,29 @@ impl ComputeSkinner {
         method: SkinningMethod,
         targets: &[MorphTarget],
         weights: &[f32],
+    ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+        let no_blend = &[];
+        self.skin_blended(
+            gpu,
+            primitive,
+            (palette, dual_quats),
+            method,
+            (targets, weights),
+            no_blend,
+        )
+    }
+
+    /// As [`ComputeSkinner::skin_morphed`] (`palettes`: matrices and dual quaternions; `morph`:
+    /// targets and their weights), with `dqs_blend` (per vertex, missing ones 0) read by
+    /// [`SkinningMethod::Blended`].
+    pub fn skin_blended(
+        &self,
+        gpu: &Gpu,
+        primitive: &Primitive,
+        (palette, dual_quats): (&[Mat4], &[DualQuat]),
+        method: SkinningMethod,
+        (targets, weights): (&[MorphTarget], &[f32]),
+        dqs_blend: &[f32],
     ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
         let device = &gpu.device;
         let n = primitive.vertex_count();
@@ -215,14 +237,14 @@ impl ComputeSkinner {
                 })
                 .collect::<Vec<_>>(),
         });
-        let palette_group = storage_pair_bind_group(
+        let palette_group = storage_bind_group(
             device,
             &self.palette_layout,
             "palette",
-            &matrix_buffer,
-            &dual_quat_buffer,
+            &[&matrix_buffer, &dual_quat_buffer],
         );
-        let morph = MorphBuffers::new(device, &self.morph_layout, targets, n);
+        let mut morph = MorphBuffers::new(device, &self.morph_layout, targets, n);
+        morph.write_dqs_blend(&gpu.queue, dqs_blend, u64::MAX);
         let weights = &weights[..targets.len().min(weights.len())];
         if !weights.is_empty() {
             gpu.queue.write_buffer(&morph.weights, 0, bytemuck::cast_slice(weights));
@@ -272,14 +294,13 @@ impl ComputeSkinner {
         for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let (targets, weights) = (rig.morphs.of(instance.mesh, k), &pose.morph_weights[i]);
-                let (gpu_positions, _) = self.skin_morphed(
+                let (gpu_positions, _) = self.skin_blended(
                     gpu,
                     primitive,
-                    &pose.palettes[i],
-                    &pose.dual_quats[i],
+                    (&pose.palettes[i], &pose.dual_quats[i]),
                     method,
-                    targets,
-                    weights,
+                    (targets, weights),
+                    skinned.blend().of(i, k),
                 )?;
                 for (v, (g, c)) in gpu_positions.iter().zip(&skinned.meshes[i][k].positions).enumerate() {
                     let d = (*g - *c).abs().max_element();

@@ -22,18 +22,25 @@ const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
 pub const SKIN_NONE: u32 = 0;
 pub const SKIN_LBS: u32 = 1;
 pub const SKIN_DQS: u32 = 2;
+pub const SKIN_BLENDED: u32 = 3;
 
 pub fn skin_code(method: SkinningMethod) -> u32 {
     match method {
         SkinningMethod::Lbs => SKIN_LBS,
         SkinningMethod::Dqs => SKIN_DQS,
+        SkinningMethod::Blended => SKIN_BLENDED,
     }
 }
 
 /// `skinning.wgsl` as every pipeline that skins composes it: after the skinning method codes
 /// (`SKIN_*`) it reads.
 pub(crate) fn skinning_wgsl() -> String {
-    let codes = [("SKIN_NONE", SKIN_NONE), ("SKIN_LBS", SKIN_LBS), ("SKIN_DQS", SKIN_DQS)];
+    let codes = [
+        ("SKIN_NONE", SKIN_NONE),
+        ("SKIN_LBS", SKIN_LBS),
+        ("SKIN_DQS", SKIN_DQS),
+        ("SKIN_BLENDED", SKIN_BLENDED),
+    ];
     format!("{}{SKINNING_WGSL}", wgsl_u32_constants(&codes))
 }
 
@@ -95,7 +102,7 @@ impl PaletteBuffers {
         };
         let matrices = storage("palette", std::mem::size_of::<Mat4>());
         let dual_quats = storage("palette (dual quaternions)", std::mem::size_of::<DualQuat>());
-        let bind_group = storage_pair_bind_group(device, layout, "palette", &matrices, &dual_quats);
+        let bind_group = storage_bind_group(device, layout, "palette", &[&matrices, &dual_quats]);
         PaletteBuffers {
             matrices,
             dual_quats,
@@ -104,12 +111,14 @@ impl PaletteBuffers {
     }
 }
 
-/// A bind group layout of two read-only storage buffers at bindings 0 and 1: the palette
-/// (group 1) and the morph targets (group 3) declared in `skinning.wgsl`.
-pub fn storage_pair_layout(
+/// A bind group layout of `count` read-only storage buffers at bindings 0, 1, …: the palette
+/// (group 1: matrices, dual quaternions) and the per-vertex data (group 3: morph offsets, morph
+/// weights, blend toward dual quaternions) declared in `skinning.wgsl`.
+fn storage_layout(
     device: &wgpu::Device,
     label: &str,
     visibility: wgpu::ShaderStages,
+    count: u32,
 ) -> wgpu::BindGroupLayout {
     let entry = |binding| wgpu::BindGroupLayoutEntry {
         binding,
@@ -123,46 +132,64 @@ pub fn storage_pair_layout(
     };
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),
-        entries: &[entry(0), entry(1)],
+        entries: &(0..count).map(entry).collect::<Vec<_>>(),
     })
 }
 
-pub fn storage_pair_bind_group(
+/// The bind group of a [`storage_layout`]: `buffers` at bindings 0, 1, … in order.
+pub fn storage_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     label: &str,
-    first: &wgpu::Buffer,
-    second: &wgpu::Buffer,
+    buffers: &[&wgpu::Buffer],
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(label),
         layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: first.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: second.as_entire_binding(),
-            },
-        ],
+        entries: &buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding as u32,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect::<Vec<_>>(),
     })
 }
 
-/// A primitive's morph targets on the GPU (group 3): offsets in the shaders' layout and a
-/// weight per target, written each frame.
+/// The layouts of the groups `skinning.wgsl` declares, for a pipeline whose `visibility` stages
+/// skin: the palette (group 1: matrices, dual quaternions) and the per-vertex data (group 3:
+/// morph offsets, morph weights, blend toward dual quaternions).
+pub fn skinning_layouts(
+    device: &wgpu::Device,
+    visibility: wgpu::ShaderStages,
+) -> (wgpu::BindGroupLayout, wgpu::BindGroupLayout) {
+    (
+        storage_layout(device, "palette", visibility, 2),
+        storage_layout(device, "morph targets", visibility, 3),
+    )
+}
+
+/// A primitive's per-vertex data on the GPU (group 3): morph offsets in the shaders' layout, a
+/// morph weight per target (written each frame), and each vertex's blend toward dual quaternion
+/// skinning (written when the blend changes).
 pub struct MorphBuffers {
     /// Per target and vertex, the position and normal offsets.
     pub offsets: wgpu::Buffer,
     pub weights: wgpu::Buffer,
+    /// One `f32` per vertex (at least one), 0 until written.
+    pub dqs_blend: wgpu::Buffer,
+    /// The [`crate::skin::DqsBlend::id`] last written to `dqs_blend` (0: none).
+    pub dqs_blend_id: u64,
+    /// Vertices of the primitive (the length of `dqs_blend`, at least 1).
+    vertices: usize,
     pub bind_group: wgpu::BindGroup,
     pub targets: usize,
 }
 
 impl MorphBuffers {
     /// Buffers for `targets` of a primitive of `vertices` vertices; with no targets, one zero
-    /// target the shaders read as "nothing to morph".
+    /// target the shaders read as "nothing to morph". The blend starts at 0 everywhere.
     pub fn new(
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
@@ -187,13 +214,34 @@ impl MorphBuffers {
             contents: bytemuck::cast_slice(&vec![0f32; targets.len().max(1)]),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         });
-        let bind_group = storage_pair_bind_group(device, layout, "morph targets", &offsets, &weights);
+        let dqs_blend = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("blend toward dual quaternions"),
+            contents: bytemuck::cast_slice(&vec![0f32; vertices.max(1)]),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        });
+        let bind_group = storage_bind_group(device, layout, "morph targets", &[&offsets, &weights, &dqs_blend]);
         MorphBuffers {
             offsets,
             weights,
+            dqs_blend,
+            dqs_blend_id: 0,
+            vertices: vertices.max(1),
             bind_group,
             targets: targets.len(),
         }
+    }
+
+    /// Writes `blend` (b per vertex; missing vertices 0) unless it is the one last written.
+    pub fn write_dqs_blend(&mut self, queue: &wgpu::Queue, blend: &[f32], id: u64) {
+        if self.dqs_blend_id == id {
+            return;
+        }
+        self.dqs_blend_id = id;
+        let mut values = vec![0f32; self.vertices];
+        for (value, &b) in values.iter_mut().zip(blend) {
+            *value = b;
+        }
+        queue.write_buffer(&self.dqs_blend, 0, bytemuck::cast_slice(&values));
     }
 }
 

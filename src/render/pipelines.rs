@@ -1,7 +1,7 @@
 //! The 3D view's pipelines and shared resources, built once per output color format.
 
 use super::gpu_data::{
-    GpuInfluences, PaletteBuffers, create_texture, skinning_wgsl, storage_pair_layout, wgsl_u32_constants,
+    GpuInfluences, PaletteBuffers, create_texture, skinning_layouts, skinning_wgsl, wgsl_u32_constants,
 };
 use super::scene::*;
 use crate::render::material::MeshPipeline;
@@ -33,8 +33,7 @@ impl SceneRenderer {
             label: Some("frame"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
         });
-        let palette_layout = storage_pair_layout(device, "palette", wgpu::ShaderStages::VERTEX);
-        let morph_layout = storage_pair_layout(device, "morph targets", wgpu::ShaderStages::VERTEX);
+        let (palette_layout, morph_layout) = skinning_layouts(device, wgpu::ShaderStages::VERTEX);
         let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("draw"),
             entries: &[

@@ -303,6 +303,7 @@ impl SceneRenderer {
             u8::from(gpu.symmetry_written.is_some_and(|(mode, _)| mode == view.mode)),
             u8::from(self.unskinned),
         ]);
+        signature.write_u64(state.skinned.blend().id());
         signature.write_u64(gpu.symmetry_written.map_or(0, |(_, key)| key.wrapping_add(1)));
         // CPU-skinned vertices follow from the palettes and the morph weights.
         for weights in &state.pose.morph_weights {
@@ -318,7 +319,7 @@ impl SceneRenderer {
             queue.write_buffer(&buffers.matrices, 0, matrices);
             signature.write(matrices);
             upload.palette_bytes += matrices.len() as u64;
-            if gpu_skinning && state.method == SkinningMethod::Dqs {
+            if gpu_skinning && state.method.needs_dual_quats() {
                 let dual_quats: &[u8] = bytemuck::cast_slice::<DualQuat, u8>(&state.pose.dual_quats[i]);
                 queue.write_buffer(&buffers.dual_quats, 0, dual_quats);
                 upload.palette_bytes += dual_quats.len() as u64;
@@ -360,6 +361,11 @@ impl SceneRenderer {
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             signature.write(bytemuck::bytes_of(&uniform));
+            if skinned {
+                let blend = state.skinned.blend();
+                draw.morph
+                    .write_dqs_blend(queue, blend.of(draw.instance, draw.primitive), blend.id());
+            }
             if morph_here {
                 let weights = &state.pose.morph_weights[draw.instance];
                 queue.write_buffer(

@@ -113,13 +113,14 @@ fn constant(module: &naga::Module, name: &str) -> u32 {
 
 #[test]
 fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
-    use super::gpu_data::{SKIN_DQS, SKIN_LBS, SKIN_NONE};
+    use super::gpu_data::{SKIN_BLENDED, SKIN_DQS, SKIN_LBS, SKIN_NONE};
     use super::material::{DRAW_ALPHA_MASK, DRAW_GHOST, DRAW_MIRRORED, DRAW_RIGID, DRAW_UNLIT};
     let mesh = module("mesh", &mesh_wgsl());
     let pairs = [
         ("SKIN_NONE", SKIN_NONE),
         ("SKIN_LBS", SKIN_LBS),
         ("SKIN_DQS", SKIN_DQS),
+        ("SKIN_BLENDED", SKIN_BLENDED),
         ("DRAW_ALPHA_MASK", DRAW_ALPHA_MASK),
         ("DRAW_UNLIT", DRAW_UNLIT),
         ("DRAW_MIRRORED", DRAW_MIRRORED),

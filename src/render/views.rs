@@ -37,6 +37,9 @@ crate::names::named_enum! {
         /// vertex's in the other file (½ Σ|w − w′|, joints by name), on the symmetry view's
         /// ramp; vertices without a match in their own color.
         WeightDifference = 8,
+        /// Each vertex's blend from linear (0, dark blue) to dual quaternion (1, red) skinning
+        /// that the blended method uses: the file's, or the DQS mask's.
+        DqsBlend = 9,
     }
 }
 
@@ -52,6 +55,7 @@ impl ViewMode {
             ViewMode::Deformation => "Deformation",
             ViewMode::Symmetry => "Weight symmetry",
             ViewMode::WeightDifference => "Weight difference",
+            ViewMode::DqsBlend => "DQS blend",
         }
     }
 
@@ -366,7 +370,8 @@ mod tests {
             .map(|m| m.shader_code())
             .collect();
         codes.sort_unstable();
-        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+        let contiguous: Vec<u32> = (0..codes.len() as u32).collect();
+        assert_eq!(codes, contiguous);
     }
 
     #[test]

@@ -266,6 +266,8 @@ pub struct Rig {
     /// its folder, whether or not they could be read; the viewer watches them for changes.
     pub sources: Vec<std::path::PathBuf>,
     pub morphs: Morphs,
+    /// How the file asks for its meshes to be skinned (FBX skin deformers; glTF says nothing).
+    pub skinning: FileSkinning,
     /// Node tree facts, computed on first use (the importer asks once, so a loaded rig carries
     /// them); a rig is not edited after that.
     pub hierarchy_cache: HierarchyCache,
@@ -298,6 +300,16 @@ pub struct MorphChannel {
     /// in-tangents, values, out-tangents).
     pub values: Vec<f32>,
     pub targets: usize,
+}
+
+/// The skinning a file asks for: Maya's and FBX's dual quaternion and weight blended skins.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileSkinning {
+    /// The method the file's skins use, when it names one other than linear blend skinning.
+    pub method: Option<crate::skin::SkinningMethod>,
+    /// Per mesh, per primitive: each vertex's blend from linear (0) to dual quaternion (1)
+    /// skinning, in [0, 1]; empty for 0 everywhere (see [`crate::skin::blend`]).
+    pub dqs_blend: Vec<Vec<Vec<f32>>>,
 }
 
 /// The rig's morph targets, kept apart from the meshes they deform.
@@ -460,6 +472,25 @@ impl Rig {
     /// A node by exact name.
     pub fn find_node(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Per node, whether it is one of `roots` or a descendant of one (roots out of range are
+    /// ignored). Parents come before their children, so one pass finds them.
+    pub fn subtrees(&self, roots: &[usize]) -> Vec<bool> {
+        let mut marked = vec![false; self.nodes.len()];
+        for &root in roots {
+            if let Some(m) = marked.get_mut(root) {
+                *m = true;
+            }
+        }
+        for node in 0..self.nodes.len() {
+            if let Some(parent) = self.nodes[node].parent.filter(|&p| p < node)
+                && marked[parent]
+            {
+                marked[node] = true;
+            }
+        }
+        marked
     }
 
     /// A clip by exact name, or by index when `key` is a number.

@@ -1,6 +1,7 @@
 //! CPU skinning: the reference linear blend skinning, the fast one ([`fast`]), dual quaternion
 //! skinning, and the per-frame skinned state the viewer draws on its CPU path.
 
+pub mod blend;
 pub mod dqs;
 pub mod fast;
 pub mod pick;
@@ -9,6 +10,7 @@ mod shape;
 use crate::anim::morph::{apply_morph, is_morphed};
 use crate::anim::{Bounds, PoseBuffers};
 use crate::rig::{Influences, Rig};
+pub use blend::DqsBlend;
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3};
 pub use shape::ShapeError;
@@ -28,8 +30,8 @@ crate::names::named_enum! {
 }
 
 crate::names::named_enum! {
-    /// How joint transforms are blended (named `lbs` and `dqs` on the command line and in settings,
-    /// as [`crate::names`] says).
+    /// How joint transforms are blended (named `lbs`, `dqs` and `blended` on the command line and
+    /// in settings, as [`crate::names`] says).
     #[strum(serialize_all = "lowercase")]
     pub enum SkinningMethod {
         /// Linear blend skinning: weighted sum of matrices.
@@ -37,6 +39,8 @@ crate::names::named_enum! {
         Lbs,
         /// Dual quaternion skinning: keeps volume at twisted joints; rigid transforms only.
         Dqs,
+        /// Per vertex, a blend between the two ([`blend`]): Maya's weight blended skinning.
+        Blended,
     }
 }
 
@@ -45,7 +49,13 @@ impl SkinningMethod {
         match self {
             SkinningMethod::Lbs => "Linear blend (LBS)",
             SkinningMethod::Dqs => "Dual quaternion (DQS)",
+            SkinningMethod::Blended => "Weight blended (LBS to DQS per vertex)",
         }
+    }
+
+    /// Whether the pose must carry dual quaternion palettes for this method.
+    pub fn needs_dual_quats(self) -> bool {
+        self != SkinningMethod::Lbs
     }
 }
 
@@ -112,6 +122,10 @@ pub struct SkinnedPose {
     morphed: Vec<Vec<SkinnedPrimitive>>,
     /// Which call of [`SkinnedPose::skin`], of all in the process, made `meshes` (0: none yet).
     generation: u64,
+    /// Each vertex's blend toward dual quaternion skinning, read by [`SkinningMethod::Blended`].
+    blend: std::sync::Arc<DqsBlend>,
+    /// Dual quaternion results of the blended method, before they are mixed in.
+    blend_scratch: SkinnedPrimitive,
 }
 
 /// Numbers the calls of [`SkinnedPose::skin`], so that a copy of the vertices (on the GPU) can
@@ -157,7 +171,20 @@ impl SkinnedPose {
                 })
                 .collect(),
             generation: 0,
+            blend: std::sync::Arc::new(DqsBlend::of_file(rig)),
+            blend_scratch: SkinnedPrimitive::default(),
         }
+    }
+
+    /// The blend [`SkinningMethod::Blended`] skins with: the file's until
+    /// [`SkinnedPose::set_blend`] replaces it.
+    pub fn blend(&self) -> &std::sync::Arc<DqsBlend> {
+        &self.blend
+    }
+
+    /// Skins [`SkinningMethod::Blended`] with `blend` from the next [`SkinnedPose::skin`] on.
+    pub fn set_blend(&mut self, blend: std::sync::Arc<DqsBlend>) {
+        self.blend = blend;
     }
 
     /// The vertices of primitive `k` of instance `i` as drawn: as the last [`SkinnedPose::skin`]
@@ -177,8 +204,8 @@ impl SkinnedPose {
         self.generation
     }
 
-    /// Skins every skinned primitive on the CPU (for DQS, the pose must have been evaluated
-    /// with dual quaternions).
+    /// Skins every skinned primitive on the CPU (for DQS and blended, the pose must have been
+    /// evaluated with dual quaternions).
     pub fn skin(&mut self, rig: &Rig, pose: &PoseBuffers, method: SkinningMethod) {
         self.generation = SKIN_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         for (i, instance) in rig.instances.iter().enumerate() {
@@ -226,6 +253,17 @@ impl SkinnedPose {
                         n,
                         &mut out.positions,
                         &mut out.normals,
+                    ),
+                    SkinningMethod::Blended => blend::skin_blended(
+                        &pose.palettes[i],
+                        &pose.dual_quats[i],
+                        influences,
+                        self.blend.of(i, k),
+                        p,
+                        n,
+                        &mut out.positions,
+                        &mut out.normals,
+                        &mut self.blend_scratch,
                     ),
                 }
             }

@@ -207,6 +207,7 @@ fn method_label(method: SkinningMethod) -> &'static str {
     match method {
         SkinningMethod::Lbs => "LBS",
         SkinningMethod::Dqs => "DQS",
+        SkinningMethod::Blended => "blended",
     }
 }
 

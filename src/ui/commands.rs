@@ -130,6 +130,13 @@ pub const BINDINGS: &[Binding] = &[
         "view: weight difference from the file compared with",
     ),
     bind(
+        Command::Show(ViewMode::DqsBlend),
+        NONE,
+        Key::Num0,
+        "`0`",
+        "view: each vertex's blend toward dual quaternions",
+    ),
+    bind(
         Command::SkinOn(SkinningPath::Gpu),
         NONE,
         Key::G,

@@ -9,10 +9,12 @@ pub mod audit_motion;
 pub mod commands;
 pub mod compare;
 pub mod curves;
+pub mod dqs_mask;
 pub mod ghosts;
 pub mod help;
 pub mod joint_map;
 pub mod layers;
+pub mod legend;
 mod menus;
 pub mod paint;
 mod playback;
@@ -300,7 +302,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             let response = ui.allocate_rect(rect, Sense::click_and_drag());
             viewport::viewport_controls(ui, &response, viewer);
             viewport::joint_labels(ui, rect, viewer);
-            views::legend(ui, rect, viewer);
+            legend::legend(ui, rect, viewer);
             viewport::toasts(ui, rect, state);
             rect
         })

@@ -4,7 +4,7 @@
 use crate::anim::JointOverride;
 use crate::render::views::joint_color;
 use crate::rig::{Rig, Trs};
-use crate::ui::views::color32;
+use crate::ui::legend::color32;
 use crate::viewer::Viewer;
 use egui::RichText;
 

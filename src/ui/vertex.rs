@@ -1,7 +1,7 @@
 //! The vertex inspector: one vertex's place and weights, picked with Ctrl+click in the view.
 
 use crate::render::views::joint_color;
-use crate::ui::views::color32;
+use crate::ui::legend::color32;
 use crate::viewer::Viewer;
 
 pub fn vertex_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {

@@ -53,7 +53,7 @@ impl Playback {
                 // A crossfade belongs to the moment it runs at, not to the ghosts'.
                 let inputs = PoseInputs {
                     fade: None,
-                    dual_quaternions: self.method == SkinningMethod::Dqs,
+                    dual_quaternions: self.method.needs_dual_quats(),
                     ..self.animation.inputs(&player)
                 };
                 evaluate_pose(rig, &inputs, &mut ghost.pose);
@@ -64,6 +64,9 @@ impl Playback {
         let skinned_drawn = self.path == SkinningPath::Cpu && !options.skeleton;
         if skinned_drawn && ghosts.skinned_for != Some(evaluation) {
             for ghost in &mut ghosts.poses[..ghosts.shown] {
+                if !std::sync::Arc::ptr_eq(ghost.skinned.blend(), self.skinned.blend()) {
+                    ghost.skinned.set_blend(self.skinned.blend().clone());
+                }
                 ghost.skinned.skin(rig, &ghost.pose, self.method);
             }
             ghosts.skinned_for = Some(evaluation);

@@ -406,10 +406,14 @@ mod tests {
         assert!(!viewer.document().file_changed);
 
         viewer.reload();
-        // Written while the load ran: a version it may not have read.
+        // Written while the load ran: a version it may not have read. Replaced by a rename, as
+        // editors save, so the load reads one whole version or the other, never a half-written
+        // file (which would fail the load instead of testing the mark).
         let mut longer = DEMO_GLB.to_vec();
         longer.extend_from_slice(&[0; 4]);
-        std::fs::write(&file, &longer).unwrap();
+        let replacement = dir.path().join("rig.glb.new");
+        std::fs::write(&replacement, &longer).unwrap();
+        std::fs::rename(&replacement, &file).unwrap();
         let document = viewer.document_mut();
         (document.file_changed, document.changed_at) = (true, Some(later));
         assert!(viewer.wait_for_load());

@@ -24,6 +24,7 @@ pub use view::View;
 mod compare;
 mod diagnostics;
 mod document;
+mod dqs_mask;
 mod ghosts;
 mod joint_maps;
 mod loading;
@@ -67,6 +68,8 @@ pub struct Viewer {
     /// Joint pairs set by hand per pair of skeletons, used whenever clips are added (see
     /// `joint_maps.rs`).
     pub joint_maps: crate::retarget::JointMaps,
+    /// DQS masks by joint name, per skeleton (see `dqs_mask.rs`).
+    dqs_masks: crate::skin::blend::DqsMasks,
     /// As the other side of a comparison: the comparison, and the active side's generation it
     /// was made for (see `compare.rs`).
     against_active: Option<(u64, Arc<crate::compare::RigDiff>)>,
@@ -89,6 +92,7 @@ impl Viewer {
             last_generation: 0,
             compare: None,
             joint_maps: Default::default(),
+            dqs_masks: Default::default(),
             against_active: None,
         };
         viewer.set_rig(rig, path);
@@ -221,6 +225,7 @@ impl Viewer {
             // Without a mesh the skeleton is all there is to see.
             self.view.options.skeleton.show = true;
         }
+        self.restore_dqs_mask();
         self.mark_dirty();
     }
 

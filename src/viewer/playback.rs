@@ -38,6 +38,9 @@ pub struct Playback {
     work_done: WorkDone,
     /// The onion skin's poses.
     pub(super) ghosts: super::ghosts::Ghosts,
+    /// The DQS mask: joints (nodes) whose vertices, with their descendants', skin toward dual
+    /// quaternions with the blended method; empty: the file's blend.
+    pub(super) dqs_mask: Vec<usize>,
     /// Every node's world matrix in the bind pose (`None` inside without skins), made the first
     /// time the bind-pose skeleton is drawn.
     pub(super) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
@@ -60,12 +63,17 @@ impl Playback {
             stage_times: None,
             work_done: WorkDone::default(),
             ghosts: Default::default(),
+            dqs_mask: Vec::new(),
             bind_worlds: None,
         };
         if let Some(previous) = previous {
             playback.player = previous.player;
             (playback.path, playback.method) = (previous.path, previous.method);
             playback.work_done = previous.work_done;
+        }
+        // A file skinned with dual quaternions or weight blended opens that way.
+        if let Some(method) = rig.skinning.method {
+            playback.method = method;
         }
         playback.player.select((!rig.clips.is_empty()).then_some(0));
         playback.player.playing = true;
@@ -107,7 +115,7 @@ impl Playback {
             self.dirty = false;
             self.cpu_skinned = false;
             let inputs = PoseInputs {
-                dual_quaternions: self.method == SkinningMethod::Dqs,
+                dual_quaternions: self.method.needs_dual_quats(),
                 ..self.animation.inputs(&self.player)
             };
             let times = evaluate_pose(rig, &inputs, &mut self.pose);

@@ -4,6 +4,26 @@
 /// FBX time units per second (FBX `KTime`).
 pub const KTIME_PER_SECOND: u64 = 46_186_158_000;
 
+/// The start of an FBX 7.4 ASCII file whose scene is Y up, right-handed, in centimetres (its
+/// header and global settings), for the files written below and by the tests.
+pub const Y_UP_CENTIMETRES_HEADER: &str = r#"; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+}
+GlobalSettings:  {
+	Version: 1000
+	Properties70:  {
+		P: "UpAxis", "int", "Integer", "",1
+		P: "UpAxisSign", "int", "Integer", "",1
+		P: "FrontAxis", "int", "Integer", "",2
+		P: "FrontAxisSign", "int", "Integer", "",1
+		P: "CoordAxis", "int", "Integer", "",0
+		P: "CoordAxisSign", "int", "Integer", "",1
+		P: "UnitScaleFactor", "double", "Number", "",1
+	}
+}"#;
+
 /// The triangle (0,10,0), (10,10,0), (0,20,0) cm, all three vertices weighted 1 to a bone at
 /// (0,10,0) cm, and a take "Bend" whose one linear curve turns the bone about Z from 0° at 0 s
 /// to 90° at 1 s. The cluster's `TransformLink` is the bone's world matrix at bind time and its
@@ -12,23 +32,7 @@ pub const KTIME_PER_SECOND: u64 = 46_186_158_000;
 /// the file's objects and connections.
 pub fn one_cluster_fbx(objects_extra: &str, connections_extra: &str) -> String {
     format!(
-        r#"; FBX 7.4.0 project file
-FBXHeaderExtension:  {{
-	FBXHeaderVersion: 1003
-	FBXVersion: 7400
-}}
-GlobalSettings:  {{
-	Version: 1000
-	Properties70:  {{
-		P: "UpAxis", "int", "Integer", "",1
-		P: "UpAxisSign", "int", "Integer", "",1
-		P: "FrontAxis", "int", "Integer", "",2
-		P: "FrontAxisSign", "int", "Integer", "",1
-		P: "CoordAxis", "int", "Integer", "",0
-		P: "CoordAxisSign", "int", "Integer", "",1
-		P: "UnitScaleFactor", "double", "Number", "",1
-	}}
-}}
+        r#"{header}
 Objects:  {{
 {triangle}
 	NodeAttribute: 300, "NodeAttribute::Bone", "LimbNode" {{
@@ -44,36 +48,8 @@ Objects:  {{
 		Version: 101
 		Link_DeformAcuracy: 50
 	}}
-	Deformer: 600, "SubDeformer::Cluster", "Cluster" {{
-		Version: 100
-		Indexes: *3 {{
-			a: 0,1,2
-		}}
-		Weights: *3 {{
-			a: 1,1,1
-		}}
-		Transform: *16 {{
-			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,-10,0,1
-		}}
-		TransformLink: *16 {{
-			a: 1,0,0,0,0,1,0,0,0,0,1,0,0,10,0,1
-		}}
-	}}
-	AnimationStack: 700, "AnimStack::Bend", "" {{
-		Properties70:  {{
-			P: "LocalStop", "KTime", "Time", "",{second}
-		}}
-	}}
-	AnimationLayer: 800, "AnimLayer::BaseLayer", "" {{
-	}}
-	AnimationCurveNode: 900, "AnimCurveNode::R", "" {{
-		Properties70:  {{
-			P: "d|X", "Number", "", "A",0
-			P: "d|Y", "Number", "", "A",0
-			P: "d|Z", "Number", "", "A",0
-		}}
-	}}
-{curve_1000}
+{cluster_600}
+{take}
 {objects_extra}
 }}
 Connections:  {{
@@ -91,10 +67,92 @@ Connections:  {{
 {connections_extra}
 }}
 "#,
-        second = KTIME_PER_SECOND,
-        curve_1000 = linear_curve(1000, 90.0),
+        header = Y_UP_CENTIMETRES_HEADER,
+        cluster_600 = cluster(600, &[1.0; 3], [0.0, 10.0, 0.0]),
+        take = rotation_take("Bend", 90.0),
         triangle = triangle_mesh("0,10,0,10,10,0,0,20,0"),
     )
+}
+
+/// Cluster `id` weighting control points 0, 1, … by `weights`, bound to a bone at `bone` cm with
+/// the mesh at the origin (`TransformLink` the bone's bind translation, `Transform` its inverse).
+pub fn cluster(id: u32, weights: &[f64], bone: [f64; 3]) -> String {
+    let n = weights.len();
+    let list = |values: Vec<String>| values.join(",");
+    let indices = list((0..n).map(|i| i.to_string()).collect());
+    let weights = list(weights.iter().map(f64::to_string).collect());
+    let [x, y, z] = bone;
+    let [ix, iy, iz] = bone.map(|c| -c);
+    format!(
+        r#"	Deformer: {id}, "SubDeformer::Cluster", "Cluster" {{
+		Version: 100
+		Indexes: *{n} {{
+			a: {indices}
+		}}
+		Weights: *{n} {{
+			a: {weights}
+		}}
+		Transform: *16 {{
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,{ix},{iy},{iz},1
+		}}
+		TransformLink: *16 {{
+			a: 1,0,0,0,0,1,0,0,0,0,1,0,{x},{y},{z},1
+		}}
+	}}"#
+    )
+}
+
+/// A take `name` of one second (stack 700, layer 800) whose rotation curve node 900 carries
+/// curve 1000, linear from 0 to `degrees`; connect 900 to a model's `Lcl Rotation` and 1000 to
+/// one of 900's axes (`d|X`, `d|Y`, `d|Z`).
+pub fn rotation_take(name: &str, degrees: f64) -> String {
+    format!(
+        r#"	AnimationStack: 700, "AnimStack::{name}", "" {{
+		Properties70:  {{
+			P: "LocalStop", "KTime", "Time", "",{second}
+		}}
+	}}
+	AnimationLayer: 800, "AnimLayer::BaseLayer", "" {{
+	}}
+	AnimationCurveNode: 900, "AnimCurveNode::R", "" {{
+		Properties70:  {{
+			P: "d|X", "Number", "", "A",0
+			P: "d|Y", "Number", "", "A",0
+			P: "d|Z", "Number", "", "A",0
+		}}
+	}}
+{curve_1000}"#,
+        second = KTIME_PER_SECOND,
+        curve_1000 = linear_curve(1000, degrees),
+    )
+}
+
+/// Every vertex of the first skinned mesh instance's first primitive, skinned on the CPU with
+/// `method` at `time` of `clip`, in the mesh's space.
+pub fn skinned_vertices(
+    rig: &rigscope::rig::Rig,
+    clip: Option<usize>,
+    time: f32,
+    method: rigscope::skin::SkinningMethod,
+) -> Vec<glam::DVec3> {
+    let mut pose = rigscope::anim::PoseBuffers::new(rig);
+    let inputs = rigscope::anim::PoseInputs {
+        dual_quaternions: method.needs_dual_quats(),
+        ..rigscope::anim::PoseInputs::clip_at(clip, time)
+    };
+    rigscope::anim::evaluate_pose(rig, &inputs, &mut pose);
+    let mut skinned = rigscope::skin::SkinnedPose::new(rig);
+    skinned.skin(rig, &pose, method);
+    let instance = rig
+        .instances
+        .iter()
+        .position(|i| i.skin.is_some())
+        .expect("a skinned instance");
+    skinned.meshes[instance][0]
+        .positions
+        .iter()
+        .map(|p| p.as_dvec3())
+        .collect()
 }
 
 /// A bind pose for the one-cluster file's bone (model 400) at `y` cm up: 10 agrees with the
@@ -217,7 +275,7 @@ pub fn lift_blend_shape() -> (String, String) {
 }
 
 /// An animation curve `id` from 0 at 0 s to `end` at 1 s, linear.
-fn linear_curve(id: u32, end: f64) -> String {
+pub fn linear_curve(id: u32, end: f64) -> String {
     format!(
         r#"	AnimationCurve: {id}, "AnimCurve::", "" {{
 		Default: 0
@@ -242,7 +300,7 @@ fn linear_curve(id: u32, end: f64) -> String {
 }
 
 /// The triangle mesh (geometry 100 with `vertices` in centimetres, model 200 drawing it).
-fn triangle_mesh(vertices: &str) -> String {
+pub fn triangle_mesh(vertices: &str) -> String {
     format!(
         r#"	Geometry: 100, "Geometry::Triangle", "Mesh" {{
 		Vertices: *9 {{

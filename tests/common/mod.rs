@@ -66,6 +66,23 @@ pub fn temp_dir(name: &str) -> PathBuf {
         .keep()
 }
 
+/// Runs the `rigscope` binary with `args` (killed past two minutes): its exit status, standard
+/// output and standard error.
+pub fn run_rigscope(args: &[&str]) -> (Option<i32>, String, String) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rigscope runs");
+    let output = wait_or_kill(child, std::time::Duration::from_secs(120), "rigscope");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// Waits for `child` to exit and returns its output; past `limit` it is killed and the test
 /// fails naming `what` as a hang.
 pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> std::process::Output {

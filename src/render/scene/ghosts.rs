@@ -85,12 +85,11 @@ impl SceneRenderer {
                             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                             mapped_at_creation: false,
                         });
-                        let group = crate::render::gpu_data::storage_pair_bind_group(
+                        let group = crate::render::gpu_data::storage_bind_group(
                             device,
                             &self.morph_layout,
                             "ghost morph targets",
-                            &draw.morph.offsets,
-                            &weights,
+                            &[&draw.morph.offsets, &weights, &draw.morph.dqs_blend],
                         );
                         (weights, group)
                     });
@@ -191,7 +190,7 @@ impl SceneRenderer {
                 let matrices: &[u8] = bytemuck::cast_slice(&ghost.pose.palettes[i]);
                 queue.write_buffer(&buffers.matrices, 0, matrices);
                 signature.write(matrices);
-                if gpu_skinning && state.method == SkinningMethod::Dqs {
+                if gpu_skinning && state.method.needs_dual_quats() {
                     let dual_quats = bytemuck::cast_slice::<DualQuat, u8>(&ghost.pose.dual_quats[i]);
                     queue.write_buffer(&buffers.dual_quats, 0, dual_quats);
                 }

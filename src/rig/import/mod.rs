@@ -199,6 +199,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         facts,
         sources: source::external_sources(&document, base_dir),
         morphs,
+        skinning: Default::default(),
         hierarchy_cache: Default::default(),
     };
     rig.hierarchy();

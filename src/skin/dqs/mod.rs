@@ -17,7 +17,8 @@ fn rotate(q: Vec4, v: Vec3) -> Vec3 {
 
 /// Dual quaternion skinning of every vertex, with the antipodality fix: each joint's quaternion
 /// is flipped into the hemisphere of the vertex's first influencing joint before blending. The
-/// joints' uniform scales are blended linearly and applied before the rigid transform. Zero
+/// joints' scales along the mesh's axes are blended linearly and applied before the rigid
+/// transform (normals divided by them), as ufbx does for Maya's dual quaternion skinning. Zero
 /// weights and joints outside the palette are skipped; a vertex with nothing left (or whose
 /// blended rotation is zero) keeps its bind pose.
 ///
@@ -175,7 +176,7 @@ pub fn skin_dqs_reference(
 fn dqs_vertex(palette: &[DualQuat], influences: &Influences, v: usize, position: Vec3, normal: Vec3) -> (Vec3, Vec3) {
     let mut real = Vec4::ZERO;
     let mut dual = Vec4::ZERO;
-    let mut scale = 0.0;
+    let mut scale = Vec3::ZERO;
     let mut total = 0.0;
     let mut pivot = None;
     for (joint, weight) in influences.of_vertex(v) {
@@ -186,7 +187,7 @@ fn dqs_vertex(palette: &[DualQuat], influences: &Influences, v: usize, position:
         let w = if dq.real.dot(pivot) < 0.0 { -weight } else { weight };
         real += dq.real * w;
         dual += dq.dual * w;
-        scale += dq.scale.x * weight;
+        scale += dq.scale.truncate() * weight;
         total += weight;
     }
     let len = real.length();
@@ -196,10 +197,11 @@ fn dqs_vertex(palette: &[DualQuat], influences: &Influences, v: usize, position:
     let (real, dual) = (real / len, dual / len);
     let translation =
         2.0 * (real.w * dual.truncate() - dual.w * real.truncate() + real.truncate().cross(dual.truncate()));
-    let scale = if total != 0.0 { scale / total } else { 1.0 };
+    let scale = if total != 0.0 { scale / total } else { Vec3::ONE };
+    // A normal goes through the inverse transpose of R·S: R·S⁻¹.
     (
         rotate(real, position * scale) + translation,
-        rotate(real, normal).normalize_or_zero(),
+        rotate(real, normal / scale).normalize_or_zero(),
     )
 }
 
@@ -244,6 +246,26 @@ mod tests {
         let (mut op, mut on) = ([Vec3::ZERO], [Vec3::ZERO]);
         skin_dqs(&palette, &influences, &p, &[Vec3::X], &mut op, &mut on);
         assert!((op[0] - m.transform_point3(p[0])).length() < 1e-5, "{}", op[0]);
+    }
+
+    #[test]
+    fn a_scale_along_the_mesh_axes_moves_vertices_and_normals_like_the_matrix() {
+        // A mesh node scaled (11.6, 6.5, 8.1), as ufbx's maya_dq_weights has: T·R·S exactly.
+        let m = Mat4::from_translation(Vec3::new(0.5, -1.0, 2.0))
+            * Mat4::from_quat(Quat::from_euler(glam::EulerRot::XYZ, 0.4, -0.2, 1.1))
+            * Mat4::from_scale(Vec3::new(11.6, 6.5, 8.1));
+        let palette = [DualQuat::from_mat4(&m)];
+        let influences = Influences {
+            sets: 1,
+            joints: vec![[0; 4]],
+            weights: vec![[1.0, 0.0, 0.0, 0.0]],
+        };
+        let (p, n) = ([Vec3::new(0.3, 0.7, -1.2)], [Vec3::new(0.0, 0.6, 0.8)]);
+        let (mut op, mut on) = ([Vec3::ZERO], [Vec3::ZERO]);
+        skin_dqs(&palette, &influences, &p, &n, &mut op, &mut on);
+        assert!((op[0] - m.transform_point3(p[0])).length() < 1e-4, "{}", op[0]);
+        let normal = (crate::skin::normal_matrix(&m) * n[0]).normalize();
+        assert!((on[0] - normal).length() < 1e-5, "{} against {normal}", on[0]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use super::{DualQuat, dqs_vertex};
 use crate::rig::Influences;
-use crate::skin::fast::lanes::{Lanes, V3, cross, normalize, scale as lanes_scale};
+use crate::skin::fast::lanes::{Lanes, V3, cross, normalize};
 use crate::skin::fast::{Inf, Kernel};
 use crate::skin::{ShapeError, check_shape};
 use glam::Vec3;
@@ -247,6 +247,77 @@ unsafe fn rotate<V: Lanes>([x, y, z, w]: [V; 4], v: V3<V>) -> V3<V> {
     }
 }
 
+/// The weighted sums of a block's dual quaternions (each turned to the first one's
+/// hemisphere), of their scales, and of the weights, from the first `slots` of the `per` slots
+/// of each lane at `joints` and `weights`. `EXACT` adds each product unfused in the reference's
+/// order (glam's `Vec4::dot` for the hemisphere test), so positions keep the reference's bits;
+/// otherwise products are fused.
+///
+/// # Safety
+/// `V`'s features; `joints` and `weights` hold `per` slots for each of `V::LANES` lanes, with
+/// joints inside the palette at `pal` (12 floats each: real, dual, scale).
+#[inline(always)]
+unsafe fn accumulate<V: Lanes, const EXACT: bool>(
+    pal: *const f32,
+    joints: *const u16,
+    weights: *const f32,
+    per: usize,
+    slots: usize,
+) -> ([V; 4], [V; 4], [V; 3], V) {
+    // SAFETY: this function's contract.
+    unsafe {
+        // Floats of joint `k` of lane `i`'s dual quaternion, from `offset` (0 real, 4 dual,
+        // 8 scale).
+        let row =
+            |k: usize, offset: usize| move |i: usize| pal.add(usize::from(*joints.add(i * per + k)) * 12 + offset);
+        // Accumulators start at +0 and so never become -0: the zero-weight slots a block adds
+        // beyond a vertex's own influences leave every sum's bits as they were.
+        let mut real = [V::splat(0.0); 4];
+        let mut dual = real;
+        let mut pivot = real;
+        let (mut scale, mut total) = ([V::splat(0.0); 3], V::splat(0.0));
+        for set in 0..slots.div_ceil(4) {
+            let w = V::gather4(|i| weights.add(i * per + set * 4));
+            for (slot, &weight) in w.iter().enumerate().take(slots - set * 4) {
+                let k = set * 4 + slot;
+                let r = V::gather4(row(k, 0));
+                let d = V::gather4(row(k, 4));
+                let s = V::gather4(row(k, 8));
+                if k == 0 {
+                    pivot = r;
+                }
+                let dot = if EXACT {
+                    dot4_exact(r, pivot)
+                } else {
+                    r[0].mul_add(
+                        pivot[0],
+                        r[1].mul_add(pivot[1], r[2].mul_add(pivot[2], r[3].mul(pivot[3]))),
+                    )
+                };
+                let signed = weight.xor(dot.sign_where_negative());
+                for e in 0..4 {
+                    if EXACT {
+                        real[e] = real[e].add(r[e].mul(signed));
+                        dual[e] = dual[e].add(d[e].mul(signed));
+                    } else {
+                        real[e] = r[e].mul_add(signed, real[e]);
+                        dual[e] = d[e].mul_add(signed, dual[e]);
+                    }
+                }
+                for e in 0..3 {
+                    scale[e] = if EXACT {
+                        scale[e].add(s[e].mul(weight))
+                    } else {
+                        s[e].mul_add(weight, scale[e])
+                    };
+                }
+                total = total.add(weight);
+            }
+        }
+        (real, dual, scale, total)
+    }
+}
+
 /// # Safety
 /// `V`'s features; every slice of `job` covers its vertices; `SETS` influence sets per vertex.
 #[inline(always)]
@@ -274,37 +345,7 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
         // afresh each block, after the fix-ups borrowed the slices.
         let odd = unsafe {
             let pal = job.palette.as_ptr() as *const f32;
-            // Floats of joint `k` of lane `i`'s dual quaternion, from `offset` (0 real, 4 dual,
-            // 8 scale).
-            let row =
-                |k: usize, offset: usize| move |i: usize| pal.add(usize::from(*joints.add(i * per + k)) * 12 + offset);
-            let mut real = [V::splat(0.0); 4];
-            let mut dual = [V::splat(0.0); 4];
-            let mut pivot = real;
-            let (mut scale, mut total) = (V::splat(0.0), V::splat(0.0));
-            for set in 0..slots.div_ceil(4) {
-                let w = V::gather4(|i| weights.add(i * per + set * 4));
-                for (slot, &weight) in w.iter().enumerate().take(slots - set * 4) {
-                    let k = set * 4 + slot;
-                    let r = V::gather4(row(k, 0));
-                    let d = V::gather4(row(k, 4));
-                    let s = V::gather4(row(k, 8))[0];
-                    if k == 0 {
-                        pivot = r;
-                    }
-                    let dot = r[0].mul_add(
-                        pivot[0],
-                        r[1].mul_add(pivot[1], r[2].mul_add(pivot[2], r[3].mul(pivot[3]))),
-                    );
-                    let signed = weight.xor(dot.sign_where_negative());
-                    for e in 0..4 {
-                        real[e] = r[e].mul_add(signed, real[e]);
-                        dual[e] = d[e].mul_add(signed, dual[e]);
-                    }
-                    scale = s.mul_add(weight, scale);
-                    total = total.add(weight);
-                }
-            }
+            let (mut real, mut dual, scale, total) = accumulate::<V, false>(pal, joints, weights, per, slots);
             let len = real[0]
                 .mul_add(
                     real[0],
@@ -333,9 +374,9 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             }
             // Weights that cancel (negative ones) leave the scale to the reference.
             let cancelled = total.is_zero();
-            let scale = scale.div(total);
+            let scale = scale.map(|s| s.div(total));
             let p = V::load3(job.positions.as_ptr().add(base) as *const f32);
-            let moved = rotate(real, lanes_scale(p, scale));
+            let moved = rotate(real, [p[0].mul(scale[0]), p[1].mul(scale[1]), p[2].mul(scale[2])]);
             let moved = [
                 moved[0].add(translation[0]),
                 moved[1].add(translation[1]),
@@ -343,7 +384,10 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             ];
             V::store3(job.out_positions.as_mut_ptr().add(base) as *mut f32, moved);
             if job.with_normals() {
-                let (unit, odd) = normalize(rotate(real, V::load3(job.normals.as_ptr().add(base) as *const f32)));
+                // Through R·S⁻¹, the inverse transpose of R·S.
+                let n = V::load3(job.normals.as_ptr().add(base) as *const f32);
+                let n = [n[0].div(scale[0]), n[1].div(scale[1]), n[2].div(scale[2])];
+                let (unit, odd) = normalize(rotate(real, n));
                 V::store3(job.out_normals.as_mut_ptr().add(base) as *mut f32, unit);
                 odd | zero | cancelled
             } else {
@@ -358,6 +402,7 @@ unsafe fn run<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
 }
 
 mod exact;
+use exact::dot4_exact;
 pub(super) use exact::skin_exact;
 
 #[cfg(test)]

@@ -66,6 +66,32 @@ unsafe impl Blend for Avx2 {
         }
     }
 
+    const POINTWISE: bool = true;
+
+    /// `(c0·x + c2·z | c1·y + c3)` in one multiply and one multiply-add, then the two halves
+    /// added: three broadcast loads, two blends and one extract per vertex, where the
+    /// transpose costs five shuffles and a spill of each matrix.
+    #[inline(always)]
+    unsafe fn transform_point([lo, hi]: [__m256; 2], pin: *const f32, pout: *mut f32, lane: usize) {
+        // SAFETY: as `zero`; `lane < BLOCK` and both pointers cover the block (the trait's
+        // contract), so floats 3·lane … 3·lane + 2 are the vertex's own.
+        unsafe {
+            let p = pin.add(3 * lane);
+            let x_y = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
+            let z_1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
+            let halves = _mm256_fmadd_ps(hi, z_1, _mm256_mul_ps(lo, x_y));
+            let out = _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves));
+            let o = pout.add(3 * lane);
+            if lane + 1 < BLOCK {
+                // The fourth float lands on the next vertex's x, written after this.
+                _mm_storeu_ps(o, out);
+            } else {
+                _mm_storel_epi64(o.cast(), _mm_castps_si128(out));
+                _mm_store_ss(o.add(2), _mm_movehl_ps(out, out));
+            }
+        }
+    }
+
     #[inline(always)]
     unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
         // SAFETY: as `zero`.
@@ -167,19 +193,45 @@ pub(crate) unsafe fn block_slots<const SETS: usize>(
         for r in 0..2 * SETS {
             joint = _mm256_max_epu16(joint, _mm256_loadu_si256(j.add(r)));
         }
-        let lanes = |v: __m256i| {
-            let mut out = [0u32; 8];
-            _mm256_storeu_si256(out.as_mut_ptr().cast(), v);
-            out
-        };
-        let (any, highest, lowest) = (lanes(any), lanes(highest), lanes(lowest));
-        let mut joints16 = [0u16; 16];
-        _mm256_storeu_si256(joints16.as_mut_ptr().cast(), joint);
-        let joint = joints16.iter().fold(0, |a, &b| a.max(b));
+        // The same tests as `slots_of_lanes`, lane-wise with one mask per test.
+        let zero = _mm256_setzero_si256();
+        let mut used = !lanes_where(_mm256_cmpeq_epi32(any, zero)) & 0xFF;
         // A vertex's slots are 4·SETS lanes apart: with one set two vertices share a
         // register, so slot k is in lanes k and k + 4.
-        super::block::slots_of_lanes(&any, &highest, &lowest, joint, 4 * SETS, palette)
+        let first_slot = if SETS == 1 {
+            used = (used | used >> 4) & 0xF;
+            0x11
+        } else {
+            0x01
+        };
+        let slots = if used == 0 {
+            1
+        } else {
+            32 - used.leading_zeros() as usize
+        };
+        let most = _mm256_set1_epi32(0x7F80_0000);
+        let weights_valid = lanes_where(_mm256_cmpeq_epi32(_mm256_min_epu32(highest, most), highest)) == 0xFF;
+        let first_positive = lanes_where(_mm256_cmpeq_epi32(lowest, zero)) & first_slot == 0;
+        let joints_inside = match u16::try_from(palette) {
+            Ok(0) => false,
+            Ok(len) => {
+                let last = _mm256_set1_epi16((len - 1) as i16);
+                _mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_max_epu16(joint, last), last)) == -1
+            }
+            Err(_) => true,
+        };
+        (weights_valid && first_positive && joints_inside).then_some(slots)
     }
+}
+
+/// Bit `i` set where 32-bit lane `i` of `v` has its sign bit set (a comparison's true).
+///
+/// # Safety
+/// AVX.
+#[inline(always)]
+unsafe fn lanes_where(v: __m256i) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u32 }
 }
 
 /// Elements x, y, z of both columns held in `mats[i][half]` (lanes 0–2 and 4–6), as one

@@ -11,7 +11,9 @@
 //! - **AVX2 + FMA** ([`avx2`], x86-64): blocks of eight. Each vertex's palette matrices are
 //!   blended as two 8-wide registers (columns 0–1 and 2–3), then transposed likewise; positions,
 //!   the cofactor normal matrix, its determinant's sign and the normalization are computed eight
-//!   vertices at a time.
+//!   vertices at a time. Positions without normals skip the transpose: each vertex's point is
+//!   transformed as soon as its matrix is blended, the two column pairs multiplied by
+//!   `(x | y)` and `(z | 1)` and the halves added.
 //!
 //!   In both, validity (weights > 0, joints inside the palette) is checked once per block; a
 //!   block that fails it blends each vertex with the reference's checks (zero weights and joints

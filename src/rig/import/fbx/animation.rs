@@ -2,7 +2,8 @@
 //! scale per node and blend channel weights per mesh instance, times counted from the stack's
 //! start.
 
-use super::geometry::Geometry;
+use super::blend_shapes::{bends_between, spread_weight};
+use super::geometry::{ChannelTargets, Geometry};
 use super::{Nodes, vec3};
 use crate::rig::import::accessor::Budget;
 use crate::rig::{Channel, ChannelFacts, Clip, ImportFacts, Interpolation, MorphChannel, Property, RigError};
@@ -99,8 +100,10 @@ pub(super) fn read_clips(
 }
 
 /// The animated blend channel weights of one baked stack as morph weight channels, one per
-/// instance of each mesh they deform: the keys of all its channels merged, every target's
-/// weight at each (linear between its own keys, its default weight when not animated).
+/// instance of each mesh they deform: the keys of all its channels merged (and the times a
+/// channel's weight passes one of its in-between shapes), every target's weight at each (its
+/// channel's weight, linear between its own keys, spread over the channel's shapes; its default
+/// weight when not animated).
 fn morph_weights(
     baked: &ufbx::BakedAnim,
     clip: usize,
@@ -109,14 +112,14 @@ fn morph_weights(
     budget: &mut Budget,
     clip_name: &str,
 ) -> Result<Vec<MorphChannel>, RigError> {
-    let target_of: HashMap<u32, (usize, usize)> = geometry
+    let targets_of: HashMap<u32, &ChannelTargets> = geometry
         .channel_targets
         .iter()
-        .map(|&(id, mesh, target)| (id, (mesh, target)))
+        .map(|targets| (targets.channel, targets))
         .collect();
-    let mut animated: Vec<AnimatedTarget> = Vec::new();
+    let mut animated: Vec<AnimatedChannel> = Vec::new();
     for element in &baked.elements {
-        let Some(&(mesh, target)) = target_of.get(&element.element_id) else {
+        let Some(&targets) = targets_of.get(&element.element_id) else {
             continue;
         };
         let Some(prop) = element.props.iter().find(|p| &*p.name == DEFORM_PERCENT) else {
@@ -129,11 +132,11 @@ fn morph_weights(
             .filter(|(t, w)| t.is_finite() && w.is_finite())
             .collect();
         if !keys.is_empty() {
-            animated.push(AnimatedTarget { mesh, target, keys });
+            animated.push(AnimatedChannel { targets, keys });
         }
     }
     // Grouped by mesh, each group walked once: a file may animate many channels.
-    animated.sort_by_key(|a| (a.mesh, a.target));
+    animated.sort_by_key(|a| (a.targets.mesh, a.targets.first));
     let mut instances_of: Vec<Vec<usize>> = vec![Vec::new(); geometry.meshes.len()];
     for instance in &geometry.instances {
         if let Some(list) = instances_of.get_mut(instance.mesh) {
@@ -141,12 +144,19 @@ fn morph_weights(
         }
     }
     let mut channels = Vec::new();
-    for group in animated.chunk_by(|a, b| a.mesh == b.mesh) {
-        let mesh = group[0].mesh;
+    for group in animated.chunk_by(|a, b| a.targets.mesh == b.targets.mesh) {
+        let mesh = group[0].targets.mesh;
         let defaults = geometry.morphs.default_weights.get(mesh).map_or(&[][..], Vec::as_slice);
         let targets = defaults.len();
         let instances = instances_of.get(mesh).map_or(&[][..], Vec::as_slice);
         let mut times: Vec<f32> = group.iter().flat_map(|a| a.keys.iter().map(|k| k.0)).collect();
+        // Keys also where a channel's weight passes an in-between shape, where its targets'
+        // weights bend.
+        for a in group {
+            for pair in a.keys.windows(2) {
+                bends_between(&a.targets.full_weights, pair[0], pair[1], &mut times);
+            }
+        }
         times.sort_by(f32::total_cmp);
         times.dedup();
         budget.charge(
@@ -156,16 +166,15 @@ fn morph_weights(
                 .saturating_mul(instances.len() as u64 + 1),
             &format!("blend shape weights of clip '{clip_name}'"),
         )?;
-        let mut keys_of: Vec<Option<&[(f32, f32)]>> = vec![None; targets];
-        for a in group {
-            if let Some(slot) = keys_of.get_mut(a.target) {
-                *slot = Some(&a.keys);
-            }
-        }
         let mut values = Vec::with_capacity(times.len() * targets);
         for &time in &times {
-            for (keys, &default) in keys_of.iter().zip(defaults) {
-                values.push(keys.map_or(default, |keys| linear_at(keys, time)));
+            let row = values.len();
+            values.extend_from_slice(defaults);
+            for a in group {
+                let (first, count) = (a.targets.first, a.targets.full_weights.len());
+                if let Some(weights) = values.get_mut(row + first..row + first + count) {
+                    spread_weight(&a.targets.full_weights, linear_at(&a.keys, time), weights);
+                }
             }
         }
         for &node in instances {
@@ -182,11 +191,10 @@ fn morph_weights(
     Ok(channels)
 }
 
-/// One animated blend channel: its mesh and target, and its keys as (time from the stack's
-/// start, weight 0..1).
-struct AnimatedTarget {
-    mesh: usize,
-    target: usize,
+/// One animated blend channel: its targets, and its keys as (time from the stack's start,
+/// weight 0..1).
+struct AnimatedChannel<'a> {
+    targets: &'a ChannelTargets,
     keys: Vec<(f32, f32)>,
 }
 

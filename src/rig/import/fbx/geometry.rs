@@ -1,9 +1,13 @@
 //! FBX meshes → rig meshes (one primitive per material part), skin deformers → skins, blend
 //! shape channels → morph targets.
 
+use super::blend_shapes::{Shape, blend_channels, spread_weight};
 use super::{FbxFinding, FbxFindingKind, Nodes, mat4, vec3};
 use crate::rig::import::accessor::Budget;
-use crate::rig::{ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin};
+use crate::rig::{
+    FileSkinning, ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin,
+};
+use crate::skin::SkinningMethod;
 use glam::{Vec2, Vec3};
 use std::collections::HashMap;
 
@@ -16,16 +20,26 @@ const VERTEX_BYTES: u64 = 12 + 12 + 8 + 2 * (8 + 16);
 /// Bytes charged per built vertex and morph target (position and normal offsets).
 const MORPH_VERTEX_BYTES: u64 = 12 + 12;
 
-/// Bytes charged per control point and blend shape channel while reading the shapes.
-const SHAPE_POINT_BYTES: u64 = 12;
-
 pub(super) struct Geometry {
     pub meshes: Vec<Mesh>,
     pub skins: Vec<Skin>,
     pub instances: Vec<MeshInstance>,
     pub morphs: Morphs,
-    /// The morph target each blend channel became: (channel's element id, mesh, target).
-    pub channel_targets: Vec<(u32, usize, usize)>,
+    /// The morph targets each blend channel became.
+    pub channel_targets: Vec<ChannelTargets>,
+    /// The skin deformers' methods and blend weights.
+    pub skinning: FileSkinning,
+}
+
+/// The morph targets of one blend channel: one per shape, in order of their full weights.
+pub(super) struct ChannelTargets {
+    /// The channel's element id.
+    pub channel: u32,
+    pub mesh: usize,
+    /// The first of its targets in the mesh's.
+    pub first: usize,
+    /// Each shape's full weight (see [`super::blend_shapes`]).
+    pub full_weights: Vec<f32>,
 }
 
 fn data(message: String) -> RigError {
@@ -59,13 +73,22 @@ pub(super) fn read(
     let mut meshes = Vec::with_capacity(scene.meshes.len());
     let mut morphs = Morphs::default();
     let mut channel_targets = Vec::new();
+    let mut dqs_blend = Vec::with_capacity(scene.meshes.len());
+    let mut methods = Vec::new();
     for mesh in &scene.meshes {
         let read = read_mesh(mesh, scene.materials.len(), budget, facts, warnings)?;
+        dqs_blend.push(read.dqs_blend);
+        methods.extend(read.method);
+        let mesh_index = meshes.len();
         channel_targets.extend(
-            read.channel_ids
-                .iter()
-                .enumerate()
-                .map(|(target, &id)| (id, meshes.len(), target)),
+            read.channels
+                .into_iter()
+                .map(|(channel, first, full_weights)| ChannelTargets {
+                    channel,
+                    mesh: mesh_index,
+                    first,
+                    full_weights,
+                }),
         );
         morphs.targets.push(read.targets);
         morphs.default_weights.push(read.default_weights);
@@ -107,6 +130,7 @@ pub(super) fn read(
         instances,
         morphs,
         channel_targets,
+        skinning: file_skinning(&methods, dqs_blend),
     })
 }
 
@@ -151,8 +175,51 @@ struct ReadMesh {
     targets: Vec<Vec<MorphTarget>>,
     default_weights: Vec<f32>,
     target_names: Vec<String>,
-    /// The element id of each target's blend channel.
-    channel_ids: Vec<u32>,
+    /// Each blend channel: (its element id, its first target, its shapes' full weights).
+    channels: Vec<(u32, usize, Vec<f32>)>,
+    /// Per primitive, each vertex's blend toward dual quaternion skinning (empty: linear).
+    dqs_blend: Vec<Vec<f32>>,
+    /// The skin deformer's method (`None` for an unskinned mesh).
+    method: Option<ufbx::SkinningMethod>,
+}
+
+/// The rig's skinning from its skinned meshes' deformer methods: all linear (or rigid, which
+/// ufbx too skins linearly) asks for nothing; all dual quaternion for DQS; any mix, or any weight
+/// blended deformer, for the blended method, whose per-vertex blend (1 on a dual quaternion
+/// deformer's vertices, 0 on a linear one's) then skins each mesh as its deformer says.
+fn file_skinning(methods: &[ufbx::SkinningMethod], dqs_blend: Vec<Vec<Vec<f32>>>) -> FileSkinning {
+    use ufbx::SkinningMethod as Fbx;
+    let dual_quaternion = |m: &Fbx| matches!(m, Fbx::DualQuaternion);
+    let linear = |m: &Fbx| matches!(m, Fbx::Linear | Fbx::Rigid);
+    let method = if methods.iter().all(linear) {
+        None
+    } else if methods.iter().all(dual_quaternion) {
+        Some(SkinningMethod::Dqs)
+    } else {
+        Some(SkinningMethod::Blended)
+    };
+    FileSkinning {
+        method,
+        dqs_blend: if method == Some(SkinningMethod::Blended) {
+            dqs_blend
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Each control point's blend toward dual quaternion skinning as ufbx reads the deformer: 1 for
+/// a dual quaternion deformer, its `BlendWeights` for a weight blended one (0 for the points
+/// they leave out), 0 otherwise; clamped to [0, 1], a non-finite value read as 0. `None` when
+/// every point is 0.
+fn point_dqs_blend(skin: &ufbx::SkinDeformer, points: usize) -> Option<Vec<f32>> {
+    let blend: Vec<f32> = (0..points)
+        .map(|point| {
+            let b = skin.vertices.get(point).map_or(0.0, |v| v.dq_weight as f32);
+            if b.is_finite() { b.clamp(0.0, 1.0) } else { 0.0 }
+        })
+        .collect();
+    blend.iter().any(|&b| b > 0.0).then_some(blend)
 }
 
 /// One control point's (cluster, weight) pairs kept, heaviest first, summing to 1.
@@ -190,7 +257,10 @@ fn read_mesh(
             mesh.skin_deformers.len()
         ));
     }
-    let shapes = blend_shapes(mesh, points, budget)?;
+    let channels = blend_channels(mesh, points, budget)?;
+    let shapes: Vec<&Shape> = channels.iter().flat_map(|c| &c.shapes).collect();
+    let point_blend = skin.and_then(|skin| point_dqs_blend(skin, points));
+    let mut dqs_blend = Vec::new();
     let sets = match skin {
         Some(skin) if skin.max_weights_per_vertex > 4 => 2,
         _ => 1,
@@ -261,6 +331,9 @@ fn read_mesh(
                 })
                 .collect(),
         );
+        dqs_blend.push(point_blend.as_ref().map_or_else(Vec::new, |per_point| {
+            build.points.iter().map(|&p| per_point[p as usize]).collect()
+        }));
         let normals = if build.normals.iter().all(|n| n.is_finite() && *n != Vec3::ZERO) {
             build.normals
         } else {
@@ -280,12 +353,27 @@ fn read_mesh(
             colors: Vec::new(),
         });
     }
+    let mut default_weights = vec![0.0; shapes.len()];
+    let mut read_channels = Vec::with_capacity(channels.len());
+    let mut first = 0;
+    for channel in &channels {
+        let count = channel.shapes.len();
+        spread_weight(
+            &channel.full_weights,
+            channel.weight,
+            &mut default_weights[first..first + count],
+        );
+        read_channels.push((channel.id, first, channel.full_weights.clone()));
+        first += count;
+    }
     Ok(ReadMesh {
         mesh: Mesh { name, primitives },
         targets,
-        default_weights: shapes.iter().map(|s| s.weight).collect(),
-        channel_ids: shapes.iter().map(|s| s.channel).collect(),
-        target_names: shapes.into_iter().map(|s| s.name).collect(),
+        default_weights,
+        target_names: channels.iter().flat_map(|c| c.target_names()).collect(),
+        channels: read_channels,
+        dqs_blend,
+        method: skin.map(|skin| skin.skinning_method),
     })
 }
 
@@ -396,60 +484,4 @@ fn point_influences(
         ));
     }
     Ok(out)
-}
-
-struct Shape {
-    name: String,
-    channel: u32,
-    weight: f32,
-    /// Offset of every control point at the channel's full weight.
-    offsets: Vec<Vec3>,
-}
-
-/// Every blend channel of the mesh as one target at full weight (its last keyframe's shape;
-/// in-between shapes are not read).
-fn blend_shapes(mesh: &ufbx::Mesh, points: usize, budget: &mut Budget) -> Result<Vec<Shape>, RigError> {
-    let mut shapes = Vec::new();
-    for deformer in &mesh.blend_deformers {
-        for channel in &deformer.channels {
-            let Some(shape) = channel.keyframes.last().map(|k| &*k.shape) else {
-                continue;
-            };
-            // Every channel costs a whole mesh of offsets, however few points its shape moves.
-            budget.charge(
-                (points as u64).saturating_mul(SHAPE_POINT_BYTES),
-                &format!("blend shape '{}'", &*channel.element.name),
-            )?;
-            let mut offsets = vec![Vec3::ZERO; points];
-            let count = shape.num_offsets;
-            if shape.offset_vertices.len() < count || shape.position_offsets.len() < count {
-                return Err(data(format!(
-                    "FBX blend shape '{}' has fewer offsets than it claims",
-                    &*shape.element.name
-                )));
-            }
-            for (&point, &offset) in shape
-                .offset_vertices
-                .iter()
-                .zip(shape.position_offsets.iter())
-                .take(count)
-            {
-                let slot = offsets.get_mut(point as usize).ok_or_else(|| {
-                    data(format!(
-                        "FBX blend shape '{}' moves control point {point}, which does not exist",
-                        &*shape.element.name
-                    ))
-                })?;
-                *slot = vec3(offset);
-            }
-            let weight = channel.weight as f32;
-            shapes.push(Shape {
-                name: channel.element.name.to_string(),
-                channel: channel.element.element_id,
-                weight: if weight.is_finite() { weight } else { 0.0 },
-                offsets,
-            });
-        }
-    }
-    Ok(shapes)
 }

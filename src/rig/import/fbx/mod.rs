@@ -10,9 +10,11 @@
 //! checked again before use, as the glTF path checks a file's.
 
 mod animation;
+mod blend_shapes;
 mod findings;
 mod geometry;
 mod material;
+mod unweighted;
 
 pub use findings::{FbxFinding, FbxFindingKind};
 
@@ -113,6 +115,7 @@ pub fn load(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, Ri
     let (textures, texture_of) = material::load_textures(&scene, base_dir, &mut budget, &mut warnings, &mut facts);
     let materials = material::read_materials(&scene, &texture_of);
     let mut geometry = geometry::read(&scene, &nodes, &mut budget, &mut facts, &mut warnings)?;
+    unweighted::follow_mesh_node(&mut geometry, &nodes.nodes, &mut facts)?;
     let (clips, morph_channels) =
         animation::read_clips(&scene, &nodes, &geometry, &mut budget, &mut facts, &mut warnings)?;
     geometry.morphs.channels = morph_channels;
@@ -137,6 +140,7 @@ pub fn load(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, Ri
         facts,
         sources: Vec::new(),
         morphs: geometry.morphs,
+        skinning: geometry.skinning,
         hierarchy_cache: Default::default(),
     };
     rig.hierarchy();

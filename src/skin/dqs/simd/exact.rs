@@ -36,7 +36,7 @@ unsafe fn exact_avx2(job: Job<'_, '_>) {
 /// # Safety
 /// See [`Lanes`].
 #[inline(always)]
-unsafe fn dot4_exact<V: Lanes>(a: [V; 4], b: [V; 4]) -> V {
+pub(super) unsafe fn dot4_exact<V: Lanes>(a: [V; 4], b: [V; 4]) -> V {
     // SAFETY: this function's contract.
     unsafe {
         let xz = a[0].mul(b[0]).add(a[2].mul(b[2]));
@@ -84,33 +84,7 @@ unsafe fn run_exact<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
         // inside the palette, and the features are this function's contract.
         let odd = unsafe {
             let pal = job.palette.as_ptr() as *const f32;
-            let row =
-                |k: usize, offset: usize| move |i: usize| pal.add(usize::from(*joints.add(i * per + k)) * 12 + offset);
-            // Accumulators start at +0 and so never become -0: the zero-weight slots a block
-            // adds beyond a vertex's own influences leave every sum's bits as they were.
-            let mut real = [V::splat(0.0); 4];
-            let mut dual = real;
-            let mut pivot = real;
-            let (mut scale, mut total) = (V::splat(0.0), V::splat(0.0));
-            for set in 0..slots.div_ceil(4) {
-                let w = V::gather4(|i| weights.add(i * per + set * 4));
-                for (slot, &weight) in w.iter().enumerate().take(slots - set * 4) {
-                    let k = set * 4 + slot;
-                    let r = V::gather4(row(k, 0));
-                    let d = V::gather4(row(k, 4));
-                    let s = V::gather4(row(k, 8))[0];
-                    if k == 0 {
-                        pivot = r;
-                    }
-                    let signed = weight.xor(dot4_exact(r, pivot).sign_where_negative());
-                    for e in 0..4 {
-                        real[e] = real[e].add(r[e].mul(signed));
-                        dual[e] = dual[e].add(d[e].mul(signed));
-                    }
-                    scale = scale.add(s.mul(weight));
-                    total = total.add(weight);
-                }
-            }
+            let (mut real, mut dual, scale, total) = accumulate::<V, true>(pal, joints, weights, per, slots);
             let len = dot4_exact(real, real).sqrt();
             for e in 0..4 {
                 real[e] = real[e].div(len);
@@ -124,9 +98,9 @@ unsafe fn run_exact<V: Lanes, const SETS: usize>(mut job: Job<'_, '_>) {
             );
             let rd = cross_exact(r, d);
             let two = V::splat(2.0);
-            let scale = scale.div(total);
+            let scale = scale.map(|s| s.div(total));
             let p = V::load3(job.positions.as_ptr().add(base) as *const f32);
-            let v = [p[0].mul(scale), p[1].mul(scale), p[2].mul(scale)];
+            let v = [p[0].mul(scale[0]), p[1].mul(scale[1]), p[2].mul(scale[2])];
             // `v + 2·a × (a × v + w·v)`, then the translation `2·(w·d − dw·a + a × d)`.
             // Loops, not closures: a closure would not share this function's target features.
             let mut inner = cross_exact(r, v);
