@@ -2,9 +2,9 @@
 //! so blending costs one fused multiply-add per influence; the sixteen blended matrices are then
 //! transposed into one register per element (the w row left out).
 
-use super::Job;
 use super::block::{Blend, run};
 use super::lanes::V3;
+use super::{Inf, Job};
 use std::arch::x86_64::*;
 
 /// Vertices per block.
@@ -57,6 +57,34 @@ unsafe impl Blend for Avx512 {
     unsafe fn add_weighted(acc: __m512, w: f32, m: *const f32) -> __m512 {
         // SAFETY: as `zero`; `m` covers 16 floats (the trait's contract).
         unsafe { _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(m), acc) }
+    }
+
+    const POINTWISE: bool = true;
+
+    /// `(x x x x | y y y y | z z z z | 1 1 1 1)` times the matrix in one multiply, then its
+    /// four columns added: a masked load, a permute and a masked store per vertex, where the
+    /// transpose and the deinterleaving cost more shuffles.
+    #[inline(always)]
+    unsafe fn transform_point(m: __m512, pin: *const f32, pout: *mut f32, lane: usize) {
+        // SAFETY: as `zero`; `lane < BLOCK` and both pointers cover the block (the trait's
+        // contract), so floats 3·lane … 3·lane + 2 are the vertex's own, and the masked load
+        // and store touch no other.
+        unsafe {
+            let p = pin.add(3 * lane);
+            let x_y = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
+            let z_1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
+            let lo = _mm512_castps512_ps256(m);
+            let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(m)));
+            let halves = _mm256_fmadd_ps(hi, z_1, _mm256_mul_ps(lo, x_y));
+            let out = _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves));
+            let o = pout.add(3 * lane);
+            if lane + 1 < BLOCK {
+                _mm_storeu_ps(o, out);
+            } else {
+                _mm_storel_epi64(o.cast(), _mm_castps_si128(out));
+                _mm_store_ss(o.add(2), _mm_movehl_ps(out, out));
+            }
+        }
     }
 
     #[inline(always)]
@@ -112,5 +140,62 @@ unsafe fn columns([e0, e1, e2, e3]: [__m512; 4]) -> [__m512; 4] {
             _mm512_shuffle_f32x4::<0x88>(u1, u3),
             _mm512_shuffle_f32x4::<0xDD>(u1, u3),
         ]
+    }
+}
+
+/// The same answer as [`super::block::block_slots`] for sixteen vertices in a handful of
+/// 16-lane integer operations and mask tests (the generic scan compiles to 128-bit pieces).
+///
+/// # Safety
+/// AVX-512 F and BW.
+#[inline(always)]
+pub(crate) unsafe fn block_slots<const SETS: usize>(
+    influences: Inf<'_>,
+    range: std::ops::Range<usize>,
+    palette: usize,
+) -> Option<usize> {
+    let weights = influences.weights[range.clone()].as_flattened();
+    let joints = influences.joints[range].as_flattened();
+    // Sixteen vertices: 64·SETS weights (4·SETS registers) and as many joints (2·SETS).
+    assert!(weights.len() == 64 * SETS && joints.len() == 64 * SETS);
+    // SAFETY: the caller's contract; the reads stay inside the two slices (lengths asserted above).
+    unsafe {
+        let w = weights.as_ptr() as *const __m512i;
+        let (mut any, mut highest, mut lowest) =
+            (_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_set1_epi32(-1));
+        for r in 0..4 * SETS {
+            let bits = _mm512_loadu_si512(w.add(r));
+            any = _mm512_or_si512(any, bits);
+            highest = _mm512_max_epu32(highest, bits);
+            lowest = _mm512_min_epu32(lowest, bits);
+        }
+        let j = joints.as_ptr() as *const __m512i;
+        let mut joint = _mm512_setzero_si512();
+        for r in 0..2 * SETS {
+            joint = _mm512_max_epu16(joint, _mm512_loadu_si512(j.add(r)));
+        }
+        // The same tests as `slots_of_lanes`, one mask per test. A vertex's slots are 4·SETS
+        // lanes apart, so slot k is in lanes k, k + 4, k + 8 and k + 12 with one set, k and
+        // k + 8 with two.
+        let zero = _mm512_setzero_si512();
+        let used = u32::from(_mm512_cmpneq_epi32_mask(any, zero));
+        let (used, first_slot) = if SETS == 1 {
+            ((used | used >> 4 | used >> 8 | used >> 12) & 0xF, 0x1111)
+        } else {
+            ((used | used >> 8) & 0xFF, 0x0101)
+        };
+        let slots = if used == 0 {
+            1
+        } else {
+            32 - used.leading_zeros() as usize
+        };
+        let weights_valid = _mm512_cmple_epu32_mask(highest, _mm512_set1_epi32(0x7F80_0000)) == 0xFFFF;
+        let first_positive = _mm512_cmpeq_epi32_mask(lowest, zero) & first_slot == 0;
+        let joints_inside = match u16::try_from(palette) {
+            Ok(0) => false,
+            Ok(len) => _mm512_cmpgt_epu16_mask(joint, _mm512_set1_epi16((len - 1) as i16)) == 0,
+            Err(_) => true,
+        };
+        (weights_valid && first_positive && joints_inside).then_some(slots)
     }
 }

@@ -411,10 +411,20 @@ unsafe fn indices(i: &[i32; 16]) -> __m512i {
     unsafe { _mm512_loadu_si512(i.as_ptr().cast()) }
 }
 
-// SAFETY: every method is an AVX-512 F intrinsic; the trait's contract puts the CPU check on
+// SAFETY: every method is an AVX-512 F intrinsic (BW for `block_slots`'s 16-bit joints, which
+// every AVX-512 kernel enables); the trait's contract puts the CPU check on
 // the caller.
 unsafe impl Lanes for __m512 {
     const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn block_slots<const SETS: usize>(
+        influences: super::Inf<'_>,
+        range: std::ops::Range<usize>,
+        palette: usize,
+    ) -> Option<usize> {
+        // SAFETY: the trait's contract (AVX-512 F and BW, the kernel's features).
+        unsafe { super::avx512::block_slots::<SETS>(influences, range, palette) }
+    }
     #[inline(always)]
     unsafe fn splat(x: f32) -> Self {
         // SAFETY: the trait's contract (AVX-512 F present) covers every method below.

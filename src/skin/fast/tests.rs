@@ -440,66 +440,77 @@ fn sorted_weights_with_unused_slots_match_the_reference() {
 
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn the_avx2_block_check_answers_as_the_generic_one() {
+fn the_simd_block_checks_answer_as_the_generic_one() {
     use super::block::block_slots;
-    if !Kernel::Avx2Fma.is_available() {
-        eprintln!("skipped: no AVX2 on this CPU");
-        return;
-    }
-    let mut rng = Rng(0x5107);
-    let mut seen = [0usize; 10];
-    for case in 0..4000 {
-        let sets = 1 + case % 2;
-        let per = 8 * sets;
-        // Weights: mostly sorted and used up to a random slot, with the things that make a
-        // block take the checked path now and then.
-        let used = 1 + rng.below(4 * sets as u64) as usize;
-        let mut weights = vec![[0f32; 4]; per];
-        let mut joints = vec![[0u16; 4]; per];
-        for v in 0..8 {
-            for k in 0..used {
-                let (set, slot) = (v * sets + k / 4, k % 4);
-                weights[set][slot] = rng.range(0.01, 1.0);
-                joints[set][slot] = rng.below(64) as u16;
+    type Check = unsafe fn(Inf<'_>, std::ops::Range<usize>, usize) -> Option<usize>;
+    let widths: [(Kernel, usize, [Check; 2]); 2] = [
+        (
+            Kernel::Avx2Fma,
+            8,
+            [super::avx2::block_slots::<1>, super::avx2::block_slots::<2>],
+        ),
+        (
+            Kernel::Avx512,
+            16,
+            [super::avx512::block_slots::<1>, super::avx512::block_slots::<2>],
+        ),
+    ];
+    for (kernel, lanes, checks) in widths {
+        if !kernel.is_available() {
+            eprintln!("skipped: no {} on this CPU", kernel.label());
+            continue;
+        }
+        let mut rng = Rng(0x5107);
+        let mut seen = [0usize; 10];
+        for case in 0..4000 {
+            let sets = 1 + case % 2;
+            let per = lanes * sets;
+            // Weights: mostly sorted and used up to a random slot, with the things that make
+            // a block take the checked path now and then.
+            let used = 1 + rng.below(4 * sets as u64) as usize;
+            let mut weights = vec![[0f32; 4]; per];
+            let mut joints = vec![[0u16; 4]; per];
+            for v in 0..lanes {
+                for k in 0..used {
+                    let (set, slot) = (v * sets + k / 4, k % 4);
+                    weights[set][slot] = rng.range(0.01, 1.0);
+                    joints[set][slot] = rng.below(64) as u16;
+                }
             }
-        }
-        let (v, k) = (rng.below(8) as usize, rng.below(4 * sets as u64) as usize);
-        let (set, slot) = (v * sets + k / 4, k % 4);
-        match rng.below(8) {
-            0 => weights[set][slot] = -0.25,
-            1 => weights[set][slot] = f32::NAN,
-            2 => weights[v * sets][0] = 0.0,
-            3 => weights[v * sets][0] = -0.0,
-            4 => joints[set][slot] = 64 + rng.below(1000) as u16,
-            5 => weights[set][slot] = f32::INFINITY,
-            _ => {}
-        }
-        let influences = Inf {
-            sets,
-            joints: &joints,
-            weights: &weights,
-        };
-        // SAFETY: AVX2 and FMA are available (checked above).
-        let (want, got) = unsafe {
-            if sets == 1 {
-                (
-                    block_slots::<1>(influences, 0..per, 64),
-                    super::avx2::block_slots::<1>(influences, 0..per, 64),
-                )
+            let (v, k) = (rng.below(lanes as u64) as usize, rng.below(4 * sets as u64) as usize);
+            let (set, slot) = (v * sets + k / 4, k % 4);
+            match rng.below(8) {
+                0 => weights[set][slot] = -0.25,
+                1 => weights[set][slot] = f32::NAN,
+                2 => weights[v * sets][0] = 0.0,
+                3 => weights[v * sets][0] = -0.0,
+                4 => joints[set][slot] = 64 + rng.below(1000) as u16,
+                5 => weights[set][slot] = f32::INFINITY,
+                _ => {}
+            }
+            let influences = Inf {
+                sets,
+                joints: &joints,
+                weights: &weights,
+            };
+            let want = if sets == 1 {
+                block_slots::<1>(influences, 0..per, 64)
             } else {
-                (
-                    block_slots::<2>(influences, 0..per, 64),
-                    super::avx2::block_slots::<2>(influences, 0..per, 64),
-                )
-            }
-        };
-        assert_eq!(
-            got, want,
-            "case {case}: {sets} set(s), weights {weights:?}, joints {joints:?}"
-        );
-        seen[want.unwrap_or(0)] += 1;
+                block_slots::<2>(influences, 0..per, 64)
+            };
+            // SAFETY: the kernel's features are available (checked above), which the checks
+            // of its width need.
+            let got = unsafe { checks[sets - 1](influences, 0..per, 64) };
+            assert_eq!(
+                got,
+                want,
+                "{} case {case}: {sets} set(s), weights {weights:?}, joints {joints:?}",
+                kernel.label()
+            );
+            seen[want.unwrap_or(0)] += 1;
+        }
+        // Both answers came up, and several slot counts.
+        assert!(seen[0] > 100, "{seen:?}");
+        assert!(seen[1..].iter().filter(|&&n| n > 0).count() >= 6, "{seen:?}");
     }
-    // Both answers came up, and several slot counts.
-    assert!(seen[0] > 100, "{seen:?}");
-    assert!(seen[1..].iter().filter(|&&n| n > 0).count() >= 6, "{seen:?}");
 }
