@@ -68,28 +68,10 @@ unsafe impl Blend for Avx2 {
 
     const POINTWISE: bool = true;
 
-    /// `(c0·x + c2·z | c1·y + c3)` in one multiply and one multiply-add, then the two halves
-    /// added: three broadcast loads, two blends and one extract per vertex, where the
-    /// transpose costs five shuffles and a spill of each matrix.
     #[inline(always)]
     unsafe fn transform_point([lo, hi]: [__m256; 2], pin: *const f32, pout: *mut f32, lane: usize) {
-        // SAFETY: as `zero`; `lane < BLOCK` and both pointers cover the block (the trait's
-        // contract), so floats 3·lane … 3·lane + 2 are the vertex's own.
-        unsafe {
-            let p = pin.add(3 * lane);
-            let x_y = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
-            let z_1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
-            let halves = _mm256_fmadd_ps(hi, z_1, _mm256_mul_ps(lo, x_y));
-            let out = _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves));
-            let o = pout.add(3 * lane);
-            if lane + 1 < BLOCK {
-                // The fourth float lands on the next vertex's x, written after this.
-                _mm_storeu_ps(o, out);
-            } else {
-                _mm_storel_epi64(o.cast(), _mm_castps_si128(out));
-                _mm_store_ss(o.add(2), _mm_movehl_ps(out, out));
-            }
-        }
+        // SAFETY: the trait's contract, which is `transform_point`'s with `BLOCK` lanes.
+        unsafe { transform_point::<BLOCK>(lo, hi, pin, pout, lane) }
     }
 
     #[inline(always)]
@@ -99,6 +81,40 @@ unsafe impl Blend for Avx2 {
             let [c0x, c0y, c0z, c1x, c1y, c1z] = transpose(mats, 0);
             let [c2x, c2y, c2z, c3x, c3y, c3z] = transpose(mats, 1);
             [[c0x, c0y, c0z], [c1x, c1y, c1z], [c2x, c2y, c2z], [c3x, c3y, c3z]]
+        }
+    }
+}
+
+/// `m · (p, 1)` for vertex `lane` of a block of `LANES` packed positions at `pin` (outputs at
+/// `pout`), from the matrix's columns 0–1 (`lo`) and 2–3 (`hi`): `(c0·x + c2·z | c1·y + c3)` in
+/// one multiply and one multiply-add, then the two halves added — three broadcast loads, two
+/// blends and one extract per vertex, where the transpose costs five shuffles and a spill of
+/// each matrix. Both kernels transform positions without normals this way.
+///
+/// # Safety
+/// AVX2 and FMA; `lane < LANES`; `pin` and `pout` cover `3 × LANES` floats.
+#[inline(always)]
+pub(super) unsafe fn transform_point<const LANES: usize>(
+    lo: __m256,
+    hi: __m256,
+    pin: *const f32,
+    pout: *mut f32,
+    lane: usize,
+) {
+    // SAFETY: this function's contract: floats 3·lane … 3·lane + 2 are the vertex's own.
+    unsafe {
+        let p = pin.add(3 * lane);
+        let x_y = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
+        let z_1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
+        let halves = _mm256_fmadd_ps(hi, z_1, _mm256_mul_ps(lo, x_y));
+        let out = _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves));
+        let o = pout.add(3 * lane);
+        if lane + 1 < LANES {
+            // The fourth float lands on the next vertex's x, written after this.
+            _mm_storeu_ps(o, out);
+        } else {
+            _mm_storel_epi64(o.cast(), _mm_castps_si128(out));
+            _mm_store_ss(o.add(2), _mm_movehl_ps(out, out));
         }
     }
 }

@@ -61,29 +61,16 @@ unsafe impl Blend for Avx512 {
 
     const POINTWISE: bool = true;
 
-    /// `(x x x x | y y y y | z z z z | 1 1 1 1)` times the matrix in one multiply, then its
-    /// four columns added: a masked load, a permute and a masked store per vertex, where the
-    /// transpose and the deinterleaving cost more shuffles.
+    /// As the AVX2 kernel's, from the matrix's two 256-bit halves: cheaper than the
+    /// transpose and the deinterleaving of positions.
     #[inline(always)]
     unsafe fn transform_point(m: __m512, pin: *const f32, pout: *mut f32, lane: usize) {
-        // SAFETY: as `zero`; `lane < BLOCK` and both pointers cover the block (the trait's
-        // contract), so floats 3·lane … 3·lane + 2 are the vertex's own, and the masked load
-        // and store touch no other.
+        // SAFETY: the trait's contract, which is `transform_point`'s with `BLOCK` lanes (AVX2
+        // and FMA come with this kernel's features).
         unsafe {
-            let p = pin.add(3 * lane);
-            let x_y = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
-            let z_1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
             let lo = _mm512_castps512_ps256(m);
             let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(m)));
-            let halves = _mm256_fmadd_ps(hi, z_1, _mm256_mul_ps(lo, x_y));
-            let out = _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves));
-            let o = pout.add(3 * lane);
-            if lane + 1 < BLOCK {
-                _mm_storeu_ps(o, out);
-            } else {
-                _mm_storel_epi64(o.cast(), _mm_castps_si128(out));
-                _mm_store_ss(o.add(2), _mm_movehl_ps(out, out));
-            }
+            super::avx2::transform_point::<BLOCK>(lo, hi, pin, pout, lane)
         }
     }
 

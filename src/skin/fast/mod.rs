@@ -7,7 +7,9 @@
 //! - **AVX-512** ([`avx512`], x86-64): blocks of sixteen vertices. A whole 4×4 palette matrix fits
 //!   one 16-lane register, so blending costs one fused multiply-add per influence; the sixteen
 //!   blended matrices are transposed into structure-of-arrays form (one register per element,
-//!   sixteen vertices per register) and the rest is the AVX2 kernel's math at twice the width.
+//!   sixteen vertices per register) and the rest is the AVX2 kernel's math at twice the width;
+//!   positions without normals are transformed as the AVX2 kernel does, from the matrix's
+//!   two 256-bit halves.
 //! - **AVX2 + FMA** ([`avx2`], x86-64): blocks of eight. Each vertex's palette matrices are
 //!   blended as two 8-wide registers (columns 0–1 and 2–3), then transposed likewise; positions,
 //!   the cofactor normal matrix, its determinant's sign and the normalization are computed eight
