@@ -263,7 +263,7 @@ impl<'r> Analysis<'r> {
                     Severity::Warning,
                     FindingCode::BindPoseScaleShear,
                     format!(
-                        "skin '{}': {} joints have non-uniform scale or shear in the bind pose, which dual quaternion skinning cannot represent: {}",
+                        "skin '{}': {} joints have non-uniform scale or shear in the bind pose: a joint that turns under such a scale gets a sheared palette matrix, which dual quaternion skinning cannot represent (it keeps a scale only along the mesh's axes): {}",
                         skin.name,
                         scale_or_shear.len(),
                         list(&scale_or_shear)
