@@ -4,7 +4,9 @@
 use crate::anim::BlendMode;
 use crate::names::Named;
 use crate::rig::{Rig, RigError};
+use crate::skin::SkinningMethod;
 use crate::synthetic::skinned_tube;
+use crate::viewer::Viewer;
 use glam::Vec3;
 
 /// Where the rig the window or `rigscope bench` shows comes from.
@@ -132,6 +134,38 @@ pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
     Ok((clip.to_owned(), weight, mode))
 }
 
+/// How a command skins: `--method` and the DQS mask `--dqs-joint`, as `render` and `bench` take
+/// them.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct SkinningChoice {
+    /// How joints are blended: linear blend, dual quaternion, or blended per vertex between the
+    /// two (default: the file's method, else lbs).
+    #[arg(long, value_parser = crate::names::cli::<SkinningMethod>())]
+    pub method: Option<SkinningMethod>,
+    /// DQS mask: this joint (node name) and its descendants skin toward dual quaternions with
+    /// the blended method (the default method when a mask is given), each vertex by its share
+    /// of weight on them (repeatable).
+    #[arg(long = "dqs-joint", value_name = "JOINT")]
+    pub dqs_joints: Vec<String>,
+}
+
+impl SkinningChoice {
+    /// Sets `viewer`'s DQS mask and returns the method: the one named, else the blended one when
+    /// joints are masked, else the file's own, else linear blend. A joint the rig lacks is an
+    /// error that lists the rig's joints.
+    pub fn apply(&self, viewer: &mut Viewer) -> Result<SkinningMethod, String> {
+        let masked = (self.dqs_joints.iter())
+            .map(|name| crate::headless::find_node(viewer.rig(), name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let masked_method = (!masked.is_empty()).then_some(SkinningMethod::Blended);
+        let method = (self.method.or(masked_method))
+            .or(viewer.rig().skinning.method)
+            .unwrap_or_default();
+        viewer.set_dqs_mask(masked);
+        Ok(method)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +229,37 @@ mod tests {
         }
         let error = parse_layer("walk:1:over").unwrap_err();
         assert!(error.contains("'over' is not mix or add"), "{error}");
+    }
+
+    #[test]
+    fn a_dqs_mask_asks_for_the_blended_method_unless_another_is_named() {
+        let demo = crate::rig::load_slice(crate::rig::demo::DEMO_GLB, None, "demo.glb").unwrap();
+        let joint = |name: &str| demo.find_node(name).expect("a demo joint");
+        let mut viewer = Viewer::new(demo.clone(), None);
+        let choice = |method, joints: &[&str]| SkinningChoice {
+            method,
+            dqs_joints: joints.iter().map(|&j| j.to_owned()).collect(),
+        };
+        assert_eq!(choice(None, &[]).apply(&mut viewer), Ok(SkinningMethod::Lbs));
+        assert!(viewer.dqs_mask().is_empty());
+        assert_eq!(
+            choice(None, &["joint3"]).apply(&mut viewer),
+            Ok(SkinningMethod::Blended)
+        );
+        assert_eq!(viewer.dqs_mask(), [joint("joint3")]);
+        let dqs = choice(Some(SkinningMethod::Dqs), &["joint2", "joint4"]).apply(&mut viewer);
+        assert_eq!(dqs, Ok(SkinningMethod::Dqs));
+        assert_eq!(viewer.dqs_mask(), [joint("joint2"), joint("joint4")]);
+        let unknown = choice(None, &["joint3", "no such joint"]).apply(&mut viewer);
+        let message = unknown.expect_err("an unknown joint is an error");
+        assert!(
+            message.contains("no node named 'no such joint'") && message.contains("joint0"),
+            "{message}"
+        );
+        assert_eq!(
+            viewer.dqs_mask(),
+            [joint("joint2"), joint("joint4")],
+            "an error leaves the mask"
+        );
     }
 }

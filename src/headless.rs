@@ -1,11 +1,12 @@
 //! Work done without a window: opening rigs and rendering single frames to PNG.
 
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
+use crate::cli::SkinningChoice;
 use crate::commands::clips::CommandError;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
-use crate::skin::{SkinningMethod, SkinningPath};
+use crate::skin::SkinningPath;
 use crate::viewer::Viewer;
 use glam::Vec3;
 use std::path::PathBuf;
@@ -22,12 +23,8 @@ pub struct RenderRequest {
     pub height: u32,
     pub view: ViewOptions,
     pub path: SkinningPath,
-    /// The skinning method; when `None`, blended if `dqs_joints` names any, else the one the file
-    /// names, else linear blend.
-    pub method: Option<SkinningMethod>,
-    /// The DQS mask (`--dqs-joint`): node names whose vertices, with their descendants', the
-    /// blended method skins toward dual quaternions.
-    pub dqs_joints: Vec<String>,
+    /// The skinning method and the DQS mask (`--method`, `--dqs-joint`).
+    pub method: SkinningChoice,
     /// Node name of the selected joint (weights view, skeleton highlight).
     pub joint: Option<String>,
     /// Joints bent by hand: node name and Euler degrees.
@@ -50,7 +47,7 @@ pub struct RenderRequest {
     pub compare: Option<(Option<PathBuf>, crate::viewer::CompareLayout)>,
 }
 
-fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
+pub(crate) fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
     rig.find_node(name).ok_or_else(|| {
         let joints: Vec<&str> = rig
             .skins
@@ -155,16 +152,8 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     if let Some(angle) = request.camera {
         viewer.view.camera.look_from(angle);
     }
-    // A mask asks for the blended method unless another is named.
-    let masked_method = (!request.dqs_joints.is_empty()).then_some(SkinningMethod::Blended);
-    let method = (request.method.or(masked_method))
-        .or(viewer.rig().skinning.method)
-        .unwrap_or_default();
+    let method = request.method.apply(&mut viewer)?;
     viewer.set_skinning(request.path, method);
-    let masked = (request.dqs_joints.iter())
-        .map(|name| find_node(viewer.rig(), name))
-        .collect::<Result<Vec<_>, _>>()?;
-    viewer.set_dqs_mask(masked);
     if request.view.mode == crate::render::ViewMode::WeightDifference && request.compare.is_none() {
         return Err("--view weight-difference compares with another file: it needs --compare FILE".into());
     }

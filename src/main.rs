@@ -8,7 +8,7 @@ use rigscope::names;
 use rigscope::render::camera::CameraAngle;
 use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::screenshot::UiWindows;
-use rigscope::skin::{SkinningMethod, SkinningPath};
+use rigscope::skin::SkinningPath;
 use rigscope::viewer::CompareLayout;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,15 +74,8 @@ struct RenderArgs {
     /// Where vertices are skinned.
     #[arg(long, default_value_t = SkinningPath::Gpu, value_parser = names::cli::<SkinningPath>())]
     skinning: SkinningPath,
-    /// How joints are blended: linear blend, dual quaternion, or blended per vertex between the
-    /// two (default: the file's method, else lbs).
-    #[arg(long, value_parser = names::cli::<SkinningMethod>())]
-    method: Option<SkinningMethod>,
-    /// DQS mask: this joint (node name) and its descendants skin toward dual quaternions with
-    /// the blended method (the default method when a mask is given), each vertex by its share
-    /// of weight on them (repeatable).
-    #[arg(long, value_name = "JOINT")]
-    dqs_joint: Vec<String>,
+    #[command(flatten)]
+    method: rigscope::cli::SkinningChoice,
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
     bend: Vec<(String, Vec3)>,
@@ -236,6 +229,8 @@ enum Command {
         ghosts: Option<GhostOptions>,
         #[command(flatten)]
         clips: rigscope::commands::clips::ClipsArgs,
+        #[command(flatten)]
+        method: rigscope::cli::SkinningChoice,
     },
 }
 
@@ -287,7 +282,6 @@ fn main() -> ExitCode {
                 },
                 path: args.skinning,
                 method: args.method,
-                dqs_joints: args.dqs_joint,
                 joint: args.joint,
                 bends: args.bend,
                 layers: args.layer,
@@ -336,6 +330,7 @@ fn main() -> ExitCode {
             orbit,
             ghosts,
             clips,
+            method,
         }) => {
             use rigscope::commands::bench::{BenchOptions, bench_command};
             let options = BenchOptions {
@@ -346,6 +341,7 @@ fn main() -> ExitCode {
                 view,
                 ghosts: ghosts.unwrap_or_default(),
                 clips: clips.files(),
+                method,
             };
             bench_command(&options, orbit, json)
         }
@@ -370,6 +366,7 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
     use rigscope::names::Named;
+    use rigscope::skin::SkinningMethod;
     use strum::VariantArray;
 
     fn render_args(extra: &[&str]) -> Result<RenderArgs, clap::Error> {
@@ -429,13 +426,16 @@ mod tests {
             assert_eq!(render_args(&["--skinning", path.name()]).unwrap().skinning, path);
         }
         for &method in SkinningMethod::VARIANTS {
-            assert_eq!(render_args(&["--method", method.name()]).unwrap().method, Some(method));
+            assert_eq!(
+                render_args(&["--method", method.name()]).unwrap().method.method,
+                Some(method)
+            );
         }
         let defaults = render_args(&[]).unwrap();
         assert_eq!(defaults.view, ViewMode::Shaded);
         assert_eq!(defaults.deformation, DeformationMeasure::Area);
         assert_eq!(defaults.skinning, SkinningPath::Gpu);
-        assert_eq!(defaults.method, None);
+        assert_eq!(defaults.method, rigscope::cli::SkinningChoice::default());
         for (option, name) in [
             ("--view", "weight_error"),
             ("--deformation", "volume"),

@@ -54,6 +54,56 @@ fn bench_prints_medians_for_every_path_and_json_last() {
 }
 
 #[test]
+fn bench_skins_with_the_method_asked_for() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let method = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args([
+                "bench",
+                "--synthetic",
+                "3000,12",
+                "--frames",
+                "2",
+                "--size",
+                "64x48",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .expect("rigscope runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_str(stdout.lines().last().expect("a line")).expect("JSON");
+        json["method"].as_str().expect("a method").to_owned()
+    };
+    assert_eq!(method(&[]), "lbs");
+    assert_eq!(method(&["--method", "dqs"]), "dqs");
+    assert_eq!(method(&["--dqs-joint", "joint3"]), "blended");
+    assert_eq!(method(&["--dqs-joint", "joint3", "--method", "lbs"]), "lbs");
+    let unknown = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args([
+            "bench",
+            "--synthetic",
+            "3000,12",
+            "--frames",
+            "2",
+            "--dqs-joint",
+            "no_such_joint",
+        ])
+        .output()
+        .expect("rigscope runs");
+    assert!(!unknown.status.success());
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(stderr.contains("no node named 'no_such_joint'"), "{stderr}");
+}
+
+#[test]
 fn bench_refuses_a_malformed_synthetic_size() {
     let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
         .args(["bench", "--synthetic", "100000"])

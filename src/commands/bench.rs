@@ -24,6 +24,8 @@ pub struct BenchOptions {
     pub ghosts: crate::anim::GhostOptions,
     /// Other files whose clips are added to the rig (`--clips`).
     pub clips: crate::retarget::ClipFiles,
+    /// How the skinned paths skin (`--method`, `--dqs-joint`).
+    pub method: crate::cli::SkinningChoice,
 }
 
 impl BenchOptions {
@@ -150,6 +152,8 @@ pub struct BenchReport {
     pub width: u32,
     pub height: u32,
     pub view: ViewMode,
+    /// How the GPU and CPU paths skinned.
+    pub method: SkinningMethod,
     pub gpu_timestamps: bool,
     pub paths: Vec<PathResult>,
     /// The CPU skinning kernels alone on the rig's meshes (`None` without skinned vertices).
@@ -176,7 +180,7 @@ impl BenchReport {
         let _ = writeln!(out, "adapter: {}", self.adapter);
         let _ = writeln!(
             out,
-            "{} vertices ({} skinned), {} joints, {} influences, {} palette bytes/frame; {} frames per path at {}x{}, {} view",
+            "{} vertices ({} skinned), {} joints, {} influences, {} palette bytes/frame; {} frames per path at {}x{}, {} view, {} skinning",
             f.vertices,
             f.skinned_vertices,
             f.joints,
@@ -185,7 +189,8 @@ impl BenchReport {
             self.frames,
             self.width,
             self.height,
-            self.view
+            self.view,
+            self.method
         );
         if !self.gpu_timestamps {
             let _ = writeln!(out, "GPU scene pass: timestamp queries not supported by this adapter");
@@ -271,6 +276,7 @@ impl BenchReport {
             "frames": self.frames,
             "size": [self.width, self.height],
             "view": self.view.to_string(),
+            "method": self.method.to_string(),
             "gpu_timestamps": self.gpu_timestamps,
             "medians": Value::Object(paths),
             "cpu_kernels": self.kernels.map_or(Value::Null, |k| json!({
@@ -301,6 +307,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     viewer.player_mut().looping = true;
     viewer.view.options.mode = options.view;
     viewer.view.options.ghosts = options.ghosts;
+    let method = options.method.apply(&mut viewer)?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
     let mut renderer = ViewRenderer::offscreen(&gpu);
@@ -318,7 +325,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
                 BenchPath::Cpu => (SkinningPath::Cpu, false),
                 BenchPath::Static => (SkinningPath::Gpu, true),
             };
-            viewer.set_skinning(skinning, SkinningMethod::Lbs);
+            viewer.set_skinning(skinning, method);
             renderer.scene.unskinned = unskinned;
             let clock = if unskinned {
                 Clock::Still
@@ -379,6 +386,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
         width: options.width,
         height: options.height,
         view: options.view,
+        method,
         gpu_timestamps: timer.is_some(),
         paths,
     })

@@ -117,6 +117,8 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, CommandError> {
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;
     viewer.view.options.mode = options.view;
+    let method = options.method.apply(&mut viewer)?;
+    viewer.set_skinning(crate::skin::SkinningPath::Gpu, method);
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let samples = crate::render::Msaa::Auto.samples(&gpu.adapter, crate::render::offscreen::OFFSCREEN_FORMAT);
     let target = Offscreen::with_samples(&gpu, options.width, options.height, samples).map_err(|e| e.to_string())?;
