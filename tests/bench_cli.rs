@@ -59,28 +59,8 @@ fn bench_skins_with_the_method_asked_for() {
         return;
     }
     let method = |extra: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .args([
-                "bench",
-                "--synthetic",
-                "3000,12",
-                "--frames",
-                "2",
-                "--size",
-                "64x48",
-                "--json",
-            ])
-            .args(extra)
-            .output()
-            .expect("rigscope runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{extra:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_str(stdout.lines().last().expect("a line")).expect("JSON");
-        json["method"].as_str().expect("a method").to_owned()
+        let args = [&["--synthetic", "3000,12", "--frames", "2", "--size", "64x48"], extra].concat();
+        bench_json(&args)["method"].as_str().expect("a method").to_owned()
     };
     assert_eq!(method(&[]), "lbs");
     assert_eq!(method(&["--method", "dqs"]), "dqs");
@@ -113,22 +93,27 @@ fn bench_refuses_a_malformed_synthetic_size() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("VERTICES,JOINTS"));
 }
 
-/// `rigscope bench --orbit ARGS --json`'s JSON line.
-fn orbit_json(args: &[&str]) -> serde_json::Value {
-    // A 10 ms budget: two million triangles are heavy on any machine lavapipe runs on.
+/// `rigscope bench ARGS --json`'s JSON line.
+fn bench_json(args: &[&str]) -> serde_json::Value {
+    // A 10 ms budget for --orbit: two million triangles are heavy on any machine lavapipe runs on.
     let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
         .env(rigscope::render::detail::FRAME_BUDGET_ENV, "10")
-        .args(["bench", "--orbit", "--json"])
+        .args(["bench", "--json"])
         .args(args)
         .output()
         .expect("rigscope runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "{stdout}\n{}",
+        "{args:?}: {stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_str(stdout.lines().last().expect("some output")).expect("the last line is JSON")
+}
+
+/// `rigscope bench --orbit ARGS --json`'s JSON line.
+fn orbit_json(args: &[&str]) -> serde_json::Value {
+    bench_json(&[&["--orbit"], args].concat())
 }
 
 #[test]
