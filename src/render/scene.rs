@@ -20,7 +20,6 @@ use crate::render::targets::{PixelRect, RenderTargets};
 use crate::render::views::{SYMMETRY_UNCHECKED, ViewMode, ViewOptions};
 use crate::rig::{Material, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod, SkinningPath};
-use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use std::hash::Hasher;
 use wgpu::util::DeviceExt;
@@ -46,37 +45,14 @@ pub(crate) const LINES_WGSL: &str = include_str!("../../shaders/lines.wgsl");
 
 mod ghosts;
 mod proxy;
+mod uniforms;
 mod upload;
 
 pub use ghosts::GhostPose;
+use uniforms::NO_JOINT;
+pub(crate) use uniforms::{DrawUniform, FrameUniform};
 
 pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
-
-/// "No joint selected" in the draw uniform.
-const NO_JOINT: u32 = u32::MAX;
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub(crate) struct FrameUniform {
-    pub(super) view_proj: Mat4,
-    pub(super) camera_position: Vec4,
-    pub(super) light_direction: Vec4,
-    /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's.
-    pub(super) view: [u32; 4],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub(crate) struct DrawUniform {
-    pub(super) model: Mat4,
-    pub(super) base_color: Vec4,
-    pub(super) material: Vec4,
-    pub(super) skin: [u32; 4],
-    /// x: the draw's bind scale (see `GpuDraw::bind_scale`).
-    pub(super) bind: Vec4,
-    /// An onion-skin ghost's tint and opacity (read with `DRAW_GHOST`).
-    pub(super) ghost: Vec4,
-}
 
 /// What one frame of the 3D view shows.
 pub struct FrameState<'a> {
