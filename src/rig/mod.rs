@@ -83,11 +83,49 @@ pub struct Influences {
 impl Influences {
     /// The (joint, weight) pairs of vertex `v`, including zero weights.
     pub fn of_vertex(&self, v: usize) -> impl Iterator<Item = (u16, f32)> + '_ {
+        Inf::of(self).of_vertex(v)
+    }
+}
+
+/// A borrowed run of vertices' influences, `sets` groups of four per vertex (a view of
+/// [`Influences`] that can be split between threads, or cut to some vertices, without copying).
+#[derive(Debug, Clone, Copy)]
+pub struct Inf<'a> {
+    pub sets: usize,
+    pub joints: &'a [[u16; 4]],
+    pub weights: &'a [[f32; 4]],
+}
+
+impl<'a> Inf<'a> {
+    pub fn of(influences: &'a Influences) -> Inf<'a> {
+        Inf {
+            sets: influences.sets,
+            joints: &influences.joints,
+            weights: &influences.weights,
+        }
+    }
+
+    /// The (joint, weight) pairs of vertex `v`, including zero weights.
+    pub fn of_vertex(self, v: usize) -> impl Iterator<Item = (u16, f32)> + 'a {
         let range = v * self.sets..(v + 1) * self.sets;
         self.joints[range.clone()]
             .iter()
             .zip(&self.weights[range])
             .flat_map(|(j, w)| j.iter().copied().zip(w.iter().copied()))
+    }
+
+    /// The influences of vertices `range` (vertex 0 of the result is `range.start`).
+    ///
+    /// # Panics
+    /// When the view does not cover `range`.
+    pub fn vertices(self, range: std::ops::Range<usize>) -> Inf<'a> {
+        let sets = self.sets;
+        let slots = range.start * sets..range.end * sets;
+        Inf {
+            sets,
+            joints: &self.joints[slots.clone()],
+            weights: &self.weights[slots],
+        }
     }
 }
 

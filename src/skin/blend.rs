@@ -9,9 +9,8 @@
 //! Where `b` comes from: the file (an FBX skin deformer's blend weights, [`FileSkinning`]) or a
 //! DQS mask by joint, where `b` is a vertex's share of weight on the masked joints.
 
-use crate::rig::{FileSkinning, Influences, Rig};
-use crate::skin::fast;
-use crate::skin::{DualQuat, SkinnedPrimitive, skin_dqs};
+use crate::rig::{FileSkinning, Inf, Influences, Rig};
+use crate::skin::{DualQuat, SkinnedPrimitive, dqs, fast};
 use glam::{Mat4, Vec3};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -148,7 +147,8 @@ pub fn skin_blended(
         out_positions,
     );
     let n = positions.len();
-    if !blend.iter().take(n).any(|&b| b > 0.0) {
+    let blend = &blend[..blend.len().min(n)];
+    if !blend.iter().any(|&b| b > 0.0) {
         return;
     }
     if scratch.positions.len() < n {
@@ -156,8 +156,43 @@ pub fn skin_blended(
         scratch.normals.resize(n, Vec3::ZERO);
     }
     let (dqs_positions, dqs_normals) = (&mut scratch.positions[..n], &mut scratch.normals[..n]);
-    skin_dqs(dual_quats, influences, positions, normals, dqs_positions, dqs_normals);
+    // Dual quaternions only where some vertex blends toward them: a mask or a file that blends
+    // a limb leaves most of the mesh at 0. Only vertices with a blend above 0 are read back.
+    let inf = Inf::of(influences);
+    for run in blended_runs(blend) {
+        dqs::skin_job(
+            fast::Kernel::detect(),
+            dual_quats,
+            inf.vertices(run.clone()),
+            &positions[run.clone()],
+            Some((&normals[run.clone()], &mut dqs_normals[run.clone()])),
+            &mut dqs_positions[run],
+        );
+    }
     mix_toward(blend, dqs_positions, dqs_normals, out_positions, out_normals);
+}
+
+/// Vertices apart by fewer than this many with a blend of 0 are skinned in one run: a call and
+/// a partial SIMD block cost about as much as skinning them.
+const RUN_GAP: usize = 32;
+
+/// The runs of vertices that hold every vertex with a blend above 0, joined across gaps shorter
+/// than [`RUN_GAP`].
+fn blended_runs(blend: &[f32]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut next = 0;
+    std::iter::from_fn(move || {
+        let start = next + blend.get(next..)?.iter().position(|&b| b > 0.0)?;
+        let mut end = start + 1;
+        for (v, &b) in blend.iter().enumerate().skip(end) {
+            if b > 0.0 {
+                end = v + 1;
+            } else if v - end >= RUN_GAP {
+                break;
+            }
+        }
+        next = end;
+        Some(start..end)
+    })
 }
 
 /// Moves each vertex of `out_*` toward the dual quaternion result by its blend: positions
@@ -175,5 +210,82 @@ pub fn mix_toward(
             *out_p = out_p.lerp(p, b);
             *out_n = out_n.lerp(n, b).normalize_or_zero();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skin::fast::tests::{Rng, influences, palette};
+    use crate::skin::skin_dqs;
+
+    #[test]
+    fn runs_hold_every_blended_vertex_and_join_short_gaps() {
+        let mut blend = vec![0.0f32; 300];
+        for v in [3, 4, 20, 100, 140, 141, 299] {
+            blend[v] = 0.5;
+        }
+        let runs: Vec<_> = blended_runs(&blend).collect();
+        // 4 → 20 is a gap of 15 zeros (joined), 20 → 100 of 79 (split), 100 → 140 of 39 (split).
+        assert_eq!(runs, [3..21, 100..101, 140..142, 299..300]);
+        assert_eq!(blended_runs(&[0.0; 50]).count(), 0);
+        assert_eq!(blended_runs(&[]).count(), 0);
+        assert_eq!(blended_runs(&[1.0; 5]).collect::<Vec<_>>(), [0..5]);
+    }
+
+    /// Skinning only the runs gives what dual quaternions over the whole primitive, mixed by
+    /// the same blend, give.
+    #[test]
+    fn blending_by_runs_matches_dual_quaternions_over_every_vertex() {
+        let mut rng = Rng(0xB1E9D);
+        let n = 1000;
+        let matrices = palette(&mut rng, 24);
+        let mut dual_quats = vec![DualQuat::IDENTITY; matrices.len()];
+        crate::anim::dual_quat::dual_quat_palette(&matrices, &mut dual_quats);
+        let influences = influences(&mut rng, n, 1, 24);
+        let positions: Vec<Vec3> = (0..n).map(|_| rng.vec3(2.0)).collect();
+        let normals: Vec<Vec3> = (0..n).map(|_| rng.vec3(1.0).normalize()).collect();
+        // Blocks blended and not, a few lone blended vertices, and a blend shorter than the mesh.
+        let blend: Vec<f32> = (0..n - 7)
+            .map(|v| match v {
+                100..300 | 620..700 => 0.25 + (v % 4) as f32 * 0.25,
+                v if v % 97 == 0 => 1.0,
+                _ => 0.0,
+            })
+            .collect();
+        let (mut got_p, mut got_n) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        let mut scratch = SkinnedPrimitive::default();
+        skin_blended(
+            &matrices,
+            &dual_quats,
+            &influences,
+            &blend,
+            &positions,
+            &normals,
+            &mut got_p,
+            &mut got_n,
+            &mut scratch,
+        );
+        let (mut want_p, mut want_n) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        fast::skin_lbs(&matrices, &influences, &positions, &normals, &mut want_p, &mut want_n);
+        let (mut dqs_p, mut dqs_n) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        skin_dqs(&dual_quats, &influences, &positions, &normals, &mut dqs_p, &mut dqs_n);
+        mix_toward(&blend, &dqs_p, &dqs_n, &mut want_p, &mut want_n);
+        for v in 0..n {
+            assert!(
+                got_p[v].distance(want_p[v]) < 1e-5,
+                "vertex {v}: {} vs {}",
+                got_p[v],
+                want_p[v]
+            );
+            assert!(
+                got_n[v].distance(want_n[v]) < 1e-5,
+                "normal {v}: {} vs {}",
+                got_n[v],
+                want_n[v]
+            );
+        }
+        // A vertex at 0 keeps the LBS result.
+        assert_eq!(got_p[50], want_p[50]);
     }
 }

@@ -4,7 +4,7 @@
 pub mod simd;
 
 pub use crate::anim::dual_quat::{DualQuat, dual_quat_palette, max_non_rigidity};
-use crate::rig::Influences;
+use crate::rig::{Inf, Influences};
 #[cfg(not(target_arch = "x86_64"))]
 use crate::skin::check_shape;
 use crate::skin::fast::Kernel;
@@ -60,7 +60,7 @@ pub fn skin_dqs_with(
     skin_job(
         kernel,
         palette,
-        influences,
+        Inf::of(influences),
         positions,
         Some((normals, out_normals)),
         out_positions,
@@ -96,7 +96,8 @@ pub fn skin_dqs_positions_exact(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        let job = simd::Job::new(palette, influences, positions, None, out_positions).unwrap_or_else(|e| panic!("{e}"));
+        let job = simd::Job::new(palette, Inf::of(influences), positions, None, out_positions)
+            .unwrap_or_else(|e| panic!("{e}"));
         if let Err(mut job) = simd::skin_exact(job) {
             job.reference(0..positions.len());
         }
@@ -113,14 +114,18 @@ pub fn skin_dqs_positions_with(
     positions: &[Vec3],
     out_positions: &mut [Vec3],
 ) {
-    skin_job(kernel, palette, influences, positions, None, out_positions);
+    skin_job(kernel, palette, Inf::of(influences), positions, None, out_positions);
 }
 
-/// [`skin_dqs_with`], with `normals` as `(input, output)` or `None` for positions only.
-fn skin_job(
+/// [`skin_dqs_with`] on a view of the influences (which may be cut to some vertices), with
+/// `normals` as `(input, output)` or `None` for positions only.
+///
+/// # Panics
+/// When the output slices, `normals` or `influences` are shorter than `positions`.
+pub(crate) fn skin_job(
     kernel: Kernel,
     palette: &[DualQuat],
-    influences: &Influences,
+    influences: Inf<'_>,
     positions: &[Vec3],
     normals: Option<(&[Vec3], &mut [Vec3])>,
     out_positions: &mut [Vec3],
@@ -137,16 +142,12 @@ fn skin_job(
     {
         let _ = kernel;
         let normal_lengths = normals.as_ref().map(|(input, output)| (input.len(), output.len()));
-        check_shape(
-            positions.len(),
-            crate::skin::fast::Inf::of(influences),
-            normal_lengths,
-            out_positions.len(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        check_shape(positions.len(), influences, normal_lengths, out_positions.len()).unwrap_or_else(|e| panic!("{e}"));
         match normals {
             Some((normals, out_normals)) => {
-                skin_dqs_reference(palette, influences, positions, normals, out_positions, out_normals)
+                for v in 0..positions.len() {
+                    (out_positions[v], out_normals[v]) = dqs_vertex(palette, influences, v, positions[v], normals[v]);
+                }
             }
             None => {
                 for (v, (out, &position)) in out_positions.iter_mut().zip(positions).enumerate() {
@@ -168,12 +169,12 @@ pub fn skin_dqs_reference(
     out_normals: &mut [Vec3],
 ) {
     for v in 0..positions.len() {
-        (out_positions[v], out_normals[v]) = dqs_vertex(palette, influences, v, positions[v], normals[v]);
+        (out_positions[v], out_normals[v]) = dqs_vertex(palette, Inf::of(influences), v, positions[v], normals[v]);
     }
 }
 
 /// Vertex `v` skinned as [`skin_dqs_reference`] does.
-fn dqs_vertex(palette: &[DualQuat], influences: &Influences, v: usize, position: Vec3, normal: Vec3) -> (Vec3, Vec3) {
+fn dqs_vertex(palette: &[DualQuat], influences: Inf<'_>, v: usize, position: Vec3, normal: Vec3) -> (Vec3, Vec3) {
     let mut real = Vec4::ZERO;
     let mut dual = Vec4::ZERO;
     let mut scale = Vec3::ZERO;

@@ -8,7 +8,6 @@
 //! per-vertex code; so does everything when the palette is not finite.
 
 use super::{DualQuat, dqs_vertex};
-use crate::rig::Influences;
 use crate::skin::fast::lanes::{Lanes, V3, cross, normalize};
 use crate::skin::fast::{Inf, Kernel};
 use crate::skin::{ShapeError, check_shape};
@@ -37,7 +36,7 @@ pub(super) fn skin<'a, 'b>(kernel: Kernel, job: Job<'a, 'b>) -> Result<(), Job<'
 /// one, since the kernels read and write through raw pointers.
 pub(super) struct Job<'a, 'b> {
     palette: &'a [DualQuat],
-    influences: &'a Influences,
+    influences: Inf<'a>,
     positions: &'a [Vec3],
     normals: &'a [Vec3],
     out_positions: &'b mut [Vec3],
@@ -48,21 +47,21 @@ impl<'a, 'b> Job<'a, 'b> {
     /// The slices cut to `positions.len()` vertices, or why they cannot be.
     pub(super) fn new(
         palette: &'a [DualQuat],
-        influences: &'a Influences,
+        influences: Inf<'a>,
         positions: &'a [Vec3],
         normals: Option<(&'a [Vec3], &'b mut [Vec3])>,
         out_positions: &'b mut [Vec3],
     ) -> Result<Job<'a, 'b>, ShapeError> {
         let n = positions.len();
         let normal_lengths = normals.as_ref().map(|(input, output)| (input.len(), output.len()));
-        check_shape(n, Inf::of(influences), normal_lengths, out_positions.len())?;
+        check_shape(n, influences, normal_lengths, out_positions.len())?;
         let (normals, out_normals) = match normals {
             Some((input, output)) => (&input[..n], &mut output[..n]),
             None => (&[][..], &mut [][..]),
         };
         Ok(Job {
             palette,
-            influences,
+            influences: influences.vertices(0..n),
             positions,
             normals,
             out_positions: &mut out_positions[..n],
@@ -140,7 +139,7 @@ impl Compacted {
     ) -> (*const u16, *const f32, usize) {
         let range = base * SETS..(base + V::LANES) * SETS;
         // SAFETY: `V`'s features are this function's contract.
-        match unsafe { V::block_slots::<SETS>(Inf::of(job.influences), range, job.palette.len()) } {
+        match unsafe { V::block_slots::<SETS>(job.influences, range, job.palette.len()) } {
             // SAFETY: `base + LANES` is inside the vertices and the influences cover them.
             Some(slots) => unsafe {
                 (

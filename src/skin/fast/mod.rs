@@ -33,6 +33,7 @@
 //! run of whole blocks.
 
 use super::{ShapeError, check_shape};
+pub use crate::rig::Inf;
 use crate::rig::Influences;
 use glam::{Mat4, Vec3};
 
@@ -49,25 +50,6 @@ pub mod portable;
 pub(crate) mod tests;
 
 pub use crate::cpu::Kernel;
-
-/// A borrowed run of vertices' influences, `sets` groups of four per vertex (a view of
-/// [`Influences`] that can be split between threads without copying).
-#[derive(Debug, Clone, Copy)]
-pub struct Inf<'a> {
-    pub sets: usize,
-    pub joints: &'a [[u16; 4]],
-    pub weights: &'a [[f32; 4]],
-}
-
-impl<'a> Inf<'a> {
-    pub fn of(influences: &'a Influences) -> Inf<'a> {
-        Inf {
-            sets: influences.sets,
-            joints: &influences.joints,
-            weights: &influences.weights,
-        }
-    }
-}
 
 /// One call's slices, checked by [`Job::new`] to cover `positions.len()` vertices and cut to
 /// exactly that many; `normals` and `out_normals` are empty for positions only. The fields are
