@@ -120,8 +120,9 @@ fn mask_share(influences: &Influences, masked_joints: &[bool], vertices: usize) 
 }
 
 /// Weight blended skinning of every vertex: linear blend skinning (the fast kernels) into the
-/// outputs, and, when some vertex has a blend above 0, dual quaternion skinning into `scratch`
-/// (grown to the primitive's size on first use, then reused), mixed in by `blend`.
+/// outputs, then, over the runs of vertices that hold a blend above 0 ([`blended_runs`]), dual
+/// quaternion skinning into `scratch` (grown to the primitive's size on first use, then
+/// reused), mixed in by `blend`.
 ///
 /// # Panics
 /// When the output slices, `normals` or `influences` are shorter than `positions`.
