@@ -16,7 +16,8 @@ struct Draw {
     base_color: vec4<f32>,
     // xyz: emitted color, w: alpha cutoff (with DRAW_ALPHA_MASK)
     material: vec4<f32>,
-    // x: skinning method (SKIN_*), y: the selected joint's index in this mesh's skin (or none),
+    // x: 1 to skin here with the pipeline's `skinning` method (0 for a rigid draw, or when the
+    // vertices arrive skinned), y: the selected joint's index in this mesh's skin (or none),
     // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned),
     // w: DRAW_* flags
     skin: vec4<u32>,
@@ -30,6 +31,10 @@ struct Draw {
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
 // code, which on a software adapter takes a fraction of the time of all modes together.
 override view_mode: u32 = VIEW_SHADED;
+
+// The skinning method (SKIN_*) of the draws that skin here, fixed per pipeline for the same
+// reason: the other methods' code is left out (SKIN_NONE leaves out all of it).
+override skinning: u32 = SKIN_LBS;
 
 // Any value no log2 of a ratio reaches.
 const NO_DEFORMATION: f32 = -1e30;
@@ -134,7 +139,10 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     if (draw.skin.z != 0u) {
         base = morph_vertex(v.index, v.position, v.normal);
     }
-    let skinned = skin_vertex(draw.skin.x, v.index, base.position, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+    var skinned = base;
+    if (draw.skin.x != 0u) {
+        skinned = skin_vertex(skinning, v.index, base.position, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+    }
     let world = draw.model * vec4<f32>(skinned.position, 1.0);
     var out: VertexOut;
     out.clip = frame.view_proj * world;

@@ -200,6 +200,20 @@ fn only_the_pipelines_a_frame_needs_are_built_and_they_are_cached_on_disk() {
         3,
         "the mesh again for the weights view, whose code it alone holds; one wireframe serves every view"
     );
+    viewer.set_skinning(rigscope::skin::SkinningPath::Gpu, rigscope::skin::SkinningMethod::Dqs);
+    renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_eq!(
+        renderer.scene.built_mesh_pipelines(),
+        5,
+        "the mesh and the wireframe again for dual quaternions, whose code only their pipelines hold"
+    );
+    viewer.set_skinning(rigscope::skin::SkinningPath::Cpu, rigscope::skin::SkinningMethod::Dqs);
+    renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();
+    assert_eq!(
+        renderer.scene.built_mesh_pipelines(),
+        7,
+        "and for vertices skinned on the CPU, pipelines with no skinning code"
+    );
 
     // The binary keeps the compiled pipelines in the cache folder, when the adapter can.
     if !gpu.adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {

@@ -1,7 +1,7 @@
 //! The 3D view's pipelines and shared resources, built once per output color format.
 
 use super::gpu_data::{
-    GpuInfluences, PaletteBuffers, create_texture, skinning_layouts, skinning_wgsl, wgsl_u32_constants,
+    GpuInfluences, PaletteBuffers, SKIN_BLENDED, create_texture, skinning_layouts, skinning_wgsl, wgsl_u32_constants,
 };
 use super::scene::*;
 use crate::render::material::MeshPipeline;
@@ -283,18 +283,23 @@ pub(crate) fn mesh_wgsl() -> String {
     )
 }
 
-/// Pipelines per pass and view mode.
-const PIPELINE_SLOTS: usize = MeshPass::COUNT * ViewMode::VARIANTS.len();
+/// Skinning method codes a pipeline is built for: `SKIN_NONE` to `SKIN_BLENDED`.
+const SKINNING_CODES: usize = SKIN_BLENDED as usize + 1;
 
-/// The slot of `pass` in view `mode`: view modes' shader codes run from 0 to their count
-/// (`render::views` tests that).
-fn pipeline_slot(pass: MeshPass, mode: ViewMode) -> usize {
-    pass.slot() * ViewMode::VARIANTS.len() + pass.mode_for(mode).shader_code() as usize
+/// Pipelines per pass, view mode and skinning method.
+const PIPELINE_SLOTS: usize = MeshPass::COUNT * ViewMode::VARIANTS.len() * SKINNING_CODES;
+
+/// The slot of `pass` in view `mode` skinning with method code `skinning`: view modes' shader
+/// codes run from 0 to their count (`render::views` tests that).
+fn pipeline_slot(pass: MeshPass, mode: ViewMode, skinning: u32) -> usize {
+    let mode = pass.slot() * ViewMode::VARIANTS.len() + pass.mode_for(mode).shader_code() as usize;
+    debug_assert!((skinning as usize) < SKINNING_CODES, "skinning code {skinning}");
+    mode * SKINNING_CODES + (skinning as usize).min(SKINNING_CODES - 1)
 }
 
-/// The mesh pipelines, one per pass and view mode, each built the first time a frame needs it:
-/// a software driver spends tens of milliseconds compiling one, and most rigs need one or two
-/// passes in one or two view modes.
+/// The mesh pipelines, one per pass, view mode and skinning method, each built the first time a
+/// frame needs it: a software driver spends tens of milliseconds compiling one, and most rigs
+/// need one or two passes in one or two view modes with one method.
 pub(super) struct MeshPipelines {
     module: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
@@ -309,27 +314,31 @@ impl MeshPipelines {
         self.built.iter().filter(|p| p.get().is_some()).count()
     }
 
-    pub(super) fn get(&self, pass: MeshPass, mode: ViewMode) -> Option<&wgpu::RenderPipeline> {
-        self.built[pipeline_slot(pass, mode)].get()
+    /// The pipeline of `pass` in view `mode` for draws skinned with method code `skinning`
+    /// (`SKIN_*`), once built.
+    pub(super) fn get(&self, pass: MeshPass, mode: ViewMode, skinning: u32) -> Option<&wgpu::RenderPipeline> {
+        self.built[pipeline_slot(pass, mode, skinning)].get()
     }
 
-    /// Builds those of `passes` in view `mode` not built yet, side by side on threads (the
-    /// driver compiles each on the CPU). Returns how many were built.
+    /// Builds those of `passes` in view `mode` with method code `skinning` not built yet, side
+    /// by side on threads (the driver compiles each on the CPU). Returns how many were built.
     pub(super) fn ensure(
         &self,
         device: &wgpu::Device,
         cache: Option<&wgpu::PipelineCache>,
         passes: &[MeshPass],
         mode: ViewMode,
+        skinning: u32,
     ) -> usize {
         let mut missing: Vec<MeshPass> = passes
             .iter()
             .copied()
-            .filter(|p| self.get(*p, mode).is_none())
+            .filter(|p| self.get(*p, mode, skinning).is_none())
             .collect();
         missing.dedup();
         let build = |pass: MeshPass| {
-            self.built[pipeline_slot(pass, mode)].get_or_init(|| self.build(device, cache, pass, pass.mode_for(mode)));
+            self.built[pipeline_slot(pass, mode, skinning)]
+                .get_or_init(|| self.build(device, cache, pass, pass.mode_for(mode), skinning));
         };
         match missing.as_slice() {
             [] => {}
@@ -345,8 +354,12 @@ impl MeshPipelines {
         cache: Option<&wgpu::PipelineCache>,
         pass: MeshPass,
         mode: ViewMode,
+        skinning: u32,
     ) -> wgpu::RenderPipeline {
-        let constants = [("view_mode", f64::from(mode.shader_code()))];
+        let constants = [
+            ("view_mode", f64::from(mode.shader_code())),
+            ("skinning", f64::from(skinning)),
+        ];
         let compilation_options = wgpu::PipelineCompilationOptions {
             constants: &constants,
             ..Default::default()

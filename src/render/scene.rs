@@ -115,6 +115,9 @@ pub struct RigGpu {
     ghosts: Vec<ghosts::GhostGpu>,
     /// Ghost slots this frame draws skinned.
     ghosts_shown: usize,
+    /// The skinning method code (`SKIN_*`) of this frame's draws that skin on the GPU,
+    /// `SKIN_NONE` when none does: the mesh pipelines are built for it.
+    skinning: u32,
 }
 
 impl RigGpu {
@@ -250,7 +253,8 @@ impl SceneRenderer {
             passes.push(MeshPass::Wireframe);
         }
         gpu.ghost_passes(view, &mut passes);
-        self.mesh_pipelines.ensure(device, cache, &passes, view.mode)
+        self.mesh_pipelines
+            .ensure(device, cache, &passes, view.mode, gpu.skinning)
     }
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
@@ -286,6 +290,12 @@ impl SceneRenderer {
             signature.write(bytemuck::cast_slice(weights));
         }
         let gpu_skinning = state.path == SkinningPath::Gpu;
+        let skins_here = |instance: usize| gpu_skinning && !self.unskinned && gpu.palettes[instance].is_some();
+        gpu.skinning = if gpu.draws.iter().any(|draw| skins_here(draw.instance)) {
+            skin_code(state.method)
+        } else {
+            SKIN_NONE
+        };
         let start = std::time::Instant::now();
         for (i, buffers) in gpu.palettes.iter().enumerate() {
             let Some(buffers) = buffers.as_ref().filter(|_| !self.unskinned) else {
@@ -308,11 +318,6 @@ impl SceneRenderer {
         gpu.blended.clear();
         for (d, draw) in gpu.draws.iter_mut().enumerate() {
             let skinned = gpu.palettes[draw.instance].is_some();
-            let method = if skinned && gpu_skinning && !self.unskinned {
-                skin_code(state.method)
-            } else {
-                SKIN_NONE
-            };
             // On the CPU path skinned vertices arrive morphed; everything else is morphed here.
             let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
             let selected = state
@@ -331,7 +336,12 @@ impl SceneRenderer {
                 model,
                 base_color: draw.material.base_color,
                 material: material_uniform(&draw.material),
-                skin: [method, selected, u32::from(morph_here), draw.flags],
+                skin: [
+                    u32::from(skins_here(draw.instance)),
+                    selected,
+                    u32::from(morph_here),
+                    draw.flags,
+                ],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,
             };
@@ -533,7 +543,7 @@ impl SceneRenderer {
                     MeshPass::shaded(draw.pipeline, view.mode)
                 };
                 // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
-                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode) else {
+                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode, gpu.skinning) else {
                     debug_assert!(false, "{mesh_pass:?} was not prepared");
                     continue;
                 };

@@ -197,18 +197,18 @@ impl SceneRenderer {
             }
             let upload_vertices = !gpu_skinning && slot.cpu_vertices != Some(ghost.skinned.generation());
             for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
-                let skinned = slot.palettes[draw.instance].is_some();
-                let method = if skinned && gpu_skinning {
-                    skin_code(state.method)
-                } else {
-                    SKIN_NONE
-                };
+                let skins_here = gpu_skinning && slot.palettes[draw.instance].is_some();
                 let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
                 let uniform = DrawUniform {
                     model: ghost.pose.instance_world(state.rig, draw.instance),
                     base_color: draw.material.base_color,
                     material: material_uniform(&draw.material),
-                    skin: [method, NO_JOINT, u32::from(morph_here), draw.flags | DRAW_GHOST],
+                    skin: [
+                        u32::from(skins_here),
+                        NO_JOINT,
+                        u32::from(morph_here),
+                        draw.flags | DRAW_GHOST,
+                    ],
                     bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                     ghost: ghost_tint(ghost.offset, per_side),
                 };
@@ -247,8 +247,8 @@ impl SceneRenderer {
         for slot in &gpu.ghosts[..gpu.ghosts_shown] {
             for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
                 // Built by `prepare_pipelines`.
-                let Some(pipeline) = (self.mesh_pipelines).get(MeshPass::ghost(draw.pipeline, view.mode), view.mode)
-                else {
+                let ghost_pass = MeshPass::ghost(draw.pipeline, view.mode);
+                let Some(pipeline) = (self.mesh_pipelines).get(ghost_pass, view.mode, gpu.skinning) else {
                     debug_assert!(false, "the ghosts' pipeline was not prepared");
                     continue;
                 };

@@ -110,6 +110,7 @@ impl SceneRenderer {
             cpu_vertices: None,
             ghosts: Vec::new(),
             ghosts_shown: 0,
+            skinning: super::SKIN_NONE,
             blended,
             symmetry_written: None,
             draws,
