@@ -203,12 +203,22 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
             return 0;
         }
         let n = V::load3(nin);
-        // Cofactor columns: k0 = c1 × c2, k1 = c2 × c0, k2 = c0 × c1; det = c0 · k0.
-        let k0 = cross(c1, c2);
-        let k1 = cross(c2, c0);
+        // The cofactor matrix's columns are c1 × c2, c2 × c0 and c0 × c1, and its product with
+        // n regroups as c2 × (n.y·c0 − n.x·c1) + n.z·(c0 × c1): two cross products instead of
+        // three, the second shared with the determinant c2 · (c0 × c1).
         let k2 = cross(c0, c1);
-        let flip = dot(c0, k0).sign_where_negative();
-        let m = combine([k0, k1, k2], n, None);
+        let q = [
+            n[1].mul_sub(c0[0], n[0].mul(c1[0])),
+            n[1].mul_sub(c0[1], n[0].mul(c1[1])),
+            n[1].mul_sub(c0[2], n[0].mul(c1[2])),
+        ];
+        let turned = cross(c2, q);
+        let m = [
+            n[2].mul_add(k2[0], turned[0]),
+            n[2].mul_add(k2[1], turned[1]),
+            n[2].mul_add(k2[2], turned[2]),
+        ];
+        let flip = dot(c2, k2).sign_where_negative();
         let (unit, odd) = normalize([m[0].xor(flip), m[1].xor(flip), m[2].xor(flip)]);
         V::store3(nout, unit);
         odd
