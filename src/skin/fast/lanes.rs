@@ -9,7 +9,7 @@ use std::arch::x86_64::*;
 /// # Safety
 /// Every method runs instructions of the implementation's target features: callers must run
 /// only where the CPU has them (the kernels check once, before their loops). Pointer methods
-/// read or write `3 × LANES` (`load3`, `store3`) or `LANES` floats.
+/// read or write `3 × LANES` (`load3`, `store3`) or `LANES` (`load`) floats.
 pub unsafe trait Lanes: Copy {
     const LANES: usize;
     unsafe fn splat(x: f32) -> Self;
@@ -34,6 +34,8 @@ pub unsafe trait Lanes: Copy {
     unsafe fn outside(self, lo: f32, hi: f32) -> u32;
     /// Bit `i` set where lane `i` is `== 0` (either sign).
     unsafe fn is_zero(self) -> u32;
+    /// `LANES` consecutive floats.
+    unsafe fn load(p: *const f32) -> Self;
     /// `LANES` packed `Vec3`s as x, y and z registers.
     unsafe fn load3(p: *const f32) -> [Self; 3];
     /// The inverse of [`Lanes::load3`].
@@ -318,6 +320,11 @@ unsafe impl Lanes for __m256 {
         unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(self, _mm256_setzero_ps())) as u32 }
     }
     #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: as `splat`; `p` covers 8 floats (the trait's contract).
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
     unsafe fn load3(p: *const f32) -> [Self; 3] {
         // SAFETY: as `splat`; `p` covers 24 floats (the trait's contract).
         unsafe {
@@ -511,6 +518,11 @@ unsafe impl Lanes for __m512 {
     unsafe fn is_zero(self) -> u32 {
         // SAFETY: as `splat`.
         unsafe { u32::from(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self, _mm512_setzero_ps())) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: as `splat`; `p` covers 16 floats (the trait's contract).
+        unsafe { _mm512_loadu_ps(p) }
     }
     #[inline(always)]
     unsafe fn load3(p: *const f32) -> [Self; 3] {
