@@ -455,7 +455,7 @@ mod tests {
         };
         assert_eq!(audit("dqs"), Ok(Some(SkinningMethod::Dqs)));
         assert_eq!(audit("both"), Err(clap::error::ErrorKind::InvalidValue));
-        assert_eq!(audit("blended"), Err(clap::error::ErrorKind::InvalidValue));
+        assert_eq!(audit("blended"), Ok(Some(SkinningMethod::Blended)));
     }
 
     #[test]

@@ -192,6 +192,86 @@ fn a_smooth_twist_pinches_with_linear_blending_and_keeps_its_radius_with_dual_qu
     }
 }
 
+#[test]
+fn the_blended_method_moves_each_vertex_from_linear_toward_dual_quaternions_by_the_files_blend() {
+    // The smooth twist above, with the file's blend b on every vertex. A ring whose weight on
+    // `mid` is w, twisted by θ: linear blending puts it at (1 − w)·p + w·R(θ)p; dual
+    // quaternions turn it by φ = 2·atan2(w·sin(θ/2), 1 − w + w·cos(θ/2)) and keep its radius;
+    // weight blended skinning takes (1 − b)·LBS + b·DQS, worked out here per ring in f64.
+    let mut mesh = elbow(|p| blend(0, 1, (p.y - 0.5) / 1.0));
+    mesh.joints[1].name = "mid".into();
+    let vertices = mesh.positions.len();
+    let methods = [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended];
+    let audit_with = |b: f32| {
+        let mut rig = mesh.rig();
+        rig.skinning.dqs_blend = vec![vec![vec![b; vertices]]];
+        audit::audit(&rig, &options_for("mid", &methods))
+    };
+    let radius = |w: f64, theta: f64, b: f64| {
+        let lbs = (1.0 - w + w * theta.cos(), w * theta.sin());
+        let phi = 2.0 * (w * (theta / 2.0).sin()).atan2(1.0 - w + w * (theta / 2.0).cos());
+        let (x, y) = ((1.0 - b) * lbs.0 + b * phi.cos(), (1.0 - b) * lbs.1 + b * phi.sin());
+        x.hypot(y)
+    };
+    let ring_weights: Vec<f64> = (0..=40)
+        .map(|r| ((r as f64 * 0.05 - 0.5) / 1.0).clamp(0.0, 1.0))
+        .collect();
+    let half = audit_with(0.5);
+    let joint = only_joint(&half);
+    let samples = &curve(joint, Axis::Twist, SkinningMethod::Blended).samples;
+    for sample in samples {
+        let theta = f64::from(sample.angle_deg).to_radians();
+        let (ring, want) = ring_weights
+            .iter()
+            .map(|&w| radius(w, theta, 0.5))
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        // The narrowest ring is the even blend at the joint, which the slice holds.
+        assert!(
+            sample.angle_deg == 0.0 || ring == 20,
+            "{}°: ring {ring}",
+            sample.angle_deg
+        );
+        let got = f64::from(sample.min_radius_ratio.expect("the joint's ring is in the slice"));
+        assert!((got - want).abs() < 1e-3, "{}°: {got} against {want}", sample.angle_deg);
+    }
+    // At 90° halfway between the pinch of linear blending (0.707) and no pinch (1).
+    let at_90 = samples.last().unwrap().min_radius_ratio.unwrap();
+    assert!(
+        (at_90 - (std::f32::consts::FRAC_1_SQRT_2 + 1.0) / 2.0).abs() < 1e-3,
+        "{at_90}"
+    );
+
+    // A blend of 1 is dual quaternion skinning and one of 0 linear blend skinning, measure for
+    // measure on every axis.
+    for (b, same_as) in [(1.0, SkinningMethod::Dqs), (0.0, SkinningMethod::Lbs)] {
+        let report = audit_with(b);
+        let joint = only_joint(&report);
+        for axis in Axis::ALL {
+            assert_eq!(
+                curve(joint, axis, SkinningMethod::Blended).samples,
+                curve(joint, axis, same_as).samples,
+                "b = {b}, {axis:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn auditing_the_blended_method_of_a_file_without_blend_weights_is_refused() {
+    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["audit", "demo", "--method", "blended"])
+        .output()
+        .expect("the rigscope binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("demo has no blend weights toward dual quaternions"),
+        "{stderr}"
+    );
+}
+
 /// Reflection through the plane n·p = 0.5 with n tilted 20° from +X in the XY plane.
 fn tilted_plane() -> (Vec3, f32) {
     let a = 20f32.to_radians();

@@ -176,3 +176,24 @@ fn blend_weights_out_of_range_are_clamped_and_indices_past_the_points_ignored() 
     blend.sort_by(f32::total_cmp);
     assert_eq!(blend, vec![0.0, 0.0, 1.0]);
 }
+
+#[test]
+fn the_audit_sweeps_a_weight_blended_skin_with_its_own_method_when_asked() {
+    let dir = common::temp_dir("audit-blended");
+    let file = dir.join("blend.fbx");
+    std::fs::write(&file, blended_fbx("Blend", true)).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .args(["audit", "--method", "blended", "--json"])
+        .arg(&file)
+        .output()
+        .expect("the rigscope binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{stdout}");
+    let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let entries = document["range_of_motion"].as_array().expect("range_of_motion entries");
+    assert!(!entries.is_empty(), "{stdout}");
+    for entry in entries {
+        assert_eq!(entry["method"], "blended", "{entry}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -35,6 +35,9 @@ pub(super) struct Region {
     pub(super) influences: Influences,
     /// Per vertex: share of its weight on the swept joints.
     pub(super) moved_weight: Vec<f32>,
+    /// Per vertex: the file's blend toward dual quaternions (weight blended skinning), filled
+    /// only when the blended method is swept.
+    pub(super) dqs_blend: Vec<f32>,
     pub(super) triangles: Vec<TriangleBind>,
     /// `triangles` laid out for the lanes (see [`super::triangles`]).
     pub(super) blocks: Vec<TriangleBlock>,
@@ -67,6 +70,7 @@ pub(super) fn region(
             weights: Vec::new(),
         },
         moved_weight: Vec::new(),
+        dqs_blend: Vec::new(),
         triangles: Vec::new(),
         blocks: Vec::new(),
         slice: Vec::new(),

@@ -36,6 +36,7 @@ use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
 use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
+use crate::skin::blend::mix_position;
 use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_exact};
 use crate::skin::fast::skin_lbs_positions_exact;
 use glam::{Mat4, Quat, Vec3};
@@ -420,6 +421,8 @@ pub(super) struct Scratch {
     pub(super) palette: Vec<Mat4>,
     pub(super) dual_quats: Vec<DualQuat>,
     pub(super) posed: Vec<Vec3>,
+    /// The DQS positions the blended method mixes in (empty unless it is swept).
+    pub(super) dqs_posed: Vec<Vec3>,
     pub(super) score: Vec<f32>,
     pub(super) worst: Vec<(f32, u32)>,
     pub(super) selection: Selection,
@@ -437,13 +440,18 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
         .iter()
         .map(|&n| under.get(n).copied().unwrap_or(false))
         .collect();
-    let region = region(space, facts, k, &moved, pivot, axis, bone_length);
+    let mut region = region(space, facts, k, &moved, pivot, axis, bone_length);
+    let blended = options.methods.contains(&SkinningMethod::Blended);
+    if blended {
+        region.dqs_blend = region.vertices.iter().map(|&v| file_blend(rig, v)).collect();
+    }
     let n = region.positions.len();
     let mut scratch = Scratch {
         worlds: vec![Mat4::IDENTITY; rig.nodes.len()],
         palette: vec![Mat4::IDENTITY; skin.joints.len()],
         dual_quats: vec![DualQuat::IDENTITY; skin.joints.len()],
         posed: vec![Vec3::ZERO; n],
+        dqs_posed: if blended { vec![Vec3::ZERO; n] } else { Vec::new() },
         score: vec![0.0; n],
         worst: Vec::with_capacity(options.worst_vertices + 1),
         selection: Selection::default(),
@@ -547,26 +555,37 @@ fn pose(
             *m = if moved[k] { turn } else { Mat4::IDENTITY };
         }
     }
-    // Both methods with one arithmetic on every CPU: the fast kernels agree with it to
+    // Every method with one arithmetic on every CPU: the fast kernels agree with it to
     // rounding, which is enough to move the ratios of near-degenerate triangles and the order
     // of tied vertices, and the audit's findings must not depend on the machine.
-    match method {
-        SkinningMethod::Lbs => skin_lbs_positions_exact(
-            &scratch.palette,
-            &region.influences,
-            &region.positions,
-            &mut scratch.posed,
-        ),
-        // The audit's methods are the two pure ones (the command line offers no other); a
-        // blend of them lies between their measures.
-        SkinningMethod::Dqs | SkinningMethod::Blended => {
-            dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
-            skin_dqs_positions_exact(
-                &scratch.dual_quats,
-                &region.influences,
-                &region.positions,
-                &mut scratch.posed,
-            );
+    let (influences, positions) = (&region.influences, &region.positions);
+    if method != SkinningMethod::Dqs {
+        skin_lbs_positions_exact(&scratch.palette, influences, positions, &mut scratch.posed);
+    }
+    if method == SkinningMethod::Lbs {
+        return;
+    }
+    dual_quat_palette(&scratch.palette, &mut scratch.dual_quats);
+    if method == SkinningMethod::Dqs {
+        skin_dqs_positions_exact(&scratch.dual_quats, influences, positions, &mut scratch.posed);
+        return;
+    }
+    // Weight blended: each vertex's LBS position moved toward its DQS one by the file's blend.
+    skin_dqs_positions_exact(&scratch.dual_quats, influences, positions, &mut scratch.dqs_posed);
+    let vertices = scratch.posed.iter_mut().zip(&scratch.dqs_posed).zip(&region.dqs_blend);
+    for ((posed, &dqs), &b) in vertices {
+        if b > 0.0 {
+            *posed = mix_position(b, *posed, dqs);
         }
     }
+}
+
+/// The file's blend toward dual quaternion skinning of vertex `v` (0 where it gives none).
+fn file_blend(rig: &Rig, v: VertexRef) -> f32 {
+    let blend = rig
+        .skinning
+        .dqs_blend
+        .get(v.mesh)
+        .and_then(|mesh| mesh.get(v.primitive));
+    blend.and_then(|b| b.get(v.vertex as usize)).copied().unwrap_or(0.0)
 }

@@ -4,7 +4,7 @@
 use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
 use crate::audit::{AuditOptions, AuditReport, JointAudit, SymmetryOptions, Thresholds, VertexRef, Violation};
 use crate::skin::SkinningMethod;
-use clap::builder::TypedValueParser;
+use crate::skin::blend::DqsBlend;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,10 +32,9 @@ pub struct AuditArgs {
     /// Poses per side of each axis, evenly spaced up to the largest angle.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=90))]
     pub steps: u16,
-    /// Skin with only this method (both when omitted); weight blended skinning mixes the two and
-    /// is not measured on its own.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["lbs", "dqs"])
-        .try_map(|name| name.parse::<SkinningMethod>()))]
+    /// Skin with only this method (lbs and dqs when omitted); blended is the file's weight
+    /// blended skinning, each vertex moved from LBS toward DQS by the file's blend weights.
+    #[arg(long, value_parser = crate::names::cli::<SkinningMethod>())]
     pub method: Option<SkinningMethod>,
     /// Joints printed in the text ranking.
     #[arg(long, default_value_t = 10)]
@@ -138,6 +137,11 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
         .collect();
     if let Some(unknown) = args.joints.iter().find(|j| !joint_names.contains(&j.as_str())) {
         return fail(format!("{label} has no joint named '{unknown}'"));
+    }
+    if args.method == Some(SkinningMethod::Blended) && !DqsBlend::of_file(&rig).any() {
+        return fail(format!(
+            "{label} has no blend weights toward dual quaternions: its weight blended skinning is linear blend skinning (--method lbs)"
+        ));
     }
     let report = crate::audit::audit(&rig, &args.options());
     let thresholds = args.thresholds();

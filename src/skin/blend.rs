@@ -243,9 +243,16 @@ pub fn mix_toward(
 #[inline]
 fn mix_vertex(b: f32, p: Vec3, n: Vec3, out_p: &mut Vec3, out_n: &mut Vec3) {
     if b > 0.0 {
-        *out_p = out_p.lerp(p, b);
+        *out_p = mix_position(b, *out_p, p);
         *out_n = out_n.lerp(n, b).normalize_or_zero();
     }
+}
+
+/// A vertex's weight blended position from its LBS and DQS positions: their lerp by `b` (`b` in
+/// (0, 1]; the caller keeps the LBS position where `b` is not above 0).
+#[inline]
+pub fn mix_position(b: f32, lbs: Vec3, dqs: Vec3) -> Vec3 {
+    lbs.lerp(dqs, b)
 }
 
 /// [`mix_toward`] a register of vertices at a time.
