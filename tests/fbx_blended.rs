@@ -197,3 +197,34 @@ fn the_audit_sweeps_a_weight_blended_skin_with_its_own_method_when_asked() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_audit_window_shows_a_weight_blended_skin_in_a_column_of_its_own() {
+    use egui_kittest::kittest::Queryable;
+    let rig = load_slice(blended_fbx("Blend", true).as_bytes(), None, "blend.fbx").expect("the file loads");
+    let mut harness = common::main_window(Viewer::new(rig, None), 1400.0, 1000.0);
+    harness.run();
+    harness.key_press(egui::Key::A);
+    harness.run();
+    harness.get_by_label("Run audit").click();
+    harness.step();
+    let (viewer, ui) = harness.state_mut();
+    ui.audit.wait(viewer);
+    let (_, report) = ui.audit.report.clone().expect("the audit handed in its report");
+    let methods: Vec<SkinningMethod> = report.joints[0].curves.iter().map(|c| c.method).collect();
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended] {
+        assert!(methods.contains(&method), "{method:?} in {methods:?}");
+    }
+    harness.run();
+    // Selecting a joint adds the plots, one column per method, each headed by its name.
+    let columns = ["LBS", "DQS", "blended"];
+    let count = |harness: &egui_kittest::Harness<'_, _>, label| harness.query_all_by_label(label).count();
+    let before: Vec<usize> = columns.iter().map(|&c| count(&harness, c)).collect();
+    let (viewer, ui) = harness.state_mut();
+    ui.audit.select(viewer, &report, 0);
+    harness.run();
+    let after: Vec<usize> = columns.iter().map(|&c| count(&harness, c)).collect();
+    for ((column, before), after) in columns.iter().zip(before).zip(after) {
+        assert_eq!(after, before + 1, "{column}");
+    }
+}

@@ -43,12 +43,26 @@ pub struct AuditOptions {
     pub steps: usize,
     /// Joints to audit by node name; every weighted joint when empty.
     pub joints: Vec<String>,
+    /// The skinning methods each pose is skinned with; `Blended` moves each vertex from LBS
+    /// toward DQS by the file's blend weights.
     pub methods: Vec<SkinningMethod>,
     /// Worker threads; `None` for the machine's available parallelism.
     pub threads: Option<usize>,
     /// Vertices kept per pose, worst first.
     pub worst_vertices: usize,
     pub symmetry: SymmetryOptions,
+}
+
+impl AuditOptions {
+    /// The defaults, sweeping `rig`'s own weight blended skinning too when the file has blend
+    /// weights toward dual quaternions: what the audit window runs.
+    pub fn for_rig(rig: &Rig) -> AuditOptions {
+        let mut options = AuditOptions::default();
+        if crate::skin::DqsBlend::of_file(rig).any() {
+            options.methods.push(SkinningMethod::Blended);
+        }
+        options
+    }
 }
 
 impl Default for AuditOptions {

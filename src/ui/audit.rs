@@ -81,7 +81,7 @@ impl AuditPanelState {
         }
         let rig = viewer.rig().clone();
         let job = Job::with_progress(AuditProgress::default(), move |progress| {
-            crate::audit::audit_with_progress(&rig, &AuditOptions::default(), progress)
+            crate::audit::audit_with_progress(&rig, &AuditOptions::for_rig(&rig), progress)
         });
         self.running = Some(RunningAudit {
             job,
@@ -283,8 +283,15 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut AuditPanelState)
             }
         });
     let worst = joint.worst();
-    ui.columns(2, |columns| {
-        for (column, method) in columns.iter_mut().zip([SkinningMethod::Lbs, SkinningMethod::Dqs]) {
+    // A column per method swept, in the order of the report's curves.
+    let mut methods: Vec<SkinningMethod> = Vec::new();
+    for curve in &joint.curves {
+        if !methods.contains(&curve.method) {
+            methods.push(curve.method);
+        }
+    }
+    ui.columns(methods.len().max(1), |columns| {
+        for (column, method) in columns.iter_mut().zip(methods) {
             column.label(method_label(method));
             plot(column, joint, method, state.measure, worst);
         }
