@@ -259,6 +259,66 @@ fn the_blended_method_moves_each_vertex_from_linear_toward_dual_quaternions_by_t
 }
 
 #[test]
+fn a_dqs_mask_blends_each_vertex_by_its_share_of_weight_on_the_masked_joints() {
+    // The smooth twist tube masked at `mid`: a ring's blend is its weight on `mid`, w, so it
+    // lands at (1 − w)·LBS + w·DQS (the radius worked out as in the test above). Masked at the
+    // root every vertex blends fully: dual quaternion skinning, measure for measure.
+    let mut mesh = elbow(|p| blend(0, 1, (p.y - 0.5) / 1.0));
+    mesh.joints[1].name = "mid".into();
+    let rig = mesh.rig();
+    let masked = |name: &str| AuditOptions {
+        dqs_mask: vec![rig.find_node(name).expect("the joint")],
+        ..options_for("mid", &[SkinningMethod::Dqs, SkinningMethod::Blended])
+    };
+    let report = audit::audit(&rig, &masked("mid"));
+    let joint = only_joint(&report);
+    for sample in &curve(joint, Axis::Twist, SkinningMethod::Blended).samples {
+        let theta = f64::from(sample.angle_deg).to_radians();
+        let want = (0..=40)
+            .map(|r| ((r as f64 * 0.05 - 0.5) / 1.0).clamp(0.0, 1.0))
+            .map(|w| {
+                let lbs = (1.0 - w + w * theta.cos(), w * theta.sin());
+                let phi = 2.0 * (w * (theta / 2.0).sin()).atan2(1.0 - w + w * (theta / 2.0).cos());
+                ((1.0 - w) * lbs.0 + w * phi.cos()).hypot((1.0 - w) * lbs.1 + w * phi.sin())
+            })
+            .fold(f64::INFINITY, f64::min);
+        let got = f64::from(sample.min_radius_ratio.expect("the joint's ring is in the slice"));
+        assert!((got - want).abs() < 1e-3, "{}°: {got} against {want}", sample.angle_deg);
+    }
+    let report = audit::audit(&rig, &masked("upper"));
+    let joint = only_joint(&report);
+    for axis in Axis::ALL {
+        assert_eq!(
+            curve(joint, axis, SkinningMethod::Blended).samples,
+            curve(joint, axis, SkinningMethod::Dqs).samples,
+            "{axis:?}"
+        );
+    }
+}
+
+#[test]
+fn audit_takes_a_dqs_mask_by_joint_name_and_refuses_an_unknown_one() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rigscope"))
+            .args(["audit", "demo", "--json", "--curves"])
+            .args(args)
+            .output()
+            .expect("the rigscope binary runs")
+    };
+    let output = run(&["--dqs-joint", "joint3"]);
+    assert!(matches!(output.status.code(), Some(0 | 1)));
+    let document: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    let entries = document["range_of_motion"].as_array().expect("range_of_motion entries");
+    assert!(!entries.is_empty());
+    for entry in entries {
+        assert_eq!(entry["method"], "blended", "{entry}");
+    }
+    let output = run(&["--dqs-joint", "no such joint"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no node named 'no such joint'"));
+}
+
+#[test]
 fn auditing_the_blended_method_of_a_file_without_blend_weights_is_refused() {
     let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
         .args(["audit", "demo", "--method", "blended"])

@@ -44,8 +44,11 @@ pub struct AuditOptions {
     /// Joints to audit by node name; every weighted joint when empty.
     pub joints: Vec<String>,
     /// The skinning methods each pose is skinned with; `Blended` moves each vertex from LBS
-    /// toward DQS by the file's blend weights.
+    /// toward DQS by the file's blend weights, or by `dqs_mask`'s.
     pub methods: Vec<SkinningMethod>,
+    /// A DQS mask (nodes whose subtrees skin toward dual quaternions, as the viewer's): with it,
+    /// a vertex's blend is its share of weight on the masked joints instead of the file's.
+    pub dqs_mask: Vec<usize>,
     /// Worker threads; `None` for the machine's available parallelism.
     pub threads: Option<usize>,
     /// Vertices kept per pose, worst first.
@@ -54,11 +57,15 @@ pub struct AuditOptions {
 }
 
 impl AuditOptions {
-    /// The defaults, sweeping `rig`'s own weight blended skinning too when the file has blend
-    /// weights toward dual quaternions: what the audit window runs.
-    pub fn for_rig(rig: &Rig) -> AuditOptions {
-        let mut options = AuditOptions::default();
-        if crate::skin::DqsBlend::of_file(rig).any() {
+    /// The defaults, sweeping weight blended skinning too when it blends some vertex: by the
+    /// DQS mask `dqs_mask` when it masks a joint, else by the file's blend weights. What the
+    /// audit window runs.
+    pub fn for_rig(rig: &Rig, dqs_mask: &[usize]) -> AuditOptions {
+        let mut options = AuditOptions {
+            dqs_mask: dqs_mask.to_vec(),
+            ..AuditOptions::default()
+        };
+        if !dqs_mask.is_empty() || crate::skin::DqsBlend::of_file(rig).any() {
             options.methods.push(SkinningMethod::Blended);
         }
         options
@@ -73,6 +80,7 @@ impl Default for AuditOptions {
             steps: 6,
             joints: Vec::new(),
             methods: vec![SkinningMethod::Lbs, SkinningMethod::Dqs],
+            dqs_mask: Vec::new(),
             threads: None,
             worst_vertices: 5,
             symmetry: SymmetryOptions::default(),

@@ -36,7 +36,7 @@ use super::{AuditOptions, BindSpace, VertexRef, joint_parents, node_name};
 use crate::anim::PaletteKernel;
 use crate::rig::Rig;
 use crate::skin::SkinningMethod;
-use crate::skin::blend::mix_position;
+use crate::skin::blend::{mask_share, mix_position};
 use crate::skin::dqs::{DualQuat, dual_quat_palette, skin_dqs_positions_exact};
 use crate::skin::fast::skin_lbs_positions_exact;
 use glam::{Mat4, Quat, Vec3};
@@ -443,7 +443,15 @@ fn sweep_joint(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize, option
     let mut region = region(space, facts, k, &moved, pivot, axis, bone_length);
     let blended = options.methods.contains(&SkinningMethod::Blended);
     if blended {
-        region.dqs_blend = region.vertices.iter().map(|&v| file_blend(rig, v)).collect();
+        region.dqs_blend = if options.dqs_mask.is_empty() {
+            region.vertices.iter().map(|&v| file_blend(rig, v)).collect()
+        } else {
+            let masked = rig.subtrees(&options.dqs_mask);
+            let masked_joints: Vec<bool> = (skin.joints.iter())
+                .map(|&node| masked.get(node).copied().unwrap_or(false))
+                .collect();
+            mask_share(&region.influences, &masked_joints, region.positions.len())
+        };
     }
     let n = region.positions.len();
     let mut scratch = Scratch {
@@ -570,7 +578,7 @@ fn pose(
         skin_dqs_positions_exact(&scratch.dual_quats, influences, positions, &mut scratch.posed);
         return;
     }
-    // Weight blended: each vertex's LBS position moved toward its DQS one by the file's blend.
+    // Weight blended: each vertex's LBS position moved toward its DQS one by its blend.
     skin_dqs_positions_exact(&scratch.dual_quats, influences, positions, &mut scratch.dqs_posed);
     let vertices = scratch.posed.iter_mut().zip(&scratch.dqs_posed).zip(&region.dqs_blend);
     for ((posed, &dqs), &b) in vertices {

@@ -36,6 +36,11 @@ pub struct AuditArgs {
     /// blended skinning, each vertex moved from LBS toward DQS by the file's blend weights.
     #[arg(long, value_parser = crate::names::cli::<SkinningMethod>())]
     pub method: Option<SkinningMethod>,
+    /// DQS mask for the blended method: this joint (node name) and its descendants skin toward
+    /// dual quaternions, each vertex by its share of weight on them, instead of by the file's
+    /// blend weights (repeatable; the blended method alone unless --method names another).
+    #[arg(long = "dqs-joint", value_name = "JOINT")]
+    pub dqs_joints: Vec<String>,
     /// Joints printed in the text ranking.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -138,12 +143,25 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
     if let Some(unknown) = args.joints.iter().find(|j| !joint_names.contains(&j.as_str())) {
         return fail(format!("{label} has no joint named '{unknown}'"));
     }
-    if args.method == Some(SkinningMethod::Blended) && !DqsBlend::of_file(&rig).any() {
+    let mut options = args.options();
+    for name in &args.dqs_joints {
+        match crate::headless::find_node(&rig, name) {
+            Ok(node) => options.dqs_mask.push(node),
+            Err(e) => return fail(format!("{label}: {e}")),
+        }
+    }
+    if args.method.is_none() && !options.dqs_mask.is_empty() {
+        options.methods = vec![SkinningMethod::Blended];
+    }
+    if options.methods.contains(&SkinningMethod::Blended)
+        && options.dqs_mask.is_empty()
+        && !DqsBlend::of_file(&rig).any()
+    {
         return fail(format!(
-            "{label} has no blend weights toward dual quaternions: its weight blended skinning is linear blend skinning (--method lbs)"
+            "{label} has no blend weights toward dual quaternions: its weight blended skinning is linear blend skinning (--method lbs, or a DQS mask with --dqs-joint)"
         ));
     }
-    let report = crate::audit::audit(&rig, &args.options());
+    let report = crate::audit::audit(&rig, &options);
     let thresholds = args.thresholds();
     let violations = report.violations(&thresholds);
     let too_asymmetric = args
@@ -217,7 +235,11 @@ fn vertex_label(v: &VertexRef) -> String {
 fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_asymmetric: bool) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let methods = args.method.map_or("lbs and dqs", <&str>::from);
+    let methods = match (args.method, args.dqs_joints.is_empty()) {
+        (Some(method), _) => <&str>::from(method),
+        (None, true) => "lbs and dqs",
+        (None, false) => "blended",
+    };
     let _ = writeln!(
         out,
         "Range of motion: {} joints, twist ±{}°, bends ±{}°, {} poses per side, {methods}, in {:.2} s",

@@ -97,7 +97,7 @@ impl DqsBlend {
 }
 
 /// Per vertex, the share of its weight on the joints `masked_joints` marks (by palette slot).
-fn mask_share(influences: &Influences, masked_joints: &[bool], vertices: usize) -> Vec<f32> {
+pub(crate) fn mask_share(influences: &Influences, masked_joints: &[bool], vertices: usize) -> Vec<f32> {
     (0..vertices)
         .map(|v| {
             let (mut on_mask, mut total) = (0.0f32, 0.0f32);

@@ -80,8 +80,9 @@ impl AuditPanelState {
             running.job.cancel();
         }
         let rig = viewer.rig().clone();
+        let options = AuditOptions::for_rig(&rig, viewer.dqs_mask());
         let job = Job::with_progress(AuditProgress::default(), move |progress| {
-            crate::audit::audit_with_progress(&rig, &AuditOptions::for_rig(&rig), progress)
+            crate::audit::audit_with_progress(&rig, &options, progress)
         });
         self.running = Some(RunningAudit {
             job,
