@@ -79,15 +79,21 @@ pub struct AuditArgs {
 }
 
 impl AuditArgs {
+    /// The options the flags ask for; the DQS mask's joints are resolved against the rig by the
+    /// caller (`dqs_mask` is left empty).
     pub fn options(&self) -> AuditOptions {
+        // The method named; else the blended one alone when joints are masked; else both pure ones.
+        let methods = match (self.method, self.dqs_joints.is_empty()) {
+            (Some(method), _) => vec![method],
+            (None, false) => vec![SkinningMethod::Blended],
+            (None, true) => vec![SkinningMethod::Lbs, SkinningMethod::Dqs],
+        };
         AuditOptions {
             bend_degrees: self.bend,
             twist_degrees: self.twist,
             steps: usize::from(self.steps),
             joints: self.joints.clone(),
-            methods: self
-                .method
-                .map_or_else(|| vec![SkinningMethod::Lbs, SkinningMethod::Dqs], |m| vec![m]),
+            methods,
             threads: self.threads,
             symmetry: SymmetryOptions {
                 tolerance: self.mirror_tolerance,
@@ -149,9 +155,6 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
             Ok(node) => options.dqs_mask.push(node),
             Err(e) => return fail(format!("{label}: {e}")),
         }
-    }
-    if args.method.is_none() && !options.dqs_mask.is_empty() {
-        options.methods = vec![SkinningMethod::Blended];
     }
     if options.methods.contains(&SkinningMethod::Blended)
         && options.dqs_mask.is_empty()
@@ -235,11 +238,8 @@ fn vertex_label(v: &VertexRef) -> String {
 fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_asymmetric: bool) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let methods = match (args.method, args.dqs_joints.is_empty()) {
-        (Some(method), _) => <&str>::from(method),
-        (None, true) => "lbs and dqs",
-        (None, false) => "blended",
-    };
+    let names: Vec<&str> = args.options().methods.into_iter().map(<&str>::from).collect();
+    let methods = names.join(" and ");
     let _ = writeln!(
         out,
         "Range of motion: {} joints, twist ±{}°, bends ±{}°, {} poses per side, {methods}, in {:.2} s",
