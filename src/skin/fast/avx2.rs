@@ -66,6 +66,33 @@ unsafe impl Blend for Avx2 {
         }
     }
 
+    type Weights = __m256;
+
+    // Not `inline(always)`, which cannot go with target features (the inline assembly needs
+    // them); inlined all the same into the kernel, which has them.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn weights(w: &[f32; 4]) -> __m256 {
+        // SAFETY: as `zero`; `w` is 16 readable bytes; `opaque!` is sound under this function's
+        // target feature.
+        unsafe {
+            let four = _mm_loadu_ps(w.as_ptr());
+            opaque!(_mm256_set_m128(four, four), ymm_reg)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted_slot([lo, hi]: [__m256; 2], w: __m256, slot: usize, m: *const f32) -> [__m256; 2] {
+        // SAFETY: as `add_weighted`.
+        unsafe {
+            let w = spread(w, slot);
+            [
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m), lo),
+                _mm256_fmadd_ps(w, _mm256_loadu_ps(m.add(8)), hi),
+            ]
+        }
+    }
+
     const POINTWISE: bool = true;
 
     #[inline(always)]
@@ -170,10 +197,48 @@ unsafe impl Blend for Avx2Exact {
         }
     }
 
+    type Weights = __m256;
+
+    #[inline(always)]
+    unsafe fn weights(w: &[f32; 4]) -> __m256 {
+        // SAFETY: the trait's contract.
+        unsafe { Avx2::weights(w) }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted_slot([lo, hi]: [__m256; 2], w: __m256, slot: usize, m: *const f32) -> [__m256; 2] {
+        // SAFETY: the trait's contract; `m` covers 16 floats.
+        unsafe {
+            let w = spread(w, slot);
+            [
+                _mm256_add_ps(lo, _mm256_mul_ps(_mm256_loadu_ps(m), w)),
+                _mm256_add_ps(hi, _mm256_mul_ps(_mm256_loadu_ps(m.add(8)), w)),
+            ]
+        }
+    }
+
     #[inline(always)]
     unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
         // SAFETY: the trait's contract.
         unsafe { Avx2::transpose(mats) }
+    }
+}
+
+/// Weight `slot` of the four repeated in each 128-bit half of `w`, in every lane: one in-lane
+/// shuffle (`slot` is a constant once the slot loop is unrolled).
+///
+/// # Safety
+/// AVX.
+#[inline(always)]
+unsafe fn spread(w: __m256, slot: usize) -> __m256 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match slot {
+            0 => _mm256_shuffle_ps::<0x00>(w, w),
+            1 => _mm256_shuffle_ps::<0x55>(w, w),
+            2 => _mm256_shuffle_ps::<0xAA>(w, w),
+            _ => _mm256_shuffle_ps::<0xFF>(w, w),
+        }
     }
 }
 

@@ -59,6 +59,32 @@ unsafe impl Blend for Avx512 {
         unsafe { _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(m), acc) }
     }
 
+    type Weights = __m512;
+
+    // Not `inline(always)`, which cannot go with target features (the inline assembly needs
+    // them); inlined all the same into the kernel, which has them.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn weights(w: &[f32; 4]) -> __m512 {
+        // SAFETY: as `zero`; `w` is 16 readable bytes; `opaque!` is sound under this function's
+        // target feature.
+        unsafe { opaque!(_mm512_broadcast_f32x4(_mm_loadu_ps(w.as_ptr())), zmm_reg) }
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted_slot(acc: __m512, w: __m512, slot: usize, m: *const f32) -> __m512 {
+        // SAFETY: as `add_weighted`.
+        unsafe {
+            let w = match slot {
+                0 => _mm512_shuffle_ps::<0x00>(w, w),
+                1 => _mm512_shuffle_ps::<0x55>(w, w),
+                2 => _mm512_shuffle_ps::<0xAA>(w, w),
+                _ => _mm512_shuffle_ps::<0xFF>(w, w),
+            };
+            _mm512_fmadd_ps(w, _mm512_loadu_ps(m), acc)
+        }
+    }
+
     const POINTWISE: bool = true;
 
     /// As the AVX2 kernel's, from the matrix's two 256-bit halves: cheaper than the

@@ -28,6 +28,18 @@ pub unsafe trait Blend {
     /// # Safety
     /// The CPU has `V`'s features; `m` points at 16 readable floats.
     unsafe fn add_weighted(acc: Self::M, w: f32, m: *const f32) -> Self::M;
+    /// One influence set's four weights, read with one load: the kernels are bound by loads,
+    /// and spreading each weight from a register costs a shuffle where a broadcast load per
+    /// weight costs a load.
+    type Weights: Copy;
+    /// # Safety
+    /// The CPU has `V`'s features.
+    unsafe fn weights(w: &[f32; 4]) -> Self::Weights;
+    /// `acc + w[slot] · m`, as [`Blend::add_weighted`]; `slot < 4`.
+    ///
+    /// # Safety
+    /// As [`Blend::add_weighted`].
+    unsafe fn add_weighted_slot(acc: Self::M, w: Self::Weights, slot: usize, m: *const f32) -> Self::M;
     /// Columns 0–3 (x, y, z) of `mats` (`LANES` of them), one register per element with
     /// vertex `i` in lane `i`.
     ///
@@ -94,12 +106,15 @@ unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
     for i in 0..B::V::LANES {
         let v = base + i;
         let joints = &job.influences.joints[v * SETS..(v + 1) * SETS];
-        let weights = job.influences.weights[v * SETS..(v + 1) * SETS].as_flattened();
+        let weights = &job.influences.weights[v * SETS..(v + 1) * SETS];
         // SAFETY: the caller's contract; `block_slots` checked every joint of the block.
         unsafe {
+            let first = B::weights(&weights[0]);
+            let second = if SLOTS > 4 { B::weights(&weights[1]) } else { first };
             let mut acc = B::zero();
-            for (k, &w) in weights.iter().enumerate().take(SLOTS) {
-                acc = B::add_weighted(acc, w, pal.add(joint_offset(joints, k)));
+            for k in 0..SLOTS {
+                let set = if k < 4 { first } else { second };
+                acc = B::add_weighted_slot(acc, set, k % 4, pal.add(joint_offset(joints, k)));
             }
             out.put(i, acc);
         }

@@ -37,6 +37,21 @@ pub use crate::rig::Inf;
 use crate::rig::Influences;
 use glam::{Mat4, Vec3};
 
+/// `$v` unchanged, but out of the optimizer's sight: a shuffle of a loaded register would
+/// otherwise be folded back into one broadcast load per lane, the kernels' scarcest resource.
+/// `$class` is the register class (`ymm_reg`, `zmm_reg`), which the calling function's target
+/// features must provide. Expands to an `unsafe` operation: the empty instruction sequence it
+/// runs claims to rewrite one register and reads or writes no memory, flags or stack, so it is
+/// sound wherever the register class is available.
+#[cfg(target_arch = "x86_64")]
+macro_rules! opaque {
+    ($v:expr, $class:ident) => {{
+        let mut v = $v;
+        std::arch::asm!("/* {0} */", inout($class) v, options(pure, nomem, nostack, preserves_flags));
+        v
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
