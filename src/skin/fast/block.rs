@@ -103,10 +103,11 @@ unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
     out: &mut impl Sink<B>,
 ) {
     let pal = job.palette.as_ptr() as *const f32;
-    for i in 0..B::V::LANES {
-        let v = base + i;
-        let joints = &job.influences.joints[v * SETS..(v + 1) * SETS];
-        let weights = &job.influences.weights[v * SETS..(v + 1) * SETS];
+    // The block's influences sliced once, so that the loop below has no bounds checks.
+    let block = base * SETS..(base + B::V::LANES) * SETS;
+    let joints = job.influences.joints[block.clone()].chunks_exact(SETS);
+    let weights = job.influences.weights[block].chunks_exact(SETS);
+    for (i, (joints, weights)) in joints.zip(weights).enumerate() {
         // SAFETY: the caller's contract; `block_slots` checked every joint of the block.
         unsafe {
             let first = B::weights(&weights[0]);
