@@ -17,6 +17,11 @@
 //!   transformed as soon as its matrix is blended, the two column pairs multiplied by
 //!   `(x | y)` and `(z | 1)` and the halves added.
 //!
+//!   In both, a vertex's four weights are one load, each spread over the lanes by an in-lane
+//!   shuffle (the blend is bound by loads, not by shuffles), and a block is finished (transpose
+//!   and the rest) only after the next one is blended, so that the finish's chain of dependent
+//!   steps overlaps the next blend's independent work.
+//!
 //!   In both, validity (weights > 0, joints inside the palette) is checked once per block; a
 //!   block that fails it blends each vertex with the reference's checks (zero weights and joints
 //!   outside the palette skipped, identity when nothing is left).
