@@ -38,6 +38,8 @@ pub fn local_to_world_with(kernel: Kernel, nodes: &[Node], locals: &[Trs], world
             Kernel::Portable => {}
         }
     }
+    // Other targets have the portable code alone.
+    let _ = kernel;
     for i in 0..n {
         let local = &locals[i];
         let local = Affine3A::from_scale_rotation_translation(local.scale, local.rotation, local.translation);
@@ -76,6 +78,8 @@ pub fn build_palette_with(
             Kernel::Portable => {}
         }
     }
+    // Other targets have the portable code alone.
+    let _ = kernel;
     for ((out, &joint), inverse_bind) in palette.iter_mut().zip(joints).zip(inverse_binds) {
         *out = Mat4::from(Affine3A::from_mat4(worlds[joint]) * Affine3A::from_mat4(*inverse_bind));
     }

@@ -61,9 +61,7 @@ macro_rules! opaque {
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
-#[cfg(target_arch = "x86_64")]
 pub(crate) mod block;
-#[cfg(target_arch = "x86_64")]
 pub(crate) mod lanes;
 pub mod portable;
 #[cfg(test)]
@@ -157,7 +155,7 @@ impl<'a> Job<'a> {
     }
 
     /// Skins every vertex with `kernel` (the portable one when `kernel` is not available here).
-    pub fn run(mut self, kernel: Kernel) {
+    pub fn run(self, kernel: Kernel) {
         #[cfg(target_arch = "x86_64")]
         if matches!(self.influences.sets, 1 | 2) && kernel.is_available() {
             match kernel {
@@ -172,8 +170,7 @@ impl<'a> Job<'a> {
             }
         }
         let _ = kernel;
-        let n = self.len();
-        portable::range(&mut self, 0..n);
+        portable::skin(self);
     }
 }
 
@@ -219,15 +216,14 @@ pub fn skin_lbs_positions_exact(
     positions: &[Vec3],
     out_positions: &mut [Vec3],
 ) {
-    let mut job = checked_job(palette, influences, positions, None, out_positions);
+    let job = checked_job(palette, influences, positions, None, out_positions);
     #[cfg(target_arch = "x86_64")]
     if matches!(job.influences.sets, 1 | 2) && Kernel::Avx2Fma.is_available() {
         // SAFETY: AVX2 and FMA are available (checked just above), the job holds 1 or 2 sets
         // and no normals, and `checked_job` cut every slice to its vertices.
         return unsafe { avx2::skin_exact(job) };
     }
-    let n = job.len();
-    portable::range(&mut job, 0..n);
+    portable::skin(job);
 }
 
 /// [`skin_lbs`] with a chosen kernel (falls back to the portable one when `kernel` is not

@@ -1,5 +1,8 @@
-//! One vertex at a time, any CPU: blends only the matrix columns the result needs.
+//! Any CPU: four vertices at a time in glam's `Vec4` lanes ([`skin`]), and one at a time
+//! ([`range`]) for the rest and for what the block kernels hand back.
 
+use super::block::{Blend, run};
+use super::lanes::V3;
 use super::{Inf, Job};
 use glam::{Mat4, Vec3, Vec4};
 
@@ -57,5 +60,80 @@ pub(super) fn range(job: &mut Job<'_>, range: std::ops::Range<usize>) {
         if with_normals {
             job.out_normals[v] = n;
         }
+    }
+}
+
+/// Skins every vertex of `job` four at a time in glam's `Vec4` lanes (SSE2 on x86-64, NEON on
+/// AArch64) for one or two influence sets, else one vertex at a time. Positions have the
+/// per-vertex path's bits: the same multiplies and adds in the same order.
+pub(super) fn skin(mut job: Job<'_>) {
+    // SAFETY: `Portable` needs no target feature; `run`'s `SETS` and `NORMALS` match the job.
+    unsafe {
+        match (job.influences.sets, job.with_normals()) {
+            (1, true) => run::<Portable, 1, true>(job),
+            (1, false) => run::<Portable, 1, false>(job),
+            (2, true) => run::<Portable, 2, true>(job),
+            (2, false) => run::<Portable, 2, false>(job),
+            _ => {
+                let n = job.len();
+                range(&mut job, 0..n);
+            }
+        }
+    }
+}
+
+/// The portable block kernel's blend: columns as `Vec4`s, a multiply then an add per
+/// influence, as [`blend`] does.
+pub(super) struct Portable;
+
+// SAFETY: no method needs a target feature; `add_weighted` reads the 16 floats its caller
+// vouches for.
+unsafe impl Blend for Portable {
+    type V = Vec4;
+    const EXACT: bool = true;
+    type M = [Vec4; 4];
+
+    #[inline(always)]
+    unsafe fn zero() -> [Vec4; 4] {
+        [Vec4::ZERO; 4]
+    }
+
+    #[inline(always)]
+    unsafe fn identity() -> [Vec4; 4] {
+        Mat4::IDENTITY.to_cols_array_2d().map(Vec4::from_array)
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted(acc: [Vec4; 4], w: f32, m: *const f32) -> [Vec4; 4] {
+        // SAFETY: `m` covers 16 floats (the trait's contract).
+        let m = Mat4::from_cols_array(&unsafe { m.cast::<[f32; 16]>().read_unaligned() });
+        [
+            acc[0] + m.x_axis * w,
+            acc[1] + m.y_axis * w,
+            acc[2] + m.z_axis * w,
+            acc[3] + m.w_axis * w,
+        ]
+    }
+
+    type Weights = [f32; 4];
+
+    #[inline(always)]
+    unsafe fn weights(w: &[f32; 4]) -> [f32; 4] {
+        *w
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted_slot(acc: [Vec4; 4], w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 4] {
+        // SAFETY: the trait's contract.
+        unsafe { Self::add_weighted(acc, w[slot], m) }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[[Vec4; 4]; 16]) -> [V3<Vec4>; 4] {
+        let column = |c: usize| {
+            let t = Mat4::from_cols(mats[0][c], mats[1][c], mats[2][c], mats[3][c]).transpose();
+            [t.x_axis, t.y_axis, t.z_axis]
+        };
+        [column(0), column(1), column(2), column(3)]
     }
 }
