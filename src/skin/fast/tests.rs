@@ -344,7 +344,10 @@ fn exact_positions_have_the_portable_paths_bits() {
         super::portable::range(&mut job, 0..n);
         let (mut exact, mut blocks) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
         skin_lbs_positions_exact(palette, influences, positions, &mut exact);
-        skin_lbs_with(Kernel::Portable, palette, influences, positions, None, &mut blocks);
+        // With normals, so that the portable kernel runs its blocks of four.
+        let mut normals = vec![Vec3::NAN; n];
+        let normals = Some((positions, &mut normals[..]));
+        skin_lbs_with(Kernel::Portable, palette, influences, positions, normals, &mut blocks);
         for (got, path) in [(&exact, "exact"), (&blocks, "portable blocks")] {
             for v in 0..n {
                 assert_eq!(
