@@ -387,6 +387,7 @@ mod tests {
     /// with vertices at 0, below 0 or NaN (left as they were), a blend past 1, normals that mix
     /// to zero or to a huge length, and a tail shorter than a block.
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn every_kernel_mixes_as_the_vertex_by_vertex_mix() {
         let mut rng = Rng(0x5EED_B1E9);
         let n = 16 * 9 + 5;

@@ -256,6 +256,14 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
 unsafe impl Lanes for Vec4 {
     const LANES: usize = 4;
     #[inline(always)]
+    unsafe fn block_slots<const SETS: usize>(
+        influences: super::Inf<'_>,
+        range: std::ops::Range<usize>,
+        palette: usize,
+    ) -> Option<usize> {
+        super::portable::block_slots::<SETS>(influences, range, palette)
+    }
+    #[inline(always)]
     unsafe fn splat(x: f32) -> Self {
         Vec4::splat(x)
     }

@@ -452,7 +452,12 @@ fn sorted_weights_with_unused_slots_match_the_reference() {
 fn the_simd_block_checks_answer_as_the_generic_one() {
     use super::block::block_slots;
     type Check = unsafe fn(Inf<'_>, std::ops::Range<usize>, usize) -> Option<usize>;
-    let widths: [(Kernel, usize, [Check; 2]); 2] = [
+    let widths: [(Kernel, usize, [Check; 2]); 3] = [
+        (
+            Kernel::Portable,
+            4,
+            [super::portable::block_slots::<1>, super::portable::block_slots::<2>],
+        ),
         (
             Kernel::Avx2Fma,
             8,
