@@ -50,7 +50,8 @@ pub unsafe trait Blend {
     /// transformed one vertex at a time as each matrix is blended, with no transpose.
     const POINTWISE: bool = false;
     /// Writes `m · (p, 1)` for vertex `lane` of a block whose `LANES` packed positions start
-    /// at `pin` (outputs at `pout`), touching no float outside the block's.
+    /// at `pin` (outputs at `pout`), touching no float outside the block's; with the portable
+    /// path's operations in its order when [`Blend::EXACT`].
     ///
     /// # Safety
     /// The CPU has `V`'s features; `lane < LANES`; `pin` and `pout` cover `3 × LANES` floats.
@@ -193,7 +194,7 @@ pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job
     // A zero weight adds exactly nothing only to finite matrices.
     let finite = job.palette.iter().all(|m| m.is_finite());
     // Positions alone, transformed as each matrix is blended.
-    let pointwise = B::POINTWISE && !NORMALS && !B::EXACT;
+    let pointwise = B::POINTWISE && !NORMALS;
     // Two blocks' matrices (see below). Each block overwrites its `LANES` matrices: filled once
     // here rather than per block (a kilobyte written per block, a tenth of the AVX2 kernel's
     // time).

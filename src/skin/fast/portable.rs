@@ -63,19 +63,18 @@ pub(super) fn range(job: &mut Job<'_>, range: std::ops::Range<usize>) {
     }
 }
 
-/// Skins every vertex of `job`: with normals and one or two influence sets four at a time in
-/// glam's `Vec4` lanes (SSE2 on x86-64, NEON on AArch64), else one vertex at a time. Positions
-/// have the per-vertex path's bits either way: the same multiplies and adds in the same order.
-///
-/// Positions alone stay one vertex at a time, which measured faster (4.38 against 5.60 ns a
-/// vertex on Zen 5): without the cofactor normals there is too little arithmetic to pay for
-/// turning four vertices' matrices and positions into lanes and back.
+/// Skins every vertex of `job` with one or two influence sets four at a time in glam's `Vec4`
+/// lanes (SSE2 on x86-64, NEON on AArch64), else one vertex at a time. Positions have the
+/// per-vertex path's bits either way: the same multiplies and adds in the same order; without
+/// normals each vertex's position is transformed as soon as its matrix is blended.
 pub(super) fn skin(mut job: Job<'_>) {
     // SAFETY: `Portable` needs no target feature; `run`'s `SETS` and `NORMALS` match the job.
     unsafe {
         match (job.influences.sets, job.with_normals()) {
             (1, true) => run::<Portable, 1, true>(job),
+            (1, false) => run::<Portable, 1, false>(job),
             (2, true) => run::<Portable, 2, true>(job),
+            (2, false) => run::<Portable, 2, false>(job),
             _ => {
                 let n = job.len();
                 range(&mut job, 0..n);
@@ -128,6 +127,21 @@ unsafe impl Blend for Portable {
     unsafe fn add_weighted_slot(acc: [Vec4; 4], w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 4] {
         // SAFETY: the trait's contract.
         unsafe { Self::add_weighted(acc, w[slot], m) }
+    }
+
+    const POINTWISE: bool = true;
+
+    /// As [`vertex`] computes it: the same bits.
+    #[inline(always)]
+    unsafe fn transform_point([c0, c1, c2, c3]: [Vec4; 4], pin: *const f32, pout: *mut f32, lane: usize) {
+        // SAFETY: floats 3·lane … 3·lane + 2 are the vertex's own (the trait's contract).
+        unsafe {
+            let p = Vec3::from_array(pin.add(3 * lane).cast::<[f32; 3]>().read_unaligned());
+            let position = (c0 * p.x + c1 * p.y + c2 * p.z + c3).truncate();
+            pout.add(3 * lane)
+                .cast::<[f32; 3]>()
+                .write_unaligned(position.to_array());
+        }
     }
 
     #[inline(always)]

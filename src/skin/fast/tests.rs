@@ -344,11 +344,18 @@ fn exact_positions_have_the_portable_paths_bits() {
         super::portable::range(&mut job, 0..n);
         let (mut exact, mut blocks) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
         skin_lbs_positions_exact(palette, influences, positions, &mut exact);
-        // With normals, so that the portable kernel runs its blocks of four.
+        // With normals and without: the portable kernel's two ways through its blocks.
         let mut normals = vec![Vec3::NAN; n];
         let normals = Some((positions, &mut normals[..]));
         skin_lbs_with(Kernel::Portable, palette, influences, positions, normals, &mut blocks);
-        for (got, path) in [(&exact, "exact"), (&blocks, "portable blocks")] {
+        let mut points = vec![Vec3::NAN; n];
+        skin_lbs_with(Kernel::Portable, palette, influences, positions, None, &mut points);
+        let paths = [
+            (&exact, "exact"),
+            (&blocks, "portable blocks"),
+            (&points, "portable blocks, positions alone"),
+        ];
+        for (got, path) in paths {
             for v in 0..n {
                 assert_eq!(
                     got[v].to_array().map(f32::to_bits),
