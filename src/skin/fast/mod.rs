@@ -25,8 +25,11 @@
 //!   In both, validity (weights > 0, joints inside the palette) is checked once per block; a
 //!   block that fails it blends each vertex with the reference's checks (zero weights and joints
 //!   outside the palette skipped, identity when nothing is left).
-//! - **Portable** ([`portable`]): one vertex at a time; used on other CPUs, for the last
-//!   `len % block` vertices, and for the rare normals whose length is zero, subnormal or not
+//! - **Portable** ([`portable`], any CPU): blocks of four in glam's `Vec4` (SSE2 on x86-64,
+//!   NEON on AArch64) through the same block loop and lane math, the blend and the position
+//!   transform with the one-vertex path's operations in its order, so that positions have its
+//!   bits; and that one-vertex path, for the last `len % block` vertices of every kernel, more
+//!   than two influence sets, and the rare normals whose length is zero, subnormal or not
 //!   finite.
 //!
 //! [`skin_lbs`] and [`skin_lbs_positions`] run the widest of these the CPU has
