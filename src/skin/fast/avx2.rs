@@ -285,11 +285,7 @@ pub(crate) unsafe fn block_slots<const SETS: usize>(
         } else {
             0x01
         };
-        let slots = if used == 0 {
-            1
-        } else {
-            32 - used.leading_zeros() as usize
-        };
+        let slots = super::block::slots_through(used);
         let most = _mm256_set1_epi32(0x7F80_0000);
         let weights_valid = lanes_where(_mm256_cmpeq_epi32(_mm256_min_epu32(highest, most), highest)) == 0xFF;
         let first_positive = lanes_where(_mm256_cmpeq_epi32(lowest, zero)) & first_slot == 0;

@@ -197,11 +197,7 @@ pub(crate) unsafe fn block_slots<const SETS: usize>(
         } else {
             ((used | used >> 8) & 0xFF, 0x0101)
         };
-        let slots = if used == 0 {
-            1
-        } else {
-            32 - used.leading_zeros() as usize
-        };
+        let slots = super::block::slots_through(used);
         let weights_valid = _mm512_cmple_epu32_mask(highest, _mm512_set1_epi32(0x7F80_0000)) == 0xFFFF;
         let first_positive = _mm512_cmpeq_epi32_mask(lowest, zero) & first_slot == 0;
         let joints_inside = match u16::try_from(palette) {

@@ -351,6 +351,17 @@ pub(crate) fn slots_of_lanes(
     valid.then_some(slots)
 }
 
+/// How many slots from the first a block blends, from the bits of the slots some vertex of it
+/// uses (bit `k`: slot `k`): through the highest used, and at least one.
+#[inline(always)]
+pub(crate) fn slots_through(used: u32) -> usize {
+    if used == 0 {
+        1
+    } else {
+        32 - used.leading_zeros() as usize
+    }
+}
+
 /// Palette offset (in floats, 16 per matrix) of slot `k`'s joint among a vertex's `joints`.
 /// Shifts out of one 64-bit read per set, so that the compiler keeps the indices in general
 /// registers rather than extracting them from a vector one by one.

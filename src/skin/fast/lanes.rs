@@ -358,69 +358,98 @@ mod x86 {
     use super::Lanes;
     use std::arch::x86_64::*;
 
+    /// The methods of [`Lanes`] that are one intrinsic each (and the block check of the kernel
+    /// module named last), given in the order of the names below; the CPU check is the trait's contract on the caller.
+    macro_rules! one_intrinsic_each {
+        ($splat:ident, $add:ident, $sub:ident, $mul:ident, $div:ident, $sqrt:ident, $mul_add:ident,
+         $mul_sub:ident, $neg_mul_add:ident, $rsqrt_estimate:ident, $load:ident,
+         $kernel:ident) => {
+            #[inline(always)]
+            unsafe fn block_slots<const SETS: usize>(
+                influences: crate::skin::fast::Inf<'_>,
+                range: std::ops::Range<usize>,
+                palette: usize,
+            ) -> Option<usize> {
+                // SAFETY: the trait's contract: the CPU has the register's features, which
+                // include those of its kernel's block check.
+                unsafe { crate::skin::fast::$kernel::block_slots::<SETS>(influences, range, palette) }
+            }
+            #[inline(always)]
+            unsafe fn splat(x: f32) -> Self {
+                // SAFETY: the trait's contract: the CPU has the register's features.
+                unsafe { $splat(x) }
+            }
+            #[inline(always)]
+            unsafe fn add(self, b: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $add(self, b) }
+            }
+            #[inline(always)]
+            unsafe fn sub(self, b: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $sub(self, b) }
+            }
+            #[inline(always)]
+            unsafe fn mul(self, b: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $mul(self, b) }
+            }
+            #[inline(always)]
+            unsafe fn div(self, b: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $div(self, b) }
+            }
+            #[inline(always)]
+            unsafe fn sqrt(self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $sqrt(self) }
+            }
+            #[inline(always)]
+            unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $mul_add(self, b, c) }
+            }
+            #[inline(always)]
+            unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $mul_sub(self, b, c) }
+            }
+            #[inline(always)]
+            unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $neg_mul_add(self, b, c) }
+            }
+            #[inline(always)]
+            unsafe fn rsqrt_estimate(self) -> Self {
+                // SAFETY: as `splat`.
+                unsafe { $rsqrt_estimate(self) }
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const f32) -> Self {
+                // SAFETY: as `splat`; `p` covers `LANES` floats (the trait's contract).
+                unsafe { $load(p) }
+            }
+        };
+    }
+
     // SAFETY: every method is an AVX2/FMA intrinsic; the trait's contract puts the CPU check on the
     // caller.
     unsafe impl Lanes for __m256 {
         const LANES: usize = 8;
-        #[inline(always)]
-        unsafe fn block_slots<const SETS: usize>(
-            influences: crate::skin::fast::Inf<'_>,
-            range: std::ops::Range<usize>,
-            palette: usize,
-        ) -> Option<usize> {
-            // SAFETY: the trait's contract.
-            unsafe { crate::skin::fast::avx2::block_slots::<SETS>(influences, range, palette) }
-        }
-        #[inline(always)]
-        unsafe fn splat(x: f32) -> Self {
-            // SAFETY: the trait's contract (AVX2 and FMA present) covers every method below.
-            unsafe { _mm256_set1_ps(x) }
-        }
-        #[inline(always)]
-        unsafe fn add(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_add_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn sub(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_sub_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn mul(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_mul_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn div(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_div_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn sqrt(self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_sqrt_ps(self) }
-        }
-        #[inline(always)]
-        unsafe fn mul_add(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_fmadd_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_fmsub_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_fnmadd_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn rsqrt_estimate(self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm256_rsqrt_ps(self) }
-        }
+        one_intrinsic_each!(
+            _mm256_set1_ps,
+            _mm256_add_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_div_ps,
+            _mm256_sqrt_ps,
+            _mm256_fmadd_ps,
+            _mm256_fmsub_ps,
+            _mm256_fnmadd_ps,
+            _mm256_rsqrt_ps,
+            _mm256_loadu_ps,
+            avx2
+        );
         #[inline(always)]
         unsafe fn sign_where_negative(self) -> Self {
             // SAFETY: as `splat`.
@@ -449,11 +478,6 @@ mod x86 {
         unsafe fn is_zero(self) -> u32 {
             // SAFETY: as `splat`.
             unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(self, _mm256_setzero_ps())) as u32 }
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> Self {
-            // SAFETY: as `splat`; `p` covers 8 floats (the trait's contract).
-            unsafe { _mm256_loadu_ps(p) }
         }
         #[inline(always)]
         unsafe fn load3(p: *const f32) -> [Self; 3] {
@@ -564,65 +588,20 @@ mod x86 {
     // the caller.
     unsafe impl Lanes for __m512 {
         const LANES: usize = 16;
-        #[inline(always)]
-        unsafe fn block_slots<const SETS: usize>(
-            influences: crate::skin::fast::Inf<'_>,
-            range: std::ops::Range<usize>,
-            palette: usize,
-        ) -> Option<usize> {
-            // SAFETY: the trait's contract (AVX-512 F and BW, the kernel's features).
-            unsafe { crate::skin::fast::avx512::block_slots::<SETS>(influences, range, palette) }
-        }
-        #[inline(always)]
-        unsafe fn splat(x: f32) -> Self {
-            // SAFETY: the trait's contract (AVX-512 F present) covers every method below.
-            unsafe { _mm512_set1_ps(x) }
-        }
-        #[inline(always)]
-        unsafe fn add(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_add_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn sub(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_sub_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn mul(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_mul_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn div(self, b: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_div_ps(self, b) }
-        }
-        #[inline(always)]
-        unsafe fn sqrt(self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_sqrt_ps(self) }
-        }
-        #[inline(always)]
-        unsafe fn mul_add(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_fmadd_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_fmsub_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_fnmadd_ps(self, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn rsqrt_estimate(self) -> Self {
-            // SAFETY: as `splat`.
-            unsafe { _mm512_rsqrt14_ps(self) }
-        }
+        one_intrinsic_each!(
+            _mm512_set1_ps,
+            _mm512_add_ps,
+            _mm512_sub_ps,
+            _mm512_mul_ps,
+            _mm512_div_ps,
+            _mm512_sqrt_ps,
+            _mm512_fmadd_ps,
+            _mm512_fmsub_ps,
+            _mm512_fnmadd_ps,
+            _mm512_rsqrt14_ps,
+            _mm512_loadu_ps,
+            avx512
+        );
         #[inline(always)]
         unsafe fn sign_where_negative(self) -> Self {
             // SAFETY: as `splat`.
@@ -649,11 +628,6 @@ mod x86 {
         unsafe fn is_zero(self) -> u32 {
             // SAFETY: as `splat`.
             unsafe { u32::from(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self, _mm512_setzero_ps())) }
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> Self {
-            // SAFETY: as `splat`; `p` covers 16 floats (the trait's contract).
-            unsafe { _mm512_loadu_ps(p) }
         }
         #[inline(always)]
         unsafe fn load3(p: *const f32) -> [Self; 3] {

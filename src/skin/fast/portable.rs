@@ -179,10 +179,6 @@ pub(crate) fn block_slots<const SETS: usize>(
         .as_flattened()
         .iter()
         .fold(0, |max, &j| max.max(j));
-    let slots = if used == 0 {
-        1
-    } else {
-        32 - used.leading_zeros() as usize
-    };
+    let slots = super::block::slots_through(used);
     (valid && first_positive && usize::from(joint) < palette).then_some(slots)
 }
