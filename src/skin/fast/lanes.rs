@@ -28,6 +28,9 @@ pub unsafe trait Lanes: Copy {
     unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self;
     /// An estimate of `1/√self` with at least 11 bits.
     unsafe fn rsqrt_estimate(self) -> Self;
+    /// Whether [`Lanes::rsqrt_estimate`] is exact (a square root and a division), so that
+    /// normalizing needs no Newton step.
+    const EXACT_RSQRT: bool = false;
     /// `-0.0` in the lanes where `self < 0` (not for `-0.0` or NaN), `+0.0` elsewhere: a sign
     /// to flip with [`Lanes::xor`].
     unsafe fn sign_where_negative(self) -> Self;
@@ -176,7 +179,8 @@ pub unsafe fn normalize<V: Lanes>(v: V3<V>) -> (V3<V>, u32) {
 /// [`normalize`], negated in the lanes where `flip` is `-0.0` (a sign from
 /// [`Lanes::sign_where_negative`]).
 ///
-/// The estimate and one Newton step, ≈ 2e-7 relative (well inside the 1e-5 allowed), ordered
+/// The estimate and one Newton step (none where the estimate is exact), ≈ 2e-7 relative (well
+/// inside the 1e-5 allowed), ordered
 /// for the shortest chain after the estimate: `(v·r0)·(1.5 − ½·len²·r0·r0)`, the sign riding on
 /// `r0`, the products `v·r0` made while the step's factor is.
 ///
@@ -188,13 +192,16 @@ pub unsafe fn normalize_flipped<V: Lanes>(v: V3<V>, flip: Option<V>) -> (V3<V>, 
     unsafe {
         let len2 = dot(v, v);
         let r0 = len2.rsqrt_estimate();
-        let half = len2.mul(V::splat(0.5));
         let signed = match flip {
             Some(flip) => r0.xor(flip),
             None => r0,
         };
-        let step = half.mul(r0).neg_mul_add(r0, V::splat(1.5));
         let odd = len2.outside(f32::MIN_POSITIVE, f32::MAX / 4.0);
+        if V::EXACT_RSQRT {
+            return (scale(v, signed), odd);
+        }
+        let half = len2.mul(V::splat(0.5));
+        let step = half.mul(r0).neg_mul_add(r0, V::splat(1.5));
         (scale(scale(v, signed), step), odd)
     }
 }
@@ -299,7 +306,8 @@ unsafe impl Lanes for Vec4 {
     unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
         c - self * b
     }
-    /// Exact rather than estimated: the Newton step that follows changes nothing of note.
+    const EXACT_RSQRT: bool = true;
+    /// Exact rather than estimated: SSE2 and NEON have estimates, glam none.
     #[inline(always)]
     unsafe fn rsqrt_estimate(self) -> Self {
         Vec4::ONE / Vec4::sqrt(self)
