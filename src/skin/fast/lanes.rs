@@ -180,9 +180,9 @@ pub unsafe fn normalize<V: Lanes>(v: V3<V>) -> (V3<V>, u32) {
 /// [`Lanes::sign_where_negative`]).
 ///
 /// The estimate and one Newton step (none where the estimate is exact), ≈ 2e-7 relative (well
-/// inside the 1e-5 allowed), ordered
-/// for the shortest chain after the estimate: `(v·r0)·(1.5 − ½·len²·r0·r0)`, the sign riding on
-/// `r0`, the products `v·r0` made while the step's factor is.
+/// inside the 1e-5 allowed), ordered for the shortest chain after the estimate:
+/// `(v·r0)·(1.5 − ½·len²·r0·r0)`, the sign riding on `r0`, the products `v·r0` made while the
+/// step's factor is.
 ///
 /// # Safety
 /// See [`Lanes`].
