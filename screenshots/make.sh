@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Rebuilds every image in this folder with the headless renderer. Fox.glb is read from
 # ../shared/rigs (the glTF sample model; see the README for its credits).
+# Every picture at 4× anti-aliasing, whatever the adapter (`--msaa auto` is off on a CPU one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fox=../shared/rigs/Fox.glb
-render() { cargo run --release --quiet -- render "$@" --size 960x540; }
+render() { cargo run --release --quiet -- render --msaa 4x "$@" --size 960x540; }
 
 render demo --clip Wave --time 0.6 --out screenshots/demo-wave.png
 render "$fox" --clip Run --time 0.25 --out screenshots/fox-run.png
@@ -45,15 +46,15 @@ render demo --clip Twist --time 0.5 --method blended --dqs-joint joint3 --out sc
 render ../shared/rigs/real/Xbot.glb --clip idle --method blended --dqs-joint mixamorig:LeftArm --dqs-joint mixamorig:RightArm \
     --view dqs-blend --out screenshots/xbot-dqs-blend.png
 # Onion skin and the bind-pose skeleton.
-cargo run --release --quiet -- render "$fox" --clip Run --time 0.3 --ghosts 3,3 --camera 90,10 --size 640x400 \
+cargo run --release --quiet -- render --msaa 4x "$fox" --clip Run --time 0.3 --ghosts 3,3 --camera 90,10 --size 640x400 \
     --out screenshots/fox-run-ghosts.png
-cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --clip walk --time 0.4 --bind-skeleton --size 480x360 \
+cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/Xbot.glb --clip walk --time 0.4 --bind-skeleton --size 480x360 \
     --out screenshots/xbot-bind-skeleton.png
 # The whole window, panels included.
-cargo run --release --quiet -- render "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
+cargo run --release --quiet -- render --msaa 4x "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png
-cargo run --release --quiet -- render ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png
-cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --ui --fix --normalize \
+cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/Xbot.glb --ui --audit --view deformation --size 1280x760 --out screenshots/ui-xbot-audit.png
+cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/RobotExpressive.glb --clip Idle --view weight-error --ui --fix --normalize \
     --size 1280x760 --out screenshots/ui-robot-repair.png
-cargo run --release --quiet -- render ../shared/rigs/real/RobotExpressive.glb --clip Jump --time 0.3 --joint UpperArm.L --skeleton \
+cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/RobotExpressive.glb --clip Jump --time 0.3 --joint UpperArm.L --skeleton \
     --ui --curves --size 1280x760 --out screenshots/ui-robot-curves.png

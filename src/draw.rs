@@ -146,8 +146,12 @@ impl ViewRenderer {
 
     /// A renderer for [`Offscreen`] targets.
     pub fn offscreen(gpu: &Gpu) -> ViewRenderer {
-        use crate::render::{offscreen::OFFSCREEN_FORMAT, scene::OFFSCREEN_SAMPLES};
-        ViewRenderer::new(gpu, OFFSCREEN_FORMAT, OFFSCREEN_SAMPLES)
+        ViewRenderer::offscreen_with(gpu, crate::render::scene::OFFSCREEN_SAMPLES)
+    }
+
+    /// A renderer for [`Offscreen`] targets of `samples` per pixel.
+    pub fn offscreen_with(gpu: &Gpu, samples: u32) -> ViewRenderer {
+        ViewRenderer::new(gpu, crate::render::offscreen::OFFSCREEN_FORMAT, samples)
     }
 
     /// The first stage of a frame: uploads the viewer's rig and its grid when the rig changed
@@ -404,18 +408,41 @@ impl DetailedView {
 /// rendered offscreen at `width`×`height` pixels.
 /// With a comparison open, both sides as its layout shows them (see [`compare`]).
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
-    if viewer.comparison().is_some() {
-        return compare::render_comparison(gpu, viewer, width, height);
-    }
-    render_one_side(gpu, viewer, width, height)
+    render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
 }
 
-/// [`render_view`] of the viewer's active document alone.
-fn render_one_side(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
+/// [`render_view`] drawn with `samples` per pixel (1 for none, else a count from
+/// [`Msaa::samples`](crate::render::Msaa::samples)).
+pub fn render_view_with(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    width: u32,
+    height: u32,
+    samples: u32,
+) -> Result<image::RgbaImage, GpuError> {
+    if viewer.comparison().is_some() {
+        return compare::render_comparison(gpu, viewer, width, height, samples);
+    }
+    render_one_side(gpu, viewer, width, height, samples)
+}
+
+/// [`render_view_with`] of the viewer's active document alone.
+fn render_one_side(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    width: u32,
+    height: u32,
+    samples: u32,
+) -> Result<image::RgbaImage, GpuError> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
-    let target = Offscreen::new(gpu, width, height)?;
-    let mut renderer = ViewRenderer::offscreen(gpu);
+    // Independent, and each a few milliseconds on a software driver (allocating the targets;
+    // parsing the shaders): side by side.
+    let (target, mut renderer) = rayon::join(
+        || Offscreen::with_samples(gpu, width, height, samples),
+        || ViewRenderer::offscreen_with(gpu, samples),
+    );
+    let target = target?;
     lap("renderer created");
     let image = renderer.render_image(gpu, &target, viewer, None, None);
     lap("rig uploaded, frame written, drawn and read back");

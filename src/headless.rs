@@ -45,6 +45,17 @@ pub struct RenderRequest {
     /// A second file drawn as the other side of a comparison (`--compare`; `None` for the
     /// demo rig), and how.
     pub compare: Option<(Option<PathBuf>, crate::viewer::CompareLayout)>,
+    /// Multisampling (`--msaa`); [`Msaa::Auto`](crate::render::Msaa::Auto) decides as the
+    /// window does: 4× on a GPU, none on a CPU adapter.
+    pub msaa: crate::render::Msaa,
+}
+
+impl RenderRequest {
+    /// Samples per pixel of the request's pictures on `gpu`'s adapter.
+    pub fn samples(&self, gpu: &Gpu) -> u32 {
+        self.msaa
+            .samples(&gpu.adapter, crate::render::offscreen::OFFSCREEN_FORMAT)
+    }
 }
 
 pub(crate) fn find_node(rig: &Rig, name: &str) -> Result<usize, String> {
@@ -185,8 +196,9 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     );
     lap("rig loaded");
     let (mut viewer, gpu) = (viewer?, gpu?);
-    let image =
-        crate::draw::render_view(&gpu, &mut viewer, request.width, request.height).map_err(|e| e.to_string())?;
+    let samples = request.samples(&gpu);
+    let image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)
+        .map_err(|e| e.to_string())?;
     lap("frame rendered and read back");
     image
         .save_with_format(&request.out, image::ImageFormat::Png)

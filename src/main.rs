@@ -6,7 +6,7 @@ use rigscope::commands::clips::CommandError;
 use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
 use rigscope::render::camera::CameraAngle;
-use rigscope::render::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
+use rigscope::render::{DeformationMeasure, Msaa, SkeletonOptions, ViewMode, ViewOptions};
 use rigscope::screenshot::UiWindows;
 use rigscope::skin::SkinningPath;
 use rigscope::viewer::CompareLayout;
@@ -120,6 +120,11 @@ struct RenderArgs {
     /// Leave out the ground grid and axes.
     #[arg(long)]
     no_grid: bool,
+    /// Multisample anti-aliasing: auto is 4× on a GPU and off on a CPU adapter (a software
+    /// Vulkan driver), where every sample costs rasterizer time; the window's setting decides
+    /// the same way.
+    #[arg(long, default_value_t = Msaa::Auto, value_parser = names::cli::<Msaa>())]
+    msaa: Msaa,
     /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
     /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
     /// The viewer's framing (about 34,17) when omitted.
@@ -296,6 +301,7 @@ fn main() -> ExitCode {
                 clips: args.clips.files(),
                 repair: args.fix.plan(),
                 compare: (args.compare).map(|file| ((file.as_os_str() != "demo").then_some(file), args.layout)),
+                msaa: args.msaa,
             },
         ),
         Some(Command::Inspect {

@@ -147,7 +147,8 @@ impl TextureCapture {
 const UI_SETTLE_FRAMES: usize = 3;
 
 /// The whole window as the viewer would show it at `width`×`height` pixels (panels, menus,
-/// the 3D view), drawn offscreen with egui's wgpu renderer: what `rigscope render --ui` writes.
+/// the 3D view), drawn offscreen with egui's wgpu renderer with `samples` per pixel in the 3D
+/// view: what `rigscope render --ui` writes.
 pub fn render_ui(
     gpu: &Gpu,
     viewer: &mut Viewer,
@@ -155,9 +156,10 @@ pub fn render_ui(
     width: u32,
     height: u32,
     pixels_per_point: f32,
+    samples: u32,
 ) -> Result<RgbaImage, String> {
-    let target = Offscreen::new(gpu, width, height).map_err(|e| e.to_string())?;
-    let mut view_renderer = ViewRenderer::offscreen(gpu);
+    let target = Offscreen::with_samples(gpu, width, height, samples).map_err(|e| e.to_string())?;
+    let mut view_renderer = ViewRenderer::offscreen_with(gpu, samples);
     let mut renderer = egui_wgpu::Renderer::new(
         &gpu.device,
         target.overlay_format(),
@@ -167,7 +169,7 @@ pub fn render_ui(
     let info = FrameInfo {
         adapter: gpu.describe(),
         fps: 0.0,
-        samples: crate::render::scene::OFFSCREEN_SAMPLES,
+        samples,
         detail: None,
     };
     let size_points = egui::vec2(width as f32, height as f32) / pixels_per_point;
@@ -254,7 +256,16 @@ pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(
         state.audit.open_at_worst_joint(&mut viewer);
     }
     state.curves.open = windows.curves;
-    let image = render_ui(&gpu, &mut viewer, &mut state, request.width, request.height, 1.0)?;
+    let samples = request.samples(&gpu);
+    let image = render_ui(
+        &gpu,
+        &mut viewer,
+        &mut state,
+        request.width,
+        request.height,
+        1.0,
+        samples,
+    )?;
     image
         .save_with_format(&request.out, image::ImageFormat::Png)
         .map_err(|e| format!("cannot write {}: {e}", request.out.display()).into())
@@ -288,8 +299,9 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     }
     std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let target = Offscreen::new(&gpu, request.width, request.height).map_err(|e| e.to_string())?;
-    let mut renderer = ViewRenderer::offscreen(&gpu);
+    let samples = request.samples(&gpu);
+    let target = Offscreen::with_samples(&gpu, request.width, request.height, samples).map_err(|e| e.to_string())?;
+    let mut renderer = ViewRenderer::offscreen_with(&gpu, samples);
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
         let image = renderer

@@ -16,7 +16,10 @@ const SIZE: &str = "320x240";
 /// rounding move a few levels).
 const CHANNEL_TOLERANCE: u8 = 24;
 
-fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output {
+/// Golden images are compared at 4× on every adapter (`--msaa auto` is off on a CPU one).
+const GOLDEN_MSAA: &str = "4x";
+
+fn render(file: &str, clip: &str, time: f32, msaa: &str, out: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rigscope"))
         .args([
             "render",
@@ -28,6 +31,8 @@ fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output
             "--size",
             SIZE,
             "--no-grid",
+            "--msaa",
+            msaa,
             "--out",
         ])
         .arg(out)
@@ -35,9 +40,9 @@ fn render(file: &str, clip: &str, time: f32, out: &Path) -> std::process::Output
         .expect("the rigscope binary runs")
 }
 
-fn render_image(file: &str, clip: &str, time: f32, name: &str) -> RgbaImage {
+fn render_image(file: &str, clip: &str, time: f32, msaa: &str, name: &str) -> RgbaImage {
     let out = common::temp_dir("render").join(format!("{name}.png"));
-    let output = render(file, clip, time, &out);
+    let output = render(file, clip, time, msaa, &out);
     assert!(
         output.status.success(),
         "rigscope render {file} failed: {}",
@@ -110,8 +115,8 @@ fn demo_rig_matches_golden_and_moves_over_time() {
     if gpu::gpu_or_skip().is_none() {
         return;
     }
-    let early = render_image("demo", "Wave", 0.5, "demo-early");
-    let late = render_image("demo", "Wave", 1.3, "demo-late");
+    let early = render_image("demo", "Wave", 0.5, GOLDEN_MSAA, "demo-early");
+    let late = render_image("demo", "Wave", 1.3, GOLDEN_MSAA, "demo-late");
     check_golden("demo_wave_0.5", &early);
     let changed = different_pixels(&early, &late);
     assert!(
@@ -128,8 +133,8 @@ fn fox_matches_golden_and_moves_over_time() {
     let Some(dir) = common::shared_rigs() else { return };
     let fox = dir.join("Fox.glb");
     let fox = fox.to_str().expect("utf-8 path");
-    let walk = render_image(fox, "Walk", 0.3, "fox-walk");
-    let survey = render_image(fox, "Survey", 1.5, "fox-survey");
+    let walk = render_image(fox, "Walk", 0.3, GOLDEN_MSAA, "fox-walk");
+    let survey = render_image(fox, "Survey", 1.5, GOLDEN_MSAA, "fox-survey");
     check_golden("fox_walk_0.3", &walk);
     let changed = different_pixels(&walk, &survey);
     assert!(
@@ -141,12 +146,12 @@ fn fox_matches_golden_and_moves_over_time() {
 #[test]
 fn bad_arguments_fail_with_a_clear_message() {
     let out = std::env::temp_dir().join("rigscope-never-written.png");
-    let missing = render("/nonexistent/rig.glb", "0", 0.0, &out);
+    let missing = render("/nonexistent/rig.glb", "0", 0.0, "auto", &out);
     assert!(!missing.status.success());
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(stderr.contains("cannot open /nonexistent/rig.glb"), "{stderr}");
 
-    let no_clip = render("demo", "Dance", 0.0, &out);
+    let no_clip = render("demo", "Dance", 0.0, "auto", &out);
     assert!(!no_clip.status.success());
     let stderr = String::from_utf8_lossy(&no_clip.stderr);
     assert!(
@@ -334,6 +339,32 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
         "the same silhouette: {smooth_drawn} against {drawn} pixels"
     );
     assert!(differing < drawn / 10, "only edges differ: {differing} of {drawn}");
+}
+
+#[test]
+fn render_msaa_auto_follows_the_adapter_and_only_edges_change() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let cpu = gpu.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let off = render_image("demo", "Wave", 0.5, "off", "msaa-off");
+    let four = render_image("demo", "Wave", 0.5, "4x", "msaa-4x");
+    let auto = render_image("demo", "Wave", 0.5, "auto", "msaa-auto");
+    let same_as = if cpu { &off } else { &four };
+    let exact = auto.pixels().zip(same_as.pixels()).filter(|(a, b)| a != b).count();
+    assert_eq!(
+        exact,
+        0,
+        "auto draws as {} on this adapter",
+        if cpu { "off" } else { "4x" }
+    );
+    let drawn = foreground_count(&off);
+    let differing = different_pixels(&off, &four);
+    println!("--msaa off against 4x: {drawn} foreground pixels, {differing} differ");
+    assert!(drawn > 500, "the rig is drawn without multisampling: {drawn}");
+    assert!(differing > 0, "4x smooths some edge");
+    assert!(differing < drawn / 10, "only edges differ: {differing} of {drawn}");
+    let out = common::temp_dir("render").join("msaa-bad.png");
+    let stderr = refused(&["render", "demo", "--msaa", "3x"], &out);
+    assert!(stderr.contains("3x") && stderr.contains("4x"), "{stderr}");
 }
 
 #[test]

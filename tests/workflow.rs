@@ -427,7 +427,16 @@ fn the_whole_ui_renders_offscreen_with_panels_over_the_view() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(common::load_demo(), None);
     let mut state = UiState::default();
-    let with_ui = rigscope::screenshot::render_ui(&gpu, &mut viewer, &mut state, 1000, 700, 1.0).unwrap();
+    let with_ui = rigscope::screenshot::render_ui(
+        &gpu,
+        &mut viewer,
+        &mut state,
+        1000,
+        700,
+        1.0,
+        rigscope::render::scene::OFFSCREEN_SAMPLES,
+    )
+    .unwrap();
     let bare = rigscope::draw::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
     assert_eq!(with_ui.dimensions(), (1000, 700));
     // The left panel covers the view's background there with its own (uniform) fill and text.

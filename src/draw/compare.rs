@@ -136,22 +136,24 @@ pub fn encode_comparison(
     }
 }
 
-/// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows them.
+/// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows them,
+/// with `samples` per pixel.
 pub fn render_comparison(
     gpu: &Gpu,
     viewer: &mut Viewer,
     width: u32,
     height: u32,
+    samples: u32,
 ) -> Result<image::RgbaImage, GpuError> {
-    let target = Offscreen::new(gpu, width, height)?;
+    let target = Offscreen::with_samples(gpu, width, height, samples)?;
     let viewport = PixelRect {
         x: 0,
         y: 0,
         width,
         height,
     };
-    let mut active = ViewRenderer::offscreen(gpu);
-    let mut other = ViewRenderer::offscreen(gpu);
+    let mut active = ViewRenderer::offscreen_with(gpu, samples);
+    let mut other = ViewRenderer::offscreen_with(gpu, samples);
     let aspect = prepare_other_side(gpu, &mut other, viewer, viewport).unwrap_or(target.aspect());
     active.prepare(gpu, viewer, aspect, &mut FrameTimings::default());
     let viewer: &Viewer = viewer;
