@@ -159,8 +159,16 @@ impl ViewRenderer {
     /// vertices and uniforms for a view of aspect `aspect`. Records what that cost in
     /// `timings`.
     pub fn prepare(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
+        let mut built = 0;
         if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.document().generation) {
-            let mut uploaded = self.scene.upload_rig(&gpu.device, &gpu.queue, viewer.rig());
+            // The first frame's pipelines compile on one core while the rig uploads on another.
+            let (scene, rig, options) = (&self.scene, viewer.rig(), &viewer.view.options);
+            let skinning = (viewer.skinning_path(), viewer.skinning_method());
+            let (mut uploaded, prebuilt) = rayon::join(
+                || scene.upload_rig(&gpu.device, &gpu.queue, rig),
+                || scene.prebuild_pipelines(&gpu.device, gpu.cache(), rig, options, skinning),
+            );
+            built += prebuilt;
             uploaded.start_proxies(viewer.rig());
             self.scene.set_grid(&gpu.device, &viewer.document().rest_bounds);
             self.rig = Some((viewer.document().generation, uploaded));
@@ -179,7 +187,7 @@ impl ViewRenderer {
         timings.record_upload(&upload);
         self.signature = upload.signature ^ viewer.document().generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // After the frame is written: a draw's pipeline follows its winding in this pose.
-        let built = self
+        built += self
             .scene
             .prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, &viewer.view.options);
         if let Some(cache) = gpu.pipeline_cache.as_ref().filter(|_| built > 0) {

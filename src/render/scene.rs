@@ -47,6 +47,7 @@ mod ghosts;
 mod proxy;
 mod uniforms;
 mod upload;
+use upload::material_of;
 
 pub use ghosts::GhostPose;
 use uniforms::NO_JOINT;
@@ -233,6 +234,44 @@ impl SceneRenderer {
         self.mesh_pipelines.built()
     }
 
+    /// Builds, while `rig` uploads, the mesh pipelines its first frame most likely needs: each
+    /// material's shaded pass as it winds in the bind pose, in `view`'s mode, with the skinning
+    /// `path` and `method`. A software driver compiles a mesh pipeline for about as long as the
+    /// upload takes. [`SceneRenderer::prepare_pipelines`] builds what the posed frame needs
+    /// beyond these (a mirrored pose, the wireframe, ghosts). Returns how many it built.
+    pub fn prebuild_pipelines(
+        &self,
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        rig: &Rig,
+        view: &ViewOptions,
+        (path, method): (SkinningPath, SkinningMethod),
+    ) -> usize {
+        let mut passes: Vec<MeshPass> = Vec::with_capacity(MeshPass::COUNT);
+        let mut skinned = false;
+        for instance in &rig.instances {
+            for primitive in &rig.meshes[instance.mesh].primitives {
+                skinned |= instance.skin.is_some();
+                let pass = MeshPass::shaded(mesh_pipeline(&material_of(rig, primitive), Winding::Kept), view.mode);
+                if !passes.contains(&pass) {
+                    passes.push(pass);
+                }
+            }
+        }
+        let skinning = self.skinning_code(path, method, skinned);
+        self.mesh_pipelines.ensure(device, cache, &passes, view.mode, skinning)
+    }
+
+    /// The skinning method code of a frame's pipelines: `method`'s when the vertex shader skins
+    /// some draw (`skinned_draw`: a draw of a skinned instance), none otherwise.
+    fn skinning_code(&self, path: SkinningPath, method: SkinningMethod, skinned_draw: bool) -> u32 {
+        if path == SkinningPath::Gpu && !self.unskinned && skinned_draw {
+            skin_code(method)
+        } else {
+            SKIN_NONE
+        }
+    }
+
     /// Builds the mesh pipelines that drawing `gpu` with `view` needs and that are not built
     /// yet. Returns how many it built.
     pub fn prepare_pipelines(
@@ -291,11 +330,8 @@ impl SceneRenderer {
         }
         let gpu_skinning = state.path == SkinningPath::Gpu;
         let skins_here = |instance: usize| gpu_skinning && !self.unskinned && gpu.palettes[instance].is_some();
-        gpu.skinning = if gpu.draws.iter().any(|draw| skins_here(draw.instance)) {
-            skin_code(state.method)
-        } else {
-            SKIN_NONE
-        };
+        let skinned_draw = gpu.draws.iter().any(|draw| gpu.palettes[draw.instance].is_some());
+        gpu.skinning = self.skinning_code(state.path, state.method, skinned_draw);
         let start = std::time::Instant::now();
         for (i, buffers) in gpu.palettes.iter().enumerate() {
             let Some(buffers) = buffers.as_ref().filter(|_| !self.unskinned) else {

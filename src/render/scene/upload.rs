@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// The material `primitive` of `rig` is drawn with: its own, or the default one.
+pub(super) fn material_of(rig: &Rig, primitive: &crate::rig::Primitive) -> Material {
+    primitive
+        .material
+        .and_then(|m| rig.materials.get(m))
+        .cloned()
+        .unwrap_or_default()
+}
+
 impl SceneRenderer {
     /// Uploads a rig's meshes, materials and palette buffers.
     pub fn upload_rig(&self, device: &wgpu::Device, queue: &wgpu::Queue, rig: &Rig) -> RigGpu {
@@ -30,11 +39,7 @@ impl SceneRenderer {
             };
             let joints = instance.skin.map_or_else(Vec::new, |s| rig.skins[s].joints.clone());
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
-                let material = primitive
-                    .material
-                    .and_then(|m| rig.materials.get(m))
-                    .cloned()
-                    .unwrap_or_default();
+                let material = material_of(rig, primitive);
                 let uniform = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("draw"),
                     size: std::mem::size_of::<DrawUniform>() as u64,
