@@ -368,6 +368,50 @@ fn render_msaa_auto_follows_the_adapter_and_only_edges_change() {
 }
 
 #[test]
+fn headless_commands_leave_out_the_display_device_select_layer() {
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let folders = [
+        "/usr/share/vulkan/implicit_layer.d",
+        "/etc/vulkan/implicit_layer.d",
+        "/usr/local/share/vulkan/implicit_layer.d",
+    ];
+    let installed = folders
+        .iter()
+        .filter_map(|folder| std::fs::read_dir(folder).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|entry| entry.file_name().to_string_lossy().contains("device_select"));
+    if !installed {
+        return;
+    }
+    let out = common::temp_dir("render").join("device-select.png");
+    let layer_loaded = |env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rigscope"));
+        command.args(["render", "demo", "--size", "64x48", "--out"]).arg(&out);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("MESA_VK_DEVICE_SELECT") || name == "NODEVICE_SELECT" {
+                command.env_remove(name);
+            }
+        }
+        let output = command
+            .env("VK_LOADER_DEBUG", "layer")
+            .envs(env.iter().copied())
+            .output()
+            .expect("the rigscope binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        stderr.contains("Insert instance layer \"VK_LAYER_MESA_device_select\"")
+    };
+    assert!(!layer_loaded(&[]), "render loads the device-select layer");
+    assert!(
+        layer_loaded(&[("MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE", "1")]),
+        "a device chosen through the layer keeps it (and the loader reports loading it)"
+    );
+}
+
+#[test]
 fn render_audit_needs_the_whole_window() {
     let out = common::temp_dir("render").join("audit.png");
     let stderr = refused(&["render", "demo", "--audit"], &out);
