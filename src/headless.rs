@@ -200,9 +200,7 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     let image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)
         .map_err(|e| e.to_string())?;
     lap("frame rendered and read back");
-    image
-        .save_with_format(&request.out, image::ImageFormat::Png)
-        .map_err(|e| format!("cannot write {}: {e}", request.out.display()))?;
+    crate::screenshot::write_png(&image, &request.out)?;
     lap("PNG written");
     Ok(())
 }

@@ -29,13 +29,43 @@ pub fn numbered_path(folder: &Path, stem: &str) -> PathBuf {
         .expect("a free file name")
 }
 
+/// Writes `image` to `path` as a PNG whole or not at all: encoded into a temporary file beside
+/// `path`, which replaces it only once written, so that a failure (a full disk, an interrupted
+/// run) leaves any earlier file at `path` as it was and no partial one.
+pub fn write_png(image: &RgbaImage, path: &Path) -> Result<(), String> {
+    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let folder = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".rigscope-png-");
+    // Readable as a file created the ordinary way (the umask applies); a temporary file is
+    // otherwise private to its owner.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(folder).map_err(|e| match folder.is_dir() {
+        true => failed(&e),
+        false => failed(&format_args!("there is no folder {}", folder.display())),
+    })?;
+    let mut writer = std::io::BufWriter::new(temp.as_file_mut());
+    image
+        .write_to(&mut writer, image::ImageFormat::Png)
+        .map_err(|e| failed(&e))?;
+    std::io::Write::flush(&mut writer).map_err(|e| failed(&e))?;
+    drop(writer);
+    temp.persist(path).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
 /// Writes `image` as the next numbered PNG for `stem` in `folder` (created when missing).
 pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
     let path = numbered_path(folder, stem);
-    image
-        .save_with_format(&path, image::ImageFormat::Png)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    write_png(image, &path)?;
     Ok(path)
 }
 
@@ -266,9 +296,7 @@ pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(
         1.0,
         samples,
     )?;
-    image
-        .save_with_format(&request.out, image::ImageFormat::Png)
-        .map_err(|e| format!("cannot write {}: {e}", request.out.display()).into())
+    write_png(&image, &request.out).map_err(Into::into)
 }
 
 /// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
@@ -308,9 +336,7 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
             .render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)
             .map_err(|e| e.to_string())?;
         let path = request.out.join(format!("frame_{i:04}.png"));
-        image
-            .save_with_format(&path, image::ImageFormat::Png)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_png(&image, &path)?;
         written.push(path);
     }
     log::info!("wrote {} frames to {}", written.len(), request.out.display());
@@ -320,6 +346,45 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pngs_are_written_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let leftovers = || {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with(".rigscope-png-"))
+                .count()
+        };
+        let image = RgbaImage::from_fn(7, 5, |x, y| image::Rgba([x as u8 * 30, y as u8 * 50, 9, 255]));
+        let path = dir.path().join("out.png");
+        std::fs::write(&path, b"an earlier file").unwrap();
+        write_png(&image, &path).unwrap();
+        assert_eq!(
+            image::open(&path).unwrap().to_rgba8(),
+            image,
+            "replaced by the whole image"
+        );
+        assert_eq!(leftovers(), 0);
+
+        // A path that cannot be replaced (a folder): an error, the folder as it was, no
+        // temporary file left behind.
+        let folder = dir.path().join("a folder");
+        std::fs::create_dir(&folder).unwrap();
+        let error = write_png(&image, &folder).unwrap_err();
+        assert!(
+            error.starts_with(&format!("cannot write {}", folder.display())),
+            "{error}"
+        );
+        assert!(folder.is_dir() && std::fs::read_dir(&folder).unwrap().next().is_none());
+        assert_eq!(leftovers(), 0);
+
+        let missing = dir.path().join("missing").join("out.png");
+        let error = write_png(&image, &missing).unwrap_err();
+        assert!(error.contains("there is no folder"), "{error}");
+        assert!(!missing.exists());
+    }
 
     #[test]
     fn sequences_cover_the_clip_including_its_end() {

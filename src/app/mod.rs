@@ -304,11 +304,7 @@ impl ApplicationHandler<Wake> for App {
                 if let Some(image) = state.captured.take() {
                     match self.screenshot_on_exit.take() {
                         Some(path) => {
-                            let saved = image.and_then(|image| {
-                                image
-                                    .save_with_format(&path, image::ImageFormat::Png)
-                                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
-                            });
+                            let saved = image.and_then(|image| crate::screenshot::write_png(&image, &path));
                             match saved {
                                 Ok(()) => eprintln!("saved the window to {}", path.display()),
                                 Err(e) => self.fatal = Some(format!("the window screenshot failed: {e}")),
