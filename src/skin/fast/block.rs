@@ -4,6 +4,7 @@
 
 use super::lanes::{Lanes, V3, lbs_block};
 use super::{Inf, Job, portable};
+use glam::Mat4;
 
 /// What a SIMD kernel supplies: its register type, how it holds one blended matrix (`M`), and
 /// how it turns a block's matrices into one register per element.
@@ -100,10 +101,11 @@ impl<B: Blend> Sink<B> for Points {
 #[inline(always)]
 unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
     job: &Job<'_>,
+    palette: &[Mat4],
     base: usize,
     out: &mut impl Sink<B>,
 ) {
-    let pal = job.palette.as_ptr() as *const f32;
+    let pal = palette.as_ptr() as *const f32;
     // The block's influences sliced once, so that the loop below has no bounds checks.
     let block = base * SETS..(base + B::V::LANES) * SETS;
     let joints = job.influences.joints[block.clone()].chunks_exact(SETS);
@@ -129,8 +131,13 @@ unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
 /// # Safety
 /// The CPU has `B::V`'s features.
 #[inline(always)]
-unsafe fn blend_checked<B: Blend, const SETS: usize>(job: &Job<'_>, base: usize, out: &mut impl Sink<B>) {
-    let pal = job.palette.as_ptr() as *const f32;
+unsafe fn blend_checked<B: Blend, const SETS: usize>(
+    job: &Job<'_>,
+    palette: &[Mat4],
+    base: usize,
+    out: &mut impl Sink<B>,
+) {
+    let pal = palette.as_ptr() as *const f32;
     for i in 0..B::V::LANES {
         let v = base + i;
         let joints = job.influences.joints[v * SETS..(v + 1) * SETS].as_flattened();
@@ -141,7 +148,7 @@ unsafe fn blend_checked<B: Blend, const SETS: usize>(job: &Job<'_>, base: usize,
             let mut total = 0.0f32;
             for (&joint, &w) in joints.iter().zip(weights) {
                 let joint = usize::from(joint);
-                if w != 0.0 && joint < job.palette.len() {
+                if w != 0.0 && joint < palette.len() {
                     acc = B::add_weighted(acc, w, pal.add(joint * 16));
                     total += w;
                 }
@@ -159,6 +166,7 @@ unsafe fn blend_checked<B: Blend, const SETS: usize>(job: &Job<'_>, base: usize,
 #[inline(always)]
 unsafe fn blend_block<B: Blend, const SETS: usize>(
     job: &Job<'_>,
+    palette: &[Mat4],
     base: usize,
     slots: Option<usize>,
     out: &mut impl Sink<B>,
@@ -168,15 +176,15 @@ unsafe fn blend_block<B: Blend, const SETS: usize>(
         // One copy of the loop per slot count, so that each has a fixed number of
         // multiply-adds.
         match slots {
-            Some(1) => blend_slots::<B, SETS, 1>(job, base, out),
-            Some(2) => blend_slots::<B, SETS, 2>(job, base, out),
-            Some(3) => blend_slots::<B, SETS, 3>(job, base, out),
-            Some(4) => blend_slots::<B, SETS, 4>(job, base, out),
-            Some(5) => blend_slots::<B, SETS, 5>(job, base, out),
-            Some(6) => blend_slots::<B, SETS, 6>(job, base, out),
-            Some(7) => blend_slots::<B, SETS, 7>(job, base, out),
-            Some(_) => blend_slots::<B, SETS, 8>(job, base, out),
-            None => blend_checked::<B, SETS>(job, base, out),
+            Some(1) => blend_slots::<B, SETS, 1>(job, palette, base, out),
+            Some(2) => blend_slots::<B, SETS, 2>(job, palette, base, out),
+            Some(3) => blend_slots::<B, SETS, 3>(job, palette, base, out),
+            Some(4) => blend_slots::<B, SETS, 4>(job, palette, base, out),
+            Some(5) => blend_slots::<B, SETS, 5>(job, palette, base, out),
+            Some(6) => blend_slots::<B, SETS, 6>(job, palette, base, out),
+            Some(7) => blend_slots::<B, SETS, 7>(job, palette, base, out),
+            Some(_) => blend_slots::<B, SETS, 8>(job, palette, base, out),
+            None => blend_checked::<B, SETS>(job, palette, base, out),
         }
     }
 }
@@ -187,7 +195,21 @@ unsafe fn blend_block<B: Blend, const SETS: usize>(
 /// The CPU has `B::V`'s features; `job` holds `SETS` influence sets per vertex and has normals
 /// exactly when `NORMALS`.
 #[inline(always)]
-pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job<'_>) {
+pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(job: Job<'_>) {
+    let palette = job.palette;
+    // SAFETY: this function's contract; the blend reads the job's own palette.
+    unsafe { run_blending::<B, SETS, NORMALS>(job, palette) }
+}
+
+/// [`run`] with `B` blending the matrices of `blend_palette` (the job's palette in the layout
+/// `B` reads, of the same length and values) where the job's palette is read as it is (the
+/// tail and the fix-ups, on the one-vertex path).
+///
+/// # Safety
+/// As [`run`].
+#[inline(always)]
+pub unsafe fn run_blending<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job<'_>, blend_palette: &[Mat4]) {
+    assert_eq!(blend_palette.len(), job.palette.len());
     let lanes = B::V::LANES;
     let n = job.len();
     let blocks = n / lanes;
@@ -214,13 +236,13 @@ pub unsafe fn run<B: Blend, const SETS: usize, const NORMALS: bool>(mut job: Job
                     pin: job.positions.as_ptr().add(base).cast(),
                     pout: job.out_positions.as_mut_ptr().add(base).cast(),
                 };
-                blend_block::<B, SETS>(&job, base, slots, &mut points);
+                blend_block::<B, SETS>(&job, blend_palette, base, slots, &mut points);
             }
             continue;
         }
         // SAFETY: `slots` comes from `block_slots` for this block; the features are the
         // caller's contract.
-        unsafe { blend_block::<B, SETS>(&job, base, slots, &mut Mats(&mut mats[block % 2])) };
+        unsafe { blend_block::<B, SETS>(&job, blend_palette, base, slots, &mut Mats(&mut mats[block % 2])) };
         // The previous block is finished only now, with this one's blend beside it in the
         // instruction stream: its transpose and normals are one long chain of dependent steps,
         // which the core overlaps with the independent loads and multiply-adds of the blend

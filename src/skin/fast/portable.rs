@@ -1,7 +1,7 @@
 //! Any CPU: four vertices at a time in glam's `Vec4` lanes ([`skin`]), and one at a time
 //! ([`range`]) for the rest and for what the block kernels hand back.
 
-use super::block::{Blend, run};
+use super::block::{Blend, run, run_blending};
 use super::lanes::V3;
 use super::{Inf, Job};
 use glam::{Mat4, Vec3, Vec4};
@@ -68,9 +68,26 @@ pub(super) fn range(job: &mut Job<'_>, range: std::ops::Range<usize>) {
 /// per-vertex path's bits either way: the same multiplies and adds in the same order; without
 /// normals each vertex's position is transformed as soon as its matrix is blended.
 pub(super) fn skin(mut job: Job<'_>) {
+    let sets = job.influences.sets;
+    if job.with_normals() && matches!(sets, 1 | 2) && job.palette.len() <= ROWS_PALETTE {
+        let mut rows = [std::mem::MaybeUninit::<Mat4>::uninit(); ROWS_PALETTE];
+        for (row, m) in rows.iter_mut().zip(job.palette) {
+            row.write(m.transpose());
+        }
+        // SAFETY: the loop above wrote the first `job.palette.len()` matrices.
+        let rows = unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<Mat4>(), job.palette.len()) };
+        // SAFETY: `PortableRows` needs no target feature; `SETS` and `NORMALS` match the job;
+        // `rows` is the job's palette transposed, which `PortableRows` reads.
+        return unsafe {
+            match sets {
+                1 => run_blending::<PortableRows, 1, true>(job, rows),
+                _ => run_blending::<PortableRows, 2, true>(job, rows),
+            }
+        };
+    }
     // SAFETY: `Portable` needs no target feature; `run`'s `SETS` and `NORMALS` match the job.
     unsafe {
-        match (job.influences.sets, job.with_normals()) {
+        match (sets, job.with_normals()) {
             (1, true) => run::<Portable, 1, true>(job),
             (1, false) => run::<Portable, 1, false>(job),
             (2, true) => run::<Portable, 2, true>(job),
@@ -150,6 +167,68 @@ unsafe impl Blend for Portable {
             let t = Mat4::from_cols(mats[0][c], mats[1][c], mats[2][c], mats[3][c]).transpose();
             [t.x_axis, t.y_axis, t.z_axis]
         };
+        [column(0), column(1), column(2), column(3)]
+    }
+}
+
+/// Palettes up to this many joints are blended as rows with normals ([`PortableRows`]): a
+/// transposed copy on the stack (16 KiB).
+pub(super) const ROWS_PALETTE: usize = 256;
+
+/// The portable block kernel's blend with normals, from a transposed palette: rows 0–2 of
+/// each matrix, three `Vec4`s where [`Portable`] blends four columns (whose fourth lanes the
+/// finish never reads), and three transposes into lanes instead of four. Every element is the
+/// same multiply and add in the same order, so positions keep the one-vertex path's bits.
+pub(super) struct PortableRows;
+
+// SAFETY: no method needs a target feature; `add_weighted` reads 12 of the 16 floats its
+// caller vouches for.
+unsafe impl Blend for PortableRows {
+    type V = Vec4;
+    const EXACT: bool = true;
+    type M = [Vec4; 3];
+
+    #[inline(always)]
+    unsafe fn zero() -> [Vec4; 3] {
+        [Vec4::ZERO; 3]
+    }
+
+    #[inline(always)]
+    unsafe fn identity() -> [Vec4; 3] {
+        [Vec4::X, Vec4::Y, Vec4::Z]
+    }
+
+    /// `m` is a transposed matrix: its first twelve floats are rows 0–2.
+    #[inline(always)]
+    unsafe fn add_weighted(acc: [Vec4; 3], w: f32, m: *const f32) -> [Vec4; 3] {
+        // SAFETY: `m` covers 16 floats (the trait's contract).
+        let rows = unsafe { m.cast::<[[f32; 4]; 3]>().read_unaligned() };
+        [
+            acc[0] + Vec4::from_array(rows[0]) * w,
+            acc[1] + Vec4::from_array(rows[1]) * w,
+            acc[2] + Vec4::from_array(rows[2]) * w,
+        ]
+    }
+
+    type Weights = [f32; 4];
+
+    #[inline(always)]
+    unsafe fn weights(w: &[f32; 4]) -> [f32; 4] {
+        *w
+    }
+
+    #[inline(always)]
+    unsafe fn add_weighted_slot(acc: [Vec4; 3], w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 3] {
+        // SAFETY: the trait's contract.
+        unsafe { Self::add_weighted(acc, w[slot], m) }
+    }
+
+    #[inline(always)]
+    unsafe fn transpose(mats: &[[Vec4; 3]; 16]) -> [V3<Vec4>; 4] {
+        // Row `r` of the four vertices, turned: element (r, c) of each vertex in lane order.
+        let row = |r: usize| Mat4::from_cols(mats[0][r], mats[1][r], mats[2][r], mats[3][r]).transpose();
+        let (r0, r1, r2) = (row(0), row(1), row(2));
+        let column = |c: usize| [r0.col(c), r1.col(c), r2.col(c)];
         [column(0), column(1), column(2), column(3)]
     }
 }

@@ -183,6 +183,9 @@ fn every_kernel_matches_the_reference_with_four_and_eight_influences() {
             for vertices in [1, 2, 7, 15, 17, 31] {
                 check(kernel, sets, vertices, 64, 1.0, 99 + vertices as u64);
             }
+            // More joints than the portable kernel blends as rows: its column blend.
+            let joints = super::portable::ROWS_PALETTE + 44;
+            check(kernel, sets, 333, joints, 1.0, 4242 + sets as u64);
         }
     }
 }
@@ -368,7 +371,9 @@ fn exact_positions_have_the_portable_paths_bits() {
         }
     };
     for sets in [1, 2, 3] {
-        for (vertices, joints, seed) in [(1029, 64, 3), (203, 7, 5), (31, 64, 9), (5, 3, 1)] {
+        // The last: more joints than the portable kernel blends as rows.
+        let columns = super::portable::ROWS_PALETTE + 1;
+        for (vertices, joints, seed) in [(1029, 64, 3), (203, 7, 5), (31, 64, 9), (5, 3, 1), (301, columns, 4)] {
             let mut rng = Rng(seed + 10 * sets as u64);
             let mut palette = palette(&mut rng, joints);
             let influences = influences(&mut rng, vertices, sets, joints);
