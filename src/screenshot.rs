@@ -34,20 +34,8 @@ pub fn numbered_path(folder: &Path, stem: &str) -> PathBuf {
 /// run) leaves any earlier file at `path` as it was and no partial one.
 pub fn write_png(image: &RgbaImage, path: &Path) -> Result<(), String> {
     let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
-    let folder = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".rigscope-png-");
-    // Readable as a file created the ordinary way (the umask applies); a temporary file is
-    // otherwise private to its owner.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(folder).map_err(|e| match folder.is_dir() {
+    let folder = crate::save::folder_of(path);
+    let mut temp = crate::save::temp_file_in(&folder, ".rigscope-png-").map_err(|e| match folder.is_dir() {
         true => failed(&e),
         false => failed(&format_args!("there is no folder {}", folder.display())),
     })?;

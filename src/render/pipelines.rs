@@ -1,13 +1,15 @@
 //! The 3D view's pipelines and shared resources, built once per output color format.
 
 use super::gpu_data::{
-    GpuInfluences, PaletteBuffers, SKIN_BLENDED, create_texture, skinning_layouts, skinning_wgsl, wgsl_u32_constants,
+    GpuInfluences, PaletteBuffers, SKIN_BLENDED, SKIN_NONE, create_texture, skin_code, skinning_layouts, skinning_wgsl,
+    wgsl_u32_constants,
 };
 use super::scene::*;
-use crate::render::material::MeshPipeline;
+use crate::render::material::{MeshPipeline, Winding, mesh_pipeline};
 use crate::render::skeleton::LineVertex;
-use crate::render::views::{RAMPS_WGSL, ViewMode, wgsl_prelude};
-use crate::rig::Texture;
+use crate::render::views::{RAMPS_WGSL, ViewMode, ViewOptions, wgsl_prelude};
+use crate::rig::{Rig, Texture};
+use crate::skin::{SkinningMethod, SkinningPath};
 use rayon::prelude::*;
 use strum::VariantArray;
 
@@ -179,6 +181,52 @@ impl SceneRenderer {
     }
 }
 
+/// Which mesh pipelines a frame needs, and building them.
+impl SceneRenderer {
+    /// How many mesh pipelines are built so far (one per pass and view mode).
+    pub fn built_mesh_pipelines(&self) -> usize {
+        self.mesh_pipelines.built()
+    }
+
+    /// Builds, while `rig` uploads, the mesh pipelines its first frame most likely needs: each
+    /// material's shaded pass as it winds in the bind pose, in `view`'s mode, with the skinning
+    /// `path` and `method`. A software driver compiles a mesh pipeline for about as long as the
+    /// upload takes. [`SceneRenderer::prepare_pipelines`] builds what the posed frame needs
+    /// beyond these (a mirrored pose, the wireframe, ghosts). Returns how many it built.
+    pub fn prebuild_pipelines(
+        &self,
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        rig: &Rig,
+        view: &ViewOptions,
+        (path, method): (SkinningPath, SkinningMethod),
+    ) -> usize {
+        let mut passes = PassSet::default();
+        let mut skinned = false;
+        for instance in &rig.instances {
+            for primitive in &rig.meshes[instance.mesh].primitives {
+                skinned |= instance.skin.is_some();
+                passes.insert(MeshPass::shaded(
+                    mesh_pipeline(&material_of(rig, primitive), Winding::Kept),
+                    view.mode,
+                ));
+            }
+        }
+        let skinning = self.skinning_code(path, method, skinned);
+        self.mesh_pipelines.ensure(device, cache, passes, view.mode, skinning)
+    }
+
+    /// The skinning method code of a frame's pipelines: `method`'s when the vertex shader skins
+    /// some draw (`skinned_draw`: a draw of a skinned instance), none otherwise.
+    pub(super) fn skinning_code(&self, path: SkinningPath, method: SkinningMethod, skinned_draw: bool) -> u32 {
+        if path == SkinningPath::Gpu && !self.unskinned && skinned_draw {
+            skin_code(method)
+        } else {
+            SKIN_NONE
+        }
+    }
+}
+
 fn depth_state(write: bool, compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
     wgpu::DepthStencilState {
         format: DEPTH_FORMAT,
@@ -213,6 +261,23 @@ pub(super) enum MeshPass {
     /// An onion-skin ghost of a culled draw: blended like [`MeshPipeline::Blended`], back faces
     /// culled so that a ghost shows one layer of its surface, as the draw does.
     Ghost,
+}
+
+/// A set of mesh passes, one bit each: what a frame draws, gathered every frame without
+/// allocating.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct PassSet(u8);
+
+impl PassSet {
+    pub(super) fn insert(&mut self, pass: MeshPass) {
+        self.0 |= 1 << pass.slot();
+    }
+
+    pub(super) fn iter(self) -> impl Iterator<Item = MeshPass> {
+        MeshPass::ALL
+            .into_iter()
+            .filter(move |pass| self.0 & 1 << pass.slot() != 0)
+    }
 }
 
 impl MeshPass {
@@ -326,26 +391,24 @@ impl MeshPipelines {
         &self,
         device: &wgpu::Device,
         cache: Option<&wgpu::PipelineCache>,
-        passes: &[MeshPass],
+        passes: PassSet,
         mode: ViewMode,
         skinning: u32,
     ) -> usize {
-        let mut missing: Vec<MeshPass> = passes
-            .iter()
-            .copied()
-            .filter(|p| self.get(*p, mode, skinning).is_none())
-            .collect();
-        missing.dedup();
+        let mut missing = PassSet::default();
+        for pass in passes.iter().filter(|&p| self.get(p, mode, skinning).is_none()) {
+            missing.insert(pass);
+        }
         let build = |pass: MeshPass| {
             self.built[pipeline_slot(pass, mode, skinning)]
                 .get_or_init(|| self.build(device, cache, pass, pass.mode_for(mode), skinning));
         };
-        match missing.as_slice() {
-            [] => {}
-            [only] => build(*only),
-            _ => missing.par_iter().for_each(|&pass| build(pass)),
+        match missing.iter().count() {
+            0 => {}
+            1 => missing.iter().for_each(build),
+            _ => missing.iter().par_bridge().for_each(build),
         }
-        missing.len()
+        missing.iter().count()
     }
 
     fn build(

@@ -6,13 +6,11 @@ use crate::anim::{Bounds, PoseBuffers};
 use crate::audit::VertexSymmetry;
 use crate::render::camera::OrbitCamera;
 use crate::render::detail::ScenePortion;
-use crate::render::gpu_data::{
-    GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, skin_code, triangle_edges,
-};
+use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, triangle_edges};
 use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
-use crate::render::pipelines::{MeshPass, MeshPipelines};
+use crate::render::pipelines::{MeshPass, MeshPipelines, PassSet};
 use crate::render::skeleton::{
     BIND_COLOR, LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines,
 };
@@ -47,7 +45,7 @@ mod ghosts;
 mod proxy;
 mod uniforms;
 mod upload;
-use upload::material_of;
+pub(in crate::render) use upload::material_of;
 
 pub use ghosts::GhostPose;
 use uniforms::NO_JOINT;
@@ -229,49 +227,6 @@ impl SceneRenderer {
         self.grid = Some((buffer, vertices.len() as u32));
     }
 
-    /// How many mesh pipelines are built so far (one per pass and view mode).
-    pub fn built_mesh_pipelines(&self) -> usize {
-        self.mesh_pipelines.built()
-    }
-
-    /// Builds, while `rig` uploads, the mesh pipelines its first frame most likely needs: each
-    /// material's shaded pass as it winds in the bind pose, in `view`'s mode, with the skinning
-    /// `path` and `method`. A software driver compiles a mesh pipeline for about as long as the
-    /// upload takes. [`SceneRenderer::prepare_pipelines`] builds what the posed frame needs
-    /// beyond these (a mirrored pose, the wireframe, ghosts). Returns how many it built.
-    pub fn prebuild_pipelines(
-        &self,
-        device: &wgpu::Device,
-        cache: Option<&wgpu::PipelineCache>,
-        rig: &Rig,
-        view: &ViewOptions,
-        (path, method): (SkinningPath, SkinningMethod),
-    ) -> usize {
-        let mut passes: Vec<MeshPass> = Vec::with_capacity(MeshPass::COUNT);
-        let mut skinned = false;
-        for instance in &rig.instances {
-            for primitive in &rig.meshes[instance.mesh].primitives {
-                skinned |= instance.skin.is_some();
-                let pass = MeshPass::shaded(mesh_pipeline(&material_of(rig, primitive), Winding::Kept), view.mode);
-                if !passes.contains(&pass) {
-                    passes.push(pass);
-                }
-            }
-        }
-        let skinning = self.skinning_code(path, method, skinned);
-        self.mesh_pipelines.ensure(device, cache, &passes, view.mode, skinning)
-    }
-
-    /// The skinning method code of a frame's pipelines: `method`'s when the vertex shader skins
-    /// some draw (`skinned_draw`: a draw of a skinned instance), none otherwise.
-    fn skinning_code(&self, path: SkinningPath, method: SkinningMethod, skinned_draw: bool) -> u32 {
-        if path == SkinningPath::Gpu && !self.unskinned && skinned_draw {
-            skin_code(method)
-        } else {
-            SKIN_NONE
-        }
-    }
-
     /// Builds the mesh pipelines that drawing `gpu` with `view` needs and that are not built
     /// yet. Returns how many it built.
     pub fn prepare_pipelines(
@@ -281,19 +236,16 @@ impl SceneRenderer {
         gpu: &RigGpu,
         view: &ViewOptions,
     ) -> usize {
-        let mut passes: Vec<MeshPass> = Vec::with_capacity(MeshPass::COUNT);
+        let mut passes = PassSet::default();
         for draw in &gpu.draws {
-            let pass = MeshPass::shaded(draw.pipeline, view.mode);
-            if !passes.contains(&pass) {
-                passes.push(pass);
-            }
+            passes.insert(MeshPass::shaded(draw.pipeline, view.mode));
         }
         if view.wireframe && !gpu.draws.is_empty() {
-            passes.push(MeshPass::Wireframe);
+            passes.insert(MeshPass::Wireframe);
         }
         gpu.ghost_passes(view, &mut passes);
         self.mesh_pipelines
-            .ensure(device, cache, &passes, view.mode, gpu.skinning)
+            .ensure(device, cache, passes, view.mode, gpu.skinning)
     }
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and

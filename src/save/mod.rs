@@ -310,7 +310,8 @@ pub fn save_changes(
     Ok(Saved { written, backup, notes })
 }
 
-fn folder_of(path: &Path) -> PathBuf {
+/// The folder `path` is in (`.` for a bare file name).
+pub(crate) fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
         _ => PathBuf::from("."),
@@ -343,6 +344,20 @@ fn backup_path(input: &Path) -> PathBuf {
         .expect("some backup name is free")
 }
 
+/// An empty temporary file in `dir` named from `prefix`, to be renamed over its target once
+/// written: read and write for everyone the umask allows, like a file created the ordinary way
+/// (a temporary file is otherwise private to its owner).
+pub(crate) fn temp_file_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
 /// A temporary file in `dir` holding `bytes`, to be renamed to `path`.
 fn temp_with(
     dir: &Path,
@@ -354,16 +369,7 @@ fn temp_with(
         path: path.to_owned(),
         source,
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".rigscope-save-");
-    // Read and write for everyone the umask allows, like a file created the ordinary way
-    // (a temporary file is otherwise private to its owner).
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(dir).map_err(failed)?;
+    let mut temp = temp_file_in(dir, ".rigscope-save-").map_err(failed)?;
     temp.write_all(bytes).map_err(failed)?;
     temp.as_file().sync_all().map_err(failed)?;
     if let Some(permissions) = permissions {

@@ -269,12 +269,9 @@ impl SceneRenderer {
 
 impl RigGpu {
     /// Adds to `passes` those the ghosts written for this frame draw with in `view`.
-    pub(super) fn ghost_passes(&self, view: &ViewOptions, passes: &mut Vec<MeshPass>) {
+    pub(super) fn ghost_passes(&self, view: &ViewOptions, passes: &mut PassSet) {
         for draw in self.draws.iter().filter(|_| self.ghosts_shown > 0) {
-            let pass = MeshPass::ghost(draw.pipeline, view.mode);
-            if !passes.contains(&pass) {
-                passes.push(pass);
-            }
+            passes.insert(MeshPass::ghost(draw.pipeline, view.mode));
         }
     }
 }

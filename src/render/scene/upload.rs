@@ -4,7 +4,7 @@
 use super::*;
 
 /// The material `primitive` of `rig` is drawn with: its own, or the default one.
-pub(super) fn material_of(rig: &Rig, primitive: &crate::rig::Primitive) -> Material {
+pub(in crate::render) fn material_of(rig: &Rig, primitive: &crate::rig::Primitive) -> Material {
     primitive
         .material
         .and_then(|m| rig.materials.get(m))
