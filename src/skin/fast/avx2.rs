@@ -187,14 +187,16 @@ unsafe impl Blend for Avx2Exact {
 
     #[inline(always)]
     unsafe fn add_weighted([lo, hi]: [__m256; 2], w: f32, m: *const f32) -> [__m256; 2] {
+        // SAFETY: the trait's contract.
+        let [plo, phi] = unsafe { Self::weighted(w, m) };
+        // SAFETY: the trait's contract.
+        unsafe { [_mm256_add_ps(lo, plo), _mm256_add_ps(hi, phi)] }
+    }
+
+    #[inline(always)]
+    unsafe fn weighted(w: f32, m: *const f32) -> [__m256; 2] {
         // SAFETY: the trait's contract; `m` covers 16 floats.
-        unsafe {
-            let w = _mm256_set1_ps(w);
-            [
-                _mm256_add_ps(lo, _mm256_mul_ps(_mm256_loadu_ps(m), w)),
-                _mm256_add_ps(hi, _mm256_mul_ps(_mm256_loadu_ps(m.add(8)), w)),
-            ]
-        }
+        unsafe { product(_mm256_set1_ps(w), m) }
     }
 
     type Weights = __m256;
@@ -207,20 +209,37 @@ unsafe impl Blend for Avx2Exact {
 
     #[inline(always)]
     unsafe fn add_weighted_slot([lo, hi]: [__m256; 2], w: __m256, slot: usize, m: *const f32) -> [__m256; 2] {
+        // SAFETY: the trait's contract.
+        let [plo, phi] = unsafe { Self::weighted_slot(w, slot, m) };
+        // SAFETY: the trait's contract.
+        unsafe { [_mm256_add_ps(lo, plo), _mm256_add_ps(hi, phi)] }
+    }
+
+    #[inline(always)]
+    unsafe fn weighted_slot(w: __m256, slot: usize, m: *const f32) -> [__m256; 2] {
         // SAFETY: the trait's contract; `m` covers 16 floats.
-        unsafe {
-            let w = spread(w, slot);
-            [
-                _mm256_add_ps(lo, _mm256_mul_ps(_mm256_loadu_ps(m), w)),
-                _mm256_add_ps(hi, _mm256_mul_ps(_mm256_loadu_ps(m.add(8)), w)),
-            ]
-        }
+        unsafe { product(spread(w, slot), m) }
     }
 
     #[inline(always)]
     unsafe fn transpose(mats: &[[__m256; 2]; 16]) -> [V3<__m256>; 4] {
         // SAFETY: the trait's contract.
         unsafe { Avx2::transpose(mats) }
+    }
+}
+
+/// The 16 floats at `m` times `w`, unfused, as two 8-wide halves.
+///
+/// # Safety
+/// The CPU has AVX; `m` covers 16 floats.
+#[inline(always)]
+unsafe fn product(w: __m256, m: *const f32) -> [__m256; 2] {
+    // SAFETY: this function's contract.
+    unsafe {
+        [
+            _mm256_mul_ps(_mm256_loadu_ps(m), w),
+            _mm256_mul_ps(_mm256_loadu_ps(m.add(8)), w),
+        ]
     }
 }
 

@@ -29,6 +29,17 @@ pub unsafe trait Blend {
     /// # Safety
     /// The CPU has `V`'s features; `m` points at 16 readable floats.
     unsafe fn add_weighted(acc: Self::M, w: f32, m: *const f32) -> Self::M;
+    /// `w · m`, a blend's first influence. Kernels that fuse the multiply and the add start
+    /// from [`Blend::zero`] at no cost; exact ones multiply only, as the one-vertex path starts
+    /// its sums from the first product (an add of zero would be a twelfth of their blend).
+    ///
+    /// # Safety
+    /// As [`Blend::add_weighted`].
+    #[inline(always)]
+    unsafe fn weighted(w: f32, m: *const f32) -> Self::M {
+        // SAFETY: this function's contract.
+        unsafe { Self::add_weighted(Self::zero(), w, m) }
+    }
     /// One influence set's four weights, read with one load: the kernels are bound by loads,
     /// and spreading each weight from a register costs a shuffle where a broadcast load per
     /// weight costs a load.
@@ -41,6 +52,15 @@ pub unsafe trait Blend {
     /// # Safety
     /// As [`Blend::add_weighted`].
     unsafe fn add_weighted_slot(acc: Self::M, w: Self::Weights, slot: usize, m: *const f32) -> Self::M;
+    /// `w[slot] · m`, as [`Blend::weighted`].
+    ///
+    /// # Safety
+    /// As [`Blend::add_weighted`].
+    #[inline(always)]
+    unsafe fn weighted_slot(w: Self::Weights, slot: usize, m: *const f32) -> Self::M {
+        // SAFETY: this function's contract.
+        unsafe { Self::add_weighted_slot(Self::zero(), w, slot, m) }
+    }
     /// Columns 0–3 (x, y, z) of `mats` (`LANES` of them), one register per element with
     /// vertex `i` in lane `i`.
     ///
@@ -115,8 +135,8 @@ unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
         unsafe {
             let first = B::weights(&weights[0]);
             let second = if SLOTS > 4 { B::weights(&weights[1]) } else { first };
-            let mut acc = B::zero();
-            for k in 0..SLOTS {
+            let mut acc = B::weighted_slot(first, 0, pal.add(joint_offset(joints, 0)));
+            for k in 1..SLOTS {
                 let set = if k < 4 { first } else { second };
                 acc = B::add_weighted_slot(acc, set, k % 4, pal.add(joint_offset(joints, k)));
             }
@@ -144,16 +164,20 @@ unsafe fn blend_checked<B: Blend, const SETS: usize>(
         let weights = job.influences.weights[v * SETS..(v + 1) * SETS].as_flattened();
         // SAFETY: the caller's contract; each joint is checked before its matrix is read.
         unsafe {
-            let mut acc = B::zero();
+            let mut acc = None;
             let mut total = 0.0f32;
             for (&joint, &w) in joints.iter().zip(weights) {
                 let joint = usize::from(joint);
                 if w != 0.0 && joint < palette.len() {
-                    acc = B::add_weighted(acc, w, pal.add(joint * 16));
+                    let m = pal.add(joint * 16);
+                    acc = Some(match acc {
+                        None => B::weighted(w, m),
+                        Some(acc) => B::add_weighted(acc, w, m),
+                    });
                     total += w;
                 }
             }
-            out.put(i, if total == 0.0 { B::identity() } else { acc });
+            out.put(i, acc.filter(|_| total != 0.0).unwrap_or_else(|| B::identity()));
         }
     }
 }

@@ -7,12 +7,13 @@ use super::{Inf, Job};
 use glam::{Mat4, Vec3, Vec4};
 
 /// Blended columns 0–3 of one vertex (column `w` components included but unused), or `None`
-/// when no weight is left (the vertex keeps its bind pose). Same order and rules as the reference.
+/// when no weight is left (the vertex keeps its bind pose). Same order and rules as the
+/// reference, each sum starting from its first product: the order every exact kernel follows.
 #[inline(always)]
 pub(super) fn blend(palette: &[Mat4], influences: Inf<'_>, v: usize) -> Option<[Vec4; 4]> {
     let sets = influences.sets;
     let range = v * sets..(v + 1) * sets;
-    let mut c = [Vec4::ZERO; 4];
+    let mut c: Option<[Vec4; 4]> = None;
     let mut total = 0.0;
     for (joints, weights) in influences.joints[range.clone()].iter().zip(&influences.weights[range]) {
         for k in 0..4 {
@@ -20,15 +21,21 @@ pub(super) fn blend(palette: &[Mat4], influences: Inf<'_>, v: usize) -> Option<[
             if w != 0.0
                 && let Some(m) = palette.get(joints[k] as usize)
             {
-                c[0] += m.x_axis * w;
-                c[1] += m.y_axis * w;
-                c[2] += m.z_axis * w;
-                c[3] += m.w_axis * w;
+                let product = [m.x_axis * w, m.y_axis * w, m.z_axis * w, m.w_axis * w];
+                c = Some(match c {
+                    None => product,
+                    Some(c) => [
+                        c[0] + product[0],
+                        c[1] + product[1],
+                        c[2] + product[2],
+                        c[3] + product[3],
+                    ],
+                });
                 total += w;
             }
         }
     }
-    (total != 0.0).then_some(c)
+    c.filter(|_| total != 0.0)
 }
 
 /// One vertex on the portable path.
@@ -123,14 +130,16 @@ unsafe impl Blend for Portable {
 
     #[inline(always)]
     unsafe fn add_weighted(acc: [Vec4; 4], w: f32, m: *const f32) -> [Vec4; 4] {
+        // SAFETY: the trait's contract.
+        let product = unsafe { Self::weighted(w, m) };
+        [0, 1, 2, 3].map(|c| acc[c] + product[c])
+    }
+
+    #[inline(always)]
+    unsafe fn weighted(w: f32, m: *const f32) -> [Vec4; 4] {
         // SAFETY: `m` covers 16 floats (the trait's contract).
         let m = Mat4::from_cols_array(&unsafe { m.cast::<[f32; 16]>().read_unaligned() });
-        [
-            acc[0] + m.x_axis * w,
-            acc[1] + m.y_axis * w,
-            acc[2] + m.z_axis * w,
-            acc[3] + m.w_axis * w,
-        ]
+        [m.x_axis * w, m.y_axis * w, m.z_axis * w, m.w_axis * w]
     }
 
     type Weights = [f32; 4];
@@ -144,6 +153,12 @@ unsafe impl Blend for Portable {
     unsafe fn add_weighted_slot(acc: [Vec4; 4], w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 4] {
         // SAFETY: the trait's contract.
         unsafe { Self::add_weighted(acc, w[slot], m) }
+    }
+
+    #[inline(always)]
+    unsafe fn weighted_slot(w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 4] {
+        // SAFETY: the trait's contract.
+        unsafe { Self::weighted(w[slot], m) }
     }
 
     const POINTWISE: bool = true;
@@ -198,16 +213,19 @@ unsafe impl Blend for PortableRows {
         [Vec4::X, Vec4::Y, Vec4::Z]
     }
 
-    /// `m` is a transposed matrix: its first twelve floats are rows 0–2.
     #[inline(always)]
     unsafe fn add_weighted(acc: [Vec4; 3], w: f32, m: *const f32) -> [Vec4; 3] {
+        // SAFETY: the trait's contract.
+        let product = unsafe { Self::weighted(w, m) };
+        [0, 1, 2].map(|r| acc[r] + product[r])
+    }
+
+    /// `m` is a transposed matrix: its first twelve floats are rows 0–2.
+    #[inline(always)]
+    unsafe fn weighted(w: f32, m: *const f32) -> [Vec4; 3] {
         // SAFETY: `m` covers 16 floats (the trait's contract).
         let rows = unsafe { m.cast::<[[f32; 4]; 3]>().read_unaligned() };
-        [
-            acc[0] + Vec4::from_array(rows[0]) * w,
-            acc[1] + Vec4::from_array(rows[1]) * w,
-            acc[2] + Vec4::from_array(rows[2]) * w,
-        ]
+        rows.map(|row| Vec4::from_array(row) * w)
     }
 
     type Weights = [f32; 4];
@@ -221,6 +239,12 @@ unsafe impl Blend for PortableRows {
     unsafe fn add_weighted_slot(acc: [Vec4; 3], w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 3] {
         // SAFETY: the trait's contract.
         unsafe { Self::add_weighted(acc, w[slot], m) }
+    }
+
+    #[inline(always)]
+    unsafe fn weighted_slot(w: [f32; 4], slot: usize, m: *const f32) -> [Vec4; 3] {
+        // SAFETY: the trait's contract.
+        unsafe { Self::weighted(w[slot], m) }
     }
 
     #[inline(always)]
