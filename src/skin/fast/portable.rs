@@ -72,11 +72,13 @@ pub(super) fn range(job: &mut Job<'_>, range: std::ops::Range<usize>) {
 
 /// Skins every vertex of `job` with one or two influence sets four at a time in glam's `Vec4`
 /// lanes (SSE2 on x86-64, NEON on AArch64), else one vertex at a time. Positions have the
-/// per-vertex path's bits either way: the same multiplies and adds in the same order; without
-/// normals each vertex's position is transformed as soon as its matrix is blended.
+/// per-vertex path's bits either way: the same multiplies and adds in the same order. Palettes
+/// of up to [`ROWS_PALETTE`] joints are blended as rows ([`PortableRows`]); bigger ones as
+/// columns ([`Portable`]), whose positions without normals are transformed as soon as each
+/// matrix is blended.
 pub(super) fn skin(mut job: Job<'_>) {
     let sets = job.influences.sets;
-    if job.with_normals() && matches!(sets, 1 | 2) && job.palette.len() <= ROWS_PALETTE {
+    if matches!(sets, 1 | 2) && job.palette.len() <= ROWS_PALETTE {
         let mut rows = [std::mem::MaybeUninit::<Mat4>::uninit(); ROWS_PALETTE];
         for (row, m) in rows.iter_mut().zip(job.palette) {
             row.write(m.transpose());
@@ -86,9 +88,11 @@ pub(super) fn skin(mut job: Job<'_>) {
         // SAFETY: `PortableRows` needs no target feature; `SETS` and `NORMALS` match the job;
         // `rows` is the job's palette transposed, which `PortableRows` reads.
         return unsafe {
-            match sets {
-                1 => run_blending::<PortableRows, 1, true>(job, rows),
-                _ => run_blending::<PortableRows, 2, true>(job, rows),
+            match (sets, job.with_normals()) {
+                (1, true) => run_blending::<PortableRows, 1, true>(job, rows),
+                (1, false) => run_blending::<PortableRows, 1, false>(job, rows),
+                (_, true) => run_blending::<PortableRows, 2, true>(job, rows),
+                (_, false) => run_blending::<PortableRows, 2, false>(job, rows),
             }
         };
     }
@@ -186,11 +190,11 @@ unsafe impl Blend for Portable {
     }
 }
 
-/// Palettes up to this many joints are blended as rows with normals ([`PortableRows`]): a
-/// transposed copy on the stack (16 KiB).
+/// Palettes up to this many joints are blended as rows ([`PortableRows`]): a transposed copy
+/// on the stack (16 KiB).
 pub(super) const ROWS_PALETTE: usize = 256;
 
-/// The portable block kernel's blend with normals, from a transposed palette: rows 0–2 of
+/// The portable block kernel's blend, from a transposed palette: rows 0–2 of
 /// each matrix, three `Vec4`s where [`Portable`] blends four columns (whose fourth lanes the
 /// finish never reads), and three transposes into lanes instead of four. Every element is the
 /// same multiply and add in the same order, so positions keep the one-vertex path's bits.
