@@ -512,6 +512,7 @@ fn the_simd_block_checks_answer_as_the_generic_one() {
                 3 => weights[v * sets][0] = -0.0,
                 4 => joints[set][slot] = 64 + rng.below(1000) as u16,
                 5 => weights[set][slot] = f32::INFINITY,
+                6 => joints[set][slot] = 0x8000 + rng.below(0x8000) as u16,
                 _ => {}
             }
             let influences = Inf {
