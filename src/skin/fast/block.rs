@@ -31,7 +31,7 @@ pub unsafe trait Blend {
     unsafe fn add_weighted(acc: Self::M, w: f32, m: *const f32) -> Self::M;
     /// `w · m`, a blend's first influence. Kernels that fuse the multiply and the add start
     /// from [`Blend::zero`] at no cost; exact ones multiply only, as the one-vertex path starts
-    /// its sums from the first product (an add of zero would be a twelfth of their blend).
+    /// its sums from the first product (adds of zero would be an eighth of their blend).
     ///
     /// # Safety
     /// As [`Blend::add_weighted`].
