@@ -154,6 +154,22 @@ impl ViewRenderer {
         ViewRenderer::new(gpu, crate::render::offscreen::OFFSCREEN_FORMAT, samples)
     }
 
+    /// An [`Offscreen`] target of `width`×`height` pixels and `samples` per pixel with its
+    /// renderer, made side by side: each is a few milliseconds on a software driver (allocating
+    /// the targets; parsing the shaders), and neither needs the other.
+    pub fn offscreen_target(
+        gpu: &Gpu,
+        width: u32,
+        height: u32,
+        samples: u32,
+    ) -> Result<(Offscreen, ViewRenderer), GpuError> {
+        let (target, renderer) = rayon::join(
+            || Offscreen::with_samples(gpu, width, height, samples),
+            || ViewRenderer::offscreen_with(gpu, samples),
+        );
+        Ok((target?, renderer))
+    }
+
     /// The first stage of a frame: uploads the viewer's rig and its grid when the rig changed
     /// since the last frame, brings the pose up to date, and writes the frame's palettes,
     /// vertices and uniforms for a view of aspect `aspect`. Records what that cost in
@@ -444,13 +460,7 @@ fn render_one_side(
 ) -> Result<image::RgbaImage, GpuError> {
     let start = std::time::Instant::now();
     let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
-    // Independent, and each a few milliseconds on a software driver (allocating the targets;
-    // parsing the shaders): side by side.
-    let (target, mut renderer) = rayon::join(
-        || Offscreen::with_samples(gpu, width, height, samples),
-        || ViewRenderer::offscreen_with(gpu, samples),
-    );
-    let target = target?;
+    let (target, mut renderer) = ViewRenderer::offscreen_target(gpu, width, height, samples)?;
     lap("renderer created");
     let image = renderer.render_image(gpu, &target, viewer, None, None);
     lap("rig uploaded, frame written, drawn and read back");

@@ -5,7 +5,7 @@ use crate::commands::clips::CommandError;
 use crate::draw::{Clock, ViewRenderer};
 use crate::headless::{RenderRequest, viewer_for};
 use crate::render::offscreen::read_buffer;
-use crate::render::{Gpu, GpuError, Offscreen, PixelRect};
+use crate::render::{Gpu, GpuError, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
@@ -176,8 +176,8 @@ pub fn render_ui(
     pixels_per_point: f32,
     samples: u32,
 ) -> Result<RgbaImage, String> {
-    let target = Offscreen::with_samples(gpu, width, height, samples).map_err(|e| e.to_string())?;
-    let mut view_renderer = ViewRenderer::offscreen_with(gpu, samples);
+    let (target, mut view_renderer) =
+        ViewRenderer::offscreen_target(gpu, width, height, samples).map_err(|e| e.to_string())?;
     let mut renderer = egui_wgpu::Renderer::new(
         &gpu.device,
         target.overlay_format(),
@@ -316,8 +316,8 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
     let gpu = Gpu::headless().map_err(|e| e.to_string())?;
     let samples = request.samples(&gpu);
-    let target = Offscreen::with_samples(&gpu, request.width, request.height, samples).map_err(|e| e.to_string())?;
-    let mut renderer = ViewRenderer::offscreen_with(&gpu, samples);
+    let (target, mut renderer) =
+        ViewRenderer::offscreen_target(&gpu, request.width, request.height, samples).map_err(|e| e.to_string())?;
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
         let image = renderer

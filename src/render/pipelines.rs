@@ -216,10 +216,16 @@ impl SceneRenderer {
         self.mesh_pipelines.ensure(device, cache, passes, view.mode, skinning)
     }
 
+    /// Whether the vertex shader skins the draws of skinned instances on `path`: not on the CPU
+    /// path, nor when every mesh is drawn from its bind pose ([`SceneRenderer::unskinned`]).
+    pub(super) fn skins_on_gpu(&self, path: SkinningPath) -> bool {
+        path == SkinningPath::Gpu && !self.unskinned
+    }
+
     /// The skinning method code of a frame's pipelines: `method`'s when the vertex shader skins
     /// some draw (`skinned_draw`: a draw of a skinned instance), none otherwise.
     pub(super) fn skinning_code(&self, path: SkinningPath, method: SkinningMethod, skinned_draw: bool) -> u32 {
-        if path == SkinningPath::Gpu && !self.unskinned && skinned_draw {
+        if self.skins_on_gpu(path) && skinned_draw {
             skin_code(method)
         } else {
             SKIN_NONE

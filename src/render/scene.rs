@@ -281,7 +281,8 @@ impl SceneRenderer {
             signature.write(bytemuck::cast_slice(weights));
         }
         let gpu_skinning = state.path == SkinningPath::Gpu;
-        let skins_here = |instance: usize| gpu_skinning && !self.unskinned && gpu.palettes[instance].is_some();
+        let skins_on_gpu = self.skins_on_gpu(state.path);
+        let skins_here = |instance: usize| skins_on_gpu && gpu.palettes[instance].is_some();
         let skinned_draw = gpu.draws.iter().any(|draw| gpu.palettes[draw.instance].is_some());
         gpu.skinning = self.skinning_code(state.path, state.method, skinned_draw);
         let start = std::time::Instant::now();
