@@ -1,6 +1,7 @@
-//! Clips carried from one skeleton onto another: joint directions against an independent f64
-//! computation, identical skeletons copying locals exactly, and the Mixamo rigs of the shared
-//! corpus onto Ready Player Me and ybot.
+//! Clips carried from one skeleton onto another: bone directions against the source's in an
+//! independent f64 evaluation (whatever the two rest poses), rigs whose rest pose alone was
+//! changed playing a clip exactly as the original, identical skeletons copying locals exactly,
+//! and the Mixamo rigs of the shared corpus onto Ready Player Me and ybot.
 
 mod common;
 
@@ -240,7 +241,8 @@ fn worlds_f64(rig: &Rig, clip: Option<&Clip>, time: f64) -> Vec<DMat4> {
     worlds
 }
 
-/// The rotation of a world matrix without shear (its columns normalized).
+/// The rotation of a world matrix without shear (its columns normalized; the quaternion too, as
+/// columns a parent's uneven scale left slightly skewed give one a little shorter than 1).
 fn rotation_of(world: &DMat4) -> DQuat {
     let m = DMat3::from_mat4(*world);
     DQuat::from_mat3(&DMat3::from_cols(
@@ -248,6 +250,14 @@ fn rotation_of(world: &DMat4) -> DQuat {
         m.y_axis.normalize(),
         m.z_axis.normalize(),
     ))
+    .normalize()
+}
+
+/// The angle of the turn from `a` to `b`, from its sine and cosine (accurate near zero, where
+/// the arc cosine of a dot product is not).
+fn angle_between(a: DQuat, b: DQuat) -> f64 {
+    let turn = a.inverse() * b;
+    2.0 * turn.xyz().length().atan2(turn.w.abs())
 }
 
 fn position(world: &DMat4) -> DVec3 {
@@ -273,9 +283,10 @@ fn a_character_facing_the_other_way_moves_the_same_way_for_itself() {
     carries_joint_directions(-70.0);
 }
 
-/// Carries the source clip onto [`target_rig`] turned `facing` degrees and checks joint
-/// directions and the hips' travel against f64 world matrices: the source's world-space turns,
-/// turned as the target faces, applied to the target's rest bones.
+/// Carries the source clip onto [`target_rig`] turned `facing` degrees and checks bone
+/// directions and the hips' travel against f64 world matrices: every target bone points where
+/// the source's bone points, turned as the target faces, though the target's rest differs (its
+/// left arm in an A-pose, rolled joints).
 fn carries_joint_directions(facing: f64) {
     let mut source = source_rig();
     source.clips.push(source_clip(&source));
@@ -298,8 +309,8 @@ fn carries_joint_directions(facing: f64) {
     let source_of = |t: &str| source.find_node(t.strip_prefix("mixamorig:").unwrap()).unwrap();
     let source_rest = worlds_f64(&source, None, 0.0);
     let target_rest = worlds_f64(&target, None, 0.0);
-    let a_posed = ["mixamorig:LeftForeArm", "mixamorig:LeftHand"];
     let mut worst = (0.0f64, String::new());
+    let mut bones = 0;
     for &time in &CHECK_TIMES {
         let source_pose = worlds_f64(&source, Some(&source.clips[0]), time);
         let target_pose = worlds_f64(&target, Some(&clips[0]), time);
@@ -312,16 +323,9 @@ fn carries_joint_directions(facing: f64) {
             }
             let (source_parent, source_child) = (source_of(&target.nodes[parent].name), source_of(&node.name));
             let got = bone(&target_pose, parent, child);
-            // The source parent's turn from its rest, in world space, applied to the target's
-            // rest bone.
-            let turn = rotation_of(&source_pose[source_parent]) * rotation_of(&source_rest[source_parent]).inverse();
-            let want = face * turn * face.inverse() * bone(&target_rest, parent, child);
-            let mut angle = got.angle_between(want);
-            if !a_posed.contains(&node.name.as_str()) {
-                // Same rest directions: the same directions as the source's, turned as the
-                // target faces.
-                angle = angle.max(got.angle_between(face * bone(&source_pose, source_parent, source_child)));
-            }
+            let want = face * bone(&source_pose, source_parent, source_child);
+            let angle = got.angle_between(want);
+            bones += 1;
             if angle > worst.0 {
                 worst = (angle, format!("{} at {time}", node.name));
             }
@@ -336,12 +340,129 @@ fn carries_joint_directions(facing: f64) {
         let error = (position(&target_pose[hips]) - want).length();
         assert!(error < 1e-4, "facing {facing}°: hips {error} m off at {time}");
     }
+    assert_eq!(bones, CHECK_TIMES.len() * (FIGURE.len() - 1));
     assert!(
         worst.0 < 2e-4,
         "facing {facing}°: largest direction error {} rad ({})",
         worst.0,
         worst.1
     );
+    // The report measures the same thing: every bone within the same bound.
+    let reported = clip_report.worst_limb().expect("bones are reported");
+    assert!(reported.degrees < 0.02, "{reported:?}");
+    assert!(clip_report.limbs.len() >= 12, "{}", clip_report.limbs.len());
+}
+
+/// Bones of `rig` turned at rest about the world axis across them and the vertical, by
+/// `degrees` (down for a positive angle), with the rest of the rig left as it was: the
+/// inverse binds stay, so the mesh is bound as before and only the rest pose differs.
+fn with_rest_bones_lowered(mut rig: Rig, bones: &[(&str, &str)], degrees: f32) -> Rig {
+    let rest = worlds_f64(&rig, None, 0.0);
+    for &(joint, child) in bones {
+        let (j, c) = (rig.find_node(joint).unwrap(), rig.find_node(child).unwrap());
+        let along = bone(&rest, j, c);
+        let axis = along.cross(DVec3::NEG_Y).normalize();
+        let turn = DQuat::from_axis_angle(axis, f64::from(degrees).to_radians());
+        let parent = rig.nodes[j].parent.map_or(DQuat::IDENTITY, |p| rotation_of(&rest[p]));
+        let local = (parent.inverse() * turn * parent).as_quat();
+        rig.nodes[j].rest.rotation = (local * rig.nodes[j].rest.rotation).normalize();
+    }
+    rig
+}
+
+/// Whether `changed`, playing the clips of `original` carried onto it, poses every skin joint
+/// as `original` poses it playing them itself (f64 evaluation of the baked clips): positions
+/// within `1e-5` of the rig's size, rotations within 0.01°.
+fn plays_as_the_original(original: &Rig, changed: &Rig, label: &str) {
+    let (clips, report) = retarget_clips(original, changed, &JointMap::default(), &RetargetOptions::default());
+    let rest = worlds_f64(original, None, 0.0);
+    let joints: Vec<usize> = original.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let size = joints
+        .iter()
+        .map(|&j| position(&rest[j]).y)
+        .fold(f64::NEG_INFINITY, f64::max)
+        - joints
+            .iter()
+            .map(|&j| position(&rest[j]).y)
+            .fold(f64::INFINITY, f64::min);
+    let (mut far, mut turned) = (0.0f64, (0.0f64, String::new()));
+    for (clip, carried) in original.clips.iter().zip(&clips) {
+        if clip.channels.iter().any(|c| c.interpolation != Interpolation::Linear) {
+            continue;
+        }
+        for k in 0..=12 {
+            let time = f64::from(clip.duration) * f64::from(k) / 12.0;
+            let want = worlds_f64(original, Some(clip), time);
+            let got = worlds_f64(changed, Some(carried), time);
+            for &j in &joints {
+                far = far.max((position(&got[j]) - position(&want[j])).length() / size);
+                let angle = angle_between(rotation_of(&got[j]), rotation_of(&want[j])).to_degrees();
+                if angle > turned.0 {
+                    turned = (
+                        angle,
+                        format!("{} in {} at {time:.2} s", original.nodes[j].name, clip.name),
+                    );
+                }
+            }
+        }
+        let worst = report.clips.iter().find(|c| c.name == clip.name).unwrap().worst_limb();
+        assert!(
+            worst.is_none_or(|w| w.degrees < 0.01),
+            "{label} {}: {worst:?}",
+            clip.name
+        );
+    }
+    assert!(far < 1e-5, "{label}: joints {far} of the rig's size off the original");
+    assert!(
+        turned.0 < 0.01,
+        "{label}: joints turned {}° off the original ({})",
+        turned.0,
+        turned.1
+    );
+}
+
+#[test]
+fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
+    let mut original = source_rig();
+    original.clips.push(source_clip(&original));
+    let a_posed = with_rest_bones_lowered(
+        original.clone(),
+        &[("LeftArm", "LeftForeArm"), ("RightArm", "RightForeArm")],
+        60.0,
+    );
+    let spread = with_rest_bones_lowered(
+        a_posed.clone(),
+        &[
+            ("LeftForeArm", "LeftHand"),
+            ("LeftUpLeg", "LeftLeg"),
+            ("RightUpLeg", "RightLeg"),
+        ],
+        -15.0,
+    );
+    plays_as_the_original(&original, &a_posed, "arms lowered 60°");
+    plays_as_the_original(&original, &spread, "arms lowered, elbow and legs turned");
+}
+
+#[test]
+fn xbot_with_its_arms_lowered_at_rest_plays_its_own_clips_as_before() {
+    let Some(real) = common::shared_rigs().map(|r| r.join("real")) else {
+        return;
+    };
+    let xbot = common::load_rig(&real, "Xbot.glb");
+    assert!(xbot.clips.len() >= 4, "{} clips", xbot.clips.len());
+    let find = |name: &str| xbot.nodes.iter().find(|n| n.name.ends_with(name)).unwrap().name.clone();
+    let bones: Vec<(String, String)> = [("LeftArm", "LeftForeArm"), ("RightArm", "RightForeArm")]
+        .iter()
+        .map(|(j, c)| (find(j), find(c)))
+        .collect();
+    let bones: Vec<(&str, &str)> = bones.iter().map(|(j, c)| (j.as_str(), c.as_str())).collect();
+    let a_posed = with_rest_bones_lowered(xbot.clone(), &bones, 60.0);
+    // The change is the T-pose to A-pose one: the upper arms' rest directions 60° apart.
+    let (before, after) = (worlds_f64(&xbot, None, 0.0), worlds_f64(&a_posed, None, 0.0));
+    let (j, c) = (xbot.find_node(bones[0].0).unwrap(), xbot.find_node(bones[0].1).unwrap());
+    let apart = bone(&before, j, c).angle_between(bone(&after, j, c)).to_degrees();
+    assert!((apart - 60.0).abs() < 1e-3, "{apart}°");
+    plays_as_the_original(&xbot, &a_posed, "Xbot, arms lowered 60°");
 }
 
 #[test]
@@ -593,8 +714,8 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
                     );
                 }
             }
-            // Each limb bone of the target turns as its parent joint turns in the source: the
-            // source parent's world turn from rest applied to the target's rest bone (f64).
+            // Each limb bone of the target points where the source's bone points, turned as the
+            // target faces, whatever the two rest poses (f64 evaluation of the baked clip).
             let source_clip = &source.clips[0];
             if source_clip
                 .channels
@@ -616,9 +737,8 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
                         if rig.nodes[c].parent != Some(p) {
                             continue;
                         }
-                        let sp = find(source, pair[0]).unwrap();
-                        let turn = rotation_of(&source_pose[sp]) * rotation_of(&source_rest[sp]).inverse();
-                        let want = face * turn * face.inverse() * bone(&target_rest, p, c);
+                        let (sp, sc) = (find(source, pair[0]).unwrap(), find(source, pair[1]).unwrap());
+                        let want = face * bone(&source_pose, sp, sc);
                         worst = worst.max(bone(&target_pose, p, c).angle_between(want));
                     }
                 }

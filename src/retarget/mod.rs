@@ -1,18 +1,21 @@
 //! Clips from another file, carried onto this rig's skeleton.
 //!
-//! Joints are paired by name ([`match_joints`]). Each paired joint's animated rotation is carried
-//! as its change from the source's rest pose, in world space (turned to the way the target
-//! character faces), onto the target's rest pose, then turned back into a local rotation parent
-//! first, so different rest poses (T-pose and A-pose, other bone rolls) still give the same
-//! motion. Only the motion root moves: its travel in world space, scaled by the ratio of the two
-//! rigs' hip heights. A joint whose rest pose and whose
-//! ancestors' rest poses are the same in both rigs takes the source's local transform as it is,
-//! so two copies of one skeleton share clips unchanged. The result is baked at the source's key
-//! times with the pose evaluation of [`crate::anim`].
+//! Joints are paired by name ([`match_joints`]). The target is first turned into the source's
+//! rest pose, bone by bone and parents first (its *retarget pose*, see [`alignment`]); each
+//! paired joint's animated rotation is then carried as its change from the source's rest, in
+//! world space (turned to the way the target character faces), onto that retarget pose, and
+//! turned back into a local rotation parent first. Different rest poses (T-pose and A-pose,
+//! other bone rolls) so give the same limb directions as the source's. Only the motion root
+//! moves: its travel in world space, scaled by the ratio of the two rigs' hip heights. A joint
+//! whose rest pose and whose ancestors' rest poses are the same in both rigs takes the source's
+//! local transform as it is, so two copies of one skeleton share clips unchanged. The result is
+//! baked at the source's key times with the pose evaluation of [`crate::anim`].
 
+mod alignment;
 mod matching;
 mod morph;
 
+pub use alignment::{DirectionPair, JointDirections, align};
 pub use matching::{
     JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
 };
@@ -72,7 +75,32 @@ pub struct ClipReport {
     /// Morph weight channels carried over and left out.
     pub matched_morph_channels: usize,
     pub dropped_morph_channels: usize,
+    /// Per bone of the target that has a counterpart in the source, the largest angle between
+    /// its direction and the source bone's over the clip, largest first.
+    pub limbs: Vec<LimbError>,
 }
+
+impl ClipReport {
+    /// The bone whose direction strays furthest from the source's, if the clip has bones.
+    pub fn worst_limb(&self) -> Option<&LimbError> {
+        self.limbs.first()
+    }
+}
+
+/// How far one carried bone points from its source bone: the largest angle between the two
+/// world directions (the source's turned as the target faces) at the clip's baked times.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LimbError {
+    /// The target joint the bone starts at, and the one it ends at.
+    pub joint: String,
+    pub child: String,
+    pub degrees: f32,
+    /// When the angle is largest.
+    pub time: f32,
+}
+
+/// How many of a clip's worst bones the summary names.
+const LIMBS_LISTED: usize = 3;
 
 /// What carrying a file's clips onto a rig matched and left out.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -104,6 +132,20 @@ impl RetargetReport {
                 text += &format!("; root {root} travel ×{:.3}", clip.root_scale);
             }
             text += "\n";
+            if let Some(worst) = clip.worst_limb() {
+                let listed: Vec<String> = clip
+                    .limbs
+                    .iter()
+                    .take(LIMBS_LISTED)
+                    .map(|l| format!("{} {:.2}° at {:.2} s", l.joint, l.degrees, l.time))
+                    .collect();
+                text += &format!(
+                    "  limb directions against the source, {} bones: worst {:.2}° ({})\n",
+                    clip.limbs.len(),
+                    worst.degrees,
+                    listed.join(", ")
+                );
+            }
         }
         let list = |names: &[String]| {
             if names.is_empty() {
@@ -130,9 +172,19 @@ struct Skeletons<'a> {
     source_of: Vec<Option<usize>>,
     /// Per target node: its rest local and every ancestor's equal the source's, so it copies
     /// the source's locals.
-    aligned: Vec<bool>,
+    copies_locals: Vec<bool>,
+    /// Per target node: its parent copies the source's locals and its rest translation equals
+    /// the source's, so the source's animated translation (a Mixamo arm's, say) stays exact here
+    /// even where the joint's own rest turn differs.
+    copies_translation: Vec<bool>,
     source_rest: Pose,
     target_rest: Pose,
+    /// Per target node: its world rotation in the retarget pose (the target standing in the
+    /// source's rest pose), which the source's turns from its rest are carried onto.
+    retarget_rotations: Vec<Quat>,
+    /// Per target node: its bone, as (target child, source child), whose direction the
+    /// alignment matched and the limb errors measure.
+    bones: Vec<Option<(usize, usize)>>,
     /// Lowest rest height of the reported joints (the ground hip heights are measured from).
     source_floor: f32,
     target_floor: f32,
@@ -177,6 +229,13 @@ fn world_rotations(rig: &Rig, locals: &[Trs], rotations: &mut [Quat]) {
     }
 }
 
+/// A joint's animated scale over its rest scale, per axis (1 where the rest scale is zero):
+/// what the source's scale keys carry onto a target joint of another rest scale.
+fn relative_scale(animated: Vec3, rest: Vec3) -> Vec3 {
+    let ratio = animated / rest;
+    Vec3::select(ratio.is_finite_mask(), ratio, Vec3::ONE)
+}
+
 /// Whether two rest transforms are the same up to float noise.
 fn same_rest(a: &Trs, b: &Trs) -> bool {
     const TOLERANCE: f32 = 1e-6;
@@ -194,19 +253,35 @@ impl<'a> Skeletons<'a> {
                 source_of[t] = Some(s);
             }
         }
-        let mut aligned = vec![false; target.nodes.len()];
+        let mut copies_locals = vec![false; target.nodes.len()];
         for (t, node) in target.nodes.iter().enumerate() {
             let Some(s) = source_of[t] else { continue };
-            let parents_aligned = match (node.parent, source.nodes[s].parent) {
+            let parents_copy = match (node.parent, source.nodes[s].parent) {
                 (None, None) => true,
-                (Some(tp), Some(sp)) => aligned[tp] && source_of[tp] == Some(sp),
+                (Some(tp), Some(sp)) => copies_locals[tp] && source_of[tp] == Some(sp),
                 _ => false,
             };
-            aligned[t] = parents_aligned && same_rest(&node.rest, &source.nodes[s].rest);
+            copies_locals[t] = parents_copy && same_rest(&node.rest, &source.nodes[s].rest);
         }
+        let copies_translation = (0..target.nodes.len())
+            .map(|t| {
+                let Some(s) = source_of[t] else { return false };
+                let place_only = |rest: &Trs| Trs {
+                    translation: rest.translation,
+                    ..Trs::IDENTITY
+                };
+                let parents_copy = match (target.nodes[t].parent, source.nodes[s].parent) {
+                    (None, None) => true,
+                    (Some(tp), Some(sp)) => copies_locals[tp] && source_of[tp] == Some(sp),
+                    _ => false,
+                };
+                parents_copy && same_rest(&place_only(&target.nodes[t].rest), &place_only(&source.nodes[s].rest))
+            })
+            .collect();
         let (source_rest, target_rest) = (Pose::new(source), Pose::new(target));
         let facing = facing_turn(target, &source_of, &source_rest, &target_rest);
-        Skeletons {
+        let bones = mapped_bones(source, target, &source_of, &target_rest);
+        let mut skeletons = Skeletons {
             facing,
             source_floor: floor(source, &source_rest),
             target_floor: floor(target, &target_rest),
@@ -214,11 +289,152 @@ impl<'a> Skeletons<'a> {
             target,
             target_of: joints.target_of.clone(),
             source_of,
-            aligned,
+            copies_locals,
+            copies_translation,
+            retarget_rotations: Vec::new(),
+            bones,
             source_rest,
             target_rest,
+        };
+        skeletons.retarget_rotations = skeletons.retarget_pose();
+        skeletons
+    }
+
+    /// Where a point of the source's rest pose lies relative to `from`, turned as the target faces.
+    fn source_offset(&self, from: usize, to: usize) -> Vec3 {
+        let position = |n: usize| self.source_rest.worlds[n].w_axis.truncate();
+        self.facing * (position(to) - position(from))
+    }
+
+    fn target_offset(&self, from: usize, to: usize) -> Vec3 {
+        let position = |n: usize| self.target_rest.worlds[n].w_axis.truncate();
+        position(to) - position(from)
+    }
+
+    /// The target's world rotations in its retarget pose: parents first, each bone joint turned
+    /// from where its parent's turn left it so that its bone points along the source's rest bone
+    /// (see [`alignment::align`]); other nodes follow their parents.
+    fn retarget_pose(&self) -> Vec<Quat> {
+        let target = self.target;
+        let children = &target.hierarchy().children;
+        let mut rotations = vec![Quat::IDENTITY; target.nodes.len()];
+        for (t, node) in target.nodes.iter().enumerate() {
+            let following = match node.parent {
+                Some(p) => rotations[p] * node.rest.rotation,
+                None => node.rest.rotation,
+            };
+            rotations[t] = following;
+            let (Some((child, source_child)), Some(s)) = (self.bones[t], self.source_of[t]) else {
+                continue;
+            };
+            if self.copies_locals[t] {
+                continue;
+            }
+            // The turn that carried the joint, and everything under it, from its rest here.
+            let carried = following * self.target_rest.rotations[t].conjugate();
+            let pair = |target_child: usize, source_child: usize| DirectionPair {
+                target: carried * self.target_offset(t, target_child),
+                source: self.source_offset(s, source_child),
+            };
+            let siblings = mapped_children(&self.source_of, children, t)
+                .filter(|&c| c != child)
+                .filter_map(|c| Some((c, self.source_of[c]?)))
+                .filter(|&(_, sc)| is_under(self.source, sc, s))
+                .map(|(c, sc)| pair(c, sc))
+                .collect();
+            // The next bone along the chain, rigid with this joint until its own turn.
+            let next = self.bones[child].map(|(grandchild, source_grandchild)| DirectionPair {
+                target: carried * self.target_offset(child, grandchild),
+                source: self.source_offset(source_child, source_grandchild),
+            });
+            let directions = JointDirections {
+                bone: Some(pair(child, source_child)),
+                siblings,
+                next,
+            };
+            rotations[t] = (align(&directions) * following).normalize();
+        }
+        rotations
+    }
+}
+
+/// The nearest mapped nodes under `node` (through unmapped ones: twist and helper joints).
+fn mapped_children<'h>(
+    source_of: &'h [Option<usize>],
+    children: &'h [Vec<usize>],
+    node: usize,
+) -> impl Iterator<Item = usize> + 'h {
+    let mut stack: Vec<usize> = children[node].iter().rev().copied().collect();
+    std::iter::from_fn(move || {
+        while let Some(n) = stack.pop() {
+            if source_of[n].is_some() {
+                return Some(n);
+            }
+            stack.extend(children[n].iter().rev().copied());
+        }
+        None
+    })
+}
+
+fn is_under(rig: &Rig, node: usize, ancestor: usize) -> bool {
+    let mut above = rig.nodes[node].parent;
+    while let Some(p) = above {
+        if p == ancestor {
+            return true;
+        }
+        above = rig.nodes[p].parent;
+    }
+    false
+}
+
+/// Per target node that is a bone of the skeleton and mapped: the bone the alignment turns it
+/// by, from it to one of its nearest mapped children whose source counterpart lies under its own
+/// counterpart. The child is the one that carries on the way into the joint (a chest's neck, not
+/// its shoulders); at the top of the skeleton, the one with the most mapped joints under it (the
+/// hips' spine).
+fn mapped_bones(
+    source: &Rig,
+    target: &Rig,
+    source_of: &[Option<usize>],
+    target_rest: &Pose,
+) -> Vec<Option<(usize, usize)>> {
+    let hierarchy = target.hierarchy();
+    let position = |n: usize| target_rest.worlds[n].w_axis.truncate();
+    let mut mapped_below = vec![0usize; target.nodes.len()];
+    for t in (0..target.nodes.len()).rev() {
+        if let Some(p) = target.nodes[t].parent {
+            mapped_below[p] += mapped_below[t] + usize::from(source_of[t].is_some());
         }
     }
+    let mapped_parent = |t: usize| {
+        let mut above = target.nodes[t].parent;
+        while let Some(p) = above {
+            if source_of[p].is_some() {
+                return Some(p);
+            }
+            above = target.nodes[p].parent;
+        }
+        None
+    };
+    (0..target.nodes.len())
+        .map(|t| {
+            let s = source_of[t].filter(|_| hierarchy.bones[t])?;
+            let incoming = mapped_parent(t)
+                .filter(|&p| hierarchy.bones[p])
+                .map(|p| position(t) - position(p))
+                .and_then(|v| v.try_normalize());
+            let candidates = mapped_children(source_of, &hierarchy.children, t).filter_map(|c| {
+                let sc = source_of[c]?;
+                let offset = position(c) - position(t);
+                (is_under(source, sc, s) && offset.length() > 0.0).then_some((c, sc, offset))
+            });
+            let best = match incoming {
+                Some(way) => candidates.max_by(|a, b| way.dot(a.2.normalize()).total_cmp(&way.dot(b.2.normalize()))),
+                None => candidates.max_by_key(|&(c, _, _)| mapped_below[c]),
+            };
+            best.map(|(c, sc, _)| (c, sc))
+        })
+        .collect()
 }
 
 /// The turn about the vertical (Y) axis from the way the source character faces to the way
@@ -308,6 +524,69 @@ struct Baked {
     values: Vec<Vec4>,
 }
 
+/// One carried bone: the target's joints at its ends, the source's, and its worst angle so far.
+struct TrackedBone {
+    target: (usize, usize),
+    source: (usize, usize),
+    worst: f32,
+    when: f32,
+}
+
+/// The largest angle so far, per bone, between the target's direction and the source's.
+struct LimbTracker {
+    bones: Vec<TrackedBone>,
+}
+
+impl LimbTracker {
+    fn new(skeletons: &Skeletons) -> LimbTracker {
+        let bones = (skeletons.bones.iter().enumerate())
+            .filter_map(|(t, bone)| {
+                let (c, sc) = (*bone)?;
+                Some(TrackedBone {
+                    target: (t, c),
+                    source: (skeletons.source_of[t]?, sc),
+                    worst: 0.0,
+                    when: 0.0,
+                })
+            })
+            .collect();
+        LimbTracker { bones }
+    }
+
+    fn measure(&mut self, skeletons: &Skeletons, source: &Pose, target: &[Mat4], time: f32) {
+        let offset = |worlds: &[Mat4], (from, to): (usize, usize)| (worlds[to].w_axis - worlds[from].w_axis).truncate();
+        for bone in &mut self.bones {
+            let want = skeletons.facing * offset(&source.worlds, bone.source);
+            let angle = angle_between(offset(target, bone.target), want);
+            if angle > bone.worst {
+                (bone.worst, bone.when) = (angle, time);
+            }
+        }
+    }
+
+    fn finish(mut self, target: &Rig) -> Vec<LimbError> {
+        self.bones.sort_by(|a, b| b.worst.total_cmp(&a.worst));
+        (self.bones.into_iter())
+            .map(|bone| LimbError {
+                joint: target.nodes[bone.target.0].name.clone(),
+                child: target.nodes[bone.target.1].name.clone(),
+                degrees: bone.worst.to_degrees(),
+                time: bone.when,
+            })
+            .collect()
+    }
+}
+
+/// The angle between two directions, accurate for small angles too (acos of a dot product is
+/// not: its float error alone is about 0.03°); zero when either is too short to point anywhere.
+fn angle_between(a: Vec3, b: Vec3) -> f32 {
+    let (a, b) = (glam::DVec3::from(a), glam::DVec3::from(b));
+    if a.length_squared() == 0.0 || b.length_squared() == 0.0 {
+        return 0.0;
+    }
+    a.cross(b).length().atan2(a.dot(b)) as f32
+}
+
 /// Carries clip `index` of `skeletons.source` onto the target.
 fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions) -> (Clip, ClipReport) {
     let (source, target) = (skeletons.source, skeletons.target);
@@ -344,7 +623,8 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         report.root_scale = if ratio.is_finite() && ratio > 0.0 { ratio } else { 1.0 };
         report.root = Some(target.nodes[t].name.clone());
     }
-    let root_copied = root.is_some_and(|(_, t)| skeletons.aligned[t] && report.root_scale == 1.0 && !options.in_place);
+    let root_copied =
+        root.is_some_and(|(_, t)| skeletons.copies_locals[t] && report.root_scale == 1.0 && !options.in_place);
 
     // Which target properties the clip drives: rotations of joints whose source joint, or a
     // source joint between it and its matched ancestor, turns; the root's translation; and
@@ -359,14 +639,14 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
             above = source.nodes[p].parent;
         }
         let is_root = root.is_some_and(|(_, root)| root == t);
-        let aligned = skeletons.aligned[t];
+        let moves = skeletons.copies_translation[t];
         for (property, driven) in [
             (
                 Property::Translation,
-                is_root || (aligned && animated[s][Property::Translation as usize]),
+                is_root || (moves && animated[s][Property::Translation as usize]),
             ),
             (Property::Rotation, turns),
-            (Property::Scale, aligned && animated[s][Property::Scale as usize]),
+            (Property::Scale, animated[s][Property::Scale as usize]),
         ] {
             if driven {
                 baked.push(Baked {
@@ -388,6 +668,7 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
     for value in &mut baked {
         value.values.reserve_exact(times.len());
     }
+    let mut limbs = LimbTracker::new(skeletons);
     for &time in &times {
         sample_clip(&source.nodes, Some(clip), time, &mut hints, &mut source_locals);
         source_pose.set(source, &source_locals);
@@ -396,17 +677,22 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
             let local = &mut target_locals[t];
             *local = node.rest;
             if let Some(s) = skeletons.source_of[t] {
-                if skeletons.aligned[t] {
+                if skeletons.copies_locals[t] {
                     *local = source_locals[s];
                 } else {
                     // The source joint's turn from its rest, in world space, applied to the
-                    // target joint's rest, and expressed in the target parent's posed frame.
+                    // target joint in its retarget pose, and expressed in the target parent's
+                    // posed frame.
                     let turn = skeletons.facing
                         * source_pose.rotations[s]
                         * skeletons.source_rest.rotations[s].conjugate()
                         * skeletons.facing.conjugate();
-                    let world = turn * skeletons.target_rest.rotations[t];
+                    let world = turn * skeletons.retarget_rotations[t];
                     local.rotation = (parent_rotation.conjugate() * world).normalize();
+                    if skeletons.copies_translation[t] {
+                        local.translation = source_locals[s].translation;
+                    }
+                    local.scale = node.rest.scale * relative_scale(source_locals[s].scale, source.nodes[s].rest.scale);
                 }
             }
             target_rotations[t] = parent_rotation * local.rotation;
@@ -425,6 +711,8 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
             let parent = target.nodes[t].parent.map_or(Mat4::IDENTITY, |p| target_worlds[p]);
             target_locals[t].translation = parent.inverse().transform_point3(place);
         }
+        local_to_world(&target.nodes, &target_locals, &mut target_worlds);
+        limbs.measure(skeletons, &source_pose, &target_worlds, time);
         for value in &mut baked {
             let local = &target_locals[value.node];
             value.values.push(match value.property {
@@ -435,6 +723,7 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         }
     }
 
+    report.limbs = limbs.finish(target);
     let duration = clip.duration.max(times.last().copied().unwrap_or(0.0));
     let channels = baked
         .into_iter()
