@@ -4,8 +4,10 @@
 //! before it is used.
 
 use super::encode::{Encoded, Layout, encode_joints, encode_weights};
+use super::json_text::Origins;
 use super::{AttributeProblem, OutputFormat, PrimitiveChange, SaveError};
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::encode::{FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT};
@@ -20,11 +22,17 @@ pub struct Edited {
     /// The buffer views added, whose `buffer` and `byteOffset` are set when the data is placed.
     new_views: Vec<usize>,
     notes: Vec<String>,
+    /// Top-level arrays whose elements moved, for writing the unchanged ones as their text.
+    origins: Origins,
+    /// Extensions named in parts of the document the edit removed: dropped from the extension
+    /// lists when nothing left uses them.
+    removed_extensions: BTreeSet<String>,
 }
 
 /// The edited document with its bytes placed.
 pub struct Placed {
     pub json: Value,
+    pub origins: Origins,
     /// The GLB binary chunk (GLB output).
     pub glb_bin: Option<Vec<u8>>,
     /// The bytes of the new `.bin` beside a `.gltf` output.
@@ -32,23 +40,23 @@ pub struct Placed {
     pub notes: Vec<String>,
 }
 
-fn malformed(what: impl Into<String>, problem: impl Into<String>) -> SaveError {
+pub(super) fn malformed(what: impl Into<String>, problem: impl Into<String>) -> SaveError {
     SaveError::Malformed {
         what: what.into(),
         problem: problem.into(),
     }
 }
 
-fn as_index(value: &Value) -> Option<usize> {
+pub(super) fn as_index(value: &Value) -> Option<usize> {
     value.as_u64().and_then(|i| usize::try_from(i).ok())
 }
 
-fn array_len(json: &Value, key: &str) -> usize {
+pub(super) fn array_len(json: &Value, key: &str) -> usize {
     json.get(key).and_then(Value::as_array).map_or(0, Vec::len)
 }
 
 /// `json[key]` as a mutable array, created empty when absent.
-fn array_mut<'a>(json: &'a mut Value, key: &str) -> Result<&'a mut Vec<Value>, SaveError> {
+pub(super) fn array_mut<'a>(json: &'a mut Value, key: &str) -> Result<&'a mut Vec<Value>, SaveError> {
     let object = json
         .as_object_mut()
         .ok_or_else(|| malformed("document", "the JSON is not an object"))?;
@@ -138,7 +146,54 @@ impl Edited {
             data: Vec::new(),
             new_views: Vec::new(),
             notes: Vec::new(),
+            origins: Origins::new(),
+            removed_extensions: BTreeSet::new(),
         }
+    }
+
+    pub(super) fn json(&self) -> &Value {
+        &self.json
+    }
+
+    pub(super) fn json_mut(&mut self) -> &mut Value {
+        &mut self.json
+    }
+
+    pub(super) fn note(&mut self, note: String) {
+        self.notes.push(note);
+    }
+
+    /// Records that element `k` of the top-level array `key` was element `origins[k]` as read.
+    pub(super) fn set_origins(&mut self, key: &str, origins: Vec<Option<usize>>) {
+        self.origins.insert(key.to_owned(), origins);
+    }
+
+    /// Records the extensions named anywhere in `removed`, a part the edit took out of the
+    /// document.
+    pub(super) fn removed(&mut self, removed: &Value) {
+        extension_names(removed, &mut self.removed_extensions);
+    }
+
+    /// Adds `bytes` as a new buffer view (4-byte aligned in the new data, so that the float and
+    /// 32-bit accessors in it are aligned) and returns its index. `target` is the GPU binding
+    /// glTF asks vertex data to name; animation data names none.
+    pub(super) fn add_view(&mut self, bytes: &[u8], target: Option<u64>) -> Result<usize, SaveError> {
+        let offset = self.data.len().next_multiple_of(4);
+        self.data.resize(offset, 0);
+        self.data.extend_from_slice(bytes);
+        let mut view = json!({
+            "buffer": 0,
+            "byteOffset": offset,
+            "byteLength": bytes.len(),
+        });
+        if let Some(target) = target {
+            view["target"] = target.into();
+        }
+        let views = array_mut(&mut self.json, "bufferViews")?;
+        views.push(view);
+        let index = views.len() - 1;
+        self.new_views.push(index);
+        Ok(index)
     }
 
     /// Writes the changed joints and weights of one primitive.
@@ -284,19 +339,7 @@ impl Edited {
             .and_then(as_index)
             .ok_or_else(|| malformed(&attribute_pointer, "not an accessor index"))?;
         let shared = accessor_uses(&self.json, accessor) > 1;
-
-        let offset = self.data.len().next_multiple_of(4);
-        self.data.resize(offset, 0);
-        self.data.extend_from_slice(&data.bytes);
-        let views = array_mut(&mut self.json, "bufferViews")?;
-        views.push(json!({
-            "buffer": 0,
-            "byteOffset": offset,
-            "byteLength": data.bytes.len(),
-            "target": ARRAY_BUFFER,
-        }));
-        let view = views.len() - 1;
-        self.new_views.push(view);
+        let view = self.add_view(&data.bytes, Some(ARRAY_BUFFER))?;
 
         let accessors = array_mut(&mut self.json, "accessors")?;
         let mut object = accessors[accessor]
@@ -447,6 +490,7 @@ impl Edited {
         self.keep_extension_lists_true();
         Ok(Placed {
             json: self.json,
+            origins: self.origins,
             glb_bin,
             external_bin,
             notes: self.notes,
@@ -467,8 +511,10 @@ impl Edited {
         Ok(())
     }
 
-    /// Drops Draco and meshopt from `extensionsUsed`/`extensionsRequired` when nothing in the
-    /// document uses them any more (a note says so).
+    /// Drops Draco and meshopt, and the extensions of removed parts, from
+    /// `extensionsUsed`/`extensionsRequired` when nothing in the document uses them any more (a
+    /// note says so). Only those: an extension such as `KHR_mesh_quantization` is used without
+    /// naming itself in any `extensions` object.
     fn keep_extension_lists_true(&mut self) {
         let views = self.json.get("bufferViews").and_then(Value::as_array);
         let meshopt_used =
@@ -481,7 +527,18 @@ impl Edited {
             .flatten()
             .flat_map(|m| m.get("primitives").and_then(Value::as_array).into_iter().flatten())
             .any(|p| p.pointer(&format!("/extensions/{DRACO}")).is_some());
-        for (name, used) in [(MESHOPT, meshopt_used), (DRACO, draco_used)] {
+        let mut still_named = BTreeSet::new();
+        if !self.removed_extensions.is_empty() {
+            extension_names(&self.json, &mut still_named);
+        }
+        let removed: Vec<(String, bool)> = self
+            .removed_extensions
+            .iter()
+            .filter(|name| name.as_str() != MESHOPT && name.as_str() != DRACO)
+            .map(|name| (name.clone(), still_named.contains(name)))
+            .collect();
+        let compression = [(MESHOPT.to_owned(), meshopt_used), (DRACO.to_owned(), draco_used)];
+        for (name, used) in compression.into_iter().chain(removed) {
             if used {
                 continue;
             }
@@ -489,7 +546,7 @@ impl Edited {
             for list in ["extensionsUsed", "extensionsRequired"] {
                 if let Some(names) = self.json.get_mut(list).and_then(Value::as_array_mut) {
                     let before = names.len();
-                    names.retain(|n| n.as_str() != Some(name));
+                    names.retain(|n| n.as_str() != Some(name.as_str()));
                     dropped |= names.len() != before;
                 }
             }
@@ -506,5 +563,23 @@ impl Edited {
                 ));
             }
         }
+    }
+}
+
+/// Adds the keys of every `extensions` object in `value` to `names`.
+fn extension_names(value: &Value, names: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(members) => {
+            for (key, member) in members {
+                if key == "extensions"
+                    && let Some(extensions) = member.as_object()
+                {
+                    names.extend(extensions.keys().cloned());
+                }
+                extension_names(member, names);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| extension_names(item, names)),
+        _ => {}
     }
 }

@@ -1,11 +1,14 @@
-//! Writing a glTF file back with repaired joints and weights, keeping everything else.
+//! Writing a glTF file back with repaired joints and weights and with its animations replaced
+//! by kept, renamed, edited or carried clips, keeping everything else.
 //!
-//! The file is read again as JSON (`serde_json::Value`, so unknown extensions, extras, names,
-//! materials and animations pass through untouched) and only the accessors of the attributes
-//! whose data changed are pointed at new data, in new buffer views of one new or grown buffer
-//! (see [`document`]); every part of the JSON the save leaves unchanged is written as the
-//! original text ([`json_text`]). Writing goes through a temporary file in the output's folder that is
-//! renamed into place, so a failed write leaves no partial file.
+//! The file is read again as JSON (`serde_json::Value`, so unknown extensions, extras, names
+//! and materials pass through untouched) and only the accessors of the attributes whose data
+//! changed are pointed at new data, and only the animations the plan encodes anew get new
+//! accessors, in new buffer views of one new or grown buffer (see [`document`] and
+//! [`animations`]); every part of the JSON the save leaves unchanged is written as the original
+//! text ([`json_text`]). Every kind of edit goes through the one writer, [`save_edits`]. Writing
+//! goes through a temporary file in the output's folder that is renamed into place, so a failed
+//! write leaves no partial file.
 //!
 //! Vertex order: the importer keeps the file's vertex order. Rig vertex `v` of a primitive is
 //! element `v` of its accessors; for a Draco primitive it is point `v` of the decoded stream (the
@@ -13,11 +16,13 @@
 //! compresses bytes of buffer views, so its element order is the accessor's. Repaired data is
 //! therefore written element for element in that order.
 
+mod animations;
 mod document;
 mod encode;
 mod json_text;
 mod quantize;
 
+pub use animations::{ChannelRef, ClipProblem, PlannedAnimation};
 pub use quantize::{quantize_weights_u8, quantize_weights_u16};
 
 use crate::rig::{FileError, GlbError, Influences, Rig};
@@ -49,6 +54,16 @@ pub enum SaveError {
         primitive: usize,
         attribute: String,
         problem: AttributeProblem,
+    },
+    #[error("the plan keeps the file's animation {index}, but the file has {count} animations")]
+    NoAnimation { index: usize, count: usize },
+    #[error("the plan writes clip {clip}, but the rig has {count} clips")]
+    NoClip { clip: usize, count: usize },
+    #[error("clip {clip} ('{name}') cannot be written: {problem}")]
+    Clip {
+        clip: usize,
+        name: String,
+        problem: ClipProblem,
     },
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -199,6 +214,7 @@ pub fn save_repaired(
     repaired: &Rig,
     options: SaveOptions,
 ) -> Result<Saved, SaveError> {
+    // Before comparing the rigs: an FBX input is refused as such, not as a mismatch.
     refuse_fbx(input)?;
     let changes = changed_primitives(original, repaired)?;
     save_changes(input, output, &changes, options)
@@ -225,6 +241,51 @@ pub fn save_changes(
     changes: &[PrimitiveChange],
     options: SaveOptions,
 ) -> Result<Saved, SaveError> {
+    let edits = Edits {
+        primitives: changes,
+        animations: None,
+    };
+    save_edits(input, output, &edits, options)
+}
+
+/// Writes `input` to `output` with its `animations` replaced by `plan`, in order: the file's
+/// own animations kept as read (or renamed), and clips of `rig` (the rig loaded from `input`,
+/// its clips edited or carried) encoded anew. An animation the plan does not name is dropped.
+pub fn save_animations(
+    input: &Path,
+    output: &Path,
+    rig: &Rig,
+    plan: &[PlannedAnimation],
+    options: SaveOptions,
+) -> Result<Saved, SaveError> {
+    let edits = Edits {
+        primitives: &[],
+        animations: Some(AnimationPlan { rig, plan }),
+    };
+    save_edits(input, output, &edits, options)
+}
+
+/// The animations a save writes: `plan` in order, clips taken from `rig`.
+#[derive(Debug, Clone, Copy)]
+pub struct AnimationPlan<'a> {
+    /// The rig loaded from the input, with its clips as they are to be written.
+    pub rig: &'a Rig,
+    pub plan: &'a [PlannedAnimation],
+}
+
+/// Every change one save writes into the file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Edits<'a> {
+    /// Primitives whose joints or weights are written anew.
+    pub primitives: &'a [PrimitiveChange<'a>],
+    /// The file's new `animations`; `None` keeps them as read.
+    pub animations: Option<AnimationPlan<'a>>,
+}
+
+/// Writes `input` to `output` with `edits` applied: the one writer every kind of change goes
+/// through.
+pub fn save_edits(input: &Path, output: &Path, edits: &Edits, options: SaveOptions) -> Result<Saved, SaveError> {
+    refuse_fbx(input)?;
     let format = OutputFormat::of(output)?;
     let input_dir = folder_of(input);
     let output_dir = folder_of(output);
@@ -252,8 +313,11 @@ pub fn save_changes(
     let bin_name = document::free_bin_name(output, &json);
     let original = json.clone();
     let mut edited = document::Edited::new(json);
-    for change in changes {
+    for change in edits.primitives {
         edited.rewrite_primitive(change)?;
+    }
+    if let Some(AnimationPlan { rig, plan }) = edits.animations {
+        edited.set_animations(rig, plan)?;
     }
     let placed = edited.place_data(format, blob, &bin_name)?;
     let mut notes = placed.notes;
@@ -268,7 +332,7 @@ pub fn save_changes(
         let path = output_dir.join(&bin_name);
         pending.push((path.clone(), temp_with(&output_dir, &path, bin, None)?));
     }
-    let json = json_text::text_keeping_original(json_bytes, &original, &placed.json)?;
+    let json = json_text::text_keeping_original(json_bytes, &original, &placed.json, &placed.origins)?;
     let model = match format {
         OutputFormat::Glb => crate::rig::glb_container(&json, placed.glb_bin.as_deref()),
         OutputFormat::Gltf => json,

@@ -1,0 +1,734 @@
+//! The JSON side of writing clips: the file's `animations` array rebuilt from a plan that keeps
+//! (and may rename) the file's own animations as read and encodes the rig's clips anew.
+//!
+//! Node indices: the importer sorts nodes parents-first, so rig node `i` is glTF node
+//! `rig.facts.gltf_node[i]`, not `i`; channels are written through that map, after checking that
+//! the rig's nodes are the file's (same count, same names).
+//!
+//! Layout of an encoded clip: one new buffer view per clip holding its key times and values as
+//! tightly packed little-endian floats, each accessor 4-byte aligned; channels with the same key
+//! times share one time accessor, as exporters write them.
+
+use super::SaveError;
+use super::document::{Edited, array_len, as_index, malformed};
+use crate::rig::{Interpolation, MorphChannel, Property, Rig};
+use glam::Vec4;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+
+const FLOAT: u64 = 5126;
+/// How far a keyed rotation's length may be from 1: glTF asks for unit quaternions, and the
+/// Khronos validator reports lengths off by more than this (about the precision of 8-bit
+/// normalized components) as errors.
+const UNIT_LENGTH_TOLERANCE: f32 = 0.00769;
+
+/// One animation of the file being written, in the order the file will hold them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlannedAnimation {
+    /// The file's own animation `index`, its JSON kept as read; `name` renames it.
+    Original { index: usize, name: Option<String> },
+    /// `rig.clips[clip]` encoded anew, with the morph weight channels of `rig.morphs.channels`
+    /// whose `clip` is `clip`.
+    Clip { clip: usize },
+}
+
+/// Which channel of a clip a [`ClipProblem`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelRef {
+    /// `clip.channels[k]`.
+    Node(usize),
+    /// The `k`th of the clip's morph weight channels, in `rig.morphs.channels` order.
+    Weights(usize),
+}
+
+impl std::fmt::Display for ChannelRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChannelRef::Node(k) => write!(f, "channel {k}"),
+            ChannelRef::Weights(k) => write!(f, "morph weights channel {k}"),
+        }
+    }
+}
+
+/// Why a clip cannot be written as a valid glTF animation.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipProblem {
+    #[error("it has no channels (a glTF animation needs at least one)")]
+    NoChannels,
+    #[error("{channel} has no keys")]
+    NoKeys { channel: ChannelRef },
+    #[error("{channel}: key {key}'s time {time} is not a finite time at or after 0")]
+    BadTime { channel: ChannelRef, key: usize, time: f32 },
+    #[error("{channel}: key times must increase, but key {key} is at {time} after {previous}")]
+    TimesNotIncreasing {
+        channel: ChannelRef,
+        key: usize,
+        time: f32,
+        previous: f32,
+    },
+    #[error("{channel} has {values} values for {keys} keys, not {expected}")]
+    ValueCount {
+        channel: ChannelRef,
+        keys: usize,
+        values: usize,
+        expected: usize,
+    },
+    #[error("{channel}: value {index} is not finite")]
+    NotFinite { channel: ChannelRef, index: usize },
+    #[error("{channel}: the rotation at key {key} has length {length}, not 1")]
+    RotationNotUnit {
+        channel: ChannelRef,
+        key: usize,
+        length: f32,
+    },
+    #[error("{channel} animates rig node {node}, which the rig does not have")]
+    NoNode { channel: ChannelRef, node: usize },
+    #[error("{first} and {second} both animate the {path} of node {node}")]
+    SameTarget {
+        first: ChannelRef,
+        second: ChannelRef,
+        node: usize,
+        path: &'static str,
+    },
+    #[error("{channel} drives {channel_targets} morph weights of node {node}, whose mesh has {mesh_targets} targets")]
+    MorphTargets {
+        channel: ChannelRef,
+        node: usize,
+        channel_targets: usize,
+        mesh_targets: usize,
+    },
+}
+
+impl Edited {
+    /// Makes the document's `animations` exactly `plan`, in order: originals copied as read
+    /// (renamed where asked), clips of `rig` (the rig loaded from this document, its clips
+    /// edited or carried) encoded into a new buffer view each. An animation the plan leaves out
+    /// is dropped; its accessors stay in the file, unused.
+    pub fn set_animations(&mut self, rig: &Rig, plan: &[PlannedAnimation]) -> Result<(), SaveError> {
+        let originals: Vec<Value> = match self.json().get("animations") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items.clone(),
+            Some(_) => return Err(malformed("animations", "not an array")),
+        };
+        let mut animations = Vec::with_capacity(plan.len());
+        let mut origins = Vec::with_capacity(plan.len());
+        let mut kept = vec![false; originals.len()];
+        for (at, planned) in plan.iter().enumerate() {
+            match planned {
+                PlannedAnimation::Original { index, name } => {
+                    let mut animation = originals.get(*index).cloned().ok_or(SaveError::NoAnimation {
+                        index: *index,
+                        count: originals.len(),
+                    })?;
+                    if let Some(name) = name {
+                        animation
+                            .as_object_mut()
+                            .ok_or_else(|| malformed(format!("animation {index}"), "not an object"))?
+                            .insert("name".into(), name.clone().into());
+                        self.note(format!(
+                            "animation {at}: the file's animation {index}, renamed '{name}'"
+                        ));
+                    } else if *index != at {
+                        self.note(format!("animation {at}: the file's animation {index}"));
+                    }
+                    kept[*index] = true;
+                    animations.push(animation);
+                    origins.push(Some(*index));
+                }
+                PlannedAnimation::Clip { clip } => {
+                    let animation = self.encode_clip(rig, *clip)?;
+                    self.note(format!(
+                        "animation {at}: clip '{}' written anew ({} channels)",
+                        rig.clips[*clip].name,
+                        animation["channels"].as_array().map_or(0, Vec::len)
+                    ));
+                    animations.push(animation);
+                    origins.push(None);
+                }
+            }
+        }
+        for (index, original) in originals.iter().enumerate().filter(|(i, _)| !kept[*i]) {
+            let name = original.get("name").and_then(Value::as_str).unwrap_or("unnamed");
+            self.note(format!("the file's animation {index} ('{name}') left out"));
+            self.removed(original);
+        }
+        let document = self
+            .json_mut()
+            .as_object_mut()
+            .ok_or_else(|| malformed("document", "the JSON is not an object"))?;
+        // glTF allows no empty `animations` array: no animations is no member.
+        if animations.is_empty() {
+            document.remove("animations");
+        } else {
+            document.insert("animations".into(), Value::Array(animations));
+        }
+        self.set_origins("animations", origins);
+        Ok(())
+    }
+
+    /// Rig clip `clip` as a glTF animation, its data in a new buffer view.
+    fn encode_clip(&mut self, rig: &Rig, clip: usize) -> Result<Value, SaveError> {
+        let source = rig.clips.get(clip).ok_or(SaveError::NoClip {
+            clip,
+            count: rig.clips.len(),
+        })?;
+        let problem = |problem: ClipProblem| SaveError::Clip {
+            clip,
+            name: source.name.clone(),
+            problem,
+        };
+        let morphs: Vec<&MorphChannel> = rig.morphs.channels.iter().filter(|m| m.clip == clip).collect();
+        if source.channels.is_empty() && morphs.is_empty() {
+            return Err(problem(ClipProblem::NoChannels));
+        }
+        let nodes = NodeMap::new(rig, self.json())?;
+        let mut data = ClipData::default();
+        let mut samplers = Vec::new();
+        let mut channels = Vec::new();
+        let mut targets: HashMap<(usize, &'static str), ChannelRef> = HashMap::new();
+        let mut add = |channel: ChannelRef,
+                       node: usize,
+                       path: &'static str,
+                       interpolation: Interpolation,
+                       input: usize,
+                       output: usize|
+         -> Result<(), SaveError> {
+            let gltf_node = nodes.gltf(node).ok_or(problem(ClipProblem::NoNode { channel, node }))?;
+            if let Some(&first) = targets.get(&(node, path)) {
+                return Err(problem(ClipProblem::SameTarget {
+                    first,
+                    second: channel,
+                    node,
+                    path,
+                }));
+            }
+            targets.insert((node, path), channel);
+            channels.push(json!({
+                "sampler": samplers.len(),
+                "target": { "node": gltf_node, "path": path },
+            }));
+            samplers.push(json!({
+                "input": input,
+                "output": output,
+                "interpolation": interpolation_name(interpolation),
+            }));
+            Ok(())
+        };
+        for (k, channel) in source.channels.iter().enumerate() {
+            let id = ChannelRef::Node(k);
+            let per_key = keys_per_time(channel.interpolation);
+            check_times(&channel.times, id).map_err(problem)?;
+            check_count(
+                channel.times.len() * per_key,
+                channel.values.len(),
+                channel.times.len(),
+                id,
+            )
+            .map_err(problem)?;
+            let components = match channel.property {
+                Property::Rotation => 4,
+                Property::Translation | Property::Scale => 3,
+            };
+            let values: Vec<f32> = channel
+                .values
+                .iter()
+                .flat_map(|v| Vec4::to_array(v).into_iter().take(components))
+                .collect();
+            check_finite(&values, components, id).map_err(problem)?;
+            if channel.property == Property::Rotation {
+                check_unit(&channel.values, per_key, id).map_err(problem)?;
+            }
+            let input = data.times(&channel.times);
+            let output = data.floats(&values, components);
+            let path = match channel.property {
+                Property::Translation => "translation",
+                Property::Rotation => "rotation",
+                Property::Scale => "scale",
+            };
+            add(id, channel.node, path, channel.interpolation, input, output)?;
+        }
+        for (k, channel) in morphs.iter().enumerate() {
+            let id = ChannelRef::Weights(k);
+            let per_key = keys_per_time(channel.interpolation);
+            check_times(&channel.times, id).map_err(problem)?;
+            let expected = channel.times.len() * per_key * channel.targets;
+            check_count(expected, channel.values.len(), channel.times.len(), id).map_err(problem)?;
+            check_finite(&channel.values, 1, id).map_err(problem)?;
+            let gltf_node = nodes.gltf(channel.node).ok_or(problem(ClipProblem::NoNode {
+                channel: id,
+                node: channel.node,
+            }))?;
+            let mesh_targets = morph_target_count(self.json(), gltf_node)?;
+            if mesh_targets != channel.targets || mesh_targets == 0 {
+                return Err(problem(ClipProblem::MorphTargets {
+                    channel: id,
+                    node: channel.node,
+                    channel_targets: channel.targets,
+                    mesh_targets,
+                }));
+            }
+            let input = data.times(&channel.times);
+            let output = data.floats(&channel.values, 1);
+            add(id, channel.node, "weights", channel.interpolation, input, output)?;
+        }
+
+        let view = self.add_view(&data.bytes, None)?;
+        let accessors = super::document::array_mut(self.json_mut(), "accessors")?;
+        let first = accessors.len();
+        accessors.extend(data.accessors.into_iter().map(|mut accessor| {
+            accessor["bufferView"] = view.into();
+            accessor
+        }));
+        for sampler in &mut samplers {
+            for key in ["input", "output"] {
+                let local = sampler[key].as_u64().unwrap_or(0) as usize;
+                sampler[key] = (first + local).into();
+            }
+        }
+        let mut animation = Map::new();
+        animation.insert("name".into(), source.name.clone().into());
+        animation.insert("channels".into(), channels.into());
+        animation.insert("samplers".into(), samplers.into());
+        Ok(Value::Object(animation))
+    }
+}
+
+/// The glTF index of each rig node, checked against the document's nodes.
+struct NodeMap<'a> {
+    gltf: &'a [usize],
+}
+
+impl<'a> NodeMap<'a> {
+    /// The map the importer kept, once every rig node is found in the document under its name
+    /// (the importer names an unnamed node `node N`, N its glTF index): a rig loaded from
+    /// another file is refused.
+    fn new(rig: &'a Rig, json: &Value) -> Result<NodeMap<'a>, SaveError> {
+        let file_nodes = array_len(json, "nodes");
+        let gltf = &rig.facts.gltf_node;
+        if gltf.len() != rig.nodes.len() || rig.nodes.len() != file_nodes {
+            return Err(SaveError::RigMismatch(format!(
+                "the rig has {} nodes ({} with a glTF index), the file {file_nodes}",
+                rig.nodes.len(),
+                gltf.len()
+            )));
+        }
+        for (node, &index) in rig.nodes.iter().zip(gltf) {
+            let file_name = json.pointer(&format!("/nodes/{index}")).map(|n| {
+                n.get("name")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("node {index}"), str::to_owned)
+            });
+            if file_name.as_deref() != Some(node.name.as_str()) {
+                return Err(SaveError::RigMismatch(format!(
+                    "rig node '{}' is not the file's node {index} ({})",
+                    node.name,
+                    file_name.map_or_else(|| "no such node".to_owned(), |n| format!("'{n}'"))
+                )));
+            }
+        }
+        Ok(NodeMap { gltf })
+    }
+
+    fn gltf(&self, node: usize) -> Option<usize> {
+        self.gltf.get(node).copied()
+    }
+}
+
+/// The morph targets of the mesh on glTF node `node` (the most of any of its primitives; 0 when
+/// it has no mesh).
+fn morph_target_count(json: &Value, node: usize) -> Result<usize, SaveError> {
+    let Some(mesh) = json.pointer(&format!("/nodes/{node}/mesh")) else {
+        return Ok(0);
+    };
+    let mesh = as_index(mesh)
+        .filter(|&m| m < array_len(json, "meshes"))
+        .ok_or_else(|| malformed(format!("node {node}"), "its mesh is not a mesh index"))?;
+    let primitives = json
+        .pointer(&format!("/meshes/{mesh}/primitives"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed(format!("mesh {mesh}"), "it has no primitives array"))?;
+    Ok(primitives
+        .iter()
+        .map(|p| p.get("targets").and_then(Value::as_array).map_or(0, Vec::len))
+        .max()
+        .unwrap_or(0))
+}
+
+fn interpolation_name(interpolation: Interpolation) -> &'static str {
+    match interpolation {
+        Interpolation::Step => "STEP",
+        Interpolation::Linear => "LINEAR",
+        Interpolation::CubicSpline => "CUBICSPLINE",
+    }
+}
+
+/// Values per key time: cubic splines store in-tangent, value and out-tangent.
+fn keys_per_time(interpolation: Interpolation) -> usize {
+    if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    }
+}
+
+/// glTF key times: at least one, finite, not negative, strictly increasing.
+fn check_times(times: &[f32], channel: ChannelRef) -> Result<(), ClipProblem> {
+    if times.is_empty() {
+        return Err(ClipProblem::NoKeys { channel });
+    }
+    if let Some((key, &time)) = times.iter().enumerate().find(|(_, t)| !t.is_finite() || **t < 0.0) {
+        return Err(ClipProblem::BadTime { channel, key, time });
+    }
+    if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(ClipProblem::TimesNotIncreasing {
+            channel,
+            key: k + 1,
+            time: times[k + 1],
+            previous: times[k],
+        });
+    }
+    Ok(())
+}
+
+fn check_count(expected: usize, values: usize, keys: usize, channel: ChannelRef) -> Result<(), ClipProblem> {
+    if values != expected {
+        return Err(ClipProblem::ValueCount {
+            channel,
+            keys,
+            values,
+            expected,
+        });
+    }
+    Ok(())
+}
+
+fn check_finite(values: &[f32], components: usize, channel: ChannelRef) -> Result<(), ClipProblem> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(i) => Err(ClipProblem::NotFinite {
+            channel,
+            index: i / components,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Keyed rotations (not cubic-spline tangents, which have any length) of unit length.
+fn check_unit(values: &[Vec4], per_key: usize, channel: ChannelRef) -> Result<(), ClipProblem> {
+    let keyed = values.iter().skip(per_key / 2).step_by(per_key);
+    match keyed
+        .enumerate()
+        .find(|(_, q)| (q.length() - 1.0).abs() > UNIT_LENGTH_TOLERANCE)
+    {
+        Some((key, q)) => Err(ClipProblem::RotationNotUnit {
+            channel,
+            key,
+            length: q.length(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The bytes and accessors of one clip; accessor `bufferView`s are set once the bytes are placed,
+/// and sampler indices are local until then.
+#[derive(Default)]
+struct ClipData {
+    bytes: Vec<u8>,
+    accessors: Vec<Value>,
+    /// Time accessors by the bits of their times.
+    times: HashMap<Vec<u32>, usize>,
+}
+
+impl ClipData {
+    /// The accessor of `times`, shared by every channel keyed at the same times.
+    fn times(&mut self, times: &[f32]) -> usize {
+        let bits: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
+        if let Some(&accessor) = self.times.get(&bits) {
+            return accessor;
+        }
+        // Times are checked increasing, so the first and last are the bounds glTF requires.
+        let (min, max) = (times[0], times[times.len() - 1]);
+        let accessor = self.floats(times, 1);
+        self.accessors[accessor]["min"] = json!([f64::from(min)]);
+        self.accessors[accessor]["max"] = json!([f64::from(max)]);
+        self.times.insert(bits, accessor);
+        accessor
+    }
+
+    fn floats(&mut self, values: &[f32], components: usize) -> usize {
+        let offset = self.bytes.len();
+        self.bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        let kind = match components {
+            1 => "SCALAR",
+            3 => "VEC3",
+            _ => "VEC4",
+        };
+        let mut accessor = json!({
+            "componentType": FLOAT,
+            "count": values.len() / components,
+            "type": kind,
+        });
+        if offset > 0 {
+            accessor["byteOffset"] = offset.into();
+        }
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{Channel, Clip, Node, Trs};
+    use crate::save::OutputFormat;
+
+    /// Two nodes, the child first in the file: the importer puts the root first, so rig node 0
+    /// is glTF node 1. One original animation and one mesh with two morph targets on the child.
+    fn document_and_rig() -> (Value, Rig) {
+        let json = json!({
+            "asset": { "version": "2.0" },
+            "nodes": [ { "name": "child", "mesh": 0 }, { "name": "root", "children": [0] } ],
+            "meshes": [ { "primitives": [ { "attributes": {}, "targets": [{}, {}] } ] } ],
+            "animations": [ { "name": "old", "channels": [], "samplers": [],
+                              "extensions": { "EXT_example": {} } } ],
+            "extensionsUsed": ["EXT_example", "KHR_mesh_quantization"],
+        });
+        let node = |name: &str, parent| Node {
+            name: name.into(),
+            parent,
+            rest: Trs::IDENTITY,
+        };
+        let mut rig = Rig {
+            nodes: vec![node("root", None), node("child", Some(0))],
+            ..Rig::default()
+        };
+        rig.facts.gltf_node = vec![1, 0];
+        let times = vec![0.0, 0.5, 1.0];
+        rig.clips.push(Clip {
+            name: "new".into(),
+            duration: 1.0,
+            channels: vec![
+                Channel {
+                    node: 1,
+                    property: Property::Translation,
+                    interpolation: Interpolation::Step,
+                    times: times.clone(),
+                    values: vec![Vec4::new(1.0, 2.0, 3.0, 9.0); 3],
+                },
+                Channel {
+                    node: 0,
+                    property: Property::Rotation,
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    values: vec![Vec4::W; 3],
+                },
+            ],
+            source: None,
+        });
+        rig.morphs.channels.push(MorphChannel {
+            clip: 0,
+            node: 1,
+            interpolation: Interpolation::CubicSpline,
+            times: vec![0.25, 2.0],
+            values: (0..12).map(|i| i as f32).collect(),
+            targets: 2,
+        });
+        (json, rig)
+    }
+
+    fn floats(bytes: &[u8]) -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }
+
+    #[test]
+    fn a_clip_is_encoded_with_gltf_node_indices_shared_times_and_true_bounds() {
+        let (json, rig) = document_and_rig();
+        let mut edited = Edited::new(json);
+        let plan = [
+            PlannedAnimation::Clip { clip: 0 },
+            PlannedAnimation::Original {
+                index: 0,
+                name: Some("renamed".into()),
+            },
+        ];
+        edited.set_animations(&rig, &plan).unwrap();
+        let placed = edited.place_data(OutputFormat::Glb, None, "unused.bin").unwrap();
+        let json = placed.json;
+        let bin = placed.glb_bin.unwrap();
+        assert_eq!(placed.origins["animations"], [None, Some(0)]);
+        assert_eq!(json["animations"][1]["name"], "renamed");
+        let animation = &json["animations"][0];
+        let targets: Vec<(u64, &str)> = animation["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["target"]["node"].as_u64().unwrap(),
+                    c["target"]["path"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(targets, [(0, "translation"), (1, "rotation"), (0, "weights")]);
+        let samplers = animation["samplers"].as_array().unwrap();
+        let interpolations: Vec<&str> = samplers.iter().map(|s| s["interpolation"].as_str().unwrap()).collect();
+        assert_eq!(interpolations, ["STEP", "LINEAR", "CUBICSPLINE"]);
+        // Times [0, 0.5, 1] (shared), translation, rotation, times [0.25, 2], weights.
+        let accessor = |sampler: usize, key: &str| samplers[sampler][key].as_u64().unwrap() as usize;
+        assert_eq!(accessor(0, "input"), accessor(1, "input"));
+        assert_eq!(json["accessors"].as_array().unwrap().len(), 5);
+        let read = |index: usize| {
+            let a = &json["accessors"][index];
+            let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+            let start = view["byteOffset"].as_u64().unwrap() + a["byteOffset"].as_u64().unwrap_or(0);
+            assert_eq!(start % 4, 0);
+            assert!(view.get("target").is_none());
+            let width = match a["type"].as_str().unwrap() {
+                "SCALAR" => 1,
+                "VEC3" => 3,
+                _ => 4,
+            };
+            let length = a["count"].as_u64().unwrap() * width * 4;
+            floats(&bin[start as usize..(start + length) as usize])
+        };
+        assert_eq!(read(accessor(0, "input")), [0.0, 0.5, 1.0]);
+        assert_eq!(
+            read(accessor(0, "output")),
+            [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0]
+        );
+        assert_eq!(read(accessor(1, "output")), [0.0, 0.0, 0.0, 1.0].repeat(3));
+        assert_eq!(read(accessor(2, "input")), [0.25, 2.0]);
+        assert_eq!(
+            read(accessor(2, "output")),
+            (0..12).map(|i| i as f32).collect::<Vec<_>>()
+        );
+        let times = &json["accessors"][accessor(2, "input")];
+        assert_eq!(
+            (times["min"].clone(), times["max"].clone()),
+            (json!([0.25]), json!([2.0]))
+        );
+        assert_eq!(json["accessors"][accessor(2, "output")]["type"], "SCALAR");
+        // The original that names the extension is kept, so the extension stays listed.
+        assert_eq!(json["extensionsUsed"], json!(["EXT_example", "KHR_mesh_quantization"]));
+    }
+
+    #[test]
+    fn a_dropped_animation_takes_its_extension_out_of_the_lists_when_nothing_else_uses_it() {
+        let (json, rig) = document_and_rig();
+        let mut edited = Edited::new(json);
+        edited
+            .set_animations(&rig, &[PlannedAnimation::Clip { clip: 0 }])
+            .unwrap();
+        let placed = edited.place_data(OutputFormat::Glb, None, "unused.bin").unwrap();
+        assert_eq!(placed.json["extensionsUsed"], json!(["KHR_mesh_quantization"]));
+        assert!(
+            placed
+                .notes
+                .iter()
+                .any(|n| n.contains("'old'") && n.contains("left out"))
+        );
+    }
+
+    #[test]
+    fn claims_the_document_or_rig_cannot_back_are_typed_errors() {
+        let error = |json: Value, rig: &Rig, plan: &[PlannedAnimation]| {
+            Edited::new(json).set_animations(rig, plan).unwrap_err()
+        };
+        let (json, rig) = document_and_rig();
+        let original = |index| PlannedAnimation::Original { index, name: None };
+        assert!(matches!(
+            error(json.clone(), &rig, &[original(1)]),
+            SaveError::NoAnimation { index: 1, count: 1 }
+        ));
+        assert!(matches!(
+            error(json.clone(), &rig, &[PlannedAnimation::Clip { clip: 1 }]),
+            SaveError::NoClip { clip: 1, count: 1 }
+        ));
+        let mut renamed = json.clone();
+        renamed["nodes"][0]["name"] = "other".into();
+        assert!(matches!(
+            error(renamed, &rig, &[PlannedAnimation::Clip { clip: 0 }]),
+            SaveError::RigMismatch(_)
+        ));
+        let mut bad = json.clone();
+        bad["animations"] = json!({});
+        assert!(matches!(error(bad, &rig, &[]), SaveError::Malformed { .. }));
+        let mut bad = json.clone();
+        bad["nodes"][0]["mesh"] = 7.into();
+        assert!(matches!(
+            error(bad, &rig, &[PlannedAnimation::Clip { clip: 0 }]),
+            SaveError::Malformed { .. }
+        ));
+
+        let clip_problem = |rig: &Rig| match error(json.clone(), rig, &[PlannedAnimation::Clip { clip: 0 }]) {
+            SaveError::Clip { clip: 0, problem, .. } => problem,
+            other => panic!("not a clip problem: {other}"),
+        };
+        let mut bad = rig.clone();
+        bad.clips[0].channels[1].times[0] = -1.0;
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::BadTime {
+                channel: ChannelRef::Node(1),
+                key: 0,
+                time: -1.0
+            }
+        );
+        let mut bad = rig.clone();
+        bad.clips[0].channels[0].values[2].y = f32::NAN;
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::NotFinite {
+                channel: ChannelRef::Node(0),
+                index: 2
+            }
+        );
+        let mut bad = rig.clone();
+        bad.clips[0].channels[1].values[1] = Vec4::new(0.0, 0.0, 0.0, 0.5);
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::RotationNotUnit {
+                channel: ChannelRef::Node(1),
+                key: 1,
+                length: 0.5
+            }
+        );
+        let mut bad = rig.clone();
+        bad.clips[0].channels[0].node = 5;
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::NoNode {
+                channel: ChannelRef::Node(0),
+                node: 5
+            }
+        );
+        let mut bad = rig.clone();
+        bad.morphs.channels[0].values.pop();
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::ValueCount {
+                channel: ChannelRef::Weights(0),
+                keys: 2,
+                values: 11,
+                expected: 12
+            }
+        );
+        let mut bad = rig.clone();
+        bad.morphs.channels[0].node = 0;
+        assert_eq!(
+            clip_problem(&bad),
+            ClipProblem::MorphTargets {
+                channel: ChannelRef::Weights(0),
+                node: 0,
+                channel_targets: 2,
+                mesh_targets: 0
+            }
+        );
+        let mut bad = rig.clone();
+        bad.clips[0].channels.clear();
+        bad.morphs.channels.clear();
+        assert_eq!(clip_problem(&bad), ClipProblem::NoChannels);
+    }
+}
