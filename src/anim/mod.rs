@@ -8,6 +8,7 @@
 
 pub mod affine;
 mod attachments;
+pub mod clip_edit;
 mod crossfade;
 pub mod dual_quat;
 pub mod ghosts;

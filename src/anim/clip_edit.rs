@@ -1,0 +1,1545 @@
+//! Clip edits as functions of a rig: trim, hold in place, resample, rename and drop a clip.
+//!
+//! Each edit changes one clip of a [`Rig`] and the morph weight channels that belong to it
+//! (`rig.morphs.channels`, which refer to clips by index), and reads keys only through the
+//! samplers the player uses ([`sample_channel`], [`sample_morph_channel`]), so an edited clip
+//! plays back as the original did wherever the edit promises it.
+
+use crate::anim::morph::sample_morph_channel;
+use crate::anim::root_motion::motion_root;
+use crate::anim::sample::slerp_short;
+use crate::anim::{local_to_world, sample_channel, sample_clip};
+use crate::motion::ClipSampler;
+use crate::motion::checks::rig_height;
+use crate::rig::{Channel, HierarchyCache, Interpolation, MorphChannel, Property, Rig, Trs};
+use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
+
+/// Why a clip edit could not be made; the rig is left as it was.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipEditError {
+    #[error("the rig has no clip named '{0}'")]
+    NoSuchClip(String),
+    #[error("there is no clip {index} (the rig has {count})")]
+    ClipOutOfRange { index: usize, count: usize },
+    #[error("the start {start} s is not before the end {end} s")]
+    StartNotBeforeEnd { start: f32, end: f32 },
+    #[error("{time} s is outside clip '{clip}' (0 to {duration} s)")]
+    TimeOutsideClip { clip: String, time: f32, duration: f32 },
+    #[error("{0} frames per second is not a usable rate for this clip")]
+    BadRate(f32),
+    #[error("the {name} tolerance {value} is not a finite number of at least 0")]
+    BadTolerance { name: &'static str, value: f32 },
+    #[error("the name '{name}' is taken by clip {other}")]
+    NameTaken { name: String, other: usize },
+    #[error("a clip's name cannot be empty")]
+    EmptyName,
+    #[error("clip '{0}' moves no node's translation, so nothing carries its travel")]
+    NoMotionRoot(String),
+    #[error("the parent of motion root '{0}' has a singular transform, so its place cannot be held")]
+    SingularParent(String),
+}
+
+/// The clip called `name`, or numbered `name` (see [`Rig::find_clip`]).
+pub fn find_clip(rig: &Rig, name: &str) -> Result<usize, ClipEditError> {
+    rig.find_clip(name)
+        .ok_or_else(|| ClipEditError::NoSuchClip(name.to_owned()))
+}
+
+fn check_clip(rig: &Rig, clip: usize) -> Result<(), ClipEditError> {
+    if clip < rig.clips.len() {
+        Ok(())
+    } else {
+        Err(ClipEditError::ClipOutOfRange {
+            index: clip,
+            count: rig.clips.len(),
+        })
+    }
+}
+
+/// Gives clip `clip` the name `new_name`, which no other clip may have.
+pub fn rename(rig: &mut Rig, clip: usize, new_name: &str) -> Result<(), ClipEditError> {
+    check_clip(rig, clip)?;
+    if new_name.is_empty() {
+        return Err(ClipEditError::EmptyName);
+    }
+    if let Some(other) = rig.clips.iter().position(|c| c.name == new_name).filter(|&o| o != clip) {
+        return Err(ClipEditError::NameTaken {
+            name: new_name.to_owned(),
+            other,
+        });
+    }
+    rig.clips[clip].name = new_name.to_owned();
+    Ok(())
+}
+
+/// Removes clip `clip` and its morph weight channels, and returns it. Everything that refers to
+/// a later clip by index (morph channels, the import facts) is moved down by one.
+pub fn drop_clip(rig: &mut Rig, clip: usize) -> Result<crate::rig::Clip, ClipEditError> {
+    check_clip(rig, clip)?;
+    let removed = rig.clips.remove(clip);
+    let renumber = |index: &mut usize| {
+        if *index > clip {
+            *index -= 1;
+        }
+    };
+    rig.morphs.channels.retain(|c| c.clip != clip);
+    rig.morphs.channels.iter_mut().for_each(|c| renumber(&mut c.clip));
+    if clip < rig.facts.channels.len() {
+        rig.facts.channels.remove(clip);
+    }
+    rig.facts.dropped_channels.retain(|d| d.clip != clip);
+    rig.facts
+        .dropped_channels
+        .iter_mut()
+        .for_each(|d| renumber(&mut d.clip));
+    // Without skins, which nodes count as bones depends on the clips' channels.
+    rig.hierarchy_cache = HierarchyCache::default();
+    Ok(removed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trim
+
+/// Times this close past the clip's ends are taken as the ends (a time typed with fewer digits
+/// than the file's duration has).
+const END_SLACK: f32 = 1e-5;
+
+/// Keeps `start..end` (seconds) of clip `clip`, moved to begin at 0; its duration becomes
+/// `end - start`.
+///
+/// Every channel (and morph weight channel of the clip) keeps its keys strictly inside the range
+/// and gains a key at each end holding the value the player samples there. Cubic spline
+/// channels stay splines: glTF tangents are derivatives per second, so a key's tangents do not
+/// depend on the length of its segments, and a segment cut at `start` or `end` is the same
+/// cubic with a new end key whose value and tangent are the spline's value and derivative at
+/// the cut (computed in f64). The trimmed spline is therefore the original's piece exactly, with
+/// no extra keys; rotation values at a cut are stored before normalization, as spline keys are,
+/// so the normalized result matches too.
+pub fn trim(rig: &mut Rig, clip: usize, start: f32, end: f32) -> Result<(), ClipEditError> {
+    check_clip(rig, clip)?;
+    let (name, duration) = (&rig.clips[clip].name, rig.clips[clip].duration);
+    let outside = |time: f32| ClipEditError::TimeOutsideClip {
+        clip: name.clone(),
+        time,
+        duration,
+    };
+    for time in [start, end] {
+        if !time.is_finite() {
+            return Err(outside(time));
+        }
+    }
+    if start >= end {
+        return Err(ClipEditError::StartNotBeforeEnd { start, end });
+    }
+    for time in [start, end] {
+        if !(-END_SLACK..=duration + END_SLACK).contains(&time) {
+            return Err(outside(time));
+        }
+    }
+    let (start, end) = (start.max(0.0), end.min(duration.max(0.0)));
+    if start >= end {
+        return Err(ClipEditError::StartNotBeforeEnd { start, end });
+    }
+    let length = end - start;
+    let edited = &mut rig.clips[clip];
+    for channel in &mut edited.channels {
+        trim_channel(channel, start, end, length);
+    }
+    edited.duration = length;
+    for channel in rig.morphs.channels.iter_mut().filter(|c| c.clip == clip) {
+        trim_morph_channel(channel, start, end, length);
+    }
+    Ok(())
+}
+
+/// Which side of a cut is kept: a spline's derivative there is taken from that side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The cut starts the kept range (the derivative from the right).
+    Start,
+    /// The cut ends it (the derivative from the left).
+    End,
+}
+
+/// Where a cut falls among a channel's keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum CutPlace {
+    /// Before the first key or past the last, where the channel holds that key's value.
+    Held(usize),
+    /// On the segment from key `key` to the next, at `s` (0..=1) of its length `dt` seconds.
+    Inside { key: usize, s: f64, dt: f64 },
+}
+
+fn cut_place(times: &[f32], time: f32, side: Side) -> CutPlace {
+    let last = times.len() - 1;
+    let inside = match side {
+        Side::Start => time >= times[0] && time < times[last],
+        Side::End => time > times[0] && time <= times[last],
+    };
+    if !inside {
+        return CutPlace::Held(if time <= times[0] { 0 } else { last });
+    }
+    // Start: times[k] <= time < times[k + 1]; end: times[k] < time <= times[k + 1].
+    let after = match side {
+        Side::Start => times.partition_point(|&t| t <= time),
+        Side::End => times.partition_point(|&t| t < time),
+    };
+    let key = after.saturating_sub(1).min(last - 1);
+    let dt = f64::from(times[key + 1]) - f64::from(times[key]);
+    let s = if dt > 0.0 {
+        ((f64::from(time) - f64::from(times[key])) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    CutPlace::Inside { key, s, dt }
+}
+
+/// The glTF cubic spline from value `p0` (out-tangent `b0`, per second) to `p1` (in-tangent
+/// `a1`) over `dt` seconds: its value and its derivative per second at `s` (0..=1).
+fn hermite_with_slope(p0: f64, b0: f64, p1: f64, a1: f64, dt: f64, s: f64) -> (f64, f64) {
+    let (m0, m1) = (b0 * dt, a1 * dt);
+    let (s2, s3) = (s * s, s * s * s);
+    let value =
+        p0 * (2.0 * s3 - 3.0 * s2 + 1.0) + m0 * (s3 - 2.0 * s2 + s) + p1 * (-2.0 * s3 + 3.0 * s2) + m1 * (s3 - s2);
+    let per_s = p0 * (6.0 * s2 - 6.0 * s)
+        + m0 * (3.0 * s2 - 4.0 * s + 1.0)
+        + p1 * (-6.0 * s2 + 6.0 * s)
+        + m1 * (3.0 * s2 - 2.0 * s);
+    let slope = if dt > 0.0 { per_s / dt } else { 0.0 };
+    (value, slope)
+}
+
+/// The range of keys strictly inside `start..end` whose re-timed time stays inside `0..length`.
+fn inner_keys(times: &[f32], start: f32, end: f32, length: f32) -> std::ops::Range<usize> {
+    let first = times.partition_point(|&t| t <= start);
+    let mut last = times.partition_point(|&t| t < end).max(first);
+    // A key an ulp before the end can round onto it once re-timed; the end key replaces it.
+    while last > first && times[last - 1] - start >= length {
+        last -= 1;
+    }
+    first..last
+}
+
+/// The key (one value, or in-tangent, value, out-tangent for splines) a trimmed channel gets at
+/// a cut.
+fn channel_cut_key(channel: &Channel, time: f32, side: Side) -> [Vec4; 3] {
+    let values = &channel.values;
+    if channel.interpolation != Interpolation::CubicSpline {
+        let mut hint = 0;
+        let value = sample_channel(channel, time, &mut hint);
+        let value = if channel.property == Property::Rotation {
+            value.normalize_or(Vec4::W)
+        } else {
+            value
+        };
+        return [value; 3];
+    }
+    match cut_place(&channel.times, time, side) {
+        CutPlace::Held(key) => [Vec4::ZERO, values[3 * key + 1], Vec4::ZERO],
+        CutPlace::Inside { key, s, dt } => {
+            let (mut value, mut slope) = ([0.0f32; 4], [0.0f32; 4]);
+            for c in 0..4 {
+                let component = |v: usize| f64::from(values[v][c]);
+                let (v, d) = hermite_with_slope(
+                    component(3 * key + 1),
+                    component(3 * key + 2),
+                    component(3 * key + 4),
+                    component(3 * key + 3),
+                    dt,
+                    s,
+                );
+                (value[c], slope[c]) = (v as f32, d as f32);
+            }
+            let slope = Vec4::from(slope);
+            [slope, Vec4::from(value), slope]
+        }
+    }
+}
+
+fn trim_channel(channel: &mut Channel, start: f32, end: f32, length: f32) {
+    if channel.times.len() < 2 {
+        // One key holds its value at every time.
+        channel.times.iter_mut().for_each(|t| *t = 0.0);
+        return;
+    }
+    let per_key = if channel.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    let first_key = channel_cut_key(channel, start, Side::Start);
+    let last_key = channel_cut_key(channel, end, Side::End);
+    let inner = inner_keys(&channel.times, start, end, length);
+    let mut times = Vec::with_capacity(inner.len() + 2);
+    times.push(0.0);
+    times.extend(channel.times[inner.clone()].iter().map(|&t| t - start));
+    times.push(length);
+    let mut values = Vec::with_capacity(times.len() * per_key);
+    values.extend_from_slice(&first_key[..per_key]);
+    values.extend_from_slice(&channel.values[inner.start * per_key..inner.end * per_key]);
+    values.extend_from_slice(&last_key[..per_key]);
+    channel.times = times;
+    channel.values = values;
+}
+
+/// Appends the key group (weights, or in-tangents, weights, out-tangents for splines) a trimmed
+/// morph channel gets at a cut.
+fn push_morph_cut_key(channel: &MorphChannel, time: f32, side: Side, out: &mut Vec<f32>) {
+    let n = channel.targets;
+    if channel.interpolation != Interpolation::CubicSpline {
+        out.extend((0..n).map(|target| sample_morph_channel(channel, target, time)));
+        return;
+    }
+    let values = &channel.values;
+    match cut_place(&channel.times, time, side) {
+        CutPlace::Held(key) => {
+            out.extend(std::iter::repeat_n(0.0, n));
+            out.extend_from_slice(&values[(3 * key + 1) * n..(3 * key + 2) * n]);
+            out.extend(std::iter::repeat_n(0.0, n));
+        }
+        CutPlace::Inside { key, s, dt } => {
+            let at = |group: usize, target: usize| f64::from(values[group * n + target]);
+            let cut = |target: usize| {
+                hermite_with_slope(
+                    at(3 * key + 1, target),
+                    at(3 * key + 2, target),
+                    at(3 * key + 4, target),
+                    at(3 * key + 3, target),
+                    dt,
+                    s,
+                )
+            };
+            out.extend((0..n).map(|target| cut(target).1 as f32));
+            out.extend((0..n).map(|target| cut(target).0 as f32));
+            out.extend((0..n).map(|target| cut(target).1 as f32));
+        }
+    }
+}
+
+fn trim_morph_channel(channel: &mut MorphChannel, start: f32, end: f32, length: f32) {
+    if channel.times.len() < 2 {
+        channel.times.iter_mut().for_each(|t| *t = 0.0);
+        return;
+    }
+    let group = channel.targets
+        * if channel.interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+    let inner = inner_keys(&channel.times, start, end, length);
+    let mut times = Vec::with_capacity(inner.len() + 2);
+    times.push(0.0);
+    times.extend(channel.times[inner.clone()].iter().map(|&t| t - start));
+    times.push(length);
+    let mut values = Vec::with_capacity(times.len() * group);
+    push_morph_cut_key(channel, start, Side::Start, &mut values);
+    values.extend_from_slice(&channel.values[inner.start * group..inner.end * group]);
+    push_morph_cut_key(channel, end, Side::End, &mut values);
+    channel.times = times;
+    channel.values = values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In place
+
+/// Samples a second of the motion root's new translation where its parent moves during the clip
+/// (its world place is then no affine function of its own keys).
+pub const IN_PLACE_BAKE_RATE: f32 = 30.0;
+
+/// Holding a node over a place on the ground plane (Y up, world space) whatever its parent's
+/// transform: the local translation that puts it at a given world height straight above (or
+/// below) that place. [`in_place`] uses it, and so can any baking that keeps a root in place.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroundHold {
+    parent: DMat4,
+    parent_inverse: DMat4,
+    place: DVec3,
+}
+
+impl GroundHold {
+    /// Holding a node whose parent's world transform is `parent_world` over `place` (only its
+    /// x and z count); `None` when that transform cannot be inverted.
+    pub fn new(parent_world: Mat4, place: Vec3) -> Option<GroundHold> {
+        let parent = parent_world.as_dmat4();
+        let determinant = parent.determinant();
+        // Relative to the scale of the parent's columns, so that a 0.01 scale is not "singular".
+        let scale =
+            parent.x_axis.truncate().length() * parent.y_axis.truncate().length() * parent.z_axis.truncate().length();
+        if !determinant.is_finite() || determinant.abs() <= 1e-9 * scale || scale == 0.0 {
+            return None;
+        }
+        Some(GroundHold {
+            parent,
+            parent_inverse: parent.inverse(),
+            place: place.as_dvec3(),
+        })
+    }
+
+    /// The local translation that puts the node at world height `height` over the place.
+    pub fn translation_at_height(&self, height: f64) -> Vec3 {
+        let world = DVec3::new(self.place.x, height, self.place.z);
+        self.parent_inverse.transform_point3(world).as_vec3()
+    }
+
+    /// `translation` moved horizontally (in world space) over the place, its height kept.
+    pub fn translation(&self, translation: Vec3) -> Vec3 {
+        let height = self.parent.transform_point3(translation.as_dvec3()).y;
+        self.translation_at_height(height)
+    }
+
+    /// A translation's rate of change (a spline tangent) with its horizontal part, in world
+    /// space, taken out: what [`GroundHold::translation`] does to a curve's derivative.
+    pub fn tangent(&self, tangent: Vec3) -> Vec3 {
+        let vertical = self.parent.transform_vector3(tangent.as_dvec3()).y;
+        self.parent_inverse
+            .transform_vector3(DVec3::new(0.0, vertical, 0.0))
+            .as_vec3()
+    }
+}
+
+/// Takes the horizontal travel out of clip `clip`: its motion root ([`motion_root`]) stays over
+/// its rest place on the ground plane (world space, Y up), as `RetargetOptions::in_place` holds
+/// a carried clip's root, while its height and every other channel are kept.
+///
+/// When nothing above the root moves in the clip, the root's parent has one world transform
+/// throughout, the edit is an affine map of the root's translation keys (and the linear part of
+/// it maps spline tangents), and the new channel is exact between keys for every
+/// interpolation. Otherwise the root's translation is baked, linear, at its keys, its
+/// ancestors' keys and [`IN_PLACE_BAKE_RATE`] samples a second.
+pub fn in_place(rig: &mut Rig, clip: usize) -> Result<(), ClipEditError> {
+    check_clip(rig, clip)?;
+    let root = motion_root(rig, clip).ok_or_else(|| ClipEditError::NoMotionRoot(rig.clips[clip].name.clone()))?;
+    let rest_worlds = ClipSampler::new(rig).worlds_at(None, 0.0).to_vec();
+    let place = rest_worlds[root].w_axis.truncate();
+    let ancestors = ancestors(rig, root);
+    let parent_moves = rig.clips[clip].channels.iter().any(|c| ancestors.contains(&c.node));
+    let singular = || ClipEditError::SingularParent(rig.nodes[root].name.clone());
+    if !parent_moves {
+        let parent = rig.nodes[root].parent.map_or(Mat4::IDENTITY, |p| rest_worlds[p]);
+        let hold = GroundHold::new(parent, place).ok_or_else(singular)?;
+        let channels = rig.clips[clip].channels.iter_mut();
+        for channel in channels.filter(|c| c.node == root && c.property == Property::Translation) {
+            let cubic = channel.interpolation == Interpolation::CubicSpline;
+            for (i, value) in channel.values.iter_mut().enumerate() {
+                let tangent = cubic && i % 3 != 1;
+                let v = value.truncate();
+                let held = if tangent { hold.tangent(v) } else { hold.translation(v) };
+                *value = held.extend(value.w);
+            }
+        }
+        return Ok(());
+    }
+    let baked = bake_held_root(rig, clip, root, &ancestors, place).ok_or_else(singular)?;
+    // The baked channel takes the place of the root's first translation channel (files have
+    // one; any other would override it).
+    let moves_root = |c: &Channel| c.node == root && c.property == Property::Translation;
+    let channels = &mut rig.clips[clip].channels;
+    let first = channels
+        .iter()
+        .position(moves_root)
+        .expect("the motion root has a translation channel");
+    channels[first] = baked;
+    let mut index = 0..;
+    channels.retain(|c| index.next() == Some(first) || !moves_root(c));
+    Ok(())
+}
+
+/// `node`'s ancestors, nearest first.
+fn ancestors(rig: &Rig, node: usize) -> Vec<usize> {
+    std::iter::successors(rig.nodes[node].parent, |&p| rig.nodes[p].parent).collect()
+}
+
+/// The motion root's translation over the clip held over `place`, baked as a linear channel;
+/// `None` when its parent's transform is singular at some time.
+fn bake_held_root(rig: &Rig, clip: usize, root: usize, ancestors: &[usize], place: Vec3) -> Option<Channel> {
+    let edited = &rig.clips[clip];
+    let mut times: Vec<f32> = edited
+        .channels
+        .iter()
+        .filter(|c| c.node == root && c.property == Property::Translation || ancestors.contains(&c.node))
+        .flat_map(|c| c.times.iter().copied())
+        .collect();
+    times.extend_from_slice(&grid_times(edited.duration, IN_PLACE_BAKE_RATE));
+    times.sort_by(f32::total_cmp);
+    // Keys closer than this are one key (exporters write 1/30 s as 0.0333333 and 0.0333334).
+    const SAME_TIME: f32 = 1e-6;
+    times.dedup_by(|b, a| *b - *a <= SAME_TIME);
+    let mut hints = vec![0; edited.channels.len()];
+    let mut locals: Vec<Trs> = rig.nodes.iter().map(|n| n.rest).collect();
+    let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
+    let mut values = Vec::with_capacity(times.len());
+    for &time in &times {
+        sample_clip(&rig.nodes, Some(edited), time, &mut hints, &mut locals);
+        local_to_world(&rig.nodes, &locals, &mut worlds);
+        let parent = rig.nodes[root].parent.map_or(Mat4::IDENTITY, |p| worlds[p]);
+        let hold = GroundHold::new(parent, place)?;
+        values.push(hold.translation(locals[root].translation).extend(0.0));
+    }
+    Some(Channel {
+        node: root,
+        property: Property::Translation,
+        interpolation: Interpolation::Linear,
+        times,
+        values,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resample
+
+/// How far a resampled clip may stray from the original at its sample times, as the player
+/// interpolates it (linear, spherical for rotations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResampleTolerance {
+    /// A translation's error in world space, as a fraction of the rig's height
+    /// ([`rig_height`]).
+    pub position_fraction: f32,
+    /// A rotation's error, in degrees.
+    pub rotation_degrees: f32,
+    /// A scale's error over the scale (largest component of each).
+    pub scale_relative: f32,
+    /// A morph target weight's error.
+    pub morph_weight: f32,
+}
+
+impl Default for ResampleTolerance {
+    fn default() -> Self {
+        ResampleTolerance {
+            position_fraction: 1e-4,
+            rotation_degrees: 0.05,
+            scale_relative: 1e-4,
+            morph_weight: 1e-4,
+        }
+    }
+}
+
+impl ResampleTolerance {
+    fn check(&self) -> Result<(), ClipEditError> {
+        for (name, value) in [
+            ("position", self.position_fraction),
+            ("rotation", self.rotation_degrees),
+            ("scale", self.scale_relative),
+            ("morph weight", self.morph_weight),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(ClipEditError::BadTolerance { name, value });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What resampling did to one clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResampleReport {
+    pub clip: String,
+    pub rate: f32,
+    /// Keys and keyframe bytes before and after: see [`KeyframeSize`].
+    pub before: KeyframeSize,
+    pub after: KeyframeSize,
+    /// The position tolerance in world units (the rig's height times the fraction asked for).
+    pub position_tolerance: f32,
+    /// The largest errors left at the sample times: translation in world units (a local error
+    /// times the parent's rest scale), rotation in degrees, scale relative, morph weight.
+    pub worst_position: f32,
+    pub worst_rotation_degrees: f32,
+    pub worst_scale_relative: f32,
+    pub worst_morph_weight: f32,
+}
+
+impl ResampleReport {
+    /// One line for the command line.
+    pub fn summary(&self) -> String {
+        format!(
+            "clip '{}' at {} fps: {} → {} keys, {} → {} bytes; worst error {:.3e} (of {:.3e}) in position, \
+             {:.4}° in rotation, {:.2e} in scale, {:.2e} in morph weight",
+            self.clip,
+            self.rate,
+            self.before.keys,
+            self.after.keys,
+            self.before.bytes,
+            self.after.bytes,
+            self.worst_position,
+            self.position_tolerance,
+            self.worst_rotation_degrees,
+            self.worst_scale_relative,
+            self.worst_morph_weight,
+        )
+    }
+}
+
+/// Keys of a clip (over its channels and morph weight channels) and the bytes their data takes
+/// as glTF stores it: an f32 time per key and the values (3 floats a translation or scale, 4 a
+/// rotation, one per morph target; three times that for splines), counted per channel as if no
+/// two channels shared their times.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyframeSize {
+    pub keys: usize,
+    pub bytes: usize,
+}
+
+/// Keys and keyframe bytes of clip `clip` (see [`KeyframeSize`]).
+pub fn keyframe_size(rig: &Rig, clip: usize) -> KeyframeSize {
+    const FLOAT: usize = size_of::<f32>();
+    let mut size = KeyframeSize::default();
+    let Some(edited) = rig.clips.get(clip) else {
+        return size;
+    };
+    for channel in &edited.channels {
+        let components = if channel.property == Property::Rotation { 4 } else { 3 };
+        size.keys += channel.times.len();
+        size.bytes += FLOAT * (channel.times.len() + components * channel.values.len());
+    }
+    for channel in rig.morphs.channels.iter().filter(|c| c.clip == clip) {
+        size.keys += channel.times.len();
+        size.bytes += FLOAT * (channel.times.len() + channel.values.len());
+    }
+    size
+}
+
+/// Most samples a resampled channel may have (an hour at about 280 frames a second).
+const MAX_SAMPLES: f64 = 1e6;
+
+/// Most samples one key-reduced segment spans: bounds the reduction's quadratic cost on long
+/// smooth stretches, at the price of a key every this many samples.
+const MAX_SEGMENT: usize = 512;
+
+/// `k / rate` seconds from 0 while before `duration`, then `duration` itself; `[0]` for a clip
+/// of no length.
+fn grid_times(duration: f32, rate: f32) -> Vec<f32> {
+    let duration = if duration.is_finite() { duration.max(0.0) } else { 0.0 };
+    let (end, rate) = (f64::from(duration), f64::from(rate));
+    let count = (end * rate).ceil().min(MAX_SAMPLES) as usize;
+    // A grid time this close to the end is the end (1.0000001 s at 30 fps ends on one key).
+    const SAME_TIME: f64 = 1e-6;
+    let mut times: Vec<f32> = (0..count)
+        .map(|k| k as f64 / rate)
+        .take_while(|&t| t < end - SAME_TIME)
+        .map(|t| t as f32)
+        .collect();
+    times.push(duration);
+    times
+}
+
+/// Writes clip `clip` at `fps` samples a second (keys at `k / fps` and at the clip's end), then
+/// drops the keys that the player's interpolation between the kept neighbours restores within
+/// `tolerance`.
+///
+/// Step channels stay step channels (a key is dropped when it holds the previous kept key's
+/// value; a jump between samples moves to the next sample time); linear and spline channels
+/// become linear. Reduction is greedy: from each kept key the
+/// segment is stretched as long as every sample inside it is restored, checked with the
+/// interpolation the player uses (the same f32 arithmetic), and the kept keys are then checked
+/// again against [`sample_channel`] itself (a channel that failed would be kept whole). A
+/// channel that holds one value within the tolerance keeps one key; when no channel is left
+/// with a key at the clip's end, the first gets one, so that the clip keeps its length when
+/// saved (a glTF clip lasts until its last key).
+///
+/// The position tolerance is set in world space and turned into each node's own space with its
+/// parent's rest scale, so that a Mixamo rig under a 0.01 scaled armature is held to the same
+/// distance in metres as any other.
+pub fn resample(
+    rig: &mut Rig,
+    clip: usize,
+    fps: f32,
+    tolerance: &ResampleTolerance,
+) -> Result<ResampleReport, ClipEditError> {
+    check_clip(rig, clip)?;
+    tolerance.check()?;
+    let duration = rig.clips[clip].duration;
+    if !(fps.is_finite() && fps > 0.0) || f64::from(duration.max(0.0)) * f64::from(fps) > MAX_SAMPLES {
+        return Err(ClipEditError::BadRate(fps));
+    }
+    let position_tolerance = tolerance.position_fraction * rig_height(rig);
+    let parent_scales = parent_rest_scales(rig);
+    let mut report = ResampleReport {
+        clip: rig.clips[clip].name.clone(),
+        rate: fps,
+        before: keyframe_size(rig, clip),
+        position_tolerance,
+        ..ResampleReport::default()
+    };
+    let times = grid_times(duration, fps);
+    let mut scratch = Scratch::default();
+    for channel in &mut rig.clips[clip].channels {
+        let limit = match channel.property {
+            Property::Translation => Limit::Position {
+                tolerance: position_tolerance,
+                parent_scale: parent_scales[channel.node],
+            },
+            Property::Rotation => Limit::Rotation {
+                degrees: f64::from(tolerance.rotation_degrees),
+            },
+            Property::Scale => Limit::Scale {
+                relative: tolerance.scale_relative,
+            },
+        };
+        let worst = resample_channel(channel, &times, limit, &mut scratch);
+        let slot = match channel.property {
+            Property::Translation => &mut report.worst_position,
+            Property::Rotation => &mut report.worst_rotation_degrees,
+            Property::Scale => &mut report.worst_scale_relative,
+        };
+        *slot = slot.max(worst);
+    }
+    rig.clips[clip].duration = *times.last().expect("the grid has the end");
+    for channel in rig.morphs.channels.iter_mut().filter(|c| c.clip == clip) {
+        let worst = resample_morph_channel(channel, &times, tolerance.morph_weight, &mut scratch);
+        report.worst_morph_weight = report.worst_morph_weight.max(worst);
+    }
+    keep_length(rig, clip);
+    report.after = keyframe_size(rig, clip);
+    Ok(report)
+}
+
+/// Gives clip `clip` a key at its end when none of its channels has one (all held one value),
+/// repeating the first channel's last value: a clip lasts until its last key once saved.
+fn keep_length(rig: &mut Rig, clip: usize) {
+    let end = rig.clips[clip].duration;
+    let reaches = |times: &[f32]| times.last().is_some_and(|&t| t >= end);
+    let morphs = &mut rig.morphs.channels;
+    let edited = &mut rig.clips[clip];
+    if end <= 0.0
+        || edited.channels.iter().any(|c| reaches(&c.times))
+        || morphs.iter().any(|c| c.clip == clip && reaches(&c.times))
+    {
+        return;
+    }
+    // Resampled channels are linear or step: one value (group of weights) per key.
+    if let Some(channel) = edited.channels.first_mut() {
+        if let Some(&last) = channel.values.last() {
+            channel.times.push(end);
+            channel.values.push(last);
+        }
+    } else if let Some(channel) = morphs.iter_mut().find(|c| c.clip == clip) {
+        let start = channel.values.len().saturating_sub(channel.targets);
+        channel.times.push(end);
+        channel.values.extend_from_within(start..);
+    }
+}
+
+/// Per node, the largest column length of its parent's rest world matrix (1 for roots): how
+/// much a local distance grows in world space.
+fn parent_rest_scales(rig: &Rig) -> Vec<f32> {
+    let mut sampler = ClipSampler::new(rig);
+    let worlds = sampler.worlds_at(None, 0.0);
+    rig.nodes
+        .iter()
+        .map(|node| {
+            node.parent.map_or(1.0, |p| {
+                let w = worlds[p];
+                let columns = [w.x_axis, w.y_axis, w.z_axis].map(|c| c.truncate().length());
+                columns.into_iter().fold(0.0, f32::max)
+            })
+        })
+        .collect()
+}
+
+/// Buffers reused from channel to channel.
+#[derive(Default)]
+struct Scratch {
+    samples: Vec<Vec4>,
+    weights: Vec<f32>,
+    kept: Vec<usize>,
+}
+
+/// How a channel's error is measured, and the most it may be.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    /// World units: the local distance times the parent's scale.
+    Position {
+        tolerance: f32,
+        parent_scale: f32,
+    },
+    Rotation {
+        degrees: f64,
+    },
+    Scale {
+        relative: f32,
+    },
+}
+
+impl Limit {
+    /// The error of `got` where `want` was sampled, in the limit's units.
+    fn error(self, got: Vec4, want: Vec4) -> f32 {
+        match self {
+            Limit::Position { parent_scale, .. } => (got - want).truncate().length() * parent_scale,
+            Limit::Rotation { .. } => rotation_error_degrees(got, want) as f32,
+            Limit::Scale { .. } => {
+                let difference = (got - want).truncate().abs().max_element();
+                difference / want.truncate().abs().max_element().max(f32::MIN_POSITIVE)
+            }
+        }
+    }
+
+    fn fits(self, got: Vec4, want: Vec4) -> bool {
+        match self {
+            Limit::Position { tolerance, .. } => self.error(got, want) <= tolerance,
+            // Compared in f64: 0.05° is below what an f32 arc cosine resolves.
+            Limit::Rotation { degrees } => rotation_error_degrees(got, want) <= degrees,
+            Limit::Scale { relative } => self.error(got, want) <= relative,
+        }
+    }
+}
+
+/// The angle in degrees of the rotation from `a` to `b` (unit or not; `q` and `-q` are one
+/// rotation), in f64 from the chord between them, which stays precise for tiny angles.
+pub fn rotation_error_degrees(a: Vec4, b: Vec4) -> f64 {
+    let (a, b) = (a.as_dvec4().normalize_or_zero(), b.as_dvec4().normalize_or_zero());
+    let chord = (a - b).length().min((a + b).length());
+    // The chord is 2 sin(φ / 2) for the angle φ between the quaternions; the rotation turns 2φ.
+    (4.0 * (chord / 2.0).min(1.0).asin()).to_degrees()
+}
+
+/// Indices of the samples kept when every sample must satisfy `fits(a, b, i)`: sample `i`
+/// restored by interpolating kept samples `a < i < b`, or for `a == b` by holding sample `a`.
+/// Keeps only the first when it holds for every sample; else always the first and last.
+fn reduce_keys(count: usize, mut fits: impl FnMut(usize, usize, usize) -> bool, kept: &mut Vec<usize>) {
+    kept.clear();
+    if count == 0 {
+        return;
+    }
+    kept.push(0);
+    if count == 1 {
+        return;
+    }
+    if (1..count).all(|i| fits(0, 0, i)) {
+        return;
+    }
+    let last = count - 1;
+    // Straight channels in one pass, before the quadratic search.
+    if last <= MAX_SEGMENT && (1..last).all(|i| fits(0, last, i)) {
+        kept.push(last);
+        return;
+    }
+    let mut anchor = 0;
+    while anchor < last {
+        let mut end = anchor + 1;
+        while end < last
+            && end + 1 - anchor <= MAX_SEGMENT
+            && (anchor + 1..=end).rev().all(|i| fits(anchor, end + 1, i))
+        {
+            end += 1;
+        }
+        kept.push(end);
+        anchor = end;
+    }
+}
+
+/// The fraction of the way from `times[a]` to `times[b]` that `times[i]` lies, computed as the
+/// sampler computes it.
+#[inline]
+fn fraction(times: &[f32], a: usize, b: usize, i: usize) -> f32 {
+    let dt = times[b] - times[a];
+    if dt > 0.0 { (times[i] - times[a]) / dt } else { 0.0 }
+}
+
+/// Resamples and reduces one channel; returns the largest error left at a sample time.
+fn resample_channel(channel: &mut Channel, times: &[f32], limit: Limit, scratch: &mut Scratch) -> f32 {
+    let rotation = channel.property == Property::Rotation;
+    let step = channel.interpolation == Interpolation::Step;
+    let samples = &mut scratch.samples;
+    samples.clear();
+    let mut hint = 0;
+    for &time in times {
+        let mut value = sample_channel(channel, time, &mut hint);
+        if rotation {
+            value = value.normalize_or(Vec4::W);
+            // Neighbouring keys in one hemisphere: the same rotations, tidier curves.
+            if samples.last().is_some_and(|previous: &Vec4| previous.dot(value) < 0.0) {
+                value = -value;
+            }
+        }
+        samples.push(value);
+    }
+    let samples = &scratch.samples;
+    let interpolate = |a: usize, b: usize, i: usize| {
+        let s = fraction(times, a, b, i);
+        if step {
+            samples[a]
+        } else if rotation {
+            slerp_short(samples[a], samples[b], s)
+        } else {
+            samples[a].lerp(samples[b], s)
+        }
+    };
+    reduce_keys(
+        samples.len(),
+        |a, b, i| limit.fits(interpolate(a, b, i), samples[i]),
+        &mut scratch.kept,
+    );
+    let reduced = Channel {
+        node: channel.node,
+        property: channel.property,
+        interpolation: if step {
+            Interpolation::Step
+        } else {
+            Interpolation::Linear
+        },
+        times: scratch.kept.iter().map(|&k| times[k]).collect(),
+        values: scratch.kept.iter().map(|&k| samples[k]).collect(),
+    };
+    // The guarantee, checked with the player's own sampler.
+    let mut worst = 0.0f32;
+    let mut hint = 0;
+    for (&time, &want) in times.iter().zip(samples) {
+        let got = sample_channel(&reduced, time, &mut hint);
+        if !limit.fits(got, want) {
+            worst = f32::INFINITY;
+            break;
+        }
+        worst = worst.max(limit.error(got, want));
+    }
+    if worst.is_finite() {
+        *channel = reduced;
+        worst
+    } else {
+        channel.interpolation = reduced.interpolation;
+        channel.times = times.to_vec();
+        channel.values = samples.clone();
+        0.0
+    }
+}
+
+/// Resamples and reduces one morph weight channel (all its targets share keys); returns the
+/// largest weight error left at a sample time.
+fn resample_morph_channel(channel: &mut MorphChannel, times: &[f32], tolerance: f32, scratch: &mut Scratch) -> f32 {
+    let n = channel.targets;
+    let step = channel.interpolation == Interpolation::Step;
+    let weights = &mut scratch.weights;
+    weights.clear();
+    for &time in times {
+        weights.extend((0..n).map(|target| sample_morph_channel(channel, target, time)));
+    }
+    let weights = &scratch.weights;
+    let key = |k: usize| &weights[k * n..(k + 1) * n];
+    let fits = |a: usize, b: usize, i: usize| {
+        let s = fraction(times, a, b, i);
+        (0..n).all(|target| {
+            let (wa, wb) = (key(a)[target], key(b)[target]);
+            // As `sample_morph_channel` interpolates.
+            let got = if step { wa } else { wa + (wb - wa) * s };
+            (got - key(i)[target]).abs() <= tolerance
+        })
+    };
+    reduce_keys(times.len(), fits, &mut scratch.kept);
+    let reduced = MorphChannel {
+        clip: channel.clip,
+        node: channel.node,
+        interpolation: if step {
+            Interpolation::Step
+        } else {
+            Interpolation::Linear
+        },
+        times: scratch.kept.iter().map(|&k| times[k]).collect(),
+        values: scratch.kept.iter().flat_map(|&k| key(k).iter().copied()).collect(),
+        targets: n,
+    };
+    let mut worst = 0.0f32;
+    for (k, &time) in times.iter().enumerate() {
+        for target in 0..n {
+            worst = worst.max((sample_morph_channel(&reduced, target, time) - key(k)[target]).abs());
+        }
+    }
+    if worst <= tolerance {
+        *channel = reduced;
+        worst
+    } else {
+        channel.interpolation = reduced.interpolation;
+        channel.times = times.to_vec();
+        channel.values = weights.clone();
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{Clip, Morphs, Node};
+    use crate::synthetic::{Shape, skeleton, trs_clip};
+    use glam::Quat;
+
+    /// A chain of four joints with `interpolation` keys on every joint, one morph channel on
+    /// the mesh node for it, and a second clip with its own morph channel.
+    fn rig_with(interpolation: Interpolation) -> Rig {
+        let mut rig = skeleton(4, Shape::Chain);
+        let mut clip = trs_clip(&rig, 9, 2.0, interpolation);
+        clip.name = "first".into();
+        let mut second = trs_clip(&rig, 5, 1.0, Interpolation::Linear);
+        second.name = "second".into();
+        rig.clips = vec![clip, second];
+        let morph = |clip: usize, keys: usize, seconds: f32, interpolation: Interpolation| {
+            let times: Vec<f32> = (0..keys).map(|k| seconds * k as f32 / (keys - 1) as f32).collect();
+            let weight = |k: usize, t: usize| (0.7 * k as f32 + t as f32).sin().abs();
+            let values = (0..keys)
+                .flat_map(|k| {
+                    let group = |scale: f32| (0..2).map(move |t| scale * weight(k, t));
+                    if interpolation == Interpolation::CubicSpline {
+                        group(0.3).chain(group(1.0)).chain(group(-0.2)).collect::<Vec<_>>()
+                    } else {
+                        group(1.0).collect()
+                    }
+                })
+                .collect();
+            MorphChannel {
+                clip,
+                node: 0,
+                interpolation,
+                times,
+                values,
+                targets: 2,
+            }
+        };
+        rig.morphs = Morphs {
+            channels: vec![morph(0, 7, 2.0, interpolation), morph(1, 3, 1.0, Interpolation::Linear)],
+            ..Morphs::default()
+        };
+        rig
+    }
+
+    /// Cubic spline keys with tangents that are not smooth, so a wrong split shows.
+    fn roughen_tangents(rig: &mut Rig) {
+        for (c, channel) in rig.clips[0].channels.iter_mut().enumerate() {
+            for (i, value) in channel.values.iter_mut().enumerate() {
+                if i % 3 != 1 {
+                    *value += Vec4::new(0.3, -0.2, 0.1, 0.05) * ((i + c) as f32 * 1.3).sin();
+                }
+            }
+        }
+    }
+
+    fn close(a: Vec4, b: Vec4, tolerance: f32) -> bool {
+        (a - b).abs().max_element() <= tolerance * (1.0 + b.abs().max_element())
+    }
+
+    /// The trimmed clip sampled at `t` equals the original sampled at `start + t`, at the ends
+    /// and in between, morph weights included.
+    fn check_trim(original: &Rig, start: f32, end: f32) {
+        let mut rig = original.clone();
+        trim(&mut rig, 0, start, end).unwrap();
+        let length = end - start;
+        assert_eq!(rig.clips[0].duration, length);
+        for (before, after) in original.clips[0].channels.iter().zip(&rig.clips[0].channels) {
+            assert_eq!(after.times[0], 0.0);
+            assert_eq!(*after.times.last().unwrap(), length);
+            assert!(after.times.windows(2).all(|w| w[0] < w[1]), "{:?}", after.times);
+            for k in 0..=200 {
+                let t = if k == 200 { length } else { length * k as f32 / 200.0 };
+                // A step's jump lands on either side of a key as `start + t` rounds.
+                let on_a_step = before.interpolation == Interpolation::Step
+                    && k < 200
+                    && before.times.iter().any(|&key| (start + t - key).abs() < 1e-5);
+                if on_a_step {
+                    continue;
+                }
+                // The ends are compared at the cut times themselves, which `start + t` rounds.
+                let original_time = match k {
+                    0 => start,
+                    200 => end,
+                    _ => start + t,
+                };
+                let (want, got) = (
+                    sample_channel(before, original_time, &mut 0),
+                    sample_channel(after, t, &mut 0),
+                );
+                let (want, got) = if before.property == Property::Rotation {
+                    // `q` and `-q` are one rotation.
+                    (want, if got.dot(want) < 0.0 { -got } else { got })
+                } else {
+                    (want, got)
+                };
+                assert!(
+                    close(got, want, 2e-6),
+                    "{:?} {:?} at {t}: {got} vs {want}",
+                    before.interpolation,
+                    before.property
+                );
+            }
+        }
+        let morphs =
+            |rig: &Rig| -> Vec<MorphChannel> { rig.morphs.channels.iter().filter(|c| c.clip == 0).cloned().collect() };
+        for (before, after) in morphs(original).iter().zip(&morphs(&rig)) {
+            assert_eq!(*after.times.last().unwrap(), length);
+            for k in 0..=200 {
+                let t = if k == 200 { length } else { length * k as f32 / 200.0 };
+                let original_time = match k {
+                    0 => start,
+                    200 => end,
+                    _ => start + t,
+                };
+                let on_a_step = before.interpolation == Interpolation::Step
+                    && before.times.iter().any(|&key| (original_time - key).abs() < 1e-5);
+                if on_a_step && k != 0 && k != 200 {
+                    continue;
+                }
+                for target in 0..before.targets {
+                    let (want, got) = (
+                        sample_morph_channel(before, target, original_time),
+                        sample_morph_channel(after, target, t),
+                    );
+                    assert!((want - got).abs() <= 2e-6, "morph {target} at {t}: {got} vs {want}");
+                }
+            }
+        }
+        // The other clip's morph channel is untouched.
+        assert_eq!(original.morphs.channels[1], rig.morphs.channels[1]);
+    }
+
+    #[test]
+    fn trim_keeps_the_range_for_every_interpolation() {
+        for interpolation in [Interpolation::Linear, Interpolation::Step, Interpolation::CubicSpline] {
+            let mut rig = rig_with(interpolation);
+            if interpolation == Interpolation::CubicSpline {
+                roughen_tangents(&mut rig);
+            }
+            // Inside segments, on keys (the keys are 0.25 s apart), and the whole clip.
+            for (start, end) in [(0.3, 1.7), (0.25, 1.5), (0.0, 2.0), (0.1, 0.2), (1.9, 2.0)] {
+                check_trim(&rig, start, end);
+            }
+        }
+    }
+
+    #[test]
+    fn trimmed_spline_keeps_its_keys_and_gains_two() {
+        let mut rig = rig_with(Interpolation::CubicSpline);
+        let keys = rig.clips[0].channels[0].times.len();
+        trim(&mut rig, 0, 0.3, 1.7).unwrap();
+        let channel = &rig.clips[0].channels[0];
+        assert_eq!(channel.interpolation, Interpolation::CubicSpline);
+        // Keys at 0.5 .. 1.5 (five) and the two ends.
+        assert_eq!(channel.times.len(), 7, "{keys} keys before: {:?}", channel.times);
+        assert_eq!(channel.values.len(), 21);
+    }
+
+    #[test]
+    fn trim_rejects_bad_ranges() {
+        let rig = rig_with(Interpolation::Linear);
+        let trimmed = |start: f32, end: f32| trim(&mut rig.clone(), 0, start, end);
+        assert!(matches!(
+            trimmed(1.0, 1.0),
+            Err(ClipEditError::StartNotBeforeEnd { .. })
+        ));
+        assert!(matches!(
+            trimmed(1.5, 0.5),
+            Err(ClipEditError::StartNotBeforeEnd { .. })
+        ));
+        assert!(matches!(trimmed(0.5, 2.5), Err(ClipEditError::TimeOutsideClip { time, .. }) if time == 2.5));
+        assert!(matches!(trimmed(-0.5, 1.0), Err(ClipEditError::TimeOutsideClip { .. })));
+        assert!(matches!(
+            trimmed(f32::NAN, 1.0),
+            Err(ClipEditError::TimeOutsideClip { .. })
+        ));
+        assert!(matches!(
+            trim(&mut rig.clone(), 7, 0.0, 1.0),
+            Err(ClipEditError::ClipOutOfRange { index: 7, count: 2 })
+        ));
+        // A time a little past the end, as typed from a rounded duration, is the end.
+        assert!(trimmed(0.5, 2.000001).is_ok());
+    }
+
+    #[test]
+    fn rename_and_find() {
+        let mut rig = rig_with(Interpolation::Linear);
+        assert_eq!(find_clip(&rig, "second"), Ok(1));
+        assert_eq!(find_clip(&rig, "third"), Err(ClipEditError::NoSuchClip("third".into())));
+        assert_eq!(
+            rename(&mut rig, 0, "second"),
+            Err(ClipEditError::NameTaken {
+                name: "second".into(),
+                other: 1
+            })
+        );
+        assert_eq!(rename(&mut rig, 0, ""), Err(ClipEditError::EmptyName));
+        rename(&mut rig, 0, "first").unwrap();
+        rename(&mut rig, 0, "walk").unwrap();
+        assert_eq!(find_clip(&rig, "walk"), Ok(0));
+    }
+
+    #[test]
+    fn drop_renumbers_later_clips_morph_channels() {
+        let mut rig = rig_with(Interpolation::Linear);
+        let mut third = rig.clips[1].clone();
+        third.name = "third".into();
+        rig.clips.push(third);
+        let mut third_morph = rig.morphs.channels[1].clone();
+        third_morph.clip = 2;
+        rig.morphs.channels.push(third_morph.clone());
+        let second_morph = rig.morphs.channels[1].clone();
+
+        let removed = drop_clip(&mut rig, 0).unwrap();
+        assert_eq!(removed.name, "first");
+        let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["second", "third"]);
+        assert_eq!(rig.morphs.channels.len(), 2);
+        assert_eq!(
+            rig.morphs.channels[0],
+            MorphChannel {
+                clip: 0,
+                ..second_morph
+            }
+        );
+        assert_eq!(rig.morphs.channels[1], MorphChannel { clip: 1, ..third_morph });
+        assert_eq!(
+            drop_clip(&mut rig, 2).unwrap_err(),
+            ClipEditError::ClipOutOfRange { index: 2, count: 2 }
+        );
+    }
+
+    /// A root under a parent turned 90° about X and scaled by 0.01 (as Mixamo's Armature), that
+    /// walks along its parent's axes.
+    fn walking_rig(interpolation: Interpolation, parent_turns: bool) -> Rig {
+        let node = |name: &str, parent: Option<usize>, rest: Trs| Node {
+            name: name.into(),
+            parent,
+            rest,
+        };
+        let armature = Trs {
+            translation: Vec3::new(0.5, 0.0, -0.25),
+            rotation: Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+            scale: Vec3::splat(0.01),
+        };
+        let hips = Trs {
+            translation: Vec3::new(10.0, -3.0, 100.0),
+            ..Trs::IDENTITY
+        };
+        let spine = Trs {
+            translation: Vec3::new(0.0, 0.0, 20.0),
+            ..Trs::IDENTITY
+        };
+        let mut rig = Rig {
+            nodes: vec![
+                node("Armature", None, armature),
+                node("Hips", Some(0), hips),
+                node("Spine", Some(1), spine),
+            ],
+            ..Rig::default()
+        };
+        let keys = 6;
+        let times: Vec<f32> = (0..keys).map(|k| 0.4 * k as f32).collect();
+        let travel = |k: usize| {
+            let k = k as f32;
+            (hips.translation + Vec3::new(30.0 * k, -40.0 * k, 5.0 * (k * 1.7).sin())).extend(0.0)
+        };
+        let values: Vec<Vec4> = match interpolation {
+            Interpolation::CubicSpline => (0..keys)
+                .flat_map(|k| {
+                    [
+                        Vec4::new(3.0, 1.0, -2.0, 0.0),
+                        travel(k),
+                        Vec4::new(-1.0, 4.0, 2.0, 0.0),
+                    ]
+                })
+                .collect(),
+            _ => (0..keys).map(travel).collect(),
+        };
+        let mut channels = vec![
+            Channel {
+                node: 1,
+                property: Property::Translation,
+                interpolation,
+                times: times.clone(),
+                values,
+            },
+            Channel {
+                node: 2,
+                property: Property::Rotation,
+                interpolation: Interpolation::Linear,
+                times: times.clone(),
+                values: (0..keys)
+                    .map(|k| Vec4::from(Quat::from_rotation_y(0.2 * k as f32)))
+                    .collect(),
+            },
+        ];
+        if parent_turns {
+            channels.push(Channel {
+                node: 0,
+                property: Property::Rotation,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 2.0],
+                values: vec![
+                    Vec4::from(armature.rotation),
+                    Vec4::from(armature.rotation * Quat::from_rotation_z(1.0)),
+                ],
+            });
+        }
+        rig.clips = vec![Clip {
+            name: "walk".into(),
+            duration: 2.0,
+            channels,
+            source: None,
+        }];
+        rig
+    }
+
+    /// Worlds of every node at `time`, and the locals they came from.
+    fn pose(rig: &Rig, time: f32) -> (Vec<Trs>, Vec<Mat4>) {
+        let mut locals = vec![Trs::IDENTITY; rig.nodes.len()];
+        let mut worlds = vec![Mat4::IDENTITY; rig.nodes.len()];
+        let mut hints = vec![0; rig.clips[0].channels.len()];
+        sample_clip(&rig.nodes, Some(&rig.clips[0]), time, &mut hints, &mut locals);
+        local_to_world(&rig.nodes, &locals, &mut worlds);
+        (locals, worlds)
+    }
+
+    #[test]
+    fn in_place_holds_the_root_over_its_rest_place_in_world_space() {
+        for (interpolation, parent_turns) in [
+            (Interpolation::Linear, false),
+            (Interpolation::CubicSpline, false),
+            (Interpolation::Step, false),
+            (Interpolation::Linear, true),
+        ] {
+            let original = walking_rig(interpolation, parent_turns);
+            let mut rig = original.clone();
+            in_place(&mut rig, 0).unwrap();
+            let rest = ClipSampler::new(&original).worlds_at(None, 0.0)[1].w_axis;
+            // Exact between keys unless the parent turns; then at the bake times.
+            let samples: Vec<f32> = if parent_turns {
+                grid_times(2.0, IN_PLACE_BAKE_RATE)
+            } else {
+                (0..=97).map(|k| 2.0 * k as f32 / 97.0).collect()
+            };
+            let mut moved = 0.0f32;
+            for &time in &samples {
+                let (locals_before, worlds_before) = pose(&original, time);
+                let (locals_after, worlds_after) = pose(&rig, time);
+                let (before, after) = (worlds_before[1].w_axis, worlds_after[1].w_axis);
+                let label = format!("{interpolation:?} (parent turns: {parent_turns}) at {time}");
+                assert!(
+                    (after.x - rest.x).abs() < 1e-5 && (after.z - rest.z).abs() < 1e-5,
+                    "{label}: {after}"
+                );
+                assert!(
+                    (after.y - before.y).abs() < 1e-5,
+                    "{label}: height {} vs {}",
+                    after.y,
+                    before.y
+                );
+                moved = moved.max((before.x - rest.x).abs());
+                for node in [0, 2] {
+                    assert_eq!(locals_before[node], locals_after[node], "{label}: node {node}");
+                }
+                assert_eq!(locals_before[1].rotation, locals_after[1].rotation);
+            }
+            assert!(moved > 0.1, "the original travels ({moved})");
+        }
+    }
+
+    #[test]
+    fn in_place_needs_a_translation_channel() {
+        let mut rig = walking_rig(Interpolation::Linear, false);
+        rig.clips[0].channels.remove(0);
+        assert_eq!(in_place(&mut rig, 0), Err(ClipEditError::NoMotionRoot("walk".into())));
+        let mut rig = walking_rig(Interpolation::Linear, false);
+        rig.nodes[0].rest.scale = Vec3::new(1.0, 0.0, 1.0);
+        assert_eq!(in_place(&mut rig, 0), Err(ClipEditError::SingularParent("Hips".into())));
+    }
+
+    #[test]
+    fn reduction_keeps_every_sample_within_tolerance() {
+        // A smooth curve, a straight stretch, a corner: kept keys must restore every sample.
+        let values: Vec<f32> = (0..300)
+            .map(|k| {
+                let t = k as f32 / 30.0;
+                if t < 3.0 {
+                    (t * 2.0).sin()
+                } else if t < 6.0 {
+                    t - 3.0
+                } else {
+                    3.0 - (t - 6.0) * 2.0
+                }
+            })
+            .collect();
+        let times: Vec<f32> = (0..values.len()).map(|k| k as f32 / 30.0).collect();
+        let tolerance = 1e-2;
+        let mut kept = Vec::new();
+        let lerp = |a: usize, b: usize, i: usize| values[a] + (values[b] - values[a]) * fraction(&times, a, b, i);
+        reduce_keys(
+            values.len(),
+            |a, b, i| (lerp(a, b, i) - values[i]).abs() <= tolerance,
+            &mut kept,
+        );
+        assert_eq!(kept[0], 0);
+        assert_eq!(*kept.last().unwrap(), values.len() - 1);
+        assert!(kept.len() < 40, "{} keys kept", kept.len());
+        for pair in kept.windows(2) {
+            let restored = (pair[0]..=pair[1]).all(|i| (lerp(pair[0], pair[1], i) - values[i]).abs() <= tolerance);
+            assert!(restored, "keys {pair:?}");
+        }
+        // The straight stretch needs no keys inside it.
+        assert!(
+            kept.iter().filter(|&&k| (92..178).contains(&k)).count() <= 1,
+            "{kept:?}"
+        );
+    }
+
+    #[test]
+    fn resample_keeps_the_clip_within_tolerance() {
+        for interpolation in [Interpolation::Linear, Interpolation::Step, Interpolation::CubicSpline] {
+            let original = rig_with(interpolation);
+            let mut rig = original.clone();
+            let tolerance = ResampleTolerance::default();
+            let report = resample(&mut rig, 0, 30.0, &tolerance).unwrap();
+            let grid = grid_times(2.0, 30.0);
+            assert_eq!(grid.len(), 61);
+            assert!(report.after.keys <= 61 * (rig.clips[0].channels.len() + 1));
+            let position = report.position_tolerance;
+            assert!((position - 1e-4 * rig_height(&original)).abs() < 1e-9);
+            for (before, after) in original.clips[0].channels.iter().zip(&rig.clips[0].channels) {
+                let limit = match before.property {
+                    Property::Translation => 1.0001 * position,
+                    Property::Rotation => 0.05,
+                    Property::Scale => 1e-4,
+                };
+                let expected = if interpolation == Interpolation::Step {
+                    Interpolation::Step
+                } else {
+                    Interpolation::Linear
+                };
+                assert_eq!(after.interpolation, expected);
+                for &time in &grid {
+                    let (want, got) = (
+                        sample_channel(before, time, &mut 0),
+                        sample_channel(after, time, &mut 0),
+                    );
+                    let error = match before.property {
+                        // The synthetic rig's parents scale by a little over 1, so a local error
+                        // within the world tolerance is within it in world space too.
+                        Property::Translation => (want - got).truncate().length(),
+                        Property::Rotation => rotation_error_degrees(want, got) as f32,
+                        Property::Scale => (want - got).abs().max_element() / want.abs().max_element(),
+                    };
+                    assert!(
+                        error <= limit,
+                        "{interpolation:?} {:?} at {time}: {error}",
+                        before.property
+                    );
+                }
+            }
+            let morph_before = &original.morphs.channels[0];
+            let morph_after = &rig.morphs.channels[0];
+            for &time in &grid {
+                for target in 0..2 {
+                    let error = (sample_morph_channel(morph_before, target, time)
+                        - sample_morph_channel(morph_after, target, time))
+                    .abs();
+                    assert!(error <= 1e-4, "{interpolation:?} morph at {time}: {error}");
+                }
+            }
+            assert_eq!(original.morphs.channels[1], rig.morphs.channels[1]);
+        }
+    }
+
+    #[test]
+    fn resample_with_a_tiny_tolerance_keeps_curves_whole_and_still_channels_as_two_keys() {
+        let mut rig = rig_with(Interpolation::Linear);
+        let still = rig.clips[0].channels[0].values[0];
+        rig.clips[0].channels[0].values.iter_mut().for_each(|v| *v = still);
+        let tiny = ResampleTolerance {
+            position_fraction: 1e-7,
+            rotation_degrees: 1e-5,
+            scale_relative: 1e-7,
+            morph_weight: 1e-7,
+        };
+        let original = rig.clone();
+        let report = resample(&mut rig, 0, 10.0, &tiny).unwrap();
+        let channels = &rig.clips[0].channels;
+        assert_eq!(channels[0].times, [0.0], "the still channel's first key restores it");
+        // Samples on the original's straight segments are dropped, its corners kept.
+        for (before, after) in original.clips[0].channels.iter().zip(channels).skip(1) {
+            assert!(after.times.len() < 21, "{:?}", after.times);
+            for time in grid_times(2.0, 10.0) {
+                let (want, got) = (
+                    sample_channel(before, time, &mut 0),
+                    sample_channel(after, time, &mut 0),
+                );
+                assert!(
+                    close(got, want, 1e-6),
+                    "{:?} at {time}: {got} vs {want}",
+                    before.property
+                );
+            }
+        }
+        assert!(report.worst_position <= report.position_tolerance);
+        assert_eq!(rig.clips[0].duration, 2.0);
+    }
+
+    #[test]
+    fn a_clip_that_holds_still_keeps_its_length() {
+        let mut rig = rig_with(Interpolation::Linear);
+        for channel in &mut rig.clips[0].channels {
+            let first = channel.values[0];
+            channel.values.iter_mut().for_each(|v| *v = first);
+        }
+        let weights = rig.morphs.channels[0].values[..2].to_vec();
+        for key in rig.morphs.channels[0].values.chunks_mut(2) {
+            key.copy_from_slice(&weights);
+        }
+        let report = resample(&mut rig, 0, 30.0, &ResampleTolerance::default()).unwrap();
+        let channels = &rig.clips[0].channels;
+        assert_eq!(channels[0].times, [0.0, 2.0]);
+        assert_eq!(channels[0].values[0], channels[0].values[1]);
+        assert!(channels[1..].iter().all(|c| c.times == [0.0]));
+        assert_eq!(rig.morphs.channels[0].times, [0.0]);
+        assert_eq!(report.after.keys, channels.len() + 2);
+    }
+
+    #[test]
+    fn resample_rejects_bad_rates_and_tolerances() {
+        let rig = rig_with(Interpolation::Linear);
+        let tolerance = ResampleTolerance::default();
+        for rate in [0.0, -30.0, f32::NAN, f32::INFINITY, 1e9] {
+            assert!(matches!(
+                resample(&mut rig.clone(), 0, rate, &tolerance),
+                Err(ClipEditError::BadRate(_))
+            ));
+        }
+        let bad = ResampleTolerance {
+            rotation_degrees: -1.0,
+            ..tolerance
+        };
+        assert!(matches!(
+            resample(&mut rig.clone(), 0, 30.0, &bad),
+            Err(ClipEditError::BadTolerance { name: "rotation", .. })
+        ));
+        let bad = ResampleTolerance {
+            morph_weight: f32::NAN,
+            ..tolerance
+        };
+        assert!(matches!(
+            resample(&mut rig.clone(), 0, 30.0, &bad),
+            Err(ClipEditError::BadTolerance {
+                name: "morph weight",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn grid_ends_on_the_clip_end() {
+        assert_eq!(grid_times(1.0, 30.0).len(), 31);
+        assert_eq!(*grid_times(1.0000001, 30.0).last().unwrap(), 1.0000001);
+        assert_eq!(grid_times(1.0000001, 30.0).len(), 31);
+        assert_eq!(grid_times(1.05, 10.0).len(), 12);
+        assert_eq!(grid_times(0.0, 30.0), [0.0]);
+    }
+
+    #[test]
+    fn keyframe_bytes_count_times_and_values() {
+        let rig = rig_with(Interpolation::CubicSpline);
+        let size = keyframe_size(&rig, 0);
+        // 4 joints × (T, R, S) of 9 keys; a morph channel of 7 keys and 2 targets.
+        assert_eq!(size.keys, 12 * 9 + 7);
+        let per_joint = 3 * 9 * 4 + 9 * 3 * (12 + 16 + 12);
+        assert_eq!(size.bytes, 4 * per_joint + 7 * 4 + 7 * 3 * 2 * 4);
+    }
+
+    #[test]
+    fn rotation_error_resolves_small_angles() {
+        let a = Vec4::from(Quat::from_rotation_y(0.3));
+        let b = Vec4::from(Quat::from_rotation_y(0.3 + 0.01f32.to_radians()));
+        assert!((rotation_error_degrees(a, b) - 0.01).abs() < 1e-4);
+        assert!((rotation_error_degrees(a, -b) - 0.01).abs() < 1e-4);
+    }
+}
