@@ -187,8 +187,9 @@ fn pair_by_key(
 /// What a matching pass compares names by (`None`: the name takes no part).
 type NameKey = fn(&str) -> Option<String>;
 
-/// Matches `source`'s joints to `target`'s: first the pairs in `map`, then equal names, then
-/// equal [`normalized_name`]s, then equal [`name_without_suffix`]es, each unique on both sides.
+/// Matches `source`'s joints to `target`'s: first the pairs in `map`, then equal humanoid bones
+/// ([`super::humanoid`]: a VRM file's map, or what the names mean), then equal names, then equal
+/// [`normalized_name`]s, then equal [`name_without_suffix`]es, each unique on both sides.
 pub fn match_joints(source: &Rig, target: &Rig, map: &JointMap) -> JointMatch {
     let mut target_of = vec![None; source.nodes.len()];
     let mut target_taken = vec![false; target.nodes.len()];
@@ -216,6 +217,16 @@ pub fn match_joints(source: &Rig, target: &Rig, map: &JointMap) -> JointMatch {
     let keyed = |rig: &Rig, nodes: &[usize], key: NameKey| -> Vec<(usize, Option<String>)> {
         nodes.iter().map(|&n| (n, key(&rig.nodes[n].name))).collect()
     };
+    let humanoid = |rig: &Rig, nodes: &[usize]| -> Vec<(usize, Option<String>)> {
+        let bones = super::humanoid::human_bones(rig);
+        nodes.iter().map(|&n| (n, bones[n].clone())).collect()
+    };
+    pair_by_key(
+        &humanoid(source, &source_nodes),
+        &humanoid(target, &target_nodes),
+        &mut target_of,
+        &mut target_taken,
+    );
     let keys: [NameKey; 3] = [
         |name| Some(name.to_owned()),
         |name| Some(normalized_name(name)).filter(|k| !k.is_empty()),

@@ -12,10 +12,12 @@
 //! baked at the source's key times with the pose evaluation of [`crate::anim`].
 
 mod alignment;
+mod humanoid;
 mod matching;
 mod morph;
 
 pub use alignment::{DirectionPair, JointDirections, align};
+pub use humanoid::{bone_by_name, human_bones};
 pub use matching::{
     JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
 };
@@ -443,10 +445,17 @@ fn mapped_bones(
 /// agrees on (bone axes it does not): the horizontal direction from each matched `Right…`
 /// joint to its `Left…` counterpart, summed. Identity when the rigs have no such pairs.
 fn facing_turn(target: &Rig, source_of: &[Option<usize>], source_rest: &Pose, target_rest: &Pose) -> Quat {
+    // Sides by humanoid bone where the joint is one (`UpperArm.L`), else by name.
+    let bones = human_bones(target);
+    let side_key = |t: usize| {
+        bones[t]
+            .as_deref()
+            .map_or_else(|| normalized_name(&target.nodes[t].name), str::to_lowercase)
+    };
     let matched: std::collections::HashMap<String, (usize, usize)> = source_of
         .iter()
         .enumerate()
-        .filter_map(|(t, s)| Some((normalized_name(&target.nodes[t].name), (t, (*s)?))))
+        .filter_map(|(t, s)| Some((side_key(t), (t, (*s)?))))
         .collect();
     let position = |pose: &Pose, n: usize| pose.worlds[n].w_axis.truncate();
     let (mut source_side, mut target_side) = (Vec3::ZERO, Vec3::ZERO);

@@ -388,6 +388,9 @@ impl Morphs {
 pub struct ImportFacts {
     /// The glTF index of each rig node.
     pub gltf_node: Vec<usize>,
+    /// The humanoid bone map the file carries (a VRM avatar's), as (VRM 1.0 bone name, rig
+    /// node); empty when it has none.
+    pub humanoid: Vec<(String, usize)>,
     /// Each node's local matrix as the file gives it (its `matrix`, or its TRS composed).
     pub node_matrices: Vec<Mat4>,
     /// Per skin: the `skeleton` node the file names, if any.

@@ -42,6 +42,50 @@ pub fn check_required(root: &gltf::json::Root) -> Result<(), RigError> {
     })
 }
 
+/// The humanoid bone map a VRM file carries, as (VRM 1.0 bone name, glTF node) pairs: VRM 0.x's
+/// `VRM.humanoid.humanBones` list or VRM 1.0's `VRMC_vrm.humanoid.humanBones` object. VRM 0.x
+/// names its thumb bones one step further out (`thumbProximal` is 1.0's `thumbMetacarpal`), so
+/// they are renamed. Entries without a whole-number node are left out; the caller checks the
+/// node exists.
+pub fn vrm_humanoid(root: &gltf::json::Root) -> Vec<(String, usize)> {
+    let Some(extensions) = &root.extensions else {
+        return Vec::new();
+    };
+    let node = |entry: &serde_json::Value| entry.get("node")?.as_u64().and_then(|n| usize::try_from(n).ok());
+    if let Some(bones) = extensions
+        .others
+        .get("VRMC_vrm")
+        .and_then(|v| v.pointer("/humanoid/humanBones"))
+        .and_then(|b| b.as_object())
+    {
+        return bones
+            .iter()
+            .filter_map(|(bone, entry)| Some((bone.clone(), node(entry)?)))
+            .collect();
+    }
+    let Some(bones) = extensions
+        .others
+        .get("VRM")
+        .and_then(|v| v.pointer("/humanoid/humanBones"))
+        .and_then(|b| b.as_array())
+    else {
+        return Vec::new();
+    };
+    bones
+        .iter()
+        .filter_map(|entry| {
+            let bone = entry.get("bone")?.as_str()?;
+            let renamed = [
+                ("ThumbProximal", "ThumbMetacarpal"),
+                ("ThumbIntermediate", "ThumbProximal"),
+            ]
+            .iter()
+            .find_map(|(old, new)| bone.strip_suffix(old).map(|side| format!("{side}{new}")));
+            Some((renamed.unwrap_or_else(|| bone.to_owned()), node(entry)?))
+        })
+        .collect()
+}
+
 /// One note per extension the file uses and Rigscope ignores.
 pub fn notes(root: &gltf::json::Root) -> Vec<String> {
     root.extensions_used

@@ -91,6 +91,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
+    let vrm_humanoid = extensions::vrm_humanoid(&root);
     let document = gltf::Document::from_json_without_validation(root);
 
     let mut warnings = Vec::new();
@@ -116,8 +117,13 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         order,
         node_matrices,
     } = skeleton::read_nodes(&document)?;
+    let humanoid = vrm_humanoid
+        .into_iter()
+        .filter_map(|(bone, node)| Some((bone, *slot.get(node)?)))
+        .collect();
     let mut facts = ImportFacts {
         data_errors,
+        humanoid,
         gltf_node: order,
         node_matrices,
         notes,
