@@ -191,6 +191,10 @@ enum Command {
     /// .gltf that keeps everything else. Exits with 0 when something was repaired, 1 when nothing
     /// needed it, 2 when the file cannot be loaded or the output cannot be written.
     Fix(rigscope::commands::fix::FixArgs),
+    /// Carry other files' clips onto a rig and edit its clips (in place, trim, resample, rename,
+    /// drop), writing a new .glb or .gltf that keeps everything else. Exits with 0 when written,
+    /// 1 when nothing changed, 2 on a bad argument or a file that cannot be read or written.
+    Clips(rigscope::commands::edit_clips::EditClipsArgs),
     /// Compare two files of the same rig: joints, bind and rest poses, vertices and weights
     /// (matched by bind position), clips (world-space joint error over the whole clip),
     /// materials and report findings. Exits with 1 when they differ beyond the thresholds, 2
@@ -343,6 +347,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Audit(args)) => return rigscope::commands::audit::audit_command(&args),
         Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
+        Some(Command::Clips(args)) => return rigscope::commands::edit_clips::edit_clips_command(&args),
         Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display()).into()),
@@ -426,9 +431,9 @@ mod tests {
             fix(&["--normalize"]).map(|_| ()),
             Err(clap::error::ErrorKind::MissingRequiredArgument)
         );
-        assert!(fix(&["--normalize", "--dry-run"]).is_ok() && fix(&["--normalize", "--in-place"]).is_ok());
+        assert!(fix(&["--normalize", "--dry-run"]).is_ok() && fix(&["--normalize", "--overwrite"]).is_ok());
         assert_eq!(
-            fix(&["--in-place", "--out", "o.glb"]).map(|_| ()),
+            fix(&["--overwrite", "--out", "o.glb"]).map(|_| ()),
             Err(clap::error::ErrorKind::ArgumentConflict)
         );
         assert_eq!(

@@ -484,7 +484,7 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
     } else {
         eprintln!("the read-only folder is writable here (superuser): that case is not checked");
     }
-    // An unknown output extension, and the input itself without --in-place.
+    // An unknown output extension, and the input itself without --overwrite.
     let error = fails(&out.join("robot.obj"));
     assert!(matches!(error, SaveError::OutputFormat { .. }), "{error}");
     let copy = out.join("copy.glb");
@@ -500,15 +500,15 @@ fn a_failed_write_is_a_typed_error_and_leaves_no_file() {
 }
 
 #[test]
-fn in_place_keeps_a_backup_of_the_input() {
+fn overwrite_keeps_a_backup_of_the_input() {
     let Some(dir) = shared_rigs() else { return };
-    let out = temp_dir("save-in-place");
+    let out = temp_dir("save-overwrite");
     let file = out.join("robot.glb");
     std::fs::copy(dir.join("real/RobotExpressive.glb"), &file).unwrap();
     let original = std::fs::read(&file).unwrap();
     let before = load_file(&file).unwrap();
     let repaired = normalized(&before);
-    let saved = save_repaired(&file, &file, &before, &repaired, SaveOptions { in_place: true }).unwrap();
+    let saved = save_repaired(&file, &file, &before, &repaired, SaveOptions { overwrite: true }).unwrap();
     assert_eq!(saved.backup.as_deref(), Some(out.join("robot.glb.bak").as_path()));
     assert_eq!(std::fs::read(out.join("robot.glb.bak")).unwrap(), original);
     assert_eq!(weight_sum_findings(&load_file(&file).unwrap()), 0);

@@ -531,7 +531,7 @@ fn a_plan_the_file_or_rig_cannot_satisfy_is_a_typed_error_that_writes_nothing() 
     let error = fails(&other, &[PlannedAnimation::Clip { clip: 0 }]);
     assert!(matches!(error, SaveError::RigMismatch(_)), "{error}");
 
-    // The output is the input: refused without --in-place, the input left as it was.
+    // The output is the input: refused without --overwrite, the input left as it was.
     let copy_dir = temp_dir("save-clips-in-place");
     let copy = copy_dir.join("fox.glb");
     std::fs::copy(&input, &copy).unwrap();

@@ -23,7 +23,7 @@ pub struct FixArgs {
     pub file: PathBuf,
     /// Where to write the repaired file (.glb or .gltf, which sets the format; a .gltf gets a
     /// new .bin beside it).
-    #[arg(long, required_unless_present_any = ["dry_run", "in_place"], conflicts_with = "in_place")]
+    #[arg(long, required_unless_present_any = ["dry_run", "overwrite"], conflicts_with = "overwrite")]
     pub out: Option<PathBuf>,
     /// Scale every vertex's weights to sum to 1.
     #[arg(long)]
@@ -46,7 +46,7 @@ pub struct FixArgs {
     pub dry_run: bool,
     /// Write over the input, keeping a copy of it as NAME.bak first.
     #[arg(long)]
-    pub in_place: bool,
+    pub overwrite: bool,
 }
 
 impl FixArgs {
@@ -98,7 +98,7 @@ pub fn fix_command(args: &FixArgs) -> ExitCode {
     }
     let output = args.out.clone().unwrap_or_else(|| args.file.clone());
     let options = SaveOptions {
-        in_place: args.in_place,
+        overwrite: args.overwrite,
     };
     match save_changes(&args.file, &output, &changes, options) {
         Ok(saved) => {

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod clips;
 pub mod curves;
 pub mod diff;
+pub mod edit_clips;
 pub mod fix;
 pub mod inspect;
 pub mod orbit;

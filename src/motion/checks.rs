@@ -209,6 +209,12 @@ pub fn check_motion(rig: &Rig, feet: &[usize], options: &MotionOptions) -> Motio
     }
 }
 
+/// The checks of one clip, with the feet [`feet_by_name`] finds and the rig's own height: what
+/// a carried clip's foot slide is read from.
+pub fn check_one_clip(rig: &Rig, clip: usize, options: &MotionOptions) -> ClipMotion {
+    check_clip(rig, clip, &feet_by_name(rig), rig_height(rig), options)
+}
+
 /// Ground-plane part of a point.
 fn ground(p: Vec3) -> Vec3 {
     Vec3::new(p.x, 0.0, p.z)

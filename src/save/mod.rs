@@ -40,7 +40,7 @@ pub enum SaveError {
     Json(#[source] serde_json::Error),
     #[error("the output {} must end in .glb or .gltf", path.display())]
     OutputFormat { path: PathBuf },
-    #[error("the output {} is the input file (or one it refers to); write it elsewhere, or use --in-place", path.display())]
+    #[error("the output {} is the input file (or one it refers to); write it elsewhere, or use --overwrite", path.display())]
     WouldOverwriteInput { path: PathBuf },
     #[error("the repaired rig does not match the file: {0}")]
     RigMismatch(String),
@@ -104,7 +104,7 @@ pub enum AttributeProblem {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SaveOptions {
     /// Allow the output to be the input; a copy of the input is kept as `NAME.bak` first.
-    pub in_place: bool,
+    pub overwrite: bool,
 }
 
 /// What a save wrote and what the reader should know about it.
@@ -290,7 +290,7 @@ pub fn save_edits(input: &Path, output: &Path, edits: &Edits, options: SaveOptio
     let input_dir = folder_of(input);
     let output_dir = folder_of(output);
     let overwrites_input = same_file(input, output);
-    if overwrites_input && !options.in_place {
+    if overwrites_input && !options.overwrite {
         return Err(SaveError::WouldOverwriteInput {
             path: output.to_owned(),
         });

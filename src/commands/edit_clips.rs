@@ -1,0 +1,411 @@
+//! `rigscope clips`: carries other files' clips onto a rig, edits its clips (in place, trim,
+//! resample, rename, drop) and writes the result as a new glTF that keeps everything else.
+//!
+//! Edits run in a fixed order so that every flag names clips as they are before any rename:
+//! `--add`, `--trim`, `--in-place`, `--resample`, `--drop`, then `--rename`.
+
+use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
+use crate::commands::clips::parse_joint_pair;
+use crate::motion::{MotionOptions, checks::check_one_clip};
+use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
+use crate::rig::Rig;
+use crate::save::{PlannedAnimation, SaveError, SaveOptions, save_animations};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit status when the output was written (or, with `--dry-run`, would be).
+pub const EXIT_WRITTEN: u8 = 0;
+/// Exit status when the flags change nothing (nothing is written).
+pub const EXIT_UNCHANGED: u8 = 1;
+/// Exit status on a bad argument or a file that cannot be read or written.
+pub const EXIT_FAILED: u8 = 2;
+
+/// The arguments of `rigscope clips`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EditClipsArgs {
+    /// The .gltf, .glb or .vrm file whose clips are edited (it is never written).
+    pub file: PathBuf,
+    /// Carry every clip of SOURCE onto FILE's skeleton (repeatable); a name already taken
+    /// becomes `NAME (SOURCE)`.
+    #[arg(long = "add", value_name = "SOURCE")]
+    pub add: Vec<PathBuf>,
+    /// With --add: SOURCE's joint S drives FILE's joint T, whatever their names (repeatable).
+    #[arg(long = "map-joint", value_name = "S=T", value_parser = parse_joint_pair, requires = "add")]
+    pub map_joint: Vec<(String, String)>,
+    /// Take the root's horizontal travel out of CLIP (`*`: every clip), keeping its height.
+    #[arg(long = "in-place", value_name = "CLIP")]
+    pub in_place: Vec<String>,
+    /// Keep START..END seconds of CLIP, re-timed to start at 0 (keys at both ends sampled exactly).
+    #[arg(long = "trim", value_name = "CLIP=START:END", value_parser = parse_trim)]
+    pub trim: Vec<(String, f32, f32)>,
+    /// Write every channel of every clip at FPS keys a second, then drop the keys linear
+    /// interpolation restores within the tolerances.
+    #[arg(long, value_name = "FPS")]
+    pub resample: Option<f32>,
+    /// With --resample: the largest position error, as a fraction of the rig's height.
+    #[arg(long, value_name = "FRACTION", default_value_t = ResampleTolerance::default().position_fraction, requires = "resample")]
+    pub position_tolerance: f32,
+    /// With --resample: the largest rotation error, in degrees.
+    #[arg(long, value_name = "DEGREES", default_value_t = ResampleTolerance::default().rotation_degrees, requires = "resample")]
+    pub rotation_tolerance: f32,
+    /// Rename clip OLD to NEW (repeatable).
+    #[arg(long = "rename", value_name = "OLD=NEW", value_parser = parse_rename)]
+    pub rename: Vec<(String, String)>,
+    /// Leave CLIP out of the output (repeatable).
+    #[arg(long = "drop", value_name = "CLIP")]
+    pub drop: Vec<String>,
+    /// Where to write (.glb or .gltf); required unless --dry-run.
+    #[arg(long, required_unless_present = "dry_run")]
+    pub out: Option<PathBuf>,
+    /// Do everything but write.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_trim(text: &str) -> Result<(String, f32, f32), String> {
+    let bad = || format!("'{text}' is not CLIP=START:END (seconds, e.g. Walk=0.5:1.25)");
+    let (clip, range) = text.rsplit_once('=').ok_or_else(bad)?;
+    let (start, end) = range.split_once(':').ok_or_else(bad)?;
+    let number = |t: &str| t.trim().parse::<f32>().ok().filter(|v| v.is_finite());
+    match (clip.is_empty(), number(start), number(end)) {
+        (false, Some(start), Some(end)) => Ok((clip.to_owned(), start, end)),
+        _ => Err(bad()),
+    }
+}
+
+fn parse_rename(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((old, new)) if !old.is_empty() && !new.is_empty() => Ok((old.to_owned(), new.to_owned())),
+        _ => Err(format!("'{text}' is not OLD=NEW (clip names)")),
+    }
+}
+
+/// Where each clip of the edited rig comes from, parallel to `rig.clips`: kept as the file has
+/// it (perhaps renamed), or encoded anew (carried from another file or edited).
+#[derive(Debug, Clone, PartialEq)]
+enum Origin {
+    Kept { animation: usize, renamed: bool },
+    Encoded,
+}
+
+/// The rig being edited and where each of its clips comes from.
+struct EditedClips {
+    rig: Rig,
+    origins: Vec<Origin>,
+    dropped: Vec<String>,
+}
+
+impl EditedClips {
+    fn new(rig: Rig) -> EditedClips {
+        let origins = (0..rig.clips.len())
+            .map(|animation| Origin::Kept {
+                animation,
+                renamed: false,
+            })
+            .collect();
+        EditedClips {
+            rig,
+            origins,
+            dropped: Vec::new(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Result<usize, ClipEditError> {
+        clip_edit::find_clip(&self.rig, name)
+    }
+
+    /// Every clip `name` names: `*` all of them.
+    fn named(&self, name: &str) -> Result<Vec<usize>, ClipEditError> {
+        if name == "*" {
+            Ok((0..self.rig.clips.len()).collect())
+        } else {
+            Ok(vec![self.find(name)?])
+        }
+    }
+
+    fn changed(&mut self, clip: usize) {
+        self.origins[clip] = Origin::Encoded;
+    }
+
+    fn is_unchanged(&self) -> bool {
+        self.dropped.is_empty()
+            && self
+                .origins
+                .iter()
+                .enumerate()
+                .all(|(i, origin)| matches!(origin, Origin::Kept { animation, renamed: false } if *animation == i))
+    }
+
+    fn plan(&self) -> Vec<PlannedAnimation> {
+        (self.origins.iter().enumerate())
+            .map(|(clip, origin)| match *origin {
+                Origin::Kept { animation, renamed } => PlannedAnimation::Original {
+                    index: animation,
+                    name: renamed.then(|| self.rig.clips[clip].name.clone()),
+                },
+                Origin::Encoded => PlannedAnimation::Clip { clip },
+            })
+            .collect()
+    }
+}
+
+/// Why `rigscope clips` stopped before writing.
+#[derive(Debug, thiserror::Error)]
+enum ClipsCommandError {
+    #[error("cannot load {}: {source}", path.display())]
+    Load {
+        path: PathBuf,
+        #[source]
+        source: crate::rig::RigError,
+    },
+    #[error(transparent)]
+    Retarget(#[from] RetargetError),
+    #[error(transparent)]
+    Edit(#[from] ClipEditError),
+    #[error(
+        "{} is an FBX file: writing an FBX rig as glTF is not supported yet (convert it with another tool first)",
+        path.display()
+    )]
+    FbxInput { path: PathBuf },
+    #[error(transparent)]
+    Save(#[from] SaveError),
+}
+
+/// What one carried clip looks like against its source.
+#[derive(Debug, Clone, Serialize)]
+struct CarriedClip {
+    clip: String,
+    from: PathBuf,
+    /// The bone whose direction strays furthest from the source's over the clip, and by how much.
+    worst_limb: Option<String>,
+    worst_limb_degrees: f32,
+    /// The largest foot slide during a contact, as a fraction of each rig's height
+    /// (`audit --motion`'s figure), in the source playing the clip and in the target.
+    source_foot_slide: f32,
+    target_foot_slide: f32,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct ClipsReport {
+    carried: Vec<CarriedClip>,
+    resampled: Vec<ResampleLine>,
+    written: Vec<PathBuf>,
+    dry_run: bool,
+    changed: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ResampleLine {
+    clip: String,
+    keys_before: usize,
+    keys_after: usize,
+    bytes_before: usize,
+    bytes_after: usize,
+    worst_position: f32,
+    worst_rotation_degrees: f32,
+}
+
+impl From<&ResampleReport> for ResampleLine {
+    fn from(report: &ResampleReport) -> ResampleLine {
+        ResampleLine {
+            clip: report.clip.clone(),
+            keys_before: report.before.keys,
+            keys_after: report.after.keys,
+            bytes_before: report.before.bytes,
+            bytes_after: report.after.bytes,
+            worst_position: report.worst_position,
+            worst_rotation_degrees: report.worst_rotation_degrees,
+        }
+    }
+}
+
+/// `rigscope clips`: see the module documentation.
+pub fn edit_clips_command(args: &EditClipsArgs) -> ExitCode {
+    let mut report = ClipsReport {
+        dry_run: args.dry_run,
+        ..ClipsReport::default()
+    };
+    let code = match run(args, &mut report) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("rigscope: {e}");
+            EXIT_FAILED
+        }
+    };
+    if args.json && code != EXIT_FAILED {
+        match serde_json::to_string_pretty(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("rigscope: cannot print the report: {e}"),
+        }
+    }
+    ExitCode::from(code)
+}
+
+fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsCommandError> {
+    let rig = load(&args.file)?;
+    if is_fbx_file(&args.file) {
+        return Err(ClipsCommandError::FbxInput {
+            path: args.file.clone(),
+        });
+    }
+    let mut edited = EditedClips::new(rig);
+    let say = |line: String| {
+        if args.json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+
+    let pairs = JointMap {
+        by_hand: args.map_joint.iter().cloned().collect(),
+    };
+    for source_path in &args.add {
+        let source = load(source_path)?;
+        if source.clips.is_empty() {
+            return Err(RetargetError::NoClips {
+                path: source_path.clone(),
+            }
+            .into());
+        }
+        let first = edited.rig.clips.len();
+        let rig = std::mem::take(&mut edited.rig);
+        let (rig, retarget) = with_clips_from(rig, &source, source_path, &pairs, &RetargetOptions::default());
+        edited.rig = rig;
+        edited.origins.resize(edited.rig.clips.len(), Origin::Encoded);
+        say(format!(
+            "clips from {}:\n{}",
+            source_path.display(),
+            retarget.summary().trim_end()
+        ));
+        report
+            .carried
+            .extend(carried_quality(&source, &edited.rig, first, source_path, &retarget));
+    }
+    for carried in &report.carried {
+        say(format!(
+            "  '{}': foot slide {:.4} of the rig's height (source {:.4})",
+            carried.clip, carried.target_foot_slide, carried.source_foot_slide
+        ));
+    }
+    for (name, start, end) in &args.trim {
+        let clip = edited.find(name)?;
+        clip_edit::trim(&mut edited.rig, clip, *start, *end)?;
+        edited.changed(clip);
+        say(format!("clip '{name}': kept {start}..{end} s"));
+    }
+    for name in &args.in_place {
+        for clip in edited.named(name)? {
+            clip_edit::in_place(&mut edited.rig, clip)?;
+            edited.changed(clip);
+            say(format!("clip '{}': in place", edited.rig.clips[clip].name));
+        }
+    }
+    if let Some(rate) = args.resample {
+        let tolerance = ResampleTolerance {
+            position_fraction: args.position_tolerance,
+            rotation_degrees: args.rotation_tolerance,
+            ..ResampleTolerance::default()
+        };
+        let (mut before, mut after) = (0, 0);
+        for clip in 0..edited.rig.clips.len() {
+            let resampled = clip_edit::resample(&mut edited.rig, clip, rate, &tolerance)?;
+            edited.changed(clip);
+            say(resampled.summary());
+            (before, after) = (before + resampled.before.bytes, after + resampled.after.bytes);
+            report.resampled.push(ResampleLine::from(&resampled));
+        }
+        say(format!(
+            "resampled at {rate} fps: {before} → {after} bytes of keys ({} saved)",
+            before.saturating_sub(after)
+        ));
+    }
+    // Every name is looked up before any clip goes, so that a bad name leaves nothing half done.
+    let mut drops: Vec<usize> = args
+        .drop
+        .iter()
+        .map(|name| edited.find(name))
+        .collect::<Result<_, _>>()?;
+    drops.sort_unstable();
+    drops.dedup();
+    for &clip in drops.iter().rev() {
+        let gone = clip_edit::drop_clip(&mut edited.rig, clip)?;
+        edited.origins.remove(clip);
+        say(format!("clip '{}': dropped", gone.name));
+        edited.dropped.push(gone.name);
+    }
+    for (old, new) in &args.rename {
+        let clip = edited.find(old)?;
+        clip_edit::rename(&mut edited.rig, clip, new)?;
+        if let Origin::Kept { renamed, .. } = &mut edited.origins[clip] {
+            *renamed = true;
+        }
+        say(format!("clip '{old}': renamed '{new}'"));
+    }
+
+    report.changed = !edited.is_unchanged();
+    if !report.changed {
+        say(format!("{}: nothing changed; nothing written", args.file.display()));
+        return Ok(EXIT_UNCHANGED);
+    }
+    let Some(out) = args.out.as_ref().filter(|_| !args.dry_run) else {
+        say("dry run: nothing written".to_owned());
+        return Ok(EXIT_WRITTEN);
+    };
+    let saved = save_animations(&args.file, out, &edited.rig, &edited.plan(), SaveOptions::default())?;
+    for note in &saved.notes {
+        say(format!("note: {note}"));
+    }
+    for path in &saved.written {
+        say(format!("wrote {}", path.display()));
+    }
+    report.written = saved.written;
+    Ok(EXIT_WRITTEN)
+}
+
+fn load(path: &std::path::Path) -> Result<Rig, ClipsCommandError> {
+    crate::rig::load_file(path).map_err(|source| ClipsCommandError::Load {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Whether `path` holds FBX, by its first bytes and its name (as the importer tells).
+fn is_fbx_file(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64);
+    let read = std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head));
+    read.is_ok() && crate::rig::is_fbx(&head, &path.to_string_lossy())
+}
+
+/// Limb directions and foot slide of the clips carried from `source` (from `first` on).
+fn carried_quality(
+    source: &Rig,
+    rig: &Rig,
+    first: usize,
+    source_path: &std::path::Path,
+    retarget: &RetargetReport,
+) -> Vec<CarriedClip> {
+    let options = MotionOptions::default();
+    let slide = |rig: &Rig, clip: usize| {
+        let motion = check_one_clip(rig, clip, &options);
+        motion.feet.iter().map(|f| f.max_slide).fold(0.0f32, f32::max)
+    };
+    (retarget.clips.iter().enumerate())
+        .map(|(k, clip)| {
+            let worst = clip.worst_limb();
+            CarriedClip {
+                clip: clip.name.clone(),
+                from: source_path.to_path_buf(),
+                worst_limb: worst.map(|w| w.joint.clone()),
+                worst_limb_degrees: worst.map_or(0.0, |w| w.degrees),
+                source_foot_slide: slide(source, k),
+                target_foot_slide: slide(rig, first + k),
+            }
+        })
+        .collect()
+}
