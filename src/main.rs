@@ -200,6 +200,11 @@ enum Command {
     /// materials and report findings. Exits with 1 when they differ beyond the thresholds, 2
     /// when either file cannot be loaded.
     Diff(rigscope::commands::diff::DiffArgs),
+    /// Write the skinned, morphed mesh at one moment of a clip as a static mesh (.obj with a .mtl
+    /// and PNG textures beside it, or .glb). Exits with 0 when written, 2 when nothing was: the
+    /// file cannot be loaded, no such clip, a time outside the clip, or an output that is not
+    /// .obj or .glb.
+    Export(rigscope::commands::export::ExportArgs),
     /// Write the built-in demo rig as a GLB file.
     MakeDemo {
         out: PathBuf,
@@ -349,6 +354,7 @@ fn main() -> ExitCode {
         Some(Command::Fix(args)) => return rigscope::commands::fix::fix_command(&args),
         Some(Command::Clips(args)) => return rigscope::commands::edit_clips::edit_clips_command(&args),
         Some(Command::Diff(args)) => return rigscope::commands::diff::diff_command(&args),
+        Some(Command::Export(args)) => return rigscope::commands::export::export_command(&args),
         Some(Command::MakeDemo { out, joints }) => std::fs::write(&out, rigscope::rig::demo::demo_glb(joints))
             .map_err(|e| format!("cannot write {}: {e}", out.display()).into()),
         Some(Command::Bench {

@@ -157,6 +157,27 @@ impl App {
                 });
                 state.window.request_redraw();
             }
+            UiAction::ExportPoseDialog => {
+                let exported = crate::commands::export::export_from_dialog(&mut self.viewer, |folder, name| {
+                    let mut dialog = rfd::FileDialog::new()
+                        .add_filter("glTF binary", &["glb"])
+                        .add_filter("OBJ (with .mtl and PNG textures)", &["obj"])
+                        .set_title("Export the pose as")
+                        .set_file_name(name);
+                    if let Some(folder) = folder {
+                        dialog = dialog.set_directory(folder);
+                    }
+                    dialog.save_file()
+                });
+                match exported {
+                    Some(Ok(exported)) => state
+                        .ui_state
+                        .toast(format!("Exported {}", exported.written[0].display())),
+                    Some(Err(e)) => self.viewer.diagnostics.error = Some(e.to_string()),
+                    None => {}
+                }
+                state.window.request_redraw();
+            }
             UiAction::CompareDialog => {
                 ui::compare_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
                     pick_rig_file("Compare with", folder)

@@ -8,6 +8,7 @@ pub mod clips;
 pub mod curves;
 pub mod diff;
 pub mod edit_clips;
+pub mod export;
 pub mod fix;
 pub mod inspect;
 pub mod orbit;

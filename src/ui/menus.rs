@@ -49,6 +49,13 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
                 ui.separator();
                 if ui
+                    .button("Export pose…")
+                    .on_hover_text("Save the mesh as shown (this pose and skinning method) as a static .obj or .glb")
+                    .clicked()
+                {
+                    actions.push(UiAction::ExportPoseDialog);
+                }
+                if ui
                     .add(
                         egui::Button::new("Save screenshot")
                             .shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)),

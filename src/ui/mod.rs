@@ -52,6 +52,8 @@ pub enum UiAction {
     },
     /// Show the native save dialog for the previewed weight repair.
     SaveRepairedDialog,
+    /// Show the native save dialog for an OBJ or GLB of the current pose.
+    ExportPoseDialog,
     /// Show the native folder dialog for the screenshot folder.
     ChooseScreenshotFolder,
     Quit,

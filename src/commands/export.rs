@@ -1,0 +1,778 @@
+//! `rigscope export` and File ▸ Export pose…: the mesh as the viewer shows it at one moment
+//! (clip pose, morph weights and skinning method applied, on the CPU) written as a static mesh,
+//! to share a pose or to hold Rigscope's skinning against a mesh an authoring tool deformed.
+//!
+//! Two formats, chosen by the output's extension:
+//! - `.obj`: world-space positions, normals and texture coordinates, one `o` per mesh primitive
+//!   with its material (`usemtl`), and beside it a `.mtl` (base colour, opacity, emission) and
+//!   each base colour texture as a PNG;
+//! - `.glb`: one static mesh per primitive (no skin, no animation), its materials with their
+//!   base colour textures embedded as PNG.
+//!
+//! The rig keeps its images decoded (RGBA8, see [`crate::rig::Texture`]), not as the file's
+//! encoded bytes, so they are encoded anew as PNG (lossless: the same pixels come back).
+//!
+//! Every file is written whole or not at all, through a temporary file beside it that is renamed
+//! into place once all of them are written (as [`crate::save`] and the PNG writer do), and never
+//! over a file the rig was read from.
+
+use crate::anim::PoseBuffers;
+use crate::anim::morph::{apply_morph, is_morphed};
+use crate::rig::{AlphaMode, Material, Rig};
+use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, normal_matrix};
+use crate::viewer::Viewer;
+use glam::{Vec2, Vec3, Vec4};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit status when nothing was written: the file cannot be loaded, the clip, time or output
+/// name is wrong, or the output cannot be written.
+pub const EXIT_FAILED: u8 = 2;
+
+/// The arguments of `rigscope export`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// A .gltf, .glb, .vrm or .fbx file; `demo` exports the built-in demo rig.
+    pub file: PathBuf,
+    /// Clip name or index (default: the first clip; the rest pose for a rig without clips).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Time in the clip, in seconds, from 0 to the clip's duration.
+    #[arg(long, default_value_t = 0.0)]
+    pub time: f32,
+    #[command(flatten)]
+    pub method: crate::cli::SkinningChoice,
+    /// The file to write: .obj (a .mtl and the textures as PNG go beside it) or .glb.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// The two formats a pose is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Obj,
+    Glb,
+}
+
+impl ExportFormat {
+    /// The format `path`'s extension names (either case).
+    pub fn of_path(path: &Path) -> Result<ExportFormat, ExportError> {
+        let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("obj") => Ok(ExportFormat::Obj),
+            Some("glb") => Ok(ExportFormat::Glb),
+            _ => Err(ExportError::Extension(path.to_owned())),
+        }
+    }
+}
+
+/// Why nothing was exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot export to {}: the output must end in .obj or .glb", .0.display())]
+    Extension(PathBuf),
+    #[error("cannot load {file}: {message}")]
+    Load { file: String, message: String },
+    #[error("no clip '{key}' in {rig} (clips: {clips})")]
+    NoClip { key: String, rig: String, clips: String },
+    #[error("time {0} is not a number of seconds")]
+    TimeNotFinite(f32),
+    #[error("time {time} s is outside clip '{clip}', which runs from 0 to {duration} s")]
+    TimeOutsideClip { time: f32, clip: String, duration: f32 },
+    #[error("time {0} s needs a clip, and {1} has none (its rest pose is at time 0)")]
+    TimeWithoutClip(f32, String),
+    #[error("{0}")]
+    Skinning(String),
+    #[error("{0} has no mesh with triangles to export")]
+    NothingToExport(String),
+    #[error("the pose puts vertices of '{0}' at infinity or NaN; nothing was written")]
+    NotFinite(String),
+    #[error("will not write {}: the rig was read from that file", .0.display())]
+    WouldOverwriteInput(PathBuf),
+    #[error("cannot write {}: {message}", path.display())]
+    Write { path: PathBuf, message: String },
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    /// Every file written, the mesh first (an OBJ's .mtl and textures follow it).
+    pub written: Vec<PathBuf>,
+    pub primitives: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+}
+
+/// One mesh primitive as posed, in world space.
+#[derive(Debug, Clone)]
+pub struct PosedPrimitive {
+    /// The mesh's name (with the primitive's number when the mesh has several), unique in the
+    /// export.
+    pub name: String,
+    pub positions: Vec<Vec3>,
+    /// Unit length, or zero where the pose leaves a vertex no direction.
+    pub normals: Vec<Vec3>,
+    /// As the viewer reads them (the base colour texture's set, its transform applied); empty
+    /// when the primitive has none.
+    pub uvs: Vec<Vec2>,
+    /// `COLOR_0`; empty when the primitive has none.
+    pub colors: Vec<Vec4>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    pub material: Option<usize>,
+}
+
+/// Which moment a pose is, for the files' headers and the summary line.
+#[derive(Debug, Clone)]
+pub struct PoseLabel {
+    pub source: String,
+    pub clip: Option<String>,
+    pub time: f32,
+    pub method: SkinningMethod,
+}
+
+impl std::fmt::Display for PoseLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.clip {
+            Some(clip) => write!(f, "{}, clip '{clip}' at {} s", self.source, self.time)?,
+            None => write!(f, "{}, rest pose", self.source)?,
+        }
+        write!(f, ", {} skinning", crate::names::Named::name(self.method))
+    }
+}
+
+/// `rigscope export`: loads the rig, poses it as asked and writes the mesh. Exit status 0 when
+/// written, [`EXIT_FAILED`] (with the reason on standard error) when nothing was.
+pub fn export_command(args: &ExportArgs) -> ExitCode {
+    match export_file(args) {
+        Ok(exported) => {
+            println!(
+                "wrote {}: {} primitives, {} vertices, {} triangles",
+                exported.written[0].display(),
+                exported.primitives,
+                exported.vertices,
+                exported.triangles
+            );
+            for also in &exported.written[1..] {
+                println!("wrote {}", also.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("rigscope: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// What `rigscope export` does: the rig is opened in a [`Viewer`], set to the clip and time
+/// with the skinning method asked for, and exported as the window's File ▸ Export pose… does.
+pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
+    // The output's name is checked first: a wrong one is refused without loading anything.
+    ExportFormat::of_path(&args.out)?;
+    let input = (args.file.as_os_str() != "demo").then(|| args.file.clone());
+    let rig = crate::rig::open(input.as_deref()).map_err(|e| ExportError::Load {
+        file: args.file.display().to_string(),
+        message: e.to_string(),
+    })?;
+    for warning in rig.load_warnings() {
+        eprintln!("warning: {warning}");
+    }
+    let clip = match &args.clip {
+        Some(key) => Some(rig.find_clip(key).ok_or_else(|| {
+            let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();
+            ExportError::NoClip {
+                key: key.clone(),
+                rig: rig.name.clone(),
+                clips: if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                },
+            }
+        })?),
+        None => (!rig.clips.is_empty()).then_some(0),
+    };
+    check_time(&rig, clip, args.time)?;
+    let mut viewer = Viewer::new(rig, input);
+    viewer.player_mut().select(clip);
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = args.time;
+    let method = args.method.apply(&mut viewer).map_err(ExportError::Skinning)?;
+    viewer.set_skinning(SkinningPath::Cpu, method);
+    export_viewer(&mut viewer, &args.out)
+}
+
+/// A time the clip holds: finite and from 0 to its duration (the rest pose only at 0). The
+/// player would wrap or clamp any other, which would export a moment not asked for.
+fn check_time(rig: &Rig, clip: Option<usize>, time: f32) -> Result<(), ExportError> {
+    if !time.is_finite() {
+        return Err(ExportError::TimeNotFinite(time));
+    }
+    match clip.and_then(|c| rig.clips.get(c)) {
+        Some(clip) if !(0.0..=clip.duration).contains(&time) => Err(ExportError::TimeOutsideClip {
+            time,
+            clip: clip.name.clone(),
+            duration: clip.duration,
+        }),
+        None if time != 0.0 => Err(ExportError::TimeWithoutClip(time, rig.name.clone())),
+        _ => Ok(()),
+    }
+}
+
+/// Exports the viewer's current pose with its current skinning method (skinned on the CPU
+/// first if it was drawn on the GPU) to `out`, in the format its extension names.
+pub fn export_viewer(viewer: &mut Viewer, out: &Path) -> Result<Exported, ExportError> {
+    let format = ExportFormat::of_path(out)?;
+    viewer.skin_on_cpu();
+    let rig = viewer.rig().clone();
+    let label = PoseLabel {
+        source: viewer.document().path.as_ref().map_or_else(
+            || rig.name.clone(),
+            |p| {
+                p.file_name()
+                    .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into())
+            },
+        ),
+        clip: viewer
+            .player()
+            .clip
+            .and_then(|c| rig.clips.get(c))
+            .map(|c| c.name.clone()),
+        time: viewer.player().time,
+        method: viewer.skinning_method(),
+    };
+    let posed = posed_primitives(&rig, viewer.last_pose(), viewer.last_skinned());
+    let mut inputs: Vec<PathBuf> = rig.sources.clone();
+    inputs.extend(viewer.document().path.clone());
+    write_pose(&rig, &posed, &label, format, out, &inputs)
+}
+
+/// The File ▸ Export pose… action: asks `pick` where to save (given the rig's folder and a
+/// suggested name) and exports there; `None` when the dialog was cancelled.
+pub fn export_from_dialog(
+    viewer: &mut Viewer,
+    pick: impl FnOnce(Option<&Path>, &str) -> Option<PathBuf>,
+) -> Option<Result<Exported, ExportError>> {
+    let path = viewer.document().path.clone();
+    let folder = (path.as_deref())
+        .and_then(|p| std::path::absolute(p).ok())
+        .and_then(|p| p.parent().map(Path::to_owned));
+    let stem = path
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map_or_else(|| "demo".to_owned(), |s| s.to_string_lossy().into_owned());
+    let clip = viewer.player().clip.and_then(|c| viewer.rig().clips.get(c));
+    let name = match clip {
+        Some(clip) => format!("{stem}-{}-{:.2}s.glb", clip.name, viewer.player().time),
+        None => format!("{stem}-rest.glb"),
+    };
+    // Clip names may hold characters a file name cannot.
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let out = pick(folder.as_deref(), &name)?;
+    Some(export_viewer(viewer, &out))
+}
+
+/// Every mesh primitive of `rig` as `skinned` skinned it in `pose` (morph targets included),
+/// in world space: a skinned instance's vertices as skinned, an unskinned one's morphed and
+/// placed by its node, as the renderer draws them. Primitives without triangles are left out.
+pub fn posed_primitives(rig: &Rig, pose: &PoseBuffers, skinned: &SkinnedPose) -> Vec<PosedPrimitive> {
+    let mut posed = Vec::new();
+    let mut names = HashSet::new();
+    for (i, instance) in rig.instances.iter().enumerate() {
+        let mesh = &rig.meshes[instance.mesh];
+        for (k, primitive) in mesh.primitives.iter().enumerate() {
+            let n = primitive.vertex_count();
+            if n == 0 || primitive.indices.len() < 3 {
+                continue;
+            }
+            let skinned_vertices = (skinned.meshes.get(i))
+                .and_then(|m| m.get(k))
+                .filter(|_| primitive.influences.is_some() && instance.skin.is_some());
+            let (positions, normals) = match skinned_vertices {
+                // The palette already puts skinned vertices in world space, morphs applied.
+                Some(s) => (s.positions.clone(), s.normals.clone()),
+                None => {
+                    let (mut positions, mut normals) = (primitive.positions.clone(), primitive.normals.clone());
+                    let targets = rig.morphs.of(instance.mesh, k);
+                    let weights = pose.morph_weights.get(i).map_or(&[][..], Vec::as_slice);
+                    if is_morphed(targets, weights) && normals.len() == n {
+                        let (p, nr) = (&primitive.positions, &primitive.normals);
+                        apply_morph(targets, weights, p, nr, &mut positions, &mut normals);
+                    }
+                    let world = pose.instance_world(rig, i);
+                    let turn = normal_matrix(&world);
+                    positions.iter_mut().for_each(|p| *p = world.transform_point3(*p));
+                    normals.iter_mut().for_each(|v| *v = turn * *v);
+                    (positions, normals)
+                }
+            };
+            // A primitive without normals of its own gets them from its posed surface.
+            let normals = if normals.len() == n {
+                normals.iter().map(|v| v.normalize_or_zero()).collect()
+            } else {
+                crate::rig::smooth_normals(&positions, &primitive.indices)
+            };
+            let base = match mesh.name.trim() {
+                "" => format!("mesh{}", instance.mesh),
+                name => name.to_owned(),
+            };
+            let base = match mesh.primitives.len() {
+                1 => base,
+                _ => format!("{base}.{k}"),
+            };
+            let name = unique_name(&mut names, base);
+            posed.push(PosedPrimitive {
+                name,
+                positions,
+                normals,
+                // The importer fills in zeros where a file has no texture coordinates.
+                uvs: match primitive.uvs.len() == n && primitive.uvs.iter().any(|uv| *uv != Vec2::ZERO) {
+                    true => primitive.uvs.clone(),
+                    false => Vec::new(),
+                },
+                colors: if primitive.colors.len() == n {
+                    primitive.colors.clone()
+                } else {
+                    Vec::new()
+                },
+                indices: primitive.indices.clone(),
+                material: primitive.material.filter(|&m| m < rig.materials.len()),
+            });
+        }
+    }
+    posed
+}
+
+/// `base`, or `base_2`, `base_3`, … when taken; the result is marked taken.
+fn unique_name(taken: &mut HashSet<String>, base: String) -> String {
+    let name = (1..)
+        .map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") })
+        .find(|name| !taken.contains(name))
+        .expect("some name is free");
+    taken.insert(name.clone());
+    name
+}
+
+/// Writes `posed` (of `rig`, at `label`) to `out` in `format`, refusing any file in `inputs`.
+pub fn write_pose(
+    rig: &Rig,
+    posed: &[PosedPrimitive],
+    label: &PoseLabel,
+    format: ExportFormat,
+    out: &Path,
+    inputs: &[PathBuf],
+) -> Result<Exported, ExportError> {
+    if posed.is_empty() {
+        return Err(ExportError::NothingToExport(rig.name.clone()));
+    }
+    // JSON has no NaN and OBJ readers choke on it: a broken pose is reported, not written.
+    if let Some(bad) = posed
+        .iter()
+        .find(|p| !p.positions.iter().chain(&p.normals).all(|v| v.is_finite()))
+    {
+        return Err(ExportError::NotFinite(bad.name.clone()));
+    }
+    let files = match format {
+        ExportFormat::Obj => obj_files(rig, posed, label, out),
+        ExportFormat::Glb => vec![(out.to_owned(), glb_bytes(rig, posed, label, out)?)],
+    };
+    for (path, _) in &files {
+        if inputs.iter().any(|input| same_file(input, path)) {
+            return Err(ExportError::WouldOverwriteInput(path.clone()));
+        }
+    }
+    write_all(&files)?;
+    Ok(Exported {
+        written: files.into_iter().map(|(path, _)| path).collect(),
+        primitives: posed.len(),
+        vertices: posed.iter().map(|p| p.positions.len()).sum(),
+        triangles: posed.iter().map(|p| p.indices.len() / 3).sum(),
+    })
+}
+
+/// Whether `a` and `b` name the same existing file (through links and `..`).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Writes every file to a temporary file beside it, then renames them all into place, so that
+/// a failure leaves no partial file (and, before the renames, no file at all).
+fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), ExportError> {
+    use std::io::Write as _;
+    let mut temps = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let failed = |e: &dyn std::fmt::Display| ExportError::Write {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let folder = crate::save::folder_of(path);
+        let mut temp = crate::save::temp_file_in(&folder, ".rigscope-export-").map_err(|e| match folder.is_dir() {
+            true => failed(&e),
+            false => failed(&format_args!("there is no folder {}", folder.display())),
+        })?;
+        temp.write_all(bytes).map_err(|e| failed(&e))?;
+        temp.as_file().sync_all().map_err(|e| failed(&e))?;
+        temps.push(temp);
+    }
+    let mut written: Vec<&Path> = Vec::new();
+    for ((path, _), temp) in files.iter().zip(temps) {
+        if let Err(e) = temp.persist(path) {
+            for done in written {
+                let _ = std::fs::remove_file(done);
+            }
+            return Err(ExportError::Write {
+                path: path.clone(),
+                message: e.error.to_string(),
+            });
+        }
+        written.push(path);
+    }
+    Ok(())
+}
+
+/// A name OBJ and MTL readers take as one word: whitespace and `#` (a comment) become `_`.
+fn obj_word(name: &str) -> String {
+    let word: String = name
+        .chars()
+        .map(|c| if c.is_whitespace() || c == '#' { '_' } else { c })
+        .collect();
+    if word.is_empty() { "unnamed".into() } else { word }
+}
+
+/// The files of an OBJ export: the OBJ, its MTL (every material of the rig, and `default` for
+/// primitives without one) and the base colour textures the materials use, as PNG.
+fn obj_files(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "pose".into(), |s| s.to_string_lossy().into_owned());
+    let mtl_path = out.with_extension("mtl");
+    let mut taken = HashSet::new();
+    let default_name = unique_name(&mut taken, "default".into());
+    let material_names: Vec<String> = (rig.materials.iter())
+        .map(|m| unique_name(&mut taken, obj_word(&m.name)))
+        .collect();
+    let uses_default = posed.iter().any(|p| p.material.is_none());
+
+    let mut files = Vec::new();
+    let mut mtl = format!("# Materials of {}\n", obj_word(&label.source));
+    let mut textures_written = Vec::new();
+    let mut material_text = |name: &str, material: &Material, mtl: &mut String| {
+        let [r, g, b, a] = material.base_color.to_array();
+        let _ = writeln!(mtl, "\nnewmtl {name}\nKd {r} {g} {b}\nd {a}");
+        let e = material.emissive;
+        if e != Vec3::ZERO {
+            let _ = writeln!(mtl, "Ke {} {} {}", e.x, e.y, e.z);
+        }
+        let texture = material
+            .base_color_texture
+            .and_then(|t| Some((t, rig.textures.get(t)?)));
+        if let Some((t, texture)) = texture
+            && let Some(png) = png_bytes(texture)
+        {
+            let file = format!("{stem}_texture{t}.png");
+            let _ = writeln!(mtl, "map_Kd {file}");
+            if !textures_written.contains(&t) {
+                textures_written.push(t);
+                files.push((out.with_file_name(&file), png));
+            }
+        }
+    };
+    if uses_default {
+        material_text(&default_name, &Material::default(), &mut mtl);
+    }
+    for (material, name) in rig.materials.iter().zip(&material_names) {
+        material_text(name, material, &mut mtl);
+    }
+
+    let mut obj = String::with_capacity(posed.iter().map(|p| p.positions.len() * 120).sum());
+    let _ = writeln!(obj, "# Rigscope pose: {label}\n# Y up, metres, world space");
+    let mtl_name = mtl_path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let _ = writeln!(obj, "mtllib {mtl_name}");
+    // OBJ numbers vertices from 1 across the whole file.
+    let mut first = 1usize;
+    for primitive in posed {
+        let _ = writeln!(obj, "o {}", obj_word(&primitive.name));
+        for p in &primitive.positions {
+            let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
+        }
+        for n in &primitive.normals {
+            let _ = writeln!(obj, "vn {} {} {}", n.x, n.y, n.z);
+        }
+        // glTF puts the texture's origin top left, OBJ bottom left.
+        for uv in &primitive.uvs {
+            let _ = writeln!(obj, "vt {} {}", uv.x, 1.0 - uv.y);
+        }
+        let material = primitive.material.map_or(&default_name, |m| &material_names[m]);
+        let _ = writeln!(obj, "usemtl {material}");
+        let textured = !primitive.uvs.is_empty();
+        for triangle in primitive.indices.chunks_exact(3) {
+            obj.push('f');
+            for &v in triangle {
+                let v = first + v as usize;
+                let _ = match textured {
+                    true => write!(obj, " {v}/{v}/{v}"),
+                    false => write!(obj, " {v}//{v}"),
+                };
+            }
+            obj.push('\n');
+        }
+        first += primitive.positions.len();
+    }
+    let mut all = vec![(out.to_owned(), obj.into_bytes()), (mtl_path, mtl.into_bytes())];
+    all.append(&mut files);
+    all
+}
+
+/// `texture` encoded as PNG; `None` for an image without pixels (which nothing could show).
+fn png_bytes(texture: &crate::rig::Texture) -> Option<Vec<u8>> {
+    let image = image::RgbaImage::from_raw(texture.width, texture.height, texture.rgba8.clone())?;
+    if texture.width == 0 || texture.height == 0 {
+        return None;
+    }
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .ok()?;
+    Some(png)
+}
+
+/// The binary chunk of a GLB being built, with the buffer views and accessors that describe it.
+#[derive(Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+/// glTF's component type and buffer view targets.
+const FLOAT: u32 = 5126;
+const UNSIGNED_INT: u32 = 5125;
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+
+impl Chunk {
+    /// Appends `data` as a buffer view (4-byte aligned, as every accessor here needs).
+    fn view(&mut self, data: &[u8], target: Option<u32>) -> usize {
+        self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
+        let mut view = json!({ "buffer": 0, "byteOffset": self.bytes.len(), "byteLength": data.len() });
+        if let Some(target) = target {
+            view["target"] = json!(target);
+        }
+        self.bytes.extend_from_slice(data);
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    /// An accessor of `N`-component float vectors, with their exact bounds (the validator
+    /// checks them, and readers frame and cull by them).
+    fn floats<const N: usize>(&mut self, items: &[[f32; N]], kind: &str) -> usize {
+        let mut min = [f32::INFINITY; N];
+        let mut max = [f32::NEG_INFINITY; N];
+        for item in items {
+            for c in 0..N {
+                min[c] = min[c].min(item[c]);
+                max[c] = max[c].max(item[c]);
+            }
+        }
+        let view = self.view(bytemuck::cast_slice(items), Some(ARRAY_BUFFER));
+        self.accessors.push(json!({
+            "bufferView": view, "componentType": FLOAT, "count": items.len(), "type": kind,
+            "min": min.to_vec(), "max": max.to_vec(),
+        }));
+        self.accessors.len() - 1
+    }
+
+    fn indices(&mut self, indices: &[u32]) -> usize {
+        let (min, max) = (indices.iter().min(), indices.iter().max());
+        let view = self.view(bytemuck::cast_slice(indices), Some(ELEMENT_ARRAY_BUFFER));
+        self.accessors.push(json!({
+            "bufferView": view, "componentType": UNSIGNED_INT, "count": indices.len(), "type": "SCALAR",
+            "min": [min], "max": [max],
+        }));
+        self.accessors.len() - 1
+    }
+}
+
+/// A GLB of `posed`: a node and a mesh of one primitive for each, unskinned; the rig's
+/// materials in their order, with the base colour textures they use embedded as PNG.
+fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path) -> Result<Vec<u8>, ExportError> {
+    let mut chunk = Chunk::default();
+    let mut meshes = Vec::new();
+    for primitive in posed {
+        let positions: Vec<[f32; 3]> = primitive.positions.iter().map(|v| v.to_array()).collect();
+        let normals: Vec<[f32; 3]> = primitive.normals.iter().map(|v| v.to_array()).collect();
+        let mut attributes = json!({
+            "POSITION": chunk.floats(&positions, "VEC3"),
+            "NORMAL": chunk.floats(&normals, "VEC3"),
+        });
+        if !primitive.uvs.is_empty() {
+            let uvs: Vec<[f32; 2]> = primitive.uvs.iter().map(|v| v.to_array()).collect();
+            attributes["TEXCOORD_0"] = json!(chunk.floats(&uvs, "VEC2"));
+        }
+        if !primitive.colors.is_empty() {
+            let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
+            attributes["COLOR_0"] = json!(chunk.floats(&colors, "VEC4"));
+        }
+        let mut gltf_primitive = json!({ "attributes": attributes, "indices": chunk.indices(&primitive.indices) });
+        if let Some(material) = primitive.material {
+            gltf_primitive["material"] = json!(material);
+        }
+        meshes.push(json!({ "name": primitive.name, "primitives": [gltf_primitive] }));
+    }
+
+    // Only the textures a material shows are written (the validator flags unused ones), each
+    // once, renumbered in the order the materials name them.
+    let mut texture_slots: Vec<usize> = Vec::new();
+    let (mut images, mut textures) = (Vec::new(), Vec::new());
+    let mut extensions_used: Vec<&str> = Vec::new();
+    let mut materials = Vec::new();
+    for material in &rig.materials {
+        let mut pbr = json!({
+            "baseColorFactor": material.base_color.to_array().map(|c| c.clamp(0.0, 1.0)),
+            // The rig keeps no metalness or roughness and the viewer shades as a rough
+            // dielectric; glTF's default (metallicFactor 1) would show a dark metal elsewhere.
+            "metallicFactor": 0.0,
+            "roughnessFactor": 1.0,
+        });
+        let texture = material
+            .base_color_texture
+            .and_then(|t| Some((t, rig.textures.get(t)?)));
+        if let Some((t, texture)) = texture {
+            let slot = match texture_slots.iter().position(|&s| s == t) {
+                Some(slot) => Some(slot),
+                None => png_bytes(texture).map(|png| {
+                    let view = chunk.view(&png, None);
+                    let mut image = json!({ "bufferView": view, "mimeType": "image/png" });
+                    if !texture.name.is_empty() {
+                        image["name"] = json!(texture.name);
+                    }
+                    images.push(image);
+                    textures.push(json!({ "source": images.len() - 1 }));
+                    texture_slots.push(t);
+                    texture_slots.len() - 1
+                }),
+            };
+            if let Some(slot) = slot {
+                // The texture coordinates written are the set the texture reads, transformed.
+                pbr["baseColorTexture"] = json!({ "index": slot });
+            }
+        }
+        let mut out_material = json!({ "name": material.name, "pbrMetallicRoughness": pbr });
+        if material.double_sided {
+            out_material["doubleSided"] = json!(true);
+        }
+        match material.alpha_mode {
+            AlphaMode::Opaque => {}
+            AlphaMode::Mask => {
+                out_material["alphaMode"] = json!("MASK");
+                out_material["alphaCutoff"] = json!(material.alpha_cutoff.max(0.0));
+            }
+            AlphaMode::Blend => out_material["alphaMode"] = json!("BLEND"),
+        }
+        // The rig keeps emission as factor × strength: above 1 it needs the strength back.
+        let strength = material.emissive.max_element();
+        if strength > 0.0 {
+            let scale = strength.max(1.0);
+            out_material["emissiveFactor"] = json!((material.emissive / scale).to_array());
+            if scale > 1.0 {
+                out_material["extensions"]["KHR_materials_emissive_strength"] = json!({ "emissiveStrength": scale });
+                extensions_used.push("KHR_materials_emissive_strength");
+            }
+        }
+        if material.unlit {
+            out_material["extensions"]["KHR_materials_unlit"] = json!({});
+            extensions_used.push("KHR_materials_unlit");
+        }
+        materials.push(out_material);
+    }
+    extensions_used.sort_unstable();
+    extensions_used.dedup();
+
+    let nodes: Vec<Value> = (posed.iter().enumerate())
+        .map(|(m, p)| json!({ "name": p.name, "mesh": m }))
+        .collect();
+    let mut document = json!({
+        "asset": { "version": "2.0", "generator": format!("Rigscope export: {label}") },
+        "scene": 0,
+        "scenes": [{ "name": out.file_stem().map(|s| s.to_string_lossy()), "nodes": (0..posed.len()).collect::<Vec<_>>() }],
+        "nodes": nodes,
+        "meshes": meshes,
+        "accessors": chunk.accessors,
+        "bufferViews": chunk.views,
+        "buffers": [{ "byteLength": chunk.bytes.len() }],
+    });
+    for (key, list) in [("materials", materials), ("images", images), ("textures", textures)] {
+        if !list.is_empty() {
+            document[key] = Value::Array(list);
+        }
+    }
+    if !extensions_used.is_empty() {
+        document["extensionsUsed"] = json!(extensions_used);
+    }
+    let json = serde_json::to_vec(&document).map_err(|e| ExportError::Write {
+        path: out.to_owned(),
+        message: e.to_string(),
+    })?;
+    Ok(crate::rig::glb_container(&json, Some(&chunk.bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extension_names_the_format() {
+        assert_eq!(
+            ExportFormat::of_path(Path::new("a/b.obj")).ok(),
+            Some(ExportFormat::Obj)
+        );
+        assert_eq!(ExportFormat::of_path(Path::new("b.GLB")).ok(), Some(ExportFormat::Glb));
+        for refused in ["b.gltf", "b.stl", "b", "obj"] {
+            let error = ExportFormat::of_path(Path::new(refused)).unwrap_err();
+            assert!(matches!(error, ExportError::Extension(_)), "{refused}: {error:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_made_unique_and_obj_words() {
+        let mut taken = HashSet::new();
+        assert_eq!(unique_name(&mut taken, "a".into()), "a");
+        assert_eq!(unique_name(&mut taken, "a".into()), "a_2");
+        assert_eq!(unique_name(&mut taken, "a_2".into()), "a_2_2");
+        assert_eq!(obj_word("Body Mesh #1"), "Body_Mesh__1");
+        assert_eq!(obj_word(""), "unnamed");
+    }
+
+    #[test]
+    fn times_outside_the_clip_are_refused() {
+        let demo = crate::rig::load_slice(crate::rig::demo::DEMO_GLB, None, "demo.glb").unwrap();
+        let duration = demo.clips[0].duration;
+        assert!(check_time(&demo, Some(0), 0.0).is_ok() && check_time(&demo, Some(0), duration).is_ok());
+        for time in [-0.01, duration + 0.01, f32::NAN, f32::INFINITY] {
+            assert!(check_time(&demo, Some(0), time).is_err(), "{time}");
+        }
+        assert!(check_time(&demo, None, 0.0).is_ok());
+        assert!(matches!(
+            check_time(&demo, None, 0.5),
+            Err(ExportError::TimeWithoutClip(..))
+        ));
+    }
+}
