@@ -716,18 +716,17 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
             }
             // Each limb bone of the target points where the source's bone points, turned as the
             // target faces, whatever the two rest poses (f64 evaluation of the baked clip).
-            let source_clip = &source.clips[0];
-            if source_clip
-                .channels
-                .iter()
-                .all(|c| c.interpolation == Interpolation::Linear)
-            {
-                let added = &rig.clips[first];
-                let (source_rest, target_rest) = (worlds_f64(source, None, 0.0), worlds_f64(&rig, None, 0.0));
-                let find = |rig: &Rig, name: &str| rig.find_node(name).or(rig.find_node(&format!("mixamorig:{name}")));
-                let face = facing_f64(source, &source_rest, &rig, &target_rest);
-                let mut worst = 0.0f64;
-                for time in [0.3, 0.77, f64::from(source_clip.duration) * 0.5] {
+            // Every clip, Xbot's poses that move its knees and shoulders off their rest offsets
+            // included.
+            let (source_rest, target_rest) = (worlds_f64(source, None, 0.0), worlds_f64(&rig, None, 0.0));
+            let find = |rig: &Rig, name: &str| rig.find_node(name).or(rig.find_node(&format!("mixamorig:{name}")));
+            let face = facing_f64(source, &source_rest, &rig, &target_rest);
+            let linear = |clip: &Clip| clip.channels.iter().all(|c| c.interpolation == Interpolation::Linear);
+            for (k, source_clip) in source.clips.iter().enumerate().filter(|(_, c)| linear(c)) {
+                let added = &rig.clips[first + k];
+                let mut worst = (0.0f64, "");
+                let duration = f64::from(source_clip.duration);
+                for time in [0.0, 0.3 * duration, 0.77 * duration, duration] {
                     let source_pose = worlds_f64(source, Some(source_clip), time);
                     let target_pose = worlds_f64(&rig, Some(added), time);
                     for pair in LIMBS.windows(2) {
@@ -739,10 +738,19 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
                         }
                         let (sp, sc) = (find(source, pair[0]).unwrap(), find(source, pair[1]).unwrap());
                         let want = face * bone(&source_pose, sp, sc);
-                        worst = worst.max(bone(&target_pose, p, c).angle_between(want));
+                        let angle = bone(&target_pose, p, c).angle_between(want);
+                        if angle > worst.0 {
+                            worst = (angle, pair[0]);
+                        }
                     }
                 }
-                assert!(worst < 1e-3, "{label}: limb directions off by {worst} rad");
+                assert!(
+                    worst.0 < 1e-3,
+                    "{label} {}: limb directions off by {} rad at {}",
+                    source_clip.name,
+                    worst.0,
+                    worst.1
+                );
             }
         }
     }

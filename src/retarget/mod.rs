@@ -101,6 +101,10 @@ pub struct LimbError {
     pub time: f32,
 }
 
+/// How many of a clip's dropped channels the summary names (a pack for another skeleton drops
+/// hundreds).
+const DROPPED_LISTED: usize = 6;
+
 /// How many of a clip's worst bones the summary names.
 const LIMBS_LISTED: usize = 3;
 
@@ -128,7 +132,14 @@ impl RetargetReport {
                 clip.dropped_channels.len()
             );
             if !clip.dropped_channels.is_empty() {
-                text += &format!(" ({})", clip.dropped_channels.join(", "));
+                let listed = &clip.dropped_channels[..clip.dropped_channels.len().min(DROPPED_LISTED)];
+                let more = clip.dropped_channels.len() - listed.len();
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                text += &format!(" ({}{more})", listed.join(", "));
             }
             if let Some(root) = &clip.root {
                 text += &format!("; root {root} travel ×{:.3}", clip.root_scale);
@@ -541,6 +552,29 @@ struct TrackedBone {
     when: f32,
 }
 
+/// A target joint whose source moves off its rest offset: the turn and stretch that take the
+/// source's offset (from its parent, as the parent carries it) to where the clip puts it are
+/// applied, in world space, to the target's offset, so that a target of other proportions keeps
+/// them where the source does not move.
+struct Stretch {
+    joint: usize,
+    parent: usize,
+    /// The source's parent and joint.
+    source: (usize, usize),
+}
+
+/// The [`Stretch`] of target joint `t` (driven by source joint `s`), when its parent is the
+/// counterpart of `s`'s parent.
+fn stretch_of(skeletons: &Skeletons, t: usize, s: usize) -> Option<Stretch> {
+    let parent = skeletons.target.nodes[t].parent?;
+    let source_parent = skeletons.source.nodes[s].parent?;
+    (skeletons.source_of[parent] == Some(source_parent)).then_some(Stretch {
+        joint: t,
+        parent,
+        source: (source_parent, s),
+    })
+}
+
 /// The largest angle so far, per bone, between the target's direction and the source's.
 struct LimbTracker {
     bones: Vec<TrackedBone>,
@@ -623,6 +657,10 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         }
     }
 
+    // Joints whose source moves them off their rest offset and whose offset is not copied: their
+    // offsets follow the source's directions instead (a Mixamo pose that moves a knee).
+    let mut stretched: Vec<Stretch> = Vec::new();
+
     // The root: the source's motion root and its counterpart, with the ratio of hip heights.
     let root = motion_root(source, index).and_then(|s| Some((s, target_of(s)?)));
     if let Some((s, t)) = root {
@@ -648,12 +686,12 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
             above = source.nodes[p].parent;
         }
         let is_root = root.is_some_and(|(_, root)| root == t);
-        let moves = skeletons.copies_translation[t];
+        let moves = animated[s][Property::Translation as usize];
+        if moves && !is_root && !skeletons.copies_translation[t] {
+            stretched.extend(stretch_of(skeletons, t, s));
+        }
         for (property, driven) in [
-            (
-                Property::Translation,
-                is_root || (moves && animated[s][Property::Translation as usize]),
-            ),
+            (Property::Translation, is_root || moves),
             (Property::Rotation, turns),
             (Property::Scale, animated[s][Property::Scale as usize]),
         ] {
@@ -705,6 +743,29 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
                 }
             }
             target_rotations[t] = parent_rotation * local.rotation;
+        }
+        if !stretched.is_empty() {
+            // A parent's world rotation and scale do not depend on any translation.
+            local_to_world(&target.nodes, &target_locals, &mut target_worlds);
+            for stretch in &stretched {
+                let source_parent = glam::Mat3::from_mat4(source_pose.worlds[stretch.source.0]);
+                let (rigid, actual) = (
+                    source_parent * source.nodes[stretch.source.1].rest.translation,
+                    (source_pose.worlds[stretch.source.1].w_axis - source_pose.worlds[stretch.source.0].w_axis)
+                        .truncate(),
+                );
+                let (Some(from), Some(to)) = (rigid.try_normalize(), actual.try_normalize()) else {
+                    continue;
+                };
+                let turn = skeletons.facing * Quat::from_rotation_arc(from, to) * skeletons.facing.conjugate();
+                let parent = glam::Mat3::from_mat4(target_worlds[stretch.parent]);
+                let offset =
+                    turn * (parent * target.nodes[stretch.joint].rest.translation) * (actual.length() / rigid.length());
+                let local = parent.inverse() * offset;
+                if local.is_finite() {
+                    target_locals[stretch.joint].translation = local;
+                }
+            }
         }
         if let Some((s, t)) = root.filter(|_| !root_copied) {
             // The parent's world matrix does not depend on the root's own translation.
