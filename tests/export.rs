@@ -424,3 +424,49 @@ fn the_windows_export_writes_what_the_command_writes() {
     assert_eq!(status, Some(0), "{stderr}");
     assert!(std::fs::read(dir.join("lbs.glb")).unwrap() != command);
 }
+
+/// An unskinned mesh is exported morphed by the pose's weights and placed by its node: each
+/// vertex is its bind position plus the weighted target offsets, through the node's world
+/// matrix. MorphStressTest's clips animate only weights and load with a duration of 0 s, so the
+/// weights are set here as the window's morph sliders set them.
+#[test]
+fn an_unskinned_mesh_is_exported_morphed_and_placed() {
+    use rigscope::skin::{SkinnedPose, SkinningMethod};
+    let Some(dir) = common::shared_folder("corpus/rigs") else {
+        return;
+    };
+    let rig = common::load_rig(&dir, "MorphStressTest.gltf");
+    let mut pose = PoseBuffers::new(&rig);
+    let i = (rig.instances.iter())
+        .position(|instance| rig.morphs.weight_count(instance.mesh) >= 2)
+        .expect("a morphed mesh");
+    let weights = [0.75f32, 0.5];
+    pose.morph_weights[i][..2].copy_from_slice(&weights);
+    let mut skinned = SkinnedPose::new(&rig);
+    skinned.skin(&rig, &pose, SkinningMethod::Lbs);
+    let posed = rigscope::commands::export::posed_primitives(&rig, &pose, &skinned);
+    let instance = rig.instances[i];
+    let world = pose.worlds[instance.node].as_dmat4();
+    let mut worst = 0.0f64;
+    let mut moved = 0.0f64;
+    // The instance's primitives come in order after those of the instances before it.
+    let before: usize = (rig.instances[..i].iter())
+        .map(|other| rig.meshes[other.mesh].primitives.len())
+        .sum();
+    for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+        let targets = rig.morphs.of(instance.mesh, k);
+        let exported = &posed[before + k];
+        for (v, &p) in primitive.positions.iter().enumerate() {
+            let mut morphed = p.as_dvec3();
+            for (target, &w) in targets.iter().zip(&weights) {
+                morphed += target.positions[v].as_dvec3() * f64::from(w);
+            }
+            let want = world.transform_point3(morphed);
+            worst = worst.max(exported.positions[v].as_dvec3().distance(want));
+            moved = moved.max(want.distance(world.transform_point3(p.as_dvec3())));
+        }
+    }
+    println!("MorphStressTest weights {weights:?}: worst {worst:.3e}, targets move vertices up to {moved:.3}");
+    assert!(worst < 1e-6, "{worst:.3e}");
+    assert!(moved > 0.01, "the weights move nothing");
+}
