@@ -458,3 +458,31 @@ fn the_audit_windows_motion_tab_shows_each_clips_figures() {
     harness.get_by_label("rest pose: no upper arms found by name");
     harness.get_by_label("rest vs bind pose: no skin, so no bind pose");
 }
+
+#[test]
+fn a_break_planted_in_soldiers_spine_is_named_at_the_spine() {
+    let Some(corpus) = common::shared_folder("corpus") else {
+        return;
+    };
+    let mut soldier = common::load_rig(&corpus.join("rigs"), "Soldier.glb");
+    let walk = soldier.find_clip("Walk").expect("Soldier has a Walk");
+    let spine = (soldier.nodes.iter())
+        .position(|n| n.name.ends_with("Spine1"))
+        .expect("Soldier has a Spine1");
+    let channel = (soldier.clips[walk].channels.iter_mut())
+        .find(|c| c.node == spine && c.property == rigscope::rig::Property::Rotation)
+        .expect("Walk turns Spine1");
+    let last = channel.values.last_mut().unwrap();
+    *last = glam::Vec4::from(glam::Quat::from_vec4(*last) * glam::Quat::from_rotation_x(30f32.to_radians()));
+    let feet = rigscope::motion::feet_by_name(&soldier);
+    let report = rigscope::motion::check_motion(&soldier, &feet, &rigscope::motion::MotionOptions::default());
+    let clip = &report.clips[walk];
+    assert!(clip.seam_rotation_error_deg > 25.0, "{clip:?}");
+    assert!(
+        clip.seam_source_joint.as_deref().is_some_and(|j| j.ends_with("Spine1")),
+        "the break is named at {:?} (worst in the world: {:?})",
+        clip.seam_source_joint,
+        clip.seam_worst_joint
+    );
+    assert!((clip.seam_source_rotation_deg - 30.0).abs() < 1.0, "{clip:?}");
+}

@@ -149,10 +149,12 @@ fn text(label: &str, report: &MotionReport, violations: &[String]) -> String {
         let seam = if clip.loops { "" } else { " (one-shot, not checked)" };
         let _ = writeln!(
             out,
-            "  seam{seam}: {:.4} of the height, {:.2}°, worst {}",
+            "  seam{seam}: {:.4} of the height, {:.2}°, worst {}; from {} (its own turn jumps {:.2}°)",
             clip.seam_position_error,
             clip.seam_rotation_error_deg,
-            clip.seam_worst_joint.as_deref().unwrap_or("-")
+            clip.seam_worst_joint.as_deref().unwrap_or("-"),
+            clip.seam_source_joint.as_deref().unwrap_or("-"),
+            clip.seam_source_rotation_deg
         );
         let root = &clip.root;
         let _ = writeln!(

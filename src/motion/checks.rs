@@ -114,6 +114,12 @@ pub struct ClipMotion {
     pub seam_rotation_error_deg: f32,
     /// The joint with the largest seam jump (position relative to its threshold, or rotation).
     pub seam_worst_joint: Option<String>,
+    /// The joint whose own (local) rotation jumps most at the seam: where a break comes from,
+    /// where [`ClipMotion::seam_worst_joint`] is often a descendant that the break carries
+    /// further (a hand under a broken spine).
+    pub seam_source_joint: Option<String>,
+    /// That joint's local rotation jump, in degrees.
+    pub seam_source_rotation_deg: f32,
     pub feet: Vec<FootMotion>,
     pub root: RootSummary,
 }
@@ -133,8 +139,12 @@ impl ClipMotion {
         }
         if self.loops && self.seam_rotation_error_deg > thresholds.max_seam_rotation_deg {
             out.push(format!(
-                "clip '{}': the loop seam turns a joint by {:.2}° (limit {}°)",
-                self.clip, self.seam_rotation_error_deg, thresholds.max_seam_rotation_deg
+                "clip '{}': the loop seam turns a joint by {:.2}° (limit {}°); it comes from {} (its own turn jumps {:.2}°)",
+                self.clip,
+                self.seam_rotation_error_deg,
+                thresholds.max_seam_rotation_deg,
+                self.seam_source_joint.as_deref().unwrap_or("a joint"),
+                self.seam_source_rotation_deg
             ));
         }
         for foot in self.feet.iter().filter(|f| f.max_slide > thresholds.max_slide) {
@@ -268,6 +278,7 @@ fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &Motion
             seam = (seam.0, seam.1, Some(bones[i]), badness);
         }
     }
+    let (seam_source, seam_source_rotation) = local_seam_jump(rig, c, &bones);
     let dt = clip.duration / (frames - 1) as f32;
     let feet_motion = feet
         .iter()
@@ -291,6 +302,8 @@ fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &Motion
         seam_position_error: seam.0,
         seam_rotation_error_deg: seam.1,
         seam_worst_joint: seam.2.map(|n| rig.nodes[n].name.clone()),
+        seam_source_joint: seam_source.map(|n| rig.nodes[n].name.clone()),
+        seam_source_rotation_deg: seam_source_rotation,
         feet: feet_motion,
         root: RootSummary {
             joint: root.map(|r| rig.nodes[r].name.clone()),
@@ -308,6 +321,23 @@ fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &Motion
             in_place,
         },
     }
+}
+
+/// Among `bones`, the one whose local rotation differs most between the clip's first and last
+/// moments, and by how many degrees.
+fn local_seam_jump(rig: &Rig, clip: usize, bones: &[usize]) -> (Option<usize>, f32) {
+    let sample = |time: f32| {
+        let mut locals: Vec<crate::rig::Trs> = rig.nodes.iter().map(|n| n.rest).collect();
+        let mut hints = vec![0; rig.clips[clip].channels.len()];
+        crate::anim::sample_clip(&rig.nodes, Some(&rig.clips[clip]), time, &mut hints, &mut locals);
+        locals
+    };
+    let (first, last) = (sample(0.0), sample(rig.clips[clip].duration));
+    bones
+        .iter()
+        .map(|&b| (Some(b), rotation_angle_deg(first[b].rotation, last[b].rotation)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((None, 0.0))
 }
 
 /// The contacts of a foot whose positions at frames `dt` seconds apart are `path`: runs of two

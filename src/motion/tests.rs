@@ -98,6 +98,8 @@ fn a_loop_whose_last_key_is_turned_reports_the_turn_at_its_seam() {
     assert!((seam.seam_position_error as f64 - chord).abs() < 1e-5, "{seam:?}");
     assert!((seam.seam_rotation_error_deg - 10.0).abs() < 1e-3, "{seam:?}");
     assert_eq!(seam.seam_worst_joint.as_deref(), Some("arm"));
+    assert_eq!(seam.seam_source_joint.as_deref(), Some("hips"));
+    assert!((seam.seam_source_rotation_deg - 10.0).abs() < 1e-3, "{seam:?}");
     assert!(seam.root.in_place);
     let limits = MotionThresholds::default();
     assert_eq!(
@@ -115,6 +117,39 @@ fn a_loop_whose_last_key_is_turned_reports_the_turn_at_its_seam() {
         report.clips[0].violations(&limits).is_empty(),
         "a one-shot clip's seam is not checked"
     );
+}
+
+#[test]
+fn a_break_in_the_spine_is_named_where_it_is_not_at_the_hand_it_carries() {
+    // Hips, spine, spine1, arm and hand in a row; spine1 turns 30° at the last key and the hand
+    // turns back a little, so the hand's world rotation jumps 30° and moves the most, while
+    // spine1's own rotation jumps 30° and the hand's 2°.
+    let break_turn = glam::Quat::from_rotation_z(30f32.to_radians());
+    let hand_turn = glam::Quat::from_rotation_x(2f32.to_radians());
+    let rig = Rig {
+        nodes: vec![
+            node("hips", None, Vec3::Y),
+            node("spine", Some(0), Vec3::Y * 0.2),
+            node("spine1", Some(1), Vec3::Y * 0.2),
+            node("arm", Some(2), Vec3::X * 0.3),
+            node("hand", Some(3), Vec3::X * 0.3),
+            node("leg", Some(0), -Vec3::Y),
+        ],
+        clips: vec![clip(
+            "idle",
+            vec![
+                linear(2, Property::Rotation, &[0.0, 1.0], &[Vec4::W, break_turn.into()]),
+                linear(4, Property::Rotation, &[0.0, 1.0], &[Vec4::W, hand_turn.into()]),
+            ],
+        )],
+        ..Rig::default()
+    };
+    let seam = &check_motion(&rig, &[], &MotionOptions::default()).clips[0];
+    assert_eq!(seam.seam_worst_joint.as_deref(), Some("hand"));
+    assert_eq!(seam.seam_source_joint.as_deref(), Some("spine1"));
+    assert!((seam.seam_source_rotation_deg - 30.0).abs() < 1e-3, "{seam:?}");
+    let violations = seam.violations(&MotionThresholds::default()).join("\n");
+    assert!(violations.contains("comes from spine1"), "{violations}");
 }
 
 /// Hips walking 1 per second along x for 3 s over a two-bone leg whose foot is planted at the

@@ -35,7 +35,16 @@ pub fn motion_tab(ui: &mut egui::Ui, viewer: &Viewer, cache: &mut Option<(u64, M
     }
     egui::ScrollArea::vertical().id_salt("audit motion").show(ui, |ui| {
         egui::Grid::new("motion clips").striped(true).show(ui, |ui| {
-            for heading in ["Clip", "Seam", "Seam °", "Worst joint", "Largest slide", "At", "Root"] {
+            for heading in [
+                "Clip",
+                "Seam",
+                "Seam °",
+                "Worst joint",
+                "Comes from",
+                "Largest slide",
+                "At",
+                "Root",
+            ] {
                 ui.strong(heading);
             }
             ui.end_row();
@@ -50,6 +59,9 @@ pub fn motion_tab(ui: &mut egui::Ui, viewer: &Viewer, cache: &mut Option<(u64, M
                 ui.label(format!("{:.4}", clip.seam_position_error));
                 ui.label(format!("{:.2}", clip.seam_rotation_error_deg));
                 ui.label(clip.seam_worst_joint.as_deref().unwrap_or("-"));
+                ui.label(clip.seam_source_joint.as_deref().map_or("-".to_owned(), |joint| {
+                    format!("{joint} ({:.2}°)", clip.seam_source_rotation_deg)
+                }));
                 let worst = clip.feet.iter().max_by(|a, b| a.max_slide.total_cmp(&b.max_slide));
                 ui.label(worst.map_or("-".to_owned(), |f| format!("{:.4} {}", f.max_slide, f.joint)));
                 ui.label(
