@@ -143,6 +143,20 @@ impl App {
                 });
                 state.window.request_redraw();
             }
+            UiAction::SaveAsDialog => {
+                ui::clip_list::save_as_from_dialog(&mut self.viewer, &mut state.ui_state, |folder, name| {
+                    let mut dialog = rfd::FileDialog::new()
+                        .add_filter("glTF binary", &["glb"])
+                        .add_filter("glTF", &["gltf"])
+                        .set_title("Save the rig with its clips as edited as")
+                        .set_file_name(name);
+                    if let Some(folder) = folder {
+                        dialog = dialog.set_directory(folder);
+                    }
+                    dialog.save_file()
+                });
+                state.window.request_redraw();
+            }
             UiAction::SaveRepairedDialog => {
                 ui::repair::save_repaired_from_dialog(&mut self.viewer, &mut state.ui_state, |folder, name| {
                     let mut dialog = rfd::FileDialog::new()

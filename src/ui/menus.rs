@@ -3,7 +3,7 @@
 use super::commands::{Command, shortcut_text};
 use super::*;
 
-/// File, View and Help.
+/// File, Edit, View, Tools and Help.
 pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     egui::Panel::top("menu").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -14,6 +14,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     actions.push(UiAction::OpenDialog);
                 }
+                super::clip_list::save_as_item(ui, viewer, actions);
                 if ui
                     .button("Load clips from…")
                     .on_hover_text(
@@ -71,6 +72,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     actions.push(UiAction::Quit);
                 }
             });
+            ui.menu_button("Edit", |ui| super::clip_list::edit_menu(ui, viewer));
             ui.menu_button("View", |ui| {
                 if ui
                     .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))

@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod audit_motion;
+pub mod clip_list;
 pub mod commands;
 pub mod compare;
 pub mod curves;
@@ -42,6 +43,8 @@ pub enum UiAction {
     OpenDialog,
     /// Show the native dialog for a file whose clips to add to the rig.
     LoadClipsDialog,
+    /// Show the native save dialog for a copy of the file with its clips as edited.
+    SaveAsDialog,
     /// Show the native dialog for a file to compare the open one with.
     CompareDialog,
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
@@ -85,6 +88,7 @@ pub struct UiState {
     pub audit: audit::AuditPanelState,
     pub repair: repair::RepairPanelState,
     pub curves: curves::CurvesPanelState,
+    pub clip_list: clip_list::ClipListState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     /// The Joint mapping window of clips added from other files.
@@ -244,6 +248,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             playback::rig_panel(ui, viewer);
             ui.separator();
             playback::playback_panel(ui, viewer);
+            clip_list::clip_list_panel(ui, viewer, &mut state.clip_list);
             ui.separator();
             views::skinning_panel(ui, viewer, &mut actions);
             ui.separator();
@@ -320,6 +325,8 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
+        clip_list::run_undo_keys(ui, viewer, state);
     }
+    clip_list::show_notice(viewer, state);
     UiOutput { viewport, actions }
 }

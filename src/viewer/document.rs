@@ -69,12 +69,16 @@ pub struct Document {
     pub(super) symmetry_job: Option<SymmetryJob>,
     /// What the repairs would change, and the repaired rig while it is previewed.
     pub repair: super::repair::RepairState,
+    /// Which of the rig's clips is which animation of the file, the clip edits made since it
+    /// was read and their undo history (see `clip_edits.rs`).
+    pub(super) clip_edits: super::clip_edits::ClipEdits,
 }
 
 impl Document {
     pub(super) fn new(rig: Rig, path: Option<PathBuf>, generation: u64, rest_bounds: Bounds) -> Document {
         Document {
             influence_counts: influence_counts(&rig),
+            clip_edits: super::clip_edits::ClipEdits::for_rig(&rig),
             rig: Arc::new(rig),
             path,
             generation,

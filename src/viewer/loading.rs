@@ -21,6 +21,10 @@ pub(super) struct PendingLoad {
     reload_of: Option<u64>,
     /// The file's stamp as the load began: changes reported later for the same stamp were read.
     stamp: Option<FileStamp>,
+    /// A reload makes the document's clip edits again on the rig it read (as they are when it
+    /// finishes); the load of a file just saved from the document does not, as the edits are
+    /// in it.
+    keep_clip_edits: bool,
 }
 
 /// A rig with the clips of its clip files added, and what adding each matched.
@@ -116,7 +120,25 @@ impl Viewer {
             clip_files,
             reload_of,
             stamp,
+            keep_clip_edits: true,
         });
+    }
+
+    /// The load started last opens a file that already holds the document's clip edits.
+    pub(super) fn forget_clip_edits_on_load(&mut self) {
+        if let Some(pending) = &mut self.pending {
+            pending.keep_clip_edits = false;
+        }
+    }
+
+    /// Document `old` is now generation `new` (its clips were edited): a reload of it started
+    /// before still finds it.
+    pub(super) fn follow_generation(&mut self, old: u64, new: u64) {
+        if let Some(pending) = &mut self.pending
+            && pending.reload_of == Some(old)
+        {
+            pending.reload_of = Some(new);
+        }
     }
 
     /// Loads the active document's file again in the background, keeping camera, selection,
@@ -312,19 +334,20 @@ impl Viewer {
                 }
             }
         };
-        let (path, started, reload_of, clip_files, stamp) = (
+        let (path, started, reload_of, clip_files, stamp, keep_clip_edits) = (
             pending.path,
             pending.started,
             pending.reload_of,
             pending.clip_files,
             pending.stamp,
+            pending.keep_clip_edits,
         );
         match received {
             Err(_) => {
                 self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
                 false
             }
-            Ok(Ok((rig, retarget_reports))) => {
+            Ok(Ok((mut rig, retarget_reports))) => {
                 log::info!(
                     "{} {} in {:.0} ms",
                     if reload_of.is_some() { "reloaded" } else { "opened" },
@@ -340,6 +363,10 @@ impl Viewer {
                         None => return false,
                     },
                 };
+                // Clip edits are part of the document: a reload (clips added, the file changed
+                // on disk, a repair saved) makes them again on what it read.
+                let replayed = (reload_of.filter(|_| keep_clip_edits))
+                    .and_then(|generation| self.replay_clip_edits(generation, &mut rig));
                 if target == self.active {
                     let kept = reload_of.is_some().then(|| self.keep_state());
                     self.set_rig(rig, path);
@@ -351,6 +378,11 @@ impl Viewer {
                 }
                 let document = &mut self.documents[target];
                 document.loaded_stamp = stamp;
+                if let Some((clip_edits, failure)) = replayed {
+                    document.clip_edits = clip_edits;
+                    self.diagnostics.error = failure;
+                }
+                let document = &mut self.documents[target];
                 // Changes seen before this load began are in it; so is any change whose file
                 // is still the version it read (a watcher's news can arrive after the load
                 // started, stamped later, for a write the load already read).

@@ -8,9 +8,11 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
+pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin, UNDO_DEPTH};
 pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
+pub use editing::{ClipListError, DocumentSaveError, FBX_HINT, is_fbx_path, suggested_save_name};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
@@ -21,10 +23,12 @@ pub use playback::WorkDone;
 pub use repair::{REPAIRS, RepairAnalysis, RepairOptions, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
+mod clip_edits;
 mod compare;
 mod diagnostics;
 mod document;
 mod dqs_mask;
+mod editing;
 mod ghosts;
 mod joint_maps;
 mod loading;
@@ -73,6 +77,10 @@ pub struct Viewer {
     /// As the other side of a comparison: the comparison, and the active side's generation it
     /// was made for (see `compare.rs`).
     against_active: Option<(u64, Arc<crate::compare::RigDiff>)>,
+    /// File ▸ Save as… while it writes on a thread of its own (see `editing.rs`).
+    saving: Option<editing::PendingSave>,
+    /// A message for the window to show briefly, taken once ([`Viewer::take_notice`]).
+    notice: Option<String>,
 }
 
 impl Viewer {
@@ -94,6 +102,8 @@ impl Viewer {
             joint_maps: Default::default(),
             dqs_masks: Default::default(),
             against_active: None,
+            saving: None,
+            notice: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -239,8 +249,9 @@ impl Viewer {
     pub fn tick(&mut self, dt: f32) -> bool {
         let files = self.poll_files(Instant::now());
         let loaded = self.poll_load();
+        let saved = self.poll_save();
         let moved = self.advance(dt);
-        files || loaded || moved || self.pending.is_some()
+        files || loaded || saved || moved || self.pending.is_some()
     }
 
     /// Advances playback and crossfades by `dt` seconds, marking the pose for evaluation when
@@ -476,6 +487,7 @@ impl Viewer {
         let player = &self.playback.player;
         (player.playing && player.clip.is_some())
             || self.pending.is_some()
+            || self.saving.is_some()
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
             || self.comparing_in_background()
     }

@@ -139,6 +139,38 @@ impl Playback {
         }
     }
 
+    /// Follows an edit of `rig`'s clips (see `editing.rs`): `moved` says where each clip
+    /// that was at an index went (`None`: dropped). The player stays on its clip at its time
+    /// (held inside a trimmed clip); when its clip was dropped it shows the clip that took its
+    /// place, or the last one, from the start. Layers on a dropped clip go; what was computed
+    /// per clip (the crossfade, the trail, the layer mixer's and the ghosts' per-clip data) is
+    /// made again for the clips as they are now.
+    pub(super) fn clips_changed(&mut self, rig: &Rig, moved: impl Fn(usize) -> Option<usize>) {
+        let count = rig.clips.len();
+        if let Some(clip) = self.player.clip {
+            match moved(clip) {
+                Some(now) => {
+                    self.player.clip = Some(now);
+                    let time = self.player.time;
+                    self.player.seek(time, rig.clips[now].duration);
+                }
+                None => self.player.select((count > 0).then(|| clip.min(count - 1))),
+            }
+        }
+        self.animation.layers.retain_mut(|layer| match moved(layer.clip) {
+            Some(now) => {
+                layer.clip = now;
+                true
+            }
+            None => false,
+        });
+        self.animation.fade = None;
+        self.animation.trail = Default::default();
+        self.pose = PoseBuffers::new(rig);
+        self.ghosts = Default::default();
+        self.mark_dirty();
+    }
+
     /// Stage times of the evaluations and skinnings since the last call.
     pub(super) fn take_stage_times(&mut self) -> Option<FrameStages> {
         self.stage_times.take()

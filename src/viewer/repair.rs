@@ -269,6 +269,13 @@ pub struct RepairState {
 }
 
 impl RepairState {
+    /// Drops the analysis made of the rig before its clips changed (its repaired rig carries
+    /// the old clips); a running analysis is left to finish on its own, unused.
+    pub(super) fn forget_analysis(&mut self) {
+        self.analysis = None;
+        self.job = None;
+    }
+
     /// The vertices marked as changed by the preview.
     pub(super) fn marks(&self) -> &[VertexRef] {
         match &self.preview {

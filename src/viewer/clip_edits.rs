@@ -1,0 +1,567 @@
+//! A document's clip list as edits of its rig: which rig clip is which animation of the file,
+//! the edits made since it was read (rename, trim, in place, drop), the animations a save writes
+//! for them, and undo and redo as snapshots of the document's clip data.
+//!
+//! The rig's clips are edited in place (the view previews an edit at once) through
+//! [`crate::anim::clip_edit`]; beside them each clip keeps its [`ClipOrigin`], so that a save
+//! keeps an untouched animation as the file has it (renamed if renamed) and encodes only edited
+//! and carried clips anew. Undo puts back the clip data exactly as it was (clips, their morph
+//! weight channels, the import facts that are per clip, origins): a snapshot, not an inverse
+//! edit, because a trim cannot be undone by computation.
+
+use crate::anim::clip_edit::{self, ClipEditError};
+use crate::rig::{ChannelFacts, Clip, DroppedChannel, MorphChannel, Rig};
+use crate::save::PlannedAnimation;
+
+/// Most edits that can be undone; older ones are forgotten (each step keeps a copy of every clip).
+pub const UNDO_DEPTH: usize = 64;
+
+/// One edit of a document's clip list. Clips are named by their index in the rig at the time
+/// of the edit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClipEdit {
+    Rename {
+        clip: usize,
+        name: String,
+    },
+    /// Keeps `start..end` seconds, moved to begin at 0 (see [`clip_edit::trim`]).
+    Trim {
+        clip: usize,
+        start: f32,
+        end: f32,
+    },
+    /// Takes the horizontal travel out (see [`clip_edit::in_place`]).
+    InPlace {
+        clip: usize,
+    },
+    Drop {
+        clip: usize,
+    },
+}
+
+impl ClipEdit {
+    /// The clip the edit changes.
+    pub fn clip(&self) -> usize {
+        match *self {
+            ClipEdit::Rename { clip, .. }
+            | ClipEdit::Trim { clip, .. }
+            | ClipEdit::InPlace { clip }
+            | ClipEdit::Drop { clip } => clip,
+        }
+    }
+
+    /// How Edit ▸ Undo names the edit made on `rig` (as it was before): "trim Walk".
+    pub fn label(&self, rig: &Rig) -> String {
+        let name = rig.clips.get(self.clip()).map_or("?", |c| c.name.as_str());
+        match self {
+            ClipEdit::Rename { name: new, .. } => format!("rename {name} to {new}"),
+            ClipEdit::Trim { .. } => format!("trim {name}"),
+            ClipEdit::InPlace { .. } => format!("in place {name}"),
+            ClipEdit::Drop { .. } => format!("drop {name}"),
+        }
+    }
+
+    fn apply(&self, rig: &mut Rig) -> Result<(), ClipEditError> {
+        match *self {
+            ClipEdit::Rename { clip, ref name } => clip_edit::rename(rig, clip, name),
+            ClipEdit::Trim { clip, start, end } => clip_edit::trim(rig, clip, start, end),
+            ClipEdit::InPlace { clip } => clip_edit::in_place(rig, clip),
+            ClipEdit::Drop { clip } => clip_edit::drop_clip(rig, clip).map(drop),
+        }
+    }
+}
+
+/// Where one clip of the rig comes from, and whether its keys changed since.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipOrigin {
+    /// Unique among the clips of one record (their indices as read): follows the clip through edits, undo and
+    /// redo, which move clips to other indices, so that playback stays on the clip it showed.
+    pub id: u64,
+    /// The file's animation the clip was read from; `None` for a clip carried from another
+    /// file, which exists only in the rig.
+    pub animation: Option<usize>,
+    /// Its name as read.
+    pub name_read: String,
+    /// Its keys were edited (trim, in place): a save encodes it anew.
+    pub keys_changed: bool,
+}
+
+/// The document's clip data that edits change, as it was at one moment.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    clips: Vec<Clip>,
+    morph_channels: Vec<MorphChannel>,
+    channel_facts: Vec<Vec<ChannelFacts>>,
+    dropped_channels: Vec<DroppedChannel>,
+    origins: Vec<ClipOrigin>,
+    log: Vec<ClipEdit>,
+}
+
+/// One entry of the undo or redo list: the edit's label and the state on the other side of it.
+#[derive(Debug, Clone)]
+struct Step {
+    label: String,
+    state: Snapshot,
+}
+
+/// A document's clip record and edit history, kept beside its rig (whose clips it describes,
+/// index for index).
+#[derive(Debug, Clone)]
+pub struct ClipEdits {
+    origins: Vec<ClipOrigin>,
+    /// The edits made since the file was read, in order, as made: replayed on a reload (see
+    /// [`ClipEdits::replayed`]); undo takes them back off.
+    log: Vec<ClipEdit>,
+    undo: Vec<Step>,
+    redo: Vec<Step>,
+}
+
+/// An edit that could not be made again on a reloaded rig.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayFailure {
+    pub edit: ClipEdit,
+    pub error: ClipEditError,
+    /// Edits after it that were left out (their clip indices may no longer mean the same clips).
+    pub skipped: usize,
+}
+
+impl ClipEdits {
+    /// The record of `rig` as read from its file: its own clips (which come first, in the
+    /// file's order) are the file's animations, the clips carried from other files follow.
+    pub fn for_rig(rig: &Rig) -> ClipEdits {
+        let origins: Vec<ClipOrigin> = (rig.clips.iter().enumerate())
+            .map(|(i, clip)| ClipOrigin {
+                id: i as u64,
+                animation: clip.source.is_none().then_some(i),
+                name_read: clip.name.clone(),
+                keys_changed: false,
+            })
+            .collect();
+        // Edits only ever remove clips (carried clips arrive with a reload, which makes a new
+        // record), so the indices as read are ids no later clip can take.
+        ClipEdits {
+            origins,
+            log: Vec::new(),
+            undo: Vec::new(),
+            redo: Vec::new(),
+        }
+    }
+
+    /// The record of `rig` (freshly read) with `log` made on it again, in order, each edit
+    /// undoable as when first made. Stops at the first edit that fails: the edits after it
+    /// name clips by index, which would no longer be the clips they meant.
+    pub fn replayed(rig: &mut Rig, log: &[ClipEdit]) -> (ClipEdits, Option<ReplayFailure>) {
+        let mut edits = ClipEdits::for_rig(rig);
+        for (k, edit) in log.iter().enumerate() {
+            if let Err(error) = edits.apply(rig, edit.clone()) {
+                let failure = ReplayFailure {
+                    edit: edit.clone(),
+                    error,
+                    skipped: log.len() - k - 1,
+                };
+                return (edits, Some(failure));
+            }
+        }
+        (edits, None)
+    }
+
+    pub fn origins(&self) -> &[ClipOrigin] {
+        &self.origins
+    }
+
+    /// The edits made since the file was read (less those undone).
+    pub fn log(&self) -> &[ClipEdit] {
+        &self.log
+    }
+
+    /// Each clip's id, in rig order (see [`ClipOrigin::id`]).
+    pub fn ids(&self) -> Vec<u64> {
+        self.origins.iter().map(|o| o.id).collect()
+    }
+
+    /// Whether clip `clip` of `rig` differs from the file's animation it was read as: renamed,
+    /// or its keys edited.
+    pub fn is_changed(&self, rig: &Rig, clip: usize) -> bool {
+        match (self.origins.get(clip), rig.clips.get(clip)) {
+            (Some(origin), Some(current)) => origin.keys_changed || current.name != origin.name_read,
+            _ => false,
+        }
+    }
+
+    /// The animations a save writes for `rig`'s clips, in rig order: an untouched clip of the
+    /// file as the file has it (renamed where its name changed), an edited or carried clip
+    /// encoded anew; a dropped clip is in neither, so the save leaves it out.
+    pub fn plan(&self, rig: &Rig) -> Vec<PlannedAnimation> {
+        (self.origins.iter().zip(&rig.clips).enumerate())
+            .map(|(clip, (origin, current))| match origin.animation {
+                Some(index) if !origin.keys_changed => PlannedAnimation::Original {
+                    index,
+                    name: (current.name != origin.name_read).then(|| current.name.clone()),
+                },
+                _ => PlannedAnimation::Clip { clip },
+            })
+            .collect()
+    }
+
+    /// Makes `edit` on `rig` and records it; on an error the rig and the record are as they were.
+    pub fn apply(&mut self, rig: &mut Rig, edit: ClipEdit) -> Result<(), ClipEditError> {
+        let label = edit.label(rig);
+        let before = self.snapshot(rig);
+        if let Err(e) = edit.apply(rig) {
+            // The edits promise to leave the rig alone on an error; putting the snapshot back
+            // makes that hold whatever an edit did before it failed.
+            self.restore(rig, before);
+            return Err(e);
+        }
+        match edit {
+            ClipEdit::Drop { clip } => {
+                self.origins.remove(clip);
+            }
+            ClipEdit::Trim { clip, .. } | ClipEdit::InPlace { clip } => self.origins[clip].keys_changed = true,
+            ClipEdit::Rename { .. } => {}
+        }
+        self.log.push(edit);
+        self.undo.push(Step { label, state: before });
+        if self.undo.len() > UNDO_DEPTH {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        Ok(())
+    }
+
+    /// The label of the edit Undo would take back.
+    pub fn undo_label(&self) -> Option<&str> {
+        self.undo.last().map(|s| s.label.as_str())
+    }
+
+    /// The label of the edit Redo would make again.
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(|s| s.label.as_str())
+    }
+
+    /// Puts `rig`'s clips back as they were before the last edit; returns its label (`None`:
+    /// nothing to undo).
+    pub fn undo(&mut self, rig: &mut Rig) -> Option<String> {
+        let step = self.undo.pop()?;
+        let now = self.snapshot(rig);
+        self.restore(rig, step.state);
+        self.redo.push(Step {
+            label: step.label.clone(),
+            state: now,
+        });
+        Some(step.label)
+    }
+
+    /// Makes the last undone edit again; returns its label (`None`: nothing to redo).
+    pub fn redo(&mut self, rig: &mut Rig) -> Option<String> {
+        let step = self.redo.pop()?;
+        let now = self.snapshot(rig);
+        self.restore(rig, step.state);
+        self.undo.push(Step {
+            label: step.label.clone(),
+            state: now,
+        });
+        Some(step.label)
+    }
+
+    fn snapshot(&self, rig: &Rig) -> Snapshot {
+        Snapshot {
+            clips: rig.clips.clone(),
+            morph_channels: rig.morphs.channels.clone(),
+            channel_facts: rig.facts.channels.clone(),
+            dropped_channels: rig.facts.dropped_channels.clone(),
+            origins: self.origins.clone(),
+            log: self.log.clone(),
+        }
+    }
+
+    fn restore(&mut self, rig: &mut Rig, state: Snapshot) {
+        rig.clips = state.clips;
+        rig.morphs.channels = state.morph_channels;
+        rig.facts.channels = state.channel_facts;
+        rig.facts.dropped_channels = state.dropped_channels;
+        // Without skins, which nodes count as bones depends on the clips' channels.
+        rig.hierarchy_cache = Default::default();
+        self.origins = state.origins;
+        self.log = state.log;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::{Channel, Interpolation, Node, Property, Trs};
+    use glam::{Quat, Vec4};
+
+    /// Three clips of the file (the second with a morph weight channel) and one carried from
+    /// another file.
+    fn rig() -> Rig {
+        let node = |name: &str, parent: Option<usize>| Node {
+            name: name.into(),
+            parent,
+            rest: Trs::IDENTITY,
+        };
+        let clip = |name: &str, travel: f32, source: Option<&str>| {
+            let times: Vec<f32> = (0..5).map(|k| 0.25 * k as f32).collect();
+            Clip {
+                name: name.into(),
+                duration: 1.0,
+                channels: vec![
+                    Channel {
+                        node: 1,
+                        property: Property::Translation,
+                        interpolation: Interpolation::Linear,
+                        values: times
+                            .iter()
+                            .map(|&t| Vec4::new(travel * t, 1.0 + 0.1 * t, 0.0, 0.0))
+                            .collect(),
+                        times: times.clone(),
+                    },
+                    Channel {
+                        node: 2,
+                        property: Property::Rotation,
+                        interpolation: Interpolation::Linear,
+                        values: times
+                            .iter()
+                            .map(|&t| Vec4::from(Quat::from_rotation_z(travel * t)))
+                            .collect(),
+                        times,
+                    },
+                ],
+                source: source.map(Into::into),
+            }
+        };
+        let mut rig = Rig {
+            nodes: vec![node("Armature", None), node("Hips", Some(0)), node("Spine", Some(1))],
+            clips: vec![
+                clip("Walk", 1.0, None),
+                clip("Run", 3.0, None),
+                clip("Idle", 0.0, None),
+                clip("Dance", 0.5, Some("dance.glb")),
+            ],
+            ..Rig::default()
+        };
+        rig.morphs.channels.push(MorphChannel {
+            clip: 1,
+            node: 2,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![0.0, 1.0],
+            targets: 1,
+        });
+        rig.facts.channels = vec![vec![ChannelFacts::default(); 2]; 4];
+        rig
+    }
+
+    /// Every bit of the clip data an edit may change.
+    fn bits(rig: &Rig) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            rig.clips, rig.morphs.channels, rig.facts.channels, rig.facts.dropped_channels
+        )
+    }
+
+    fn original(index: usize, name: Option<&str>) -> PlannedAnimation {
+        PlannedAnimation::Original {
+            index,
+            name: name.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn an_unedited_document_keeps_its_animations_and_encodes_carried_clips() {
+        let rig = rig();
+        let edits = ClipEdits::for_rig(&rig);
+        let plan = edits.plan(&rig);
+        assert_eq!(
+            plan,
+            [
+                original(0, None),
+                original(1, None),
+                original(2, None),
+                PlannedAnimation::Clip { clip: 3 }
+            ]
+        );
+        assert!((0..4).all(|c| !edits.is_changed(&rig, c)));
+    }
+
+    #[test]
+    fn the_plan_follows_renames_trims_and_drops() {
+        let mut rig = rig();
+        let mut edits = ClipEdits::for_rig(&rig);
+        let rename = |clip, name: &str| ClipEdit::Rename {
+            clip,
+            name: name.into(),
+        };
+        edits.apply(&mut rig, rename(0, "Stroll")).unwrap();
+        edits
+            .apply(
+                &mut rig,
+                ClipEdit::Trim {
+                    clip: 1,
+                    start: 0.25,
+                    end: 0.75,
+                },
+            )
+            .unwrap();
+        edits.apply(&mut rig, ClipEdit::Drop { clip: 2 }).unwrap();
+        // The carried clip moved down to 2; the trimmed one is written from the rig.
+        assert_eq!(
+            edits.plan(&rig),
+            [
+                original(0, Some("Stroll")),
+                PlannedAnimation::Clip { clip: 1 },
+                PlannedAnimation::Clip { clip: 2 }
+            ]
+        );
+        assert_eq!(rig.clips[2].name, "Dance");
+        assert!(edits.is_changed(&rig, 0) && edits.is_changed(&rig, 1) && !edits.is_changed(&rig, 2));
+        assert_eq!(rig.clips[1].duration, 0.5);
+
+        // Renamed back to its name as read, it is the file's animation untouched again.
+        edits.apply(&mut rig, rename(0, "Walk")).unwrap();
+        assert_eq!(edits.plan(&rig)[0], original(0, None));
+        assert!(!edits.is_changed(&rig, 0));
+        // Dropping the first clip moves the trimmed one to index 0, still encoded anew.
+        edits.apply(&mut rig, ClipEdit::Drop { clip: 0 }).unwrap();
+        assert_eq!(
+            edits.plan(&rig),
+            [PlannedAnimation::Clip { clip: 0 }, PlannedAnimation::Clip { clip: 1 }]
+        );
+        assert_eq!(edits.log().len(), 5);
+    }
+
+    #[test]
+    fn undo_and_redo_restore_every_bit_and_the_plan() {
+        let mut rig = rig();
+        let mut edits = ClipEdits::for_rig(&rig);
+        let mut states = vec![(bits(&rig), edits.plan(&rig), edits.ids())];
+        let script = [
+            ClipEdit::Trim {
+                clip: 1,
+                start: 0.1,
+                end: 0.9,
+            },
+            ClipEdit::Rename {
+                clip: 1,
+                name: "Sprint".into(),
+            },
+            ClipEdit::InPlace { clip: 0 },
+            ClipEdit::Drop { clip: 1 },
+            ClipEdit::Drop { clip: 0 },
+        ];
+        for edit in &script {
+            edits.apply(&mut rig, edit.clone()).unwrap();
+            states.push((bits(&rig), edits.plan(&rig), edits.ids()));
+        }
+        assert!(rig.morphs.channels.is_empty(), "the dropped Run took its morph channel");
+        assert_eq!(edits.undo_label(), Some("drop Walk"));
+        for k in (0..script.len()).rev() {
+            assert!(edits.undo(&mut rig).is_some());
+            assert_eq!(
+                (bits(&rig), edits.plan(&rig), edits.ids()),
+                states[k],
+                "undo to state {k}"
+            );
+        }
+        assert_eq!(edits.undo(&mut rig), None, "nothing left to undo");
+        assert!(edits.log().is_empty());
+        assert_eq!(edits.redo_label(), Some("trim Run"));
+        for (k, state) in states.iter().enumerate().skip(1) {
+            assert!(edits.redo(&mut rig).is_some());
+            assert_eq!(&(bits(&rig), edits.plan(&rig), edits.ids()), state, "redo to state {k}");
+        }
+        assert_eq!(edits.redo(&mut rig), None);
+
+        // A new edit after an undo forgets what could have been redone.
+        edits.undo(&mut rig);
+        edits.apply(&mut rig, ClipEdit::Drop { clip: 1 }).unwrap();
+        assert_eq!(edits.redo_label(), None);
+    }
+
+    #[test]
+    fn a_failed_edit_changes_nothing_and_is_not_recorded() {
+        let mut rig = rig();
+        let mut edits = ClipEdits::for_rig(&rig);
+        let before = bits(&rig);
+        let taken = ClipEdit::Rename {
+            clip: 0,
+            name: "Run".into(),
+        };
+        assert!(matches!(
+            edits.apply(&mut rig, taken),
+            Err(ClipEditError::NameTaken { other: 1, .. })
+        ));
+        let backwards = ClipEdit::Trim {
+            clip: 0,
+            start: 0.5,
+            end: 0.2,
+        };
+        assert!(edits.apply(&mut rig, backwards).is_err());
+        assert!(edits.apply(&mut rig, ClipEdit::Drop { clip: 9 }).is_err());
+        assert_eq!(bits(&rig), before);
+        assert_eq!(edits.undo_label(), None);
+        assert!(edits.log().is_empty());
+    }
+
+    #[test]
+    fn a_reload_makes_the_edits_again_and_stops_at_one_that_no_longer_fits() {
+        let mut edited = rig();
+        let mut edits = ClipEdits::for_rig(&edited);
+        let log = [
+            ClipEdit::Drop { clip: 0 },
+            ClipEdit::Trim {
+                clip: 0,
+                start: 0.5,
+                end: 1.0,
+            },
+            ClipEdit::Rename {
+                clip: 1,
+                name: "Rest".into(),
+            },
+        ];
+        for edit in &log {
+            edits.apply(&mut edited, edit.clone()).unwrap();
+        }
+        let mut reloaded = rig();
+        let (again, failure) = ClipEdits::replayed(&mut reloaded, edits.log());
+        assert_eq!(failure, None);
+        assert_eq!(bits(&reloaded), bits(&edited));
+        assert_eq!(again.plan(&reloaded), edits.plan(&edited));
+        assert_eq!(again.undo_label(), Some("rename Idle to Rest"));
+
+        // The file changed on disk: its first clip is now too short for the trim.
+        let mut shorter = rig();
+        clip_edit::trim(&mut shorter, 1, 0.0, 0.25).unwrap();
+        let (partial, failure) = ClipEdits::replayed(&mut shorter, edits.log());
+        let failure = failure.expect("the trim no longer fits");
+        assert_eq!((failure.edit.clone(), failure.skipped), (log[1].clone(), 1));
+        assert!(matches!(failure.error, ClipEditError::TimeOutsideClip { .. }));
+        assert_eq!(partial.log(), &log[..1]);
+        assert_eq!(shorter.clips.len(), 3);
+    }
+
+    #[test]
+    fn in_place_keeps_the_height_and_takes_the_travel_out() {
+        let mut rig = rig();
+        let mut edits = ClipEdits::for_rig(&rig);
+        let walk = rig.clips[0].clone();
+        edits.apply(&mut rig, ClipEdit::InPlace { clip: 0 }).unwrap();
+        let mut expected = walk.clone();
+        // Independently: the motion root (Hips, under an unmoving identity parent) keeps its
+        // rest place's x and z (0) and its own height at every key.
+        for value in &mut expected.channels[0].values {
+            *value = Vec4::new(0.0, value.y, 0.0, 0.0);
+        }
+        let got = &rig.clips[0].channels[0];
+        assert_eq!(got.times, expected.channels[0].times);
+        for (g, w) in got.values.iter().zip(&expected.channels[0].values) {
+            assert!((*g - *w).abs().max_element() < 1e-6, "{g} against {w}");
+        }
+        assert_eq!(
+            format!("{:?}", rig.clips[0].channels[1]),
+            format!("{:?}", walk.channels[1])
+        );
+        assert_eq!(edits.plan(&rig)[0], PlannedAnimation::Clip { clip: 0 });
+    }
+}

@@ -1,0 +1,412 @@
+//! Editing the active document's clips in the window: each edit previewed at once (the rig's
+//! clips change in place, playback follows the clip it showed), undo and redo, and saving the
+//! edited file (File ▸ Save as…) through the one glTF writer, on a thread of its own in the
+//! window.
+
+use super::Viewer;
+use super::clip_edits::{ClipEdit, ClipEdits, ReplayFailure};
+use crate::anim::clip_edit::ClipEditError;
+use crate::job::Job;
+use crate::rig::Rig;
+use crate::save::{PlannedAnimation, SaveError, SaveOptions, Saved};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why a clip edit was not made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipListError {
+    #[error(transparent)]
+    Edit(#[from] ClipEditError),
+    /// The shown rig is the repaired copy, whose clips are not the document's.
+    #[error("a weight repair is previewed: end the preview (Tools ▸ Repair weights) before editing clips")]
+    RepairPreviewed,
+    /// The save reads the clips as they were when it started, and reopens the file it wrote.
+    #[error("the file is being saved: edit its clips once the save is done")]
+    Saving,
+}
+
+/// Why File ▸ Save as… wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentSaveError {
+    #[error("the demo rig has no file to save a copy of")]
+    NoFile,
+    #[error("{} is an FBX file, which Rigscope reads but does not write; {FBX_HINT}", path.display())]
+    Fbx { path: PathBuf },
+    #[error("a save is already running")]
+    Busy,
+    /// The repaired weights are saved from the Repair window; this save writes clip edits, and
+    /// reopening the file written would end the preview.
+    #[error("a weight repair is previewed: save it from Tools ▸ Repair weights, or end the preview first")]
+    RepairPreviewed,
+    #[error(transparent)]
+    Save(#[from] SaveError),
+    #[error("the save stopped unexpectedly: {0}")]
+    Stopped(String),
+}
+
+/// Why an FBX document has no Save as…, and what does carry its clips into glTF (`rigscope
+/// clips` refuses an FBX rig as the file written from, but takes one as a source of clips).
+pub const FBX_HINT: &str = "FBX is read-only: an FBX rig cannot be written as glTF yet; its clips can be carried \
+                            onto a glTF rig of the same skeleton with `rigscope clips RIG.glb --add FILE.fbx --out OUT.glb`";
+
+/// A save running on a thread of its own.
+pub(super) struct PendingSave {
+    output: PathBuf,
+    /// The document saved: once written, the file written is loaded in its place.
+    generation: u64,
+    job: Job<Result<Saved, SaveError>>,
+}
+
+/// Whether `path` names an FBX file (which a save refuses; the menu says so before asking).
+pub fn is_fbx_path(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
+}
+
+/// The name Save as… suggests for an edited copy of `input`: `NAME.edited.glb` (`.gltf` for a
+/// `.gltf` input, which keeps its format).
+pub fn suggested_save_name(input: &Path) -> String {
+    let stem = input.file_stem().map_or_else(|| "rig".into(), |s| s.to_string_lossy());
+    let gltf = input.extension().is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
+    format!("{stem}.edited.{}", if gltf { "gltf" } else { "glb" })
+}
+
+impl Viewer {
+    /// The active document's clip record and history.
+    pub fn clip_edits(&self) -> &ClipEdits {
+        &self.document().clip_edits
+    }
+
+    /// Whether clip `clip` of the active document differs from the animation it was read as.
+    pub fn clip_changed(&self, clip: usize) -> bool {
+        let document = self.document();
+        document.clip_edits.is_changed(&document.rig, clip)
+    }
+
+    /// The animations File ▸ Save as… would write for the active document.
+    pub fn save_plan(&self) -> Vec<PlannedAnimation> {
+        let document = self.document();
+        document.clip_edits.plan(&document.rig)
+    }
+
+    /// Why clips cannot be edited now, if they cannot.
+    pub fn clip_edit_blocked(&self) -> Option<ClipListError> {
+        if self.saving.is_some() {
+            Some(ClipListError::Saving)
+        } else if self.previewed_repair().is_some() {
+            Some(ClipListError::RepairPreviewed)
+        } else {
+            None
+        }
+    }
+
+    /// Makes `edit` on the active document's clips, shown at once; it can be undone.
+    pub fn edit_clip(&mut self, edit: ClipEdit) -> Result<(), ClipListError> {
+        if let Some(blocked) = self.clip_edit_blocked() {
+            return Err(blocked);
+        }
+        self.change_clips(|rig, edits| edits.apply(rig, edit))?;
+        Ok(())
+    }
+
+    /// Takes back the active document's last clip edit; returns its label (`None`: nothing
+    /// to undo, or edits are blocked now).
+    pub fn undo_clip_edit(&mut self) -> Option<String> {
+        if self.clip_edit_blocked().is_some() {
+            return None;
+        }
+        self.change_clips(|rig, edits| edits.undo(rig).ok_or(())).ok()
+    }
+
+    /// Makes the last undone clip edit again; returns its label.
+    pub fn redo_clip_edit(&mut self) -> Option<String> {
+        if self.clip_edit_blocked().is_some() {
+            return None;
+        }
+        self.change_clips(|rig, edits| edits.redo(rig).ok_or(())).ok()
+    }
+
+    /// Runs `change` on the active document's rig and record; when it succeeds, the document
+    /// becomes a new generation (caches made from the old clips are dropped: the report, the
+    /// curves, the repair analysis) and playback moves to where its clip went.
+    fn change_clips<T, E>(&mut self, change: impl FnOnce(&mut Rig, &mut ClipEdits) -> Result<T, E>) -> Result<T, E> {
+        let document = &mut self.documents[self.active];
+        let before = document.clip_edits.ids();
+        // Cloned only when something else holds the rig (a running check), which keeps its copy.
+        let rig = Arc::make_mut(&mut document.rig);
+        let done = change(rig, &mut document.clip_edits)?;
+        self.last_generation += 1;
+        let document = &mut self.documents[self.active];
+        let old = std::mem::replace(&mut document.generation, self.last_generation);
+        document.report = None;
+        document.repair.forget_analysis();
+        let after = document.clip_edits.ids();
+        self.follow_generation(old, self.last_generation);
+        let document = &self.documents[self.active];
+        let moved = |clip: usize| before.get(clip).and_then(|id| after.iter().position(|a| a == id));
+        self.playback.clips_changed(&document.rig, moved);
+        self.mark_dirty();
+        Ok(done)
+    }
+
+    /// Writes the active document's file with its clips as edited (see
+    /// [`ClipEdits::plan`]) to `output` (`.glb` or `.gltf`, never the input), then loads the
+    /// file written in the document's place. With [`Viewer::background_checks`] the write runs
+    /// on a thread of its own and `Ok(None)` says it started ([`Viewer::poll_save`] takes it);
+    /// otherwise it is done here and its result returned.
+    pub fn save_as(&mut self, output: &Path) -> Result<Option<Saved>, DocumentSaveError> {
+        if self.saving.is_some() {
+            return Err(DocumentSaveError::Busy);
+        }
+        let document = self.document();
+        let input = document.path.clone().ok_or(DocumentSaveError::NoFile)?;
+        if is_fbx_path(&input) {
+            return Err(DocumentSaveError::Fbx { path: input });
+        }
+        if self.previewed_repair().is_some() {
+            return Err(DocumentSaveError::RepairPreviewed);
+        }
+        let rig = Arc::clone(&document.rig);
+        let plan = document.clip_edits.plan(&rig);
+        let generation = document.generation;
+        let destination = output.to_owned();
+        let write = move || crate::save::save_animations(&input, &destination, &rig, &plan, SaveOptions::default());
+        if self.background_checks {
+            self.saving = Some(PendingSave {
+                output: output.to_owned(),
+                generation,
+                job: Job::spawn(write),
+            });
+            return Ok(None);
+        }
+        let saved = write()?;
+        self.saved(output, generation);
+        Ok(Some(saved))
+    }
+
+    /// The file being saved, while a save runs.
+    pub fn saving(&self) -> Option<&Path> {
+        self.saving.as_ref().map(|s| s.output.as_path())
+    }
+
+    /// Takes a finished background save: on success the file written is loaded in the saved
+    /// document's place and a notice is left for [`Viewer::take_notice`]; a failure goes to the
+    /// error window. Returns true when one finished.
+    pub fn poll_save(&mut self) -> bool {
+        let Some(pending) = self.saving.take() else {
+            return false;
+        };
+        let result = match pending.job.try_wait() {
+            Ok(result) => result,
+            Err(job) => {
+                self.saving = Some(PendingSave { job, ..pending });
+                return false;
+            }
+        };
+        self.finish_save(&pending.output, pending.generation, result);
+        true
+    }
+
+    /// Waits for a background save and takes it (for tests); returns true when one ran.
+    pub fn wait_for_save(&mut self) -> bool {
+        let Some(pending) = self.saving.take() else {
+            return false;
+        };
+        let result = pending.job.wait();
+        self.finish_save(&pending.output, pending.generation, result);
+        true
+    }
+
+    fn finish_save(
+        &mut self,
+        output: &Path,
+        generation: u64,
+        result: Result<Result<Saved, SaveError>, crate::job::Panicked>,
+    ) {
+        let error = match result {
+            Ok(Ok(saved)) => {
+                for note in &saved.notes {
+                    log::info!("{note}");
+                }
+                self.saved(output, generation);
+                return;
+            }
+            Ok(Err(e)) => DocumentSaveError::Save(e),
+            Err(panicked) => DocumentSaveError::Stopped(panicked.0),
+        };
+        self.diagnostics.error = Some(format!("cannot save {}: {error}", output.display()));
+    }
+
+    /// After `output` was written from document `generation`: the file written opens in its
+    /// place, its clips now the file's own (carried clips are in it, so no clip file is added
+    /// again), and the edit history starts over.
+    fn saved(&mut self, output: &Path, generation: u64) {
+        self.notice = Some(format!("Saved {}", output.display()));
+        if self.documents.iter().any(|d| d.generation == generation) {
+            self.start_load(Some(output.to_owned()), Some(generation), Vec::new());
+            self.forget_clip_edits_on_load();
+        }
+    }
+
+    /// A message for the window to show briefly (a save done), taken once.
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
+    /// The edits a reload of document `generation` makes again on the rig it read, with what
+    /// failed; `None` when the document is gone.
+    pub(super) fn replay_clip_edits(&self, generation: u64, rig: &mut Rig) -> Option<(ClipEdits, Option<String>)> {
+        let document = self.documents.iter().find(|d| d.generation == generation)?;
+        let log = document.clip_edits.log();
+        if log.is_empty() {
+            return None;
+        }
+        let (edits, failure) = ClipEdits::replayed(rig, log);
+        let message = failure.map(|ReplayFailure { edit, error, skipped }| {
+            let later = match skipped {
+                0 => String::new(),
+                1 => "; the edit after it was left out".to_owned(),
+                n => format!("; the {n} edits after it were left out"),
+            };
+            format!(
+                "the reloaded file no longer takes the clip edit '{}': {error}{later}",
+                edit.label(rig)
+            )
+        });
+        Some((edits, message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rig::demo::DEMO_GLB;
+
+    /// The demo rig (two clips) opened from a file in a folder of its own.
+    fn opened() -> (tempfile::TempDir, PathBuf, Viewer) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("demo.glb");
+        std::fs::write(&file, DEMO_GLB).unwrap();
+        let mut viewer = Viewer::new(Rig::default(), None);
+        viewer.open_now(&file).unwrap();
+        assert_eq!(viewer.rig().clips.len(), 2);
+        (dir, file, viewer)
+    }
+
+    fn names(viewer: &Viewer) -> Vec<String> {
+        viewer.rig().clips.iter().map(|c| c.name.clone()).collect()
+    }
+
+    #[test]
+    fn playback_follows_its_clip_through_drops_and_undo() {
+        let (_dir, _file, mut viewer) = opened();
+        let [first, second] = [0, 1].map(|c| viewer.rig().clips[c].name.clone());
+        viewer.select_clip(Some(1));
+        let generation = viewer.document().generation;
+        viewer.edit_clip(ClipEdit::Drop { clip: 1 }).unwrap();
+        assert_ne!(
+            viewer.document().generation,
+            generation,
+            "caches of the old clips are dropped"
+        );
+        assert_eq!(
+            viewer.player().clip,
+            Some(0),
+            "the shown clip is gone: the last one shows"
+        );
+        assert_eq!(
+            viewer.undo_clip_edit().as_deref(),
+            Some(format!("drop {second}").as_str())
+        );
+        assert_eq!(names(&viewer), [first.clone(), second.clone()]);
+        assert_eq!(viewer.player().clip, Some(0), "the clip shown stays shown");
+
+        viewer.select_clip(Some(1));
+        let half = viewer.clip_duration() / 2.0;
+        viewer.seek(half);
+        viewer.edit_clip(ClipEdit::Drop { clip: 0 }).unwrap();
+        assert_eq!(
+            (viewer.player().clip, viewer.player().time),
+            (Some(0), half),
+            "moved down, same time"
+        );
+        viewer.undo_clip_edit();
+        assert_eq!((viewer.player().clip, viewer.player().time), (Some(1), half));
+        // Every clip dropped: the rest pose.
+        viewer.edit_clip(ClipEdit::Drop { clip: 0 }).unwrap();
+        viewer.edit_clip(ClipEdit::Drop { clip: 0 }).unwrap();
+        assert_eq!(viewer.player().clip, None);
+        viewer.pose();
+        assert_eq!(viewer.undo_clip_edit(), Some(format!("drop {second}")));
+        assert_eq!(viewer.redo_clip_edit(), Some(format!("drop {second}")));
+        assert_eq!(viewer.redo_clip_edit(), None);
+    }
+
+    #[test]
+    fn a_reload_keeps_the_edits_and_a_save_makes_them_the_file_s() {
+        let (dir, file, mut viewer) = opened();
+        let second = viewer.rig().clips[1].name.clone();
+        let duration = viewer.rig().clips[1].duration;
+        viewer
+            .edit_clip(ClipEdit::Rename {
+                clip: 0,
+                name: "Swing".into(),
+            })
+            .unwrap();
+        viewer
+            .edit_clip(ClipEdit::Trim {
+                clip: 1,
+                start: 0.0,
+                end: duration / 2.0,
+            })
+            .unwrap();
+        let edited = format!("{:?}", viewer.rig().clips);
+
+        viewer.reload();
+        assert!(viewer.wait_for_load());
+        assert_eq!(
+            format!("{:?}", viewer.rig().clips),
+            edited,
+            "made again on the file read"
+        );
+        assert_eq!(
+            viewer.clip_edits().undo_label(),
+            Some(format!("trim {second}").as_str())
+        );
+        assert!(viewer.clip_changed(0) && viewer.clip_changed(1));
+        assert!(viewer.diagnostics.error.is_none());
+
+        // In the window the save runs on a thread of its own and reports when done.
+        viewer.background_checks = true;
+        let output = dir.path().join(suggested_save_name(&file));
+        assert_eq!(output.file_name().unwrap(), "demo.edited.glb");
+        assert!(viewer.save_as(&output).unwrap().is_none(), "started");
+        assert!(matches!(viewer.save_as(&output), Err(DocumentSaveError::Busy)));
+        assert_eq!(viewer.edit_clip(ClipEdit::Drop { clip: 0 }), Err(ClipListError::Saving));
+        assert!(viewer.wait_for_save());
+        assert_eq!(viewer.take_notice(), Some(format!("Saved {}", output.display())));
+        assert!(viewer.wait_for_load());
+        assert_eq!(viewer.document().path.as_deref(), Some(output.as_path()));
+        assert_eq!(names(&viewer), ["Swing".to_owned(), second]);
+        assert_eq!(viewer.rig().clips[1].duration, duration / 2.0);
+        assert!(
+            !viewer.clip_changed(0) && !viewer.clip_changed(1),
+            "the file written holds the edits"
+        );
+        assert_eq!(viewer.clip_edits().undo_label(), None);
+        assert_eq!(
+            viewer.save_plan(),
+            [
+                PlannedAnimation::Original { index: 0, name: None },
+                PlannedAnimation::Original { index: 1, name: None }
+            ]
+        );
+
+        // A write that fails says so in the error window.
+        viewer.background_checks = false;
+        let refused = viewer.save_as(&output.with_extension("txt"));
+        assert!(matches!(
+            refused,
+            Err(DocumentSaveError::Save(SaveError::OutputFormat { .. }))
+        ));
+    }
+}
