@@ -180,6 +180,12 @@ pub fn edit_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
         edits.undo_label().map(str::to_owned),
         edits.redo_label().map(str::to_owned),
     );
+    // Blocked while a repair is previewed or a save runs; the items say so instead of doing nothing.
+    let blocked = viewer.clip_edit_blocked().map(|b| b.to_string());
+    let (undo, redo) = match blocked {
+        Some(_) => (None, None),
+        None => (undo, redo),
+    };
     let undo_text = undo.as_ref().map_or("Undo".to_owned(), |l| format!("Undo {l}"));
     if ui
         .add_enabled(
@@ -200,6 +206,9 @@ pub fn edit_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
     {
         viewer.redo_clip_edit();
     }
+    if let Some(blocked) = blocked {
+        ui.label(egui::RichText::new(blocked).weak());
+    }
 }
 
 /// Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y (when no text field has the keyboard: it undoes its own
@@ -208,6 +217,12 @@ pub fn run_undo_keys(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState) {
     // The longer shortcut first: Ctrl+Z alone would take Ctrl+Shift+Z too.
     let redo = ui.input_mut(|i| i.consume_shortcut(&REDO) || i.consume_shortcut(&REDO_Y));
     let undo = !redo && ui.input_mut(|i| i.consume_shortcut(&UNDO));
+    if (redo || undo)
+        && let Some(blocked) = viewer.clip_edit_blocked()
+    {
+        state.toast(blocked.to_string());
+        return;
+    }
     let done = if redo {
         viewer.redo_clip_edit().map(|l| format!("Redo {l}"))
     } else if undo {
