@@ -212,6 +212,7 @@ fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
     harness.run();
     harness.get_by_label(RENAMED.1);
     harness.get_by_label("Unmatched by name: 1 of its joints, 1 of this rig's.");
+    harness.get_by_label("Limb directions against the source");
 
     let key = harness.state().0.joint_map_tables()[0].key.clone();
     harness.state_mut().0.set_joint_pair(&key, RENAMED.1, Some(RENAMED.0));

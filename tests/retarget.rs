@@ -7,7 +7,7 @@ mod common;
 
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot, Quat, Vec3, Vec4};
 use rigscope::anim::PoseBuffers;
-use rigscope::retarget::{JointMap, RetargetOptions, retarget_clips, with_clips_from};
+use rigscope::retarget::{JointMap, RetargetOptions, retarget_clips, retarget_pose, with_clips_from};
 use rigscope::rig::{Channel, Clip, Interpolation, Node, Property, Rig, Skin, Trs};
 use rigscope::synthetic::{Shape, skeleton, trs_clip};
 
@@ -440,6 +440,13 @@ fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
         -15.0,
     );
     plays_as_the_original(&original, &a_posed, "arms lowered 60°");
+    // Its retarget pose is the original's rest: the arms raised back where they were.
+    let pose = retarget_pose(&original, &a_posed, &JointMap::default());
+    for (node, local) in original.nodes.iter().zip(&pose) {
+        let angle = angle_between(node.rest.rotation.as_dquat(), local.rotation.as_dquat());
+        assert!(angle < 1e-5, "{}: {angle} rad from the original's rest", node.name);
+        assert_eq!(local.translation, node.rest.translation);
+    }
     plays_as_the_original(&original, &spread, "arms lowered, elbow and legs turned");
 }
 

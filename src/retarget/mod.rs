@@ -18,6 +18,7 @@ mod morph;
 
 pub use alignment::{DirectionPair, JointDirections, align};
 pub use humanoid::{bone_by_name, human_bones};
+
 pub use matching::{
     JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
 };
@@ -812,6 +813,23 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         source: None,
     };
     (clip, report)
+}
+
+/// `target`'s local transforms in its retarget pose for `source` (joints paired by
+/// [`match_joints`] with `map`): standing in the source's rest pose, the pose every carried clip
+/// starts from. Translations and scales stay the target's rest.
+pub fn retarget_pose(source: &Rig, target: &Rig, map: &JointMap) -> Vec<Trs> {
+    let joints = match_joints(source, target, map);
+    let skeletons = Skeletons::new(source, target, &joints);
+    (target.nodes.iter().enumerate())
+        .map(|(t, node)| {
+            let parent = node.parent.map_or(Quat::IDENTITY, |p| skeletons.retarget_rotations[p]);
+            Trs {
+                rotation: (parent.conjugate() * skeletons.retarget_rotations[t]).normalize(),
+                ..node.rest
+            }
+        })
+        .collect()
 }
 
 /// Every clip of `source` carried onto `target`'s skeleton (joints paired by [`match_joints`]

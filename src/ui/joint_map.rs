@@ -92,6 +92,21 @@ fn table_ui(ui: &mut egui::Ui, table: &JointMapTable, edits: &mut Vec<Edit>) {
             .map(|(from, _)| from.clone())
     };
 
+    if !table.worst_limbs.is_empty() {
+        egui::CollapsingHeader::new("Limb directions against the source")
+            .id_salt("limbs")
+            .show(ui, |ui| {
+                egui::Grid::new("limbs").striped(true).show(ui, |ui| {
+                    for (clip, worst) in &table.worst_limbs {
+                        ui.label(clip);
+                        ui.label(worst.as_ref().map_or("no bones carried".to_owned(), |w| {
+                            format!("worst {:.2}° ({} at {:.2} s)", w.degrees, w.joint, w.time)
+                        }));
+                        ui.end_row();
+                    }
+                });
+            });
+    }
     if !table.unmatched_source.is_empty() {
         egui::Grid::new("source").striped(true).show(ui, |ui| {
             ui.strong(format!("{file} joint"));

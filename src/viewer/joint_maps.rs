@@ -3,7 +3,7 @@
 //! again with them.
 
 use super::Viewer;
-use crate::retarget::{JointMap, RetargetReport};
+use crate::retarget::{JointMap, LimbError, RetargetReport};
 use std::path::PathBuf;
 
 /// What the hand-mapping table shows for one clip file added to the active document.
@@ -23,6 +23,8 @@ pub struct JointMapTable {
     pub stale: Vec<(String, String)>,
     /// The kept pairs differ from those the clips were loaded with: applying loads them again.
     pub changed: bool,
+    /// Per carried clip, its name and the bone pointing furthest from the source's over it.
+    pub worst_limbs: Vec<(String, Option<LimbError>)>,
 }
 
 impl JointMapTable {
@@ -38,6 +40,9 @@ impl JointMapTable {
                 .collect(),
             stale: report.joints.stale_by_hand.clone(),
             changed: kept.cloned().unwrap_or_default() != report.map,
+            worst_limbs: (report.clips.iter())
+                .map(|clip| (clip.name.clone(), clip.worst_limb().cloned()))
+                .collect(),
         }
     }
 }
