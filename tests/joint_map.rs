@@ -352,3 +352,60 @@ fn the_window_opens_by_itself_only_when_added_clips_leave_joints_unmatched() {
         assert_eq!(harness.query_by_label("Joint mapping").is_some(), opens);
     }
 }
+
+/// The angle of the bone from `joint` to `child` below the horizontal, in degrees, in `worlds`.
+fn droop_degrees(viewer: &mut Viewer, joint: &str, child: &str) -> f64 {
+    let (j, c) = (
+        viewer.rig().find_node(joint).unwrap(),
+        viewer.rig().find_node(child).unwrap(),
+    );
+    let worlds = &viewer.pose().worlds;
+    let bone = (worlds[c].w_axis - worlds[j].w_axis).truncate().as_dvec3().normalize();
+    (-bone.y).asin().to_degrees()
+}
+
+#[test]
+fn the_retarget_pose_stands_an_a_posed_avatar_in_the_t_pose_of_its_clips() {
+    let Some(corpus) = common::shared_folder("corpus") else {
+        return;
+    };
+    let rigs = corpus.join("rigs");
+    let avatar = common::load_rig(&rigs, "readyplayer.me.glb");
+    let mut viewer = Viewer::new(avatar, Some(rigs.join("readyplayer.me.glb")));
+    viewer.load_clips_from(rigs.join("Michelle.glb"));
+    wait_for_load(&mut viewer);
+    viewer.select_clip(None);
+    let at_rest = droop_degrees(&mut viewer, "LeftArm", "LeftForeArm");
+    assert!(at_rest > 30.0, "Ready Player Me rests in an A-pose: {at_rest}°");
+
+    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Map joints of added clips…").click();
+    harness.run();
+    harness.get_by_label("Show the retarget pose").click();
+    harness.run();
+    let viewer = &mut harness.state_mut().0;
+    assert_eq!(viewer.retarget_pose_shown(), Some(0));
+    // Michelle's T-pose: the upper arm level, as hers is at rest.
+    let michelle = common::load_rig(&rigs, "Michelle.glb");
+    let mut hers = Viewer::new(michelle, None);
+    hers.select_clip(None);
+    let want = droop_degrees(&mut hers, "mixamorig:LeftArm", "mixamorig:LeftForeArm");
+    let got = droop_degrees(viewer, "LeftArm", "LeftForeArm");
+    assert!(want.abs() < 10.0, "Michelle rests in a T-pose: {want}°");
+    assert!(
+        (got - want).abs() < 0.05,
+        "retarget pose {got}° against Michelle's rest {want}°"
+    );
+    let locals = viewer.pose().locals.clone();
+    assert_eq!(locals, viewer.document().retarget_reports[0].retarget_pose);
+
+    harness.get_by_label("Show the retarget pose").click();
+    harness.run();
+    let viewer = &mut harness.state_mut().0;
+    assert_eq!(viewer.retarget_pose_shown(), None);
+    let back = droop_degrees(viewer, "LeftArm", "LeftForeArm");
+    assert!((back - at_rest).abs() < 1e-6, "{back}° against {at_rest}° at rest");
+}

@@ -30,6 +30,9 @@ pub struct PoseInputs<'a> {
     pub morph_overrides: &'a [Vec<Option<f32>>],
     /// Also build dual quaternion palettes (for dual quaternion skinning).
     pub dual_quaternions: bool,
+    /// Locals shown in place of the rest pose when no clip plays (a retarget pose); ignored
+    /// unless there is one per node.
+    pub rest: Option<&'a [Trs]>,
 }
 
 impl PoseInputs<'_> {
@@ -166,6 +169,11 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
     }
     let clip = base_clip.and_then(|c| rig.clips.get(c));
     sample_clip(&rig.nodes, clip, base_time, &mut pose.hints, &mut pose.locals);
+    if clip.is_none()
+        && let Some(rest) = inputs.rest.filter(|r| r.len() == pose.locals.len())
+    {
+        pose.locals.copy_from_slice(rest);
+    }
     morph::sample_morph_weights(rig, base_clip, base_time, &mut pose.morph_weights);
 
     pose.samples.clear();

@@ -51,6 +51,7 @@ impl AnimationStack {
             overrides: &self.overrides,
             morph_overrides: &self.morph_overrides,
             dual_quaternions: false,
+            rest: None,
         }
     }
 

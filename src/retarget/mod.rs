@@ -119,6 +119,8 @@ pub struct RetargetReport {
     /// The hand-made map the joints were matched with (empty when none was kept).
     pub map: JointMap,
     pub clips: Vec<ClipReport>,
+    /// The target's locals in its retarget pose for this source (see [`retarget_pose`]).
+    pub retarget_pose: Vec<Trs>,
 }
 
 impl RetargetReport {
@@ -312,6 +314,19 @@ impl<'a> Skeletons<'a> {
         };
         skeletons.retarget_rotations = skeletons.retarget_pose();
         skeletons
+    }
+
+    /// The target's locals in its retarget pose: its rest with the turns of the alignment.
+    fn retarget_locals(&self) -> Vec<Trs> {
+        (self.target.nodes.iter().enumerate())
+            .map(|(t, node)| {
+                let parent = node.parent.map_or(Quat::IDENTITY, |p| self.retarget_rotations[p]);
+                Trs {
+                    rotation: (parent.conjugate() * self.retarget_rotations[t]).normalize(),
+                    ..node.rest
+                }
+            })
+            .collect()
     }
 
     /// Where a point of the source's rest pose lies relative to `from`, turned as the target faces.
@@ -820,16 +835,7 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
 /// starts from. Translations and scales stay the target's rest.
 pub fn retarget_pose(source: &Rig, target: &Rig, map: &JointMap) -> Vec<Trs> {
     let joints = match_joints(source, target, map);
-    let skeletons = Skeletons::new(source, target, &joints);
-    (target.nodes.iter().enumerate())
-        .map(|(t, node)| {
-            let parent = node.parent.map_or(Quat::IDENTITY, |p| skeletons.retarget_rotations[p]);
-            Trs {
-                rotation: (parent.conjugate() * skeletons.retarget_rotations[t]).normalize(),
-                ..node.rest
-            }
-        })
-        .collect()
+    Skeletons::new(source, target, &joints).retarget_locals()
 }
 
 /// Every clip of `source` carried onto `target`'s skeleton (joints paired by [`match_joints`]
@@ -851,6 +857,7 @@ pub fn retarget_clips(
         map_key: JointMap::key(source, target),
         map: map.clone(),
         clips: reports,
+        retarget_pose: skeletons.retarget_locals(),
     };
     (clips, report)
 }

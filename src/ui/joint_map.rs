@@ -35,6 +35,8 @@ pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut boo
     let loading = viewer.loading().is_some();
     let mut edits = Vec::new();
     let mut apply = false;
+    let shown_pose = viewer.retarget_pose_shown();
+    let mut pose_choice = None;
     egui::Window::new("Joint mapping")
         .open(open)
         .default_width(460.0)
@@ -45,7 +47,16 @@ pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut boo
                 return;
             }
             for (index, table) in tables.iter().enumerate() {
-                ui.push_id(index, |ui| table_ui(ui, table, &mut edits));
+                ui.push_id(index, |ui| {
+                    let mut shown = shown_pose == Some(index);
+                    let toggle = ui.checkbox(&mut shown, "Show the retarget pose").on_hover_text(
+                        "The rig turned bone by bone into this file's rest pose: the pose its clips are carried onto",
+                    );
+                    if toggle.changed() {
+                        pose_choice = Some(shown.then_some(index));
+                    }
+                    table_ui(ui, table, &mut edits)
+                });
                 ui.separator();
             }
             let changed = tables.iter().any(|t| t.changed);
@@ -62,6 +73,13 @@ pub fn joint_map_window(ctx: &egui::Context, viewer: &mut Viewer, open: &mut boo
         });
     for edit in edits {
         viewer.set_joint_pair(&edit.key, &edit.source, edit.target.as_deref());
+    }
+    if let Some(file) = pose_choice {
+        viewer.show_retarget_pose(file);
+    }
+    if !*open && shown_pose.is_some() {
+        // Closing the window plays the clips again.
+        viewer.show_retarget_pose(None);
     }
     if apply {
         viewer.apply_joint_maps();

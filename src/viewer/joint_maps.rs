@@ -71,6 +71,20 @@ impl Viewer {
         }
     }
 
+    /// Shows the rig standing in the retarget pose for clip file `file` (the pose its clips are
+    /// carried onto: the rig turned into that file's rest pose), or plays again with `None`.
+    pub fn show_retarget_pose(&mut self, file: Option<usize>) {
+        if self.retarget_pose_shown != file {
+            self.retarget_pose_shown = file;
+            self.playback.mark_dirty();
+        }
+    }
+
+    /// The clip file whose retarget pose is shown, if any.
+    pub fn retarget_pose_shown(&self) -> Option<usize> {
+        self.retarget_pose_shown
+    }
+
     /// Loads the active document again in the background, its clip files' joints matched with
     /// the pairs kept now.
     pub fn apply_joint_maps(&mut self) {

@@ -81,6 +81,9 @@ pub struct Viewer {
     saving: Option<editing::PendingSave>,
     /// A message for the window to show briefly, taken once ([`Viewer::take_notice`]).
     notice: Option<String>,
+    /// Show the rig standing in the retarget pose of this clip file (its index among the
+    /// document's clip files) instead of playing (see `joint_maps.rs`).
+    retarget_pose_shown: Option<usize>,
 }
 
 impl Viewer {
@@ -104,6 +107,7 @@ impl Viewer {
             against_active: None,
             saving: None,
             notice: None,
+            retarget_pose_shown: None,
         };
         viewer.set_rig(rig, path);
         viewer
@@ -282,7 +286,14 @@ impl Viewer {
     fn refresh(&mut self, cpu_needed: bool) {
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
-        (self.playback).refresh(&document.rig, cpu_needed || self.marks.any() || !repaired.is_empty());
+        let shown_rest = (self.retarget_pose_shown)
+            .and_then(|file| document.retarget_reports.get(file))
+            .map(|report| report.retarget_pose.as_slice());
+        (self.playback).refresh(
+            &document.rig,
+            cpu_needed || self.marks.any() || !repaired.is_empty(),
+            shown_rest,
+        );
         self.playback.refresh_ghosts(&document.rig, &self.view.options.ghosts);
         if self.view.options.bind_skeleton && self.playback.bind_worlds.is_none() {
             self.playback.bind_worlds = Some(crate::motion::rest_pose::bind_pose_worlds(&document.rig));

@@ -110,14 +110,18 @@ impl Playback {
     /// Evaluates the pose when an input changed since the last evaluation, then skins it on
     /// the CPU when that is the path drawn (or `cpu_needed`) and it is not skinned yet.
     /// However often it is called, each runs once per change.
-    pub(super) fn refresh(&mut self, rig: &Rig, cpu_needed: bool) {
+    /// `shown_rest`, when given, is the pose shown in place of the clip (a retarget pose).
+    pub(super) fn refresh(&mut self, rig: &Rig, cpu_needed: bool, shown_rest: Option<&[crate::rig::Trs]>) {
         if self.dirty {
             self.dirty = false;
             self.cpu_skinned = false;
-            let inputs = PoseInputs {
+            let mut inputs = PoseInputs {
                 dual_quaternions: self.method.needs_dual_quats(),
                 ..self.animation.inputs(&self.player)
             };
+            if shown_rest.is_some() {
+                (inputs.clip, inputs.fade, inputs.layers, inputs.rest) = (None, None, &[], shown_rest);
+            }
             let times = evaluate_pose(rig, &inputs, &mut self.pose);
             self.work_done.evaluations += 1;
             self.stage_times.get_or_insert_default().pose = Some(times);
