@@ -197,6 +197,17 @@ fn a_pair_set_from_the_target_side_replaces_the_target_joints_earlier_pair() {
     assert!(viewer.joint_maps.is_empty(), "an empty map is not kept");
 }
 
+/// The main window on `viewer` with File ▸ Map joints of added clips… opened.
+fn joint_mapping_window(viewer: Viewer) -> egui_kittest::Harness<'static, (Viewer, UiState)> {
+    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Map joints of added clips…").click();
+    harness.run();
+    harness
+}
+
 #[test]
 fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -204,12 +215,7 @@ fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.load_clips_from(file);
     wait_for_load(&mut viewer);
-    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
-    harness.run();
-    harness.get_by_label("File").click();
-    harness.run();
-    harness.get_by_label("Map joints of added clips…").click();
-    harness.run();
+    let mut harness = joint_mapping_window(viewer);
     harness.get_by_label(RENAMED.1);
     harness.get_by_label("Unmatched by name: 1 of its joints, 1 of this rig's.");
     harness.get_by_label("Limb directions against the source");
@@ -378,12 +384,7 @@ fn the_retarget_pose_stands_an_a_posed_avatar_in_the_t_pose_of_its_clips() {
     let at_rest = droop_degrees(&mut viewer, "LeftArm", "LeftForeArm");
     assert!(at_rest > 30.0, "Ready Player Me rests in an A-pose: {at_rest}°");
 
-    let mut harness = common::main_window(viewer, 1400.0, 1000.0);
-    harness.run();
-    harness.get_by_label("File").click();
-    harness.run();
-    harness.get_by_label("Map joints of added clips…").click();
-    harness.run();
+    let mut harness = joint_mapping_window(viewer);
     harness.get_by_label("Show the retarget pose").click();
     harness.run();
     let viewer = &mut harness.state_mut().0;
