@@ -3,13 +3,18 @@
 //!
 //! Edits run in a fixed order so that every flag names clips as they are before any rename:
 //! `--add`, `--trim`, `--in-place`, `--resample`, `--drop`, then `--rename`.
+//!
+//! A glTF input is written back through [`save_animations`], which keeps the file's JSON and its
+//! untouched animations as read. An FBX input has no glTF JSON to keep: the imported rig is
+//! written as a new glTF ([`crate::save::write_rig`]: meshes, skins, morph targets, materials,
+//! textures, nodes and every clip encoded anew), so `--out` alone converts it.
 
 use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
 use crate::commands::clips::parse_joint_pair;
 use crate::motion::{MotionOptions, checks::check_one_clip};
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
 use crate::rig::Rig;
-use crate::save::{PlannedAnimation, SaveError, SaveOptions, save_animations};
+use crate::save::{PlannedAnimation, SaveError, SaveOptions, save_animations, write_rig};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,8 +28,15 @@ pub const EXIT_FAILED: u8 = 2;
 
 /// The arguments of `rigscope clips`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(
+    after_help = "An FBX FILE has no glTF to keep: the output is a new glTF of the imported rig (meshes \
+with skins and morph targets, materials and textures, the skeleton and every clip, edited or not), so \
+`rigscope clips FILE.fbx --out FILE.glb` alone converts it (exit 0)."
+)]
 pub struct EditClipsArgs {
-    /// The .gltf, .glb or .vrm file whose clips are edited (it is never written).
+    /// The .gltf, .glb, .vrm or .fbx file whose clips are edited (it is never written). An FBX
+    /// file is written as a new glTF of its meshes, skins, materials, skeleton and clips, so
+    /// `--out` alone converts it.
     pub file: PathBuf,
     /// Carry every clip of SOURCE onto FILE's skeleton (repeatable); a name already taken
     /// becomes `NAME (SOURCE)`.
@@ -166,11 +178,6 @@ enum ClipsCommandError {
     Retarget(#[from] RetargetError),
     #[error(transparent)]
     Edit(#[from] ClipEditError),
-    #[error(
-        "{} is an FBX file: writing an FBX rig as glTF is not supported yet (convert it with another tool first)",
-        path.display()
-    )]
-    FbxInput { path: PathBuf },
     #[error(transparent)]
     Save(#[from] SaveError),
 }
@@ -247,11 +254,7 @@ pub fn edit_clips_command(args: &EditClipsArgs) -> ExitCode {
 
 fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsCommandError> {
     let rig = load(&args.file)?;
-    if is_fbx_file(&args.file) {
-        return Err(ClipsCommandError::FbxInput {
-            path: args.file.clone(),
-        });
-    }
+    let fbx = is_fbx_file(&args.file);
     let mut edited = EditedClips::new(rig);
     let say = |line: String| {
         if args.json {
@@ -260,6 +263,14 @@ fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsComman
             println!("{line}");
         }
     };
+    if fbx {
+        // No glTF animation to keep as read: every clip is encoded from the imported rig.
+        edited.origins.fill(Origin::Encoded);
+        say(format!(
+            "{} is an FBX file: the output is a new glTF written from the imported rig",
+            args.file.display()
+        ));
+    }
 
     let pairs = JointMap {
         by_hand: args.map_joint.iter().cloned().collect(),
@@ -347,7 +358,8 @@ fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsComman
         say(format!("clip '{old}': renamed '{new}'"));
     }
 
-    report.changed = !edited.is_unchanged();
+    // An FBX input always has something to write: the rig itself, as glTF.
+    report.changed = fbx || !edited.is_unchanged();
     if !report.changed {
         say(format!("{}: nothing changed; nothing written", args.file.display()));
         return Ok(EXIT_UNCHANGED);
@@ -356,7 +368,14 @@ fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsComman
         say("dry run: nothing written".to_owned());
         return Ok(EXIT_WRITTEN);
     };
-    let saved = save_animations(&args.file, out, &edited.rig, &edited.plan(), SaveOptions::default())?;
+    let saved = if fbx {
+        let mut inputs = vec![args.file.clone()];
+        inputs.extend(args.add.iter().cloned());
+        let generator = format!("Rigscope clips, from {}", edited.rig.name);
+        write_rig(&edited.rig, out, &inputs, &generator)?
+    } else {
+        save_animations(&args.file, out, &edited.rig, &edited.plan(), SaveOptions::default())?
+    };
     for note in &saved.notes {
         say(format!("note: {note}"));
     }

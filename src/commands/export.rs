@@ -18,7 +18,9 @@
 
 use crate::anim::PoseBuffers;
 use crate::anim::morph::{apply_morph, is_morphed};
-use crate::rig::{AlphaMode, Material, Rig};
+use crate::rig::{Material, Rig};
+use crate::save::new_gltf::{Chunk, Materials, gltf_files, png_bytes, write_files};
+use crate::save::{OutputFormat, SaveError, same_file};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, normal_matrix};
 use crate::viewer::Viewer;
 use glam::{Vec2, Vec3, Vec4};
@@ -394,56 +396,13 @@ pub fn write_pose(
             return Err(ExportError::WouldOverwriteInput(path.clone()));
         }
     }
-    write_all(&files)?;
+    write_files(&files).map_err(|e| write_error(out, e))?;
     Ok(Exported {
         written: files.into_iter().map(|(path, _)| path).collect(),
         primitives: posed.len(),
         vertices: posed.iter().map(|p| p.positions.len()).sum(),
         triangles: posed.iter().map(|p| p.indices.len() / 3).sum(),
     })
-}
-
-/// Whether `a` and `b` name the same existing file (through links and `..`).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// Writes every file to a temporary file beside it, then renames them all into place, so that
-/// a failure leaves no partial file (and, before the renames, no file at all).
-fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), ExportError> {
-    use std::io::Write as _;
-    let mut temps = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        let failed = |e: &dyn std::fmt::Display| ExportError::Write {
-            path: path.clone(),
-            message: e.to_string(),
-        };
-        let folder = crate::save::folder_of(path);
-        let mut temp = crate::save::temp_file_in(&folder, ".rigscope-export-").map_err(|e| match folder.is_dir() {
-            true => failed(&e),
-            false => failed(&format_args!("there is no folder {}", folder.display())),
-        })?;
-        temp.write_all(bytes).map_err(|e| failed(&e))?;
-        temp.as_file().sync_all().map_err(|e| failed(&e))?;
-        temps.push(temp);
-    }
-    let mut written: Vec<&Path> = Vec::new();
-    for ((path, _), temp) in files.iter().zip(temps) {
-        if let Err(e) = temp.persist(path) {
-            for done in written {
-                let _ = std::fs::remove_file(done);
-            }
-            return Err(ExportError::Write {
-                path: path.clone(),
-                message: e.error.to_string(),
-            });
-        }
-        written.push(path);
-    }
-    Ok(())
 }
 
 /// A name OBJ and MTL readers take as one word: whitespace and `#` (a comment) become `_`.
@@ -541,76 +500,6 @@ fn obj_files(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
     all
 }
 
-/// `texture` encoded as PNG; `None` for an image without pixels (which nothing could show).
-fn png_bytes(texture: &crate::rig::Texture) -> Option<Vec<u8>> {
-    let image = image::RgbaImage::from_raw(texture.width, texture.height, texture.rgba8.clone())?;
-    if texture.width == 0 || texture.height == 0 {
-        return None;
-    }
-    let mut png = Vec::new();
-    image
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .ok()?;
-    Some(png)
-}
-
-/// The binary chunk of a GLB being built, with the buffer views and accessors that describe it.
-#[derive(Default)]
-struct Chunk {
-    bytes: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-/// glTF's component type and buffer view targets.
-const FLOAT: u32 = 5126;
-const UNSIGNED_INT: u32 = 5125;
-const ARRAY_BUFFER: u32 = 34962;
-const ELEMENT_ARRAY_BUFFER: u32 = 34963;
-
-impl Chunk {
-    /// Appends `data` as a buffer view (4-byte aligned, as every accessor here needs).
-    fn view(&mut self, data: &[u8], target: Option<u32>) -> usize {
-        self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
-        let mut view = json!({ "buffer": 0, "byteOffset": self.bytes.len(), "byteLength": data.len() });
-        if let Some(target) = target {
-            view["target"] = json!(target);
-        }
-        self.bytes.extend_from_slice(data);
-        self.views.push(view);
-        self.views.len() - 1
-    }
-
-    /// An accessor of `N`-component float vectors, with their exact bounds (the validator
-    /// checks them, and readers frame and cull by them).
-    fn floats<const N: usize>(&mut self, items: &[[f32; N]], kind: &str) -> usize {
-        let mut min = [f32::INFINITY; N];
-        let mut max = [f32::NEG_INFINITY; N];
-        for item in items {
-            for c in 0..N {
-                min[c] = min[c].min(item[c]);
-                max[c] = max[c].max(item[c]);
-            }
-        }
-        let view = self.view(bytemuck::cast_slice(items), Some(ARRAY_BUFFER));
-        self.accessors.push(json!({
-            "bufferView": view, "componentType": FLOAT, "count": items.len(), "type": kind,
-            "min": min.to_vec(), "max": max.to_vec(),
-        }));
-        self.accessors.len() - 1
-    }
-
-    fn indices(&mut self, indices: &[u32]) -> usize {
-        let (min, max) = (indices.iter().min(), indices.iter().max());
-        let view = self.view(bytemuck::cast_slice(indices), Some(ELEMENT_ARRAY_BUFFER));
-        self.accessors.push(json!({
-            "bufferView": view, "componentType": UNSIGNED_INT, "count": indices.len(), "type": "SCALAR",
-            "min": [min], "max": [max],
-        }));
-        self.accessors.len() - 1
-    }
-}
-
 /// A GLB of `posed`: a node and a mesh of one primitive for each, unskinned; the rig's
 /// materials in their order, with the base colour textures they use embedded as PNG.
 fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path) -> Result<Vec<u8>, ExportError> {
@@ -620,16 +509,16 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
         let positions: Vec<[f32; 3]> = primitive.positions.iter().map(|v| v.to_array()).collect();
         let normals: Vec<[f32; 3]> = primitive.normals.iter().map(|v| v.to_array()).collect();
         let mut attributes = json!({
-            "POSITION": chunk.floats(&positions, "VEC3"),
-            "NORMAL": chunk.floats(&normals, "VEC3"),
+            "POSITION": chunk.floats(&positions),
+            "NORMAL": chunk.floats(&normals),
         });
         if !primitive.uvs.is_empty() {
             let uvs: Vec<[f32; 2]> = primitive.uvs.iter().map(|v| v.to_array()).collect();
-            attributes["TEXCOORD_0"] = json!(chunk.floats(&uvs, "VEC2"));
+            attributes["TEXCOORD_0"] = json!(chunk.floats(&uvs));
         }
         if !primitive.colors.is_empty() {
             let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
-            attributes["COLOR_0"] = json!(chunk.floats(&colors, "VEC4"));
+            attributes["COLOR_0"] = json!(chunk.floats(&colors));
         }
         let mut gltf_primitive = json!({ "attributes": attributes, "indices": chunk.indices(&primitive.indices) });
         if let Some(material) = primitive.material {
@@ -637,75 +526,6 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
         }
         meshes.push(json!({ "name": primitive.name, "primitives": [gltf_primitive] }));
     }
-
-    // Only the textures a material shows are written (the validator flags unused ones), each
-    // once, renumbered in the order the materials name them.
-    let mut texture_slots: Vec<usize> = Vec::new();
-    let (mut images, mut textures) = (Vec::new(), Vec::new());
-    let mut extensions_used: Vec<&str> = Vec::new();
-    let mut materials = Vec::new();
-    for material in &rig.materials {
-        let mut pbr = json!({
-            "baseColorFactor": material.base_color.to_array().map(|c| c.clamp(0.0, 1.0)),
-            // The rig keeps no metalness or roughness and the viewer shades as a rough
-            // dielectric; glTF's default (metallicFactor 1) would show a dark metal elsewhere.
-            "metallicFactor": 0.0,
-            "roughnessFactor": 1.0,
-        });
-        let texture = material
-            .base_color_texture
-            .and_then(|t| Some((t, rig.textures.get(t)?)));
-        if let Some((t, texture)) = texture {
-            let slot = match texture_slots.iter().position(|&s| s == t) {
-                Some(slot) => Some(slot),
-                None => png_bytes(texture).map(|png| {
-                    let view = chunk.view(&png, None);
-                    let mut image = json!({ "bufferView": view, "mimeType": "image/png" });
-                    if !texture.name.is_empty() {
-                        image["name"] = json!(texture.name);
-                    }
-                    images.push(image);
-                    textures.push(json!({ "source": images.len() - 1 }));
-                    texture_slots.push(t);
-                    texture_slots.len() - 1
-                }),
-            };
-            if let Some(slot) = slot {
-                // The texture coordinates written are the set the texture reads, transformed.
-                pbr["baseColorTexture"] = json!({ "index": slot });
-            }
-        }
-        let mut out_material = json!({ "name": material.name, "pbrMetallicRoughness": pbr });
-        if material.double_sided {
-            out_material["doubleSided"] = json!(true);
-        }
-        match material.alpha_mode {
-            AlphaMode::Opaque => {}
-            AlphaMode::Mask => {
-                out_material["alphaMode"] = json!("MASK");
-                out_material["alphaCutoff"] = json!(material.alpha_cutoff.max(0.0));
-            }
-            AlphaMode::Blend => out_material["alphaMode"] = json!("BLEND"),
-        }
-        // The rig keeps emission as factor × strength: above 1 it needs the strength back.
-        let strength = material.emissive.max_element();
-        if strength > 0.0 {
-            let scale = strength.max(1.0);
-            out_material["emissiveFactor"] = json!((material.emissive / scale).to_array());
-            if scale > 1.0 {
-                out_material["extensions"]["KHR_materials_emissive_strength"] = json!({ "emissiveStrength": scale });
-                extensions_used.push("KHR_materials_emissive_strength");
-            }
-        }
-        if material.unlit {
-            out_material["extensions"]["KHR_materials_unlit"] = json!({});
-            extensions_used.push("KHR_materials_unlit");
-        }
-        materials.push(out_material);
-    }
-    extensions_used.sort_unstable();
-    extensions_used.dedup();
-
     let nodes: Vec<Value> = (posed.iter().enumerate())
         .map(|(m, p)| json!({ "name": p.name, "mesh": m }))
         .collect();
@@ -715,23 +535,28 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
         "scenes": [{ "name": out.file_stem().map(|s| s.to_string_lossy()), "nodes": (0..posed.len()).collect::<Vec<_>>() }],
         "nodes": nodes,
         "meshes": meshes,
-        "accessors": chunk.accessors,
-        "bufferViews": chunk.views,
-        "buffers": [{ "byteLength": chunk.bytes.len() }],
     });
-    for (key, list) in [("materials", materials), ("images", images), ("textures", textures)] {
-        if !list.is_empty() {
-            document[key] = Value::Array(list);
-        }
+    Materials::of(rig, &mut chunk).add_to(&mut document);
+    let files = gltf_files(document, chunk, out, OutputFormat::Glb).map_err(|e| write_error(out, e))?;
+    Ok(files
+        .into_iter()
+        .map(|(_, bytes)| bytes)
+        .next_back()
+        .unwrap_or_default())
+}
+
+/// A save error while writing `path`, as the export reports it.
+fn write_error(path: &Path, error: SaveError) -> ExportError {
+    match error {
+        SaveError::Write { path, source } => ExportError::Write {
+            path,
+            message: source.to_string(),
+        },
+        other => ExportError::Write {
+            path: path.to_owned(),
+            message: other.to_string(),
+        },
     }
-    if !extensions_used.is_empty() {
-        document["extensionsUsed"] = json!(extensions_used);
-    }
-    let json = serde_json::to_vec(&document).map_err(|e| ExportError::Write {
-        path: out.to_owned(),
-        message: e.to_string(),
-    })?;
-    Ok(crate::rig::glb_container(&json, Some(&chunk.bytes)))
 }
 
 #[cfg(test)]

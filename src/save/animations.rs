@@ -168,117 +168,45 @@ impl Edited {
 
     /// Rig clip `clip` as a glTF animation, its data in a new buffer view.
     fn encode_clip(&mut self, rig: &Rig, clip: usize) -> Result<Value, SaveError> {
-        let source = rig.clips.get(clip).ok_or(SaveError::NoClip {
-            clip,
-            count: rig.clips.len(),
-        })?;
-        let problem = |problem: ClipProblem| SaveError::Clip {
-            clip,
-            name: source.name.clone(),
-            problem,
-        };
-        let morphs: Vec<&MorphChannel> = rig.morphs.channels.iter().filter(|m| m.clip == clip).collect();
-        if source.channels.is_empty() && morphs.is_empty() {
-            return Err(problem(ClipProblem::NoChannels));
-        }
         let nodes = NodeMap::new(rig, self.json())?;
-        let mut data = ClipData::default();
-        let mut samplers = Vec::new();
-        let mut channels = Vec::new();
-        let mut targets: HashMap<(usize, &'static str), ChannelRef> = HashMap::new();
-        let mut add = |channel: ChannelRef,
-                       node: usize,
-                       path: &'static str,
-                       interpolation: Interpolation,
-                       input: usize,
-                       output: usize|
-         -> Result<(), SaveError> {
-            let gltf_node = nodes.gltf(node).ok_or(problem(ClipProblem::NoNode { channel, node }))?;
-            if let Some(&first) = targets.get(&(node, path)) {
-                return Err(problem(ClipProblem::SameTarget {
-                    first,
-                    second: channel,
-                    node,
-                    path,
-                }));
-            }
-            targets.insert((node, path), channel);
-            channels.push(json!({
-                "sampler": samplers.len(),
-                "target": { "node": gltf_node, "path": path },
-            }));
-            samplers.push(json!({
-                "input": input,
-                "output": output,
-                "interpolation": interpolation_name(interpolation),
-            }));
-            Ok(())
-        };
-        for (k, channel) in source.channels.iter().enumerate() {
-            let id = ChannelRef::Node(k);
-            let per_key = keys_per_time(channel.interpolation);
-            check_times(&channel.times, id).map_err(problem)?;
-            check_count(
-                channel.times.len() * per_key,
-                channel.values.len(),
-                channel.times.len(),
-                id,
-            )
-            .map_err(problem)?;
-            let components = match channel.property {
-                Property::Rotation => 4,
-                Property::Translation | Property::Scale => 3,
-            };
-            let values: Vec<f32> = channel
-                .values
-                .iter()
-                .flat_map(|v| Vec4::to_array(v).into_iter().take(components))
-                .collect();
-            check_finite(&values, components, id).map_err(problem)?;
-            if channel.property == Property::Rotation {
-                check_unit(&channel.values, per_key, id).map_err(problem)?;
-            }
-            let input = data.times(&channel.times);
-            let output = data.floats(&values, components);
-            let path = match channel.property {
-                Property::Translation => "translation",
-                Property::Rotation => "rotation",
-                Property::Scale => "scale",
-            };
-            add(id, channel.node, path, channel.interpolation, input, output)?;
-        }
-        for (k, channel) in morphs.iter().enumerate() {
-            let id = ChannelRef::Weights(k);
-            let per_key = keys_per_time(channel.interpolation);
-            check_times(&channel.times, id).map_err(problem)?;
-            let expected = channel.times.len() * per_key * channel.targets;
-            check_count(expected, channel.values.len(), channel.times.len(), id).map_err(problem)?;
-            check_finite(&channel.values, 1, id).map_err(problem)?;
-            let gltf_node = nodes.gltf(channel.node).ok_or(problem(ClipProblem::NoNode {
-                channel: id,
-                node: channel.node,
-            }))?;
-            let mesh_targets = morph_target_count(self.json(), gltf_node)?;
-            if mesh_targets != channel.targets || mesh_targets == 0 {
-                return Err(problem(ClipProblem::MorphTargets {
-                    channel: id,
-                    node: channel.node,
-                    channel_targets: channel.targets,
-                    mesh_targets,
-                }));
-            }
-            let input = data.times(&channel.times);
-            let output = data.floats(&channel.values, 1);
-            add(id, channel.node, "weights", channel.interpolation, input, output)?;
-        }
-
-        let view = self.add_view(&data.bytes, None)?;
+        let json = self.json();
+        let encoded = encode_clip(
+            rig,
+            clip,
+            |node| nodes.gltf(node),
+            |node| morph_target_count(json, node),
+        )?;
+        let view = self.add_view(&encoded.bytes, None)?;
         let accessors = super::document::array_mut(self.json_mut(), "accessors")?;
         let first = accessors.len();
-        accessors.extend(data.accessors.into_iter().map(|mut accessor| {
-            accessor["bufferView"] = view.into();
-            accessor
-        }));
+        let (animation, new_accessors) = encoded.placed(view, first);
+        accessors.extend(new_accessors);
+        Ok(animation)
+    }
+}
+
+/// A clip encoded as a glTF animation whose data is not yet in a buffer: the bytes of its one
+/// buffer view, its accessors (without `bufferView`, offsets within those bytes), and channels
+/// and samplers whose accessor indices count from the clip's first accessor.
+pub(super) struct EncodedClip {
+    name: String,
+    pub(super) bytes: Vec<u8>,
+    accessors: Vec<Value>,
+    channels: Vec<Value>,
+    samplers: Vec<Value>,
+}
+
+impl EncodedClip {
+    /// The animation and its accessors once the bytes are buffer view `view` and the accessors
+    /// start at index `first` of the document's.
+    pub(super) fn placed(self, view: usize, first: usize) -> (Value, Vec<Value>) {
+        let accessors = (self.accessors.into_iter())
+            .map(|mut accessor| {
+                accessor["bufferView"] = view.into();
+                accessor
+            })
+            .collect();
+        let mut samplers = self.samplers;
         for sampler in &mut samplers {
             for key in ["input", "output"] {
                 let local = sampler[key].as_u64().unwrap_or(0) as usize;
@@ -286,11 +214,132 @@ impl Edited {
             }
         }
         let mut animation = Map::new();
-        animation.insert("name".into(), source.name.clone().into());
-        animation.insert("channels".into(), channels.into());
+        animation.insert("name".into(), self.name.into());
+        animation.insert("channels".into(), self.channels.into());
         animation.insert("samplers".into(), samplers.into());
-        Ok(Value::Object(animation))
+        (Value::Object(animation), accessors)
     }
+}
+
+/// Rig clip `clip` (with its morph weight channels) checked and encoded for a glTF document in
+/// which rig node `n` is glTF node `gltf_node(n)` and glTF node `g`'s mesh has
+/// `mesh_targets(g)` morph targets: both the writer that edits a file and the one that writes a
+/// rig anew go through here.
+pub(super) fn encode_clip(
+    rig: &Rig,
+    clip: usize,
+    gltf_node: impl Fn(usize) -> Option<usize>,
+    mesh_targets: impl Fn(usize) -> Result<usize, SaveError>,
+) -> Result<EncodedClip, SaveError> {
+    let source = rig.clips.get(clip).ok_or(SaveError::NoClip {
+        clip,
+        count: rig.clips.len(),
+    })?;
+    let problem = |problem: ClipProblem| SaveError::Clip {
+        clip,
+        name: source.name.clone(),
+        problem,
+    };
+    let morphs: Vec<&MorphChannel> = rig.morphs.channels.iter().filter(|m| m.clip == clip).collect();
+    if source.channels.is_empty() && morphs.is_empty() {
+        return Err(problem(ClipProblem::NoChannels));
+    }
+    let mut data = ClipData::default();
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    let mut targets: HashMap<(usize, &'static str), ChannelRef> = HashMap::new();
+    let mut add = |channel: ChannelRef,
+                   node: usize,
+                   path: &'static str,
+                   interpolation: Interpolation,
+                   input: usize,
+                   output: usize|
+     -> Result<(), SaveError> {
+        let gltf_node = gltf_node(node).ok_or(problem(ClipProblem::NoNode { channel, node }))?;
+        if let Some(&first) = targets.get(&(node, path)) {
+            return Err(problem(ClipProblem::SameTarget {
+                first,
+                second: channel,
+                node,
+                path,
+            }));
+        }
+        targets.insert((node, path), channel);
+        channels.push(json!({
+            "sampler": samplers.len(),
+            "target": { "node": gltf_node, "path": path },
+        }));
+        samplers.push(json!({
+            "input": input,
+            "output": output,
+            "interpolation": interpolation_name(interpolation),
+        }));
+        Ok(())
+    };
+    for (k, channel) in source.channels.iter().enumerate() {
+        let id = ChannelRef::Node(k);
+        let per_key = keys_per_time(channel.interpolation);
+        check_times(&channel.times, id).map_err(problem)?;
+        check_count(
+            channel.times.len() * per_key,
+            channel.values.len(),
+            channel.times.len(),
+            id,
+        )
+        .map_err(problem)?;
+        let components = match channel.property {
+            Property::Rotation => 4,
+            Property::Translation | Property::Scale => 3,
+        };
+        let values: Vec<f32> = channel
+            .values
+            .iter()
+            .flat_map(|v| Vec4::to_array(v).into_iter().take(components))
+            .collect();
+        check_finite(&values, components, id).map_err(problem)?;
+        if channel.property == Property::Rotation {
+            check_unit(&channel.values, per_key, id).map_err(problem)?;
+        }
+        let input = data.times(&channel.times);
+        let output = data.floats(&values, components);
+        let path = match channel.property {
+            Property::Translation => "translation",
+            Property::Rotation => "rotation",
+            Property::Scale => "scale",
+        };
+        add(id, channel.node, path, channel.interpolation, input, output)?;
+    }
+    for (k, channel) in morphs.iter().enumerate() {
+        let id = ChannelRef::Weights(k);
+        let per_key = keys_per_time(channel.interpolation);
+        check_times(&channel.times, id).map_err(problem)?;
+        let expected = channel.times.len() * per_key * channel.targets;
+        check_count(expected, channel.values.len(), channel.times.len(), id).map_err(problem)?;
+        check_finite(&channel.values, 1, id).map_err(problem)?;
+        let node = gltf_node(channel.node).ok_or(problem(ClipProblem::NoNode {
+            channel: id,
+            node: channel.node,
+        }))?;
+        let mesh_targets = mesh_targets(node)?;
+        if mesh_targets != channel.targets || mesh_targets == 0 {
+            return Err(problem(ClipProblem::MorphTargets {
+                channel: id,
+                node: channel.node,
+                channel_targets: channel.targets,
+                mesh_targets,
+            }));
+        }
+        let input = data.times(&channel.times);
+        let output = data.floats(&channel.values, 1);
+        add(id, channel.node, "weights", channel.interpolation, input, output)?;
+    }
+    Ok(EncodedClip {
+        name: source.name.clone(),
+        bytes: data.bytes,
+        accessors: data.accessors,
+        channels,
+        samplers,
+    })
 }
 
 /// The glTF index of each rig node, checked against the document's nodes.

@@ -20,9 +20,11 @@ mod animations;
 mod document;
 mod encode;
 mod json_text;
+pub mod new_gltf;
 mod quantize;
 
 pub use animations::{ChannelRef, ClipProblem, PlannedAnimation};
+pub use new_gltf::write_rig;
 pub use quantize::{quantize_weights_u8, quantize_weights_u16};
 
 use crate::rig::{FileError, GlbError, Influences, Rig};
@@ -46,6 +48,8 @@ pub enum SaveError {
     RigMismatch(String),
     #[error("{} is an FBX file, which Rigscope reads but does not write: repairs are saved into glTF files", path.display())]
     FbxInput { path: PathBuf },
+    #[error("the rig's {what} cannot be written as glTF: {problem}")]
+    RigData { what: String, problem: String },
     #[error("the file's {what} is not what a glTF file holds there: {problem}")]
     Malformed { what: String, problem: String },
     #[error("mesh {mesh} primitive {primitive}, {attribute}: {problem}")]
@@ -382,7 +386,8 @@ pub(crate) fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+/// Whether `a` and `b` name the same existing file (through links and `..`).
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
