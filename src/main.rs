@@ -192,8 +192,9 @@ enum Command {
     /// needed it, 2 when the file cannot be loaded or the output cannot be written.
     Fix(rigscope::commands::fix::FixArgs),
     /// Carry other files' clips onto a rig and edit its clips (in place, trim, resample, rename,
-    /// drop), writing a new .glb or .gltf that keeps everything else. Exits with 0 when written,
-    /// 1 when nothing changed, 2 on a bad argument or a file that cannot be read or written.
+    /// drop), writing a new .glb or .gltf that keeps everything else; an FBX rig is written
+    /// whole as a new glTF. Exits with 0 when written, 1 when nothing changed, 2 on a bad
+    /// argument or a file that cannot be read or written.
     Clips(rigscope::commands::edit_clips::EditClipsArgs),
     /// Compare two files of the same rig: joints, bind and rest poses, vertices and weights
     /// (matched by bind position), clips (world-space joint error over the whole clip),

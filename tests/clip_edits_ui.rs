@@ -11,7 +11,7 @@ use glam::Vec4;
 use rigscope::anim::clip_edit;
 use rigscope::anim::sample_channel;
 use rigscope::rig::{Clip, Property, Rig, load_file};
-use rigscope::viewer::{DocumentSaveError, Viewer};
+use rigscope::viewer::Viewer;
 
 type Harness<'a> = egui_kittest::Harness<'a, (Viewer, rigscope::ui::UiState)>;
 
@@ -185,7 +185,7 @@ fn rename_trim_drop_undo_and_save_write_what_the_list_shows() {
 }
 
 #[test]
-fn a_failed_save_is_shown_and_an_fbx_document_cannot_be_saved() {
+fn a_failed_save_is_shown_and_an_fbx_document_is_saved_as_a_new_gltf() {
     let Some(rigs) = common::shared_rigs() else { return };
     let input = rigs.join("Fox.glb");
     let mut viewer = Viewer::new(load_file(&input).unwrap(), Some(input.clone()));
@@ -201,13 +201,21 @@ fn a_failed_save_is_shown_and_an_fbx_document_cannot_be_saved() {
     assert_eq!(viewer.rig().clips.len(), 2, "the document keeps its edits");
 
     let fbx = rigs.join("fbx/animation_with_skeleton.fbx");
-    let mut viewer = Viewer::new(load_file(&fbx).unwrap(), Some(fbx.clone()));
-    let out = std::env::temp_dir().join("never-written.glb");
-    assert!(matches!(viewer.save_as(&out), Err(DocumentSaveError::Fbx { .. })));
-    assert!(!out.exists());
+    let viewer = Viewer::new(load_file(&fbx).unwrap(), Some(fbx.clone()));
+    let clips: Vec<String> = viewer.rig().clips.iter().map(|c| c.name.clone()).collect();
     let mut harness = common::main_window(viewer, 1400.0, 1000.0);
     harness.run();
     click(&mut harness, "File");
     let item = harness.get_by_label("Save as…");
-    assert!(item.accesskit_node().is_disabled(), "Save as… is off for FBX");
+    assert!(!item.accesskit_node().is_disabled(), "Save as… is on for FBX");
+    let out = common::temp_dir("fbx-save-as").join("animation_with_skeleton.glb");
+    harness
+        .state_mut()
+        .0
+        .save_as(&out)
+        .expect("an FBX rig is written as glTF");
+    let written = load_file(&out).expect("the glTF written loads");
+    let names: Vec<String> = written.clips.iter().map(|c| c.name.clone()).collect();
+    assert_eq!(names, clips);
+    assert_eq!(written.skins.len(), load_file(&fbx).unwrap().skins.len());
 }

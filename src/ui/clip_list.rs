@@ -4,7 +4,7 @@
 //! (Edit ▸ Undo, Ctrl+Z; Redo, Ctrl+Shift+Z or Ctrl+Y). File ▸ Save as… writes the edited file.
 
 use super::{UiAction, UiState};
-use crate::viewer::{ClipEdit, FBX_HINT, Viewer, is_fbx_path};
+use crate::viewer::{ClipEdit, Viewer};
 use egui::{Key, KeyboardShortcut, Modifiers};
 use std::path::{Path, PathBuf};
 
@@ -235,12 +235,12 @@ pub fn run_undo_keys(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState) {
     }
 }
 
-/// File ▸ Save as…: enabled for a glTF document, with why not otherwise.
+/// File ▸ Save as…: enabled for a document read from a file (an FBX one is written as a new
+/// glTF), with why not otherwise.
 pub fn save_as_item(ui: &mut egui::Ui, viewer: &Viewer, actions: &mut Vec<UiAction>) {
     let path = viewer.document().path.as_deref();
     let why_not = match path {
         None => Some("The demo rig has no file to save a copy of".to_owned()),
-        Some(p) if is_fbx_path(p) => Some(FBX_HINT.to_owned()),
         Some(_) if viewer.saving().is_some() => Some("A save is running".to_owned()),
         Some(_) => None,
     };

@@ -30,8 +30,6 @@ pub enum ClipListError {
 pub enum DocumentSaveError {
     #[error("the demo rig has no file to save a copy of")]
     NoFile,
-    #[error("{} is an FBX file, which Rigscope reads but does not write; {FBX_HINT}", path.display())]
-    Fbx { path: PathBuf },
     #[error("a save is already running")]
     Busy,
     /// The repaired weights are saved from the Repair window; this save writes clip edits, and
@@ -46,8 +44,6 @@ pub enum DocumentSaveError {
 
 /// Why an FBX document has no Save as…, and what does carry its clips into glTF (`rigscope
 /// clips` refuses an FBX rig as the file written from, but takes one as a source of clips).
-pub const FBX_HINT: &str = "FBX is read-only: an FBX rig cannot be written as glTF yet; its clips can be carried \
-                            onto a glTF rig of the same skeleton with `rigscope clips RIG.glb --add FILE.fbx --out OUT.glb`";
 
 /// A save running on a thread of its own.
 pub(super) struct PendingSave {
@@ -159,9 +155,6 @@ impl Viewer {
         }
         let document = self.document();
         let input = document.path.clone().ok_or(DocumentSaveError::NoFile)?;
-        if is_fbx_path(&input) {
-            return Err(DocumentSaveError::Fbx { path: input });
-        }
         if self.previewed_repair().is_some() {
             return Err(DocumentSaveError::RepairPreviewed);
         }
@@ -169,7 +162,16 @@ impl Viewer {
         let plan = document.clip_edits.plan(&rig);
         let generation = document.generation;
         let destination = output.to_owned();
-        let write = move || crate::save::save_animations(&input, &destination, &rig, &plan, SaveOptions::default());
+        // An FBX rig has no glTF to edit: the whole rig is written as a new one, its clips as
+        // they are now.
+        let write = move || {
+            if is_fbx_path(&input) {
+                let generator = format!("Rigscope, from {}", rig.name);
+                crate::save::write_rig(&rig, &destination, std::slice::from_ref(&input), &generator)
+            } else {
+                crate::save::save_animations(&input, &destination, &rig, &plan, SaveOptions::default())
+            }
+        };
         if self.background_checks {
             self.saving = Some(PendingSave {
                 output: output.to_owned(),

@@ -12,7 +12,7 @@ pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin, UNDO_DEPTH};
 pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
-pub use editing::{ClipListError, DocumentSaveError, FBX_HINT, is_fbx_path, suggested_save_name};
+pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
