@@ -42,9 +42,6 @@ pub enum DocumentSaveError {
     Stopped(String),
 }
 
-/// Why an FBX document has no Save as…, and what does carry its clips into glTF (`rigscope
-/// clips` refuses an FBX rig as the file written from, but takes one as a source of clips).
-
 /// A save running on a thread of its own.
 pub(super) struct PendingSave {
     output: PathBuf,
