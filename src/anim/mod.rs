@@ -12,6 +12,8 @@ pub mod clip_edit;
 mod crossfade;
 pub mod dual_quat;
 pub mod ghosts;
+pub mod gizmo;
+pub mod ik;
 pub mod layers;
 pub mod morph;
 mod player;

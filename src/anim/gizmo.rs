@@ -1,0 +1,510 @@
+//! The math of posing by hand with the mouse: the rotation gizmo's rings (hit, pick, drag, snap), the axes
+//! they turn about, and picking a bone drawn on screen. Plain functions of rays and points; the viewer turns
+//! the cursor into a ray and the angle into a joint rotation.
+
+use glam::{Quat, Vec2, Vec3};
+
+/// `|cos|` between a ray and a ring's axis under which the ring is seen (nearly) edge-on: its plane is hit
+/// far away or not at all, and small cursor moves swing the hit wildly, so the ring is treated as the line
+/// it looks like instead (about 6°).
+pub const EDGE_ON_COSINE: f32 = 0.1;
+
+/// Radius of the view ring relative to the axis rings: drawn just outside them so it can be grabbed.
+pub const VIEW_RING_SCALE: f32 = 1.2;
+
+/// Snapping step while Ctrl is held.
+pub const SNAP_STEP_RADIANS: f32 = 5.0 * std::f32::consts::PI / 180.0;
+
+/// A half-line; `direction` should be unit length so that hit distances are distances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ray {
+    pub origin: Vec3,
+    pub direction: Vec3,
+}
+
+/// A circle the user drags to rotate about `axis` (unit).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ring {
+    pub center: Vec3,
+    pub axis: Vec3,
+    pub radius: f32,
+}
+
+/// Two unit vectors spanning the plane perpendicular to `axis` (unit), with `u × v = axis`; angles on a ring
+/// are measured from `u` towards `v`. The seed is world X unless the axis is close to it, so a ring about Z
+/// measures from X towards Y, a ring about X from Y towards Z.
+pub fn ring_basis(axis: Vec3) -> (Vec3, Vec3) {
+    let seed = if axis.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+    let u = (seed - axis * seed.dot(axis)).normalize();
+    (u, axis.cross(u))
+}
+
+fn angle_in_plane(axis: Vec3, offset: Vec3) -> f32 {
+    let (u, v) = ring_basis(axis);
+    offset.dot(v).atan2(offset.dot(u))
+}
+
+/// Distance along the ray to where it crosses the plane, if it does so in front of its origin.
+pub fn ray_plane_hit(ray_origin: Vec3, ray_dir: Vec3, plane_point: Vec3, plane_normal: Vec3) -> Option<f32> {
+    let approach = ray_dir.dot(plane_normal);
+    if approach.abs() <= f32::EPSILON {
+        return None;
+    }
+    let distance = (plane_point - ray_origin).dot(plane_normal) / approach;
+    (distance >= 0.0).then_some(distance)
+}
+
+/// Where the ray grabs the ring, if it passes within `tolerance` of it: the distance along the ray and the
+/// angle on the ring (see [`ring_basis`]).
+///
+/// Seen from the front, "within tolerance" means the plane hit is within `tolerance` of the circle. Seen
+/// edge-on the ring is a line on screen: the ray, flattened into the ring's plane, must cross the circle
+/// (or pass within tolerance of it) at a point the ray passes within `tolerance` of, and the nearest such
+/// crossing wins.
+pub fn ray_ring_hit(
+    ray_origin: Vec3,
+    ray_dir: Vec3,
+    ring_center: Vec3,
+    ring_axis: Vec3,
+    radius: f32,
+    tolerance: f32,
+) -> Option<(f32, f32)> {
+    if ray_dir.dot(ring_axis).abs() >= EDGE_ON_COSINE {
+        let distance = ray_plane_hit(ray_origin, ray_dir, ring_center, ring_axis)?;
+        let offset = ray_origin + ray_dir * distance - ring_center;
+        return ((offset.length() - radius).abs() <= tolerance).then(|| (distance, angle_in_plane(ring_axis, offset)));
+    }
+    let (distance, point, miss) = edge_on_nearest(ray_origin, ray_dir, ring_center, ring_axis, radius)?;
+    (miss <= tolerance).then(|| (distance, angle_in_plane(ring_axis, point - ring_center)))
+}
+
+/// For a ray (nearly) in the ring's plane: the nearest point where the flattened ray crosses the circle, or
+/// where it comes closest to it when it passes outside. Returns the distance along the ray, the point on
+/// the circle, and how far the ray passes from it there.
+fn edge_on_nearest(
+    ray_origin: Vec3,
+    ray_dir: Vec3,
+    ring_center: Vec3,
+    ring_axis: Vec3,
+    radius: f32,
+) -> Option<(f32, Vec3, f32)> {
+    // The ray's point at s is o + s·d; in the plane it is p + s·q, and it stands h0 + s·h1 off the plane.
+    let relative_origin = ray_origin - ring_center;
+    let height_at_origin = relative_origin.dot(ring_axis);
+    let height_slope = ray_dir.dot(ring_axis);
+    let flat_origin = relative_origin - ring_axis * height_at_origin;
+    let flat_dir = ray_dir - ring_axis * height_slope;
+    let a = flat_dir.length_squared();
+    if a <= f32::EPSILON {
+        return None;
+    }
+    let half_b = flat_origin.dot(flat_dir);
+    let c = flat_origin.length_squared() - radius * radius;
+    let quarter_discriminant = half_b * half_b - a * c;
+    let (distance, radial_miss) = if quarter_discriminant >= 0.0 {
+        let root = quarter_discriminant.sqrt();
+        let near = (-half_b - root) / a;
+        let far = (-half_b + root) / a;
+        let distance = if near >= 0.0 { near } else { far };
+        (distance, 0.0)
+    } else {
+        // Passing outside: the closest approach of the flattened line to the centre.
+        let distance = -half_b / a;
+        (distance, (flat_origin + flat_dir * distance).length() - radius)
+    };
+    if distance < 0.0 {
+        return None;
+    }
+    let flat_point = flat_origin + flat_dir * distance;
+    let on_circle = flat_point.try_normalize()? * radius;
+    let height = height_at_origin + height_slope * distance;
+    Some((distance, ring_center + on_circle, radial_miss.hypot(height)))
+}
+
+impl Ring {
+    pub fn hit(&self, ray: Ray, tolerance: f32) -> Option<(f32, f32)> {
+        ray_ring_hit(
+            ray.origin,
+            ray.direction,
+            self.center,
+            self.axis,
+            self.radius,
+            tolerance,
+        )
+    }
+}
+
+/// The rings of a rotation gizmo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingKind {
+    X,
+    Y,
+    Z,
+    /// About the view direction, slightly larger than the others.
+    View,
+}
+
+impl RingKind {
+    pub const ALL: [RingKind; 4] = [RingKind::X, RingKind::Y, RingKind::Z, RingKind::View];
+}
+
+/// A rotation gizmo around a joint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RotationGizmo {
+    pub center: Vec3,
+    pub radius: f32,
+    /// The X, Y and Z rings' axes, from [`axis_frame`].
+    pub axes: [Vec3; 3],
+    /// Unit direction the camera looks along (towards the gizmo).
+    pub view_direction: Vec3,
+}
+
+impl RotationGizmo {
+    pub fn ring(&self, kind: RingKind) -> Ring {
+        let (axis, radius) = match kind {
+            RingKind::X => (self.axes[0], self.radius),
+            RingKind::Y => (self.axes[1], self.radius),
+            RingKind::Z => (self.axes[2], self.radius),
+            // Facing the camera, so dragging it counter-clockwise on screen is a positive angle.
+            RingKind::View => (-self.view_direction, self.radius * VIEW_RING_SCALE),
+        };
+        Ring {
+            center: self.center,
+            axis,
+            radius,
+        }
+    }
+}
+
+/// The ring the ray grabs, nearest along the ray when it passes within `tolerance` of several, with the
+/// angle it grabs it at.
+pub fn pick_ring(gizmo: &RotationGizmo, ray: Ray, tolerance: f32) -> Option<(RingKind, f32)> {
+    let mut best: Option<(RingKind, f32, f32)> = None;
+    for kind in RingKind::ALL {
+        if let Some((distance, angle)) = gizmo.ring(kind).hit(ray, tolerance)
+            && best.is_none_or(|(_, best_distance, _)| distance < best_distance)
+        {
+            best = Some((kind, distance, angle));
+        }
+    }
+    best.map(|(kind, _, angle)| (kind, angle))
+}
+
+/// The signed angle (right-handed about the ring's axis) a drag has turned the ring through, from where
+/// `start_ray` grabbed it to where `current_ray` is now.
+///
+/// Normally both rays hit the ring's plane and the angle is the one between the hits, seen from the centre;
+/// it is the shortest one (within ±π), so a caller accumulating a drag of several turns adds frame-to-frame
+/// deltas. When the start ray sees the ring edge-on (see [`EDGE_ON_COSINE`]) the plane is useless: the cursor's
+/// movement, measured in a plane facing the camera through the grabbed point, is projected onto the ring's
+/// tangent there and divided by the radius — the ring turns as if the cursor dragged its rim. The mode is
+/// chosen by the start ray, so one drag never jumps between the two.
+pub fn drag_angle(ring: &Ring, start_ray: Ray, current_ray: Ray) -> f32 {
+    if start_ray.direction.dot(ring.axis).abs() >= EDGE_ON_COSINE {
+        let hit = |ray: Ray| {
+            ray_plane_hit(ray.origin, ray.direction, ring.center, ring.axis)
+                .map(|distance| ray.origin + ray.direction * distance - ring.center)
+        };
+        if let (Some(from), Some(to)) = (hit(start_ray), hit(current_ray)) {
+            return ring.axis.dot(from.cross(to)).atan2(from.dot(to));
+        }
+        // The current ray turned away from the plane: no angle to measure yet.
+        return 0.0;
+    }
+    let Some((_, grabbed, _)) = edge_on_nearest(
+        start_ray.origin,
+        start_ray.direction,
+        ring.center,
+        ring.axis,
+        ring.radius,
+    ) else {
+        return 0.0;
+    };
+    let tangent = ring.axis.cross(grabbed - ring.center).normalize_or_zero();
+    let screen_normal = start_ray.direction;
+    let on_screen_plane = |ray: Ray| {
+        ray_plane_hit(ray.origin, ray.direction, grabbed, screen_normal)
+            .map(|distance| ray.origin + ray.direction * distance)
+    };
+    match (on_screen_plane(start_ray), on_screen_plane(current_ray)) {
+        (Some(from), Some(to)) if ring.radius > 0.0 => (to - from).dot(tangent) / ring.radius,
+        _ => 0.0,
+    }
+}
+
+/// `angle` rounded to the nearest multiple of `step` (halves away from zero); unchanged when `step` is not
+/// positive.
+pub fn snap(angle: f32, step: f32) -> f32 {
+    if step > 0.0 {
+        (angle / step).round() * step
+    } else {
+        angle
+    }
+}
+
+/// The space a gizmo's axes are drawn and turned in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GizmoSpace {
+    /// The joint's own axes.
+    #[default]
+    Local,
+    /// The parent's axes: what the joint's local rotation is expressed in.
+    Parent,
+    World,
+}
+
+/// The world-space X, Y and Z axes of the gizmo in `space`, from the joint's and its parent's world rotations.
+pub fn axis_frame(space: GizmoSpace, joint_world: Quat, parent_world: Quat) -> [Vec3; 3] {
+    let rotation = match space {
+        GizmoSpace::Local => joint_world,
+        GizmoSpace::Parent => parent_world,
+        GizmoSpace::World => Quat::IDENTITY,
+    };
+    [rotation * Vec3::X, rotation * Vec3::Y, rotation * Vec3::Z]
+}
+
+/// Distance on screen from `point` to the segment from `a` to `b`.
+pub fn distance_to_segment_on_screen(point: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let along = b - a;
+    let length_squared = along.length_squared();
+    let t = if length_squared > 0.0 {
+        ((point - a).dot(along) / length_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    point.distance(a + along * t)
+}
+
+/// The bone under the cursor: among bones drawn within `radius` of it, the one nearest the camera (smallest
+/// `depth`), the one nearest the cursor among equally deep ones. `bones_screen` holds each bone's screen
+/// end points and its depth.
+pub fn pick_bone(bones_screen: &[(Vec2, Vec2, f32)], cursor: Vec2, radius: f32) -> Option<usize> {
+    let mut best: Option<(usize, f32, f32)> = None;
+    for (index, &(a, b, depth)) in bones_screen.iter().enumerate() {
+        let distance = distance_to_segment_on_screen(cursor, a, b);
+        if distance > radius {
+            continue;
+        }
+        let nearer = best.is_none_or(|(_, best_depth, best_distance)| {
+            depth < best_depth || (depth == best_depth && distance < best_distance)
+        });
+        if nearer {
+            best = Some((index, depth, distance));
+        }
+    }
+    best.map(|(index, _, _)| index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f32::consts::{FRAC_PI_2, PI};
+
+    const DEGREE: f32 = PI / 180.0;
+
+    fn down_z_at(x: f32, y: f32) -> Ray {
+        Ray {
+            origin: Vec3::new(x, y, 5.0),
+            direction: Vec3::NEG_Z,
+        }
+    }
+
+    const XY_RING: Ring = Ring {
+        center: Vec3::ZERO,
+        axis: Vec3::Z,
+        radius: 1.0,
+    };
+
+    #[test]
+    fn a_ray_down_z_hits_the_xy_ring_at_thirty_degrees() {
+        let ray = down_z_at(30f32.to_radians().cos(), 0.5);
+        let (distance, angle) = ray_ring_hit(ray.origin, ray.direction, Vec3::ZERO, Vec3::Z, 1.0, 0.05).unwrap();
+        assert!((distance - 5.0).abs() < 1e-6);
+        assert!((angle - 30.0 * DEGREE).abs() < 1e-6, "angle {}", angle / DEGREE);
+
+        // 0.2 outside the rim: caught by a tolerance of 0.25, missed by one of 0.1.
+        let outside = down_z_at(1.2, 0.0);
+        assert!(XY_RING.hit(outside, 0.1).is_none());
+        let (_, angle) = XY_RING.hit(outside, 0.25).unwrap();
+        assert!(angle.abs() < 1e-6);
+        // A ray going away from the plane never hits it.
+        assert_eq!(
+            ray_plane_hit(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, Vec3::ZERO, Vec3::Z),
+            None
+        );
+        assert_eq!(
+            ray_plane_hit(Vec3::new(1.0, 0.0, 5.0), Vec3::X, Vec3::ZERO, Vec3::Z),
+            None
+        );
+    }
+
+    #[test]
+    fn an_edge_on_ring_is_hit_where_the_flattened_ray_crosses_it_first() {
+        // Looking along +Y from y = −5: the XY ring is a line; the ray crosses its rim at (0, −1, 0) first.
+        let ray = Ray {
+            origin: Vec3::new(0.0, -5.0, 0.0),
+            direction: Vec3::Y,
+        };
+        let (distance, angle) = XY_RING.hit(ray, 0.1).unwrap();
+        assert!((distance - 4.0).abs() < 1e-6);
+        assert!((angle + FRAC_PI_2).abs() < 1e-6);
+        // 0.05 above the plane is within 0.1; 0.2 above is not.
+        let above = |height: f32| Ray {
+            origin: Vec3::new(0.0, -5.0, height),
+            ..ray
+        };
+        assert!(XY_RING.hit(above(0.05), 0.1).is_some());
+        assert!(XY_RING.hit(above(0.2), 0.1).is_none());
+        // Passing 0.05 outside the rim (x = 1.05) grazes it at (1, 0, 0).
+        let grazing = Ray {
+            origin: Vec3::new(1.05, -5.0, 0.0),
+            ..ray
+        };
+        let (distance, angle) = XY_RING.hit(grazing, 0.1).unwrap();
+        assert!((distance - 5.0).abs() < 1e-6);
+        assert!(angle.abs() < 1e-6);
+    }
+
+    #[test]
+    fn drag_angle_is_signed_about_the_axis_and_takes_the_short_way() {
+        let at_degrees = |degrees: f32, radius: f32| {
+            let a = degrees * DEGREE;
+            down_z_at(radius * a.cos(), radius * a.sin())
+        };
+        // From 30° on the rim to 75° further out: +45° whatever the radius of the hit.
+        let turned = drag_angle(&XY_RING, at_degrees(30.0, 1.0), at_degrees(75.0, 2.0));
+        assert!((turned - 45.0 * DEGREE).abs() < 1e-5);
+        let back = drag_angle(&XY_RING, at_degrees(75.0, 1.0), at_degrees(30.0, 1.0));
+        assert!((back + 45.0 * DEGREE).abs() < 1e-5);
+        // 170° → −170° is 20° counter-clockwise, not 340° clockwise.
+        let across = drag_angle(&XY_RING, at_degrees(170.0, 1.0), at_degrees(-170.0, 1.0));
+        assert!((across - 20.0 * DEGREE).abs() < 1e-5);
+        // Seen from below the same drag looks clockwise on screen, but about the ring's axis it is still +45°:
+        // the angle is about the axis, not the screen.
+        let from_below = |degrees: f32| {
+            let a = degrees * DEGREE;
+            Ray {
+                origin: Vec3::new(a.cos(), a.sin(), -5.0),
+                direction: Vec3::Z,
+            }
+        };
+        assert!((drag_angle(&XY_RING, from_below(30.0), from_below(75.0)) - 45.0 * DEGREE).abs() < 1e-5);
+    }
+
+    #[test]
+    fn an_edge_on_drag_follows_the_rims_tangent() {
+        // Grabbed at (0, −1, 0) looking along +Y; the tangent there (Z × −Y) is +X. Moving the cursor 0.1
+        // along +X drags the rim 0.1 round a radius of 1: +0.1 rad; radius 2 halves it.
+        let start = Ray {
+            origin: Vec3::new(0.0, -5.0, 0.0),
+            direction: Vec3::Y,
+        };
+        let moved = |dx: f32, dz: f32| Ray {
+            origin: Vec3::new(dx, -5.0, dz),
+            ..start
+        };
+        assert!((drag_angle(&XY_RING, start, moved(0.1, 0.0)) - 0.1).abs() < 1e-6);
+        assert!((drag_angle(&XY_RING, start, moved(-0.1, 0.0)) + 0.1).abs() < 1e-6);
+        // Moving along the axis (up the screen) does not turn the ring.
+        assert!(drag_angle(&XY_RING, start, moved(0.0, 0.3)).abs() < 1e-6);
+        let wide = Ring { radius: 2.0, ..XY_RING };
+        assert!((drag_angle(&wide, start, moved(0.1, 0.0)) - 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn snapping_rounds_to_the_nearest_step_both_ways() {
+        let step = SNAP_STEP_RADIANS;
+        let cases = [
+            (7.4, 5.0),
+            (7.6, 10.0),
+            (-7.4, -5.0),
+            (-7.6, -10.0),
+            (2.4, 0.0),
+            (-2.4, 0.0),
+            (12.6, 15.0),
+            (-12.4, -10.0),
+        ];
+        for (degrees, expected) in cases {
+            let snapped = snap(degrees * DEGREE, step) / DEGREE;
+            assert!(
+                (snapped - expected).abs() < 1e-4,
+                "{degrees}° snapped to {snapped}°, expected {expected}°"
+            );
+        }
+        assert_eq!(snap(0.3, 0.0), 0.3);
+    }
+
+    #[test]
+    fn the_gizmo_picks_the_ring_nearest_along_the_ray() {
+        let gizmo = RotationGizmo {
+            center: Vec3::ZERO,
+            radius: 1.0,
+            axes: axis_frame(GizmoSpace::World, Quat::IDENTITY, Quat::IDENTITY),
+            view_direction: Vec3::new(0.0, 0.0, -1.0),
+        };
+        // Down −Z through (0.6, 0.8, ·): on the Z ring's rim; the X and Y rings (edge-on) are crossed 0.6 and
+        // 0.8 off their planes, the view ring is 0.2 further out.
+        let on_z_ring = down_z_at(0.6, 0.8);
+        let (kind, angle) = pick_ring(&gizmo, on_z_ring, 0.05).unwrap();
+        assert_eq!(kind, RingKind::Z);
+        assert!((angle - 0.8f32.atan2(0.6)).abs() < 1e-6);
+        // Through (0, 0.6, ·): the X ring (the YZ circle, edge-on) is crossed at z = 0.8, distance 4.2,
+        // nearer than anything else.
+        let (kind, _) = pick_ring(&gizmo, down_z_at(0.0, 0.6), 0.05).unwrap();
+        assert_eq!(kind, RingKind::X);
+        // Just outside the axis rings, on the larger view ring.
+        let (kind, _) = pick_ring(&gizmo, down_z_at(1.2, 0.0), 0.05).unwrap();
+        assert_eq!(kind, RingKind::View);
+        assert_eq!(pick_ring(&gizmo, down_z_at(1.5, 1.5), 0.05), None);
+    }
+
+    #[test]
+    fn axis_frames_follow_the_chosen_space() {
+        let quarter_about_z = Quat::from_rotation_z(FRAC_PI_2);
+        let quarter_about_x = Quat::from_rotation_x(FRAC_PI_2);
+        let close = |a: [Vec3; 3], b: [Vec3; 3]| a.iter().zip(&b).all(|(a, b)| (*a - *b).length() < 1e-6);
+        assert!(close(
+            axis_frame(GizmoSpace::Local, quarter_about_z, quarter_about_x),
+            [Vec3::Y, Vec3::NEG_X, Vec3::Z]
+        ));
+        assert!(close(
+            axis_frame(GizmoSpace::Parent, quarter_about_z, quarter_about_x),
+            [Vec3::X, Vec3::Z, Vec3::NEG_Y]
+        ));
+        assert!(close(
+            axis_frame(GizmoSpace::World, quarter_about_z, quarter_about_x),
+            [Vec3::X, Vec3::Y, Vec3::Z]
+        ));
+    }
+
+    #[test]
+    fn screen_distance_to_a_segment() {
+        let (a, b) = (Vec2::ZERO, Vec2::new(10.0, 0.0));
+        assert_eq!(distance_to_segment_on_screen(Vec2::new(5.0, 3.0), a, b), 3.0);
+        // Past the end: distance to the end point, a 3-4-5 triangle.
+        assert_eq!(distance_to_segment_on_screen(Vec2::new(13.0, 4.0), a, b), 5.0);
+        assert_eq!(distance_to_segment_on_screen(Vec2::new(-3.0, -4.0), a, b), 5.0);
+        // A bone seen end-on is a point.
+        assert_eq!(distance_to_segment_on_screen(Vec2::new(3.0, 4.0), a, a), 5.0);
+    }
+
+    #[test]
+    fn picking_prefers_the_bone_nearer_the_camera() {
+        let bones = [
+            // Right under the cursor but far from the camera.
+            (Vec2::new(0.0, 0.0), Vec2::new(10.0, 0.0), 5.0),
+            // 0.8 px off, nearer the camera.
+            (Vec2::new(0.0, 1.0), Vec2::new(10.0, 1.0), 2.0),
+            // Nearest of all, but 4.8 px away: outside the radius.
+            (Vec2::new(0.0, 5.0), Vec2::new(10.0, 5.0), 0.5),
+        ];
+        let cursor = Vec2::new(5.0, 0.2);
+        assert_eq!(pick_bone(&bones, cursor, 2.0), Some(1));
+        assert_eq!(pick_bone(&bones, cursor, 5.0), Some(2));
+        assert_eq!(pick_bone(&bones, cursor, 0.5), Some(0));
+        assert_eq!(pick_bone(&bones, Vec2::new(50.0, 50.0), 2.0), None);
+        // Equally deep: the nearer one on screen.
+        let twins = [bones[0], (bones[1].0, bones[1].1, 5.0)];
+        assert_eq!(pick_bone(&twins, cursor, 2.0), Some(0));
+    }
+}
