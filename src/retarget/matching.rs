@@ -82,7 +82,7 @@ impl SkeletonSignature {
     pub fn of(rig: &Rig) -> SkeletonSignature {
         const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
         const PRIME: u64 = 0x0100_0000_01b3;
-        let mut names: Vec<&str> = reported_nodes(rig).map(|n| rig.nodes[n].name.as_str()).collect();
+        let mut names: Vec<&str> = signed_nodes(rig).map(|n| rig.nodes[n].name.as_str()).collect();
         names.sort_unstable();
         let mut hash = OFFSET;
         for name in names {
@@ -140,9 +140,10 @@ fn candidate_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
     (0..rig.nodes.len()).filter(move |&n| !carries_mesh[n] && !is_made_up(&rig.nodes[n].name))
 }
 
-/// Nodes whose matching is reported: the skins' joints (each once, in node order), or every
-/// candidate node of a rig without skins.
-fn reported_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
+/// Nodes a skeleton's signature is made of: the skins' joints (each once, in node order), or
+/// every candidate node of a rig without skins. Kept as it was when maps were first stored, so
+/// that the maps kept for a skeleton still find it.
+fn signed_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
     let mut is_joint = vec![false; rig.nodes.len()];
     for &joint in rig.skins.iter().flat_map(|s| &s.joints) {
         if let Some(flag) = is_joint.get_mut(joint) {
@@ -151,6 +152,27 @@ fn reported_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
     }
     let has_joints = is_joint.contains(&true);
     candidate_nodes(rig).filter(move |&n| !has_joints || is_joint[n])
+}
+
+/// Nodes whose matching is reported: the skins' joints, or, in a rig without skins (a clip
+/// pack), the nodes a clip animates or that have children: a pack's leftover mesh nodes
+/// (Mixamo's `Beta_Joints`, `Beta_Surface`) are neither and would only be noise in the lists.
+fn reported_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
+    let has_skins = rig.skins.iter().any(|s| !s.joints.is_empty());
+    let mut skeletal = vec![has_skins; rig.nodes.len()];
+    if !has_skins {
+        for node in &rig.nodes {
+            if let Some(parent) = node.parent.and_then(|p| skeletal.get_mut(p)) {
+                *parent = true;
+            }
+        }
+        for channel in rig.clips.iter().flat_map(|c| &c.channels) {
+            if let Some(flag) = skeletal.get_mut(channel.node) {
+                *flag = true;
+            }
+        }
+    }
+    signed_nodes(rig).filter(move |&n| skeletal[n])
 }
 
 /// Pairs the still unpaired candidates of both sides whose `key` agrees and is unique on both
@@ -310,6 +332,47 @@ mod tests {
     fn a_bare_prefix_is_a_name() {
         assert_eq!(normalized_name("mixamorig"), "mixamorig");
         assert_eq!(normalized_name("mixamorig:"), "");
+    }
+
+    #[test]
+    fn a_clip_packs_leftover_mesh_nodes_are_not_reported() {
+        use crate::rig::{Channel, Clip, Interpolation, Node, Property, Trs};
+        let node = |name: &str, parent: Option<usize>| Node {
+            name: name.into(),
+            parent,
+            rest: Trs::IDENTITY,
+        };
+        // A skinless pack: Armature over Hips over Spine, and two empty leaves beside Hips that
+        // nothing animates.
+        let pack = Rig {
+            nodes: vec![
+                node("Armature", None),
+                node("mixamorig:Hips", Some(0)),
+                node("mixamorig:Spine", Some(1)),
+                node("Beta_Joints", Some(0)),
+                node("Beta_Surface", Some(0)),
+            ],
+            clips: vec![Clip {
+                name: "walk".into(),
+                duration: 1.0,
+                channels: vec![Channel {
+                    node: 2,
+                    property: Property::Rotation,
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0],
+                    values: vec![glam::Vec4::W],
+                }],
+                source: None,
+            }],
+            ..Rig::default()
+        };
+        let target = Rig {
+            nodes: vec![node("Hips", None)],
+            ..Rig::default()
+        };
+        let matched = match_joints(&pack, &target, &JointMap::default());
+        assert_eq!(matched.unmatched_source, ["Armature", "mixamorig:Spine"]);
+        assert!(matched.unmatched_target.is_empty());
     }
 
     #[test]
