@@ -14,6 +14,7 @@ pub mod dual_quat;
 pub mod ghosts;
 pub mod gizmo;
 pub mod ik;
+pub mod ik_layer;
 pub mod layers;
 pub mod morph;
 mod player;

@@ -2,6 +2,7 @@
 //! ([`PoseBuffers`]) out, through one function that calls the kernels in order.
 
 use crate::anim::dual_quat::{DualQuat, dual_quat_palette};
+use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::{
@@ -33,6 +34,9 @@ pub struct PoseInputs<'a> {
     /// Locals shown in place of the rest pose when no clip plays (a retarget pose); ignored
     /// unless there is one per node.
     pub rest: Option<&'a [Trs]>,
+    /// Two-bone IK goals applied, in order, over everything above (a hand pinned while the
+    /// clip plays).
+    pub ik: &'a [IkGoal],
 }
 
 impl PoseInputs<'_> {
@@ -76,6 +80,8 @@ pub struct PoseBuffers {
     samples: Vec<LayerSample>,
     /// Per skin: the kernel its palettes are built with.
     palette_kernels: Vec<PaletteKernel>,
+    /// What each IK goal of the last evaluation did, in the order of [`PoseInputs::ik`].
+    pub ik_outcomes: Vec<IkOutcome>,
 }
 
 /// How a skin's palette is built: with affine math when every inverse bind matrix of the skin
@@ -133,6 +139,7 @@ impl PoseBuffers {
             mixer: LayerMixer::new(rig),
             samples: Vec::with_capacity(LAYER_CAPACITY + 1),
             palette_kernels: rig.skins.iter().map(PaletteKernel::for_skin).collect(),
+            ik_outcomes: Vec::new(),
         };
         evaluate_pose(rig, &PoseInputs::clip_at(None, 0.0), &mut pose);
         pose
@@ -224,6 +231,17 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
     let sampled = Instant::now();
 
     local_to_world(&rig.nodes, &pose.locals, &mut pose.worlds);
+    // Grows only when goals are added: evaluating stays allocation-free.
+    pose.ik_outcomes.resize(inputs.ik.len(), IkOutcome::Skipped);
+    if !inputs.ik.is_empty() {
+        apply_ik_goals(
+            &rig.nodes,
+            inputs.ik,
+            &mut pose.locals,
+            &mut pose.worlds,
+            &mut pose.ik_outcomes,
+        );
+    }
     for (instance, palette) in rig.instances.iter().zip(&mut pose.palettes) {
         let Some(skin) = instance.skin else { continue };
         pose.palette_kernels[skin].build(&rig.skins[skin], &pose.worlds, palette);

@@ -20,6 +20,8 @@ pub struct AnimationStack {
     pub morph_overrides: Vec<Vec<Option<f32>>>,
     /// The motion root's path over the current clip (when the trail is on).
     pub trail: RootTrail,
+    /// Two-bone IK goals over the pose (see [`crate::anim::ik_layer`]).
+    pub ik_goals: Vec<crate::anim::ik_layer::IkGoal>,
 }
 
 impl AnimationStack {
@@ -37,6 +39,7 @@ impl AnimationStack {
                 .map(|i| vec![None; rig.morphs.weight_count(i.mesh)])
                 .collect(),
             trail: RootTrail::default(),
+            ik_goals: Vec::new(),
         }
     }
 
@@ -52,6 +55,7 @@ impl AnimationStack {
             morph_overrides: &self.morph_overrides,
             dual_quaternions: false,
             rest: None,
+            ik: &self.ik_goals,
         }
     }
 

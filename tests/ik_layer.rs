@@ -1,0 +1,129 @@
+//! Two-bone IK as a layer over a playing clip: Xbot walks with its left hand pinned to a point
+//! in front of its chest, the rest of the body as the clip has it; a point out of reach
+//! straightens the arm towards it.
+
+mod common;
+
+use glam::Vec3;
+use rigscope::anim::ik_layer::{IkGoal, IkOutcome};
+use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
+use rigscope::rig::Rig;
+use rigscope::viewer::Viewer;
+
+fn xbot() -> Option<Rig> {
+    let real = common::shared_rigs()?.join("real");
+    Some(common::load_rig(&real, "Xbot.glb"))
+}
+
+fn node(rig: &Rig, name: &str) -> usize {
+    rig.nodes.iter().position(|n| n.name.ends_with(name)).unwrap()
+}
+
+fn position(pose: &PoseBuffers, node: usize) -> Vec3 {
+    pose.worlds[node].w_axis.truncate()
+}
+
+#[test]
+fn a_hand_stays_pinned_while_the_walk_plays_and_the_rest_follows_the_clip() {
+    let Some(rig) = xbot() else { return };
+    let walk = rig.find_clip("walk").unwrap();
+    let (hand, other_hand, foot) = (
+        node(&rig, ":LeftHand"),
+        node(&rig, ":RightHand"),
+        node(&rig, ":LeftFoot"),
+    );
+    let (arm, forearm) = (node(&rig, ":LeftArm"), node(&rig, ":LeftForeArm"));
+    let mut plain = PoseBuffers::new(&rig);
+    evaluate_pose(&rig, &PoseInputs::clip_at(Some(walk), 0.0), &mut plain);
+    // A point a little in front of the left shoulder, well within the arm's reach.
+    let shoulder = position(&plain, arm);
+    let reach =
+        (position(&plain, forearm) - shoulder).length() + (position(&plain, hand) - position(&plain, forearm)).length();
+    let target = shoulder + Vec3::new(0.0, -0.3, 0.5) * reach;
+    let goal = IkGoal {
+        soften: 1.0,
+        ..IkGoal::for_end_joint(&rig.nodes, hand, target).unwrap()
+    };
+    let mut pinned = PoseBuffers::new(&rig);
+    let duration = rig.clips[walk].duration;
+    for k in 0..=8 {
+        let time = duration * k as f32 / 8.0;
+        evaluate_pose(&rig, &PoseInputs::clip_at(Some(walk), time), &mut plain);
+        let inputs = PoseInputs {
+            ik: std::slice::from_ref(&goal),
+            ..PoseInputs::clip_at(Some(walk), time)
+        };
+        evaluate_pose(&rig, &inputs, &mut pinned);
+        assert_eq!(pinned.ik_outcomes, [IkOutcome::Reached], "at {time}");
+        // The hand is where it was asked to be, wherever the walk swings the shoulder.
+        let miss = (position(&pinned, hand) - goal.target).length() / reach;
+        assert!(miss < 1e-4, "at {time}: the hand misses by {miss} of the arm's reach");
+        // Bones keep their lengths; the other hand and the feet are the clip's.
+        for (a, b) in [(arm, forearm), (forearm, hand)] {
+            let (got, want) = (
+                (position(&pinned, b) - position(&pinned, a)).length(),
+                (position(&plain, b) - position(&plain, a)).length(),
+            );
+            assert!(
+                (got - want).abs() < 1e-5 * reach,
+                "at {time}: a bone {got} long, {want} in the clip"
+            );
+        }
+        for joint in [other_hand, foot, arm] {
+            assert!((position(&pinned, joint) - position(&plain, joint)).length() < 1e-6 * reach);
+        }
+    }
+}
+
+#[test]
+fn a_target_out_of_reach_straightens_the_arm_towards_it() {
+    let Some(rig) = xbot() else { return };
+    let (hand, arm, forearm) = (
+        node(&rig, ":LeftHand"),
+        node(&rig, ":LeftArm"),
+        node(&rig, ":LeftForeArm"),
+    );
+    let mut pose = PoseBuffers::new(&rig);
+    let shoulder = position(&pose, arm);
+    let target = shoulder + Vec3::new(0.0, 0.0, 10.0);
+    let goal = IkGoal::for_end_joint(&rig.nodes, hand, target).unwrap();
+    let inputs = PoseInputs {
+        ik: std::slice::from_ref(&goal),
+        ..PoseInputs::clip_at(None, 0.0)
+    };
+    evaluate_pose(&rig, &inputs, &mut pose);
+    assert_eq!(pose.ik_outcomes, [IkOutcome::NotReached]);
+    let toward = (target - shoulder).normalize();
+    for (a, b) in [(arm, forearm), (forearm, hand)] {
+        let bone = (position(&pose, b) - position(&pose, a)).normalize();
+        assert!(
+            bone.angle_between(toward) < 0.02,
+            "{} rad off",
+            bone.angle_between(toward)
+        );
+    }
+    // A goal whose joints are not a chain does nothing.
+    let broken = IkGoal { mid: hand, ..goal };
+    let inputs = PoseInputs {
+        ik: std::slice::from_ref(&broken),
+        ..PoseInputs::clip_at(None, 0.0)
+    };
+    evaluate_pose(&rig, &inputs, &mut pose);
+    assert_eq!(pose.ik_outcomes, [IkOutcome::Skipped]);
+}
+
+#[test]
+fn the_viewer_plays_a_clip_with_its_ik_goals() {
+    let Some(rig) = xbot() else { return };
+    let hand = node(&rig, ":LeftHand");
+    let mut viewer = Viewer::new(rig, None);
+    let walk = viewer.rig().find_clip("walk").unwrap();
+    viewer.select_clip(Some(walk));
+    let start = viewer.pose().worlds[hand].w_axis.truncate();
+    let target = start + Vec3::new(0.0, 0.05, 0.05);
+    let goal = IkGoal::for_end_joint(&viewer.rig().nodes, hand, target).unwrap();
+    viewer.animation_mut().ik_goals.push(IkGoal { soften: 1.0, ..goal });
+    let pose = viewer.pose();
+    assert_eq!(pose.ik_outcomes, [IkOutcome::Reached]);
+    assert!((pose.worlds[hand].w_axis.truncate() - target).length() < 1e-4);
+}
