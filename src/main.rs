@@ -16,7 +16,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "rigscope",
-    version,
+    version = rigscope::ui::about::VERSION,
     about = "Open skinned glTF rigs, play their clips, inspect their skinning"
 )]
 #[command(args_conflicts_with_subcommands = true)]
@@ -247,6 +247,27 @@ enum Command {
         #[command(flatten)]
         method: rigscope::cli::SkinningChoice,
     },
+    /// Print a shell completion script (for packages: `rigscope completions bash > rigscope.bash`).
+    #[command(hide = true)]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write man pages into a folder: rigscope.1 and one per subcommand (rigscope-render.1, …).
+    #[command(hide = true)]
+    Man {
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// `rigscope man --out DIR`: rigscope.1 and a page per visible subcommand (rigscope-render.1, …),
+/// generated from the command-line definition above, as packages ship them.
+fn man_pages(out: &std::path::Path) -> Result<(), CommandError> {
+    use clap::CommandFactory;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    clap_mangen::generate_to(Cli::command(), out)
+        .map_err(|e| format!("cannot write man pages into {}: {e}", out.display()).into())
 }
 
 /// `rigscope render`: one frame, the whole UI, or a sequence of frames at `sequence` fps.
@@ -383,6 +404,12 @@ fn main() -> ExitCode {
             };
             bench_command(&options, orbit, json)
         }
+        Some(Command::Completions { shell }) => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cli, "rigscope", &mut std::io::stdout());
+            Ok(())
+        }
+        Some(Command::Man { out }) => man_pages(&out),
         None => rigscope::app::run(
             rigscope::cli::RigSource::from_args(cli.view.file, cli.view.synthetic),
             cli.view.clips,

@@ -144,6 +144,9 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     state.help_open = true;
                 }
+                if ui.button("About…").clicked() {
+                    state.about_open = true;
+                }
             });
         });
     });

@@ -4,6 +4,7 @@
 //! UI is a function of [`Viewer`] state; requests that need the window (a native file dialog,
 //! quitting) come back as [`UiAction`]s.
 
+pub mod about;
 pub mod audit;
 pub mod audit_motion;
 pub mod clip_list;
@@ -91,6 +92,8 @@ pub struct UiState {
     pub clip_list: clip_list::ClipListState,
     /// The keyboard map window (F1).
     pub help_open: bool,
+    /// The Help ▸ About… window.
+    pub about_open: bool,
     /// The Joint mapping window of clips added from other files.
     pub joint_map_open: bool,
     /// Clips are being added: the Joint mapping window opens once they are in if joints stay
@@ -317,6 +320,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     joint_map::open_when_loaded(viewer, &mut state.joint_map_open, &mut state.joint_map_after_load);
     help::help_window(ui.ctx(), &mut state.help_open);
+    about::about_window(ui.ctx(), &mut state.about_open, &info.adapter);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
     compare::compare_window(ui.ctx(), viewer);
