@@ -4,6 +4,7 @@
 
 mod common;
 
+use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use rigscope::anim::ik_layer::{IkGoal, IkOutcome};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
@@ -126,4 +127,38 @@ fn the_viewer_plays_a_clip_with_its_ik_goals() {
     let pose = viewer.pose();
     assert_eq!(pose.ik_outcomes, [IkOutcome::Reached]);
     assert!((pose.worlds[hand].w_axis.truncate() - target).length() < 1e-4);
+}
+
+#[test]
+fn the_layers_panel_pins_the_selected_hand_and_says_it_reaches() {
+    let Some(rig) = xbot() else { return };
+    let (hand, forearm) = (node(&rig, ":LeftHand"), node(&rig, ":LeftForeArm"));
+    let mut viewer = Viewer::new(rig, None);
+    // The elbow bent 60° by hand: a hand pinned where it is then lies within the arm's reach (a
+    // straight arm's hand is at full stretch, where the goal softens and does not reach).
+    viewer.set_override(
+        forearm,
+        rigscope::anim::JointOverride {
+            euler_degrees: Vec3::new(0.0, 60.0, 0.0),
+            ..rigscope::anim::JointOverride::IDENTITY
+        },
+    );
+    viewer.view.selected_joint = Some(hand);
+    let mut harness = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(500.0, 1400.0))
+        .build_ui_state(
+            |ui, viewer: &mut Viewer| rigscope::ui::layers::layers_panel(ui, viewer),
+            viewer,
+        );
+    harness.run();
+    harness.get_by_label("Pin the selected joint here").click();
+    harness.run();
+    harness.run();
+    let goals = harness.state().animation().ik_goals.clone();
+    assert_eq!(goals.len(), 1);
+    assert_eq!(goals[0].end, hand);
+    harness.get_by_label("reached");
+    harness.get_by_label("Remove").click();
+    harness.run();
+    assert!(harness.state().animation().ik_goals.is_empty());
 }

@@ -1,5 +1,6 @@
-//! The animation panel: crossfade, the layer stack, root motion and attachments.
+//! The animation panel: crossfade, the layer stack, root motion, attachments and IK goals.
 
+use crate::anim::ik_layer::{IkGoal, IkOutcome};
 use crate::anim::{Attachment, BlendMode, Layer, RootMotion};
 use crate::viewer::Viewer;
 
@@ -11,6 +12,7 @@ struct Edited {
     root_motion: RootMotion,
     attachments: Vec<Attachment>,
     morph_overrides: Vec<Vec<Option<f32>>>,
+    ik_goals: Vec<IkGoal>,
 }
 
 pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
@@ -21,6 +23,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         root_motion: animation.root_motion,
         attachments: animation.attachments.clone(),
         morph_overrides: animation.morph_overrides.clone(),
+        ik_goals: animation.ik_goals.clone(),
     };
     let morph_weights = viewer.pose().morph_weights.clone();
     let mut changed = false;
@@ -36,6 +39,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
             .on_hover_text("The joints where the inverse bind matrices put them, in green, over the current pose");
     }
     morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
+    ik_panel(ui, viewer, &mut edited.ik_goals, &mut changed);
     if changed {
         let animation = viewer.animation_mut();
         animation.crossfade_seconds = edited.crossfade_seconds;
@@ -43,6 +47,54 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         animation.root_motion = edited.root_motion;
         animation.attachments = edited.attachments;
         animation.morph_overrides = edited.morph_overrides;
+        animation.ik_goals = edited.ik_goals;
+    }
+}
+
+/// IK goals: pin the selected joint (a hand or foot, the end of a two-bone chain) where it is
+/// now, so that the clip plays with it held there; each goal can be switched off, weighted or
+/// removed, and says whether it reaches.
+fn ik_panel(ui: &mut egui::Ui, viewer: &mut Viewer, goals: &mut Vec<IkGoal>, changed: &mut bool) {
+    ui.separator();
+    ui.strong("IK");
+    let selected = viewer.view.selected_joint;
+    let place = selected.map(|joint| viewer.pose().worlds[joint].w_axis.truncate());
+    let outcomes = viewer.pose().ik_outcomes.clone();
+    let rig = viewer.rig();
+    let goal = selected
+        .zip(place)
+        .and_then(|(joint, at)| IkGoal::for_end_joint(&rig.nodes, joint, at));
+    let pin = ui
+        .add_enabled(goal.is_some(), egui::Button::new("Pin the selected joint here"))
+        .on_hover_text("Hold the selected hand or foot where it is now while the clip plays (two-bone IK)")
+        .on_disabled_hover_text("Select a joint two below another (a hand, a foot) to pin it");
+    if pin.clicked()
+        && let Some(goal) = goal
+    {
+        goals.retain(|g| g.end != goal.end);
+        goals.push(goal);
+        *changed = true;
+    }
+    let mut removed = None;
+    for (index, goal) in goals.iter_mut().enumerate() {
+        ui.horizontal(|ui| {
+            *changed |= ui.checkbox(&mut goal.enabled, &rig.nodes[goal.end].name).changed();
+            *changed |= ui
+                .add(egui::Slider::new(&mut goal.weight, 0.0..=1.0).text("weight"))
+                .changed();
+            ui.label(match outcomes.get(index) {
+                Some(IkOutcome::Reached) => "reached",
+                Some(IkOutcome::NotReached) => "out of reach",
+                _ => "off",
+            });
+            if ui.small_button("Remove").clicked() {
+                removed = Some(index);
+            }
+        });
+    }
+    if let Some(index) = removed {
+        goals.remove(index);
+        *changed = true;
     }
 }
 
