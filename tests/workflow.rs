@@ -752,3 +752,75 @@ fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
     let state = viewer.frame_state(1.0);
     assert_eq!(state.marks, [at]);
 }
+
+#[test]
+fn clicking_beside_a_bone_selects_the_joint_it_turns_about() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.player_mut().playing = false;
+    viewer.view.options.skeleton.show = true;
+    let mut harness = harness(viewer);
+    harness.run();
+    let viewport = harness.state().viewport;
+    // A point 4 points beside a bone, far from every joint dot, where the mesh under the cursor
+    // belongs most to another joint (or there is no mesh): only the bone can give its joint.
+    let (parent, at) = {
+        let viewer = &mut harness.state_mut().viewer;
+        let worlds = viewer.pose().worlds.clone();
+        let projection = viewer.view.camera.view_projection(viewport.aspect_ratio());
+        let screen = |p: glam::Vec3| {
+            let clip = projection * p.extend(1.0);
+            let ndc = clip.truncate() / clip.w;
+            glam::Vec2::new(
+                viewport.min.x + (ndc.x * 0.5 + 0.5) * viewport.width(),
+                viewport.min.y + (0.5 - ndc.y * 0.5) * viewport.height(),
+            )
+        };
+        let bones = viewer.rig().hierarchy().bones.clone();
+        let dots: Vec<glam::Vec2> = (0..bones.len())
+            .filter(|&n| bones[n])
+            .map(|n| screen(worlds[n].w_axis.truncate()))
+            .collect();
+        let mut found = None;
+        for (child, node) in viewer.rig().nodes.clone().iter().enumerate() {
+            let Some(parent) = node.parent.filter(|&p| bones[p] && bones[child]) else {
+                continue;
+            };
+            let (a, b) = (
+                screen(worlds[parent].w_axis.truncate()),
+                screen(worlds[child].w_axis.truncate()),
+            );
+            for fraction in [0.9, 0.8, 0.7, 0.6, 0.5] {
+                let at = a + (b - a) * fraction + (b - a).perp().normalize_or_zero() * 4.0;
+                if dots.iter().any(|d| d.distance(at) <= 9.0) {
+                    continue;
+                }
+                let x = (at.x - viewport.min.x) / viewport.width() * 2.0 - 1.0;
+                let y = 1.0 - (at.y - viewport.min.y) / viewport.height() * 2.0;
+                let (origin, direction) = viewer.view.camera.ray(x, y, viewport.aspect_ratio());
+                let on_mesh = viewer
+                    .pick_vertex(origin, direction)
+                    .and_then(|hit| rigscope::skin::pick::dominant_joint(viewer.rig(), &hit));
+                if on_mesh != Some(parent) {
+                    found = Some((parent, at));
+                    break;
+                }
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        found.expect("a bone of the demo with a point beside it owned by another joint")
+    };
+    let pos = egui::pos2(at.x, at.y);
+    harness.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    harness.run();
+    assert_eq!(harness.state().viewer.view.selected_joint, Some(parent));
+}

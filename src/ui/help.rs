@@ -26,7 +26,7 @@ const MOUSE: &[Shortcut] = &[
     s("Wheel", "zoom"),
     s(
         "Click",
-        "select the joint under the cursor (a joint dot, or the strongest joint of the vertex hit)",
+        "select the joint under the cursor (a joint dot, a bone drawn near it, or the strongest joint of the vertex hit)",
     ),
     s(
         "Ctrl + click",

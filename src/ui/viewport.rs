@@ -59,8 +59,12 @@ fn to_screen(viewer: &Viewer, viewport: egui::Rect, world: glam::Vec3) -> Option
     })
 }
 
-/// The joint under `pointer`: a joint dot near it when the skeleton is shown, else the joint
-/// weighted most on the mesh vertex under it.
+/// A bone drawn within this many points of the cursor is picked (thin finger bones too).
+const BONE_PICK_RADIUS: f32 = 6.0;
+
+/// The joint under `pointer`: when the skeleton is shown, a joint dot near it, else the joint
+/// whose bone (the segment to a child joint) is drawn near it, the one nearest the camera when
+/// several are; otherwise the joint weighted most on the mesh vertex under it.
 fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
     if viewer.view.options.skeleton.show {
         viewer.pose();
@@ -71,9 +75,34 @@ fn pick(viewer: &mut Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Optio
         if let Some((node, _)) = nearest {
             return Some(node);
         }
+        if let Some(node) = pick_bone_segment(viewer, viewport, pointer) {
+            return Some(node);
+        }
     }
     let hit = pick_mesh(viewer, viewport, pointer)?;
     dominant_joint(viewer.rig(), &hit)
+}
+
+/// The joint whose bone segment is drawn under `pointer` (see [`crate::anim::gizmo::pick_bone`]).
+fn pick_bone_segment(viewer: &Viewer, viewport: egui::Rect, pointer: egui::Pos2) -> Option<usize> {
+    let bones = &viewer.rig().hierarchy().bones;
+    let worlds = &viewer.last_pose().worlds;
+    let eye = viewer.view.camera.eye();
+    let screen = |p: glam::Vec3| to_screen(viewer, viewport, p).map(|s| glam::Vec2::new(s.x, s.y));
+    let mut segments = Vec::new();
+    let mut owners = Vec::new();
+    for (child, node) in viewer.rig().nodes.iter().enumerate() {
+        let Some(parent) = node.parent.filter(|&p| bones[p] && bones[child]) else {
+            continue;
+        };
+        let (a, b) = (worlds[parent].w_axis.truncate(), worlds[child].w_axis.truncate());
+        if let (Some(sa), Some(sb)) = (screen(a), screen(b)) {
+            segments.push((sa, sb, eye.distance((a + b) * 0.5)));
+            owners.push(parent);
+        }
+    }
+    let cursor = glam::Vec2::new(pointer.x, pointer.y);
+    crate::anim::gizmo::pick_bone(&segments, cursor, BONE_PICK_RADIUS).map(|i| owners[i])
 }
 
 /// The mesh vertex under `pointer`, on the surface as drawn.
