@@ -161,6 +161,17 @@ fn selected_clip(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut ClipListSta
             report(viewer, result);
         }
         if ui
+            .button("Resample 30 fps")
+            .on_hover_text(
+                "Key every channel 30 times a second, then drop the keys linear interpolation restores \
+                 within 1e-4 of the rig's height and 0.05°",
+            )
+            .clicked()
+        {
+            let result = viewer.edit_clip(ClipEdit::Resample { clip, rate: 30.0 });
+            report(viewer, result);
+        }
+        if ui
             .button("Drop")
             .on_hover_text("Remove the clip; a save leaves it out")
             .clicked()

@@ -34,6 +34,12 @@ pub enum ClipEdit {
     InPlace {
         clip: usize,
     },
+    /// Keys every channel at `rate` a second, then drops those linear interpolation restores
+    /// within the default tolerances (see [`clip_edit::resample`]).
+    Resample {
+        clip: usize,
+        rate: f32,
+    },
     Drop {
         clip: usize,
     },
@@ -46,6 +52,7 @@ impl ClipEdit {
             ClipEdit::Rename { clip, .. }
             | ClipEdit::Trim { clip, .. }
             | ClipEdit::InPlace { clip }
+            | ClipEdit::Resample { clip, .. }
             | ClipEdit::Drop { clip } => clip,
         }
     }
@@ -57,6 +64,7 @@ impl ClipEdit {
             ClipEdit::Rename { name: new, .. } => format!("rename {name} to {new}"),
             ClipEdit::Trim { .. } => format!("trim {name}"),
             ClipEdit::InPlace { .. } => format!("in place {name}"),
+            ClipEdit::Resample { rate, .. } => format!("resample {name} at {rate} fps"),
             ClipEdit::Drop { .. } => format!("drop {name}"),
         }
     }
@@ -66,6 +74,9 @@ impl ClipEdit {
             ClipEdit::Rename { clip, ref name } => clip_edit::rename(rig, clip, name),
             ClipEdit::Trim { clip, start, end } => clip_edit::trim(rig, clip, start, end),
             ClipEdit::InPlace { clip } => clip_edit::in_place(rig, clip),
+            ClipEdit::Resample { clip, rate } => {
+                clip_edit::resample(rig, clip, rate, &clip_edit::ResampleTolerance::default()).map(drop)
+            }
             ClipEdit::Drop { clip } => clip_edit::drop_clip(rig, clip).map(drop),
         }
     }
@@ -217,7 +228,9 @@ impl ClipEdits {
             ClipEdit::Drop { clip } => {
                 self.origins.remove(clip);
             }
-            ClipEdit::Trim { clip, .. } | ClipEdit::InPlace { clip } => self.origins[clip].keys_changed = true,
+            ClipEdit::Trim { clip, .. } | ClipEdit::InPlace { clip } | ClipEdit::Resample { clip, .. } => {
+                self.origins[clip].keys_changed = true
+            }
             ClipEdit::Rename { .. } => {}
         }
         self.log.push(edit);
@@ -447,6 +460,7 @@ mod tests {
                 name: "Sprint".into(),
             },
             ClipEdit::InPlace { clip: 0 },
+            ClipEdit::Resample { clip: 1, rate: 30.0 },
             ClipEdit::Drop { clip: 1 },
             ClipEdit::Drop { clip: 0 },
         ];
