@@ -13,11 +13,14 @@
 
 mod alignment;
 mod humanoid;
+mod limbs;
 mod matching;
 mod morph;
 
 pub use alignment::{DirectionPair, JointDirections, align};
 pub use humanoid::{bone_by_name, human_bones};
+pub use limbs::LimbError;
+use limbs::LimbTracker;
 
 pub use matching::{
     JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
@@ -88,18 +91,6 @@ impl ClipReport {
     pub fn worst_limb(&self) -> Option<&LimbError> {
         self.limbs.first()
     }
-}
-
-/// How far one carried bone points from its source bone: the largest angle between the two
-/// world directions (the source's turned as the target faces) at the clip's baked times.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct LimbError {
-    /// The target joint the bone starts at, and the one it ends at.
-    pub joint: String,
-    pub child: String,
-    pub degrees: f32,
-    /// When the angle is largest.
-    pub time: f32,
 }
 
 /// How many of a clip's dropped channels the summary names (a pack for another skeleton drops
@@ -560,14 +551,6 @@ struct Baked {
     values: Vec<Vec4>,
 }
 
-/// One carried bone: the target's joints at its ends, the source's, and its worst angle so far.
-struct TrackedBone {
-    target: (usize, usize),
-    source: (usize, usize),
-    worst: f32,
-    when: f32,
-}
-
 /// A target joint whose source moves off its rest offset: the turn and stretch that take the
 /// source's offset (from its parent, as the parent carries it) to where the clip puts it are
 /// applied, in world space, to the target's offset, so that a target of other proportions keeps
@@ -591,59 +574,72 @@ fn stretch_of(skeletons: &Skeletons, t: usize, s: usize) -> Option<Stretch> {
     })
 }
 
-/// The largest angle so far, per bone, between the target's direction and the source's.
-struct LimbTracker {
-    bones: Vec<TrackedBone>,
-}
-
-impl LimbTracker {
-    fn new(skeletons: &Skeletons) -> LimbTracker {
-        let bones = (skeletons.bones.iter().enumerate())
-            .filter_map(|(t, bone)| {
-                let (c, sc) = (*bone)?;
-                Some(TrackedBone {
-                    target: (t, c),
-                    source: (skeletons.source_of[t]?, sc),
-                    worst: 0.0,
-                    when: 0.0,
-                })
-            })
-            .collect();
-        LimbTracker { bones }
-    }
-
-    fn measure(&mut self, skeletons: &Skeletons, source: &Pose, target: &[Mat4], time: f32) {
-        let offset = |worlds: &[Mat4], (from, to): (usize, usize)| (worlds[to].w_axis - worlds[from].w_axis).truncate();
-        for bone in &mut self.bones {
-            let want = skeletons.facing * offset(&source.worlds, bone.source);
-            let angle = angle_between(offset(target, bone.target), want);
-            if angle > bone.worst {
-                (bone.worst, bone.when) = (angle, time);
+/// The target's locals at one moment of the source's clip, parents first: a joint whose rest
+/// and ancestors' rests are the source's copies its locals; another mapped joint takes the
+/// source joint's world turn from its rest (turned as the target faces) onto its retarget pose,
+/// and the source's translation where the rests agree and its scale relative to rest; the rest
+/// keep their rest locals. `rotations` gets the world rotations those locals compose.
+fn carry_turns(
+    skeletons: &Skeletons,
+    source_locals: &[Trs],
+    source_pose: &Pose,
+    locals: &mut [Trs],
+    rotations: &mut [Quat],
+) {
+    let source = skeletons.source;
+    for (t, node) in skeletons.target.nodes.iter().enumerate() {
+        let parent_rotation = node.parent.map_or(Quat::IDENTITY, |p| rotations[p]);
+        let local = &mut locals[t];
+        *local = node.rest;
+        if let Some(s) = skeletons.source_of[t] {
+            if skeletons.copies_locals[t] {
+                *local = source_locals[s];
+            } else {
+                let turn = skeletons.facing
+                    * source_pose.rotations[s]
+                    * skeletons.source_rest.rotations[s].conjugate()
+                    * skeletons.facing.conjugate();
+                let world = turn * skeletons.retarget_rotations[t];
+                local.rotation = (parent_rotation.conjugate() * world).normalize();
+                if skeletons.copies_translation[t] {
+                    local.translation = source_locals[s].translation;
+                }
+                local.scale = node.rest.scale * relative_scale(source_locals[s].scale, source.nodes[s].rest.scale);
             }
         }
-    }
-
-    fn finish(mut self, target: &Rig) -> Vec<LimbError> {
-        self.bones.sort_by(|a, b| b.worst.total_cmp(&a.worst));
-        (self.bones.into_iter())
-            .map(|bone| LimbError {
-                joint: target.nodes[bone.target.0].name.clone(),
-                child: target.nodes[bone.target.1].name.clone(),
-                degrees: bone.worst.to_degrees(),
-                time: bone.when,
-            })
-            .collect()
+        rotations[t] = parent_rotation * local.rotation;
     }
 }
 
-/// The angle between two directions, accurate for small angles too (acos of a dot product is
-/// not: its float error alone is about 0.03°); zero when either is too short to point anywhere.
-fn angle_between(a: Vec3, b: Vec3) -> f32 {
-    let (a, b) = (glam::DVec3::from(a), glam::DVec3::from(b));
-    if a.length_squared() == 0.0 || b.length_squared() == 0.0 {
-        return 0.0;
+/// Sets the translation of every [`Stretch`] joint: its rest offset, as its parent carries it
+/// in `worlds`, given the turn and stretch that took the source's offset from where the source
+/// parent carries it to where the clip puts it.
+fn stretch_offsets(
+    skeletons: &Skeletons,
+    stretched: &[Stretch],
+    source_pose: &Pose,
+    worlds: &[Mat4],
+    locals: &mut [Trs],
+) {
+    let (source, target) = (skeletons.source, skeletons.target);
+    for stretch in stretched {
+        let source_parent = glam::Mat3::from_mat4(source_pose.worlds[stretch.source.0]);
+        let (rigid, actual) = (
+            source_parent * source.nodes[stretch.source.1].rest.translation,
+            (source_pose.worlds[stretch.source.1].w_axis - source_pose.worlds[stretch.source.0].w_axis).truncate(),
+        );
+        let (Some(from), Some(to)) = (rigid.try_normalize(), actual.try_normalize()) else {
+            continue;
+        };
+        let turn = skeletons.facing * Quat::from_rotation_arc(from, to) * skeletons.facing.conjugate();
+        let parent = glam::Mat3::from_mat4(worlds[stretch.parent]);
+        let offset =
+            turn * (parent * target.nodes[stretch.joint].rest.translation) * (actual.length() / rigid.length());
+        let local = parent.inverse() * offset;
+        if local.is_finite() {
+            locals[stretch.joint].translation = local;
+        }
     }
-    a.cross(b).length().atan2(a.dot(b)) as f32
 }
 
 /// Carries clip `index` of `skeletons.source` onto the target.
@@ -735,53 +731,17 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
     for &time in &times {
         sample_clip(&source.nodes, Some(clip), time, &mut hints, &mut source_locals);
         source_pose.set(source, &source_locals);
-        for (t, node) in target.nodes.iter().enumerate() {
-            let parent_rotation = node.parent.map_or(Quat::IDENTITY, |p| target_rotations[p]);
-            let local = &mut target_locals[t];
-            *local = node.rest;
-            if let Some(s) = skeletons.source_of[t] {
-                if skeletons.copies_locals[t] {
-                    *local = source_locals[s];
-                } else {
-                    // The source joint's turn from its rest, in world space, applied to the
-                    // target joint in its retarget pose, and expressed in the target parent's
-                    // posed frame.
-                    let turn = skeletons.facing
-                        * source_pose.rotations[s]
-                        * skeletons.source_rest.rotations[s].conjugate()
-                        * skeletons.facing.conjugate();
-                    let world = turn * skeletons.retarget_rotations[t];
-                    local.rotation = (parent_rotation.conjugate() * world).normalize();
-                    if skeletons.copies_translation[t] {
-                        local.translation = source_locals[s].translation;
-                    }
-                    local.scale = node.rest.scale * relative_scale(source_locals[s].scale, source.nodes[s].rest.scale);
-                }
-            }
-            target_rotations[t] = parent_rotation * local.rotation;
-        }
+        carry_turns(
+            skeletons,
+            &source_locals,
+            &source_pose,
+            &mut target_locals,
+            &mut target_rotations,
+        );
         if !stretched.is_empty() {
             // A parent's world rotation and scale do not depend on any translation.
             local_to_world(&target.nodes, &target_locals, &mut target_worlds);
-            for stretch in &stretched {
-                let source_parent = glam::Mat3::from_mat4(source_pose.worlds[stretch.source.0]);
-                let (rigid, actual) = (
-                    source_parent * source.nodes[stretch.source.1].rest.translation,
-                    (source_pose.worlds[stretch.source.1].w_axis - source_pose.worlds[stretch.source.0].w_axis)
-                        .truncate(),
-                );
-                let (Some(from), Some(to)) = (rigid.try_normalize(), actual.try_normalize()) else {
-                    continue;
-                };
-                let turn = skeletons.facing * Quat::from_rotation_arc(from, to) * skeletons.facing.conjugate();
-                let parent = glam::Mat3::from_mat4(target_worlds[stretch.parent]);
-                let offset =
-                    turn * (parent * target.nodes[stretch.joint].rest.translation) * (actual.length() / rigid.length());
-                let local = parent.inverse() * offset;
-                if local.is_finite() {
-                    target_locals[stretch.joint].translation = local;
-                }
-            }
+            stretch_offsets(skeletons, &stretched, &source_pose, &target_worlds, &mut target_locals);
         }
         if let Some((s, t)) = root.filter(|_| !root_copied) {
             // The parent's world matrix does not depend on the root's own translation.
