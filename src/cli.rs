@@ -97,14 +97,25 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
 
 /// `NAME=X,Y,Z`: a joint and Euler angles in degrees about its local axes.
 pub fn parse_bend(text: &str) -> Result<(String, Vec3), String> {
-    let (name, angles) = text
+    parse_joint_and_vector(text, "bend", "angles in degrees", "0,0,45")
+}
+
+/// `NAME=X,Y,Z`: the end joint of a two-bone chain (a hand, a foot) and the world position
+/// IK pulls it to (`--ik`).
+pub fn parse_ik_target(text: &str) -> Result<(String, Vec3), String> {
+    parse_joint_and_vector(text, "IK target", "world coordinates", "0.3,1.2,0.2")
+}
+
+/// `NAME=X,Y,Z` for `what`, three finite numbers (`numbers` says which) after the last `=`.
+fn parse_joint_and_vector(text: &str, what: &str, numbers: &str, example: &str) -> Result<(String, Vec3), String> {
+    let (name, vector) = text
         .rsplit_once('=')
-        .ok_or_else(|| format!("bend '{text}' is not NAME=X,Y,Z (degrees), e.g. joint3=0,0,45"))?;
-    let values: Vec<f32> = angles.split(',').filter_map(|v| v.trim().parse().ok()).collect();
+        .ok_or_else(|| format!("{what} '{text}' is not NAME=X,Y,Z ({numbers}), e.g. joint3={example}"))?;
+    let values: Vec<f32> = vector.split(',').filter_map(|v| v.trim().parse().ok()).collect();
     match values[..] {
         [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok((name.to_owned(), Vec3::new(x, y, z))),
         _ => Err(format!(
-            "bend '{text}' needs three angles in degrees after '=', e.g. {name}=0,0,45"
+            "{what} '{text}' needs three {numbers} after '=', e.g. {name}={example}"
         )),
     }
 }

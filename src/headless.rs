@@ -29,6 +29,8 @@ pub struct RenderRequest {
     pub joint: Option<String>,
     /// Joints bent by hand: node name and Euler degrees.
     pub bends: Vec<(String, Vec3)>,
+    /// IK targets: the end joint of a two-bone chain (node name) and its world position.
+    pub ik: Vec<(String, Vec3)>,
     /// Clip layers over the base clip: clip name or index, weight, blend mode.
     pub layers: Vec<(String, f32, BlendMode)>,
     /// Joints (node names) that get an attachment marker.
@@ -113,7 +115,18 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
         .iter()
         .map(|(name, degrees)| Ok((find_node(&rig, name)?, *degrees)))
         .collect::<Result<Vec<_>, String>>()?;
+    let ik_goals = request
+        .ik
+        .iter()
+        .map(|(name, target)| {
+            let end = find_node(&rig, name)?;
+            crate::anim::ik_layer::IkGoal::for_end_joint(&rig.nodes, end, *target).ok_or_else(|| {
+                format!("--ik: {name} is not the end of a two-bone chain (it needs a parent and a grandparent)")
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let mut viewer = Viewer::new(rig, request.file.clone());
+    viewer.animation_mut().ik_goals = ik_goals;
     viewer.view.options = request.view;
     viewer.view.options.skeleton.show |= viewer.rig().instances.is_empty();
     viewer.player_mut().select(clip);

@@ -1,7 +1,7 @@
 use clap::{Args, Parser, Subcommand};
 use glam::Vec3;
 use rigscope::anim::{BlendMode, GhostOptions, RootMotion};
-use rigscope::cli::{parse_bend, parse_layer, parse_size};
+use rigscope::cli::{parse_bend, parse_ik_target, parse_layer, parse_size};
 use rigscope::commands::clips::CommandError;
 use rigscope::headless::{RenderRequest, render_to_png};
 use rigscope::names;
@@ -79,6 +79,10 @@ struct RenderArgs {
     /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
     #[arg(long, value_parser = parse_bend)]
     bend: Vec<(String, Vec3)>,
+    /// Pull a hand or foot (the end of a two-bone chain) to a world position with IK, over the
+    /// clip: JOINT=X,Y,Z (repeatable).
+    #[arg(long, value_name = "JOINT=X,Y,Z", value_parser = parse_ik_target)]
+    ik: Vec<(String, Vec3)>,
     /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
     #[arg(long, value_parser = parse_layer)]
     layer: Vec<(String, f32, BlendMode)>,
@@ -340,6 +344,7 @@ fn main() -> ExitCode {
                 method: args.method,
                 joint: args.joint,
                 bends: args.bend,
+                ik: args.ik,
                 layers: args.layer,
                 attach: args.attach,
                 root_motion: RootMotion {

@@ -3,6 +3,8 @@
 //! straightens the arm towards it.
 
 mod common;
+#[path = "common/gpu.rs"]
+mod gpu;
 
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
@@ -161,4 +163,45 @@ fn the_layers_panel_pins_the_selected_hand_and_says_it_reaches() {
     harness.get_by_label("Remove").click();
     harness.run();
     assert!(harness.state().animation().ik_goals.is_empty());
+}
+
+#[test]
+fn render_pulls_a_hand_to_the_ik_target_and_names_a_joint_that_is_not_a_chain_end() {
+    let Some(real) = common::shared_rigs().map(|r| r.join("real")) else {
+        return;
+    };
+    let dir = common::temp_dir("render-ik");
+    let xbot = real.join("Xbot.glb");
+    let render = |extra: &[&str], out: &std::path::Path| {
+        let mut args = vec![
+            "render",
+            xbot.to_str().unwrap(),
+            "--clip",
+            "idle",
+            "--time",
+            "0.5",
+            "--out",
+        ];
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(extra);
+        common::run_rigscope(&args)
+    };
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let (plain, pinned) = (dir.join("plain.png"), dir.join("pinned.png"));
+    let (code, _, stderr) = render(&[], &plain);
+    assert_eq!(code, Some(0), "{stderr}");
+    // The left hand raised over the head (Xbot stands about 1.8 m tall).
+    let (code, _, stderr) = render(&["--ik", "mixamorig:LeftHand=0.3,2.0,0.1"], &pinned);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_ne!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&pinned).unwrap(),
+        "the arm moved"
+    );
+    let (code, _, stderr) = render(&["--ik", "mixamorig:Hips=0,1,0"], &dir.join("bad.png"));
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("not the end of a two-bone chain"), "{stderr}");
+    assert!(!dir.join("bad.png").exists());
 }
