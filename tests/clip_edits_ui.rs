@@ -180,7 +180,7 @@ fn rename_trim_drop_undo_and_save_write_what_the_list_shows() {
     assert_eq!(viewer.document().path.as_deref(), Some(output.as_path()));
     assert_eq!(names(viewer.rig()), ["Look", "Walk", "Run"]);
     assert!((0..3).all(|c| !viewer.clip_changed(c)));
-    assert_eq!(viewer.clip_edits().undo_label(), None);
+    assert_eq!(viewer.history().undo_label(), None);
     assert!(viewer.diagnostics.error.is_none());
 }
 

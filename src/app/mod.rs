@@ -209,7 +209,13 @@ impl App {
                 }
                 state.window.request_redraw();
             }
-            UiAction::Quit => event_loop.exit(),
+            UiAction::Quit => {
+                if ui::discard::may_quit_now(&mut self.viewer, &mut state.ui_state) {
+                    event_loop.exit();
+                }
+                state.window.request_redraw();
+            }
+            UiAction::QuitNow => event_loop.exit(),
             UiAction::Compare => {
                 let skinner = state.compute.get_or_insert_with(|| ComputeSkinner::new(&state.gpu));
                 if let Err(e) = compare_skinning(&mut self.viewer, &state.gpu, skinner) {
@@ -280,7 +286,12 @@ impl ApplicationHandler<Wake> for App {
             state.window.request_redraw();
         }
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::CloseRequested => {
+                if ui::discard::may_quit_now(&mut self.viewer, &mut state.ui_state) {
+                    event_loop.exit();
+                }
+                state.window.request_redraw();
+            }
             WindowEvent::Resized(size) => {
                 state.resize(size.width, size.height);
                 if size.width > 0 && size.height > 0 {

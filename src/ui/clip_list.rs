@@ -5,13 +5,7 @@
 
 use super::{UiAction, UiState};
 use crate::viewer::{ClipEdit, Viewer};
-use egui::{Key, KeyboardShortcut, Modifiers};
 use std::path::{Path, PathBuf};
-
-pub const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
-pub const REDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
-/// Redo as Windows programs have it.
-pub const REDO_Y: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Y);
 
 /// What the clip list keeps between frames.
 #[derive(Debug, Default)]
@@ -97,7 +91,7 @@ fn selected_clip(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut ClipListSta
             .add(egui::TextEdit::singleline(typed).desired_width(140.0))
             .labelled_by(label.id)
             .on_hover_text("Type a new name and press Enter");
-        let cancelled = ui.input(|i| i.key_pressed(Key::Escape));
+        let cancelled = ui.input(|i| i.key_pressed(egui::Key::Escape));
         if field.lost_focus() && cancelled {
             state.name = None;
         } else if field.lost_focus() {
@@ -181,69 +175,6 @@ fn selected_clip(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut ClipListSta
             report(viewer, result);
         }
     });
-}
-
-/// Edit ▸ Undo and Redo, naming the edit ("Undo trim Walk").
-pub fn edit_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let ctx = ui.ctx().clone();
-    let edits = viewer.clip_edits();
-    let (undo, redo) = (
-        edits.undo_label().map(str::to_owned),
-        edits.redo_label().map(str::to_owned),
-    );
-    // Blocked while a repair is previewed or a save runs; the items say so instead of doing nothing.
-    let blocked = viewer.clip_edit_blocked().map(|b| b.to_string());
-    let (undo, redo) = match blocked {
-        Some(_) => (None, None),
-        None => (undo, redo),
-    };
-    let undo_text = undo.as_ref().map_or("Undo".to_owned(), |l| format!("Undo {l}"));
-    if ui
-        .add_enabled(
-            undo.is_some(),
-            egui::Button::new(undo_text).shortcut_text(ctx.format_shortcut(&UNDO)),
-        )
-        .clicked()
-    {
-        viewer.undo_clip_edit();
-    }
-    let redo_text = redo.as_ref().map_or("Redo".to_owned(), |l| format!("Redo {l}"));
-    if ui
-        .add_enabled(
-            redo.is_some(),
-            egui::Button::new(redo_text).shortcut_text(ctx.format_shortcut(&REDO)),
-        )
-        .clicked()
-    {
-        viewer.redo_clip_edit();
-    }
-    if let Some(blocked) = blocked {
-        ui.label(egui::RichText::new(blocked).weak());
-    }
-}
-
-/// Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y (when no text field has the keyboard: it undoes its own
-/// typing).
-pub fn run_undo_keys(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState) {
-    // The longer shortcut first: Ctrl+Z alone would take Ctrl+Shift+Z too.
-    let redo = ui.input_mut(|i| i.consume_shortcut(&REDO) || i.consume_shortcut(&REDO_Y));
-    let undo = !redo && ui.input_mut(|i| i.consume_shortcut(&UNDO));
-    if (redo || undo)
-        && let Some(blocked) = viewer.clip_edit_blocked()
-    {
-        state.toast(blocked.to_string());
-        return;
-    }
-    let done = if redo {
-        viewer.redo_clip_edit().map(|l| format!("Redo {l}"))
-    } else if undo {
-        viewer.undo_clip_edit().map(|l| format!("Undo {l}"))
-    } else {
-        None
-    };
-    if let Some(done) = done {
-        state.toast(done);
-    }
 }
 
 /// File ▸ Save as…: enabled for a document read from a file (an FBX one is written as a new

@@ -41,6 +41,10 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
     ik_panel(ui, viewer, &mut edited.ik_goals, &mut changed);
     if changed {
+        let animation = viewer.animation();
+        if animation.ik_goals != edited.ik_goals || animation.morph_overrides != edited.morph_overrides {
+            viewer.record_pose_edit("IK goals and morph weights");
+        }
         let animation = viewer.animation_mut();
         animation.crossfade_seconds = edited.crossfade_seconds;
         animation.layers = edited.layers;

@@ -33,7 +33,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     state.joint_map_open = true;
                 }
                 compare_menu(ui, viewer, actions);
-                recent_menu(ui, viewer);
+                recent_menu(ui, viewer, state, actions);
                 if ui
                     .add_enabled(
                         viewer.document().path.is_some(),
@@ -44,7 +44,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     viewer.reload();
                 }
                 if ui.button("Open demo rig").clicked() {
-                    viewer.open_demo();
+                    super::discard::do_or_ask(viewer, state, super::discard::AfterDiscard::OpenDemo, actions);
                 }
                 ui.checkbox(&mut viewer.hot_reload, "Hot reload")
                     .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
@@ -72,7 +72,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     actions.push(UiAction::Quit);
                 }
             });
-            ui.menu_button("Edit", |ui| super::clip_list::edit_menu(ui, viewer));
+            ui.menu_button("Edit", |ui| super::history::edit_menu(ui, viewer));
             ui.menu_button("View", |ui| {
                 if ui
                     .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
@@ -197,7 +197,7 @@ pub(super) fn status_bar(ui: &mut egui::Ui, viewer: &mut Viewer, info: &FrameInf
     });
 }
 
-fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     ui.menu_button("Recent", |ui| {
         if viewer.recent.is_empty() {
             ui.label("No recent files");
@@ -215,7 +215,7 @@ fn recent_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
             viewer.recent.clear();
         }
         if let Some(path) = picked {
-            viewer.open(path);
+            super::discard::do_or_ask(viewer, state, super::discard::AfterDiscard::Open(path), actions);
         }
     });
 }

@@ -11,9 +11,11 @@ pub mod clip_list;
 pub mod commands;
 pub mod compare;
 pub mod curves;
+pub mod discard;
 pub mod dqs_mask;
 pub mod ghosts;
 pub mod help;
+pub mod history;
 pub mod joint_map;
 pub mod layers;
 pub mod legend;
@@ -60,7 +62,10 @@ pub enum UiAction {
     ExportPoseDialog,
     /// Show the native folder dialog for the screenshot folder.
     ChooseScreenshotFolder,
+    /// Quit, asking first when edits would be lost.
     Quit,
+    /// Quit now: the user agreed to drop the edits not saved.
+    QuitNow,
 }
 
 /// Facts about the frame that the window code knows and the UI shows.
@@ -107,6 +112,8 @@ pub struct UiState {
     pub last_folder: Option<PathBuf>,
     /// Short messages shown over the view's corner for a few seconds.
     pub toasts: Vec<Toast>,
+    /// Edits not saved would be dropped: the question waiting for its answer.
+    pub discard_question: Option<discard::DiscardQuestion>,
     /// The error last written to the log, so each shown error is logged once.
     logged_error: Option<String>,
 }
@@ -162,9 +169,11 @@ pub fn open_from_dialog(
     state: &mut UiState,
     pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
 ) -> bool {
-    pick_near_open_file(viewer, state, pick)
-        .map(|path| viewer.open(path))
-        .is_some()
+    let Some(path) = pick_near_open_file(viewer, state, pick) else {
+        return false;
+    };
+    discard::do_or_ask(viewer, state, discard::AfterDiscard::Open(path), &mut Vec::new());
+    true
 }
 
 /// What File ▸ Load clips from… does: like [`open_from_dialog`], but the clips of the file
@@ -235,7 +244,9 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     match dropped {
         // Shift held: the file is the other side of a comparison.
         Some(path) if shift => compare_with(viewer, state, path),
-        Some(path) => viewer.open(path),
+        Some(path) => {
+            discard::do_or_ask(viewer, state, discard::AfterDiscard::Open(path), &mut actions);
+        }
         None => {}
     }
     let theme = egui::ThemePreference::from(state.theme.egui());
@@ -304,6 +315,11 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             viewer.diagnostics.error = None;
         }
     }
+    discard::discard_window(ui.ctx(), viewer, state, &mut actions);
+    if ui.input(|i| i.pointer.any_released()) {
+        // A drag of a slider or of a joint in the view ends: its pose changes were one edit.
+        viewer.end_gesture();
+    }
 
     let viewport = egui::CentralPanel::default()
         .frame(egui::Frame::NONE)
@@ -329,7 +345,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);
-        clip_list::run_undo_keys(ui, viewer, state);
+        history::run_undo_keys(ui, viewer, state);
     }
     clip_list::show_notice(viewer, state);
     UiOutput { viewport, actions }

@@ -1,20 +1,17 @@
 //! A document's clip list as edits of its rig: which rig clip is which animation of the file,
 //! the edits made since it was read (rename, trim, in place, drop), the animations a save writes
-//! for them, and undo and redo as snapshots of the document's clip data.
+//! for them, and the snapshots of the document's clip data that undo and redo exchange (see
+//! `history.rs`).
 //!
 //! The rig's clips are edited in place (the view previews an edit at once) through
 //! [`crate::anim::clip_edit`]; beside them each clip keeps its [`ClipOrigin`], so that a save
 //! keeps an untouched animation as the file has it (renamed if renamed) and encodes only edited
 //! and carried clips anew. Undo puts back the clip data exactly as it was (clips, their morph
-//! weight channels, the import facts that are per clip, origins): a snapshot, not an inverse
-//! edit, because a trim cannot be undone by computation.
+//! weight channels, the import facts that are per clip, origins).
 
 use crate::anim::clip_edit::{self, ClipEditError};
 use crate::rig::{ChannelFacts, Clip, DroppedChannel, MorphChannel, Rig};
 use crate::save::PlannedAnimation;
-
-/// Most edits that can be undone; older ones are forgotten (each step keeps a copy of every clip).
-pub const UNDO_DEPTH: usize = 64;
 
 /// One edit of a document's clip list. Clips are named by their index in the rig at the time
 /// of the edit.
@@ -99,7 +96,7 @@ pub struct ClipOrigin {
 
 /// The document's clip data that edits change, as it was at one moment.
 #[derive(Debug, Clone)]
-struct Snapshot {
+pub(super) struct ClipSnapshot {
     clips: Vec<Clip>,
     morph_channels: Vec<MorphChannel>,
     channel_facts: Vec<Vec<ChannelFacts>>,
@@ -108,24 +105,25 @@ struct Snapshot {
     log: Vec<ClipEdit>,
 }
 
-/// One entry of the undo or redo list: the edit's label and the state on the other side of it.
-#[derive(Debug, Clone)]
-struct Step {
-    label: String,
-    state: Snapshot,
+#[cfg(test)]
+impl ClipSnapshot {
+    pub(super) fn empty_for_tests() -> ClipSnapshot {
+        ClipEdits::for_rig(&Rig::default()).snapshot(&Rig::default())
+    }
 }
 
-/// A document's clip record and edit history, kept beside its rig (whose clips it describes,
-/// index for index).
+/// A document's clip record, kept beside its rig (whose clips it describes, index for index).
 #[derive(Debug, Clone)]
 pub struct ClipEdits {
     origins: Vec<ClipOrigin>,
     /// The edits made since the file was read, in order, as made: replayed on a reload (see
     /// [`ClipEdits::replayed`]); undo takes them back off.
     log: Vec<ClipEdit>,
-    undo: Vec<Step>,
-    redo: Vec<Step>,
 }
+
+/// An edit made again on a reloaded rig: its label and the clip data before it, for the
+/// document's history.
+pub(super) type ReplayedStep = (String, ClipSnapshot);
 
 /// An edit that could not be made again on a reloaded rig.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,27 +151,30 @@ impl ClipEdits {
         ClipEdits {
             origins,
             log: Vec::new(),
-            undo: Vec::new(),
-            redo: Vec::new(),
         }
     }
 
-    /// The record of `rig` (freshly read) with `log` made on it again, in order, each edit
-    /// undoable as when first made. Stops at the first edit that fails: the edits after it
-    /// name clips by index, which would no longer be the clips they meant.
-    pub fn replayed(rig: &mut Rig, log: &[ClipEdit]) -> (ClipEdits, Option<ReplayFailure>) {
+    /// The record of `rig` (freshly read) with `log` made on it again, in order, with each
+    /// edit's undo step as when first made. Stops at the first edit that fails: the edits after
+    /// it name clips by index, which would no longer be the clips they meant.
+    pub(super) fn replayed(rig: &mut Rig, log: &[ClipEdit]) -> (ClipEdits, Vec<ReplayedStep>, Option<ReplayFailure>) {
         let mut edits = ClipEdits::for_rig(rig);
+        let mut steps = Vec::with_capacity(log.len());
         for (k, edit) in log.iter().enumerate() {
-            if let Err(error) = edits.apply(rig, edit.clone()) {
-                let failure = ReplayFailure {
-                    edit: edit.clone(),
-                    error,
-                    skipped: log.len() - k - 1,
-                };
-                return (edits, Some(failure));
+            let label = edit.label(rig);
+            match edits.apply(rig, edit.clone()) {
+                Ok(before) => steps.push((label, before)),
+                Err(error) => {
+                    let failure = ReplayFailure {
+                        edit: edit.clone(),
+                        error,
+                        skipped: log.len() - k - 1,
+                    };
+                    return (edits, steps, Some(failure));
+                }
             }
         }
-        (edits, None)
+        (edits, steps, None)
     }
 
     pub fn origins(&self) -> &[ClipOrigin] {
@@ -214,9 +215,9 @@ impl ClipEdits {
             .collect()
     }
 
-    /// Makes `edit` on `rig` and records it; on an error the rig and the record are as they were.
-    pub fn apply(&mut self, rig: &mut Rig, edit: ClipEdit) -> Result<(), ClipEditError> {
-        let label = edit.label(rig);
+    /// Makes `edit` on `rig` and records it, returning the clip data before it (for the undo
+    /// step); on an error the rig and the record are as they were.
+    pub(super) fn apply(&mut self, rig: &mut Rig, edit: ClipEdit) -> Result<ClipSnapshot, ClipEditError> {
         let before = self.snapshot(rig);
         if let Err(e) = edit.apply(rig) {
             // The edits promise to leave the rig alone on an error; putting the snapshot back
@@ -234,51 +235,19 @@ impl ClipEdits {
             ClipEdit::Rename { .. } => {}
         }
         self.log.push(edit);
-        self.undo.push(Step { label, state: before });
-        if self.undo.len() > UNDO_DEPTH {
-            self.undo.remove(0);
-        }
-        self.redo.clear();
-        Ok(())
+        Ok(before)
     }
 
-    /// The label of the edit Undo would take back.
-    pub fn undo_label(&self) -> Option<&str> {
-        self.undo.last().map(|s| s.label.as_str())
-    }
-
-    /// The label of the edit Redo would make again.
-    pub fn redo_label(&self) -> Option<&str> {
-        self.redo.last().map(|s| s.label.as_str())
-    }
-
-    /// Puts `rig`'s clips back as they were before the last edit; returns its label (`None`:
-    /// nothing to undo).
-    pub fn undo(&mut self, rig: &mut Rig) -> Option<String> {
-        let step = self.undo.pop()?;
+    /// Puts `state`'s clip data into `rig` and this record, and keeps the data they had in
+    /// `state` (undo and redo are the same exchange).
+    pub(super) fn exchange(&mut self, rig: &mut Rig, state: &mut ClipSnapshot) {
         let now = self.snapshot(rig);
-        self.restore(rig, step.state);
-        self.redo.push(Step {
-            label: step.label.clone(),
-            state: now,
-        });
-        Some(step.label)
+        let then = std::mem::replace(state, now);
+        self.restore(rig, then);
     }
 
-    /// Makes the last undone edit again; returns its label (`None`: nothing to redo).
-    pub fn redo(&mut self, rig: &mut Rig) -> Option<String> {
-        let step = self.redo.pop()?;
-        let now = self.snapshot(rig);
-        self.restore(rig, step.state);
-        self.undo.push(Step {
-            label: step.label.clone(),
-            state: now,
-        });
-        Some(step.label)
-    }
-
-    fn snapshot(&self, rig: &Rig) -> Snapshot {
-        Snapshot {
+    fn snapshot(&self, rig: &Rig) -> ClipSnapshot {
+        ClipSnapshot {
             clips: rig.clips.clone(),
             morph_channels: rig.morphs.channels.clone(),
             channel_facts: rig.facts.channels.clone(),
@@ -288,7 +257,7 @@ impl ClipEdits {
         }
     }
 
-    fn restore(&mut self, rig: &mut Rig, state: Snapshot) {
+    fn restore(&mut self, rig: &mut Rig, state: ClipSnapshot) {
         rig.clips = state.clips;
         rig.morphs.channels = state.morph_channels;
         rig.facts.channels = state.channel_facts;
@@ -445,7 +414,7 @@ mod tests {
     }
 
     #[test]
-    fn undo_and_redo_restore_every_bit_and_the_plan() {
+    fn exchanging_snapshots_undoes_and_redoes_every_bit_and_the_plan() {
         let mut rig = rig();
         let mut edits = ClipEdits::for_rig(&rig);
         let mut states = vec![(bits(&rig), edits.plan(&rig), edits.ids())];
@@ -464,33 +433,30 @@ mod tests {
             ClipEdit::Drop { clip: 1 },
             ClipEdit::Drop { clip: 0 },
         ];
+        let mut undo = Vec::new();
         for edit in &script {
-            edits.apply(&mut rig, edit.clone()).unwrap();
+            undo.push(edits.apply(&mut rig, edit.clone()).unwrap());
             states.push((bits(&rig), edits.plan(&rig), edits.ids()));
         }
         assert!(rig.morphs.channels.is_empty(), "the dropped Run took its morph channel");
-        assert_eq!(edits.undo_label(), Some("drop Walk"));
+        let mut redo = Vec::new();
         for k in (0..script.len()).rev() {
-            assert!(edits.undo(&mut rig).is_some());
+            let mut step = undo.pop().unwrap();
+            edits.exchange(&mut rig, &mut step);
+            redo.push(step);
             assert_eq!(
                 (bits(&rig), edits.plan(&rig), edits.ids()),
                 states[k],
                 "undo to state {k}"
             );
         }
-        assert_eq!(edits.undo(&mut rig), None, "nothing left to undo");
         assert!(edits.log().is_empty());
-        assert_eq!(edits.redo_label(), Some("trim Run"));
         for (k, state) in states.iter().enumerate().skip(1) {
-            assert!(edits.redo(&mut rig).is_some());
+            let mut step = redo.pop().unwrap();
+            edits.exchange(&mut rig, &mut step);
             assert_eq!(&(bits(&rig), edits.plan(&rig), edits.ids()), state, "redo to state {k}");
         }
-        assert_eq!(edits.redo(&mut rig), None);
-
-        // A new edit after an undo forgets what could have been redone.
-        edits.undo(&mut rig);
-        edits.apply(&mut rig, ClipEdit::Drop { clip: 1 }).unwrap();
-        assert_eq!(edits.redo_label(), None);
+        assert_eq!(edits.log(), script);
     }
 
     #[test]
@@ -514,7 +480,6 @@ mod tests {
         assert!(edits.apply(&mut rig, backwards).is_err());
         assert!(edits.apply(&mut rig, ClipEdit::Drop { clip: 9 }).is_err());
         assert_eq!(bits(&rig), before);
-        assert_eq!(edits.undo_label(), None);
         assert!(edits.log().is_empty());
     }
 
@@ -538,16 +503,18 @@ mod tests {
             edits.apply(&mut edited, edit.clone()).unwrap();
         }
         let mut reloaded = rig();
-        let (again, failure) = ClipEdits::replayed(&mut reloaded, edits.log());
+        let (again, steps, failure) = ClipEdits::replayed(&mut reloaded, edits.log());
         assert_eq!(failure, None);
         assert_eq!(bits(&reloaded), bits(&edited));
         assert_eq!(again.plan(&reloaded), edits.plan(&edited));
-        assert_eq!(again.undo_label(), Some("rename Idle to Rest"));
+        let labels: Vec<&str> = steps.iter().map(|(label, _)| label.as_str()).collect();
+        assert_eq!(labels, ["drop Walk", "trim Run", "rename Idle to Rest"]);
 
         // The file changed on disk: its first clip is now too short for the trim.
         let mut shorter = rig();
         clip_edit::trim(&mut shorter, 1, 0.0, 0.25).unwrap();
-        let (partial, failure) = ClipEdits::replayed(&mut shorter, edits.log());
+        let (partial, steps, failure) = ClipEdits::replayed(&mut shorter, edits.log());
+        assert_eq!(steps.len(), 1);
         let failure = failure.expect("the trim no longer fits");
         assert_eq!((failure.edit.clone(), failure.skipped), (log[1].clone(), 1));
         assert!(matches!(failure.error, ClipEditError::TimeOutsideClip { .. }));

@@ -69,9 +69,14 @@ pub struct Document {
     pub(super) symmetry_job: Option<SymmetryJob>,
     /// What the repairs would change, and the repaired rig while it is previewed.
     pub repair: super::repair::RepairState,
-    /// Which of the rig's clips is which animation of the file, the clip edits made since it
-    /// was read and their undo history (see `clip_edits.rs`).
+    /// Which of the rig's clips is which animation of the file, and the clip edits made since
+    /// it was read (see `clip_edits.rs`).
     pub(super) clip_edits: super::clip_edits::ClipEdits,
+    /// Every edit since the file was read, for undo and redo (see `history.rs`).
+    pub(super) history: super::history::History,
+    /// The rig as read, kept once a repair changed its weights: a save writes the primitives
+    /// whose weights differ from it.
+    pub(super) weights_read: Option<Arc<Rig>>,
 }
 
 impl Document {
@@ -93,6 +98,8 @@ impl Document {
             symmetry: None,
             symmetry_job: None,
             repair: Default::default(),
+            history: Default::default(),
+            weights_read: None,
         }
     }
 

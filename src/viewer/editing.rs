@@ -1,10 +1,11 @@
-//! Editing the active document's clips in the window: each edit previewed at once (the rig's
-//! clips change in place, playback follows the clip it showed), undo and redo, and saving the
-//! edited file (File ▸ Save as…) through the one glTF writer, on a thread of its own in the
-//! window.
+//! Editing the active document in the window: clip edits previewed at once (the rig's clips
+//! change in place, playback follows the clip it showed), pose edits, undo and redo of every
+//! kind of edit through the document's history, and saving the edited file (File ▸ Save as…)
+//! through the one glTF writer, on a thread of its own in the window.
 
 use super::Viewer;
-use super::clip_edits::{ClipEdit, ClipEdits, ReplayFailure};
+use super::clip_edits::{ClipEdit, ClipEdits, ReplayFailure, ReplayedStep};
+use super::history::{Direction, History, PoseSnapshot, StepState};
 use crate::anim::clip_edit::ClipEditError;
 use crate::job::Job;
 use crate::rig::Rig;
@@ -17,9 +18,6 @@ use std::sync::Arc;
 pub enum ClipListError {
     #[error(transparent)]
     Edit(#[from] ClipEditError),
-    /// The shown rig is the repaired copy, whose clips are not the document's.
-    #[error("a weight repair is previewed: end the preview (Tools ▸ Repair weights) before editing clips")]
-    RepairPreviewed,
     /// The save reads the clips as they were when it started, and reopens the file it wrote.
     #[error("the file is being saved: edit its clips once the save is done")]
     Saving,
@@ -32,10 +30,6 @@ pub enum DocumentSaveError {
     NoFile,
     #[error("a save is already running")]
     Busy,
-    /// The repaired weights are saved from the Repair window; this save writes clip edits, and
-    /// reopening the file written would end the preview.
-    #[error("a weight repair is previewed: save it from Tools ▸ Repair weights, or end the preview first")]
-    RepairPreviewed,
     #[error(transparent)]
     Save(#[from] SaveError),
     #[error("the save stopped unexpectedly: {0}")]
@@ -81,15 +75,28 @@ impl Viewer {
         document.clip_edits.plan(&document.rig)
     }
 
-    /// Why clips cannot be edited now, if they cannot.
+    /// The active document's edit history.
+    pub fn history(&self) -> &History {
+        &self.document().history
+    }
+
+    /// Whether the active document has edits a save would write that are not in its file.
+    pub fn has_unsaved_edits(&self) -> bool {
+        self.document().history.is_changed()
+    }
+
+    /// The open documents with edits not in their files, by name (for the question before
+    /// quitting).
+    pub fn unsaved_documents(&self) -> Vec<String> {
+        (self.documents.iter())
+            .filter(|d| d.history.is_changed())
+            .map(|d| super::label(d.path.as_deref()))
+            .collect()
+    }
+
+    /// Why the document cannot be edited now, if it cannot.
     pub fn clip_edit_blocked(&self) -> Option<ClipListError> {
-        if self.saving.is_some() {
-            Some(ClipListError::Saving)
-        } else if self.previewed_repair().is_some() {
-            Some(ClipListError::RepairPreviewed)
-        } else {
-            None
-        }
+        self.saving.is_some().then_some(ClipListError::Saving)
     }
 
     /// Makes `edit` on the active document's clips, shown at once; it can be undone.
@@ -97,25 +104,81 @@ impl Viewer {
         if let Some(blocked) = self.clip_edit_blocked() {
             return Err(blocked);
         }
-        self.change_clips(|rig, edits| edits.apply(rig, edit))?;
+        let label = edit.label(self.rig());
+        let before = self.change_clips(|rig, edits| edits.apply(rig, edit))?;
+        self.record_edit(label, StepState::Clips(before));
         Ok(())
     }
 
-    /// Takes back the active document's last clip edit; returns its label (`None`: nothing
-    /// to undo, or edits are blocked now).
-    pub fn undo_clip_edit(&mut self) -> Option<String> {
-        if self.clip_edit_blocked().is_some() {
-            return None;
+    /// Files an edit made on the active document in its history. A new edit ends a repair
+    /// preview's before/after toggle: the repair stays, as the edit under this one.
+    pub(super) fn record_edit(&mut self, label: String, before: StepState) -> u64 {
+        let document = &mut self.documents[self.active];
+        if document.repair.end_preview_keeping_repair() {
+            self.marks.stale = true;
         }
-        self.change_clips(|rig, edits| edits.undo(rig).ok_or(())).ok()
+        self.documents[self.active].history.push(label, before)
     }
 
-    /// Makes the last undone clip edit again; returns its label.
-    pub fn redo_clip_edit(&mut self) -> Option<String> {
+    /// Notes that the pose (bends, morph weights set by hand, IK goals) is about to change, so
+    /// that the change can be undone: the changes of one gesture (until
+    /// [`Viewer::end_gesture`]) are one edit.
+    pub fn record_pose_edit(&mut self, label: &str) {
+        if self.documents[self.active].history.joins_open_pose_step() {
+            return;
+        }
+        let before = PoseSnapshot::of(&self.playback.animation);
+        self.record_edit(label.to_owned(), StepState::Pose(before));
+    }
+
+    /// The gesture in progress ended (a mouse button was released): the next pose change is
+    /// an edit of its own.
+    pub fn end_gesture(&mut self) {
+        self.documents[self.active].history.end_gesture();
+    }
+
+    /// Takes back the active document's last edit, whatever its kind; returns its label
+    /// (`None`: nothing to undo, or edits are blocked now).
+    pub fn undo(&mut self) -> Option<String> {
+        self.take_step(Direction::Undo)
+    }
+
+    /// Makes the last undone edit again; returns its label.
+    pub fn redo(&mut self) -> Option<String> {
+        self.take_step(Direction::Redo)
+    }
+
+    pub(super) fn take_step(&mut self, direction: Direction) -> Option<String> {
         if self.clip_edit_blocked().is_some() {
             return None;
         }
-        self.change_clips(|rig, edits| edits.redo(rig).ok_or(())).ok()
+        let mut step = self.documents[self.active].history.take(direction)?;
+        self.exchange_state(&mut step.state);
+        let label = step.label.clone();
+        self.documents[self.active].history.taken(direction, step);
+        Some(label)
+    }
+
+    /// Puts `state` into the active document (and its playback) and keeps what it replaced.
+    fn exchange_state(&mut self, state: &mut StepState) {
+        match state {
+            StepState::Clips(snapshot) => {
+                let exchanged = self.change_clips(|rig, edits| {
+                    edits.exchange(rig, snapshot);
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                let Ok(()) = exchanged;
+            }
+            StepState::Rig(shown) => {
+                shown.swap_with(&mut self.documents[self.active]);
+                self.marks.stale = true;
+                self.mark_dirty();
+            }
+            StepState::Pose(pose) => {
+                pose.exchange(&mut self.playback.animation);
+                self.mark_dirty();
+            }
+        }
     }
 
     /// Runs `change` on the active document's rig and record; when it succeeds, the document
@@ -141,8 +204,9 @@ impl Viewer {
         Ok(done)
     }
 
-    /// Writes the active document's file with its clips as edited (see
-    /// [`ClipEdits::plan`]) to `output` (`.glb` or `.gltf`, never the input), then loads the
+    /// Writes the active document's file with its edits (its clips as edited, see
+    /// [`ClipEdits::plan`], and the weights of a repair applied) to `output` (`.glb` or
+    /// `.gltf`, never the input), then loads the
     /// file written in the document's place. With [`Viewer::background_checks`] the write runs
     /// on a thread of its own and `Ok(None)` says it started ([`Viewer::poll_save`] takes it);
     /// otherwise it is done here and its result returned.
@@ -152,11 +216,9 @@ impl Viewer {
         }
         let document = self.document();
         let input = document.path.clone().ok_or(DocumentSaveError::NoFile)?;
-        if self.previewed_repair().is_some() {
-            return Err(DocumentSaveError::RepairPreviewed);
-        }
         let rig = Arc::clone(&document.rig);
         let plan = document.clip_edits.plan(&rig);
+        let weights_read = document.weights_read.clone();
         let generation = document.generation;
         let destination = output.to_owned();
         // An FBX rig has no glTF to edit: the whole rig is written as a new one, its clips as
@@ -166,7 +228,15 @@ impl Viewer {
                 let generator = format!("Rigscope, from {}", rig.name);
                 crate::save::write_rig(&rig, &destination, std::slice::from_ref(&input), &generator)
             } else {
-                crate::save::save_animations(&input, &destination, &rig, &plan, SaveOptions::default())
+                let primitives = match &weights_read {
+                    Some(read) => crate::save::changed_primitives(read, &rig)?,
+                    None => Vec::new(),
+                };
+                let edits = crate::save::Edits {
+                    primitives: &primitives,
+                    animations: Some(crate::save::AnimationPlan { rig: &rig, plan: &plan }),
+                };
+                crate::save::save_edits(&input, &destination, &edits, SaveOptions::default())
             }
         };
         if self.background_checks {
@@ -240,7 +310,9 @@ impl Viewer {
     /// again), and the edit history starts over.
     fn saved(&mut self, output: &Path, generation: u64) {
         self.notice = Some(format!("Saved {}", output.display()));
-        if self.documents.iter().any(|d| d.generation == generation) {
+        if let Some(document) = self.documents.iter_mut().find(|d| d.generation == generation) {
+            // Until the file written is open in its place, its contents are those saved.
+            document.history.mark_saved();
             self.start_load(Some(output.to_owned()), Some(generation), Vec::new());
             self.forget_clip_edits_on_load();
         }
@@ -253,13 +325,17 @@ impl Viewer {
 
     /// The edits a reload of document `generation` makes again on the rig it read, with what
     /// failed; `None` when the document is gone.
-    pub(super) fn replay_clip_edits(&self, generation: u64, rig: &mut Rig) -> Option<(ClipEdits, Option<String>)> {
+    pub(super) fn replay_clip_edits(
+        &self,
+        generation: u64,
+        rig: &mut Rig,
+    ) -> Option<(ClipEdits, Vec<ReplayedStep>, Option<String>)> {
         let document = self.documents.iter().find(|d| d.generation == generation)?;
         let log = document.clip_edits.log();
         if log.is_empty() {
             return None;
         }
-        let (edits, failure) = ClipEdits::replayed(rig, log);
+        let (edits, steps, failure) = ClipEdits::replayed(rig, log);
         let message = failure.map(|ReplayFailure { edit, error, skipped }| {
             let later = match skipped {
                 0 => String::new(),
@@ -271,7 +347,7 @@ impl Viewer {
                 edit.label(rig)
             )
         });
-        Some((edits, message))
+        Some((edits, steps, message))
     }
 }
 
@@ -312,10 +388,7 @@ mod tests {
             Some(0),
             "the shown clip is gone: the last one shows"
         );
-        assert_eq!(
-            viewer.undo_clip_edit().as_deref(),
-            Some(format!("drop {second}").as_str())
-        );
+        assert_eq!(viewer.undo().as_deref(), Some(format!("drop {second}").as_str()));
         assert_eq!(names(&viewer), [first.clone(), second.clone()]);
         assert_eq!(viewer.player().clip, Some(0), "the clip shown stays shown");
 
@@ -328,16 +401,16 @@ mod tests {
             (Some(0), half),
             "moved down, same time"
         );
-        viewer.undo_clip_edit();
+        viewer.undo();
         assert_eq!((viewer.player().clip, viewer.player().time), (Some(1), half));
         // Every clip dropped: the rest pose.
         viewer.edit_clip(ClipEdit::Drop { clip: 0 }).unwrap();
         viewer.edit_clip(ClipEdit::Drop { clip: 0 }).unwrap();
         assert_eq!(viewer.player().clip, None);
         viewer.pose();
-        assert_eq!(viewer.undo_clip_edit(), Some(format!("drop {second}")));
-        assert_eq!(viewer.redo_clip_edit(), Some(format!("drop {second}")));
-        assert_eq!(viewer.redo_clip_edit(), None);
+        assert_eq!(viewer.undo(), Some(format!("drop {second}")));
+        assert_eq!(viewer.redo(), Some(format!("drop {second}")));
+        assert_eq!(viewer.redo(), None);
     }
 
     #[test]
@@ -367,10 +440,7 @@ mod tests {
             edited,
             "made again on the file read"
         );
-        assert_eq!(
-            viewer.clip_edits().undo_label(),
-            Some(format!("trim {second}").as_str())
-        );
+        assert_eq!(viewer.history().undo_label(), Some(format!("trim {second}").as_str()));
         assert!(viewer.clip_changed(0) && viewer.clip_changed(1));
         assert!(viewer.diagnostics.error.is_none());
 
@@ -391,7 +461,7 @@ mod tests {
             !viewer.clip_changed(0) && !viewer.clip_changed(1),
             "the file written holds the edits"
         );
-        assert_eq!(viewer.clip_edits().undo_label(), None);
+        assert_eq!(viewer.history().undo_label(), None);
         assert_eq!(
             viewer.save_plan(),
             [

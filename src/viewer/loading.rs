@@ -378,8 +378,11 @@ impl Viewer {
                 }
                 let document = &mut self.documents[target];
                 document.loaded_stamp = stamp;
-                if let Some((clip_edits, failure)) = replayed {
+                if let Some((clip_edits, steps, failure)) = replayed {
                     document.clip_edits = clip_edits;
+                    for (label, before) in steps {
+                        document.history.push(label, super::history::StepState::Clips(before));
+                    }
                     self.diagnostics.error = failure;
                 }
                 let document = &mut self.documents[target];

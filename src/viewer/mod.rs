@@ -8,11 +8,12 @@ use crate::render::FrameState;
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
-pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin, UNDO_DEPTH};
+pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin};
 pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
+pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
@@ -30,6 +31,7 @@ mod document;
 mod dqs_mask;
 mod editing;
 mod ghosts;
+mod history;
 mod joint_maps;
 mod loading;
 mod marks;
@@ -362,11 +364,16 @@ impl Viewer {
         }
     }
 
-    /// Changes node `node`'s hand-made pose change.
+    /// Changes node `node`'s hand-made pose change: a pose edit, joined with the others of
+    /// the same gesture (see [`Viewer::end_gesture`]).
     pub fn set_override(&mut self, node: usize, joint_override: JointOverride) {
-        if node < self.playback.animation.overrides.len() {
-            self.animation_mut().overrides[node] = joint_override;
+        let overrides = &self.playback.animation.overrides;
+        if overrides.get(node).is_none_or(|&old| old == joint_override) {
+            return;
         }
+        let name = self.rig().nodes.get(node).map_or("joint", |n| n.name.as_str());
+        self.record_pose_edit(&format!("bend {name}"));
+        self.animation_mut().overrides[node] = joint_override;
     }
 
     /// Bends the selected joint by a mouse drag of (`dx`, `dy`) points: sideways turns it about
@@ -383,7 +390,13 @@ impl Viewer {
         self.set_override(node, bend);
     }
 
+    /// Takes every bend off: a pose edit of its own.
     pub fn reset_overrides(&mut self) {
+        if !self.playback.animation.has_overrides() {
+            return;
+        }
+        self.end_gesture();
+        self.record_pose_edit("reset pose");
         self.animation_mut().overrides.fill(JointOverride::IDENTITY);
     }
 

@@ -2,6 +2,7 @@
 //! on a thread of its own in the window), the repaired rig previewed in place of the loaded one
 //! with a before/after toggle, the vertices that changed marked, and saving it.
 
+use super::history::{Direction, StepState};
 use super::symmetry::{SymmetryJob, SymmetryView};
 use super::{Document, VertexRef, Viewer, marks_on_every_instance};
 use crate::job::Job;
@@ -58,6 +59,15 @@ pub const REPAIRS: [Repair; 5] = [
 ];
 
 impl RepairOptions {
+    /// The chosen repairs' names, in the order they run: "fill, normalize".
+    fn chosen_names(&self) -> String {
+        let names: Vec<String> = (REPAIRS.iter())
+            .filter(|&&r| self.is_chosen(r))
+            .map(|r| format!("{r:?}").to_lowercase())
+            .collect();
+        names.join(", ")
+    }
+
     /// The repair `repair` alone, with its options, whether it is chosen or not.
     pub fn single(&self, repair: Repair) -> RepairPlan {
         let mut plan = RepairPlan::default();
@@ -211,7 +221,7 @@ pub fn changed_vertices(before: &Rig, after: &Rig) -> Vec<(usize, usize, Vec<usi
 }
 
 /// What is shown for one side of the preview, with the caches computed for it.
-struct Shown {
+pub(super) struct Shown {
     rig: Arc<Rig>,
     generation: u64,
     influence_counts: Vec<usize>,
@@ -233,7 +243,7 @@ impl Shown {
     }
 
     /// Exchanges what `document` shows with this.
-    fn swap_with(&mut self, document: &mut Document) {
+    pub(super) fn swap_with(&mut self, document: &mut Document) {
         std::mem::swap(&mut self.rig, &mut document.rig);
         std::mem::swap(&mut self.generation, &mut document.generation);
         std::mem::swap(&mut self.influence_counts, &mut document.influence_counts);
@@ -243,12 +253,11 @@ impl Shown {
     }
 }
 
-/// A repaired rig shown in place of the loaded one.
+/// A repair applied as the document's latest edit, with a before/after toggle that is undo and
+/// redo of it.
 struct Preview {
-    /// The side not shown now: the loaded rig while the repair is shown, and the other way.
-    hidden: Shown,
-    /// Whether the repaired rig is the one shown.
-    showing_repaired: bool,
+    /// The edit's serial in the document's history.
+    serial: u64,
     /// The loaded rig, whichever side is shown (for saving).
     loaded: Arc<Rig>,
     /// The repaired rig, whichever side is shown.
@@ -274,6 +283,12 @@ impl RepairState {
     pub(super) fn forget_analysis(&mut self) {
         self.analysis = None;
         self.job = None;
+    }
+
+    /// Ends the preview with the repair applied (another edit was made over it); returns
+    /// whether one ended.
+    pub(super) fn end_preview_keeping_repair(&mut self) -> bool {
+        self.preview.take().is_some()
     }
 
     /// The vertices marked as changed by the preview.
@@ -362,9 +377,11 @@ impl Viewer {
         (self.document().repair.job.as_ref()).is_some_and(|(_, job)| !job.is_finished())
     }
 
-    /// Shows the rig repaired with `options` in place of the loaded one, in every view and on
-    /// both skinning paths, with the vertices it changed marked; `false` while the analysis is
-    /// still running (see [`Viewer::repair_analysis`]).
+    /// Applies the repair with `options` to the active document as an edit: the repaired rig
+    /// is shown in place of the loaded one, in every view and on both skinning paths, with the
+    /// vertices it changed marked, and [`Viewer::show_repaired`] toggles before and after (undo
+    /// and redo of it); `false` while the analysis is still running (see
+    /// [`Viewer::repair_analysis`]).
     pub fn preview_repair(&mut self, options: &RepairOptions) -> bool {
         let Some(analysis) = self.repair_analysis(options) else {
             return false;
@@ -380,17 +397,21 @@ impl Viewer {
                 marks_on_every_instance(&loaded, *mesh, *primitive, vertices.iter().copied())
             })
             .collect();
-        let mut hidden = Shown::new(Arc::clone(&repaired), generation);
-        hidden.swap_with(document);
+        document.weights_read.get_or_insert_with(|| Arc::clone(&loaded));
+        let mut before = Shown::new(Arc::clone(&repaired), generation);
+        before.swap_with(document);
+        let label = format!("repair weights ({})", options.chosen_names());
+        let serial = self.record_edit(label, StepState::Rig(Box::new(before)));
+        let document = &mut self.documents[self.active];
         document.repair.preview = Some(Preview {
-            hidden,
-            showing_repaired: true,
+            serial,
             loaded,
             repaired,
             marks,
             options: *options,
         });
         document.repair.mark_changed = true;
+        self.marks.stale = true;
         self.mark_dirty();
         true
     }
@@ -402,33 +423,49 @@ impl Viewer {
 
     /// Whether the repaired rig (not the loaded one) is shown.
     pub fn showing_repaired(&self) -> bool {
-        (self.document().repair.preview.as_ref()).is_some_and(|p| p.showing_repaired)
+        let document = self.document();
+        (document.repair.preview.as_ref()).is_some_and(|p| Arc::ptr_eq(&p.repaired, &document.rig))
     }
 
-    /// Shows the repaired rig (`true`) or the loaded one during a preview; nothing happens
-    /// without one. Each side keeps its rig and generation, so the loaded rig comes back as it was.
+    /// Shows the repaired rig (`true`: redo of the repair) or the loaded one (undo of it)
+    /// during a preview; nothing happens without one. Each side keeps its rig and generation,
+    /// so the loaded rig comes back as it was.
     pub fn show_repaired(&mut self, repaired: bool) {
-        let document = &mut self.documents[self.active];
-        let Some(mut preview) = document.repair.preview.take() else {
+        let Some(serial) = self.document().repair.preview.as_ref().map(|p| p.serial) else {
             return;
         };
-        let changes = preview.showing_repaired != repaired;
-        if changes {
-            preview.hidden.swap_with(document);
-            preview.showing_repaired = repaired;
+        if repaired == self.showing_repaired() {
+            return;
         }
-        document.repair.preview = Some(preview);
-        if changes {
-            self.mark_dirty();
+        let direction = if repaired { Direction::Redo } else { Direction::Undo };
+        if self
+            .document()
+            .history
+            .next(direction)
+            .is_some_and(|step| step.serial == serial)
+        {
+            self.take_step(direction);
         }
     }
 
-    /// Ends the preview: the loaded rig is shown again.
+    /// Ends the preview without the repair: the loaded rig is shown again, and the repair is
+    /// not left to redo.
     pub fn end_repair_preview(&mut self) {
+        let Some(serial) = self.document().repair.preview.as_ref().map(|p| p.serial) else {
+            return;
+        };
         self.show_repaired(false);
-        if self.documents[self.active].repair.preview.take().is_some() {
-            self.mark_dirty();
+        let document = &mut self.documents[self.active];
+        if document
+            .history
+            .next(Direction::Redo)
+            .is_some_and(|step| step.serial == serial)
+        {
+            document.history.forget_next(Direction::Redo);
         }
+        document.repair.preview = None;
+        self.marks.stale = true;
+        self.mark_dirty();
     }
 
     /// Whether the vertices the preview changed are marked.
