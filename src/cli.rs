@@ -1,8 +1,10 @@
-//! What the command line names: where the rig comes from (`FILE`, `demo`, `--synthetic`) and
-//! the parsers of its compound values (sizes, bends, layers).
+//! What the command line names: where the rig comes from (`FILE`, `demo`, `--synthetic`), the
+//! arguments several commands share (the view, the skinning choice) and the parsers of compound
+//! values (sizes, bends, layers).
 
-use crate::anim::BlendMode;
+use crate::anim::{BlendMode, GhostOptions};
 use crate::names::Named;
+use crate::render::{DeformationMeasure, ViewMode, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::SkinningMethod;
 use crate::synthetic::skinned_tube;
@@ -69,6 +71,93 @@ impl RigSource {
     }
 }
 
+/// Where the rig comes from, as the window and `rigscope bench` take it.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct RigArgs {
+    /// A .gltf, .glb, .vrm or .fbx file; the built-in demo rig when omitted (or `demo`).
+    #[arg(conflicts_with = "synthetic")]
+    pub file: Option<std::path::PathBuf>,
+    /// A generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.
+    /// 1000000,256, to see how Rigscope copes with a big rig.
+    #[arg(long, value_name = "VERTICES,JOINTS", value_parser = parse_synthetic)]
+    pub synthetic: Option<(usize, usize)>,
+}
+
+impl RigArgs {
+    pub fn source(&self) -> RigSource {
+        RigSource::from_args(self.file.clone(), self.synthetic)
+    }
+
+    /// The rig's name in messages: the file, `demo`, or the `--synthetic` sizes.
+    pub fn label(&self) -> std::path::PathBuf {
+        match (&self.file, self.synthetic) {
+            (_, Some((vertices, joints))) => format!("--synthetic {vertices},{joints}").into(),
+            (Some(file), None) => file.clone(),
+            (None, None) => "demo".into(),
+        }
+    }
+}
+
+/// What the mesh and its overlays show, as `render` and `bench` take it.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct ViewArgs {
+    /// What the mesh shows.
+    #[arg(long, default_value_t = ViewMode::Shaded, value_parser = crate::names::cli::<ViewMode>())]
+    pub view: ViewMode,
+    /// In the joints view, color by the strongest joint only.
+    #[arg(long)]
+    pub dominant: bool,
+    /// What `--view deformation` measures: the posed / bind triangle area, or the edge stretch.
+    #[arg(long, default_value_t = DeformationMeasure::Area, value_parser = crate::names::cli::<DeformationMeasure>())]
+    pub deformation: DeformationMeasure,
+    /// Onion skin: N ghost poses on each side of the moment drawn, K frames (of 1/30 s) apart
+    /// (K 5 when left out), past ones blue and future ones orange, fading with distance.
+    #[arg(long, value_name = "N[,K]", value_parser = GhostOptions::parse)]
+    pub ghosts: Option<GhostOptions>,
+    /// Draw the --ghosts as skeletons instead of skinned meshes.
+    #[arg(long, requires = "ghosts")]
+    pub ghost_skeletons: bool,
+    /// Draw the skeleton overlay.
+    #[arg(long)]
+    pub skeleton: bool,
+    /// Draw the skeleton in its bind pose (where the inverse bind matrices put the joints) over
+    /// the current pose, in green.
+    #[arg(long)]
+    pub bind_skeleton: bool,
+    /// Draw the wireframe overlay.
+    #[arg(long)]
+    pub wireframe: bool,
+    /// Leave out the ground grid and axes.
+    #[arg(long)]
+    pub no_grid: bool,
+}
+
+impl ViewArgs {
+    /// The view the flags ask for, over the defaults.
+    pub fn options(&self) -> ViewOptions {
+        let mut options = ViewOptions::default();
+        self.apply(&mut options);
+        options
+    }
+
+    /// Sets what the flags name in `options`; overlays already on stay on.
+    pub fn apply(&self, options: &mut ViewOptions) {
+        options.grid &= !self.no_grid;
+        options.mode = self.view;
+        options.dominant_joint |= self.dominant;
+        options.deformation = self.deformation;
+        options.skeleton.show |= self.skeleton;
+        options.wireframe |= self.wireframe;
+        options.bind_skeleton |= self.bind_skeleton;
+        if let Some(ghosts) = self.ghosts {
+            options.ghosts = GhostOptions {
+                skeleton: self.ghost_skeletons,
+                ..ghosts
+            };
+        }
+    }
+}
+
 /// `VERTICES,JOINTS`, e.g. `100000,64` (the `--synthetic` argument).
 pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError> {
     let (v, j) = text
@@ -81,68 +170,150 @@ pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError>
     }
 }
 
+/// A compound flag value refused, with the text given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("size '{0}' is not WxH (e.g. 800x600)")]
+    SizeNotAPair(String),
+    #[error("size '{0}' is not WxH with positive whole numbers (e.g. 800x600)")]
+    SizeNotPositive(String),
+    #[error("{} '{text}' is not NAME=X,Y,Z ({}), e.g. joint3={}", kind.what(), kind.numbers(), kind.example())]
+    NotAJointVector { kind: VectorKind, text: String },
+    #[error("{} '{text}' needs three {} after '=', e.g. {name}={}", kind.what(), kind.numbers(), kind.example())]
+    VectorNumbers {
+        kind: VectorKind,
+        text: String,
+        name: String,
+    },
+    #[error("layer '{0}' names no clip")]
+    LayerWithoutClip(String),
+    #[error("layer '{text}': weight '{weight}' is not a number")]
+    LayerWeight { text: String, weight: String },
+    #[error("layer '{text}': blend '{blend}' is not {}", BlendMode::names().collect::<Vec<_>>().join(" or "))]
+    LayerBlend { text: String, blend: String },
+}
+
+/// Which `NAME=X,Y,Z` flag a value was given to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorKind {
+    /// `--bend`: Euler angles in degrees.
+    Bend,
+    /// `--ik`: a world position.
+    IkTarget,
+}
+
+impl VectorKind {
+    fn what(self) -> &'static str {
+        match self {
+            VectorKind::Bend => "bend",
+            VectorKind::IkTarget => "IK target",
+        }
+    }
+
+    fn numbers(self) -> &'static str {
+        match self {
+            VectorKind::Bend => "angles in degrees",
+            VectorKind::IkTarget => "world coordinates",
+        }
+    }
+
+    fn example(self) -> &'static str {
+        match self {
+            VectorKind::Bend => "0,0,45",
+            VectorKind::IkTarget => "0.3,1.2,0.2",
+        }
+    }
+}
+
 /// `WxH`, e.g. `800x600`.
-pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(text: &str) -> Result<(u32, u32), ValueError> {
     let (w, h) = text
         .split_once(['x', 'X'])
-        .ok_or_else(|| format!("size '{text}' is not WxH (e.g. 800x600)"))?;
+        .ok_or_else(|| ValueError::SizeNotAPair(text.to_owned()))?;
     let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|&v| v > 0);
     match (parse(w), parse(h)) {
         (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!(
-            "size '{text}' is not WxH with positive whole numbers (e.g. 800x600)"
-        )),
+        _ => Err(ValueError::SizeNotPositive(text.to_owned())),
     }
 }
 
 /// `NAME=X,Y,Z`: a joint and Euler angles in degrees about its local axes.
-pub fn parse_bend(text: &str) -> Result<(String, Vec3), String> {
-    parse_joint_and_vector(text, "bend", "angles in degrees", "0,0,45")
+pub fn parse_bend(text: &str) -> Result<(String, Vec3), ValueError> {
+    parse_joint_and_vector(text, VectorKind::Bend)
 }
 
 /// `NAME=X,Y,Z`: the end joint of a two-bone chain (a hand, a foot) and the world position
 /// IK pulls it to (`--ik`).
-pub fn parse_ik_target(text: &str) -> Result<(String, Vec3), String> {
-    parse_joint_and_vector(text, "IK target", "world coordinates", "0.3,1.2,0.2")
+pub fn parse_ik_target(text: &str) -> Result<(String, Vec3), ValueError> {
+    parse_joint_and_vector(text, VectorKind::IkTarget)
 }
 
-/// `NAME=X,Y,Z` for `what`, three finite numbers (`numbers` says which) after the last `=`.
-fn parse_joint_and_vector(text: &str, what: &str, numbers: &str, example: &str) -> Result<(String, Vec3), String> {
-    let (name, vector) = text
-        .rsplit_once('=')
-        .ok_or_else(|| format!("{what} '{text}' is not NAME=X,Y,Z ({numbers}), e.g. joint3={example}"))?;
+/// `NAME=X,Y,Z` for `kind`: three finite numbers after the last `=`.
+fn parse_joint_and_vector(text: &str, kind: VectorKind) -> Result<(String, Vec3), ValueError> {
+    let (name, vector) = text.rsplit_once('=').ok_or_else(|| ValueError::NotAJointVector {
+        kind,
+        text: text.to_owned(),
+    })?;
     let values: Vec<f32> = vector.split(',').filter_map(|v| v.trim().parse().ok()).collect();
     match values[..] {
         [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok((name.to_owned(), Vec3::new(x, y, z))),
-        _ => Err(format!(
-            "{what} '{text}' needs three {numbers} after '=', e.g. {name}={example}"
-        )),
+        _ => Err(ValueError::VectorNumbers {
+            kind,
+            text: text.to_owned(),
+            name: name.to_owned(),
+        }),
     }
 }
 
 /// `CLIP[:WEIGHT[:add]]`: a clip layer, mixed unless `add` makes it additive.
-pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), String> {
+pub fn parse_layer(text: &str) -> Result<(String, f32, BlendMode), ValueError> {
     let mut parts = text.split(':');
     let clip = parts
         .next()
         .filter(|c| !c.is_empty())
-        .ok_or_else(|| format!("layer '{text}' names no clip"))?;
+        .ok_or_else(|| ValueError::LayerWithoutClip(text.to_owned()))?;
     let weight = match parts.next() {
         None => 1.0,
         Some(w) => w
             .parse::<f32>()
             .ok()
             .filter(|w| w.is_finite())
-            .ok_or_else(|| format!("layer '{text}': weight '{w}' is not a number"))?,
+            .ok_or_else(|| ValueError::LayerWeight {
+                text: text.to_owned(),
+                weight: w.to_owned(),
+            })?,
     };
     let mode = match parts.next() {
         None => BlendMode::default(),
-        Some(name) => name.parse().map_err(|_| {
-            let names: Vec<&str> = BlendMode::names().collect();
-            format!("layer '{text}': blend '{name}' is not {}", names.join(" or "))
+        Some(name) => name.parse().map_err(|_| ValueError::LayerBlend {
+            text: text.to_owned(),
+            blend: name.to_owned(),
         })?,
     };
     Ok((clip.to_owned(), weight, mode))
+}
+
+/// A node name given on the command line that the rig lacks.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("no node named '{name}' in {rig} (joints include: {})", joints.join(", "))]
+pub struct NoNodeError {
+    pub name: String,
+    /// The rig's name.
+    pub rig: String,
+    /// The first few of the rig's joints, to show what names it has.
+    pub joints: Vec<String>,
+}
+
+/// The node named `name` in `rig`.
+pub fn find_node(rig: &Rig, name: &str) -> Result<usize, NoNodeError> {
+    rig.find_node(name).ok_or_else(|| NoNodeError {
+        name: name.to_owned(),
+        rig: rig.name.clone(),
+        joints: (rig.skins.iter().flat_map(|s| &s.joints))
+            .map(|&j| rig.nodes[j].name.clone())
+            .take(12)
+            .collect(),
+    })
 }
 
 /// How a command skins: `--method` and the DQS mask `--dqs-joint`, as `render` and `bench` take
@@ -164,9 +335,9 @@ impl SkinningChoice {
     /// Sets `viewer`'s DQS mask and returns the method: the one named, else the blended one when
     /// joints are masked, else the file's own, else linear blend. A joint the rig lacks is an
     /// error that lists the rig's joints.
-    pub fn apply(&self, viewer: &mut Viewer) -> Result<SkinningMethod, String> {
+    pub fn apply(&self, viewer: &mut Viewer) -> Result<SkinningMethod, NoNodeError> {
         let masked = (self.dqs_joints.iter())
-            .map(|name| crate::headless::find_node(viewer.rig(), name))
+            .map(|name| find_node(viewer.rig(), name))
             .collect::<Result<Vec<_>, _>>()?;
         let masked_method = (!masked.is_empty()).then_some(SkinningMethod::Blended);
         let method = (self.method.or(masked_method))
@@ -238,7 +409,7 @@ mod tests {
         for wrong in ["walk:0.5:additive", "walk:0.5:Add", "walk:heavy", ":0.5", "walk:inf"] {
             assert_eq!(layer(wrong), None, "{wrong}");
         }
-        let error = parse_layer("walk:1:over").unwrap_err();
+        let error = parse_layer("walk:1:over").unwrap_err().to_string();
         assert!(error.contains("'over' is not mix or add"), "{error}");
     }
 
@@ -262,7 +433,7 @@ mod tests {
         assert_eq!(dqs, Ok(SkinningMethod::Dqs));
         assert_eq!(viewer.dqs_mask(), [joint("joint2"), joint("joint4")]);
         let unknown = choice(None, &["joint3", "no such joint"]).apply(&mut viewer);
-        let message = unknown.expect_err("an unknown joint is an error");
+        let message = unknown.expect_err("an unknown joint is an error").to_string();
         assert!(
             message.contains("no node named 'no such joint'") && message.contains("joint0"),
             "{message}"

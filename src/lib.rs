@@ -8,7 +8,6 @@ pub mod commands;
 pub mod compare;
 pub mod cpu;
 pub mod draw;
-pub mod headless;
 pub mod job;
 pub mod motion;
 pub mod names;

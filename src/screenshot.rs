@@ -1,9 +1,7 @@
-//! Pictures of the view: screenshots from the window (F12), the whole UI rendered offscreen,
-//! and numbered frame sequences of a clip for `rigscope render --sequence`.
+//! Pictures of the view: screenshots from the window (F12) and the whole UI rendered offscreen
+//! (what `rigscope render --ui` writes).
 
-use crate::commands::clips::CommandError;
-use crate::draw::{Clock, ViewRenderer};
-use crate::headless::{RenderRequest, viewer_for};
+use crate::draw::ViewRenderer;
 use crate::render::offscreen::read_buffer;
 use crate::render::{Gpu, GpuError, PixelRect};
 use crate::ui::{self, FrameInfo, UiState};
@@ -161,6 +159,15 @@ impl TextureCapture {
     }
 }
 
+/// Why the whole window could not be drawn offscreen.
+#[derive(Debug, thiserror::Error)]
+pub enum UiRenderError {
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("the UI did not run")]
+    NotRun,
+}
+
 /// Frames of UI run before the one drawn, so that panels settle at their sizes.
 const UI_SETTLE_FRAMES: usize = 3;
 
@@ -175,9 +182,8 @@ pub fn render_ui(
     height: u32,
     pixels_per_point: f32,
     samples: u32,
-) -> Result<RgbaImage, String> {
-    let (target, mut view_renderer) =
-        ViewRenderer::offscreen_target(gpu, width, height, samples).map_err(|e| e.to_string())?;
+) -> Result<RgbaImage, UiRenderError> {
+    let (target, mut view_renderer) = ViewRenderer::offscreen_target(gpu, width, height, samples)?;
     let mut renderer = egui_wgpu::Renderer::new(
         &gpu.device,
         target.overlay_format(),
@@ -214,9 +220,9 @@ pub fn render_ui(
         for id in &full_output.textures_delta.free {
             renderer.free_texture(id);
         }
-        last = Some((full_output, output.ok_or("the UI did not run")?));
+        last = Some((full_output, output.ok_or(UiRenderError::NotRun)?));
     }
-    let (full_output, output) = last.ok_or("the UI did not run")?;
+    let (full_output, output) = last.ok_or(UiRenderError::NotRun)?;
     let ppp = full_output.pixels_per_point;
     let viewport = ui::viewport_pixels(output.viewport, ppp);
     let paint_jobs = ctx.tessellate(full_output.shapes, ppp);
@@ -235,100 +241,7 @@ pub fn render_ui(
             &screen,
         )
     };
-    view_renderer
-        .render_image(gpu, &target, viewer, Some(viewport), Some(&mut overlay))
-        .map_err(|e| e.to_string())
-}
-
-/// Windows `rigscope render --ui` opens over the panels.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UiWindows {
-    /// The Audit window, on the rig's worst joint.
-    pub audit: bool,
-    /// The Curves window, on the selected joint.
-    pub curves: bool,
-}
-
-/// `rigscope render --ui`: the whole window, panels included, as a PNG, with the `windows`
-/// asked for; with `--fix`, the Repair weights window open on the loaded rig, previewing the
-/// repairs asked for.
-pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(), CommandError> {
-    let loaded = RenderRequest {
-        repair: crate::repair::RepairPlan::default(),
-        ..request.clone()
-    };
-    let mut viewer = viewer_for(&loaded)?;
-    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let mut state = UiState::default();
-    if !request.repair.is_empty() {
-        state.repair.open = true;
-        state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
-        viewer.preview_repair(&state.repair.options);
-        if let Some(analysis) = viewer.repair_analysis(&state.repair.options) {
-            for line in crate::commands::fix::summary_lines(viewer.rig(), &analysis.summary) {
-                eprintln!("fix: {line}");
-            }
-        }
-    }
-    if windows.audit {
-        state.audit.open_at_worst_joint(&mut viewer);
-    }
-    state.curves.open = windows.curves;
-    let samples = request.samples(&gpu);
-    let image = render_ui(
-        &gpu,
-        &mut viewer,
-        &mut state,
-        request.width,
-        request.height,
-        1.0,
-        samples,
-    )?;
-    write_png(&image, &request.out).map_err(Into::into)
-}
-
-/// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
-/// and including the end (one frame for a clip of no length).
-pub fn sequence_times(duration: f32, fps: f32) -> Vec<f32> {
-    let frames = (duration.max(0.0) * fps + 1e-3).floor() as usize + 1;
-    (0..frames).map(|i| i as f32 / fps).collect()
-}
-
-/// Frames at most a sequence may have, so a typo in `--fps` cannot fill a disk.
-pub const MAX_SEQUENCE_FRAMES: usize = 100_000;
-
-/// `rigscope render --sequence`: one PNG per frame of the clip at `fps` into the folder
-/// `request.out` (created when missing), named `frame_0000.png`, `frame_0001.png`, … The rig
-/// is uploaded once and one offscreen target draws every frame. Returns the files written.
-pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, CommandError> {
-    if !(fps.is_finite() && fps > 0.0) {
-        return Err(format!("--fps {fps} is not a positive number of frames per second").into());
-    }
-    let mut viewer = viewer_for(request)?;
-    let times = sequence_times(viewer.clip_duration(), fps);
-    if times.len() > MAX_SEQUENCE_FRAMES {
-        return Err(format!(
-            "{} frames at {fps} fps is more than the {MAX_SEQUENCE_FRAMES}-frame limit",
-            times.len()
-        )
-        .into());
-    }
-    std::fs::create_dir_all(&request.out).map_err(|e| format!("cannot create {}: {e}", request.out.display()))?;
-    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let samples = request.samples(&gpu);
-    let (target, mut renderer) =
-        ViewRenderer::offscreen_target(&gpu, request.width, request.height, samples).map_err(|e| e.to_string())?;
-    let mut written = Vec::with_capacity(times.len());
-    for (i, time) in times.into_iter().enumerate() {
-        let image = renderer
-            .render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)
-            .map_err(|e| e.to_string())?;
-        let path = request.out.join(format!("frame_{i:04}.png"));
-        write_png(&image, &path)?;
-        written.push(path);
-    }
-    log::info!("wrote {} frames to {}", written.len(), request.out.display());
-    Ok(written)
+    Ok(view_renderer.render_image(gpu, &target, viewer, Some(viewport), Some(&mut overlay))?)
 }
 
 #[cfg(test)]
@@ -372,17 +285,6 @@ mod tests {
         let error = write_png(&image, &missing).unwrap_err();
         assert!(error.contains("there is no folder"), "{error}");
         assert!(!missing.exists());
-    }
-
-    #[test]
-    fn sequences_cover_the_clip_including_its_end() {
-        assert_eq!(sequence_times(2.0, 10.0).len(), 21);
-        assert_eq!(sequence_times(0.0, 30.0), [0.0]);
-        let times = sequence_times(1.0, 3.0);
-        assert_eq!(times.len(), 4);
-        assert!((times[3] - 1.0).abs() < 1e-6);
-        // A duration a hair short of a whole frame does not lose the last frame to rounding.
-        assert_eq!(sequence_times(0.9999999, 30.0).len(), 31);
     }
 
     #[test]

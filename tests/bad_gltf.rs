@@ -13,7 +13,7 @@
 mod common;
 
 use common::shared_folder;
-use rigscope::commands::inspect::{EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use rigscope::commands::status::{EXIT_FAILED, EXIT_FLAGGED};
 use rigscope::report::{RigReport, Severity};
 use rigscope::rig::load_file;
 use serde_json::Value;
@@ -280,7 +280,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
     let code = inspect.status.code();
     match &loaded {
         Err(e) => {
-            if code != Some(EXIT_NOT_LOADED as i32) {
+            if code != Some(EXIT_FAILED as i32) {
                 return Err(format!("inspect exited with {code:?} for a file that does not load"));
             }
             if !stderr.contains(&e.to_string()) {
@@ -288,7 +288,7 @@ fn check_file(file: &Path, name: &str, out_dir: &Path) -> Result<(), String> {
             }
         }
         Ok((report, _)) => {
-            if code != Some(EXIT_ERROR_FINDINGS as i32) {
+            if code != Some(EXIT_FLAGGED as i32) {
                 return Err(format!("inspect exited with {code:?} for a file with error findings"));
             }
             for f in report.findings.iter().filter(|f| f.severity == Severity::Error) {

@@ -804,11 +804,11 @@ fn a_clips_file_that_does_not_load_fails_render_and_bench_with_status_2() {
         );
     }
     assert!(!out.exists(), "no picture is written");
-    // Other failures keep status 1: a clip name the rig lacks.
+    // A clip name the rig lacks is a bad argument: status 2 as well, as for every command.
     let output = rigscope(&["render", "demo", "--clip", "NoSuchClip", "--out", out_arg]);
     assert_eq!(
         output.status.code(),
-        Some(1),
+        Some(2),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );

@@ -1,13 +1,13 @@
 //! `rigscope audit`: the range-of-motion audit and the weight symmetry check of a file, as
 //! text or JSON, with an exit status a pipeline can gate on.
 
-use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use super::status::{CommandError, Outcome, open_rig};
 use crate::audit::{AuditOptions, AuditReport, JointAudit, SymmetryOptions, Thresholds, VertexRef, Violation};
+use crate::cli::find_node;
 use crate::skin::SkinningMethod;
 use crate::skin::blend::DqsBlend;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// The arguments of `rigscope audit`.
 #[derive(clap::Args, Debug, Clone)]
@@ -115,55 +115,17 @@ impl AuditArgs {
     }
 }
 
-/// `rigscope audit`: prints the ranking and the symmetry summary (or one JSON document) and
-/// returns 0 when every joint stays within the thresholds, 1 when one does not (or too many
-/// vertices are asymmetric), 2 when the file cannot be loaded or a `--joint` names no joint.
-pub fn audit_command(args: &AuditArgs) -> ExitCode {
+/// `rigscope audit`: prints the ranking and the symmetry summary (or one JSON document),
+/// flagged when a joint crosses a threshold (or too many vertices are asymmetric). A `--joint`
+/// or `--dqs-joint` the rig lacks is an error.
+pub fn run(args: &AuditArgs) -> Result<Outcome, CommandError> {
     let label = args.file.display().to_string();
-    let file = (args.file.as_os_str() != "demo").then_some(args.file.as_path());
-    let fail = |message: String| {
-        if args.json {
-            let document = json!({ "file": label, "loaded": false, "error": message });
-            println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-        }
-        eprintln!("rigscope: {message}");
-        ExitCode::from(EXIT_NOT_LOADED)
-    };
-    let rig = match crate::rig::open(file) {
-        Ok(rig) => rig,
-        Err(e) => return fail(format!("cannot load {label}: {e}")),
-    };
-    let rig = match super::clips::add_clip_files(rig, &args.clips.files()) {
-        Ok(rig) => rig,
-        Err(e) => return fail(e.to_string()),
-    };
+    let rig = open_rig(&args.file)?;
+    let rig = super::clips::add_clip_files(rig, &args.clips.files())?;
     if args.motion.motion {
-        return super::audit_motion::motion_command(&rig, &label, &args.motion, args.json);
+        return super::audit_motion::run(&rig, &label, &args.motion, args.json);
     }
-    let joint_names: Vec<&str> = rig
-        .skins
-        .iter()
-        .flat_map(|s| &s.joints)
-        .filter_map(|&n| rig.nodes.get(n).map(|n| n.name.as_str()))
-        .collect();
-    if let Some(unknown) = args.joints.iter().find(|j| !joint_names.contains(&j.as_str())) {
-        return fail(format!("{label} has no joint named '{unknown}'"));
-    }
-    let mut options = args.options();
-    for name in &args.dqs_joints {
-        match crate::headless::find_node(&rig, name) {
-            Ok(node) => options.dqs_mask.push(node),
-            Err(e) => return fail(format!("{label}: {e}")),
-        }
-    }
-    if options.methods.contains(&SkinningMethod::Blended)
-        && options.dqs_mask.is_empty()
-        && !DqsBlend::of_file(&rig).any()
-    {
-        return fail(format!(
-            "{label} has no blend weights toward dual quaternions: its weight blended skinning is linear blend skinning (--method lbs, or a DQS mask with --dqs-joint)"
-        ));
-    }
+    let options = checked_options(&rig, &label, args)?;
     let report = crate::audit::audit(&rig, &options);
     let thresholds = args.thresholds();
     let violations = report.violations(&thresholds);
@@ -181,11 +143,33 @@ pub fn audit_command(args: &AuditArgs) -> ExitCode {
     } else {
         print!("{}", text(&report, &violations, args, too_asymmetric));
     }
-    ExitCode::from(if violations.is_empty() && !too_asymmetric {
-        EXIT_CLEAN
-    } else {
-        EXIT_ERROR_FINDINGS
-    })
+    Ok(Outcome::flagged_if(!violations.is_empty() || too_asymmetric))
+}
+
+/// The audit's options with the DQS mask resolved against `rig`; an error names a `--joint` or
+/// `--dqs-joint` the rig lacks, or a blended method the file gives nothing to blend toward.
+fn checked_options(rig: &crate::rig::Rig, label: &str, args: &AuditArgs) -> Result<AuditOptions, CommandError> {
+    let joint_names: Vec<&str> = (rig.skins.iter().flat_map(|s| &s.joints))
+        .filter_map(|&n| rig.nodes.get(n).map(|n| n.name.as_str()))
+        .collect();
+    if let Some(unknown) = args.joints.iter().find(|j| !joint_names.contains(&j.as_str())) {
+        return Err(CommandError::Argument(format!(
+            "{label} has no joint named '{unknown}'"
+        )));
+    }
+    let mut options = args.options();
+    for name in &args.dqs_joints {
+        options.dqs_mask.push(find_node(rig, name)?);
+    }
+    if options.methods.contains(&SkinningMethod::Blended)
+        && options.dqs_mask.is_empty()
+        && !DqsBlend::of_file(rig).any()
+    {
+        return Err(CommandError::Argument(format!(
+            "{label} has no blend weights toward dual quaternions: its weight blended skinning is linear blend skinning (--method lbs, or a DQS mask with --dqs-joint)"
+        )));
+    }
+    Ok(options)
 }
 
 /// A joint's worst pose as one flat object: the `range_of_motion` entries of the JSON.

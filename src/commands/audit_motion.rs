@@ -1,11 +1,11 @@
 //! `rigscope audit FILE --motion`: the clip motion checks (loop seam, foot contacts and
 //! sliding, root motion) per clip and the rig's rest pose against its bind pose, as text or JSON, exit status 1 when a clip exceeds the limits.
 
-use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use super::status::{CommandError, Outcome};
+use crate::cli::find_node;
 use crate::motion::{MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
 use crate::rig::Rig;
 use serde_json::json;
-use std::process::ExitCode;
 
 /// The flags of `audit --motion`.
 #[derive(clap::Args, Debug, Clone)]
@@ -77,31 +77,18 @@ impl MotionArgs {
     }
 }
 
-/// Runs the motion checks on a loaded rig and prints them; `label` names the file. Returns 0
-/// when every clip is within the limits, 1 when one is not, 2 for a bad flag or foot name.
-pub fn motion_command(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) -> ExitCode {
-    let fail = |message: String| {
-        if as_json {
-            let document = json!({ "file": label, "loaded": true, "error": message });
-            println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-        }
-        eprintln!("rigscope: {message}");
-        ExitCode::from(EXIT_NOT_LOADED)
-    };
+/// Runs the motion checks on a loaded rig and prints them; `label` names the file. Flagged when
+/// a clip exceeds the limits; a bad flag value or foot name is an error.
+pub fn run(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) -> Result<Outcome, CommandError> {
     if let Some(message) = args.invalid() {
-        return fail(message);
+        return Err(CommandError::Argument(message));
     }
     let feet = if args.feet.is_empty() {
         feet_by_name(rig)
     } else {
-        let mut feet = Vec::new();
-        for name in &args.feet {
-            match rig.find_node(name) {
-                Some(node) => feet.push(node),
-                None => return fail(format!("{label} has no node named '{name}'")),
-            }
-        }
-        feet
+        (args.feet.iter())
+            .map(|name| find_node(rig, name))
+            .collect::<Result<_, _>>()?
     };
     let report = check_motion(rig, &feet, &args.options());
     let thresholds = args.thresholds();
@@ -122,11 +109,7 @@ pub fn motion_command(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) 
     } else {
         print!("{}", text(label, &report, &violations));
     }
-    ExitCode::from(if violations.is_empty() {
-        EXIT_CLEAN
-    } else {
-        EXIT_ERROR_FINDINGS
-    })
+    Ok(Outcome::flagged_if(!violations.is_empty()))
 }
 
 fn text(label: &str, report: &MotionReport, violations: &[String]) -> String {

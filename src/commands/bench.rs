@@ -2,7 +2,8 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
-use crate::commands::clips::CommandError;
+use super::status::{CommandError, Outcome};
+use crate::cli::{RigArgs, RigSource, SkinningChoice, SourceError, ViewArgs};
 use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, ViewMode};
@@ -11,27 +12,73 @@ use crate::timings::{FrameTimings, RigFacts, STAGE_COUNT, Stage, format_seconds,
 use crate::viewer::Viewer;
 use std::time::Instant;
 
+/// The arguments of `rigscope bench`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub rig: RigArgs,
+    /// Timed frames per path.
+    #[arg(long, default_value_t = 120)]
+    pub frames: usize,
+    /// Image size, WxH.
+    #[arg(long, default_value = "960x720", value_parser = crate::cli::parse_size)]
+    pub size: (u32, u32),
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// Print only the JSON line.
+    #[arg(long)]
+    pub json: bool,
+    /// Time the window's way with heavy scenes instead: orbit the camera for --frames
+    /// frames (a heavy rig shows its proxy), then hold still until the whole scene is
+    /// finished portion by portion and kept. GPU path, anti-aliasing as the window's Auto.
+    #[arg(long)]
+    pub orbit: bool,
+    #[command(flatten)]
+    pub clips: super::clips::ClipsArgs,
+    #[command(flatten)]
+    pub method: SkinningChoice,
+}
+
+impl BenchArgs {
+    pub fn options(&self) -> BenchOptions {
+        BenchOptions {
+            rig: self.rig.source(),
+            frames: self.frames.max(1),
+            width: self.size.0,
+            height: self.size.1,
+            view: self.view.clone(),
+            clips: self.clips.files(),
+            method: self.method.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchOptions {
-    pub rig: crate::cli::RigSource,
+    pub rig: RigSource,
     /// Timed frames per path (after a few warm-up frames).
     pub frames: usize,
     pub width: u32,
     pub height: u32,
-    /// What every timed frame shows.
-    pub view: ViewMode,
-    /// The onion skin every timed frame draws (off by default).
-    pub ghosts: crate::anim::GhostOptions,
+    /// What every timed frame shows, over the viewer's defaults (the onion skin off unless
+    /// asked for).
+    pub view: ViewArgs,
     /// Other files whose clips are added to the rig (`--clips`).
     pub clips: crate::retarget::ClipFiles,
     /// How the skinned paths skin (`--method`, `--dqs-joint`).
-    pub method: crate::cli::SkinningChoice,
+    pub method: SkinningChoice,
 }
 
 impl BenchOptions {
     /// The rig, with the clips of `clips` added, and the file it came from.
     pub fn open(&self) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), CommandError> {
-        let (rig, path) = self.rig.open().map_err(|e| e.to_string())?;
+        let (rig, path) = self.rig.open().map_err(|error| match (error, &self.rig) {
+            (SourceError::Rig(source), RigSource::File(path)) => CommandError::Load {
+                path: path.clone(),
+                source,
+            },
+            (error, _) => error.into(),
+        })?;
         let rig = super::clips::add_clip_files(rig, &self.clips)?;
         Ok((rig, path))
     }
@@ -305,11 +352,10 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
-    viewer.view.options.mode = options.view;
-    viewer.view.options.ghosts = options.ghosts;
+    options.view.apply(&mut viewer.view.options);
     let method = options.method.apply(&mut viewer)?;
-    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
-    let target = Offscreen::new(&gpu, options.width, options.height).map_err(|e| e.to_string())?;
+    let gpu = Gpu::headless()?;
+    let target = Offscreen::new(&gpu, options.width, options.height)?;
     let mut renderer = ViewRenderer::offscreen(&gpu);
     let mut timer = GpuTimer::new(&gpu);
     // The paths take turns frame by frame, so that a slow drift of the machine (a software
@@ -338,20 +384,18 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
                 timer: timer.as_mut(),
                 wait: true,
             };
-            let mut frame_drawn = step
-                .run(&mut viewer, clock, target.aspect(), |frame| {
-                    let (renderer, viewer) = (&*frame.renderer, frame.viewer);
-                    {
-                        let mut writes = frame.timer.as_deref_mut().and_then(GpuTimer::pass_writes);
-                        target.encode(frame.encoder, &mut |encoder, targets, view| {
-                            renderer.encode(encoder, targets, view, viewer, None, writes.take());
-                        });
-                    }
-                    if let Some(timer) = frame.timer.as_deref_mut() {
-                        timer.resolve(frame.encoder, 0);
-                    }
-                })
-                .map_err(|e| e.to_string())?;
+            let mut frame_drawn = step.run(&mut viewer, clock, target.aspect(), |frame| {
+                let (renderer, viewer) = (&*frame.renderer, frame.viewer);
+                {
+                    let mut writes = frame.timer.as_deref_mut().and_then(GpuTimer::pass_writes);
+                    target.encode(frame.encoder, &mut |encoder, targets, view| {
+                        renderer.encode(encoder, targets, view, viewer, None, writes.take());
+                    });
+                }
+                if let Some(timer) = frame.timer.as_deref_mut() {
+                    timer.resolve(frame.encoder, 0);
+                }
+            })?;
             let timings = &mut frame_drawn.timings;
             if unskinned {
                 timings.set(Stage::PaletteUpload, None);
@@ -362,7 +406,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
         }
         // A frame the device refused would time nothing: stop with its error instead.
         if let Some(error) = gpu.take_error() {
-            return Err(format!("the GPU refused a frame: {error}").into());
+            return Err(CommandError::FrameRefused(error));
         }
     }
     let paths = BenchPath::ALL
@@ -385,26 +429,27 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
         frames: options.frames,
         width: options.width,
         height: options.height,
-        view: options.view,
+        view: options.view.view,
         method,
         gpu_timestamps: timer.is_some(),
         paths,
     })
 }
 
-/// `rigscope bench`: runs [`run_bench`] (or with `orbit` [`super::orbit::run_orbit`]) and
-/// prints the table (unless `json_only`) and, as the last line, the JSON object.
-pub fn bench_command(options: &BenchOptions, orbit: bool, json_only: bool) -> Result<(), CommandError> {
-    let (text, json) = if orbit {
-        let report = super::orbit::run_orbit(options)?;
+/// `rigscope bench`: runs [`run_bench`] (or with `--orbit` [`super::orbit::run_orbit`]) and
+/// prints the table (unless `--json`) and, as the last line, the JSON object.
+pub fn run(args: &BenchArgs) -> Result<Outcome, CommandError> {
+    let options = args.options();
+    let (text, json) = if args.orbit {
+        let report = super::orbit::run_orbit(&options)?;
         (report.to_text(), report.to_json())
     } else {
-        let report = run_bench(options)?;
+        let report = run_bench(&options)?;
         (report.to_text(), report.to_json())
     };
-    if !json_only {
+    if !args.json {
         println!("{text}");
     }
     println!("{json}");
-    Ok(())
+    Ok(Outcome::Passed)
 }

@@ -1,4 +1,5 @@
-//! `--clips FILE` of `render`, `audit` and `bench`: clips of other files carried onto the rig.
+//! `--clips FILE` of the window, `render`, `audit` and `bench`: clips of other files carried onto
+//! the rig.
 
 use crate::retarget::{ClipFiles, JointMap, RetargetError, RetargetOptions};
 use crate::rig::Rig;
@@ -8,8 +9,8 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct ClipsArgs {
     /// Add the clips of another .gltf/.glb file, retargeted onto this rig's skeleton by joint
-    /// name (repeatable). They follow the rig's own clips; one whose name is taken is called
-    /// `NAME (FILE)`.
+    /// name and by the pairs kept from the Joint mapping window (repeatable). They follow the
+    /// rig's own clips; one whose name is taken is called `NAME (FILE)`.
     #[arg(long = "clips", value_name = "FILE")]
     pub clips: Vec<PathBuf>,
     /// With --clips: keep the added clips' root over its rest place (no travel on the ground).
@@ -21,13 +22,16 @@ pub struct ClipsArgs {
     pub map_joint: Vec<(String, String)>,
 }
 
+/// A `--map-joint` value that is not `SOURCE=TARGET`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("'{0}' is not SOURCE=TARGET (joint names, e.g. UpperArm.L=mixamorig:LeftArm)")]
+pub struct JointPairError(pub String);
+
 /// `SOURCE=TARGET` of `--map-joint`, split at the first `=`.
-pub fn parse_joint_pair(text: &str) -> Result<(String, String), String> {
+pub fn parse_joint_pair(text: &str) -> Result<(String, String), JointPairError> {
     match text.split_once('=') {
         Some((source, target)) if !source.is_empty() => Ok((source.to_owned(), target.to_owned())),
-        _ => Err(format!(
-            "'{text}' is not SOURCE=TARGET (joint names, e.g. UpperArm.L=mixamorig:LeftArm)"
-        )),
+        _ => Err(JointPairError(text.to_owned())),
     }
 }
 
@@ -55,39 +59,4 @@ pub fn add_clip_files(rig: Rig, files: &ClipFiles) -> Result<Rig, RetargetError>
         eprint!("clips from {}:\n{}", file.display(), report.summary());
     }
     Ok(rig)
-}
-
-/// Exit status of `render` and `bench` when a `--clips` file cannot be loaded (as for `audit`
-/// and `diff`, which exit 2 when a file cannot be loaded).
-pub const EXIT_CLIPS_NOT_LOADED: u8 = 2;
-
-/// Why `render` or `bench` failed: a `--clips` file that could not be added, or anything else.
-#[derive(Debug, thiserror::Error)]
-pub enum CommandError {
-    #[error(transparent)]
-    Clips(#[from] RetargetError),
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<String> for CommandError {
-    fn from(message: String) -> CommandError {
-        CommandError::Failed(message)
-    }
-}
-
-impl From<&str> for CommandError {
-    fn from(message: &str) -> CommandError {
-        CommandError::Failed(message.to_owned())
-    }
-}
-
-impl CommandError {
-    /// [`EXIT_CLIPS_NOT_LOADED`] for a `--clips` file, else 1.
-    pub fn exit_code(&self) -> std::process::ExitCode {
-        match self {
-            CommandError::Clips(_) => std::process::ExitCode::from(EXIT_CLIPS_NOT_LOADED),
-            CommandError::Failed(_) => std::process::ExitCode::FAILURE,
-        }
-    }
 }

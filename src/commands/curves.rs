@@ -1,14 +1,14 @@
 //! `rigscope inspect FILE --curves --joint NAME [--clip NAME] [--json]`: one joint's animation
 //! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
 
-use super::inspect::{EXIT_CLEAN, EXIT_NOT_LOADED};
+use super::status::{CommandError, Outcome, open_rig};
+use crate::cli::find_node;
 use crate::motion::curves::{Reading, SAMPLES_PER_SECOND, joint_curves};
 use crate::motion::rotation::RotationView;
 use crate::names::Named;
 use crate::rig::Property;
 use serde_json::json;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// The `--curves` flags of `rigscope inspect`.
 #[derive(clap::Args, Debug, Clone)]
@@ -34,37 +34,28 @@ pub struct CurvesArgs {
     pub rotation: Option<RotationView>,
 }
 
-/// Prints the curves; 0 when printed, 2 when the file does not load or names no such joint or
-/// clip.
-pub fn curves_command(file: &Path, args: &CurvesArgs, as_json: bool) -> ExitCode {
+/// Prints the curves of `args.joint` in the clip asked for, as text or one JSON document. A file
+/// that does not load, or names no such joint or clip, is an error.
+pub fn print(file: &Path, args: &CurvesArgs, as_json: bool) -> Result<Outcome, CommandError> {
     let label = file.display().to_string();
-    let fail = |message: String| {
-        if as_json {
-            println!("{}", json!({ "file": label, "error": message }));
-        }
-        eprintln!("rigscope: {message}");
-        ExitCode::from(EXIT_NOT_LOADED)
-    };
-    let rig = match crate::rig::open((file.as_os_str() != "demo").then_some(file)) {
-        Ok(rig) => rig,
-        Err(e) => return fail(format!("cannot load {label}: {e}")),
-    };
+    let rig = open_rig(file)?;
     let joint = args.joint.as_deref().unwrap_or_default();
-    let Some(node) = rig.find_node(joint) else {
-        return fail(format!("{label} has no node named '{joint}'"));
-    };
+    let node = find_node(&rig, joint)?;
     let clip = match &args.clip {
         Some(key) => rig.find_clip(key),
         None => (!rig.clips.is_empty()).then_some(0),
     };
     let Some(c) = clip else {
-        return fail(format!("{label} has no clip '{}'", args.clip.as_deref().unwrap_or("")));
+        return Err(CommandError::Argument(format!(
+            "{label} has no clip '{}'",
+            args.clip.as_deref().unwrap_or("")
+        )));
     };
     if !(args.samples_per_second.is_finite() && (1.0..=1000.0).contains(&args.samples_per_second)) {
-        return fail(format!(
+        return Err(CommandError::Argument(format!(
             "--samples-per-second must be between 1 and 1000, not {}",
             args.samples_per_second
-        ));
+        )));
     }
     let clip = &rig.clips[c];
     let channels = joint_curves(clip, node, args.samples_per_second);
@@ -135,5 +126,5 @@ pub fn curves_command(file: &Path, args: &CurvesArgs, as_json: bool) -> ExitCode
             }
         }
     }
-    ExitCode::from(EXIT_CLEAN)
+    Ok(Outcome::Passed)
 }

@@ -1,13 +1,12 @@
 //! `rigscope diff`: what changed between two files of the same rig, as text or JSON, with an
 //! exit status a pipeline can gate on.
 
-use super::inspect::{EXIT_CLEAN, EXIT_ERROR_FINDINGS, EXIT_NOT_LOADED};
+use super::status::{CommandError, Outcome, open_rig};
 use crate::compare::{ClipStatus, PoseDiff, PoseRequest, RigDiff, Thresholds, VertexRef, compare, compare_poses};
 use crate::rig::Rig;
 use serde_json::json;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::PathBuf;
 
 /// The arguments of `rigscope diff`.
 #[derive(clap::Args, Debug, Clone)]
@@ -91,44 +90,17 @@ impl DiffArgs {
     }
 }
 
-fn open(path: &Path) -> Result<Rig, String> {
-    let file = (path.as_os_str() != "demo").then_some(path);
-    crate::rig::open(file).map_err(|e| format!("cannot load {}: {e}", path.display()))
-}
-
-/// `rigscope diff`: prints the differences (or one JSON document) and returns 0 when the
-/// files agree within the thresholds, 1 when they differ, 2 when either cannot be loaded.
-pub fn diff_command(args: &DiffArgs) -> ExitCode {
+/// `rigscope diff`: prints the differences (or one JSON document), flagged when the files
+/// differ beyond the thresholds; either file not loading is an error.
+pub fn run(args: &DiffArgs) -> Result<Outcome, CommandError> {
     let started = std::time::Instant::now();
-    let (a, b) = rayon::join(|| open(&args.a), || open(&args.b));
-    let (a, b) = match (a, b) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
-            if args.json {
-                let document = json!({ "a": args.a, "b": args.b, "loaded": false, "error": e });
-                println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-            }
-            eprintln!("rigscope: {e}");
-            return ExitCode::from(EXIT_NOT_LOADED);
-        }
-    };
+    let (a, b) = rayon::join(|| open_rig(&args.a), || open_rig(&args.b));
+    let (a, b) = (a?, b?);
     let thresholds = args.thresholds();
     let mut diff = compare(&a, &b, &thresholds);
-    let poses = match args
-        .pose_request()
+    let poses = (args.pose_request())
         .map(|request| compare_poses(&a, &b, &diff, &request))
-    {
-        Some(Ok(poses)) => Some(poses),
-        Some(Err(e)) => {
-            if args.json {
-                let document = json!({ "a": args.a, "b": args.b, "loaded": true, "error": e.to_string() });
-                println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-            }
-            eprintln!("rigscope: {e}");
-            return ExitCode::from(EXIT_NOT_LOADED);
-        }
-        None => None,
-    };
+        .transpose()?;
     if poses.as_ref().is_some_and(|p| p.differs(thresholds.position)) {
         diff.identical = false;
     }
@@ -153,11 +125,7 @@ pub fn diff_command(args: &DiffArgs) -> ExitCode {
         }
         print!("{out}");
     }
-    ExitCode::from(if diff.identical {
-        EXIT_CLEAN
-    } else {
-        EXIT_ERROR_FINDINGS
-    })
+    Ok(Outcome::flagged_if(!diff.identical))
 }
 
 fn vertex_label(v: &VertexRef) -> String {

@@ -9,22 +9,15 @@
 //! written as a new glTF ([`crate::save::write_rig`]: meshes, skins, morph targets, materials,
 //! textures, nodes and every clip encoded anew), so `--out` alone converts it.
 
+use super::status::{CommandError, Outcome};
 use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
 use crate::commands::clips::parse_joint_pair;
 use crate::motion::{MotionOptions, checks::check_one_clip};
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
 use crate::rig::Rig;
-use crate::save::{PlannedAnimation, SaveError, SaveOptions, save_animations, write_rig};
+use crate::save::{PlannedAnimation, SaveOptions, save_animations, write_rig};
 use serde::Serialize;
 use std::path::PathBuf;
-use std::process::ExitCode;
-
-/// Exit status when the output was written (or, with `--dry-run`, would be).
-pub const EXIT_WRITTEN: u8 = 0;
-/// Exit status when the flags change nothing (nothing is written).
-pub const EXIT_UNCHANGED: u8 = 1;
-/// Exit status on a bad argument or a file that cannot be read or written.
-pub const EXIT_FAILED: u8 = 2;
 
 /// The arguments of `rigscope clips`.
 #[derive(clap::Args, Debug, Clone)]
@@ -78,8 +71,17 @@ pub struct EditClipsArgs {
     pub json: bool,
 }
 
-fn parse_trim(text: &str) -> Result<(String, f32, f32), String> {
-    let bad = || format!("'{text}' is not CLIP=START:END (seconds, e.g. Walk=0.5:1.25)");
+/// A `--trim` or `--rename` value refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EditValueError {
+    #[error("'{0}' is not CLIP=START:END (seconds, e.g. Walk=0.5:1.25)")]
+    Trim(String),
+    #[error("'{0}' is not OLD=NEW (clip names)")]
+    Rename(String),
+}
+
+fn parse_trim(text: &str) -> Result<(String, f32, f32), EditValueError> {
+    let bad = || EditValueError::Trim(text.to_owned());
     let (clip, range) = text.rsplit_once('=').ok_or_else(bad)?;
     let (start, end) = range.split_once(':').ok_or_else(bad)?;
     let number = |t: &str| t.trim().parse::<f32>().ok().filter(|v| v.is_finite());
@@ -89,10 +91,10 @@ fn parse_trim(text: &str) -> Result<(String, f32, f32), String> {
     }
 }
 
-fn parse_rename(text: &str) -> Result<(String, String), String> {
+fn parse_rename(text: &str) -> Result<(String, String), EditValueError> {
     match text.split_once('=') {
         Some((old, new)) if !old.is_empty() && !new.is_empty() => Ok((old.to_owned(), new.to_owned())),
-        _ => Err(format!("'{text}' is not OLD=NEW (clip names)")),
+        _ => Err(EditValueError::Rename(text.to_owned())),
     }
 }
 
@@ -165,23 +167,6 @@ impl EditedClips {
     }
 }
 
-/// Why `rigscope clips` stopped before writing.
-#[derive(Debug, thiserror::Error)]
-enum ClipsCommandError {
-    #[error("cannot load {}: {source}", path.display())]
-    Load {
-        path: PathBuf,
-        #[source]
-        source: crate::rig::RigError,
-    },
-    #[error(transparent)]
-    Retarget(#[from] RetargetError),
-    #[error(transparent)]
-    Edit(#[from] ClipEditError),
-    #[error(transparent)]
-    Save(#[from] SaveError),
-}
-
 /// What one carried clip looks like against its source.
 #[derive(Debug, Clone, Serialize)]
 struct CarriedClip {
@@ -230,29 +215,25 @@ impl From<&ResampleReport> for ResampleLine {
     }
 }
 
-/// `rigscope clips`: see the module documentation.
-pub fn edit_clips_command(args: &EditClipsArgs) -> ExitCode {
+/// `rigscope clips`: see the module documentation. Flagged when the flags change nothing, in
+/// which case nothing is written; with `--json` the report goes to standard output.
+pub fn run(args: &EditClipsArgs) -> Result<Outcome, CommandError> {
     let mut report = ClipsReport {
         dry_run: args.dry_run,
         ..ClipsReport::default()
     };
-    let code = match run(args, &mut report) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("rigscope: {e}");
-            EXIT_FAILED
-        }
-    };
-    if args.json && code != EXIT_FAILED {
+    let outcome = edit(args, &mut report)?;
+    if args.json {
         match serde_json::to_string_pretty(&report) {
             Ok(text) => println!("{text}"),
             Err(e) => eprintln!("rigscope: cannot print the report: {e}"),
         }
     }
-    ExitCode::from(code)
+    Ok(outcome)
 }
 
-fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsCommandError> {
+/// Edits the clips as `args` ask, writes the result and fills `report` in.
+fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, CommandError> {
     let rig = load(&args.file)?;
     let fbx = is_fbx_file(&args.file);
     let mut edited = EditedClips::new(rig);
@@ -362,20 +343,24 @@ fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsComman
     report.changed = fbx || !edited.is_unchanged();
     if !report.changed {
         say(format!("{}: nothing changed; nothing written", args.file.display()));
-        return Ok(EXIT_UNCHANGED);
+        return Ok(Outcome::Flagged);
     }
     let Some(out) = args.out.as_ref().filter(|_| !args.dry_run) else {
         say("dry run: nothing written".to_owned());
-        return Ok(EXIT_WRITTEN);
+        return Ok(Outcome::Passed);
     };
     let saved = if fbx {
         let mut inputs = vec![args.file.clone()];
         inputs.extend(args.add.iter().cloned());
         let generator = format!("Rigscope clips, from {}", edited.rig.name);
-        write_rig(&edited.rig, out, &inputs, &generator)?
+        write_rig(&edited.rig, out, &inputs, &generator)
     } else {
-        save_animations(&args.file, out, &edited.rig, &edited.plan(), SaveOptions::default())?
-    };
+        save_animations(&args.file, out, &edited.rig, &edited.plan(), SaveOptions::default())
+    }
+    .map_err(|source| CommandError::Save {
+        path: out.clone(),
+        source,
+    })?;
     for note in &saved.notes {
         say(format!("note: {note}"));
     }
@@ -383,11 +368,11 @@ fn run(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<u8, ClipsComman
         say(format!("wrote {}", path.display()));
     }
     report.written = saved.written;
-    Ok(EXIT_WRITTEN)
+    Ok(Outcome::Passed)
 }
 
-fn load(path: &std::path::Path) -> Result<Rig, ClipsCommandError> {
-    crate::rig::load_file(path).map_err(|source| ClipsCommandError::Load {
+fn load(path: &std::path::Path) -> Result<Rig, CommandError> {
+    crate::rig::load_file(path).map_err(|source| CommandError::Load {
         path: path.to_path_buf(),
         source,
     })

@@ -16,6 +16,7 @@
 //! into place once all of them are written (as [`crate::save`] and the PNG writer do), and never
 //! over a file the rig was read from.
 
+use super::status::{CommandError, Outcome};
 use crate::anim::PoseBuffers;
 use crate::anim::morph::{apply_morph, is_morphed};
 use crate::rig::{Material, Rig};
@@ -28,11 +29,6 @@ use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-/// Exit status when nothing was written: the file cannot be loaded, the clip, time or output
-/// name is wrong, or the output cannot be written.
-pub const EXIT_FAILED: u8 = 2;
 
 /// The arguments of `rigscope export`.
 #[derive(clap::Args, Debug, Clone)]
@@ -76,8 +72,12 @@ impl ExportFormat {
 pub enum ExportError {
     #[error("cannot export to {}: the output must end in .obj or .glb", .0.display())]
     Extension(PathBuf),
-    #[error("cannot load {file}: {message}")]
-    Load { file: String, message: String },
+    #[error("cannot load {}: {source}", path.display())]
+    Load {
+        path: PathBuf,
+        #[source]
+        source: crate::rig::RigError,
+    },
     #[error("no clip '{key}' in {rig} (clips: {clips})")]
     NoClip { key: String, rig: String, clips: String },
     #[error("time {0} is not a number of seconds")]
@@ -86,8 +86,8 @@ pub enum ExportError {
     TimeOutsideClip { time: f32, clip: String, duration: f32 },
     #[error("time {0} s needs a clip, and {1} has none (its rest pose is at time 0)")]
     TimeWithoutClip(f32, String),
-    #[error("{0}")]
-    Skinning(String),
+    #[error(transparent)]
+    Skinning(#[from] crate::cli::NoNodeError),
     #[error("{0} has no mesh with triangles to export")]
     NothingToExport(String),
     #[error("the pose puts vertices of '{0}' at infinity or NaN; nothing was written")]
@@ -146,28 +146,20 @@ impl std::fmt::Display for PoseLabel {
     }
 }
 
-/// `rigscope export`: loads the rig, poses it as asked and writes the mesh. Exit status 0 when
-/// written, [`EXIT_FAILED`] (with the reason on standard error) when nothing was.
-pub fn export_command(args: &ExportArgs) -> ExitCode {
-    match export_file(args) {
-        Ok(exported) => {
-            println!(
-                "wrote {}: {} primitives, {} vertices, {} triangles",
-                exported.written[0].display(),
-                exported.primitives,
-                exported.vertices,
-                exported.triangles
-            );
-            for also in &exported.written[1..] {
-                println!("wrote {}", also.display());
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("rigscope: {e}");
-            ExitCode::from(EXIT_FAILED)
-        }
+/// `rigscope export`: loads the rig, poses it as asked and writes the mesh.
+pub fn run(args: &ExportArgs) -> Result<Outcome, CommandError> {
+    let exported = export_file(args)?;
+    println!(
+        "wrote {}: {} primitives, {} vertices, {} triangles",
+        exported.written[0].display(),
+        exported.primitives,
+        exported.vertices,
+        exported.triangles
+    );
+    for also in &exported.written[1..] {
+        println!("wrote {}", also.display());
     }
+    Ok(Outcome::Passed)
 }
 
 /// What `rigscope export` does: the rig is opened in a [`Viewer`], set to the clip and time
@@ -175,10 +167,10 @@ pub fn export_command(args: &ExportArgs) -> ExitCode {
 pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
     // The output's name is checked first: a wrong one is refused without loading anything.
     ExportFormat::of_path(&args.out)?;
-    let input = (args.file.as_os_str() != "demo").then(|| args.file.clone());
-    let rig = crate::rig::open(input.as_deref()).map_err(|e| ExportError::Load {
-        file: args.file.display().to_string(),
-        message: e.to_string(),
+    let input = super::status::demo_or_file(&args.file).map(Path::to_path_buf);
+    let rig = crate::rig::open(input.as_deref()).map_err(|source| ExportError::Load {
+        path: args.file.clone(),
+        source,
     })?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
@@ -203,7 +195,7 @@ pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = args.time;
-    let method = args.method.apply(&mut viewer).map_err(ExportError::Skinning)?;
+    let method = args.method.apply(&mut viewer)?;
     viewer.set_skinning(SkinningPath::Cpu, method);
     export_viewer(&mut viewer, &args.out)
 }

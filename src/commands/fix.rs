@@ -2,19 +2,12 @@
 //! or `.gltf` that keeps everything else (see [`crate::save`]); the same repairs on `render
 //! --fix`, which only draws them; and the lines that say what the repairs changed.
 
+use super::status::{CommandError, Outcome};
 use crate::repair::{DEFAULT_LIMIT, DEFAULT_PRUNE, FillMode, MirrorDirection, RepairPlan, RepairSummary};
 use crate::rig::Rig;
 use crate::save::{SaveOptions, changed_primitives, save_changes};
 use clap::Args;
 use std::path::PathBuf;
-use std::process::ExitCode;
-
-/// Exit status when something was repaired (and written, unless `--dry-run`).
-pub const EXIT_CHANGED: u8 = 0;
-/// Exit status when nothing needed repairing (nothing is written).
-pub const EXIT_NOTHING_TO_FIX: u8 = 1;
-/// Exit status when the file cannot be loaded or the output cannot be written.
-pub const EXIT_FAILED: u8 = 2;
 
 /// The arguments of `rigscope fix`.
 #[derive(clap::Args, Debug, Clone)]
@@ -62,62 +55,54 @@ impl FixArgs {
     }
 }
 
-/// `rigscope fix`: loads, repairs, prints what changed per mesh and writes the output.
-pub fn fix_command(args: &FixArgs) -> ExitCode {
+/// `rigscope fix`: loads, repairs, prints what changed per mesh and writes the output (unless
+/// `--dry-run`). Flagged when nothing needed repairing, in which case nothing is written.
+pub fn run(args: &FixArgs) -> Result<Outcome, CommandError> {
     let label = args.file.display().to_string();
     let plan = args.plan();
     if plan.is_empty() {
-        eprintln!("rigscope: no repair asked for: give --normalize, --limit, --prune, --fill or --mirror");
-        return ExitCode::from(EXIT_FAILED);
+        return Err(CommandError::Argument(
+            "no repair asked for: give --normalize, --limit, --prune, --fill or --mirror".into(),
+        ));
     }
-    let original = match crate::rig::load_file(&args.file) {
-        Ok(rig) => rig,
-        Err(e) => {
-            eprintln!("rigscope: cannot load {label}: {e}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
+    let original = crate::rig::load_file(&args.file).map_err(|source| CommandError::Load {
+        path: args.file.clone(),
+        source,
+    })?;
     let (repaired, summary) = crate::repair::apply(&original, &plan);
     for line in summary_lines(&original, &summary) {
         println!("{line}");
     }
-    let changes = match changed_primitives(&original, &repaired) {
-        Ok(changes) => changes,
-        Err(e) => {
-            eprintln!("rigscope: {label}: {e}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
+    let changes = changed_primitives(&original, &repaired).map_err(|source| CommandError::Unsaveable {
+        path: args.file.clone(),
+        source,
+    })?;
     if changes.is_empty() {
         println!("{label}: nothing needed fixing; nothing written");
-        return ExitCode::from(EXIT_NOTHING_TO_FIX);
+        return Ok(Outcome::Flagged);
     }
     if args.dry_run {
         println!("dry run: nothing written");
-        return ExitCode::from(EXIT_CHANGED);
+        return Ok(Outcome::Passed);
     }
     let output = args.out.clone().unwrap_or_else(|| args.file.clone());
     let options = SaveOptions {
         overwrite: args.overwrite,
     };
-    match save_changes(&args.file, &output, &changes, options) {
-        Ok(saved) => {
-            for note in &saved.notes {
-                println!("note: {note}");
-            }
-            if let Some(backup) = &saved.backup {
-                println!("kept the original as {}", backup.display());
-            }
-            for path in &saved.written {
-                println!("wrote {}", path.display());
-            }
-            ExitCode::from(EXIT_CHANGED)
-        }
-        Err(e) => {
-            eprintln!("rigscope: cannot write {}: {e}", output.display());
-            ExitCode::from(EXIT_FAILED)
-        }
+    let saved = save_changes(&args.file, &output, &changes, options).map_err(|source| CommandError::Save {
+        path: output.clone(),
+        source,
+    })?;
+    for note in &saved.notes {
+        println!("note: {note}");
     }
+    if let Some(backup) = &saved.backup {
+        println!("kept the original as {}", backup.display());
+    }
+    for path in &saved.written {
+        println!("wrote {}", path.display());
+    }
+    Ok(Outcome::Passed)
 }
 
 /// Which weight repairs to run; with `--fix` alone: fill, prune 1/255, limit 4 and normalize.

@@ -1,18 +1,31 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
+use super::status::{CommandError, Outcome, open_rig};
 use crate::anim::PoseBuffers;
 use crate::report::{ReportLimits, RigReport};
 use crate::rig::Rig;
 use serde::Serialize;
 use serde_json::json;
+use std::path::PathBuf;
 
-/// Exit status of `rigscope inspect` when the report has no error findings.
-pub const EXIT_CLEAN: u8 = 0;
-/// Exit status when the file loads but its report has error findings.
-pub const EXIT_ERROR_FINDINGS: u8 = 1;
-/// Exit status when the file cannot be loaded at all (or, with `--vertex`, has no such vertex).
-pub const EXIT_NOT_LOADED: u8 = 2;
+/// The arguments of `rigscope inspect`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InspectArgs {
+    /// A .gltf, .glb, .vrm or .fbx file; `demo` inspects the built-in demo rig.
+    pub file: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print one vertex instead of the report: bind and posed position (the first clip at
+    /// t = 0, else the bind pose) and its joints by weight. glTF mesh and primitive indices.
+    #[arg(long, value_name = "MESH:PRIMITIVE:INDEX", value_parser = parse_vertex)]
+    pub vertex: Option<(usize, usize, u32)>,
+    #[command(flatten)]
+    pub curves: super::curves::CurvesArgs,
+    #[command(flatten)]
+    pub limits: ReportLimitArgs,
+}
 
 /// The limits of the report's checks that `rigscope inspect` takes as flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -25,9 +38,12 @@ pub struct ReportLimitArgs {
 
 impl ReportLimitArgs {
     /// The limits, or why a value is refused.
-    pub fn limits(&self) -> Result<ReportLimits, String> {
+    pub fn limits(&self) -> Result<ReportLimits, CommandError> {
         if !(self.keys_jump_deg.is_finite() && self.keys_jump_deg > 0.0) {
-            return Err(format!("--keys-jump-deg must be above 0, not {}", self.keys_jump_deg));
+            return Err(CommandError::Argument(format!(
+                "--keys-jump-deg must be above 0, not {}",
+                self.keys_jump_deg
+            )));
         }
         Ok(ReportLimits {
             keys_jump_degrees: self.keys_jump_deg,
@@ -35,61 +51,29 @@ impl ReportLimitArgs {
     }
 }
 
-/// `rigscope inspect`: loads `file` (the demo rig when `None`), prints the report as text or as
-/// one JSON document on stdout, and returns [`EXIT_CLEAN`], [`EXIT_ERROR_FINDINGS`] or
-/// [`EXIT_NOT_LOADED`]. A load failure is also printed on stderr. With `vertex` (glTF mesh,
-/// glTF primitive, vertex index) it prints that vertex instead of the report (see
-/// [`vertex_info`]). A limit refused (see [`ReportLimitArgs::limits`]) exits with
-/// [`EXIT_NOT_LOADED`] too.
-pub fn inspect(
-    file: Option<&std::path::Path>,
-    as_json: bool,
-    vertex: Option<(usize, usize, u32)>,
-    limits: &ReportLimitArgs,
-) -> std::process::ExitCode {
-    let label = file.map_or_else(|| "demo".to_string(), |f| f.display().to_string());
-    let limits = match limits.limits() {
-        Ok(limits) => limits,
-        Err(e) => {
-            eprintln!("rigscope: {e}");
-            return std::process::ExitCode::from(EXIT_NOT_LOADED);
-        }
-    };
+/// `rigscope inspect`: prints the report of the file (the demo rig for `demo`) as text or as
+/// one JSON document, flagged when it has error findings. With `--vertex` it prints that vertex
+/// instead (see [`vertex_info`]); with `--curves`, one joint's curves (see [`super::curves`]).
+pub fn run(args: &InspectArgs) -> Result<Outcome, CommandError> {
+    if args.curves.curves {
+        return super::curves::print(&args.file, &args.curves, args.json);
+    }
+    let label = args.file.display().to_string();
     let started = std::time::Instant::now();
-    let rig = match crate::rig::open(file) {
-        Ok(rig) => rig,
-        Err(e) => {
-            if as_json {
-                let document = json!({ "file": label, "loaded": false, "error": e.to_string() });
-                println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-            }
-            eprintln!("rigscope: cannot load {label}: {e}");
-            return std::process::ExitCode::from(EXIT_NOT_LOADED);
-        }
-    };
+    let rig = open_rig(&args.file)?;
     let load_seconds = started.elapsed().as_secs_f64();
-    if let Some((mesh, primitive, index)) = vertex {
-        return match vertex_info(&rig, mesh, primitive, index) {
-            Ok(info) => {
-                if as_json {
-                    println!("{}", serde_json::to_string_pretty(&info).unwrap_or_default());
-                } else {
-                    print!("{}", info.to_text());
-                }
-                std::process::ExitCode::from(EXIT_CLEAN)
-            }
-            Err(e) => {
-                if as_json {
-                    let document = json!({ "file": label, "loaded": true, "error": e });
-                    println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
-                }
-                eprintln!("rigscope: {label}: {e}");
-                std::process::ExitCode::from(EXIT_NOT_LOADED)
-            }
-        };
+    let limits = args.limits.limits()?;
+    if let Some((mesh, primitive, index)) = args.vertex {
+        let info = vertex_info(&rig, mesh, primitive, index)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&info).unwrap_or_default());
+        } else {
+            print!("{}", info.to_text());
+        }
+        return Ok(Outcome::Passed);
     }
     let report = RigReport::with_limits(&rig, limits);
-    if as_json {
+    if args.json {
         let mut document = report.to_json(&rig);
         document["file"] = json!(label);
         document["loaded"] = json!(true);
@@ -99,17 +83,18 @@ pub fn inspect(
         print!("{}", report.to_text(&rig));
         println!("Loaded in {:.2} ms", load_seconds * 1e3);
     }
-    std::process::ExitCode::from(if report.has_errors() {
-        EXIT_ERROR_FINDINGS
-    } else {
-        EXIT_CLEAN
-    })
+    Ok(Outcome::flagged_if(report.has_errors()))
 }
 
+/// A `--vertex` value that is not three whole numbers.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("'{0}' is not MESH:PRIMITIVE:INDEX (three whole numbers, e.g. 0:0:125)")]
+pub struct VertexArgError(pub String);
+
 /// `MESH:PRIMITIVE:INDEX` (glTF mesh index, glTF primitive index, vertex index).
-pub fn parse_vertex(text: &str) -> Result<(usize, usize, u32), String> {
+pub fn parse_vertex(text: &str) -> Result<(usize, usize, u32), VertexArgError> {
     let parts: Vec<&str> = text.split(':').collect();
-    let bad = || format!("'{text}' is not MESH:PRIMITIVE:INDEX (three whole numbers, e.g. 0:0:125)");
+    let bad = || VertexArgError(text.to_owned());
     let [mesh, primitive, index] = parts[..] else {
         return Err(bad());
     };
@@ -118,6 +103,29 @@ pub fn parse_vertex(text: &str) -> Result<(usize, usize, u32), String> {
         primitive.trim().parse().map_err(|_| bad())?,
         index.trim().parse().map_err(|_| bad())?,
     ))
+}
+
+/// Which number of a vertex is out of range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VertexError {
+    #[error("mesh {mesh} does not exist (the file has {meshes} meshes)")]
+    NoMesh { mesh: usize, meshes: usize },
+    #[error("mesh {mesh} primitive {primitive} is not a triangle list and is not loaded")]
+    PrimitiveSkipped { mesh: usize, primitive: usize },
+    #[error("mesh {mesh} ('{name}') has no primitive {primitive} ({loaded} loaded)")]
+    NoPrimitive {
+        mesh: usize,
+        name: String,
+        primitive: usize,
+        loaded: usize,
+    },
+    #[error("mesh {mesh} primitive {primitive} has {vertices} vertices; there is no vertex {index}")]
+    NoVertex {
+        mesh: usize,
+        primitive: usize,
+        vertices: usize,
+        index: u32,
+    },
 }
 
 /// One joint's weight on a vertex.
@@ -189,11 +197,11 @@ impl VertexInfo {
 /// Vertex `index` of glTF primitive `primitive` of glTF mesh `mesh`: its bind position, its
 /// position at time 0 of the first clip (the bind pose for a skinned mesh without clips), and
 /// its weights by joint name. Errors say which number is out of range.
-pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Result<VertexInfo, String> {
-    let m = rig
-        .meshes
-        .get(mesh)
-        .ok_or_else(|| format!("mesh {mesh} does not exist (the file has {} meshes)", rig.meshes.len()))?;
+pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Result<VertexInfo, VertexError> {
+    let m = rig.meshes.get(mesh).ok_or(VertexError::NoMesh {
+        mesh,
+        meshes: rig.meshes.len(),
+    })?;
     let p = match rig.facts.primitives.get(mesh) {
         Some(_) => rig.facts.primitive_of_gltf(mesh, primitive),
         None => (primitive < m.primitives.len()).then_some(primitive),
@@ -206,22 +214,23 @@ pub fn vertex_info(rig: &Rig, mesh: usize, primitive: usize, index: u32) -> Resu
             .iter()
             .any(|s| s.mesh == mesh && s.facts.gltf_index == primitive);
         if skipped {
-            format!("mesh {mesh} primitive {primitive} is not a triangle list and is not loaded")
+            VertexError::PrimitiveSkipped { mesh, primitive }
         } else {
-            format!(
-                "mesh {mesh} ('{}') has no primitive {primitive} ({} loaded)",
-                m.name,
-                m.primitives.len()
-            )
+            VertexError::NoPrimitive {
+                mesh,
+                name: m.name.clone(),
+                primitive,
+                loaded: m.primitives.len(),
+            }
         }
     })?;
     let prim = &m.primitives[p];
     let v = index as usize;
-    let bind = *prim.positions.get(v).ok_or_else(|| {
-        format!(
-            "mesh {mesh} primitive {primitive} has {} vertices; there is no vertex {index}",
-            prim.positions.len()
-        )
+    let bind = *prim.positions.get(v).ok_or(VertexError::NoVertex {
+        mesh,
+        primitive,
+        vertices: prim.positions.len(),
+        index,
     })?;
     let instance = rig
         .instances

@@ -4,7 +4,7 @@
 //! first CPU work to the GPU's end, with what it drew.
 
 use super::bench::BenchOptions;
-use crate::commands::clips::CommandError;
+use super::status::CommandError;
 use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;
@@ -116,14 +116,15 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, CommandError> {
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
     viewer.player_mut().playing = false;
-    viewer.view.options.mode = options.view;
+    viewer.view.options.mode = options.view.view;
     let method = options.method.apply(&mut viewer)?;
     viewer.set_skinning(crate::skin::SkinningPath::Gpu, method);
-    let gpu = Gpu::headless().map_err(|e| e.to_string())?;
+    let gpu = Gpu::headless()?;
     let samples = crate::render::Msaa::Auto.samples(&gpu.adapter, crate::render::offscreen::OFFSCREEN_FORMAT);
-    let target = Offscreen::with_samples(&gpu, options.width, options.height, samples).map_err(|e| e.to_string())?;
+    let target = Offscreen::with_samples(&gpu, options.width, options.height, samples)?;
     let mut renderer = ViewRenderer::new(&gpu, crate::render::offscreen::OFFSCREEN_FORMAT, samples);
-    let mut timer = GpuTimer::new(&gpu).ok_or("bench --orbit needs an adapter with timestamp queries")?;
+    let mut timer = GpuTimer::new(&gpu)
+        .ok_or_else(|| CommandError::Failed("bench --orbit needs an adapter with timestamp queries".into()))?;
     let mut detail = DetailedView::default();
     let viewport = PixelRect {
         x: 0,
@@ -150,33 +151,31 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, CommandError> {
             wait: true,
         };
         let whole = frame < WHOLE_FIRST;
-        let drawn = step
-            .run(&mut viewer, Clock::Still, target.aspect(), |recording| {
-                let mut draw = SceneDraw::Keep;
-                let (gpu, renderer, viewer) = (recording.gpu, &mut *recording.renderer, recording.viewer);
-                let mut timer = recording.timer.as_deref_mut();
-                target.encode(recording.encoder, &mut |encoder, targets, view| {
-                    draw = detail.encode(
-                        gpu,
-                        renderer,
-                        encoder,
-                        (targets, view, crate::render::offscreen::OFFSCREEN_FORMAT),
-                        viewer,
-                        viewport,
-                        whole,
-                        timer.take(),
-                    );
-                });
-                draw
-            })
-            .map_err(|e| e.to_string())?;
+        let drawn = step.run(&mut viewer, Clock::Still, target.aspect(), |recording| {
+            let mut draw = SceneDraw::Keep;
+            let (gpu, renderer, viewer) = (recording.gpu, &mut *recording.renderer, recording.viewer);
+            let mut timer = recording.timer.as_deref_mut();
+            target.encode(recording.encoder, &mut |encoder, targets, view| {
+                draw = detail.encode(
+                    gpu,
+                    renderer,
+                    encoder,
+                    (targets, view, crate::render::offscreen::OFFSCREEN_FORMAT),
+                    viewer,
+                    viewport,
+                    whole,
+                    timer.take(),
+                );
+            });
+            draw
+        })?;
         let seconds = drawn.timings.get(Stage::Frame).unwrap_or_default();
         if let Some((pass, primitives)) = drawn.pass {
             detail.policy.measured(pass, primitives);
         }
         let draw = drawn.drawn;
         if let Some(error) = gpu.take_error() {
-            return Err(format!("the GPU refused a frame: {error}").into());
+            return Err(CommandError::FrameRefused(error));
         }
         match draw {
             SceneDraw::Whole => report.whole.push(seconds),

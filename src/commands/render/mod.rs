@@ -1,0 +1,293 @@
+//! `rigscope render`: one frame offscreen as a PNG, the whole window with its panels (`--ui`),
+//! or one PNG per frame of a clip (`--sequence`).
+
+mod request;
+
+pub use request::{RenderRequest, viewer_for};
+
+use super::status::{CommandError, Outcome, demo_or_file};
+use crate::anim::{BlendMode, RootMotion};
+use crate::cli::{SkinningChoice, ViewArgs, parse_bend, parse_ik_target, parse_layer, parse_size};
+use crate::draw::{Clock, ViewRenderer};
+use crate::names;
+use crate::render::camera::CameraAngle;
+use crate::render::{Gpu, Msaa};
+use crate::screenshot::{render_ui, write_png};
+use crate::skin::SkinningPath;
+use crate::ui::UiState;
+use crate::viewer::CompareLayout;
+use glam::Vec3;
+use std::path::PathBuf;
+
+/// The arguments of `rigscope render`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RenderArgs {
+    /// A .gltf, .glb, .vrm or .fbx file; `demo` renders the built-in demo rig.
+    pub file: PathBuf,
+    /// The PNG to write; with `--sequence`, the folder for the frames.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Clip name or index (default: the first clip).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Time in the clip, in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    pub time: f32,
+    /// Image size, WxH.
+    #[arg(long, default_value = "960x720", value_parser = parse_size)]
+    pub size: (u32, u32),
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// The selected joint (by node name): its weights in `--view weights`, highlighted in the skeleton.
+    #[arg(long)]
+    pub joint: Option<String>,
+    /// Where vertices are skinned.
+    #[arg(long, default_value_t = SkinningPath::Gpu, value_parser = names::cli::<SkinningPath>())]
+    pub skinning: SkinningPath,
+    #[command(flatten)]
+    pub method: SkinningChoice,
+    /// Bend a joint by hand: NAME=X,Y,Z in degrees about its local axes (repeatable).
+    #[arg(long, value_parser = parse_bend)]
+    pub bend: Vec<(String, Vec3)>,
+    /// Pull a hand or foot (the end of a two-bone chain) to a world position with IK, over the
+    /// clip: JOINT=X,Y,Z (repeatable).
+    #[arg(long, value_name = "JOINT=X,Y,Z", value_parser = parse_ik_target)]
+    pub ik: Vec<(String, Vec3)>,
+    /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
+    #[arg(long, value_parser = parse_layer)]
+    pub layer: Vec<(String, f32, BlendMode)>,
+    /// Attach a marker (axes and a box) to a joint (repeatable).
+    #[arg(long)]
+    pub attach: Vec<String>,
+    /// Hold the motion root over its rest position on the ground.
+    #[arg(long)]
+    pub lock_root: bool,
+    /// Draw the motion root's path over the clip on the ground.
+    #[arg(long)]
+    pub trail: bool,
+    /// Draw this joint's world path over the clip (node name), with a tick at every frame.
+    #[arg(long, value_name = "JOINT")]
+    pub trail_joint: Option<String>,
+    /// Multisample anti-aliasing: auto is 4× on a GPU and off on a CPU adapter (a software
+    /// Vulkan driver), where every sample costs rasterizer time; the window's setting decides
+    /// the same way.
+    #[arg(long, default_value_t = Msaa::Auto, value_parser = names::cli::<Msaa>())]
+    pub msaa: Msaa,
+    /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
+    /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
+    /// The viewer's framing (about 34,17) when omitted.
+    #[arg(long, value_name = "AZIMUTH,ELEVATION[,ZOOM]", value_parser = CameraAngle::parse)]
+    pub camera: Option<CameraAngle>,
+    /// Write one PNG per frame of the clip into the folder `--out` (frame_0000.png, …), from
+    /// time 0 to the clip's end at `--fps`.
+    #[arg(long, conflicts_with_all = ["time", "ui"])]
+    pub sequence: bool,
+    /// Frames per second of `--sequence`.
+    #[arg(long, default_value_t = 30.0, requires = "sequence")]
+    pub fps: f32,
+    /// Draw the whole window (panels, menus and the 3D view) as the viewer shows it.
+    #[arg(long)]
+    pub ui: bool,
+    /// With `--ui`: open the Audit window, audit the rig and show its worst joint's worst pose.
+    #[arg(long, requires = "ui")]
+    pub audit: bool,
+    /// With `--ui`: open the Curves window on the joint given by `--joint`.
+    #[arg(long, requires_all = ["ui", "joint"])]
+    pub curves: bool,
+    #[command(flatten)]
+    pub clips: super::clips::ClipsArgs,
+    #[command(flatten)]
+    pub fix: super::fix::RenderFixArgs,
+    /// Draw a second file beside (or over) the first, through the same camera, at the same
+    /// clip (by name) and time; a file without that clip shows its rest pose. `demo` compares
+    /// with the built-in demo rig.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sequence", "ui"])]
+    pub compare: Option<PathBuf>,
+    /// With `--compare`: the two halves of the image side by side, or the second file's
+    /// wireframe over the first.
+    #[arg(long, default_value_t = CompareLayout::Side, value_parser = names::cli::<CompareLayout>(), requires = "compare")]
+    pub layout: CompareLayout,
+}
+
+impl RenderArgs {
+    pub fn request(&self) -> RenderRequest {
+        RenderRequest {
+            file: demo_or_file(&self.file).map(PathBuf::from),
+            out: self.out.clone(),
+            clip: self.clip.clone(),
+            time: self.time,
+            width: self.size.0,
+            height: self.size.1,
+            view: self.view.options(),
+            path: self.skinning,
+            method: self.method.clone(),
+            joint: self.joint.clone(),
+            bends: self.bend.clone(),
+            ik: self.ik.clone(),
+            layers: self.layer.clone(),
+            attach: self.attach.clone(),
+            root_motion: RootMotion {
+                lock: self.lock_root,
+                trail: self.trail,
+                ..RootMotion::default()
+            },
+            trail_joint: self.trail_joint.clone(),
+            camera: self.camera,
+            clips: self.clips.files(),
+            repair: self.fix.plan(),
+            compare: (self.compare.as_deref()).map(|file| (demo_or_file(file).map(PathBuf::from), self.layout)),
+            msaa: self.msaa,
+        }
+    }
+}
+
+/// `rigscope render`: one frame, the whole UI, or a sequence of frames at `--fps`.
+pub fn run(args: &RenderArgs) -> Result<Outcome, CommandError> {
+    let request = args.request();
+    if args.sequence {
+        render_sequence(&request, args.fps)?;
+    } else if args.ui {
+        let windows = UiWindows {
+            audit: args.audit,
+            curves: args.curves,
+        };
+        render_ui_to_png(&request, windows)?;
+    } else {
+        render_to_png(&request)?;
+    }
+    Ok(Outcome::Passed)
+}
+
+/// Renders one frame offscreen and writes it as a PNG.
+pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
+    let start = std::time::Instant::now();
+    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    // The rig loads while the driver starts: neither needs the other.
+    let (viewer, gpu) = rayon::join(
+        || {
+            std::panic::catch_unwind(|| viewer_for(request))
+                .unwrap_or_else(|_| Err(CommandError::Failed("loading the rig panicked".into())))
+        },
+        || {
+            let gpu = Gpu::headless();
+            lap("adapter and device");
+            gpu
+        },
+    );
+    lap("rig loaded");
+    let (mut viewer, gpu) = (viewer?, gpu?);
+    let samples = request.samples(&gpu);
+    let image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
+    lap("frame rendered and read back");
+    write_png(&image, &request.out).map_err(CommandError::Failed)?;
+    lap("PNG written");
+    Ok(())
+}
+
+/// Windows `rigscope render --ui` opens over the panels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UiWindows {
+    /// The Audit window, on the rig's worst joint.
+    pub audit: bool,
+    /// The Curves window, on the selected joint.
+    pub curves: bool,
+}
+
+/// `rigscope render --ui`: the whole window, panels included, as a PNG, with the `windows`
+/// asked for; with `--fix`, the Repair weights window open on the loaded rig, previewing the
+/// repairs asked for.
+pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(), CommandError> {
+    let loaded = RenderRequest {
+        repair: crate::repair::RepairPlan::default(),
+        ..request.clone()
+    };
+    let mut viewer = viewer_for(&loaded)?;
+    let gpu = Gpu::headless()?;
+    let mut state = UiState::default();
+    if !request.repair.is_empty() {
+        state.repair.open = true;
+        state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
+        viewer.preview_repair(&state.repair.options);
+        if let Some(analysis) = viewer.repair_analysis(&state.repair.options) {
+            for line in super::fix::summary_lines(viewer.rig(), &analysis.summary) {
+                eprintln!("fix: {line}");
+            }
+        }
+    }
+    if windows.audit {
+        state.audit.open_at_worst_joint(&mut viewer);
+    }
+    state.curves.open = windows.curves;
+    let samples = request.samples(&gpu);
+    let image = render_ui(
+        &gpu,
+        &mut viewer,
+        &mut state,
+        request.width,
+        request.height,
+        1.0,
+        samples,
+    )?;
+    write_png(&image, &request.out).map_err(CommandError::Failed)
+}
+
+/// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
+/// and including the end (one frame for a clip of no length).
+pub fn sequence_times(duration: f32, fps: f32) -> Vec<f32> {
+    let frames = (duration.max(0.0) * fps + 1e-3).floor() as usize + 1;
+    (0..frames).map(|i| i as f32 / fps).collect()
+}
+
+/// Frames at most a sequence may have, so a typo in `--fps` cannot fill a disk.
+pub const MAX_SEQUENCE_FRAMES: usize = 100_000;
+
+/// `rigscope render --sequence`: one PNG per frame of the clip at `fps` into the folder
+/// `request.out` (created when missing), named `frame_0000.png`, `frame_0001.png`, … The rig
+/// is uploaded once and one offscreen target draws every frame. Returns the files written.
+pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, CommandError> {
+    if !(fps.is_finite() && fps > 0.0) {
+        return Err(CommandError::Argument(format!(
+            "--fps {fps} is not a positive number of frames per second"
+        )));
+    }
+    let mut viewer = viewer_for(request)?;
+    let times = sequence_times(viewer.clip_duration(), fps);
+    if times.len() > MAX_SEQUENCE_FRAMES {
+        return Err(CommandError::Argument(format!(
+            "{} frames at {fps} fps is more than the {MAX_SEQUENCE_FRAMES}-frame limit",
+            times.len()
+        )));
+    }
+    std::fs::create_dir_all(&request.out).map_err(|source| CommandError::Io {
+        path: request.out.clone(),
+        source,
+    })?;
+    let gpu = Gpu::headless()?;
+    let samples = request.samples(&gpu);
+    let (target, mut renderer) = ViewRenderer::offscreen_target(&gpu, request.width, request.height, samples)?;
+    let mut written = Vec::with_capacity(times.len());
+    for (i, time) in times.into_iter().enumerate() {
+        let image = renderer.render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)?;
+        let path = request.out.join(format!("frame_{i:04}.png"));
+        write_png(&image, &path).map_err(CommandError::Failed)?;
+        written.push(path);
+    }
+    log::info!("wrote {} frames to {}", written.len(), request.out.display());
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_cover_the_clip_including_its_end() {
+        assert_eq!(sequence_times(2.0, 10.0).len(), 21);
+        assert_eq!(sequence_times(0.0, 30.0), [0.0]);
+        let times = sequence_times(1.0, 3.0);
+        assert_eq!(times.len(), 4);
+        assert!((times[3] - 1.0).abs() < 1e-6);
+        // A duration a hair short of a whole frame does not lose the last frame to rounding.
+        assert_eq!(sequence_times(0.9999999, 30.0).len(), 31);
+    }
+}
