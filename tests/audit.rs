@@ -4,30 +4,14 @@
 
 mod common;
 
-use common::skinned::{SkinnedMesh, TestJoint, blend, only};
+use common::rigscope;
+use common::skinned::{SkinnedMesh, TestJoint, blend, elbow, hard_elbow};
 use glam::{DVec3, Quat, Vec3};
 use rigscope::audit::{self, AuditOptions, AuditReport, Axis, Curve, JointAudit};
 use rigscope::skin::SkinningMethod;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// A tube of radius 0.2 along +Y from 0 to 2 with joints `upper` (y = 0), `lower` (y = 1) and
-/// `tip` (y = 2); rings every 0.05, so one ring lies exactly at the elbow.
-fn elbow(weigh: impl Fn(Vec3) -> ([u16; 4], [f32; 4])) -> SkinnedMesh {
-    let mut mesh = SkinnedMesh::new(vec![
-        TestJoint::new("upper", None, Vec3::ZERO),
-        TestJoint::new("lower", Some(0), Vec3::Y),
-        TestJoint::new("tip", Some(1), 2.0 * Vec3::Y),
-    ]);
-    mesh.add_tube(Vec3::ZERO, 2.0 * Vec3::Y, 0.2, 41, 24, weigh);
-    mesh
-}
-
-/// Every vertex from the elbow ring up follows `lower` alone; the rest `upper`.
-fn hard_elbow() -> SkinnedMesh {
-    elbow(|p| if p.y < 1.0 - 1e-4 { only(0) } else { only(1) })
-}
+use std::process::Output;
 
 /// `lower`'s weight rises linearly from 0 at y = 0.7 to 1 at y = 1.3.
 fn smooth_elbow() -> SkinnedMesh {
@@ -298,13 +282,7 @@ fn a_dqs_mask_blends_each_vertex_by_its_share_of_weight_on_the_masked_joints() {
 
 #[test]
 fn audit_takes_a_dqs_mask_by_joint_name_and_refuses_an_unknown_one() {
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .args(["audit", "demo", "--json", "--curves"])
-            .args(args)
-            .output()
-            .expect("the rigscope binary runs")
-    };
+    let run = |args: &[&str]| rigscope(["audit", "demo", "--json", "--curves"].iter().chain(args));
     let output = run(&["--dqs-joint", "joint3"]);
     assert!(matches!(output.status.code(), Some(0 | 1)));
     let document: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
@@ -320,10 +298,7 @@ fn audit_takes_a_dqs_mask_by_joint_name_and_refuses_an_unknown_one() {
 
 #[test]
 fn auditing_the_blended_method_of_a_file_without_blend_weights_is_refused() {
-    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["audit", "demo", "--method", "blended"])
-        .output()
-        .expect("the rigscope binary runs");
+    let output = rigscope(["audit", "demo", "--method", "blended"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -505,13 +480,6 @@ fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-fn rigscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(args)
-        .output()
-        .expect("rigscope runs")
-}
-
 fn text(output: &Output) -> String {
     format!(
         "{}\n{}",
@@ -537,14 +505,14 @@ const LOOSE: [&str; 10] = [
 fn the_audit_command_exits_by_its_thresholds_and_prints_json() {
     let path = temp_file("elbow.glb", &hard_elbow().glb());
     let file = path.to_str().unwrap();
-    let tight = rigscope(&["audit", file, "--max-edge-stretch", "1.5"]);
+    let tight = rigscope(["audit", file, "--max-edge-stretch", "1.5"]);
     assert_eq!(tight.status.code(), Some(1), "{}", text(&tight));
     assert!(text(&tight).contains("max_edge_stretch"), "{}", text(&tight));
-    let loose = rigscope(&[&["audit", file][..], &LOOSE].concat());
+    let loose = rigscope([&["audit", file][..], &LOOSE].concat());
     assert_eq!(loose.status.code(), Some(0), "{}", text(&loose));
     assert!(text(&loose).contains("lower"));
 
-    let json = rigscope(&["audit", file, "--json", "--bend", "60", "--twist", "30"]);
+    let json = rigscope(["audit", file, "--json", "--bend", "60", "--twist", "30"]);
     let document: Value = serde_json::from_slice(&json.stdout).expect("one JSON document");
     assert_eq!(json.status.code(), Some(1), "the default thresholds fail a hard elbow");
     assert_eq!(document["passed"], false);
@@ -599,7 +567,7 @@ fn the_audit_command_reports_asymmetry_and_gates_on_it() {
     mesh.joint_ids[changed] = [0; 4];
     let path = temp_file("arms.glb", &mesh.glb());
     let file = path.to_str().unwrap();
-    let output = rigscope(&[&["audit", file, "--json"][..], &LOOSE].concat());
+    let output = rigscope([&["audit", file, "--json"][..], &LOOSE].concat());
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let symmetry = &document["symmetry"];
@@ -621,20 +589,20 @@ fn the_audit_command_reports_asymmetry_and_gates_on_it() {
     found.sort();
     let (c, m) = (changed as u64, (right.start + changed - left.start) as u64);
     assert_eq!(found, [(0, 0, c, m), (0, 0, m, c)]);
-    let gated = rigscope(&[&["audit", file, "--max-asymmetric", "1"][..], &LOOSE].concat());
+    let gated = rigscope([&["audit", file, "--max-asymmetric", "1"][..], &LOOSE].concat());
     assert_eq!(gated.status.code(), Some(1), "{}", text(&gated));
-    let allowed = rigscope(&[&["audit", file, "--max-asymmetric", "2"][..], &LOOSE].concat());
+    let allowed = rigscope([&["audit", file, "--max-asymmetric", "2"][..], &LOOSE].concat());
     assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed));
 }
 
 #[test]
 fn the_audit_command_refuses_a_missing_file_and_an_unknown_joint() {
     let missing = std::env::temp_dir().join("rigscope-audit-no-such-file.glb");
-    let output = rigscope(&["audit", missing.to_str().unwrap()]);
+    let output = rigscope(["audit", missing.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output).contains("cannot load"), "{}", text(&output));
     let path = temp_file("elbow-names.glb", &hard_elbow().glb());
-    let output = rigscope(&["audit", path.to_str().unwrap(), "--joint", "elbow"]);
+    let output = rigscope(["audit", path.to_str().unwrap(), "--joint", "elbow"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output).contains("no joint named 'elbow'"), "{}", text(&output));
 }
@@ -648,7 +616,7 @@ fn inspect_vertex_prints_the_vertex_and_its_weights() {
     let v = (left.start..left.end)
         .find(|&v| mesh.weights[v][1] > 0.05 && mesh.weights[v][1] < 0.45)
         .unwrap();
-    let output = rigscope(&["inspect", file, "--vertex", &format!("0:0:{v}"), "--json"]);
+    let output = rigscope(["inspect", file, "--vertex", &format!("0:0:{v}"), "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let info: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!((info["mesh"].as_u64(), info["primitive"].as_u64()), (Some(0), Some(0)));
@@ -681,7 +649,7 @@ fn inspect_vertex_prints_the_vertex_and_its_weights() {
     assert!((info["weight_sum"].as_f64().unwrap() - 1.0).abs() < 1e-6);
     assert_eq!(info["influences"], 2);
 
-    let plain = rigscope(&["inspect", file, "--vertex", &format!("0:0:{v}")]);
+    let plain = rigscope(["inspect", file, "--vertex", &format!("0:0:{v}")]);
     assert_eq!(plain.status.code(), Some(0));
     let out = text(&plain);
     assert!(
@@ -691,10 +659,10 @@ fn inspect_vertex_prints_the_vertex_and_its_weights() {
     assert!(out.find(heavy.0) < out.find(light.0), "heaviest first: {out}");
 
     let past = format!("0:0:{}", mesh.positions.len());
-    let output = rigscope(&["inspect", file, "--vertex", &past]);
+    let output = rigscope(["inspect", file, "--vertex", &past]);
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output).contains("there is no vertex"), "{}", text(&output));
-    let output = rigscope(&["inspect", file, "--vertex", "0:1:0"]);
+    let output = rigscope(["inspect", file, "--vertex", "0:1:0"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output).contains("no primitive 1"), "{}", text(&output));
 }
@@ -703,7 +671,7 @@ fn inspect_vertex_prints_the_vertex_and_its_weights() {
 fn inspect_vertex_poses_the_vertex_at_the_first_frame_of_the_first_clip() {
     // The demo rig has clips; its mesh is a skinned tail.
     let rig = common::load_demo();
-    let output = rigscope(&["inspect", "demo", "--vertex", "0:0:100", "--json"]);
+    let output = rigscope(["inspect", "demo", "--vertex", "0:0:100", "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let info: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(info["pose"], format!("clip '{}' at t = 0", rig.clips[0].name));

@@ -3,26 +3,12 @@
 
 mod common;
 
-use common::skinned::{SkinnedMesh, TestJoint, only};
+use common::skinned::hard_elbow;
 use egui_kittest::kittest::Queryable;
 use glam::{Mat4, Quat, Vec3};
 use rigscope::ui::audit::row_label;
 use rigscope::viewer::Viewer;
 use std::time::Instant;
-
-/// A tube along +Y with an elbow at y = 1 weighted hard to `lower`: bending `lower` folds
-/// the elbow ring, so it is the worst joint by far.
-fn hard_elbow() -> rigscope::rig::Rig {
-    let mut mesh = SkinnedMesh::new(vec![
-        TestJoint::new("upper", None, Vec3::ZERO),
-        TestJoint::new("lower", Some(0), Vec3::Y),
-        TestJoint::new("tip", Some(1), 2.0 * Vec3::Y),
-    ]);
-    mesh.add_tube(Vec3::ZERO, 2.0 * Vec3::Y, 0.2, 41, 24, |p| {
-        if p.y < 1.0 - 1e-4 { only(0) } else { only(1) }
-    });
-    mesh.rig()
-}
 
 fn triangle_area(p: &[Vec3], t: &[u32]) -> f32 {
     let [a, b, c] = [p[t[0] as usize], p[t[1] as usize], p[t[2] as usize]];
@@ -53,7 +39,7 @@ fn run_audit(harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::UiSt
 
 #[test]
 fn clicking_the_worst_joint_poses_the_rig_at_its_worst_angle_and_selects_it() {
-    let mut harness = common::main_window(Viewer::new(hard_elbow(), None), 1400.0, 1000.0);
+    let mut harness = common::main_window(Viewer::new(hard_elbow().rig(), None), 1400.0, 1000.0);
     harness.run();
     harness.key_press(egui::Key::A);
     harness.run();

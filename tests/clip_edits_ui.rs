@@ -5,9 +5,9 @@
 
 mod common;
 
+use common::bits;
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
-use glam::Vec4;
 use rigscope::anim::clip_edit;
 use rigscope::anim::sample_channel;
 use rigscope::rig::{Clip, Property, Rig, load_file};
@@ -58,10 +58,6 @@ fn largest_difference(want: &Clip, got: &Clip) -> f32 {
         }
     }
     worst
-}
-
-fn bits(values: &[Vec4]) -> Vec<[u32; 4]> {
-    values.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use common::different_pixels;
 use egui_kittest::kittest::Queryable;
 use image::RgbaImage;
 use rigscope::draw::compare::split_width;
@@ -19,8 +20,6 @@ use std::process::Command;
 
 const WIDTH: u32 = 320;
 const HEIGHT: u32 = 200;
-/// A channel difference above this counts as a different pixel (MSAA edges move a few levels).
-const CHANNEL_TOLERANCE: u8 = 24;
 
 /// A still viewer of `rig` at `time` of clip `clip` (its rest pose for `None`), without the
 /// grid and the skeleton (whose joints a comparison colors by their error).
@@ -39,13 +38,6 @@ fn still_viewer(rig: Rig, clip: Option<&str>, time: f32) -> Viewer {
 fn single(gpu: &Gpu, mut viewer: Viewer, camera: OrbitCamera, width: u32) -> RgbaImage {
     viewer.view.camera = camera;
     render_view(gpu, &mut viewer, width, HEIGHT).expect("one side renders")
-}
-
-fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
-    assert_eq!(a.dimensions(), b.dimensions());
-    let differs =
-        |x: &image::Rgba<u8>, y: &image::Rgba<u8>| x.0.iter().zip(y.0).any(|(p, q)| p.abs_diff(q) > CHANNEL_TOLERANCE);
-    a.pixels().zip(b.pixels()).filter(|(x, y)| differs(x, y)).count()
 }
 
 fn assert_alike(what: &str, a: &RgbaImage, b: &RgbaImage) {

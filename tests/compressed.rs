@@ -232,9 +232,7 @@ fn load_edited(
     edit(&mut document);
     corrupt(&mut bin);
     let glb = rigscope::rig::glb_container(&serde_json::to_vec(&document).unwrap(), Some(&bin));
-    let started = std::time::Instant::now();
     let result = rigscope::rig::load_slice(&glb, None, file);
-    assert!(started.elapsed().as_secs() < 5, "{file}: took {:?}", started.elapsed());
     if let Err(e) = &result {
         assert!(!matches!(e, RigError::Panic(_)), "{file}: the importer panicked: {e}");
     }

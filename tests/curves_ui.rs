@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::skinned::{SkinnedMesh, TestJoint, only};
+use common::skinned::{SkinnedMesh, elbow_joints, only};
 use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3, Vec4};
 use rigscope::motion::curves::{KeyFlag, Reading, SAMPLES_PER_SECOND, joint_curves};
@@ -17,11 +17,7 @@ use rigscope::viewer::Viewer;
 /// translation whose first key leaves with a tangent of (0, 3, 0) per second, and a stepped
 /// scale.
 fn animated_elbow() -> (Rig, usize) {
-    let mut mesh = SkinnedMesh::new(vec![
-        TestJoint::new("upper", None, Vec3::ZERO),
-        TestJoint::new("lower", Some(0), Vec3::Y),
-        TestJoint::new("tip", Some(1), 2.0 * Vec3::Y),
-    ]);
+    let mut mesh = SkinnedMesh::new(elbow_joints());
     mesh.add_tube(Vec3::ZERO, 2.0 * Vec3::Y, 0.2, 9, 8, |p| {
         if p.y < 1.0 { only(0) } else { only(1) }
     });

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{load_demo, shared_folder};
+use common::{load_demo, run_rigscope, shared_folder};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use rigscope::compare::{ClipStatus, RigDiff, Thresholds, compare, compare_with_progress};
 use rigscope::rig::{Interpolation, Property, Rig};
@@ -331,14 +331,9 @@ fn compressed_copies_match_every_vertex_with_small_errors() {
     }
 }
 
-fn rigscope(args: &[&str]) -> (Option<i32>, String) {
-    let (code, out, _) = common::run_rigscope(args);
-    (code, out)
-}
-
 #[test]
 fn exit_status_is_0_same_1_different_2_not_loaded() {
-    let (code, out) = rigscope(&["diff", "demo", "demo", "--json"]);
+    let (code, out, _) = run_rigscope(&["diff", "demo", "demo", "--json"]);
     assert_eq!(code, Some(0), "{out}");
     let document: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
     assert_eq!(document["identical"], true);
@@ -368,11 +363,11 @@ fn exit_status_is_0_same_1_different_2_not_loaded() {
 
     let dir = common::temp_dir("diff");
     let other = dir.join("demo-5.glb");
-    let (code, _) = rigscope(&["make-demo", other.to_str().unwrap(), "--joints", "5"]);
+    let (code, _, _) = run_rigscope(&["make-demo", other.to_str().unwrap(), "--joints", "5"]);
     assert_eq!(code, Some(0));
-    let (code, out) = rigscope(&["diff", "demo", other.to_str().unwrap()]);
+    let (code, out, _) = run_rigscope(&["diff", "demo", other.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}");
     let missing = dir.join("missing.glb");
-    let (code, _) = rigscope(&["diff", "demo", missing.to_str().unwrap()]);
+    let (code, _, _) = run_rigscope(&["diff", "demo", missing.to_str().unwrap()]);
     assert_eq!(code, Some(2));
 }

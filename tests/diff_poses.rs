@@ -4,13 +4,9 @@
 
 mod common;
 
-use common::split_glb;
+use common::{run_rigscope, split_glb};
 use serde_json::{Value, json};
 use std::path::Path;
-
-fn rigscope(args: &[&str]) -> (Option<i32>, String, String) {
-    common::run_rigscope(args)
-}
 
 /// Times of the added translation keys, in seconds.
 const KEY_TIMES: [f32; 3] = [0.0, 0.5, 1.0];
@@ -74,7 +70,7 @@ fn one_moved_root_key_is_the_distance_of_every_vertex_and_joint_at_its_time() {
     // key all of them are `offset` apart; a quarter of the way (0.25 s) half as far.
     let length = offset.iter().map(|&v| f64::from(v).powi(2)).sum::<f64>().sqrt();
     assert!((length - 0.13).abs() < 1e-7);
-    let (code, out, err) = rigscope(&[
+    let (code, out, err) = run_rigscope(&[
         "diff",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -120,7 +116,7 @@ fn one_moved_root_key_is_the_distance_of_every_vertex_and_joint_at_its_time() {
         assert!(at["worst_vertex_a"]["vertex"].is_u64());
     }
 
-    let (code, text, _) = rigscope(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--poses", "3"]);
+    let (code, text, _) = run_rigscope(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--poses", "3"]);
     assert_eq!(code, Some(1));
     let lines: Vec<&str> = text
         .lines()
@@ -135,7 +131,7 @@ fn one_moved_root_key_is_the_distance_of_every_vertex_and_joint_at_its_time() {
     }
 
     // B posed a quarter second later: at A's 0.25 s, B's key at 0.5 s, the whole offset.
-    let (code, out, _) = rigscope(&[
+    let (code, out, _) = run_rigscope(&[
         "diff",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -158,7 +154,7 @@ fn one_moved_root_key_is_the_distance_of_every_vertex_and_joint_at_its_time() {
 
     // Matched where both draw them at the clip's start instead of in the bind pose: the same
     // pairs, the same distance.
-    let (code, out, _) = rigscope(&[
+    let (code, out, _) = run_rigscope(&[
         "diff",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -178,7 +174,7 @@ fn one_moved_root_key_is_the_distance_of_every_vertex_and_joint_at_its_time() {
     let distance = poses["times"][0]["vertex_distance"].as_f64().unwrap();
     assert!((distance - length).abs() < 2e-6, "{distance}");
 
-    let (code, same, _) = rigscope(&["diff", a.to_str().unwrap(), a.to_str().unwrap(), "--at", "0.5"]);
+    let (code, same, _) = run_rigscope(&["diff", a.to_str().unwrap(), a.to_str().unwrap(), "--at", "0.5"]);
     assert_eq!(code, Some(0), "{same}");
 }
 
@@ -188,16 +184,16 @@ fn a_clip_neither_file_has_is_a_clear_error() {
     let a = dir.join("a.gltf");
     demo_with_root_keys(&a, [0.0; 3]);
     let path = a.to_str().unwrap();
-    let (code, _, err) = rigscope(&["diff", path, path, "--at", "0", "--clip", "Samba"]);
+    let (code, _, err) = run_rigscope(&["diff", path, path, "--at", "0", "--clip", "Samba"]);
     assert_eq!(code, Some(2));
     assert!(
         err.contains("A has no clip named 'Samba'") && err.contains("'Wave'"),
         "{err}"
     );
-    let (code, _, err) = rigscope(&["diff", path, path, "--at", "0", "--clip-b", "Samba"]);
+    let (code, _, err) = run_rigscope(&["diff", path, path, "--at", "0", "--clip-b", "Samba"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("B has no clip named 'Samba'"), "{err}");
-    let (code, out, _) = rigscope(&["diff", path, path, "--at", "NaN", "--json"]);
+    let (code, out, _) = run_rigscope(&["diff", path, path, "--at", "NaN", "--json"]);
     assert_eq!(code, Some(2));
     let document: Value = serde_json::from_str(&out).expect("one JSON document");
     assert!(document["error"].as_str().unwrap().contains("not a finite number"));

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run_rigscope, shared_rigs, temp_dir};
+use common::{farthest_from_nearest, run_rigscope, shared_rigs, temp_dir};
 use glam::{DMat3, DMat4, DVec3, DVec4};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;
@@ -60,14 +60,6 @@ fn read_obj(path: &Path) -> Obj {
         }
     }
     obj
-}
-
-/// The farthest any point of `a` is from its nearest point of `b`.
-fn farthest_from_nearest(a: &[DVec3], b: &[DVec3]) -> f64 {
-    a.iter()
-        .map(|p| b.iter().map(|q| p.distance_squared(*q)).fold(f64::INFINITY, f64::min))
-        .fold(0.0, f64::max)
-        .sqrt()
 }
 
 /// Two of `tests/fbx_truth.rs`'s pairs (Y-up files in centimetres): the FBX, the tool's OBJ, the

@@ -4,14 +4,9 @@
 
 mod common;
 
-use common::fbx::{lift_blend_shape, one_cluster_fbx, skinned_vertices};
+use common::fbx::{lift_blend_shape, one_cluster_fbx, skinned_lbs};
 use glam::DVec3;
-use rigscope::rig::{Rig, load_slice};
-use rigscope::skin::SkinningMethod;
-
-fn skinned(rig: &Rig, clip: Option<usize>, time: f32) -> Vec<DVec3> {
-    skinned_vertices(rig, clip, time, SkinningMethod::Lbs)
-}
+use rigscope::rig::load_slice;
 
 /// The triangle's vertices with the bone turned `degrees` about Z at its joint (0,10,0) cm,
 /// in metres: each vertex's offset from the joint rotated, worked out in f64.
@@ -55,7 +50,7 @@ fn one_cluster_and_one_take_skin_as_worked_out_by_hand() {
     );
     // Rest pose, then the linear key halfway and at its end: 0°, 45°, 90°.
     for (clip, time, degrees) in [(None, 0.0, 0.0), (Some(0), 0.5, 45.0), (Some(0), 1.0, 90.0)] {
-        let got = skinned(&rig, clip, time);
+        let got = skinned_lbs(&rig, clip, time);
         assert_eq!(got.len(), 3, "one vertex per control point");
         assert_each_near(&expected_triangle(degrees), &got, time);
     }
@@ -77,7 +72,7 @@ fn an_animated_blend_shape_weight_morphs_before_skinning_as_worked_out_by_hand()
     for (time, degrees, lift) in [(0.0, 0.0, 0.0), (0.5, 45.0, 5.0), (1.0, 90.0, 10.0)] {
         let mut expected = expected_triangle(degrees);
         expected[2].z = lift * 0.01;
-        assert_each_near(&expected, &skinned(&rig, Some(0), time), time);
+        assert_each_near(&expected, &skinned_lbs(&rig, Some(0), time), time);
     }
 }
 

@@ -6,11 +6,9 @@
 
 mod common;
 
-use common::fbx::{linear_curve, one_cluster_fbx};
+use common::fbx::{linear_curve, one_cluster_fbx, skinned_lbs};
 use glam::DVec3;
-use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Rig, RigError, load_slice};
-use rigscope::skin::{SkinnedPose, SkinningMethod};
 
 /// The triangle's bind vertices, in centimetres.
 const TRIANGLE_CM: [DVec3; 3] = [
@@ -77,19 +75,6 @@ fn load(shapes: &[(&str, f64, [f64; 3])], percent: f64, animated: bool) -> Resul
     load_slice(one_cluster_fbx(&objects, &connections).as_bytes(), None, "lift.fbx")
 }
 
-fn skinned(rig: &Rig, clip: Option<usize>, time: f32) -> Vec<DVec3> {
-    let mut pose = PoseBuffers::new(rig);
-    pose.evaluate(rig, clip, time);
-    let mut skinned = SkinnedPose::new(rig);
-    skinned.skin(rig, &pose, SkinningMethod::Lbs);
-    let instance = rig.instances.iter().position(|i| i.skin.is_some()).expect("skinned");
-    skinned.meshes[instance][0]
-        .positions
-        .iter()
-        .map(|p| p.as_dvec3())
-        .collect()
-}
-
 /// The triangle with its third vertex moved by `offset_cm` in the bind pose, then turned
 /// `degrees` about Z with the bone at (0,10,0) cm, in metres.
 fn expected(offset_cm: DVec3, degrees: f64) -> [DVec3; 3] {
@@ -135,7 +120,7 @@ fn a_static_channel_weight_between_in_betweens_morphs_as_worked_out_by_hand() {
         assert_eq!(rig.morphs.target_names[0], ["Lift (50%)", "Lift"]);
         assert_each_near(
             &expected(by_hand(percent), 0.0),
-            &skinned(&rig, None, 0.0),
+            &skinned_lbs(&rig, None, 0.0),
             &format!("{percent} %"),
         );
     }
@@ -156,7 +141,7 @@ fn an_animated_channel_weight_passes_through_the_in_between_as_worked_out_by_han
         let offset = if time == 0.0 { DVec3::ZERO } else { by_hand(percent) };
         assert_each_near(
             &expected(offset, f64::from(time) * 90.0),
-            &skinned(&rig, Some(0), time),
+            &skinned_lbs(&rig, Some(0), time),
             &format!("{time} s"),
         );
     }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::shared_rigs;
+use common::{farthest_from_nearest, shared_rigs};
 use glam::{DMat4, DVec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;
@@ -185,15 +185,6 @@ fn skinned_vertices(rig: &Rig, clip: Option<usize>, time: f32) -> Vec<DVec3> {
         .flatten()
         .flat_map(|p| p.positions.iter().map(|v| v.as_dvec3()))
         .collect()
-}
-
-/// The farthest any point of `a` is from its nearest point of `b` (the one-sided Hausdorff
-/// distance).
-fn farthest_from_nearest(a: &[DVec3], b: &[DVec3]) -> f64 {
-    a.iter()
-        .map(|p| b.iter().map(|q| p.distance_squared(*q)).fold(f64::INFINITY, f64::min))
-        .fold(0.0, f64::max)
-        .sqrt()
 }
 
 fn clip_index(rig: &Rig, name: Option<&str>) -> Option<usize> {

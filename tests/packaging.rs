@@ -6,6 +6,7 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use common::has_program;
 use egui_kittest::kittest::Queryable;
 use rigscope::ui::about::{COMMIT, VERSION};
 use std::collections::BTreeSet;
@@ -66,14 +67,6 @@ fn subcommands() -> Vec<String> {
 fn gunzip(path: &Path) -> String {
     let output = run_ok(Command::new("gzip").arg("-dc").arg(path), "gzip -dc");
     String::from_utf8(output.stdout).expect("a man page is text")
-}
-
-fn has_tool(tool: &str) -> bool {
-    Command::new("bash")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
 }
 
 #[test]
@@ -205,7 +198,7 @@ fn the_linux_archive_holds_everything_installs_and_runs() {
     assert_eq!(std::fs::read_dir(&unpacked).unwrap().count(), 1, "one top folder");
     let top = unpacked.join(&name);
 
-    let pngs = has_tool("rsvg-convert");
+    let pngs = has_program("rsvg-convert");
     let mut expected: BTreeSet<String> = [
         "bin/rigscope",
         "install.sh",
@@ -330,7 +323,7 @@ fn the_linux_archive_holds_everything_installs_and_runs() {
             .lines()
             .any(|l| l == format!("TryExec={}", installed_binary.display()))
     );
-    if has_tool("update-mime-database") {
+    if has_program("update-mime-database") {
         let globs = std::fs::read_to_string(prefix.join("share/mime/globs2")).expect("the MIME database is built");
         assert!(
             globs.contains("model/vrm:*.vrm") && globs.contains("application/x-fbx:*.fbx"),

@@ -6,16 +6,13 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use common::{different_pixels, differs};
 use image::RgbaImage;
 use rigscope::render::GpuError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SIZE: &str = "320x240";
-/// A channel difference above this counts as a different pixel (MSAA edges and rasterizer
-/// rounding move a few levels).
-const CHANNEL_TOLERANCE: u8 = 24;
-
 /// Golden images are compared at 4× on every adapter (`--msaa auto` is off on a CPU one).
 const GOLDEN_MSAA: &str = "4x";
 
@@ -53,19 +50,10 @@ fn render_image(file: &str, clip: &str, time: f32, msaa: &str, name: &str) -> Rg
     image
 }
 
-fn differs(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> bool {
-    a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > CHANNEL_TOLERANCE)
-}
-
 /// Pixels that differ from the background (the top-left pixel: the rig is framed with margin).
 fn foreground_count(image: &RgbaImage) -> usize {
     let background = *image.get_pixel(0, 0);
     image.pixels().filter(|p| differs(p, &background)).count()
-}
-
-fn different_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
-    assert_eq!(a.dimensions(), b.dimensions());
-    a.pixels().zip(b.pixels()).filter(|(x, y)| differs(x, y)).count()
 }
 
 fn golden_path(name: &str) -> PathBuf {

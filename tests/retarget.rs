@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::rigscope;
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot, Quat, Vec3, Vec4};
 use rigscope::anim::PoseBuffers;
 use rigscope::retarget::{JointMap, RetargetOptions, retarget_clips, retarget_pose, with_clips_from};
@@ -763,17 +764,10 @@ fn mixamo_clips_carry_onto_ready_player_me_and_ybot() {
     }
 }
 
-fn rigscope(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(args)
-        .output()
-        .expect("rigscope runs")
-}
-
 #[test]
 fn a_clips_file_that_does_not_load_fails_the_audit_with_status_2() {
     let missing = common::temp_dir("retarget-cli").join("missing.glb");
-    let output = rigscope(&["audit", "demo", "--clips", missing.to_str().unwrap(), "--json"]);
+    let output = rigscope(["audit", "demo", "--clips", missing.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(2));
     let document: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(document["loaded"], false);
@@ -805,7 +799,7 @@ fn a_clips_file_that_does_not_load_fails_render_and_bench_with_status_2() {
     }
     assert!(!out.exists(), "no picture is written");
     // A clip name the rig lacks is a bad argument: status 2 as well, as for every command.
-    let output = rigscope(&["render", "demo", "--clip", "NoSuchClip", "--out", out_arg]);
+    let output = rigscope(["render", "demo", "--clip", "NoSuchClip", "--out", out_arg]);
     assert_eq!(
         output.status.code(),
         Some(2),
@@ -820,7 +814,7 @@ fn audit_reports_the_clips_it_adds() {
         return;
     };
     let (target, clips) = (corpus.join("rigs/readyplayer.me.glb"), corpus.join("rigs/Soldier.glb"));
-    let output = rigscope(&[
+    let output = rigscope([
         "audit",
         target.to_str().unwrap(),
         "--clips",

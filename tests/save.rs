@@ -4,18 +4,13 @@
 
 mod common;
 
-use common::{Doc, array, shared_folder, shared_rigs, temp_dir};
+use common::{Doc, array, rigscope, same, shared_folder, shared_rigs, temp_dir};
 use rigscope::report::{FindingCode, RigReport};
 use rigscope::rig::{Influences, Rig, load_file};
 use rigscope::save::{SaveError, SaveOptions, save_repaired};
 use serde_json::{Value, json};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// Rig fields compared by their full debug form: equal values print equally.
-fn same<T: std::fmt::Debug>(a: &T, b: &T, what: &str) {
-    assert!(format!("{a:?}") == format!("{b:?}"), "{what} differ after saving");
-}
 
 /// `saved` (reopened) has `before`'s nodes, skins, clips, materials, textures and geometry, and
 /// `repaired`'s joints and weights to within half the stored type's step.
@@ -514,16 +509,6 @@ fn overwrite_keeps_a_backup_of_the_input() {
     assert_eq!(weight_sum_findings(&load_file(&file).unwrap()), 0);
 }
 
-fn rigscope(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("rigscope runs");
-    common::wait_or_kill(child, std::time::Duration::from_secs(120), "rigscope fix")
-}
-
 #[test]
 fn fix_normalize_clears_the_weight_sum_findings_of_real_rigs_and_exits_by_outcome() {
     let (Some(rigs), Some(corpus)) = (shared_rigs(), shared_folder("corpus/rigs")) else {
@@ -544,11 +529,11 @@ fn fix_normalize_clears_the_weight_sum_findings_of_real_rigs_and_exits_by_outcom
         assert!(weight_sum_findings(&before) > 0);
         let name = input.file_name().unwrap().to_owned();
         let output = out.join(&name);
-        let run = rigscope(&[
-            "fix".as_ref(),
+        let run = rigscope([
+            OsStr::new("fix"),
             input.as_os_str(),
-            "--normalize".as_ref(),
-            "--out".as_ref(),
+            OsStr::new("--normalize"),
+            OsStr::new("--out"),
             output.as_os_str(),
         ]);
         let stdout = String::from_utf8_lossy(&run.stdout);
@@ -562,11 +547,11 @@ fn fix_normalize_clears_the_weight_sum_findings_of_real_rigs_and_exits_by_outcom
         assert_eq!(weight_sum_findings(&load_file(&output).unwrap()), 0, "{name:?}");
         // Fixing the fixed file finds nothing to do and writes nothing.
         let again = out.join("again.glb");
-        let run = rigscope(&[
-            "fix".as_ref(),
+        let run = rigscope([
+            OsStr::new("fix"),
             output.as_os_str(),
-            "--normalize".as_ref(),
-            "--out".as_ref(),
+            OsStr::new("--normalize"),
+            OsStr::new("--out"),
             again.as_os_str(),
         ]);
         assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stdout));
@@ -575,30 +560,30 @@ fn fix_normalize_clears_the_weight_sum_findings_of_real_rigs_and_exits_by_outcom
     // A dry run writes nothing; a missing input and an unwritable output exit with 2.
     let input = rigs.join("real/RobotExpressive.glb");
     let dry = out.join("dry.glb");
-    let run = rigscope(&[
-        "fix".as_ref(),
+    let run = rigscope([
+        OsStr::new("fix"),
         input.as_os_str(),
-        "--normalize".as_ref(),
-        "--dry-run".as_ref(),
-        "--out".as_ref(),
+        OsStr::new("--normalize"),
+        OsStr::new("--dry-run"),
+        OsStr::new("--out"),
         dry.as_os_str(),
     ]);
     assert_eq!(run.status.code(), Some(0));
     assert!(!dry.exists());
-    let run = rigscope(&[
-        "fix".as_ref(),
+    let run = rigscope([
+        OsStr::new("fix"),
         out.join("missing.glb").as_os_str(),
-        "--normalize".as_ref(),
-        "--out".as_ref(),
+        OsStr::new("--normalize"),
+        OsStr::new("--out"),
         dry.as_os_str(),
     ]);
     assert_eq!(run.status.code(), Some(2));
     let nowhere = out.join("missing/out.glb");
-    let run = rigscope(&[
-        "fix".as_ref(),
+    let run = rigscope([
+        OsStr::new("fix"),
         input.as_os_str(),
-        "--normalize".as_ref(),
-        "--out".as_ref(),
+        OsStr::new("--normalize"),
+        OsStr::new("--out"),
         nowhere.as_os_str(),
     ]);
     assert_eq!(run.status.code(), Some(2));

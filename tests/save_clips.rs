@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Doc, shared_folder, shared_rigs, temp_dir};
+use common::{Doc, bits, same, shared_folder, shared_rigs, temp_dir};
 use glam::Vec4;
 use rigscope::rig::{Clip, Interpolation, MorphChannel, Property, Rig, load_file};
 use rigscope::save::{
@@ -15,11 +15,6 @@ use rigscope::save::{
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
-
-/// Rig fields compared by their full debug form: equal values print equally.
-fn same<T: std::fmt::Debug>(a: &T, b: &T, what: &str) {
-    assert!(format!("{a:?}") == format!("{b:?}"), "{what} differ after saving");
-}
 
 /// Everything but the animations: nodes, skins, meshes, instances, materials, morph targets.
 fn assert_rest_unchanged(before: &Rig, saved: &Rig) {
@@ -36,10 +31,6 @@ fn assert_rest_unchanged(before: &Rig, saved: &Rig) {
         "default morph weights",
     );
     assert_eq!(before.textures.len(), saved.textures.len());
-}
-
-fn bits(values: &[Vec4]) -> Vec<[u32; 4]> {
-    values.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
 }
 
 fn time_bits(times: &[f32]) -> Vec<u32> {

@@ -10,7 +10,7 @@
 //!
 //! The adapter is the one `rigscope render` would use (`WGPU_BACKEND` picks another). On Mesa
 //! 22.3's lavapipe, the Vulkan path's resident memory grows with every scene frame; see the
-//! README's *Test it* section.
+//! notes in docs/testing.md.
 
 mod common;
 #[path = "common/gpu.rs"]

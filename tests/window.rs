@@ -4,37 +4,13 @@
 mod common;
 
 use common::skinned::{SkinnedMesh, TestJoint, blend};
+use common::viewer_command;
 use glam::Vec3;
-use rigscope::render::REQUIRE_ADAPTER_ENV;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const FRAMES: u64 = 90;
 const TIMEOUT: Duration = Duration::from_secs(180);
-
-fn has_program(name: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
-}
-
-/// The viewer with `args`, under Xvfb when there is no display; `None` (the test skips) when
-/// neither is there and no adapter is required.
-fn viewer_command(args: &[&str]) -> Option<Command> {
-    let binary = env!("CARGO_BIN_EXE_rigscope");
-    if std::env::var_os("DISPLAY").is_some() {
-        let mut c = Command::new(binary);
-        c.args(args);
-        Some(c)
-    } else if has_program("xvfb-run") {
-        let mut c = Command::new("xvfb-run");
-        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]).args(args);
-        Some(c)
-    } else if std::env::var_os(REQUIRE_ADAPTER_ENV).is_some() {
-        panic!("no DISPLAY and no xvfb-run (Debian package xvfb), but {REQUIRE_ADAPTER_ENV} is set");
-    } else {
-        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
-        None
-    }
-}
 
 #[test]
 fn viewer_draws_frames_in_a_window_and_exits_cleanly() {

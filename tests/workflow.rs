@@ -6,6 +6,8 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
+use common::viewer_command;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rigscope::anim::JointOverride;
@@ -520,10 +522,6 @@ fn render_ui_writes_the_whole_window() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-fn has_program(name: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
-}
-
 #[test]
 fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_settings() {
     let dir = common::temp_dir("window");
@@ -540,17 +538,7 @@ fn the_window_opens_at_the_saved_size_saves_its_screenshot_and_keeps_the_setting
     let shot = dir.join("window.png");
     let rig = dir.join("tail.glb");
     std::fs::write(&rig, demo_glb(5)).unwrap();
-    let binary = env!("CARGO_BIN_EXE_rigscope");
-    let mut command = if std::env::var_os("DISPLAY").is_some() {
-        Command::new(binary)
-    } else if has_program("xvfb-run") {
-        let mut c = Command::new("xvfb-run");
-        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]);
-        c
-    } else if std::env::var_os(rigscope::render::REQUIRE_ADAPTER_ENV).is_some() {
-        panic!("no DISPLAY and no xvfb-run (Debian package xvfb)");
-    } else {
-        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+    let Some(mut command) = viewer_command(&[]) else {
         return;
     };
     let output = command
@@ -583,17 +571,7 @@ fn the_window_reloads_a_file_changed_on_disk() {
     let dir = common::temp_dir("window-reload");
     let file = dir.join("tail.glb");
     std::fs::write(&file, demo_glb(6)).unwrap();
-    let binary = env!("CARGO_BIN_EXE_rigscope");
-    let mut command = if std::env::var_os("DISPLAY").is_some() {
-        Command::new(binary)
-    } else if has_program("xvfb-run") {
-        let mut c = Command::new("xvfb-run");
-        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]);
-        c
-    } else if std::env::var_os(rigscope::render::REQUIRE_ADAPTER_ENV).is_some() {
-        panic!("no DISPLAY and no xvfb-run (Debian package xvfb)");
-    } else {
-        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+    let Some(mut command) = viewer_command(&[]) else {
         return;
     };
     // Enough frames for the reload (a quarter second) with a wide margin on a busy machine.
@@ -647,8 +625,9 @@ fn the_window_reloads_a_file_changed_on_disk() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The artist's loop on a real rig: Fox.glb is written over in a temp folder; measured are the
-/// moments the change is seen, the reload is done, and the new frame is rendered.
+/// The artist's loop on a real rig: Fox.glb is written over in a temp folder; the new file is
+/// reloaded and drawn. The moments the change is seen, the reload is done and the new frame is
+/// rendered are printed, not asserted: speed is measured by `rigscope bench` and the benchmarks.
 #[test]
 fn fox_edit_to_new_frame_loop_time() {
     let Some(rigs) = common::shared_rigs() else { return };
@@ -699,7 +678,6 @@ fn fox_edit_to_new_frame_loop_time() {
     }
     println!("{report}");
     assert_eq!(viewer.rig().name, "Fox.glb");
-    assert!(reloaded < Duration::from_secs(5), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

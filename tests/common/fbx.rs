@@ -155,6 +155,11 @@ pub fn skinned_vertices(
         .collect()
 }
 
+/// [`skinned_vertices`] with linear blend skinning.
+pub fn skinned_lbs(rig: &rigscope::rig::Rig, clip: Option<usize>, time: f32) -> Vec<glam::DVec3> {
+    skinned_vertices(rig, clip, time, rigscope::skin::SkinningMethod::Lbs)
+}
+
 /// A bind pose for the one-cluster file's bone (model 400) at `y` cm up: 10 agrees with the
 /// cluster's `TransformLink`.
 pub fn bind_pose_at(y: f64) -> String {

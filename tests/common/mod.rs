@@ -66,16 +66,30 @@ pub fn temp_dir(name: &str) -> PathBuf {
         .keep()
 }
 
-/// Runs the `rigscope` binary with `args` (killed past two minutes): its exit status, standard
-/// output and standard error.
-pub fn run_rigscope(args: &[&str]) -> (Option<i32>, String, String) {
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(args)
+/// How long a test lets one run of the `rigscope` binary take before killing it as a hang.
+pub const RIGSCOPE_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs the `rigscope` binary with `args` and its output captured (killed past
+/// [`RIGSCOPE_LIMIT`]).
+pub fn rigscope<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> std::process::Output {
+    rigscope_with(std::process::Command::new(env!("CARGO_BIN_EXE_rigscope")).args(args))
+}
+
+/// Runs `command` (a `rigscope` command with its arguments and environment set) with its output
+/// captured (killed past [`RIGSCOPE_LIMIT`]).
+pub fn rigscope_with(command: &mut std::process::Command) -> std::process::Output {
+    let child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("rigscope runs");
-    let output = wait_or_kill(child, std::time::Duration::from_secs(120), "rigscope");
+    wait_or_kill(child, RIGSCOPE_LIMIT, "rigscope")
+}
+
+/// Runs the `rigscope` binary with `args` (killed past [`RIGSCOPE_LIMIT`]): its exit status,
+/// standard output and standard error.
+pub fn run_rigscope(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = rigscope(args);
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -84,18 +98,93 @@ pub fn run_rigscope(args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 /// Waits for `child` to exit and returns its output; past `limit` it is killed and the test
-/// fails naming `what` as a hang.
+/// fails naming `what` as a hang. Piped output is read while the child runs, so a child that
+/// writes more than a pipe holds does not stall.
 pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> std::process::Output {
+    use std::io::Read;
     use wait_timeout::ChildExt;
-    if child
-        .wait_timeout(limit)
-        .expect("waiting for a child process")
-        .is_none()
-    {
-        let _ = child.kill();
-        panic!("{what} still running after {limit:?}: a hang");
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                pipe.read_to_end(&mut bytes).expect("reading a child's output");
+            }
+            bytes
+        })
     }
-    child.wait_with_output().expect("the child's output")
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let Some(status) = child.wait_timeout(limit).expect("waiting for a child process") else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} still running after {limit:?}: a hang");
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().expect("the stdout reader"),
+        stderr: stderr.join().expect("the stderr reader"),
+    }
+}
+
+/// Whether a program called `name` is on the `PATH`.
+pub fn has_program(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
+}
+
+/// The viewer (the `rigscope` binary) with `args`, under Xvfb when there is no display; `None`
+/// (the test skips) when neither is there and no adapter is required.
+pub fn viewer_command(args: &[&str]) -> Option<std::process::Command> {
+    use rigscope::render::REQUIRE_ADAPTER_ENV;
+    use std::process::Command;
+    let binary = env!("CARGO_BIN_EXE_rigscope");
+    if std::env::var_os("DISPLAY").is_some() {
+        let mut c = Command::new(binary);
+        c.args(args);
+        Some(c)
+    } else if has_program("xvfb-run") {
+        let mut c = Command::new("xvfb-run");
+        c.args(["-a", "-s", "-screen 0 1280x800x24", binary]).args(args);
+        Some(c)
+    } else if std::env::var_os(REQUIRE_ADAPTER_ENV).is_some() {
+        panic!("no DISPLAY and no xvfb-run (Debian package xvfb), but {REQUIRE_ADAPTER_ENV} is set");
+    } else {
+        eprintln!("skipped: no DISPLAY and no xvfb-run to provide one");
+        None
+    }
+}
+
+/// A channel difference above this (in 8-bit levels) counts as a different pixel: MSAA edges
+/// and rasterizer rounding move a few levels.
+pub const CHANNEL_TOLERANCE: u8 = 24;
+
+/// Whether some channel of `a` and `b` is more than [`CHANNEL_TOLERANCE`] apart.
+pub fn differs(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> bool {
+    a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > CHANNEL_TOLERANCE)
+}
+
+/// How many pixels of two images of the same size [`differs`].
+pub fn different_pixels(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels().zip(b.pixels()).filter(|(x, y)| differs(x, y)).count()
+}
+
+/// The farthest any point of `a` is from its nearest point of `b` (the one-sided Hausdorff
+/// distance).
+pub fn farthest_from_nearest(a: &[glam::DVec3], b: &[glam::DVec3]) -> f64 {
+    a.iter()
+        .map(|p| b.iter().map(|q| p.distance_squared(*q)).fold(f64::INFINITY, f64::min))
+        .fold(0.0, f64::max)
+        .sqrt()
+}
+
+/// Fails unless `a` and `b` print the same (`what` names them in the failure): rig fields
+/// compared by their full debug form, where equal values print equally.
+pub fn same<T: std::fmt::Debug>(a: &T, b: &T, what: &str) {
+    assert!(format!("{a:?}") == format!("{b:?}"), "{what} differ after saving");
+}
+
+/// The bits of every component of `values`, to compare floats exactly.
+pub fn bits(values: &[glam::Vec4]) -> Vec<[u32; 4]> {
+    values.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
 }
 
 /// The demo rig, loaded from the committed GLB bytes.

@@ -224,3 +224,27 @@ pub fn blend(a: u16, b: u16, t: f32) -> ([u16; 4], [f32; 4]) {
     let t = t.clamp(0.0, 1.0);
     ([a, b, 0, 0], [1.0 - t, t, 0.0, 0.0])
 }
+
+/// Joints `upper` (y = 0), `lower` (y = 1, child of `upper`) and `tip` (y = 2, child of
+/// `lower`): an arm along +Y bent at its elbow.
+pub fn elbow_joints() -> Vec<TestJoint> {
+    vec![
+        TestJoint::new("upper", None, Vec3::ZERO),
+        TestJoint::new("lower", Some(0), Vec3::Y),
+        TestJoint::new("tip", Some(1), 2.0 * Vec3::Y),
+    ]
+}
+
+/// A tube of radius 0.2 along +Y from 0 to 2 around [`elbow_joints`], weighted by `weigh`;
+/// rings every 0.05, so one ring lies exactly at the elbow.
+pub fn elbow(weigh: impl Fn(Vec3) -> ([u16; 4], [f32; 4])) -> SkinnedMesh {
+    let mut mesh = SkinnedMesh::new(elbow_joints());
+    mesh.add_tube(Vec3::ZERO, 2.0 * Vec3::Y, 0.2, 41, 24, weigh);
+    mesh
+}
+
+/// [`elbow`] with every vertex from the elbow ring up following `lower` alone and the rest
+/// `upper`: bending `lower` folds the elbow ring.
+pub fn hard_elbow() -> SkinnedMesh {
+    elbow(|p| if p.y < 1.0 - 1e-4 { only(0) } else { only(1) })
+}
