@@ -17,16 +17,6 @@ pub trait Progress: Send + Sync + 'static {
 
 impl Progress for () {}
 
-impl Progress for crate::audit::AuditProgress {
-    fn cancel(&self) {
-        crate::audit::AuditProgress::cancel(self);
-    }
-
-    fn is_cancelled(&self) -> bool {
-        crate::audit::AuditProgress::is_cancelled(self)
-    }
-}
-
 /// A job's thread panicked before it had a result.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("the background job stopped unexpectedly: {0}")]

@@ -154,6 +154,17 @@ impl AuditProgress {
     }
 }
 
+/// An audit runs as a background job that can be stopped (the job module knows no job kind).
+impl crate::job::Progress for AuditProgress {
+    fn cancel(&self) {
+        AuditProgress::cancel(self);
+    }
+
+    fn is_cancelled(&self) -> bool {
+        AuditProgress::is_cancelled(self)
+    }
+}
+
 /// Runs the range-of-motion audit and the symmetry check.
 pub fn audit(rig: &Rig, options: &AuditOptions) -> AuditReport {
     audit_with_progress(rig, options, &AuditProgress::default())

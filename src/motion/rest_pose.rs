@@ -173,7 +173,7 @@ fn bind_poses(rig: &Rig, rest_worlds: &[Mat4]) -> Vec<Option<Bind>> {
     let mut out: Vec<Option<Bind>> = vec![None; rig.nodes.len()];
     for (s, skin) in rig.skins.iter().enumerate() {
         let mesh_node = rig.instances.iter().find(|i| i.skin == Some(s)).map(|i| i.node);
-        let placement = crate::report::bind_placement(skin, rest_worlds, mesh_node);
+        let placement = crate::rig::bind::bind_placement(skin, rest_worlds, mesh_node);
         for (&joint, inverse_bind) in skin.joints.iter().zip(&skin.inverse_binds) {
             if let Some(slot) = out.get_mut(joint).filter(|s| s.is_none()) {
                 *slot = Some(Bind {
@@ -240,7 +240,7 @@ pub fn check_rest_pose(rig: &Rig, rest_worlds: &[Mat4], height: f32) -> RestPose
         .filter_map(|(node, bind)| {
             let bind = (*bind)?;
             let (distance, degrees) =
-                crate::report::bind_offset(&rest_worlds[node], &bind.inverse_bind, &bind.placement);
+                crate::rig::bind::bind_offset(&rest_worlds[node], &bind.inverse_bind, &bind.placement);
             Some(JointBindOffset {
                 joint: rig.nodes[node].name.clone(),
                 position: distance / height,

@@ -18,7 +18,6 @@ use glam::{Mat3, Mat4, Quat, Vec3, Vec4Swizzles};
 use measures::*;
 use serde_json::{Value, json};
 
-pub(crate) use measures::{bind_offset, bind_placement};
 pub use output::node_label;
 use output::{describe_deviation, node_list};
 

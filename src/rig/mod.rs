@@ -3,11 +3,13 @@
 //! Everything is stored in plain arrays indexed by `usize`. Nodes are sorted so that a parent
 //! always comes before its children, which lets pose evaluation walk the hierarchy in one pass.
 
+pub mod bind;
 pub mod demo;
 mod error;
 mod glb;
 mod hierarchy;
 mod import;
+mod skinning;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -18,6 +20,7 @@ pub use import::{
     Budget, FbxFinding, FbxFindingKind, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice,
     read_file_bounded,
 };
+pub use skinning::SkinningMethod;
 
 /// Opens `path`, or the built-in demo rig when there is none.
 pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {
@@ -344,7 +347,7 @@ pub struct MorphChannel {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileSkinning {
     /// The method the file's skins use, when it names one other than linear blend skinning.
-    pub method: Option<crate::skin::SkinningMethod>,
+    pub method: Option<SkinningMethod>,
     /// Per mesh, per primitive: each vertex's blend from linear (0) to dual quaternion (1)
     /// skinning, in [0, 1]; empty for 0 everywhere (see [`crate::skin::blend`]).
     pub dqs_blend: Vec<Vec<Vec<f32>>>,

@@ -9,6 +9,9 @@ mod shape;
 
 use crate::anim::morph::{apply_morph, is_morphed};
 use crate::anim::{Bounds, PoseBuffers};
+/// How joint transforms are blended: named with the rig, which records the method a file asks
+/// for.
+pub use crate::rig::SkinningMethod;
 use crate::rig::{Influences, Rig};
 pub use blend::DqsBlend;
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
@@ -26,36 +29,6 @@ crate::names::named_enum! {
         Gpu,
         /// On the CPU every frame; the results are uploaded and drawn unskinned.
         Cpu,
-    }
-}
-
-crate::names::named_enum! {
-    /// How joint transforms are blended (named `lbs`, `dqs` and `blended` on the command line and
-    /// in settings, as [`crate::names`] says).
-    #[strum(serialize_all = "lowercase")]
-    pub enum SkinningMethod {
-        /// Linear blend skinning: weighted sum of matrices.
-        #[default]
-        Lbs,
-        /// Dual quaternion skinning: keeps volume at twisted joints; rigid transforms only.
-        Dqs,
-        /// Per vertex, a blend between the two ([`blend`]): Maya's weight blended skinning.
-        Blended,
-    }
-}
-
-impl SkinningMethod {
-    pub fn label(self) -> &'static str {
-        match self {
-            SkinningMethod::Lbs => "Linear blend (LBS)",
-            SkinningMethod::Dqs => "Dual quaternion (DQS)",
-            SkinningMethod::Blended => "Weight blended (LBS to DQS per vertex)",
-        }
-    }
-
-    /// Whether the pose must carry dual quaternion palettes for this method.
-    pub fn needs_dual_quats(self) -> bool {
-        self != SkinningMethod::Lbs
     }
 }
 

@@ -3,11 +3,11 @@
 
 use super::blend_shapes::{Shape, blend_channels, spread_weight};
 use super::{FbxFinding, FbxFindingKind, Nodes, mat4, vec3};
+use crate::rig::SkinningMethod;
 use crate::rig::import::accessor::Budget;
 use crate::rig::{
     FileSkinning, ImportFacts, Influences, Mesh, MeshInstance, MorphTarget, Morphs, Primitive, RigError, Skin,
 };
-use crate::skin::SkinningMethod;
 use glam::{Vec2, Vec3};
 use std::collections::HashMap;
 
