@@ -244,6 +244,37 @@ pub fn render_ui(
     Ok(view_renderer.render_image(gpu, &target, viewer, Some(viewport), Some(&mut overlay))?)
 }
 
+/// Windows `rigscope render --ui` opens over the panels.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct UiWindows {
+    /// The Audit window, on the rig's worst joint.
+    pub audit: bool,
+    /// The Curves window, on the selected joint.
+    pub curves: bool,
+    /// The Repair weights window with these repairs (previewed on the viewer by the caller).
+    pub repair: Option<crate::viewer::RepairOptions>,
+}
+
+/// The whole window as [`render_ui`] draws it, with `windows` open over the panels.
+pub fn render_window(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    windows: UiWindows,
+    (width, height): (u32, u32),
+    samples: u32,
+) -> Result<RgbaImage, UiRenderError> {
+    let mut state = UiState::default();
+    if let Some(options) = windows.repair {
+        state.repair.open = true;
+        state.repair.options = options;
+    }
+    if windows.audit {
+        state.audit.open_at_worst_joint(viewer);
+    }
+    state.curves.open = windows.curves;
+    render_ui(gpu, viewer, &mut state, width, height, 1.0, samples)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -237,6 +237,7 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     let rig = load(&args.file)?;
     let fbx = is_fbx_file(&args.file);
     let mut edited = EditedClips::new(rig);
+    // With --json, standard output is the report's alone.
     let say = |line: String| {
         if args.json {
             eprintln!("{line}");
@@ -252,92 +253,9 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
             args.file.display()
         ));
     }
-
-    let pairs = JointMap {
-        by_hand: args.map_joint.iter().cloned().collect(),
-    };
-    for source_path in &args.add {
-        let source = load(source_path)?;
-        if source.clips.is_empty() {
-            return Err(RetargetError::NoClips {
-                path: source_path.clone(),
-            }
-            .into());
-        }
-        let first = edited.rig.clips.len();
-        let rig = std::mem::take(&mut edited.rig);
-        let (rig, retarget) = with_clips_from(rig, &source, source_path, &pairs, &RetargetOptions::default());
-        edited.rig = rig;
-        edited.origins.resize(edited.rig.clips.len(), Origin::Encoded);
-        say(format!(
-            "clips from {}:\n{}",
-            source_path.display(),
-            retarget.summary().trim_end()
-        ));
-        report
-            .carried
-            .extend(carried_quality(&source, &edited.rig, first, source_path, &retarget));
-    }
-    for carried in &report.carried {
-        say(format!(
-            "  '{}': foot slide {:.4} of the rig's height (source {:.4})",
-            carried.clip, carried.target_foot_slide, carried.source_foot_slide
-        ));
-    }
-    for (name, start, end) in &args.trim {
-        let clip = edited.find(name)?;
-        clip_edit::trim(&mut edited.rig, clip, *start, *end)?;
-        edited.changed(clip);
-        say(format!("clip '{name}': kept {start}..{end} s"));
-    }
-    for name in &args.in_place {
-        for clip in edited.named(name)? {
-            clip_edit::in_place(&mut edited.rig, clip)?;
-            edited.changed(clip);
-            say(format!("clip '{}': in place", edited.rig.clips[clip].name));
-        }
-    }
-    if let Some(rate) = args.resample {
-        let tolerance = ResampleTolerance {
-            position_fraction: args.position_tolerance,
-            rotation_degrees: args.rotation_tolerance,
-            ..ResampleTolerance::default()
-        };
-        let (mut before, mut after) = (0, 0);
-        for clip in 0..edited.rig.clips.len() {
-            let resampled = clip_edit::resample(&mut edited.rig, clip, rate, &tolerance)?;
-            edited.changed(clip);
-            say(resampled.summary());
-            (before, after) = (before + resampled.before.bytes, after + resampled.after.bytes);
-            report.resampled.push(ResampleLine::from(&resampled));
-        }
-        say(format!(
-            "resampled at {rate} fps: {before} → {after} bytes of keys ({} saved)",
-            before.saturating_sub(after)
-        ));
-    }
-    // Every name is looked up before any clip goes, so that a bad name leaves nothing half done.
-    let mut drops: Vec<usize> = args
-        .drop
-        .iter()
-        .map(|name| edited.find(name))
-        .collect::<Result<_, _>>()?;
-    drops.sort_unstable();
-    drops.dedup();
-    for &clip in drops.iter().rev() {
-        let gone = clip_edit::drop_clip(&mut edited.rig, clip)?;
-        edited.origins.remove(clip);
-        say(format!("clip '{}': dropped", gone.name));
-        edited.dropped.push(gone.name);
-    }
-    for (old, new) in &args.rename {
-        let clip = edited.find(old)?;
-        clip_edit::rename(&mut edited.rig, clip, new)?;
-        if let Origin::Kept { renamed, .. } = &mut edited.origins[clip] {
-            *renamed = true;
-        }
-        say(format!("clip '{old}': renamed '{new}'"));
-    }
+    carry_clips(args, &mut edited, report, &say)?;
+    edit_keys(args, &mut edited, report, &say)?;
+    drop_and_rename(args, &mut edited, &say)?;
 
     // An FBX input always has something to write: the rig itself, as glTF.
     report.changed = fbx || !edited.is_unchanged();
@@ -369,6 +287,117 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     }
     report.written = saved.written;
     Ok(Outcome::Passed)
+}
+
+/// `--add`: every clip of each source carried onto the rig, with how well each carried.
+fn carry_clips(
+    args: &EditClipsArgs,
+    edited: &mut EditedClips,
+    report: &mut ClipsReport,
+    say: &dyn Fn(String),
+) -> Result<(), CommandError> {
+    let pairs = JointMap {
+        by_hand: args.map_joint.iter().cloned().collect(),
+    };
+    for source_path in &args.add {
+        let source = load(source_path)?;
+        if source.clips.is_empty() {
+            return Err(RetargetError::NoClips {
+                path: source_path.clone(),
+            }
+            .into());
+        }
+        let first = edited.rig.clips.len();
+        let rig = std::mem::take(&mut edited.rig);
+        let (rig, retarget) = with_clips_from(rig, &source, source_path, &pairs, &RetargetOptions::default());
+        edited.rig = rig;
+        edited.origins.resize(edited.rig.clips.len(), Origin::Encoded);
+        say(format!(
+            "clips from {}:\n{}",
+            source_path.display(),
+            retarget.summary().trim_end()
+        ));
+        report
+            .carried
+            .extend(carried_quality(&source, &edited.rig, first, source_path, &retarget));
+    }
+    for carried in &report.carried {
+        say(format!(
+            "  '{}': foot slide {:.4} of the rig's height (source {:.4})",
+            carried.clip, carried.target_foot_slide, carried.source_foot_slide
+        ));
+    }
+    Ok(())
+}
+
+/// `--trim`, `--in-place` and `--resample`: the edits that change a clip's keys.
+fn edit_keys(
+    args: &EditClipsArgs,
+    edited: &mut EditedClips,
+    report: &mut ClipsReport,
+    say: &dyn Fn(String),
+) -> Result<(), CommandError> {
+    for (name, start, end) in &args.trim {
+        let clip = edited.find(name)?;
+        clip_edit::trim(&mut edited.rig, clip, *start, *end)?;
+        edited.changed(clip);
+        say(format!("clip '{name}': kept {start}..{end} s"));
+    }
+    for name in &args.in_place {
+        for clip in edited.named(name)? {
+            clip_edit::in_place(&mut edited.rig, clip)?;
+            edited.changed(clip);
+            say(format!("clip '{}': in place", edited.rig.clips[clip].name));
+        }
+    }
+    let Some(rate) = args.resample else {
+        return Ok(());
+    };
+    let tolerance = ResampleTolerance {
+        position_fraction: args.position_tolerance,
+        rotation_degrees: args.rotation_tolerance,
+        ..ResampleTolerance::default()
+    };
+    let (mut before, mut after) = (0, 0);
+    for clip in 0..edited.rig.clips.len() {
+        let resampled = clip_edit::resample(&mut edited.rig, clip, rate, &tolerance)?;
+        edited.changed(clip);
+        say(resampled.summary());
+        (before, after) = (before + resampled.before.bytes, after + resampled.after.bytes);
+        report.resampled.push(ResampleLine::from(&resampled));
+    }
+    say(format!(
+        "resampled at {rate} fps: {before} → {after} bytes of keys ({} saved)",
+        before.saturating_sub(after)
+    ));
+    Ok(())
+}
+
+/// `--drop`, then `--rename`.
+fn drop_and_rename(args: &EditClipsArgs, edited: &mut EditedClips, say: &dyn Fn(String)) -> Result<(), CommandError> {
+    // Every name is looked up before any clip goes, so that a bad name leaves nothing half done.
+    let mut drops: Vec<usize> = args
+        .drop
+        .iter()
+        .map(|name| edited.find(name))
+        .collect::<Result<_, _>>()?;
+    drops.sort_unstable();
+    drops.dedup();
+    for &clip in drops.iter().rev() {
+        let gone = clip_edit::drop_clip(&mut edited.rig, clip)?;
+        edited.origins.remove(clip);
+        say(format!("clip '{}': dropped", gone.name));
+        edited.dropped.push(gone.name);
+    }
+    for (old, new) in &args.rename {
+        let clip = edited.find(old)?;
+        clip_edit::rename(&mut edited.rig, clip, new)?;
+        if let Origin::Kept { renamed, .. } = &mut edited.origins[clip] {
+            *renamed = true;
+        }
+        say(format!("clip '{old}': renamed '{new}'"));
+    }
+    Ok(())
 }
 
 fn load(path: &std::path::Path) -> Result<Rig, CommandError> {

@@ -12,10 +12,9 @@ use crate::draw::{Clock, ViewRenderer};
 use crate::names;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, Msaa};
-use crate::screenshot::{render_ui, write_png};
+use crate::screenshot::{UiWindows, render_window, write_png};
 use crate::skin::SkinningPath;
-use crate::ui::UiState;
-use crate::viewer::CompareLayout;
+use crate::viewer::{CompareLayout, RepairOptions};
 use glam::Vec3;
 use std::path::PathBuf;
 
@@ -150,6 +149,7 @@ pub fn run(args: &RenderArgs) -> Result<Outcome, CommandError> {
         let windows = UiWindows {
             audit: args.audit,
             curves: args.curves,
+            repair: None,
         };
         render_ui_to_png(&request, windows)?;
     } else {
@@ -184,15 +184,6 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// Windows `rigscope render --ui` opens over the panels.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UiWindows {
-    /// The Audit window, on the rig's worst joint.
-    pub audit: bool,
-    /// The Curves window, on the selected joint.
-    pub curves: bool,
-}
-
 /// `rigscope render --ui`: the whole window, panels included, as a PNG, with the `windows`
 /// asked for; with `--fix`, the Repair weights window open on the loaded rig, previewing the
 /// repairs asked for.
@@ -203,31 +194,18 @@ pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(
     };
     let mut viewer = viewer_for(&loaded)?;
     let gpu = Gpu::headless()?;
-    let mut state = UiState::default();
-    if !request.repair.is_empty() {
-        state.repair.open = true;
-        state.repair.options = crate::viewer::RepairOptions::from_plan(&request.repair);
-        viewer.preview_repair(&state.repair.options);
-        if let Some(analysis) = viewer.repair_analysis(&state.repair.options) {
+    let repair = (!request.repair.is_empty()).then(|| RepairOptions::from_plan(&request.repair));
+    if let Some(options) = &repair {
+        viewer.preview_repair(options);
+        if let Some(analysis) = viewer.repair_analysis(options) {
             for line in super::fix::summary_lines(viewer.rig(), &analysis.summary) {
                 eprintln!("fix: {line}");
             }
         }
     }
-    if windows.audit {
-        state.audit.open_at_worst_joint(&mut viewer);
-    }
-    state.curves.open = windows.curves;
+    let windows = UiWindows { repair, ..windows };
     let samples = request.samples(&gpu);
-    let image = render_ui(
-        &gpu,
-        &mut viewer,
-        &mut state,
-        request.width,
-        request.height,
-        1.0,
-        samples,
-    )?;
+    let image = render_window(&gpu, &mut viewer, windows, (request.width, request.height), samples)?;
     write_png(&image, &request.out).map_err(CommandError::Failed)
 }
 
