@@ -6,6 +6,7 @@
 //! `cargo bench --bench palette`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rigscope::anim::affine::local_to_world_per_joint;
 use rigscope::anim::{PoseBuffers, build_palette, local_to_world, sample_clip};
 use rigscope::rig::{Interpolation, Rig};
 use rigscope::synthetic::{Shape, skeleton, trs_clip};
@@ -32,6 +33,15 @@ fn palette_build(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(shape.label(), joints), |b| {
                 b.iter(|| {
                     local_to_world(&rig.nodes, black_box(&locals), &mut worlds);
+                    build_palette(&skin.joints, &skin.inverse_binds, &worlds, &mut palette);
+                    black_box(&palette);
+                })
+            });
+            // The world pass one local at a time, as before the AVX-512 kernel converted 32 at
+            // a time (the same bits): the before of that change, in the same run.
+            group.bench_function(BenchmarkId::new(format!("{} per joint", shape.label()), joints), |b| {
+                b.iter(|| {
+                    local_to_world_per_joint(&rig.nodes, black_box(&locals), &mut worlds);
                     build_palette(&skin.joints, &skin.inverse_binds, &worlds, &mut palette);
                     black_box(&palette);
                 })

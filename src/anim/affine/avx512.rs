@@ -1,4 +1,7 @@
 //! A whole affine `Mat4` in one 16-lane register (columns in 128-bit lanes).
+//!
+//! The world pass converts locals 32 at a time in [`blocks`] when the skeleton is made of
+//! chains, and one at a time ([`per_joint`]) otherwise; both give the same bits.
 
 use crate::rig::{Node, Trs};
 use glam::Mat4;
@@ -195,11 +198,47 @@ unsafe fn trs(local: &Trs) -> __m512 {
 /// stored after its child gives a wrong world, never a read outside the slices.)
 #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
 pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+    if blocks::PACKED {
+        // SAFETY: this function's contract, and `PACKED`.
+        unsafe { blocks::local_to_world(nodes, locals, worlds) }
+    } else {
+        // SAFETY: this function's contract.
+        unsafe { local_to_world_per_joint(nodes, locals, worlds) }
+    }
+}
+
+/// [`local_to_world`] one local at a time: the reference [`blocks`] is tested against, and
+/// the kernel where a `Trs` is laid out other than [`blocks`] reads it.
+///
+/// # Safety
+/// As [`local_to_world`].
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+pub(super) unsafe fn local_to_world_per_joint(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+    // SAFETY: this function's contract.
+    unsafe { per_joint(nodes, locals, worlds, 0, nodes.len(), _mm512_setzero_ps()) };
+}
+
+/// Worlds from node `start` on, `previous` holding the world of node `start − 1`, until node
+/// `stop` or the first after it (a pair of links that `stop` splits is finished); returns the
+/// next node, its predecessor's world and how many pairs of links the pass took.
+///
+/// # Safety
+/// As [`local_to_world`].
+#[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+unsafe fn per_joint(
+    nodes: &[Node],
+    locals: &[Trs],
+    worlds: &mut [Mat4],
+    start: usize,
+    stop: usize,
+    previous: __m512,
+) -> (usize, __m512, usize) {
     // The previous node's world stays in a register: in a chain it is the next parent,
     // and reading it back from memory would lengthen the critical path.
-    let mut previous = _mm512_setzero_ps();
-    let mut i = 0;
-    while i < nodes.len() {
+    let mut previous = previous;
+    let mut pairs = 0;
+    let mut i = start;
+    while i < stop.min(nodes.len()) {
         // SAFETY: this function's contract; every index is bounds-checked.
         unsafe {
             let local = trs(&locals[i]);
@@ -213,6 +252,7 @@ pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]
                 store(&mut worlds[i], mul(parent, local));
                 previous = mul(parent, mul(columns(local), next));
                 store(&mut worlds[i + 1], previous);
+                pairs += 1;
                 i += 2;
                 continue;
             }
@@ -226,6 +266,7 @@ pub unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]
             i += 1;
         }
     }
+    (i, previous, pairs)
 }
 
 /// # Safety
@@ -241,3 +282,8 @@ pub unsafe fn build_palette(joints: &[usize], inverse_binds: &[Mat4], worlds: &[
         }
     }
 }
+
+mod blocks;
+
+#[cfg(test)]
+mod tests;

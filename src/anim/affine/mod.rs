@@ -51,6 +51,20 @@ pub fn local_to_world_with(kernel: Kernel, nodes: &[Node], locals: &[Trs], world
     }
 }
 
+/// [`local_to_world`] as it ran before the AVX-512 kernel converted locals 32 at a time: on
+/// CPUs with AVX-512 its one-local-at-a-time pass, elsewhere `local_to_world` itself. The same
+/// bits as `local_to_world` (tested); kept so that benchmarks measure both in one run.
+#[doc(hidden)]
+pub fn local_to_world_per_joint(nodes: &[Node], locals: &[Trs], worlds: &mut [Mat4]) {
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx512.is_available() {
+        let n = nodes.len().min(locals.len()).min(worlds.len());
+        // SAFETY: the CPU has AVX-512 F and BW, AVX2 and FMA (`is_available` above).
+        return unsafe { avx512::local_to_world_per_joint(&nodes[..n], &locals[..n], &mut worlds[..n]) };
+    }
+    local_to_world(nodes, locals, worlds);
+}
+
 /// `palette[j] = worlds[joints[j]] · inverse_binds[j]`: the matrix that takes a bind-pose vertex
 /// to its posed place in world space (glTF ignores the transform of the node that holds a
 /// skinned mesh), with the fastest kernel this CPU runs. Every matrix must be affine (see
