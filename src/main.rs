@@ -15,6 +15,8 @@ use std::process::ExitCode;
     about = "Open skinned glTF rigs, play their clips, inspect their skinning"
 )]
 #[command(args_conflicts_with_subcommands = true)]
+// The window's loader takes clip files alone (see `open_window`): these two stay out of its help.
+#[command(mut_arg("map_joint", |arg| arg.hide(true)), mut_arg("in_place", |arg| arg.hide(true)))]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
