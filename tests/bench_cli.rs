@@ -5,18 +5,13 @@ mod common;
 #[path = "common/gpu.rs"]
 mod gpu;
 
-use std::process::Command;
-
 #[test]
 fn bench_prints_medians_for_every_path_and_json_last() {
     // The same adapter check the other GPU tests make (skips with a reason when there is none).
     if gpu::gpu_or_skip().is_none() {
         return;
     }
-    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["bench", "--synthetic", "3000,12", "--frames", "4", "--size", "96x64"])
-        .output()
-        .expect("rigscope runs");
+    let output = common::rigscope(["bench", "--synthetic", "3000,12", "--frames", "4", "--size", "96x64"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -66,18 +61,15 @@ fn bench_skins_with_the_method_asked_for() {
     assert_eq!(method(&["--method", "dqs"]), "dqs");
     assert_eq!(method(&["--dqs-joint", "joint3"]), "blended");
     assert_eq!(method(&["--dqs-joint", "joint3", "--method", "lbs"]), "lbs");
-    let unknown = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args([
-            "bench",
-            "--synthetic",
-            "3000,12",
-            "--frames",
-            "2",
-            "--dqs-joint",
-            "no_such_joint",
-        ])
-        .output()
-        .expect("rigscope runs");
+    let unknown = common::rigscope([
+        "bench",
+        "--synthetic",
+        "3000,12",
+        "--frames",
+        "2",
+        "--dqs-joint",
+        "no_such_joint",
+    ]);
     assert!(!unknown.status.success());
     let stderr = String::from_utf8_lossy(&unknown.stderr);
     assert!(stderr.contains("no node named 'no_such_joint'"), "{stderr}");
@@ -85,10 +77,7 @@ fn bench_skins_with_the_method_asked_for() {
 
 #[test]
 fn bench_refuses_a_malformed_synthetic_size() {
-    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["bench", "--synthetic", "100000"])
-        .output()
-        .expect("rigscope runs");
+    let output = common::rigscope(["bench", "--synthetic", "100000"]);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("VERTICES,JOINTS"));
 }
@@ -96,12 +85,12 @@ fn bench_refuses_a_malformed_synthetic_size() {
 /// `rigscope bench ARGS --json`'s JSON line.
 fn bench_json(args: &[&str]) -> serde_json::Value {
     // A 10 ms budget for --orbit: two million triangles are heavy on any machine lavapipe runs on.
-    let output = Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .env(rigscope::render::detail::FRAME_BUDGET_ENV, "10")
-        .args(["bench", "--json"])
-        .args(args)
-        .output()
-        .expect("rigscope runs");
+    let output = common::rigscope_with(
+        common::rigscope_command()
+            .env(rigscope::render::detail::FRAME_BUDGET_ENV, "10")
+            .args(["bench", "--json"])
+            .args(args),
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),

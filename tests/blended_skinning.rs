@@ -481,23 +481,23 @@ fn render_masks_joints_by_name_implies_blended_and_refuses_unknown_names() {
     let dir = common::temp_dir("render-dqs-joint");
     let out = dir.join("blend.png");
     let render = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .args([
-                "render",
-                "demo",
-                "--clip",
-                "Twist",
-                "--time",
-                "0.5",
-                "--size",
-                "160x120",
-                "--no-grid",
-            ])
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .expect("the rigscope binary runs")
+        common::rigscope_with(
+            common::rigscope_command()
+                .args([
+                    "render",
+                    "demo",
+                    "--clip",
+                    "Twist",
+                    "--time",
+                    "0.5",
+                    "--size",
+                    "160x120",
+                    "--no-grid",
+                ])
+                .args(args)
+                .arg("--out")
+                .arg(&out),
+        )
     };
     // The blend view with a mask on joint3: both ends of the ramp, as in the viewer.
     let shown = render(&["--view", "dqs-blend", "--dqs-joint", "joint3"]);

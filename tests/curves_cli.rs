@@ -42,12 +42,7 @@ fn about_z(degrees: f32) -> [f32; 4] {
 }
 
 fn inspect(file: &Path, extra: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .arg("inspect")
-        .arg(file)
-        .args(extra)
-        .output()
-        .unwrap()
+    common::rigscope_with(common::rigscope_command().arg("inspect").arg(file).args(extra))
 }
 
 fn json_of(output: &std::process::Output) -> Value {
@@ -173,16 +168,16 @@ fn curves_print_rotations_as_unwrapped_angles_in_the_view_asked_for() {
 fn render_ui_curves_draws_the_window_over_the_view_and_needs_a_joint() {
     let dir = common::temp_dir("curves-render");
     let render = |extra: &[&str], out: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .env(rigscope::settings::CONFIG_DIR_ENV, &dir)
-            .args([
-                "render", "demo", "--clip", "Wave", "--time", "0.5", "--ui", "--size", "1280x760",
-            ])
-            .args(extra)
-            .arg("--out")
-            .arg(dir.join(out))
-            .output()
-            .unwrap()
+        common::rigscope_with(
+            common::rigscope_command()
+                .env(rigscope::settings::CONFIG_DIR_ENV, &dir)
+                .args([
+                    "render", "demo", "--clip", "Wave", "--time", "0.5", "--ui", "--size", "1280x760",
+                ])
+                .args(extra)
+                .arg("--out")
+                .arg(dir.join(out)),
+        )
     };
     let refused = render(&["--curves"], "refused.png");
     assert_eq!(refused.status.code(), Some(2));

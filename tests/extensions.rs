@@ -381,11 +381,7 @@ fn a_vrm_avatar_opens_as_the_glb_it_is_and_its_extension_is_noted() {
         "{:?}",
         rig.facts.notes
     );
-    let inspect = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .arg("inspect")
-        .arg(&file)
-        .output()
-        .unwrap();
+    let inspect = common::rigscope_with(common::rigscope_command().arg("inspect").arg(&file));
     assert_eq!(
         inspect.status.code(),
         Some(0),

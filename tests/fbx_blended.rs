@@ -182,11 +182,11 @@ fn the_audit_sweeps_a_weight_blended_skin_with_its_own_method_when_asked() {
     let dir = common::temp_dir("audit-blended");
     let file = dir.join("blend.fbx");
     std::fs::write(&file, blended_fbx("Blend", true)).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["audit", "--method", "blended", "--json"])
-        .arg(&file)
-        .output()
-        .expect("the rigscope binary runs");
+    let output = common::rigscope_with(
+        common::rigscope_command()
+            .args(["audit", "--method", "blended", "--json"])
+            .arg(&file),
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(matches!(output.status.code(), Some(0 | 1)), "{stdout}");
     let document: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");

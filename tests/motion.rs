@@ -210,18 +210,18 @@ fn rigscope_render_draws_a_skeleton_only_file() {
     let file = dir.join("skeleton.gltf");
     std::fs::write(&file, skeleton_only_gltf()).unwrap();
     let out = dir.join("skeleton.png");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args([
-            "render",
-            file.to_str().unwrap(),
-            "--size",
-            "160x120",
-            "--no-grid",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("the rigscope binary runs");
+    let output = common::rigscope_with(
+        common::rigscope_command()
+            .args([
+                "render",
+                file.to_str().unwrap(),
+                "--size",
+                "160x120",
+                "--no-grid",
+                "--out",
+            ])
+            .arg(&out),
+    );
     if gpu::gpu_or_skip().is_none() {
         return;
     }
@@ -236,11 +236,11 @@ fn rigscope_render_draws_a_skeleton_only_file() {
 }
 
 fn audit_motion(file: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["audit", file.to_str().unwrap(), "--motion", "--json"])
-        .args(extra)
-        .output()
-        .expect("the rigscope binary runs")
+    common::rigscope_with(
+        common::rigscope_command()
+            .args(["audit", file.to_str().unwrap(), "--motion", "--json"])
+            .args(extra),
+    )
 }
 
 #[test]
@@ -323,11 +323,11 @@ fn inspect_curves_prints_the_keys_and_samples_and_the_report_finds_the_flip() {
     let file = dir.join("flip.gltf");
     std::fs::write(&file, &gltf).unwrap();
     let inspect = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .args(["inspect", file.to_str().unwrap(), "--curves", "--json"])
-            .args(extra)
-            .output()
-            .unwrap()
+        common::rigscope_with(
+            common::rigscope_command()
+                .args(["inspect", file.to_str().unwrap(), "--curves", "--json"])
+                .args(extra),
+        )
     };
     let output = inspect(&["--joint", "Spine", "--clip", "walk", "--samples-per-second", "4"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

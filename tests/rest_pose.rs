@@ -9,10 +9,8 @@ use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;
 
 fn audit_motion_json(file: &std::path::Path) -> Value {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-        .args(["audit", file.to_str().unwrap(), "--motion", "--json"])
-        .output()
-        .expect("the rigscope binary runs");
+    let output =
+        common::rigscope_with(common::rigscope_command().args(["audit", file.to_str().unwrap(), "--motion", "--json"]));
     assert!(
         matches!(output.status.code(), Some(0 | 1)),
         "{}",
@@ -167,21 +165,21 @@ fn rigscope_render_draws_the_bind_pose_skeleton() {
     let dir = common::temp_dir("bind-skeleton");
     let out = dir.join("bind.png");
     let render = |extra: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
-            .args([
-                "render",
-                "demo",
-                "--time",
-                "0.5",
-                "--size",
-                "160x120",
-                "--no-grid",
-                "--out",
-            ])
-            .arg(&out)
-            .args(extra)
-            .output()
-            .unwrap();
+        let output = common::rigscope_with(
+            common::rigscope_command()
+                .args([
+                    "render",
+                    "demo",
+                    "--time",
+                    "0.5",
+                    "--size",
+                    "160x120",
+                    "--no-grid",
+                    "--out",
+                ])
+                .arg(&out)
+                .args(extra),
+        );
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         image::open(&out).unwrap().to_rgba8()
     };

@@ -72,7 +72,13 @@ pub const RIGSCOPE_LIMIT: std::time::Duration = std::time::Duration::from_secs(1
 /// Runs the `rigscope` binary with `args` and its output captured (killed past
 /// [`RIGSCOPE_LIMIT`]).
 pub fn rigscope<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> std::process::Output {
-    rigscope_with(std::process::Command::new(env!("CARGO_BIN_EXE_rigscope")).args(args))
+    rigscope_with(rigscope_command().args(args))
+}
+
+/// The `rigscope` binary as a command, for arguments and an environment set one by one; run it
+/// with [`rigscope_with`].
+pub fn rigscope_command() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
 }
 
 /// Runs `command` (a `rigscope` command with its arguments and environment set) with its output
