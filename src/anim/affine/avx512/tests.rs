@@ -1,9 +1,10 @@
 //! The blocked world pass against the one-local-at-a-time pass, bit for bit: every float of
 //! every world, on random rigs (chains, trees, broken chains, parents stored after their
 //! children, non-uniform and negative scale, signed zeros, non-finite values) and on the
-//! shared real rigs at rest and through their clips.
+//! shared real rigs at rest and through their clips; and the palette loop, which reads each
+//! joint's matrices a joint ahead, against the product joint by joint.
 
-use super::{local_to_world, local_to_world_per_joint};
+use super::{build_palette, columns_of, load, local_to_world, local_to_world_per_joint, mul, store};
 use crate::cpu::Kernel;
 use crate::rig::{Node, Trs};
 use glam::{Mat4, Quat, Vec3};
@@ -261,4 +262,42 @@ fn blocked_worlds_are_the_per_joint_bits_on_the_shared_rigs() {
         "blocked world pass: {checked} of {} shared rig files checked",
         files.len()
     );
+}
+
+#[test]
+fn palettes_are_the_joint_by_joint_products() {
+    if !avx512_here() {
+        return;
+    }
+    let mut rng = Rng(0x51f1_5eed);
+    for n in [0, 1, 2, 3, 64, 257] {
+        let nodes: Vec<Node> = parents(&mut rng, 3, n.max(1)).into_iter().map(node).collect();
+        let locals: Vec<Trs> = (0..nodes.len()).map(|_| random_trs(&mut rng)).collect();
+        let mut worlds = vec![Mat4::ZERO; nodes.len()];
+        // SAFETY: AVX-512 F and BW, AVX2 and FMA are available (`avx512_here`).
+        unsafe { local_to_world(&nodes, &locals, &mut worlds) };
+        let joints: Vec<usize> = (0..n).map(|_| rng.below(nodes.len())).collect();
+        let binds: Vec<Mat4> = (0..n)
+            .map(|_| {
+                let t = random_trs(&mut rng);
+                Mat4::from_scale_rotation_translation(t.scale, t.rotation.normalize(), t.translation)
+            })
+            .collect();
+        let mut got = vec![Mat4::IDENTITY; n];
+        let mut want = got.clone();
+        // SAFETY: as above; every matrix is a reference.
+        unsafe {
+            build_palette(&joints, &binds, &worlds, &mut got);
+            for ((out, &joint), bind) in want.iter_mut().zip(&joints).zip(&binds) {
+                store(out, mul(columns_of(&worlds[joint]), load(bind)));
+            }
+        }
+        for (j, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(
+                w.to_cols_array().map(f32::to_bits),
+                g.to_cols_array().map(f32::to_bits),
+                "{n} joints, joint {j}"
+            );
+        }
+    }
 }
