@@ -1,6 +1,7 @@
 //! Drawing the viewer's state: the one path every picture takes, whether it goes to the
 //! window, an offscreen render, a screenshot, a sequence, `render --ui` or `bench`.
 
+use crate::render::FrameState;
 use crate::render::detail::{DetailPolicy, SceneDraw, ScenePortion};
 use crate::render::offscreen::Overlay;
 use crate::render::scene_images::SceneImages;
@@ -86,7 +87,7 @@ impl FrameStep<'_> {
             Clock::Seek(seconds) => viewer.seek(seconds),
         }
         let mut timings = FrameTimings::default();
-        renderer.prepare(gpu, viewer, aspect, &mut timings);
+        renderer.prepare_viewer(gpu, viewer, aspect, &mut timings);
         let encode_start = Instant::now();
         let mut encoder = gpu
             .device
@@ -170,45 +171,44 @@ impl ViewRenderer {
         Ok((target?, renderer))
     }
 
-    /// The first stage of a frame: uploads the viewer's rig and its grid when the rig changed
-    /// since the last frame, brings the pose up to date, and writes the frame's palettes,
-    /// vertices and uniforms for a view of aspect `aspect`. Records what that cost in
-    /// `timings`.
-    pub fn prepare(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
+    /// The first stage of a frame: uploads the frame's rig and its grid when the rig changed
+    /// since the last frame, and writes the frame's palettes, vertices and uniforms. Reads the
+    /// frame state only (the viewer brought it up to date before, see
+    /// [`Viewer::prepare_frame`]); records what the upload cost in `timings`.
+    pub fn prepare(&mut self, gpu: &Gpu, frame: &FrameState, timings: &mut FrameTimings) {
         let mut built = 0;
-        if self.rig.as_ref().map(|(generation, _)| *generation) != Some(viewer.document().generation) {
+        let (rig, options, path) = (frame.rig, frame.view, frame.path);
+        if self.rig.as_ref().map(|(generation, _)| *generation) != Some(frame.generation) {
             // The first frame's pipelines compile on one core while the rig uploads on another.
-            let (scene, rig, options) = (&self.scene, viewer.rig(), &viewer.view.options);
-            let skinning = (viewer.skinning_path(), viewer.skinning_method());
+            let scene = &self.scene;
+            let skinning = (path, frame.method);
             let (mut uploaded, prebuilt) = rayon::join(
                 || scene.upload_rig(&gpu.device, &gpu.queue, rig),
                 || scene.prebuild_pipelines(&gpu.device, gpu.cache(), rig, options, skinning),
             );
             built += prebuilt;
-            uploaded.start_proxies(viewer.rig());
-            self.scene.set_grid(&gpu.device, &viewer.document().rest_bounds);
-            self.rig = Some((viewer.document().generation, uploaded));
+            uploaded.start_proxies(rig);
+            self.scene.set_grid(&gpu.device, &frame.rest_bounds);
+            self.rig = Some((frame.generation, uploaded));
         }
-        timings.record_stages(viewer.prepare_frame());
         let Some((_, rig_gpu)) = &mut self.rig else { return };
-        rig_gpu.ensure_buffers(&gpu.device, viewer.rig(), &viewer.view.options, viewer.skinning_path());
-        (self.scene).ensure_ghosts(
-            &gpu.device,
-            rig_gpu,
-            viewer.rig(),
-            &viewer.view.options,
-            viewer.skinning_path(),
-        );
-        let upload = self.scene.write_frame(&gpu.queue, rig_gpu, &viewer.frame_state(aspect));
+        rig_gpu.ensure_buffers(&gpu.device, rig, options, path);
+        (self.scene).ensure_ghosts(&gpu.device, rig_gpu, rig, options, path);
+        let upload = self.scene.write_frame(&gpu.queue, rig_gpu, frame);
         timings.record_upload(&upload);
-        self.signature = upload.signature ^ viewer.document().generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.signature = upload.signature ^ frame.generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // After the frame is written: a draw's pipeline follows its winding in this pose.
-        built += self
-            .scene
-            .prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, &viewer.view.options);
+        built += (self.scene).prepare_pipelines(&gpu.device, gpu.cache(), rig_gpu, options);
         if let Some(cache) = gpu.pipeline_cache.as_ref().filter(|_| built > 0) {
             cache.save();
         }
+    }
+
+    /// [`ViewRenderer::prepare`] of the viewer's frame: the viewer brings its state up to date
+    /// first (its one changing step, which also records the pose's stage times).
+    pub fn prepare_viewer(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
+        timings.record_stages(viewer.prepare_frame());
+        self.prepare(gpu, &viewer.frame_state(aspect), timings);
     }
 
     /// What the last prepared frame draws: equal signatures, with the same targets and
@@ -247,25 +247,27 @@ impl ViewRenderer {
         viewport: Option<PixelRect>,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
+        let drawn = (&viewer.view.options, viewer.skinning_path());
         self.encode_portion(
             encoder,
             targets,
             view,
-            viewer,
+            drawn,
             viewport,
             &ScenePortion::WHOLE,
             timestamps,
         );
     }
 
-    /// [`ViewRenderer::encode`] for a portion of the scene.
+    /// [`ViewRenderer::encode`] for a portion of the scene, drawn with `options` on `path` (the
+    /// frame's, as prepared).
     #[allow(clippy::too_many_arguments)]
     pub fn encode_portion(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         targets: &RenderTargets,
         view: &wgpu::TextureView,
-        viewer: &Viewer,
+        (options, path): (&crate::render::ViewOptions, crate::skin::SkinningPath),
         viewport: Option<PixelRect>,
         portion: &ScenePortion,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
@@ -275,12 +277,36 @@ impl ViewRenderer {
             targets,
             view,
             self.rig.as_ref().map(|(_, rig)| rig),
-            &viewer.view.options,
-            viewer.skinning_path(),
+            options,
+            path,
             viewport,
             portion,
             timestamps,
         );
+    }
+
+    /// `frame` alone (one side of a comparison, say) prepared, drawn into `target` and read
+    /// back as an image.
+    pub fn render_frame_state(
+        &mut self,
+        gpu: &Gpu,
+        target: &Offscreen,
+        frame: &FrameState,
+    ) -> Result<image::RgbaImage, GpuError> {
+        self.prepare(gpu, frame, &mut FrameTimings::default());
+        let mut encoder = (gpu.device).create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("frame state"),
+        });
+        let drawn = (frame.view, frame.path);
+        let first = target.encode_capture(
+            &mut encoder,
+            &mut |encoder, targets, view| {
+                self.encode_portion(encoder, targets, view, drawn, None, &ScenePortion::WHOLE, None);
+            },
+            None,
+        );
+        gpu.queue.submit(first.into_iter().chain([encoder.finish()]));
+        target.read_capture(gpu)
     }
 
     /// One frame into `target`, with `overlay` drawn on top, read back as an image.
@@ -409,7 +435,7 @@ impl DetailedView {
             encoder,
             targets,
             target,
-            viewer,
+            (&viewer.view.options, viewer.skinning_path()),
             Some(viewport),
             &portion,
             timer.as_deref_mut().and_then(GpuTimer::pass_writes),

@@ -222,8 +222,10 @@ fn file_compare_with_opens_the_other_side_and_the_menu_switches_layout_and_stops
     let comparison = viewer.comparison().expect("comparing");
     assert_eq!(comparison.other().document().path.as_deref(), Some(quantized.as_path()));
     assert_eq!(comparison.layout, CompareLayout::Side);
-
     let mut harness = common::main_window(viewer, 1280.0, 800.0);
+    // The Compare window asks for the files to be compared; the window's next frame does it.
+    harness.step();
+    harness.state_mut().0.prepare_frame();
     harness.run();
     harness.get_by_label("File").click();
     harness.run();

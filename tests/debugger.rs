@@ -559,11 +559,11 @@ fn the_other_side_of_a_comparison_is_colored_by_its_difference_from_the_active_f
     viewer.view.options.mode = ViewMode::WeightDifference;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
-    viewer.ensure_comparison_diff();
-    viewer.follow_comparison();
-    let side = viewer.comparison_mut().unwrap().other_mut();
-    assert_eq!(side.view.options.mode, ViewMode::WeightDifference);
-    let (_, values) = side.frame_state(1.0).symmetry.expect("the other side's values");
+    viewer.prepare_frame();
+    let side = viewer.comparison().unwrap().other();
+    assert_eq!(side.view().options.mode, ViewMode::WeightDifference);
+    let state = viewer.other_frame_state(1.0).unwrap();
+    let (_, values) = state.symmetry.expect("the other side's values");
     assert_eq!(*values, reverse.weights.per_vertex);
     let values = values.of(0, 0).unwrap().to_vec();
     // By hand: the other file's quad 0 against the active file's (all LeftArm): 0.7; quads 1
@@ -575,8 +575,9 @@ fn the_other_side_of_a_comparison_is_colored_by_its_difference_from_the_active_f
             "vertex {v}: {value} instead of {expected}"
         );
     }
-    let image = renderer.render_image(&gpu, &target, side, None, None).unwrap();
-    let vp = side.view.camera.view_projection(target.aspect());
+    let other = viewer.other_frame_state(target.aspect()).unwrap();
+    let image = renderer.render_frame_state(&gpu, &target, &other).unwrap();
+    let vp = other.camera.view_projection(target.aspect());
     for (k, value) in [values[0], values[4], values[8]].into_iter().enumerate() {
         let centre = Vec3::new(-2.0 + k as f32, 0.0, 0.0);
         assert_pixel_at(

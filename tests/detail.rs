@@ -29,7 +29,15 @@ fn draw(
             gpu,
             &mut |encoder, targets, view| {
                 for portion in portions {
-                    renderer.encode_portion(encoder, targets, view, viewer, None, portion, None);
+                    renderer.encode_portion(
+                        encoder,
+                        targets,
+                        view,
+                        (&viewer.view.options, viewer.skinning_path()),
+                        None,
+                        portion,
+                        None,
+                    );
                 }
             },
             None,
@@ -63,7 +71,7 @@ fn prepared(gpu: &Gpu, rig: rigscope::rig::Rig, aspect: f32) -> (Viewer, ViewRen
     viewer.player_mut().playing = false;
     viewer.seek(0.3);
     let mut renderer = ViewRenderer::offscreen(gpu);
-    renderer.prepare(gpu, &mut viewer, aspect, &mut FrameTimings::default());
+    renderer.prepare_viewer(gpu, &mut viewer, aspect, &mut FrameTimings::default());
     (viewer, renderer)
 }
 
@@ -75,7 +83,7 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
     // The wireframe's lines are portions too; the grid and the skeleton come with the last.
     viewer.view.options.wireframe = true;
     viewer.view.options.skeleton.show = true;
-    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    renderer.prepare_viewer(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     let total = renderer.primitive_count(&viewer.view.options);
     assert!(total > 20_000, "{total} primitives");
     let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
@@ -99,7 +107,7 @@ fn the_whole_scene_drawn_in_portions_equals_it_drawn_at_once() {
     assert!(part_covered < covered * 9 / 10, "{part_covered} of {covered}");
     // The wireframe's edges, made when it was first shown, are drawn over the shading.
     viewer.view.options.wireframe = false;
-    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    renderer.prepare_viewer(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     assert!(renderer.primitive_count(&viewer.view.options) < total);
     let shaded = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
     let lined = whole.pixels().zip(shaded.pixels()).filter(|(a, b)| a != b).count();
@@ -115,7 +123,7 @@ fn a_heavy_rigs_proxy_covers_what_the_whole_mesh_covers() {
     let (mut viewer, mut renderer) = prepared(&gpu, rig, target.aspect());
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    renderer.prepare_viewer(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     assert!(!renderer.has_proxy(), "built only when asked for");
     renderer.build_proxy(&gpu, &viewer);
     assert!(renderer.has_proxy());
@@ -151,7 +159,7 @@ fn a_kept_image_shown_on_the_frame_equals_the_scene_drawn_into_it() {
                     encoder,
                     targets,
                     images.finishing(),
-                    &viewer,
+                    (&viewer.view.options, viewer.skinning_path()),
                     None,
                     &ScenePortion::WHOLE,
                     None,
@@ -179,7 +187,7 @@ fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
     let target = Offscreen::new(&gpu, 200, 200).unwrap();
     let (mut viewer, mut renderer) = prepared(&gpu, skinned_tube(200_000, 8), target.aspect());
     viewer.view.options.grid = false;
-    renderer.prepare(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
+    renderer.prepare_viewer(&gpu, &mut viewer, target.aspect(), &mut FrameTimings::default());
     let whole = draw(&gpu, &renderer, &target, &viewer, &[ScenePortion::WHOLE]);
     let total = renderer.primitive_count(&viewer.view.options);
     let mut detail = DetailedView::default();

@@ -41,6 +41,7 @@ fn ghost_poses_are_the_clip_at_whole_frames_around_the_current_time() {
     let mut viewer = demo_at(1.0);
     viewer.view.options.ghosts = ghosts(2, 4);
     let rig = viewer.rig().clone();
+    viewer.prepare_frame();
     let state = viewer.frame_state(1.0);
     let offsets: Vec<i32> = state.ghosts.iter().map(|g| g.offset).collect();
     assert_eq!(offsets, [-2, 2, -1, 1], "farthest first, past before future");
@@ -59,12 +60,14 @@ fn ghost_poses_are_the_clip_at_whole_frames_around_the_current_time() {
     }
     // The clip loops: near its start the past ghosts come from its end.
     viewer.seek(0.1);
+    viewer.prepare_frame();
     let state = viewer.frame_state(1.0);
     let farthest_past = state.ghosts.iter().find(|g| g.offset == -2).unwrap();
     let wrapped = 2.0 + 0.1 - 8.0 * f64::from(FRAME_SECONDS);
     assert!((f64::from(farthest_past.time) - wrapped).abs() < 1e-5);
     // Off: none.
     viewer.view.options.ghosts.show = false;
+    viewer.prepare_frame();
     assert!(viewer.frame_state(1.0).ghosts.is_empty());
 }
 
@@ -288,6 +291,7 @@ fn the_layers_panel_turns_the_onion_skin_on_and_its_options_are_kept_in_the_sett
     harness.run();
     let options = harness.state().view.options.ghosts;
     assert!(options.show && options.skeleton, "{options:?}");
+    harness.state_mut().prepare_frame();
     assert_eq!(harness.state_mut().frame_state(1.0).ghosts.len(), 6);
     // Kept in the settings file with the view options, and left out while at their defaults.
     let dir = common::temp_dir("ghost-settings");

@@ -272,6 +272,7 @@ fn the_cpu_path_uploads_its_vertices_only_after_skinning_them_again() {
     let all_vertices = (skinned_vertices * 2 * std::mem::size_of::<glam::Vec3>()) as u64;
     let mut frame = |viewer: &mut rigscope::viewer::Viewer| {
         rig_gpu.ensure_buffers(&gpu.device, viewer.rig(), &viewer.view.options, viewer.skinning_path());
+        viewer.prepare_frame();
         let state = viewer.frame_state(1.0);
         scene.write_frame(&gpu.queue, &mut rig_gpu, &state).vertex_bytes
     };

@@ -113,6 +113,7 @@ fn the_main_window_shows_the_report_heading() {
 fn a_selected_finding_marks_its_vertices_in_the_view() {
     let mut harness = vertex_finding_clicked();
     let viewer = harness.state_mut();
+    viewer.prepare_frame();
     let marks = viewer.frame_state(1.0).marks.to_vec();
     // Vertex 1 of the triangle is at (1, 0, 0); at rest every palette matrix is the identity,
     // so linear blend skinning draws it at its weights' sum, 0.2 + 0.4, times that.

@@ -136,6 +136,7 @@ fn the_preview_puts_the_repaired_weights_in_the_views_and_toggling_back_restores
     );
     assert!(!Arc::ptr_eq(viewer.rig(), &shown));
     // Every view draws from the frame state's rig: it is the repaired one.
+    viewer.prepare_frame();
     let state_rig = Arc::new(viewer.frame_state(1.0).rig.clone());
     for primitive in state_rig.meshes.iter().flat_map(|m| &m.primitives) {
         if let Some(influences) = &primitive.influences {
@@ -146,12 +147,14 @@ fn the_preview_puts_the_repaired_weights_in_the_views_and_toggling_back_restores
         }
     }
     // The marked vertices are those whose weights changed, on every instance.
+    viewer.prepare_frame();
     let marked = viewer.frame_state(1.0).marks.len();
     let instances_per_change: usize = (analysis.changed.iter())
         .map(|(mesh, _, v)| v.len() * loaded.instances.iter().filter(|i| i.mesh == *mesh).count())
         .sum();
     assert_eq!(marked, instances_per_change);
     viewer.mark_repaired_vertices(false);
+    viewer.prepare_frame();
     assert_eq!(viewer.frame_state(1.0).marks.len(), 0);
 
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
@@ -257,6 +260,7 @@ fn saving_the_preview_writes_only_the_weights_and_shows_the_saved_file() {
 /// The largest weight difference from the mirror the symmetry view is given, over every vertex.
 fn largest_symmetry_difference(viewer: &mut Viewer) -> f32 {
     viewer.view.options.mode = rigscope::render::ViewMode::Symmetry;
+    viewer.prepare_frame();
     let state = viewer.frame_state(1.0);
     let (_, values) = state.symmetry.expect("the check ran without background checks");
     let mut largest = 0.0f32;

@@ -660,6 +660,7 @@ fn fox_edit_to_new_frame_loop_time() {
         std::thread::sleep(Duration::from_millis(1));
     }
     let reloaded = written.elapsed();
+    viewer.prepare_frame();
     let _state = viewer.frame_state(4.0 / 3.0);
     let state_ready = written.elapsed();
     let mut report = format!(
@@ -727,6 +728,7 @@ fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
     // It is marked in the view where the mesh has it.
     let viewer = &mut harness.state_mut().viewer;
     let at = viewer.inspected_position().unwrap();
+    viewer.prepare_frame();
     let state = viewer.frame_state(1.0);
     assert_eq!(state.marks, [at]);
 }

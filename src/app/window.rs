@@ -217,17 +217,15 @@ impl WindowState {
         let ppp = full_output.pixels_per_point;
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
-        let mut aspect = viewport.width as f32 / viewport.height as f32;
+        let aspect = crate::draw::compare::active_aspect(viewer, viewport);
         if viewer.comparison().is_some() {
             let (gpu, format, samples) = (&self.gpu, self.config.format, self.info.samples);
-            let other = self
-                .other_side
+            self.other_side
                 .get_or_insert_with(|| ViewRenderer::new(gpu, format, samples));
-            aspect = crate::draw::compare::prepare_other_side(gpu, other, viewer, viewport).unwrap_or(aspect);
         } else {
             self.other_side = None;
         }
-        let other_side = self.other_side.as_ref();
+        let other_side = self.other_side.as_mut();
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
@@ -246,6 +244,8 @@ impl WindowState {
                 let scene_draw = match other_side {
                     // Both sides whole: a comparison is of light scenes, or waits for them.
                     Some(other) => {
+                        // The other side from the frame state the step prepared.
+                        crate::draw::compare::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
                         crate::draw::compare::encode_comparison(
                             recording.encoder,
                             (targets, &view),

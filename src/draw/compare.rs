@@ -3,9 +3,9 @@
 //! wireframe drawn into the active side's view, hidden where the active side's surface is in
 //! front of it.
 
-use super::ViewRenderer;
+use super::{Clock, FrameStep, ViewRenderer};
 use crate::render::detail::ScenePortion;
-use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewMode, ViewOptions};
+use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
 use crate::viewer::{CompareLayout, Viewer};
 
@@ -58,29 +58,30 @@ fn aspect(rect: PixelRect) -> f32 {
     rect.width as f32 / rect.height.max(1) as f32
 }
 
-/// Moves the other side of the viewer's comparison to the active side's state and prepares
-/// its frame in `renderer` for the viewer's layout in `viewport`. Returns the aspect the
-/// active side is to be prepared for (`None` without a comparison).
-pub fn prepare_other_side(
-    gpu: &Gpu,
-    renderer: &mut ViewRenderer,
-    viewer: &mut Viewer,
-    viewport: PixelRect,
-) -> Option<f32> {
-    if viewer.view.options.mode == ViewMode::WeightDifference {
-        // Before the other side follows: its colours come from the comparison.
-        viewer.ensure_comparison_diff();
+/// Where the active side is drawn when `viewer` shows its comparison (or the active side
+/// alone) in `viewport`.
+pub fn active_viewport(viewer: &Viewer, viewport: PixelRect) -> PixelRect {
+    viewer
+        .comparison()
+        .map_or(viewport, |comparison| side_viewports(comparison.layout, viewport).0)
+}
+
+/// The aspect of a view drawn in `viewport` by `viewer`'s active side.
+pub fn active_aspect(viewer: &Viewer, viewport: PixelRect) -> f32 {
+    aspect(active_viewport(viewer, viewport))
+}
+
+/// Prepares the other side of the viewer's comparison in `renderer` for the viewer's layout in
+/// `viewport`, from the frame state the viewer prepared (see [`Viewer::prepare_frame`]);
+/// nothing without a comparison.
+pub fn prepare_other_side(gpu: &Gpu, renderer: &mut ViewRenderer, viewer: &Viewer, viewport: PixelRect) {
+    let Some(comparison) = viewer.comparison() else {
+        return;
+    };
+    let (_, other_rect) = side_viewports(comparison.layout, viewport);
+    if let Some(frame) = viewer.other_frame_state(aspect(other_rect)) {
+        renderer.prepare(gpu, &frame, &mut FrameTimings::default());
     }
-    viewer.follow_comparison();
-    let comparison = viewer.comparison_mut()?;
-    let (active, other_rect) = side_viewports(comparison.layout, viewport);
-    let overlay = comparison.layout == CompareLayout::Overlay;
-    let other = comparison.other_mut();
-    if overlay {
-        other.view.options.wireframe = true;
-    }
-    renderer.prepare(gpu, other, aspect(other_rect), &mut FrameTimings::default());
-    Some(aspect(active))
 }
 
 /// Records both sides of the viewer's comparison into `output` within `viewport`, both
@@ -97,13 +98,15 @@ pub fn encode_comparison(
         return;
     };
     let (active_rect, other_rect) = side_viewports(comparison.layout, viewport);
+    let side = comparison.other();
+    let other_options = &side.view().options;
     let other_portion = match comparison.layout {
         CompareLayout::Side => OTHER_SIDE,
         // The wireframe's lines follow the triangles in the scene's drawing order.
         CompareLayout::Overlay => ScenePortion {
             primitives: other.primitive_count(&ViewOptions {
                 wireframe: false,
-                ..comparison.other().view.options
+                ..*other_options
             })..u64::MAX,
             last: false,
             overlays: false,
@@ -116,28 +119,22 @@ pub fn encode_comparison(
         ..ACTIVE_SIDE
     };
     let (first, second) = (Some(active_rect), Some(other_rect));
-    active.encode_portion(encoder, targets, output, viewer, first, &active_portion, None);
-    other.encode_portion(
-        encoder,
-        targets,
-        output,
-        comparison.other(),
-        second,
-        &other_portion,
-        None,
-    );
+    let active_drawn = (&viewer.view.options, viewer.skinning_path());
+    let other_drawn = (other_options, side.skinning_path());
+    active.encode_portion(encoder, targets, output, active_drawn, first, &active_portion, None);
+    other.encode_portion(encoder, targets, output, other_drawn, second, &other_portion, None);
     if overlay {
         // The active side's grid and overlays over the other side's lines, ending the image.
         let overlays = ScenePortion {
             primitives: u64::MAX..u64::MAX,
             ..OTHER_SIDE
         };
-        active.encode_portion(encoder, targets, output, viewer, first, &overlays, None);
+        active.encode_portion(encoder, targets, output, active_drawn, first, &overlays, None);
     }
 }
 
 /// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows them,
-/// with `samples` per pixel.
+/// with `samples` per pixel: one frame step, the other side prepared from the same frame.
 pub fn render_comparison(
     gpu: &Gpu,
     viewer: &mut Viewer,
@@ -154,19 +151,22 @@ pub fn render_comparison(
     };
     let mut active = ViewRenderer::offscreen_with(gpu, samples);
     let mut other = ViewRenderer::offscreen_with(gpu, samples);
-    let aspect = prepare_other_side(gpu, &mut other, viewer, viewport).unwrap_or(target.aspect());
-    active.prepare(gpu, viewer, aspect, &mut FrameTimings::default());
-    let viewer: &Viewer = viewer;
-    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("comparison"),
-    });
-    let first = target.encode_capture(
-        &mut encoder,
-        &mut |encoder, targets, view| {
-            encode_comparison(encoder, (targets, view), (&active, &other), viewer, viewport);
-        },
-        None,
-    );
-    gpu.queue.submit(first.into_iter().chain([encoder.finish()]));
+    let step = FrameStep {
+        gpu,
+        renderer: &mut active,
+        timer: None,
+        wait: false,
+    };
+    step.run(viewer, Clock::Still, active_aspect(viewer, viewport), |frame| {
+        prepare_other_side(gpu, &mut other, frame.viewer, viewport);
+        let (active, viewer, other) = (&*frame.renderer, frame.viewer, &other);
+        frame.first = target.encode_capture(
+            frame.encoder,
+            &mut |encoder, targets, view| {
+                encode_comparison(encoder, (targets, view), (active, other), viewer, viewport);
+            },
+            None,
+        );
+    })?;
     target.read_capture(gpu)
 }

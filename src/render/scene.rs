@@ -55,7 +55,11 @@ pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
 
 /// What one frame of the 3D view shows.
 pub struct FrameState<'a> {
-    pub rig: &'a Rig,
+    pub rig: &'a std::sync::Arc<Rig>,
+    /// Changes whenever `rig` does: the renderer uploads the rig again when it changes.
+    pub generation: u64,
+    /// The rig's rest bounds, which place the grid.
+    pub rest_bounds: Bounds,
     pub pose: &'a PoseBuffers,
     /// CPU-skinned vertices (read on the CPU path) and dual quaternion palettes (read for DQS).
     pub skinned: &'a SkinnedPose,

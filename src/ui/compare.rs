@@ -17,14 +17,16 @@ enum Pick {
 
 /// The Compare window, open while a comparison is.
 pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
-    let Some(comparison) = viewer.comparison() else {
+    let Some(comparison) = viewer.comparison_mut() else {
         return;
     };
+    comparison.want_diff();
+    let comparison = &*comparison;
     let other = comparison.other().rig().name.clone();
     let missing = comparison.missing_clip().map(str::to_owned);
     let error = comparison.diff_error.clone();
-    viewer.ensure_comparison_diff();
-    let diff = viewer.comparison().and_then(|c| c.diff()).map(Arc::clone);
+    // The comparison runs from the frame (see `Viewer::prepare_frame`); this shows how far it is.
+    let diff = comparison.diff().map(Arc::clone);
     let progress = viewer.comparison_progress();
     let mut pick = None;
     let mut open = true;

@@ -11,6 +11,46 @@ use strum::VariantArray;
 /// flagged.
 const RIGID_TOLERANCE: f32 = 1e-3;
 
+/// One button per skinning method, the one chosen selected.
+fn method_buttons(ui: &mut egui::Ui, method: &mut SkinningMethod) {
+    for (choice, text) in [
+        (SkinningMethod::Lbs, "LBS"),
+        (SkinningMethod::Dqs, "DQS"),
+        (SkinningMethod::Blended, "Blended"),
+    ] {
+        ui.selectable_value(method, choice, text).on_hover_text(choice.label());
+    }
+}
+
+/// While comparing, the other side's skinning: the same as this side's (its DQS mask carried
+/// by joint name), or a method of its own on this side's path.
+fn other_side_skinning(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    let path = viewer.skinning_path();
+    let Some(comparison) = viewer.comparison_mut() else {
+        return;
+    };
+    let side = comparison.other();
+    let name = side.rig().name.clone();
+    let (mut same, mut method) = (comparison.same_skinning, side.skinning_method());
+    ui.label(format!("Other side ({name})"));
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut same, true, "Same")
+            .on_hover_text("Skin it as this side: path, method and DQS mask (by joint name)");
+        if !same {
+            method_buttons(ui, &mut method);
+        } else if ui.selectable_label(false, "Own…").clicked() {
+            same = false;
+        }
+    });
+    if same != comparison.same_skinning || (!same && method != side.skinning_method()) {
+        if same {
+            comparison.same_skinning = true;
+        } else {
+            comparison.set_other_skinning(path, method);
+        }
+    }
+}
+
 pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiAction>) {
     ui.heading("Skinning");
     let (mut path, mut method) = (viewer.skinning_path(), viewer.skinning_method());
@@ -20,20 +60,14 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
         ui.selectable_value(&mut path, SkinningPath::Cpu, "CPU")
             .on_hover_text("CPU skinning, uploaded each frame (C)");
     });
-    ui.horizontal(|ui| {
-        ui.selectable_value(&mut method, SkinningMethod::Lbs, "LBS")
-            .on_hover_text(SkinningMethod::Lbs.label());
-        ui.selectable_value(&mut method, SkinningMethod::Dqs, "DQS")
-            .on_hover_text(SkinningMethod::Dqs.label());
-        ui.selectable_value(&mut method, SkinningMethod::Blended, "Blended")
-            .on_hover_text(SkinningMethod::Blended.label());
-    });
+    ui.horizontal(|ui| method_buttons(ui, &mut method));
     if (path, method) != (viewer.skinning_path(), viewer.skinning_method()) {
         viewer.set_skinning(path, method);
     }
     if method == SkinningMethod::Blended {
         crate::ui::dqs_mask::dqs_mask_controls(ui, viewer);
     }
+    other_side_skinning(ui, viewer);
     let non_rigid = viewer
         .pose()
         .palettes
@@ -124,7 +158,7 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
             });
         }
         ViewMode::Symmetry => {
-            viewer.ensure_symmetry();
+            // The check runs from the frame (see `Viewer::prepare_frame`).
             if let Some(summary) = viewer.symmetry_summary() {
                 ui.label(summary);
             } else if viewer.checking_symmetry() {

@@ -1,12 +1,17 @@
 //! A second file shown as the other side of the active one: its own document and playback
-//! (held as a viewer of its own), following the active side's clock and looked at through the
-//! active side's camera and view options.
+//! (with its own skinning choice and DQS mask), following the active side's clock and looked
+//! at through the active side's camera and view options.
 
-use super::Viewer;
+use super::marks::Marks;
+use super::playback::Playback;
+use super::{Document, VertexRef, View, Viewer};
+use crate::anim::{Player, PoseBuffers};
 use crate::audit::VertexSymmetry;
 use crate::compare::{CompareProgress, RigDiff, Thresholds};
 use crate::render::skeleton::JOINT_ERROR_FULL_SCALE;
+use crate::render::{FrameState, ViewMode};
 use crate::rig::Rig;
+use crate::skin::{SkinningMethod, SkinningPath};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,12 +37,98 @@ impl CompareLayout {
     }
 }
 
-/// The other side of a comparison.
+/// The other side of a comparison: a document of its own, played and skinned by a playback of
+/// its own (its skinning choice and DQS mask), following the active side's clock and looked at
+/// through the active side's camera.
+pub struct Side {
+    document: Document,
+    playback: Playback,
+    /// The active side's view, with the joint of the same name selected and, in the overlay,
+    /// drawn as a wireframe.
+    view: View,
+    marks: Marks,
+}
+
+impl Side {
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    pub fn rig(&self) -> &Arc<Rig> {
+        &self.document.rig
+    }
+
+    pub fn player(&self) -> &Player {
+        &self.playback.player
+    }
+
+    /// The pose as last evaluated (the frame brings it up to date).
+    pub fn last_pose(&self) -> &PoseBuffers {
+        &self.playback.pose
+    }
+
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    pub fn skinning_path(&self) -> SkinningPath {
+        self.playback.path
+    }
+
+    pub fn skinning_method(&self) -> SkinningMethod {
+        self.playback.method
+    }
+
+    /// The CPU-skinned vertices as last skinned (current on the CPU path after a frame).
+    pub fn last_skinned(&self) -> &crate::skin::SkinnedPose {
+        &self.playback.skinned
+    }
+
+    /// The DQS mask's joints (node indices of this side's rig).
+    pub fn dqs_mask(&self) -> &[usize] {
+        &self.playback.dqs_mask
+    }
+
+    pub fn inspected_vertex(&self) -> Option<VertexRef> {
+        self.marks.inspected()
+    }
+
+    /// Shows `vertex` of this side marked in the view.
+    pub fn inspect_vertex(&mut self, vertex: Option<VertexRef>) {
+        self.marks.inspect(vertex);
+    }
+
+    /// Brings the pose up to date (and the CPU-skinned vertices where the path or the marks
+    /// need them), then the marks' positions.
+    fn refresh(&mut self) {
+        let rig = &self.document.rig;
+        self.playback.refresh(rig, self.marks.any(), None);
+        self.playback.refresh_ghosts(rig, &self.view.options.ghosts);
+        if self.view.options.bind_skeleton && self.playback.bind_worlds.is_none() {
+            self.playback.bind_worlds = Some(crate::motion::rest_pose::bind_pose_worlds(rig));
+        }
+        if self.marks.stale {
+            self.marks.update(rig, &self.playback, &[]);
+        }
+    }
+
+    fn mark_dirty(&mut self) {
+        self.playback.mark_dirty();
+        self.marks.stale = true;
+    }
+}
+
+/// Two files compared: the other side, and what comparing them found.
 pub struct Comparison {
-    /// The other file, with its own playback; its camera, view options, selection and clock
-    /// are the active side's (see [`Viewer::follow_comparison`]).
-    other: Box<Viewer>,
+    other: Side,
     pub layout: CompareLayout,
+    /// The other side skins as the active side does: the same path and method, and the active
+    /// side's DQS mask on the joints of the same names. Off once the other side's skinning is
+    /// set on its own ([`Comparison::set_other_skinning`]).
+    pub same_skinning: bool,
+    /// The files' comparison is wanted (the Compare window shows it); the weight-difference
+    /// view wants it too.
+    diff_wanted: bool,
     /// The active side's clip when the other file has no clip of that name (it then shows
     /// its rest pose).
     missing_clip: Option<String>,
@@ -69,14 +160,49 @@ pub fn joint_error(mine: &glam::Mat4, theirs: &glam::Mat4, size: f32) -> f32 {
 }
 
 impl Comparison {
-    /// The other side, for drawing.
-    pub fn other(&self) -> &Viewer {
+    /// The other side.
+    pub fn other(&self) -> &Side {
         &self.other
     }
 
-    /// The other side, for the frame to bring its pose up to date.
-    pub fn other_mut(&mut self) -> &mut Viewer {
+    /// The other side, for marking its vertices.
+    pub fn other_mut(&mut self) -> &mut Side {
         &mut self.other
+    }
+
+    pub(super) fn other_document_mut(&mut self) -> &mut Document {
+        &mut self.other.document
+    }
+
+    /// Skins the other side on `path` with `method`, whatever the active side does (until
+    /// [`Comparison::same_skinning`] is set again).
+    pub fn set_other_skinning(&mut self, path: SkinningPath, method: SkinningMethod) {
+        self.same_skinning = false;
+        let playback = &mut self.other.playback;
+        playback.path = path;
+        if method != playback.method {
+            playback.method = method;
+            self.other.mark_dirty();
+        }
+    }
+
+    /// Sets the other side's own DQS mask (nodes of its rig), whatever the active side's is.
+    pub fn set_other_dqs_mask(&mut self, joints: Vec<usize>) {
+        self.same_skinning = false;
+        if super::dqs_mask::apply_mask(&self.other.document.rig, &mut self.other.playback, joints) {
+            self.other.mark_dirty();
+        }
+    }
+
+    /// Asks for the files to be compared: the next frame starts it (see
+    /// [`Viewer::prepare_frame`]).
+    pub fn want_diff(&mut self) {
+        self.diff_wanted = true;
+    }
+
+    /// Whether the comparison of the files is wanted now.
+    pub(super) fn diff_wanted(&self, mode: ViewMode) -> bool {
+        self.diff_wanted || mode == ViewMode::WeightDifference
     }
 
     /// The active side's clip, when the other file lacks it and shows its rest pose instead.
@@ -93,20 +219,29 @@ impl Comparison {
     /// side's generation (what they were computed against).
     pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
         let diff = self.diff()?;
-        Some((self.other.document().generation, &diff.weights.per_vertex))
+        Some((self.other.document.generation, &diff.weights.per_vertex))
     }
-}
 
-impl Viewer {
-    /// The weight-difference view's values: the active side's against the other side, or, for
-    /// the other side of a comparison, its vertices against the active side's (matched from
-    /// its side), each with what they were computed against.
-    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
-        match (&self.compare, &self.against_active) {
-            (Some(comparison), _) => comparison.weight_differences(),
-            (None, Some((generation, diff))) => Some((*generation, &diff.weights.per_vertex_b)),
-            (None, None) => None,
-        }
+    /// What the renderer needs to draw the other side into a view of aspect `aspect`, as of
+    /// the last [`Viewer::prepare_frame`]; `active_generation` is the active side's, which the
+    /// weight-difference view's values of this side are computed against.
+    pub(super) fn other_frame_state(&self, aspect: f32, active_generation: u64) -> FrameState<'_> {
+        let side = &self.other;
+        let symmetry = match side.view.options.mode {
+            ViewMode::WeightDifference => (self.diff.as_ref())
+                .filter(|(generation, _)| *generation == active_generation)
+                .map(|(generation, diff)| (*generation, &diff.weights.per_vertex_b)),
+            _ => side.document.current_symmetry().map(|s| (0, &s.values)),
+        };
+        let inputs = super::SideInputs {
+            document: &side.document,
+            playback: &side.playback,
+            view: &side.view,
+            marks: &side.marks.points,
+            symmetry,
+            joint_errors: None,
+        };
+        inputs.frame_state(aspect)
     }
 }
 
@@ -114,14 +249,21 @@ impl Viewer {
     /// Shows `rig` (read from `path`) as the other side of the active document, in place of
     /// any earlier comparison.
     pub fn compare_with(&mut self, rig: Rig, path: Option<PathBuf>, layout: CompareLayout) {
-        let mut other = Viewer::new(rig, path);
-        other.hot_reload = false;
-        let nodes = crate::compare::NodeMatch::new(self.rig(), other.rig());
+        let (document, playback) = self.new_document(rig, path, None);
+        let nodes = crate::compare::NodeMatch::new(self.rig(), &document.rig);
+        let other = Side {
+            document,
+            playback,
+            view: self.view,
+            marks: Marks::default(),
+        };
         self.compare = Some(Comparison {
             nodes,
             joint_errors: Vec::new(),
-            other: Box::new(other),
+            other,
             layout,
+            same_skinning: true,
+            diff_wanted: false,
             missing_clip: None,
             diff: None,
             diff_job: None,
@@ -230,9 +372,10 @@ impl Viewer {
 
     /// Moves the other side to the active side's state: the clip of the same name at the
     /// same time (its rest pose when it has none of that name), the same camera and view
-    /// options, the joint of the same name selected, the same skinning. Cheap when nothing
-    /// changed: the other side's pose is evaluated again only when its clip or time moved.
-    pub fn follow_comparison(&mut self) {
+    /// options, the joint of the same name selected, and with [`Comparison::same_skinning`] the
+    /// same skinning. Cheap when nothing changed: the other side's pose is evaluated again only
+    /// when its clip, time or skinning moved.
+    pub(super) fn follow_comparison(&mut self) {
         let Some(comparison) = self.compare.as_mut() else {
             return;
         };
@@ -247,11 +390,11 @@ impl Viewer {
             comparison.missing_clip = missing.map(str::to_owned);
         }
         let (time, speed, looping) = (player.time, player.speed, player.looping);
-        let other_player = &other.playback.player;
+        let other_player = &mut other.playback.player;
         if other_player.clip != other_clip || other_player.time != time {
-            let other_player = other.player_mut();
             other_player.select(other_clip);
             other_player.time = time;
+            other.mark_dirty();
         }
         let other_player = &mut other.playback.player;
         (other_player.playing, other_player.speed, other_player.looping) = (false, speed, looping);
@@ -261,12 +404,43 @@ impl Viewer {
             .and_then(|n| rig.nodes.get(n))
             .map(|n| n.name.as_str());
         let selected = selected_name.and_then(|name| other.rig().find_node(name));
-        other.view = super::View {
+        let mut view = super::View {
             selected_joint: selected,
             ..self.view
         };
-        // The other side's weight-difference view shows its vertices against the active side's.
-        other.against_active = (comparison.diff.as_ref()).map(|(generation, diff)| (*generation, Arc::clone(diff)));
-        other.set_skinning(self.playback.path, self.playback.method);
+        view.options.wireframe |= comparison.layout == CompareLayout::Overlay;
+        if view.options.ghosts != other.view.options.ghosts {
+            other.mark_dirty();
+        }
+        other.view = view;
+        if comparison.same_skinning {
+            let playback = &mut other.playback;
+            playback.path = self.playback.path;
+            if playback.method != self.playback.method {
+                playback.method = self.playback.method;
+                other.mark_dirty();
+            }
+            let a_to_b = &comparison.nodes.a_to_b;
+            let mask = (self.playback.dqs_mask.iter())
+                .filter_map(|&node| a_to_b.get(node).copied().flatten())
+                .collect();
+            if super::dqs_mask::apply_mask(&other.document.rig, &mut other.playback, mask) {
+                other.mark_dirty();
+            }
+        }
+    }
+
+    /// The other side's pose and marks brought up to date for a frame.
+    pub(super) fn refresh_comparison(&mut self) {
+        if let Some(comparison) = self.compare.as_mut() {
+            comparison.other.refresh();
+        }
+    }
+
+    /// What the renderer needs to draw the other side of the comparison into a view of aspect
+    /// `aspect` (`None` without a comparison), as of the last [`Viewer::prepare_frame`].
+    pub fn other_frame_state(&self, aspect: f32) -> Option<FrameState<'_>> {
+        let generation = self.document().generation;
+        (self.compare.as_ref()).map(|comparison| comparison.other_frame_state(aspect, generation))
     }
 }

@@ -3,6 +3,7 @@
 //! skeleton by joint name, so that it comes back with the rig (and in the settings).
 
 use super::Viewer;
+use super::playback::Playback;
 use crate::retarget::SkeletonSignature;
 use crate::skin::DqsBlend;
 use crate::skin::blend::DqsMasks;
@@ -53,26 +54,35 @@ impl Viewer {
         self.apply_dqs_mask(joints);
     }
 
-    fn apply_dqs_mask(&mut self, mut joints: Vec<usize>) {
-        let rig = self.rig().clone();
-        joints.retain(|&j| j < rig.nodes.len());
-        joints.sort_unstable();
-        joints.dedup();
-        if joints == self.playback.dqs_mask {
-            return;
+    fn apply_dqs_mask(&mut self, joints: Vec<usize>) {
+        let rig = std::sync::Arc::clone(self.rig());
+        if apply_mask(&rig, &mut self.playback, joints) {
+            self.mark_dirty();
         }
-        let blend = if joints.is_empty() {
-            DqsBlend::of_file(&rig)
-        } else {
-            DqsBlend::of_mask(&rig, &rig.subtrees(&joints))
-        };
-        self.playback.dqs_mask = joints;
-        self.playback.skinned.set_blend(Arc::new(blend));
-        self.mark_dirty();
     }
 
     /// Each vertex's blend toward dual quaternion skinning, as the blended method uses it now.
     pub fn dqs_blend(&self) -> &Arc<DqsBlend> {
         self.playback.skinned.blend()
     }
+}
+
+/// Sets `playback`'s DQS mask to `joints` (nodes of `rig`; those out of range dropped, repeats
+/// kept once) and computes each vertex's blend from it, once; an empty mask is the file's
+/// blend. Returns whether the mask changed (the pose then needs skinning again).
+pub(super) fn apply_mask(rig: &crate::rig::Rig, playback: &mut Playback, mut joints: Vec<usize>) -> bool {
+    joints.retain(|&j| j < rig.nodes.len());
+    joints.sort_unstable();
+    joints.dedup();
+    if joints == playback.dqs_mask {
+        return false;
+    }
+    let blend = if joints.is_empty() {
+        DqsBlend::of_file(rig)
+    } else {
+        DqsBlend::of_mask(rig, &rig.subtrees(&joints))
+    };
+    playback.dqs_mask = joints;
+    playback.skinned.set_blend(Arc::new(blend));
+    true
 }

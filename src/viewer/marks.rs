@@ -53,6 +53,18 @@ impl Marks {
         self.stale = true;
     }
 
+    pub(super) fn inspected(&self) -> Option<VertexRef> {
+        self.inspected
+    }
+
+    /// Marks `vertex` as the one inspected (`None`: none).
+    pub(super) fn inspect(&mut self, vertex: Option<VertexRef>) {
+        if vertex != self.inspected {
+            self.inspected = vertex;
+            self.stale = true;
+        }
+    }
+
     /// Whether any vertex is marked (its position then needs the pose skinned on the CPU).
     pub(super) fn any(&self) -> bool {
         !self.finding.is_empty() || self.inspected.is_some()
@@ -99,10 +111,7 @@ impl Viewer {
 
     /// Shows `vertex` in the vertex inspector and marks it in the view (`None`: nothing).
     pub fn inspect_vertex(&mut self, vertex: Option<VertexRef>) {
-        if vertex != self.marks.inspected {
-            self.marks.inspected = vertex;
-            self.marks.stale = true;
-        }
+        self.marks.inspect(vertex);
     }
 
     pub fn inspected_vertex(&self) -> Option<VertexRef> {

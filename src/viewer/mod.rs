@@ -9,7 +9,7 @@ use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
 pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin};
-pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, joint_error};
+pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, Side, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
@@ -42,6 +42,50 @@ mod view;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// What one side of the view draws: a document as a playback poses it, through a view.
+struct SideInputs<'a> {
+    document: &'a Document,
+    playback: &'a Playback,
+    view: &'a View,
+    marks: &'a [glam::Vec3],
+    symmetry: Option<(u64, &'a crate::audit::VertexSymmetry)>,
+    joint_errors: Option<&'a [f32]>,
+}
+
+impl<'a> SideInputs<'a> {
+    fn frame_state(self, aspect: f32) -> FrameState<'a> {
+        let SideInputs {
+            document,
+            playback,
+            view,
+            ..
+        } = self;
+        FrameState {
+            rig: &document.rig,
+            generation: document.generation,
+            rest_bounds: document.rest_bounds,
+            pose: &playback.pose,
+            skinned: &playback.skinned,
+            camera: &view.camera,
+            aspect,
+            view: &view.options,
+            path: playback.path,
+            method: playback.method,
+            selected: view.selected_joint,
+            marker_size: document.rest_bounds.size().max(1e-3) * 0.015,
+            attachments: &playback.animation.attachments,
+            trail: &playback.animation.trail,
+            marks: self.marks,
+            symmetry: self.symmetry,
+            joint_errors: self.joint_errors,
+            ghosts: playback.ghosts.shown(),
+            bind_skeleton: (playback.bind_worlds.as_ref())
+                .filter(|_| view.options.bind_skeleton)
+                .and_then(|worlds| worlds.as_deref()),
+        }
+    }
+}
 
 pub struct Viewer {
     /// The open files; at least one (the demo rig when nothing else is open).
@@ -76,9 +120,6 @@ pub struct Viewer {
     pub joint_maps: crate::retarget::JointMaps,
     /// DQS masks by joint name, per skeleton (see `dqs_mask.rs`).
     dqs_masks: crate::skin::blend::DqsMasks,
-    /// As the other side of a comparison: the comparison, and the active side's generation it
-    /// was made for (see `compare.rs`).
-    against_active: Option<(u64, Arc<crate::compare::RigDiff>)>,
     /// File ▸ Save as… while it writes on a thread of its own (see `editing.rs`).
     saving: Option<editing::PendingSave>,
     /// A message for the window to show briefly, taken once ([`Viewer::take_notice`]).
@@ -106,7 +147,6 @@ impl Viewer {
             compare: None,
             joint_maps: Default::default(),
             dqs_masks: Default::default(),
-            against_active: None,
             saving: None,
             notice: None,
             retarget_pose_shown: None,
@@ -142,7 +182,7 @@ impl Viewer {
 
     /// A new document for `rig` with a playback made for it (carrying over `previous`'s
     /// settings), its rest bounds measured.
-    fn make_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
+    fn new_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
         let mut playback = Playback::for_rig(&rig, previous);
         let rest_bounds = if rig.instances.is_empty() {
             crate::motion::skeleton_bounds(&rig)
@@ -150,10 +190,15 @@ impl Viewer {
             playback.rest_bounds(&rig)
         };
         self.last_generation += 1;
+        (Document::new(rig, path, self.last_generation, rest_bounds), playback)
+    }
+
+    /// [`Viewer::new_document`] for a file opened, which File ▸ Recent then lists.
+    fn make_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
         if let Some(path) = &path {
             crate::settings::add_recent(&mut self.recent, path);
         }
-        (Document::new(rig, path, self.last_generation, rest_bounds), playback)
+        self.new_document(rig, path, previous)
     }
 
     /// The playback, replaced by an empty one until a new one is made from it.
@@ -317,11 +362,35 @@ impl Viewer {
         &self.playback.pose
     }
 
-    /// Brings the pose (and the CPU path's vertices) up to date for a frame, and returns what
-    /// that cost with any evaluation made since the last frame (`None`: nothing changed).
+    /// The frame's one changing step: the other side of a comparison follows the active one,
+    /// both poses (and the CPU path's vertices) are brought up to date, and the checks the view
+    /// shows are started or collected ([`Viewer::update_checks`]). Returns what the pose cost
+    /// with any evaluation made since the last frame (`None`: nothing changed). After it,
+    /// [`Viewer::frame_state`] reads the frame.
     pub fn prepare_frame(&mut self) -> Option<FrameStages> {
+        self.follow_comparison();
         self.refresh(false);
+        self.refresh_comparison();
+        self.update_checks();
         self.playback.take_stage_times()
+    }
+
+    /// Starts, or takes the results of, the checks the view needs now, each from its owner:
+    /// the symmetry check of the documents shown (the symmetry view), the comparison of the
+    /// two files (the weight-difference view and the Compare window), and the joints' errors
+    /// against the other side (the skeleton overlay).
+    fn update_checks(&mut self) {
+        let mode = self.view.options.mode;
+        if mode == crate::render::ViewMode::Symmetry {
+            self.ensure_symmetry();
+            self.ensure_other_symmetry();
+        }
+        if self.compare.as_ref().is_some_and(|c| c.diff_wanted(mode)) {
+            self.ensure_comparison_diff();
+        }
+        if self.view.options.skeleton.show {
+            self.update_joint_errors();
+        }
     }
 
     pub fn player(&self) -> &Player {
@@ -405,46 +474,25 @@ impl Viewer {
         &self.playback.skinned
     }
 
-    /// What the renderer needs to draw the current state into a view of aspect `aspect`; the
-    /// pose is brought up to date first.
-    pub fn frame_state(&mut self, aspect: f32) -> FrameState<'_> {
-        self.refresh(false);
-        match self.view.options.mode {
-            crate::render::ViewMode::Symmetry => self.ensure_symmetry(),
-            crate::render::ViewMode::WeightDifference => self.ensure_comparison_diff(),
-            _ => {}
-        }
-        if self.view.options.skeleton.show {
-            self.update_joint_errors();
-        }
+    /// What the renderer needs to draw the active document into a view of aspect `aspect`, as
+    /// of the last [`Viewer::prepare_frame`].
+    pub fn frame_state(&self, aspect: f32) -> FrameState<'_> {
         let document = &self.documents[self.active];
-        let playback = &self.playback;
-        FrameState {
-            rig: &document.rig,
-            pose: &playback.pose,
-            skinned: &playback.skinned,
-            camera: &self.view.camera,
-            aspect,
-            view: &self.view.options,
-            path: playback.path,
-            method: playback.method,
-            selected: self.view.selected_joint,
-            marker_size: document.rest_bounds.size().max(1e-3) * 0.015,
-            attachments: &playback.animation.attachments,
-            trail: &playback.animation.trail,
+        let symmetry = match self.view.options.mode {
+            crate::render::ViewMode::WeightDifference => self.compare.as_ref().and_then(Comparison::weight_differences),
+            _ => document.current_symmetry().map(|s| (0, &s.values)),
+        };
+        let inputs = SideInputs {
+            document,
+            playback: &self.playback,
+            view: &self.view,
             marks: &self.marks.points,
-            symmetry: match self.view.options.mode {
-                crate::render::ViewMode::WeightDifference => self.weight_differences(),
-                _ => document.current_symmetry().map(|s| (0, &s.values)),
-            },
+            symmetry,
             joint_errors: (self.compare.as_ref())
                 .filter(|_| self.view.options.skeleton.show)
                 .map(|c| c.joint_errors.as_slice()),
-            ghosts: playback.ghosts.shown(),
-            bind_skeleton: (playback.bind_worlds.as_ref())
-                .filter(|_| self.view.options.bind_skeleton)
-                .and_then(|worlds| worlds.as_deref()),
-        }
+        };
+        inputs.frame_state(aspect)
     }
 
     /// Switches clips, crossfading when a crossfade duration is set.

@@ -89,6 +89,14 @@ impl Viewer {
         self.document_mut().ensure_symmetry(background);
     }
 
+    /// [`Viewer::ensure_symmetry`] for the other side of a comparison.
+    pub(super) fn ensure_other_symmetry(&mut self) {
+        let background = self.background_checks;
+        if let Some(comparison) = self.compare.as_mut() {
+            comparison.other_document_mut().ensure_symmetry(background);
+        }
+    }
+
     /// Runs the symmetry check of the active document to its end here, taking the result of
     /// one already running (for the command line and tests, which have nothing else to do).
     pub fn wait_for_symmetry(&mut self) {
