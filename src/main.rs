@@ -1,9 +1,9 @@
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use rigscope::cli::RigArgs;
 use rigscope::commands::clips::ClipsArgs;
 use rigscope::commands::status::{ErrorOutput, finish};
 use rigscope::commands::{
-    CommandError, Outcome, audit, bench, diff, edit_clips, export, fix, inspect, make_demo, render,
+    CommandError, Outcome, audit, bench, diff, edit_clips, export, fix, inspect, make_demo, packaging, render,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,29 +77,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print a shell completion script (for packages: `rigscope completions bash > rigscope.bash`).
     #[command(hide = true)]
-    Completions {
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
+    Completions(packaging::CompletionsArgs),
     /// Write man pages into a folder: rigscope.1 and one per subcommand (rigscope-render.1, …).
     #[command(hide = true)]
-    Man {
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-    },
-}
-
-/// `rigscope man --out DIR`: rigscope.1 and a page per visible subcommand (rigscope-render.1, …),
-/// generated from the command-line definition above, as packages ship them.
-fn man_pages(out: &std::path::Path) -> Result<Outcome, CommandError> {
-    use clap::CommandFactory;
-    let failed = |source| CommandError::Io {
-        path: out.to_owned(),
-        source,
-    };
-    std::fs::create_dir_all(out).map_err(failed)?;
-    clap_mangen::generate_to(Cli::command(), out).map_err(failed)?;
-    Ok(Outcome::Passed)
+    Man(packaging::ManArgs),
 }
 
 /// Runs a subcommand; a failure goes to standard error, and as JSON to standard output when
@@ -115,12 +96,8 @@ fn run(command: &Command) -> ExitCode {
         Command::Export(args) => (export::run(args), ErrorOutput::Text),
         Command::MakeDemo(args) => (make_demo::run(args), ErrorOutput::Text),
         Command::Bench(args) => (bench::run(args), ErrorOutput::json_if(args.json, &args.rig.label())),
-        Command::Completions { shell } => {
-            let mut cli = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(*shell, &mut cli, "rigscope", &mut std::io::stdout());
-            (Ok(Outcome::Passed), ErrorOutput::Text)
-        }
-        Command::Man { out } => (man_pages(out), ErrorOutput::Text),
+        Command::Completions(args) => (packaging::completions(args, Cli::command()), ErrorOutput::Text),
+        Command::Man(args) => (packaging::man_pages(args, Cli::command()), ErrorOutput::Text),
     };
     finish(result, errors)
 }
