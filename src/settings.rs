@@ -62,8 +62,8 @@ pub struct Settings {
     pub screenshot_with_ui: bool,
     /// The Repair weights window's repairs and options (not written while they are the
     /// defaults, so files stay as earlier versions wrote them).
-    #[serde(skip_serializing_if = "crate::viewer::RepairOptions::is_default")]
-    pub repair: crate::viewer::RepairOptions,
+    #[serde(skip_serializing_if = "crate::repair::RepairOptions::is_default")]
+    pub repair: crate::repair::RepairOptions,
     /// Joints of added clips paired by hand, per pair of skeletons (`JointMap::key`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub joint_maps: crate::retarget::JointMaps,
@@ -90,7 +90,7 @@ impl Default for Settings {
             recent: Vec::new(),
             screenshot_folder: None,
             screenshot_with_ui: false,
-            repair: crate::viewer::RepairOptions::default(),
+            repair: crate::repair::RepairOptions::default(),
             joint_maps: Default::default(),
             curves: Default::default(),
             dqs_masks: Default::default(),
@@ -420,7 +420,7 @@ joint_axes = true
             recent: Vec::new(),
             screenshot_folder: None,
             screenshot_with_ui: true,
-            repair: crate::viewer::RepairOptions::default(),
+            repair: crate::repair::RepairOptions::default(),
             joint_maps: Default::default(),
             curves: Default::default(),
             dqs_masks: Default::default(),

@@ -5,6 +5,9 @@
 //! Order in [`apply`]: fill, mirror, prune, limit, normalize — weights are first given where
 //! there are none and copied across, then trimmed, then made to sum to 1.
 
+mod options;
+pub use options::{REPAIRS, RepairOptions};
+
 use crate::audit::symmetry::{Mirrors, NO_MIRROR, NoMirror, SymmetryOptions, mirrors};
 use crate::audit::{BindSpace, VertexRef, bind_spaces, joint_parents};
 use crate::rig::{Influences, Rig};

@@ -5,6 +5,7 @@
 use crate::anim::{AnimationStack, JointOverride, Player, PoseBuffers};
 use crate::reload::Waker;
 use crate::render::FrameState;
+pub use crate::repair::{REPAIRS, RepairOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
@@ -21,7 +22,7 @@ use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 use playback::Playback;
 pub use playback::WorkDone;
-pub use repair::{REPAIRS, RepairAnalysis, RepairOptions, RepairSaveError, changed_vertices, suggested_name};
+pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
 mod clip_edits;
