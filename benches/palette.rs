@@ -69,6 +69,39 @@ fn palette_build(c: &mut Criterion) {
             );
         }
     }
+    // Real skeletons (depth-first, chains broken by branches), from ../shared/rigs when present:
+    // the world pass alone, blocked and one local at a time.
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/rigs");
+    for file in [
+        "real/Xbot.glb",
+        "real/BrainStem.glb",
+        "real/RobotExpressive.glb",
+        "fbx/mixamo.fbx",
+    ] {
+        let Ok(rig) = rigscope::rig::load_file(&shared.join(file)) else {
+            eprintln!("skipped {file}: not loaded from {}", shared.display());
+            continue;
+        };
+        let mut locals: Vec<_> = rig.nodes.iter().map(|n| n.rest).collect();
+        if let Some(clip) = rig.clips.first() {
+            let mut hints = vec![0; clip.channels.len()];
+            sample_clip(&rig.nodes, Some(clip), clip.duration * 0.4, &mut hints, &mut locals);
+        }
+        let mut worlds = vec![glam::Mat4::IDENTITY; rig.nodes.len()];
+        let name = format!("{file} ({} nodes)", rig.nodes.len());
+        group.bench_function(BenchmarkId::new("world pass", &name), |b| {
+            b.iter(|| {
+                local_to_world(&rig.nodes, black_box(&locals), &mut worlds);
+                black_box(&worlds);
+            })
+        });
+        group.bench_function(BenchmarkId::new("world pass per joint", &name), |b| {
+            b.iter(|| {
+                local_to_world_per_joint(&rig.nodes, black_box(&locals), &mut worlds);
+                black_box(&worlds);
+            })
+        });
+    }
     group.finish();
 }
 

@@ -300,8 +300,9 @@ unsafe fn mul_columns(a: &Mat4, b: *const Rows, lane: usize) -> __m512 {
 }
 
 /// The world pass: blocks of 32 nodes converted ahead while they hold pairs of chain links at
-/// even offsets (at least one in eight), [`per_joint`] for the other blocks and the last
-/// nodes. Same contract and same bits as `per_joint`.
+/// even offsets (at least one in eight), [`per_joint`] for the other blocks, a first node
+/// that would put the pairs at odd offsets, and the last nodes. Same contract and same bits
+/// as `per_joint`.
 ///
 /// # Safety
 /// AVX-512 F and BW, AVX2 and FMA must be available, and [`PACKED`] must hold. (Every index is
@@ -338,6 +339,21 @@ pub(super) unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut
             // SAFETY: the features are enabled.
             (start, previous, pairs) = unsafe { per_joint(nodes, locals, worlds, start, end, previous) };
             chains = pairs >= BLOCK / 8;
+            continue;
+        }
+        // The products serve pairs at even offsets: a first node that does not start a pair,
+        // before one that does (a root, then a chain), goes alone.
+        let pair_at = |i: usize| {
+            nodes[i].parent.is_some_and(|p| p + 1 == i) && nodes.get(i + 1).is_some_and(|n| n.parent == Some(i))
+        };
+        if !pair_at(start) && pair_at(start + 1) {
+            if previous_rows {
+                // SAFETY: the features are enabled.
+                previous = unsafe { transpose(previous) };
+                previous_rows = false;
+            }
+            // SAFETY: the features are enabled.
+            (start, previous, _) = unsafe { per_joint(nodes, locals, worlds, start, start + 1, previous) };
             continue;
         }
         let at = (worlds.as_ptr().wrapping_add(start) as usize + 2048).wrapping_sub(base as usize) % 4096 / 64 * 64;
