@@ -8,9 +8,8 @@
 use crate::anim::morph::sample_morph_channel;
 use crate::anim::root_motion::motion_root;
 use crate::anim::sample::slerp_short;
+use crate::anim::{ClipSampler, rig_height};
 use crate::anim::{local_to_world, sample_channel, sample_clip};
-use crate::motion::ClipSampler;
-use crate::motion::checks::rig_height;
 use crate::rig::{Channel, HierarchyCache, Interpolation, MorphChannel, Property, Rig, Trs};
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 

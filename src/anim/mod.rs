@@ -16,11 +16,13 @@ pub mod gizmo;
 pub mod ik;
 pub mod ik_layer;
 pub mod layers;
+pub mod mirror;
 pub mod morph;
 mod player;
 mod pose;
 pub mod root_motion;
 mod sample;
+mod sampler;
 mod stack;
 
 pub use affine::{
@@ -34,6 +36,7 @@ pub use player::{FRAME_SECONDS, Player};
 pub use pose::{PaletteKernel, PoseBuffers, PoseInputs, StageTimes, evaluate_pose};
 pub use root_motion::{RootMotion, RootTrail};
 pub use sample::{key_interval, sample_channel};
+pub use sampler::{ClipSampler, rig_height};
 pub use stack::AnimationStack;
 
 use crate::rig::{Clip, Node, Property, Trs};

@@ -3,6 +3,8 @@
 //! (the bones' vertical extent at rest), so that thresholds suit rigs of any size and unit.
 
 use super::{ClipSampler, sample_time};
+/// The rig's height as [`MotionReport::rig_height`] defines it.
+pub use crate::anim::rig_height;
 use crate::anim::root_motion::motion_root;
 use crate::rig::Rig;
 use glam::{Quat, Vec3};
@@ -188,20 +190,6 @@ pub fn feet_by_name(rig: &Rig) -> Vec<usize> {
         }
     }
     Vec::new()
-}
-
-/// The rig's height as [`MotionReport::rig_height`] defines it.
-pub fn rig_height(rig: &Rig) -> f32 {
-    let bones = &rig.hierarchy().bones;
-    let mut sampler = ClipSampler::new(rig);
-    let mut bounds = crate::anim::Bounds::EMPTY;
-    for (node, world) in sampler.worlds_at(None, 0.0).iter().enumerate() {
-        if bones[node] {
-            bounds.include(world.w_axis.truncate());
-        }
-    }
-    let height = bounds.max.y - bounds.min.y;
-    if height > 1e-6 { height } else { bounds.size().max(1e-6) }
 }
 
 /// Runs the checks on every clip. `feet` are node indices (see [`feet_by_name`]).

@@ -9,39 +9,14 @@ pub mod rotation;
 pub use checks::{ClipMotion, MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
 pub use rest_pose::{ArmPose, RestPoseReport};
 
-use crate::anim::{Bounds, PoseBuffers, PoseInputs, evaluate_pose};
+use crate::anim::Bounds;
+/// Posing apart from the shown pose lives with the pose evaluation (clip edits use it too).
+pub use crate::anim::ClipSampler;
 use crate::rig::Rig;
-use glam::{Mat4, Vec3};
+use glam::Mat4;
 
 /// Poses a clip takes per clip when the skeleton's bounds are measured.
 pub const BOUNDS_SAMPLES: usize = 32;
-
-/// The world transforms of a rig's nodes at chosen times of its clips, posed in buffers of its
-/// own so that it never disturbs a pose being shown.
-pub struct ClipSampler<'r> {
-    rig: &'r Rig,
-    pose: PoseBuffers,
-}
-
-impl<'r> ClipSampler<'r> {
-    pub fn new(rig: &'r Rig) -> ClipSampler<'r> {
-        ClipSampler {
-            rig,
-            pose: PoseBuffers::new(rig),
-        }
-    }
-
-    /// Every node's world matrix with `clip` at `time` (the rest pose for `None`).
-    pub fn worlds_at(&mut self, clip: Option<usize>, time: f32) -> &[Mat4] {
-        evaluate_pose(self.rig, &PoseInputs::clip_at(clip, time), &mut self.pose);
-        &self.pose.worlds
-    }
-
-    /// Node `node`'s world position with `clip` at `time`.
-    pub fn position_at(&mut self, clip: Option<usize>, time: f32, node: usize) -> Vec3 {
-        self.worlds_at(clip, time)[node].w_axis.truncate()
-    }
-}
 
 /// The `k`th of `count` evenly spaced times from 0 to `duration`, both ends included.
 pub fn sample_time(duration: f32, k: usize, count: usize) -> f32 {

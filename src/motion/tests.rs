@@ -1,6 +1,6 @@
 use super::*;
 use crate::rig::{Channel, Clip, Interpolation, Node, Property, Trs};
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 
 pub(super) fn node(name: &str, parent: Option<usize>, translation: Vec3) -> Node {
     Node {
