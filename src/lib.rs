@@ -43,8 +43,8 @@
 //! # Layers
 //!
 //! Lowest first. A module uses modules of its own layer and below, never above: the model knows
-//! no GPU, the GPU code no viewer, the viewer no window. Within the viewer state layer,
-//! `settings` and `viewer` still use each other (the repair options are kept in the settings).
+//! no GPU, the GPU code no viewer, the viewer no window; and no import circles (no module
+//! reaches itself through `use crate::` paths).
 //!
 //! | layer | modules |
 //! | --- | --- |
