@@ -161,7 +161,7 @@ fn partner_name(name: &str) -> Option<(Side, String)> {
 }
 
 /// Left/right pairs among the joints of every skin, by name alone.
-fn name_pairs(rig: &Rig) -> Vec<(usize, usize)> {
+pub fn name_pairs(rig: &Rig) -> Vec<(usize, usize)> {
     let mut joints: Vec<usize> = rig.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
     joints.sort_unstable();
     joints.dedup();

@@ -200,5 +200,15 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
         {
             viewer.reset_overrides();
         }
+        if ui
+            .button("Mirror pose")
+            .on_hover_text(
+                "Swap left and right: each joint takes its partner's motion, reflected (pauses the clip here)",
+            )
+            .clicked()
+            && let Err(e) = viewer.mirror_pose()
+        {
+            viewer.diagnostics.error = Some(format!("cannot mirror the pose: {e}"));
+        }
     });
 }

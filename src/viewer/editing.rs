@@ -131,6 +131,28 @@ impl Viewer {
         self.record_edit(label.to_owned(), StepState::Pose(before));
     }
 
+    /// Mirrors the pose left ↔ right (see [`crate::anim::mirror`]) as bends on the clip at
+    /// this moment: playback pauses there, and the edit can be undone.
+    pub fn mirror_pose(&mut self) -> Result<(), crate::anim::mirror::MirrorError> {
+        let rig = Arc::clone(self.rig());
+        let pairs = crate::audit::symmetry::name_pairs(&rig);
+        let mirror = crate::anim::mirror::PoseMirror::new(&rig, &pairs)?;
+        self.refresh(false);
+        let posed = &self.playback.pose.locals;
+        let mut mirrored = Vec::with_capacity(posed.len());
+        mirror.mirror_locals(&rig, posed, &mut mirrored);
+        let bends = (posed.iter().zip(&mirrored))
+            .zip(&self.playback.animation.overrides)
+            .map(|((posed, wanted), bend)| bend_between(&sampled_before(posed, bend), wanted))
+            .collect();
+        self.end_gesture();
+        self.record_pose_edit("mirror pose");
+        self.end_gesture();
+        self.player_mut().playing = false;
+        self.animation_mut().overrides = bends;
+        Ok(())
+    }
+
     /// The gesture in progress ended (a mouse button was released): the next pose change is
     /// an edit of its own.
     pub fn end_gesture(&mut self) {
@@ -477,5 +499,26 @@ mod tests {
             refused,
             Err(DocumentSaveError::Save(SaveError::OutputFormat { .. }))
         ));
+    }
+}
+
+/// The clip's local transform before `bend` was applied to it, giving `posed`.
+fn sampled_before(posed: &crate::rig::Trs, bend: &crate::anim::JointOverride) -> crate::rig::Trs {
+    crate::rig::Trs {
+        rotation: (posed.rotation * bend.rotation().inverse()).normalize(),
+        translation: posed.translation - bend.translation,
+        scale: posed.scale / bend.scale,
+    }
+}
+
+/// The bend that turns the clip's local transform `sampled` into `wanted` (a bend scales
+/// uniformly: the mean of the three ratios).
+fn bend_between(sampled: &crate::rig::Trs, wanted: &crate::rig::Trs) -> crate::anim::JointOverride {
+    let turn = (sampled.rotation.inverse() * wanted.rotation).normalize();
+    let (x, y, z) = turn.to_euler(glam::EulerRot::XYZ);
+    crate::anim::JointOverride {
+        euler_degrees: glam::Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
+        translation: wanted.translation - sampled.translation,
+        scale: (wanted.scale / sampled.scale).element_sum() / 3.0,
     }
 }

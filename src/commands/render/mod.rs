@@ -52,6 +52,10 @@ pub struct RenderArgs {
     /// clip: JOINT=X,Y,Z (repeatable).
     #[arg(long, value_name = "JOINT=X,Y,Z", value_parser = parse_ik_target)]
     pub ik: Vec<(String, Vec3)>,
+    /// Mirror the pose left ↔ right at `--time` (after `--bend` and `--ik`), as an animation
+    /// tool's paste flipped.
+    #[arg(long)]
+    pub mirror_pose: bool,
     /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
     #[arg(long, value_parser = parse_layer)]
     pub layer: Vec<(String, f32, BlendMode)>,
@@ -123,6 +127,7 @@ impl RenderArgs {
             joint: self.joint.clone(),
             bends: self.bend.clone(),
             ik: self.ik.clone(),
+            mirror_pose: self.mirror_pose,
             layers: self.layer.clone(),
             attach: self.attach.clone(),
             root_motion: RootMotion {

@@ -32,6 +32,8 @@ pub struct RenderRequest {
     pub bends: Vec<(String, Vec3)>,
     /// IK targets: the end joint of a two-bone chain (node name) and its world position.
     pub ik: Vec<(String, Vec3)>,
+    /// Mirror the pose left ↔ right (after the bends and IK goals).
+    pub mirror_pose: bool,
     /// Clip layers over the base clip: clip name or index, weight, blend mode.
     pub layers: Vec<(String, f32, BlendMode)>,
     /// Joints (node names) that get an attachment marker.
@@ -107,6 +109,9 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     }
     let method = request.method.apply(&mut viewer)?;
     viewer.set_skinning(request.path, method);
+    if request.mirror_pose {
+        (viewer.mirror_pose()).map_err(|e| CommandError::Argument(format!("--mirror-pose: {e}")))?;
+    }
     compare(&mut viewer, request)?;
     Ok(viewer)
 }
