@@ -12,7 +12,10 @@ use std::path::Path;
 
 /// Everything an edit can change in a rig, bit for bit: clips (keys and names), morph weight
 /// channels, and every primitive's joints and weights.
-fn bits(rig: &Rig) -> (String, String, Vec<Vec<(Vec<[u16; 4]>, Vec<[u32; 4]>)>>) {
+/// One primitive's joints and weights, the weights as bits.
+type InfluenceBits = (Vec<[u16; 4]>, Vec<[u32; 4]>);
+
+fn bits(rig: &Rig) -> (String, String, Vec<Vec<InfluenceBits>>) {
     let influences = (rig.meshes.iter())
         .map(|mesh| {
             (mesh.primitives.iter())

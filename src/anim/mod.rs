@@ -99,6 +99,27 @@ impl JointOverride {
         local.translation += self.translation;
         local.scale *= self.scale;
     }
+
+    /// The sampled local transform this override turned into `posed`.
+    pub fn removed_from(&self, posed: &Trs) -> Trs {
+        Trs {
+            rotation: (posed.rotation * self.rotation().inverse()).normalize(),
+            translation: posed.translation - self.translation,
+            scale: posed.scale / self.scale,
+        }
+    }
+
+    /// The override that turns the sampled local transform `sampled` into `wanted` (it scales
+    /// uniformly: by the mean of the three ratios).
+    pub fn between(sampled: &Trs, wanted: &Trs) -> JointOverride {
+        let turn = (sampled.rotation.inverse() * wanted.rotation).normalize();
+        let (x, y, z) = turn.to_euler(glam::EulerRot::XYZ);
+        JointOverride {
+            euler_degrees: Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
+            translation: wanted.translation - sampled.translation,
+            scale: (wanted.scale / sampled.scale).element_sum() / 3.0,
+        }
+    }
 }
 
 impl Default for JointOverride {

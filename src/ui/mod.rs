@@ -53,9 +53,7 @@ pub enum UiAction {
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
     Compare,
     /// Save a PNG of the view (with the panels when `with_ui`) into the screenshot folder.
-    Screenshot {
-        with_ui: bool,
-    },
+    Screenshot { with_ui: bool },
     /// Show the native save dialog for the previewed weight repair.
     SaveRepairedDialog,
     /// Show the native save dialog for an OBJ or GLB of the current pose.

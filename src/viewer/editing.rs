@@ -6,6 +6,7 @@
 use super::Viewer;
 use super::clip_edits::{ClipEdit, ClipEdits, ReplayFailure, ReplayedStep};
 use super::history::{Direction, History, PoseSnapshot, StepState};
+use crate::anim::JointOverride;
 use crate::anim::clip_edit::ClipEditError;
 use crate::job::Job;
 use crate::rig::Rig;
@@ -143,7 +144,7 @@ impl Viewer {
         mirror.mirror_locals(&rig, posed, &mut mirrored);
         let bends = (posed.iter().zip(&mirrored))
             .zip(&self.playback.animation.overrides)
-            .map(|((posed, wanted), bend)| bend_between(&sampled_before(posed, bend), wanted))
+            .map(|((posed, wanted), bend)| JointOverride::between(&bend.removed_from(posed), wanted))
             .collect();
         self.end_gesture();
         self.record_pose_edit("mirror pose");
@@ -499,26 +500,5 @@ mod tests {
             refused,
             Err(DocumentSaveError::Save(SaveError::OutputFormat { .. }))
         ));
-    }
-}
-
-/// The clip's local transform before `bend` was applied to it, giving `posed`.
-fn sampled_before(posed: &crate::rig::Trs, bend: &crate::anim::JointOverride) -> crate::rig::Trs {
-    crate::rig::Trs {
-        rotation: (posed.rotation * bend.rotation().inverse()).normalize(),
-        translation: posed.translation - bend.translation,
-        scale: posed.scale / bend.scale,
-    }
-}
-
-/// The bend that turns the clip's local transform `sampled` into `wanted` (a bend scales
-/// uniformly: the mean of the three ratios).
-fn bend_between(sampled: &crate::rig::Trs, wanted: &crate::rig::Trs) -> crate::anim::JointOverride {
-    let turn = (sampled.rotation.inverse() * wanted.rotation).normalize();
-    let (x, y, z) = turn.to_euler(glam::EulerRot::XYZ);
-    crate::anim::JointOverride {
-        euler_degrees: glam::Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
-        translation: wanted.translation - sampled.translation,
-        scale: (wanted.scale / sampled.scale).element_sum() / 3.0,
     }
 }
