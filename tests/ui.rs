@@ -76,6 +76,9 @@ fn skinning_path_method_and_view_mode_switch_by_their_labels_and_keys() {
     harness.get_by_label("8  Weight symmetry").click();
     harness.run();
     assert_eq!(harness.state().0.view.options.mode, ViewMode::Symmetry);
+    // The window's next frame runs the check the view needs (see `Viewer::prepare_frame`).
+    harness.state_mut().0.prepare_frame();
+    harness.run();
     // The demo tail has no left and right joints: the panel says so rather than guessing.
     harness.get_by_label("No mirrored Left/Right joint pairs: nothing to compare.");
     harness.key_press(egui::Key::Num7);
