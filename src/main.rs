@@ -15,8 +15,6 @@ use std::process::ExitCode;
     about = "Open skinned glTF rigs, play their clips, inspect their skinning"
 )]
 #[command(args_conflicts_with_subcommands = true)]
-// The window's loader takes clip files alone (see `open_window`): these two stay out of its help.
-#[command(mut_arg("map_joint", |arg| arg.hide(true)), mut_arg("in_place", |arg| arg.hide(true)))]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -104,16 +102,9 @@ fn run(command: &Command) -> ExitCode {
 
 /// Opens the window as `args` ask.
 fn open_window(args: WindowArgs) -> Result<Outcome, CommandError> {
-    // The window's loader takes clip files alone: its joint pairs come from the Joint mapping
-    // window, and its clips are never moved in place.
-    if !args.clips.map_joint.is_empty() || args.clips.in_place {
-        return Err(CommandError::Argument(
-            "the window takes --clips alone: pair joints in its Joint mapping window (--map-joint and --in-place are for render, audit and bench)".into(),
-        ));
-    }
     rigscope::app::run(
         args.rig.source(),
-        args.clips.clips,
+        args.clips.files(),
         args.exit_after_frames,
         args.screenshot,
     )

@@ -410,3 +410,30 @@ fn the_retarget_pose_stands_an_a_posed_avatar_in_the_t_pose_of_its_clips() {
     let back = droop_degrees(viewer, "LeftArm", "LeftForeArm");
     assert!((back - at_rest).abs() < 1e-6, "{back}° against {at_rest}° at rest");
 }
+
+#[test]
+fn the_window_s_map_joint_pairs_a_joint_for_every_clip_file_it_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = clip_file(dir.path());
+    let source_worlds = worlds_at_keys(&file, CLIP);
+    // What `rigscope FILE --clips CLIPS --map-joint SOURCE=TARGET` sets before its clips load.
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.clip_carry.1 = JointMap {
+        by_hand: [(RENAMED.1.to_owned(), RENAMED.0.to_owned())].into(),
+    };
+    viewer.load_clips_from(file.clone());
+    wait_for_load(&mut viewer);
+    let report = &viewer.document().retarget_reports[0];
+    assert!(
+        report.joints.unmatched_source.is_empty(),
+        "{:?}",
+        report.joints.unmatched_source
+    );
+    assert!(
+        report.joints.unmatched_target.is_empty(),
+        "{:?}",
+        report.joints.unmatched_target
+    );
+    let error = largest_error(&mut viewer, &source_worlds);
+    assert!(error < 1e-5, "the paired joint moves as in the source: {error}");
+}

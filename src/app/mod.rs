@@ -40,7 +40,7 @@ const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(2);
 /// included, is first saved there as a PNG.
 pub fn run(
     source: RigSource,
-    clip_files: Vec<PathBuf>,
+    clips: crate::retarget::ClipFiles,
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
 ) -> Result<(), String> {
@@ -62,8 +62,9 @@ pub fn run(
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
     // After the settings: their joint maps apply to these clips.
-    if !clip_files.is_empty() {
-        viewer.load_clips_from_files(clip_files);
+    viewer.clip_carry = (clips.options, clips.pairs);
+    if !clips.files.is_empty() {
+        viewer.load_clips_from_files(clips.files);
         ui_state.joint_map_after_load = true;
     }
     let event_loop = EventLoop::<Wake>::with_user_event()

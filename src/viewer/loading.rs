@@ -41,12 +41,16 @@ enum LoadError {
 
 /// Opens the rig at `path` (the demo rig for `None`) and adds the clips of `clip_files`, joints
 /// matched by name and by the hand-made `maps`.
-fn load(path: Option<&Path>, clip_files: &[PathBuf], maps: &JointMaps) -> Result<Loaded, LoadError> {
+fn load(
+    path: Option<&Path>,
+    clip_files: &[PathBuf],
+    maps: &JointMaps,
+    (options, pairs): &(RetargetOptions, JointMap),
+) -> Result<Loaded, LoadError> {
     let mut rig = crate::rig::open(path)?;
     let mut reports = Vec::with_capacity(clip_files.len());
     for file in clip_files {
-        let options = RetargetOptions::default();
-        let (with_clips, report) = load_clips_into(rig, file, (maps, &JointMap::default()), &options)?;
+        let (with_clips, report) = load_clips_into(rig, file, (maps, pairs), options)?;
         rig = with_clips;
         reports.push(report);
     }
@@ -111,8 +115,8 @@ impl Viewer {
         );
         let stamp = path.as_deref().and_then(FileStamp::of);
         let (thread_path, thread_clip_files) = (path.clone(), clip_files.clone());
-        let maps = self.joint_maps.clone();
-        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files, &maps));
+        let (maps, carry) = (self.joint_maps.clone(), self.clip_carry.clone());
+        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files, &maps, &carry));
         self.pending = Some(PendingLoad {
             path,
             started: Instant::now(),

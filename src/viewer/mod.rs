@@ -119,6 +119,9 @@ pub struct Viewer {
     /// Joint pairs set by hand per pair of skeletons, used whenever clips are added (see
     /// `joint_maps.rs`).
     pub joint_maps: crate::retarget::JointMaps,
+    /// How clips are carried whenever they are added, and pairs for every clip file over the
+    /// kept maps (the command line's `--in-place` and `--map-joint`).
+    pub clip_carry: (crate::retarget::RetargetOptions, crate::retarget::JointMap),
     /// DQS masks by joint name, per skeleton (see `dqs_mask.rs`).
     dqs_masks: crate::skin::blend::DqsMasks,
     /// File ▸ Save as… while it writes on a thread of its own (see `editing.rs`).
@@ -147,6 +150,7 @@ impl Viewer {
             last_generation: 0,
             compare: None,
             joint_maps: Default::default(),
+            clip_carry: Default::default(),
             dqs_masks: Default::default(),
             saving: None,
             notice: None,
