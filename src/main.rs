@@ -108,7 +108,7 @@ fn open_window(args: WindowArgs) -> Result<Outcome, CommandError> {
         args.exit_after_frames,
         args.screenshot,
     )
-    .map_err(CommandError::Failed)?;
+    .map_err(|e| CommandError::Failed(e.to_string()))?;
     Ok(Outcome::Passed)
 }
 

@@ -27,29 +27,54 @@ pub fn numbered_path(folder: &Path, stem: &str) -> PathBuf {
         .expect("a free file name")
 }
 
+/// Why a screenshot or a rendered PNG was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum ScreenshotError {
+    #[error("cannot write {}: there is no folder {}", path.display(), crate::save::folder_of(path).display())]
+    NoFolder { path: PathBuf },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Encode { path: PathBuf, source: image::ImageError },
+    #[error("cannot create {}: {source}", path.display())]
+    CreateFolder { path: PathBuf, source: std::io::Error },
+    #[error("the window's pixel format {0:?} cannot be saved")]
+    PixelFormat(wgpu::TextureFormat),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
 /// Writes `image` to `path` as a PNG whole or not at all: encoded into a temporary file beside
 /// `path`, which replaces it only once written, so that a failure (a full disk, an interrupted
 /// run) leaves any earlier file at `path` as it was and no partial one.
-pub fn write_png(image: &RgbaImage, path: &Path) -> Result<(), String> {
-    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+pub fn write_png(image: &RgbaImage, path: &Path) -> Result<(), ScreenshotError> {
+    let path_buf = || path.to_owned();
+    let failed = |source| ScreenshotError::Write {
+        path: path_buf(),
+        source,
+    };
     let folder = crate::save::folder_of(path);
     let mut temp = crate::save::temp_file_in(&folder, ".rigscope-png-").map_err(|e| match folder.is_dir() {
-        true => failed(&e),
-        false => failed(&format_args!("there is no folder {}", folder.display())),
+        true => failed(e),
+        false => ScreenshotError::NoFolder { path: path_buf() },
     })?;
     let mut writer = std::io::BufWriter::new(temp.as_file_mut());
-    image
-        .write_to(&mut writer, image::ImageFormat::Png)
-        .map_err(|e| failed(&e))?;
-    std::io::Write::flush(&mut writer).map_err(|e| failed(&e))?;
+    (image.write_to(&mut writer, image::ImageFormat::Png)).map_err(|source| ScreenshotError::Encode {
+        path: path_buf(),
+        source,
+    })?;
+    std::io::Write::flush(&mut writer).map_err(failed)?;
     drop(writer);
-    temp.persist(path).map_err(|e| failed(&e.error))?;
+    temp.persist(path).map_err(|e| failed(e.error))?;
     Ok(())
 }
 
 /// Writes `image` as the next numbered PNG for `stem` in `folder` (created when missing).
-pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf, ScreenshotError> {
+    std::fs::create_dir_all(folder).map_err(|source| ScreenshotError::CreateFolder {
+        path: folder.to_owned(),
+        source,
+    })?;
     let path = numbered_path(folder, stem);
     write_png(image, &path)?;
     Ok(path)
@@ -60,18 +85,22 @@ pub fn save_png(image: &RgbaImage, folder: &Path, stem: &str) -> Result<PathBuf,
 /// A failure is shown as the viewer's error.
 pub fn save_viewport(gpu: &Gpu, viewer: &mut Viewer, state: &mut UiState, viewport: PixelRect) -> Option<PathBuf> {
     let result = crate::draw::render_view(gpu, viewer, viewport.width, viewport.height)
-        .map_err(|e| e.to_string())
+        .map_err(ScreenshotError::from)
         .and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
     finish(viewer, state, result)
 }
 
 /// Saves a captured window image (F12 with the panels), like [`save_viewport`].
-pub fn save_window(viewer: &mut Viewer, state: &mut UiState, image: Result<RgbaImage, String>) -> Option<PathBuf> {
+pub fn save_window(
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    image: Result<RgbaImage, ScreenshotError>,
+) -> Option<PathBuf> {
     let result = image.and_then(|image| save_png(&image, &state.screenshot.folder(), &file_stem(viewer)));
     finish(viewer, state, result)
 }
 
-fn finish(viewer: &mut Viewer, state: &mut UiState, result: Result<PathBuf, String>) -> Option<PathBuf> {
+fn finish(viewer: &mut Viewer, state: &mut UiState, result: Result<PathBuf, ScreenshotError>) -> Option<PathBuf> {
     match result {
         Ok(path) => {
             state.toast(format!("Screenshot saved to {}", path.display()));

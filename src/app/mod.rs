@@ -10,7 +10,7 @@ use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::compute::ComputeSkinner;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
-use crate::screenshot::{self, TextureCapture};
+use crate::screenshot::{self, ScreenshotError, TextureCapture};
 use crate::settings::Settings;
 use crate::timings::Stage;
 use crate::ui::{self, FrameInfo, UiAction, UiState};
@@ -34,6 +34,34 @@ struct Wake;
 /// written when it closes).
 const SETTINGS_SAVE_INTERVAL: Duration = Duration::from_secs(2);
 
+/// Why the window stopped, or could not open.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("cannot open a window: {0}")]
+    Open(winit::error::OsError),
+    #[error("cannot start the window system: {0}")]
+    Start(winit::error::EventLoopError),
+    #[error("the event loop failed: {0}")]
+    EventLoop(winit::error::EventLoopError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("the window surface offers no pixel format")]
+    NoPixelFormat,
+    #[error("the window surface reported a validation error")]
+    SurfaceValidation,
+    #[error("{shown}; the demo rig failed too: {demo}")]
+    NoRig { shown: String, demo: crate::rig::RigError },
+    #[error("the graphics device was lost ({reason}) and could not be recreated: {source}")]
+    DeviceLost { reason: String, source: Box<WindowError> },
+    #[error("the window screenshot failed: {0}")]
+    Screenshot(#[from] ScreenshotError),
+    #[error("the window surface cannot be read back for a screenshot")]
+    NoReadBack,
+    /// egui returned without calling the UI (it always calls it once per run).
+    #[error("the UI did not run")]
+    UiDidNotRun,
+}
+
 /// Opens the viewer window on the rig `source` gives (the demo rig, with the error shown, when
 /// a file does not open) and runs until it is closed. `exit_after_frames` closes it after that
 /// many drawn frames (used by smoke tests); with `screenshot_on_exit`, the last frame, panels
@@ -43,7 +71,7 @@ pub fn run(
     clips: crate::retarget::ClipFiles,
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), WindowError> {
     let settings = Settings::load();
     let (rig, loaded_path, error) = match source.open() {
         Ok((rig, path)) => (rig, path, None),
@@ -52,7 +80,10 @@ pub fn run(
                 RigSource::File(file) => format!("could not open {}: {e}", file.display()),
                 _ => e.to_string(),
             };
-            let demo = crate::rig::open(None).map_err(|d| format!("{shown}; the demo rig failed too: {d}"))?;
+            let demo = (crate::rig::open(None)).map_err(|demo| WindowError::NoRig {
+                shown: shown.clone(),
+                demo,
+            })?;
             (demo, None, Some(shown))
         }
     };
@@ -69,7 +100,7 @@ pub fn run(
     }
     let event_loop = EventLoop::<Wake>::with_user_event()
         .build()
-        .map_err(|e| format!("cannot start the window system: {e}"))?;
+        .map_err(WindowError::Start)?;
     event_loop.set_control_flow(ControlFlow::Wait);
     let proxy = std::sync::Mutex::new(event_loop.create_proxy());
     viewer.watch_files(Some(Arc::new(move || {
@@ -90,9 +121,7 @@ pub fn run(
         last_frame: Instant::now(),
         fatal: None,
     };
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| format!("the event loop failed: {e}"))?;
+    event_loop.run_app(&mut app).map_err(WindowError::EventLoop)?;
     app.save_settings();
     match app.fatal {
         Some(e) => Err(e),
@@ -114,7 +143,7 @@ struct App {
     screenshot_on_exit: Option<PathBuf>,
     frames_drawn: u64,
     last_frame: Instant,
-    fatal: Option<String>,
+    fatal: Option<WindowError>,
 }
 
 impl App {
@@ -341,9 +370,10 @@ impl ApplicationHandler<Wake> for App {
                             state.window.request_redraw();
                         }
                         Err(e) => {
-                            self.fatal = Some(format!(
-                                "the graphics device was lost ({reason}) and could not be recreated: {e}"
-                            ));
+                            self.fatal = Some(WindowError::DeviceLost {
+                                reason: reason.to_string(),
+                                source: Box::new(e),
+                            });
                             event_loop.exit();
                         }
                     }
@@ -354,7 +384,7 @@ impl ApplicationHandler<Wake> for App {
                             let saved = image.and_then(|image| crate::screenshot::write_png(&image, &path));
                             match saved {
                                 Ok(()) => eprintln!("saved the window to {}", path.display()),
-                                Err(e) => self.fatal = Some(format!("the window screenshot failed: {e}")),
+                                Err(e) => self.fatal = Some(WindowError::Screenshot(e)),
                             }
                         }
                         None => {
@@ -371,7 +401,7 @@ impl ApplicationHandler<Wake> for App {
                         state.window.request_redraw();
                     } else {
                         if self.screenshot_on_exit.is_some() {
-                            self.fatal = Some("the window surface cannot be read back for a screenshot".into());
+                            self.fatal = Some(WindowError::NoReadBack);
                         }
                         let timings = &self.viewer.diagnostics.timings;
                         let median_ms = |stage| timings.median(stage, 120).map_or(f32::NAN, |s| s * 1e3);

@@ -24,7 +24,7 @@ pub(super) struct WindowState {
     /// Read the next drawn frame back for a screenshot.
     pub(super) capture_next: bool,
     /// The frame read back, to be saved.
-    pub(super) captured: Option<Result<RgbaImage, String>>,
+    pub(super) captured: Option<Result<RgbaImage, ScreenshotError>>,
     /// Where the 3D view was last drawn, in pixels.
     pub(super) last_viewport: Option<PixelRect>,
     pub(super) title: String,
@@ -37,22 +37,18 @@ pub(super) struct WindowState {
 }
 
 impl WindowState {
-    pub(super) fn new(event_loop: &ActiveEventLoop, title: &str, size: (f32, f32)) -> Result<WindowState, String> {
+    pub(super) fn new(event_loop: &ActiveEventLoop, title: &str, size: (f32, f32)) -> Result<WindowState, WindowError> {
         let attributes = Window::default_attributes()
             .with_title(title)
             .with_inner_size(LogicalSize::new(size.0, size.1))
             .with_min_inner_size(LogicalSize::new(320.0, 240.0));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| format!("cannot open a window: {e}"))?,
-        );
+        let window = Arc::new(event_loop.create_window(attributes).map_err(WindowError::Open)?);
         Self::for_window(event_loop, window)
     }
 
     /// Graphics for an existing window: a new instance, adapter, device and surface (used at
     /// start and again after the device is lost).
-    pub(super) fn for_window(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<WindowState, String> {
+    pub(super) fn for_window(event_loop: &ActiveEventLoop, window: Arc<Window>) -> Result<WindowState, WindowError> {
         let (gpu, surface) = Gpu::with_backends(|backends| {
             let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
                 backends,
@@ -63,8 +59,7 @@ impl WindowState {
             let surface = instance.create_surface(window.clone()).map_err(GpuError::Surface)?;
             let gpu = pollster::block_on(Gpu::with_instance(instance, Some(&surface)))?;
             Ok((gpu, surface))
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         let capabilities = surface.get_capabilities(&gpu.adapter);
         let format = capabilities
             .formats
@@ -72,7 +67,7 @@ impl WindowState {
             .copied()
             .find(wgpu::TextureFormat::is_srgb)
             .or_else(|| capabilities.formats.first().copied())
-            .ok_or("the window surface offers no pixel format")?;
+            .ok_or(WindowError::NoPixelFormat)?;
         let size = window.inner_size();
         let can_capture = capabilities.usages.contains(wgpu::TextureUsages::COPY_SRC);
         let config = wgpu::SurfaceConfiguration {
@@ -170,7 +165,7 @@ impl WindowState {
     }
 
     /// Draws one frame. Returns the UI's requests.
-    pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, String> {
+    pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, WindowError> {
         self.apply_msaa();
         let title = viewer.title();
         if title != self.title {
@@ -185,7 +180,7 @@ impl WindowState {
         });
         self.egui_state
             .handle_platform_output(&self.window, full_output.platform_output);
-        let output = output.ok_or("the UI did not run")?;
+        let output = output.ok_or(WindowError::UiDidNotRun)?;
         let mut egui_time = egui_start.elapsed();
 
         let frame = match self.surface.get_current_texture() {
@@ -206,7 +201,7 @@ impl WindowState {
                 return Ok(output.actions);
             }
             wgpu::CurrentSurfaceTexture::Validation => {
-                return Err("the window surface reported a validation error".into());
+                return Err(WindowError::SurfaceValidation);
             }
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
@@ -239,64 +234,62 @@ impl WindowState {
         let (detail, egui_ctx, egui_renderer) = (&mut self.detail, &self.egui_ctx, &mut self.egui_renderer);
         let (targets, format, capture_next) = (&self.targets, self.config.format, self.capture_next);
         let texture = &frame.texture;
-        let drawn = step
-            .run(viewer, Clock::Still, aspect, |recording| {
-                let scene_draw = match other_side {
-                    // Both sides whole: a comparison is of light scenes, or waits for them.
-                    Some(other) => {
-                        // The other side from the frame state the step prepared.
-                        crate::draw::compare::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
-                        crate::draw::compare::encode_comparison(
-                            recording.encoder,
-                            (targets, &view),
-                            (recording.renderer, other),
-                            recording.viewer,
-                            viewport,
-                        );
-                        crate::render::detail::SceneDraw::Whole
-                    }
-                    None => detail.encode(
-                        recording.gpu,
-                        recording.renderer,
+        let drawn = step.run(viewer, Clock::Still, aspect, |recording| {
+            let scene_draw = match other_side {
+                // Both sides whole: a comparison is of light scenes, or waits for them.
+                Some(other) => {
+                    // The other side from the frame state the step prepared.
+                    crate::draw::compare::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
+                    crate::draw::compare::encode_comparison(
                         recording.encoder,
-                        (targets, &view, format),
+                        (targets, &view),
+                        (recording.renderer, other),
                         recording.viewer,
                         viewport,
-                        capture_next,
-                        recording.timer.as_deref_mut(),
-                    ),
-                };
-                let egui_start = Instant::now();
-                let gpu = recording.gpu;
-                let paint_jobs = egui_ctx.tessellate(full_output.shapes, ppp);
-                for (id, deltas) in &full_output.textures_delta.set {
-                    for delta in deltas {
-                        egui_renderer.update_texture(&gpu.device, &gpu.queue, *id, delta);
-                    }
+                    );
+                    crate::render::detail::SceneDraw::Whole
                 }
-                recording.first = crate::ui::paint::encode_egui(
-                    egui_renderer,
-                    &gpu.device,
-                    &gpu.queue,
+                None => detail.encode(
+                    recording.gpu,
+                    recording.renderer,
                     recording.encoder,
-                    &egui_view,
-                    &paint_jobs,
-                    &screen,
-                );
-                let egui_end = Instant::now();
-                recording.own_time = egui_end - egui_start;
-                egui_time += recording.own_time;
-                let capture = if capture_next {
-                    TextureCapture::encode(&gpu.device, recording.encoder, texture)
-                        .ok_or_else(|| format!("the window's pixel format {format:?} cannot be saved"))
-                        .map(Some)
-                } else {
-                    Ok(None)
-                };
-                recording.own_time += egui_end.elapsed();
-                (scene_draw, capture)
-            })
-            .map_err(|e| e.to_string())?;
+                    (targets, &view, format),
+                    recording.viewer,
+                    viewport,
+                    capture_next,
+                    recording.timer.as_deref_mut(),
+                ),
+            };
+            let egui_start = Instant::now();
+            let gpu = recording.gpu;
+            let paint_jobs = egui_ctx.tessellate(full_output.shapes, ppp);
+            for (id, deltas) in &full_output.textures_delta.set {
+                for delta in deltas {
+                    egui_renderer.update_texture(&gpu.device, &gpu.queue, *id, delta);
+                }
+            }
+            recording.first = crate::ui::paint::encode_egui(
+                egui_renderer,
+                &gpu.device,
+                &gpu.queue,
+                recording.encoder,
+                &egui_view,
+                &paint_jobs,
+                &screen,
+            );
+            let egui_end = Instant::now();
+            recording.own_time = egui_end - egui_start;
+            egui_time += recording.own_time;
+            let capture = if capture_next {
+                TextureCapture::encode(&gpu.device, recording.encoder, texture)
+                    .ok_or(ScreenshotError::PixelFormat(format))
+                    .map(Some)
+            } else {
+                Ok(None)
+            };
+            recording.own_time += egui_end.elapsed();
+            (scene_draw, capture)
+        })?;
         self.capture_next = false;
         let (scene_draw, capture) = drawn.drawn;
         let mut timings = drawn.timings;
@@ -312,7 +305,7 @@ impl WindowState {
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
         match capture {
-            Ok(Some(capture)) => self.captured = Some(capture.read(&self.gpu).map_err(|e| e.to_string())),
+            Ok(Some(capture)) => self.captured = Some(capture.read(&self.gpu).map_err(ScreenshotError::from)),
             Ok(None) => {}
             Err(e) => self.captured = Some(Err(e)),
         }

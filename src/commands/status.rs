@@ -104,8 +104,9 @@ pub enum CommandError {
         #[source]
         source: std::io::Error,
     },
-    /// A failure that code below the commands reports in words only (the window, the PNG
-    /// writer).
+    #[error(transparent)]
+    Png(#[from] crate::screenshot::ScreenshotError),
+    /// The window's failure (the window sits above the commands, so it comes in words).
     #[error("{0}")]
     Failed(String),
 }

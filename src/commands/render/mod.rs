@@ -184,7 +184,7 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     let samples = request.samples(&gpu);
     let image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
     lap("frame rendered and read back");
-    write_png(&image, &request.out).map_err(CommandError::Failed)?;
+    write_png(&image, &request.out)?;
     lap("PNG written");
     Ok(())
 }
@@ -211,7 +211,7 @@ pub fn render_ui_to_png(request: &RenderRequest, windows: UiWindows) -> Result<(
     let windows = UiWindows { repair, ..windows };
     let samples = request.samples(&gpu);
     let image = render_window(&gpu, &mut viewer, windows, (request.width, request.height), samples)?;
-    write_png(&image, &request.out).map_err(CommandError::Failed)
+    write_png(&image, &request.out).map_err(CommandError::from)
 }
 
 /// The times of a sequence at `fps` over a clip of `duration` seconds: 0, 1/fps, … up to
@@ -252,7 +252,7 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     for (i, time) in times.into_iter().enumerate() {
         let image = renderer.render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)?;
         let path = request.out.join(format!("frame_{i:04}.png"));
-        write_png(&image, &path).map_err(CommandError::Failed)?;
+        write_png(&image, &path)?;
         written.push(path);
     }
     log::info!("wrote {} frames to {}", written.len(), request.out.display());
