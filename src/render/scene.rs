@@ -145,6 +145,90 @@ impl RigGpu {
 /// Most overlay line vertices drawn (attachments, marked vertices and trail); more are left out.
 const OVERLAY_CAPACITY: usize = 16384;
 
+/// The per-frame steps of [`SceneRenderer::write_frame`] that need only the rig's buffers.
+impl RigGpu {
+    /// Writes the per-vertex values of the symmetry or weight-difference view once they are
+    /// computed and not yet on the GPU.
+    fn write_symmetry(&mut self, queue: &wgpu::Queue, state: &FrameState) {
+        let mode = state.view.mode;
+        if let (ViewMode::Symmetry | ViewMode::WeightDifference, Some((key, symmetry))) = (mode, state.symmetry)
+            && self.symmetry_written != Some((mode, key))
+        {
+            for draw in &self.draws {
+                let mesh = state.rig.instances[draw.instance].mesh;
+                if let Some(values) = symmetry.of(mesh, draw.primitive) {
+                    queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
+                }
+            }
+            self.symmetry_written = Some((mode, key));
+        }
+    }
+
+    /// Blended draws cover what is behind them: orders them farthest first, by their node's
+    /// position.
+    fn sort_blended(&mut self, state: &FrameState) {
+        let eye = state.camera.eye();
+        let worlds = &state.pose.worlds;
+        let draws = &self.draws;
+        let distance = |d: &usize| {
+            let node = state.rig.instances[draws[*d].instance].node;
+            worlds[node].w_axis.truncate().distance_squared(eye)
+        };
+        self.blended
+            .sort_unstable_by(|a, b| distance(b).total_cmp(&distance(a)));
+    }
+
+    /// Writes the skeleton overlay's lines, when it is shown.
+    fn write_skeleton(&mut self, queue: &wgpu::Queue, state: &FrameState, signature: &mut std::hash::DefaultHasher) {
+        let view = state.view;
+        if view.skeleton.show {
+            skeleton_lines(
+                state.rig,
+                &self.bones,
+                &state.pose.worlds,
+                state.selected,
+                state.joint_errors,
+                &view.skeleton,
+                state.marker_size,
+                &mut self.skeleton_vertices,
+            );
+            queue.write_buffer(&self.skeleton, 0, bytemuck::cast_slice(&self.skeleton_vertices));
+            signature.write(bytemuck::cast_slice(&self.skeleton_vertices));
+        }
+    }
+
+    /// Writes the lines drawn on top: attachments, the root trail, marked vertices, the
+    /// ghosts' skeletons and the bind pose's skeleton, up to [`OVERLAY_CAPACITY`] vertices.
+    fn write_overlay(&mut self, queue: &wgpu::Queue, state: &FrameState, signature: &mut std::hash::DefaultHasher) {
+        self.overlay_vertices.clear();
+        overlay_lines(
+            state.attachments,
+            &state.pose.worlds,
+            state.trail,
+            state.marks,
+            state.marker_size,
+            &mut self.overlay_vertices,
+        );
+        ghosts::ghost_skeleton_lines(state, &self.bones, &mut self.overlay_vertices);
+        if let Some(worlds) = state.bind_skeleton {
+            let marker = state.marker_size * 2.0;
+            bone_lines(
+                state.rig,
+                &self.bones,
+                worlds,
+                BIND_COLOR,
+                marker,
+                &mut self.overlay_vertices,
+            );
+        }
+        self.overlay_vertices.truncate(OVERLAY_CAPACITY);
+        if !self.overlay_vertices.is_empty() {
+            queue.write_buffer(&self.overlay, 0, bytemuck::cast_slice(&self.overlay_vertices));
+        }
+        signature.write(bytemuck::cast_slice(&self.overlay_vertices));
+    }
+}
+
 struct GpuDraw {
     instance: usize,
     primitive: usize,
@@ -254,18 +338,48 @@ impl SceneRenderer {
 
     /// Writes this frame's camera, palettes (or CPU-skinned vertices), draw settings and
     /// skeleton overlay.
+    ///
+    /// Each step hashes what changes pixels into the returned signature, in the same order
+    /// every frame: two frames with the same signature draw the same pixels.
     pub fn write_frame(&self, queue: &wgpu::Queue, gpu: &mut RigGpu, state: &FrameState) -> FrameUpload {
         let mut upload = FrameUpload::default();
-        let view = state.view;
+        let mut signature = std::hash::DefaultHasher::new();
+        self.write_frame_uniform(queue, state, &mut signature);
+        self.sign_settings(gpu, state, &mut signature);
+        let skinned_draw = gpu.draws.iter().any(|draw| gpu.palettes[draw.instance].is_some());
+        gpu.skinning = self.skinning_code(state.path, state.method, skinned_draw);
+        self.write_palettes(queue, gpu, state, &mut signature, &mut upload);
+        self.write_draws(queue, gpu, state, &mut signature, &mut upload);
+        gpu.write_symmetry(queue, state);
+        gpu.sort_blended(state);
+        gpu.write_skeleton(queue, state, &mut signature);
+        gpu.write_overlay(queue, state, &mut signature);
+        self.write_ghosts(queue, gpu, state, &mut signature);
+        // Blended draws in their drawing order.
+        for &d in &gpu.blended {
+            signature.write_usize(d);
+        }
+        upload.signature = signature.finish();
+        upload
+    }
+
+    /// Writes the camera and light uniform of the frame.
+    fn write_frame_uniform(&self, queue: &wgpu::Queue, state: &FrameState, signature: &mut std::hash::DefaultHasher) {
         let frame = FrameUniform {
             view_proj: state.camera.view_projection(state.aspect),
             camera_position: state.camera.eye().extend(1.0),
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0),
-            view: [view.shader_flags(), 0, 0, 0],
+            view: [state.view.shader_flags(), 0, 0, 0],
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
-        let mut signature = std::hash::DefaultHasher::new();
         signature.write(bytemuck::bytes_of(&frame));
+    }
+
+    /// Hashes what changes pixels without being written this frame: the passes drawn, the
+    /// skinning choice, the symmetry values already on the GPU and the morph weights (the
+    /// CPU-skinned vertices follow from the palettes and them).
+    fn sign_settings(&self, gpu: &RigGpu, state: &FrameState, signature: &mut std::hash::DefaultHasher) {
+        let view = state.view;
         let skeleton = &view.skeleton;
         signature.write(&[
             view.mode.shader_code() as u8,
@@ -280,15 +394,22 @@ impl SceneRenderer {
         ]);
         signature.write_u64(state.skinned.blend().id());
         signature.write_u64(gpu.symmetry_written.map_or(0, |(_, key)| key.wrapping_add(1)));
-        // CPU-skinned vertices follow from the palettes and the morph weights.
         for weights in &state.pose.morph_weights {
             signature.write(bytemuck::cast_slice(weights));
         }
+    }
+
+    /// Writes the joint palettes of the skinned instances (and their dual quaternions where
+    /// the GPU blends them), timing it.
+    fn write_palettes(
+        &self,
+        queue: &wgpu::Queue,
+        gpu: &RigGpu,
+        state: &FrameState,
+        signature: &mut std::hash::DefaultHasher,
+        upload: &mut FrameUpload,
+    ) {
         let gpu_skinning = state.path == SkinningPath::Gpu;
-        let skins_on_gpu = self.skins_on_gpu(state.path);
-        let skins_here = |instance: usize| skins_on_gpu && gpu.palettes[instance].is_some();
-        let skinned_draw = gpu.draws.iter().any(|draw| gpu.palettes[draw.instance].is_some());
-        gpu.skinning = self.skinning_code(state.path, state.method, skinned_draw);
         let start = std::time::Instant::now();
         for (i, buffers) in gpu.palettes.iter().enumerate() {
             let Some(buffers) = buffers.as_ref().filter(|_| !self.unskinned) else {
@@ -305,9 +426,24 @@ impl SceneRenderer {
             }
         }
         upload.palette = start.elapsed();
+    }
+
+    /// Writes each draw's uniform (its pipeline chosen for the node's winding), blend mask and
+    /// morph weights, and on the CPU path its skinned vertices when they changed; collects the
+    /// blended draws.
+    fn write_draws(
+        &self,
+        queue: &wgpu::Queue,
+        gpu: &mut RigGpu,
+        state: &FrameState,
+        signature: &mut std::hash::DefaultHasher,
+        upload: &mut FrameUpload,
+    ) {
+        let gpu_skinning = state.path == SkinningPath::Gpu;
+        let skins_on_gpu = self.skins_on_gpu(state.path);
+        let skins_here = |instance: usize| skins_on_gpu && gpu.palettes[instance].is_some();
         let mut vertex_time = std::time::Duration::ZERO;
         let upload_vertices = !gpu_skinning && gpu.cpu_vertices != Some(state.skinned.generation());
-        let eye = state.camera.eye();
         gpu.blended.clear();
         for (d, draw) in gpu.draws.iter_mut().enumerate() {
             let skinned = gpu.palettes[draw.instance].is_some();
@@ -367,71 +503,6 @@ impl SceneRenderer {
         if upload_vertices {
             gpu.cpu_vertices = Some(state.skinned.generation());
         }
-        if let (ViewMode::Symmetry | ViewMode::WeightDifference, Some((key, symmetry))) = (view.mode, state.symmetry)
-            && gpu.symmetry_written != Some((view.mode, key))
-        {
-            for draw in &gpu.draws {
-                let mesh = state.rig.instances[draw.instance].mesh;
-                if let Some(values) = symmetry.of(mesh, draw.primitive) {
-                    queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
-                }
-            }
-            gpu.symmetry_written = Some((view.mode, key));
-        }
-        // Blended draws cover what is behind them: farthest first, by their node's position.
-        let worlds = &state.pose.worlds;
-        let distance = |d: &usize| {
-            let node = state.rig.instances[gpu.draws[*d].instance].node;
-            worlds[node].w_axis.truncate().distance_squared(eye)
-        };
-        gpu.blended.sort_unstable_by(|a, b| distance(b).total_cmp(&distance(a)));
-        if view.skeleton.show {
-            skeleton_lines(
-                state.rig,
-                &gpu.bones,
-                &state.pose.worlds,
-                state.selected,
-                state.joint_errors,
-                &view.skeleton,
-                state.marker_size,
-                &mut gpu.skeleton_vertices,
-            );
-            queue.write_buffer(&gpu.skeleton, 0, bytemuck::cast_slice(&gpu.skeleton_vertices));
-            signature.write(bytemuck::cast_slice(&gpu.skeleton_vertices));
-        }
-        gpu.overlay_vertices.clear();
-        overlay_lines(
-            state.attachments,
-            &state.pose.worlds,
-            state.trail,
-            state.marks,
-            state.marker_size,
-            &mut gpu.overlay_vertices,
-        );
-        ghosts::ghost_skeleton_lines(state, &gpu.bones, &mut gpu.overlay_vertices);
-        if let Some(worlds) = state.bind_skeleton {
-            let marker = state.marker_size * 2.0;
-            bone_lines(
-                state.rig,
-                &gpu.bones,
-                worlds,
-                BIND_COLOR,
-                marker,
-                &mut gpu.overlay_vertices,
-            );
-        }
-        gpu.overlay_vertices.truncate(OVERLAY_CAPACITY);
-        if !gpu.overlay_vertices.is_empty() {
-            queue.write_buffer(&gpu.overlay, 0, bytemuck::cast_slice(&gpu.overlay_vertices));
-        }
-        signature.write(bytemuck::cast_slice(&gpu.overlay_vertices));
-        self.write_ghosts(queue, gpu, state, &mut signature);
-        // Blended draws in their drawing order.
-        for &d in &gpu.blended {
-            signature.write_usize(d);
-        }
-        upload.signature = signature.finish();
-        upload
     }
 
     /// Records `portion` of the 3D view into `output` (a single-sample view of the targets'
