@@ -21,129 +21,20 @@ impl SceneRenderer {
         samples: u32,
         gpu_cache: Option<&wgpu::PipelineCache>,
     ) -> Self {
-        let uniform_entry = |binding, visibility| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("frame"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
         });
         let (palette_layout, morph_layout) = skinning_layouts(device, wgpu::ShaderStages::VERTEX);
-        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("draw"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("frame"),
-            size: std::mem::size_of::<FrameUniform>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("frame"),
-            layout: &frame_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: frame_buffer.as_entire_binding(),
-            }],
-        });
-
-        let mesh_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(mesh_wgsl().into()),
-        });
-        let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mesh"),
-            bind_group_layouts: &[
-                Some(&frame_layout),
-                Some(&palette_layout),
-                Some(&draw_layout),
-                Some(&morph_layout),
-            ],
-            immediate_size: 0,
-        });
-        let multisample = multisample_state(samples);
-        let blended = color_target(format, Some(wgpu::BlendState::ALPHA_BLENDING));
-        let layout = |stride: usize, attributes| {
-            Some(wgpu::VertexBufferLayout {
-                array_stride: stride as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes,
-            })
-        };
-        let mesh_pipelines = MeshPipelines {
-            module: mesh_module,
-            layout: mesh_layout,
+        let draw_layout = draw_layout(device);
+        let (frame_buffer, frame_bind_group) = frame_buffer(device, &frame_layout);
+        let mesh_pipelines = MeshPipelines::new(
+            device,
+            [&frame_layout, &palette_layout, &draw_layout, &morph_layout],
             format,
             samples,
-            built: std::array::from_fn(|_| std::sync::OnceLock::new()),
-        };
-
-        let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
-        });
-        let lines_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("lines"),
-            bind_group_layouts: &[Some(&frame_layout)],
-            immediate_size: 0,
-        });
-        let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
-        let line_buffers = [layout(std::mem::size_of::<LineVertex>(), &line_attributes[..])];
-        let line_pipeline = |label, compare| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&lines_layout),
-                vertex: wgpu::VertexState {
-                    module: &lines_module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &line_buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::LineList,
-                    ..Default::default()
-                },
-                depth_stencil: Some(depth_state(false, compare)),
-                multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module: &lines_module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &blended,
-                }),
-                multiview_mask: None,
-                cache: gpu_cache,
-            })
-        };
-        let lines = line_pipeline("lines", wgpu::CompareFunction::LessEqual);
-        let lines_on_top = line_pipeline("lines on top", wgpu::CompareFunction::Always);
-
+        );
+        let [lines, lines_on_top] = line_pipelines(device, &frame_layout, format, samples, gpu_cache);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("base color"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -179,6 +70,151 @@ impl SceneRenderer {
             unskinned: false,
         }
     }
+}
+
+/// A uniform buffer binding at `binding`, seen by the `visibility` stages.
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// The layout of a draw's bind group: its uniform, base color texture and sampler.
+fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("draw"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The frame's uniform buffer (camera and light) and its bind group.
+fn frame_buffer(device: &wgpu::Device, frame_layout: &wgpu::BindGroupLayout) -> (wgpu::Buffer, wgpu::BindGroup) {
+    let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("frame"),
+        size: std::mem::size_of::<FrameUniform>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("frame"),
+        layout: frame_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: frame_buffer.as_entire_binding(),
+        }],
+    });
+    (frame_buffer, frame_bind_group)
+}
+
+impl MeshPipelines {
+    /// The mesh shader and its pipeline layout (frame, palette, draw and morph bind groups),
+    /// with no pipeline built yet: each is built the first time a frame needs it.
+    fn new(
+        device: &wgpu::Device,
+        [frame, palette, draw, morph]: [&wgpu::BindGroupLayout; 4],
+        format: wgpu::TextureFormat,
+        samples: u32,
+    ) -> MeshPipelines {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(mesh_wgsl().into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh"),
+            bind_group_layouts: &[Some(frame), Some(palette), Some(draw), Some(morph)],
+            immediate_size: 0,
+        });
+        MeshPipelines {
+            module,
+            layout,
+            format,
+            samples,
+            built: std::array::from_fn(|_| std::sync::OnceLock::new()),
+        }
+    }
+}
+
+/// The pipelines of the line overlays (grid, skeleton, markers): blended over the scene, the
+/// first hidden behind nearer surfaces, the second drawn on top of everything.
+fn line_pipelines(
+    device: &wgpu::Device,
+    frame_layout: &wgpu::BindGroupLayout,
+    format: wgpu::TextureFormat,
+    samples: u32,
+    gpu_cache: Option<&wgpu::PipelineCache>,
+) -> [wgpu::RenderPipeline; 2] {
+    let multisample = multisample_state(samples);
+    let blended = color_target(format, Some(wgpu::BlendState::ALPHA_BLENDING));
+    let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("lines.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
+    });
+    let lines_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("lines"),
+        bind_group_layouts: &[Some(frame_layout)],
+        immediate_size: 0,
+    });
+    let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
+    let line_buffers = [Some(wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<LineVertex>() as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &line_attributes[..],
+    })];
+    let line_pipeline = |label, compare| {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&lines_layout),
+            vertex: wgpu::VertexState {
+                module: &lines_module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &line_buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::LineList,
+                ..Default::default()
+            },
+            depth_stencil: Some(depth_state(false, compare)),
+            multisample,
+            fragment: Some(wgpu::FragmentState {
+                module: &lines_module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &blended,
+            }),
+            multiview_mask: None,
+            cache: gpu_cache,
+        })
+    };
+    [
+        line_pipeline("lines", wgpu::CompareFunction::LessEqual),
+        line_pipeline("lines on top", wgpu::CompareFunction::Always),
+    ]
 }
 
 /// Which mesh pipelines a frame needs, and building them.
