@@ -2,7 +2,10 @@
 //! exit status a pipeline can gate on.
 
 use super::status::{CommandError, Outcome, open_rig};
-use crate::compare::{ClipStatus, PoseDiff, PoseRequest, RigDiff, Thresholds, VertexRef, compare, compare_poses};
+use crate::compare::{
+    ClipDiff, ClipStatus, PoseDiff, PoseRequest, RigDiff, SkeletonDiff, Thresholds, VertexRef, WeightsDiff, compare,
+    compare_poses,
+};
 use crate::rig::Rig;
 use serde_json::json;
 use std::fmt::Write;
@@ -144,6 +147,18 @@ fn listed(items: &[String], top: usize) -> String {
 fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> String {
     let mut out = String::new();
     let top = args.top;
+    files_text(&mut out, diff, a, b, args);
+    skeleton_text(&mut out, &diff.skeleton, top);
+    vertices_text(&mut out, &diff.weights, args);
+    clips_text(&mut out, &diff.clips, top);
+    materials_text(&mut out, diff);
+    findings_text(&mut out, diff, top);
+    let _ = writeln!(out, "\n({seconds:.2} s)");
+    out
+}
+
+/// The two files, and the verdict with the sizes that positions are fractions of.
+fn files_text(out: &mut String, diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs) {
     let verdict = if diff.identical {
         "the same within the thresholds"
     } else {
@@ -170,8 +185,10 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
         "A and B are {verdict} (positions below are fractions of the rest pose's size {:.4}, of the bind pose's {:.4} for binds and vertices)",
         diff.size, diff.bind_size
     );
+}
 
-    let s = &diff.skeleton;
+/// Joints added, removed, changed and re-parented, skins rebased, and the most changed joints.
+fn skeleton_text(out: &mut String, s: &SkeletonDiff, top: usize) {
     let _ = writeln!(out, "\nSkeleton: {} joints matched", s.joints.len());
     for (label, names) in [
         ("added", &s.added),
@@ -213,8 +230,11 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
             j.joint, j.bind_position, j.bind_rotation_deg, j.rest_position, j.rest_rotation_deg
         );
     }
+}
 
-    let w = &diff.weights;
+/// Vertices without a match, and those whose bind position or weights changed.
+fn vertices_text(out: &mut String, w: &WeightsDiff, args: &DiffArgs) {
+    let top = args.top;
     let _ = writeln!(
         out,
         "\nVertices: {} matched, {} without a match; largest bind position change {:.2e} ({} over {})",
@@ -242,9 +262,12 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
             v.difference
         );
     }
+}
 
+/// Each clip: whether it changed, by how much and where, and channels added or dropped.
+fn clips_text(out: &mut String, clips: &[ClipDiff], top: usize) {
     let _ = writeln!(out, "\nClips:");
-    for c in &diff.clips {
+    for c in clips {
         let status = match c.status {
             ClipStatus::Same => "same",
             ClipStatus::Changed => "changed",
@@ -276,7 +299,10 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
             }
         }
     }
+}
 
+/// Changed materials and textures, when any.
+fn materials_text(out: &mut String, diff: &RigDiff) {
     if !diff.materials.is_empty() || !diff.textures.is_empty() {
         let _ = writeln!(out, "\nMaterials:");
         for m in &diff.materials {
@@ -291,6 +317,10 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
             let _ = writeln!(out, "  texture of {}: {state} ({detail})", t.material);
         }
     }
+}
+
+/// Audit findings that only one of the files has.
+fn findings_text(out: &mut String, diff: &RigDiff, top: usize) {
     for (label, findings) in [
         ("appear in B", &diff.findings_appeared),
         ("disappear from A", &diff.findings_disappeared),
@@ -302,8 +332,6 @@ fn text(diff: &RigDiff, a: &Rig, b: &Rig, args: &DiffArgs, seconds: f64) -> Stri
             }
         }
     }
-    let _ = writeln!(out, "\n({seconds:.2} s)");
-    out
 }
 
 fn poses_text(poses: &PoseDiff, threshold: f32) -> String {
