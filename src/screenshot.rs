@@ -335,7 +335,13 @@ mod tests {
         std::fs::create_dir(&folder).unwrap();
         let error = write_png(&image, &folder).unwrap_err();
         assert!(
-            error.starts_with(&format!("cannot write {}", folder.display())),
+            matches!(&error, ScreenshotError::Write { path, .. } if *path == folder),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot write {}", folder.display())),
             "{error}"
         );
         assert!(folder.is_dir() && std::fs::read_dir(&folder).unwrap().next().is_none());
@@ -343,7 +349,8 @@ mod tests {
 
         let missing = dir.path().join("missing").join("out.png");
         let error = write_png(&image, &missing).unwrap_err();
-        assert!(error.contains("there is no folder"), "{error}");
+        assert!(matches!(error, ScreenshotError::NoFolder { .. }), "{error}");
+        assert!(error.to_string().contains("there is no folder"), "{error}");
         assert!(!missing.exists());
     }
 

@@ -13,6 +13,7 @@ use crate::render::{Gpu, GpuError, Msaa, PixelRect, RenderTargets};
 use crate::screenshot::{self, ScreenshotError, TextureCapture};
 use crate::settings::Settings;
 use crate::timings::Stage;
+use crate::ui::path_prompt::{PathPrompt, PathPurpose};
 use crate::ui::{self, FrameInfo, UiAction, UiState};
 use crate::viewer::Viewer;
 use image::RgbaImage;
@@ -162,29 +163,35 @@ impl App {
         let Some(state) = self.window.as_mut() else { return };
         match action {
             UiAction::OpenDialog => {
+                let mut dialog = DialogWatch::start();
                 ui::open_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
-                    pick_rig_file("Open a rig", folder)
+                    dialog.ended(pick_rig_file("Open a rig", folder))
                 });
+                dialog.offer_path_field(PathPurpose::Open, &self.viewer, &mut state.ui_state);
                 state.window.request_redraw();
             }
             UiAction::LoadClipsDialog => {
+                let mut dialog = DialogWatch::start();
                 ui::load_clips_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
-                    pick_rig_file("Load clips from", folder)
+                    dialog.ended(pick_rig_file("Load clips from", folder))
                 });
+                dialog.offer_path_field(PathPurpose::LoadClips, &self.viewer, &mut state.ui_state);
                 state.window.request_redraw();
             }
             UiAction::SaveAsDialog => {
+                let mut dialog = DialogWatch::start();
                 ui::clip_list::save_as_from_dialog(&mut self.viewer, &mut state.ui_state, |folder, name| {
-                    let mut dialog = rfd::FileDialog::new()
+                    let mut picker = rfd::FileDialog::new()
                         .add_filter("glTF binary", &["glb"])
                         .add_filter("glTF", &["gltf"])
                         .set_title("Save the rig with its clips as edited as")
                         .set_file_name(name);
                     if let Some(folder) = folder {
-                        dialog = dialog.set_directory(folder);
+                        picker = picker.set_directory(folder);
                     }
-                    dialog.save_file()
+                    dialog.ended(picker.save_file())
                 });
+                dialog.offer_path_field(PathPurpose::SaveAs, &self.viewer, &mut state.ui_state);
                 state.window.request_redraw();
             }
             UiAction::SaveRepairedDialog => {
@@ -223,9 +230,11 @@ impl App {
                 state.window.request_redraw();
             }
             UiAction::CompareDialog => {
+                let mut dialog = DialogWatch::start();
                 ui::compare_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
-                    pick_rig_file("Compare with", folder)
+                    dialog.ended(pick_rig_file("Compare with", folder))
                 });
+                dialog.offer_path_field(PathPurpose::Compare, &self.viewer, &mut state.ui_state);
                 state.window.request_redraw();
             }
             UiAction::Screenshot { with_ui } => self.screenshot(with_ui),
@@ -469,6 +478,39 @@ fn compare_skinning(viewer: &mut Viewer, gpu: &Gpu, skinner: &ComputeSkinner) ->
 }
 
 /// The native dialog for one glTF, VRM or FBX file, titled `title`, opened in `folder`.
+/// A native file dialog that answered nothing sooner than anyone could have cancelled it did not
+/// open (rfd says so only in the log): the path field is offered in its place.
+const DIALOG_FAILED_WITHIN: Duration = Duration::from_millis(150);
+
+/// Watches one native dialog for [`DIALOG_FAILED_WITHIN`].
+struct DialogWatch {
+    started: Instant,
+    failed: bool,
+}
+
+impl DialogWatch {
+    fn start() -> DialogWatch {
+        DialogWatch {
+            started: Instant::now(),
+            failed: false,
+        }
+    }
+
+    /// Notes what the dialog answered, and passes it on.
+    fn ended(&mut self, picked: Option<PathBuf>) -> Option<PathBuf> {
+        self.failed = picked.is_none() && self.started.elapsed() < DIALOG_FAILED_WITHIN;
+        picked
+    }
+
+    /// Opens the path field for `purpose`, saying why, when the dialog did not open.
+    fn offer_path_field(&self, purpose: PathPurpose, viewer: &Viewer, ui_state: &mut UiState) {
+        if self.failed {
+            log::warn!("no native file dialog opened; offering a path field");
+            ui_state.path_prompt = Some(PathPrompt::after_failed_dialog(purpose, viewer));
+        }
+    }
+}
+
 fn pick_rig_file(title: &str, folder: Option<&Path>) -> Option<PathBuf> {
     let mut dialog = rfd::FileDialog::new()
         .add_filter("glTF, VRM and FBX", &["gltf", "glb", "vrm", "fbx"])

@@ -14,6 +14,14 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                 {
                     actions.push(UiAction::OpenDialog);
                 }
+                if ui
+                    .button("Open by path…")
+                    .on_hover_text("Type the file's path (completed with Tab) instead of using the file dialog")
+                    .clicked()
+                {
+                    let prompt = super::path_prompt::PathPrompt::new(super::path_prompt::PathPurpose::Open, viewer);
+                    state.path_prompt = Some(prompt);
+                }
                 super::clip_list::save_as_item(ui, viewer, actions);
                 if ui
                     .button("Load clips from…")

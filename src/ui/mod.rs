@@ -21,6 +21,7 @@ pub mod layers;
 pub mod legend;
 mod menus;
 pub mod paint;
+pub mod path_prompt;
 mod playback;
 pub mod repair;
 pub mod report;
@@ -112,6 +113,8 @@ pub struct UiState {
     pub toasts: Vec<Toast>,
     /// Edits not saved would be dropped: the question waiting for its answer.
     pub discard_question: Option<discard::DiscardQuestion>,
+    /// A path typed by hand (no file dialog could open, or File ▸ Open by path…).
+    pub path_prompt: Option<path_prompt::PathPrompt>,
     /// The error last written to the log, so each shown error is logged once.
     logged_error: Option<String>,
 }
@@ -314,6 +317,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         }
     }
     discard::discard_window(ui.ctx(), viewer, state, &mut actions);
+    path_prompt::path_prompt_window(ui.ctx(), viewer, state);
     if ui.input(|i| i.pointer.any_released()) {
         // A drag of a slider or of a joint in the view ends: its pose changes were one edit.
         viewer.end_gesture();
