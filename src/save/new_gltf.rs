@@ -425,119 +425,11 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
     let mut notes = Vec::new();
     let order = FileOrder::of(rig)?;
     let mut chunk = Chunk::default();
-
-    // One mesh per node in glTF, as in both importers; a mesh node's skin is the instance's.
-    let mut mesh_of_node: Vec<Option<(usize, Option<usize>)>> = vec![None; rig.nodes.len()];
-    for instance in &rig.instances {
-        let what = || format!("the instance of mesh {} on node {}", instance.mesh, instance.node);
-        if instance.mesh >= rig.meshes.len() || instance.skin.is_some_and(|s| s >= rig.skins.len()) {
-            return Err(rig_data(what(), "its mesh or skin does not exist"));
-        }
-        let slot = (mesh_of_node.get_mut(instance.node)).ok_or_else(|| rig_data(what(), "the node does not exist"))?;
-        if slot.replace((instance.mesh, instance.skin)).is_some() {
-            return Err(rig_data(
-                what(),
-                "the node already holds a mesh, and a glTF node holds one",
-            ));
-        }
-    }
-    // glTF asks every mesh for a primitive: a mesh the importer kept none of (no triangles) is
-    // left out, and the nodes that held it hold none.
-    let mut meshes = Vec::new();
-    let mut written_mesh = vec![None; rig.meshes.len()];
-    for (m, mesh) in rig.meshes.iter().enumerate() {
-        if mesh.primitives.is_empty() {
-            notes.push(format!("mesh '{}' has no triangles and was left out", mesh.name));
-            continue;
-        }
-        meshes.push(mesh_json(rig, m, &mesh_of_node, &mut chunk)?);
-        written_mesh[m] = Some(meshes.len() - 1);
-    }
-    let skins = (rig.skins.iter().enumerate())
-        .map(|(s, skin)| {
-            let what = || format!("skin {s} ('{}')", skin.name);
-            if skin.joints.is_empty() {
-                return Err(rig_data(what(), "it has no joints"));
-            }
-            if skin.inverse_binds.len() != skin.joints.len() {
-                return Err(rig_data(
-                    what(),
-                    format!(
-                        "{} joints, {} inverse bind matrices",
-                        skin.joints.len(),
-                        skin.inverse_binds.len()
-                    ),
-                ));
-            }
-            let joints = (skin.joints.iter())
-                .map(|&j| order.file_of.get(j).copied())
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| rig_data(what(), "a joint is not a node of the rig"))?;
-            let matrices: Vec<[f32; 16]> = skin.inverse_binds.iter().map(|m| m.to_cols_array()).collect();
-            if !matrices.iter().flatten().all(|v| v.is_finite()) {
-                return Err(rig_data(what(), "an inverse bind matrix is not finite"));
-            }
-            // Inverse bind matrices are read by the CPU, not bound as vertex data: no target.
-            let inverse = chunk.floats_in(&matrices, None);
-            Ok(json!({ "name": skin.name, "joints": joints, "inverseBindMatrices": inverse }))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some((node, n)) = rig.nodes.iter().enumerate().find(|(_, n)| !trs_finite(&n.rest)) {
-        return Err(rig_data(
-            format!("node {node} ('{}')", n.name),
-            "its rest transform is not finite",
-        ));
-    }
-    let mut nodes: Vec<Value> = (order.rig_of.iter())
-        .map(|&node| {
-            let n = &rig.nodes[node];
-            let mut written = json!({ "name": n.name });
-            trs_json(&n.rest, &mut written);
-            let children: Vec<usize> = order.children[node].iter().map(|&c| order.file_of[c]).collect();
-            if !children.is_empty() {
-                written["children"] = json!(children);
-            }
-            if let Some((mesh, skin)) = mesh_of_node[node]
-                && let Some(mesh) = written_mesh[mesh]
-            {
-                written["mesh"] = json!(mesh);
-                if let Some(skin) = skin {
-                    written["skin"] = json!(skin);
-                }
-            }
-            written
-        })
-        .collect();
-
-    let mut animations = Vec::new();
-    for (clip, c) in rig.clips.iter().enumerate() {
-        let targets_on = |file_node: usize| {
-            let mesh = order.rig_node(file_node).and_then(|n| mesh_of_node[n]);
-            let written = mesh.filter(|(mesh, _)| written_mesh[*mesh].is_some());
-            Ok(written.map_or(0, |(mesh, _)| target_count(rig, mesh)))
-        };
-        let file_node = |node: usize| order.file_of.get(node).copied();
-        let weights = rig.morphs.channels.iter().any(|m| m.clip == clip);
-        // A glTF animation needs a channel: a clip without any (an FBX take that animates
-        // nothing, say) holds the first root at rest, which poses the rig as the clip does.
-        let held = (c.channels.is_empty() && !weights)
-            .then(|| held_rest(rig, clip))
-            .flatten();
-        let encoded = match &held {
-            Some(held) => {
-                notes.push(format!(
-                    "clip '{}' animates nothing: written as one key of '{}' at rest",
-                    c.name, rig.nodes[0].name
-                ));
-                encode_clip(held, 0, file_node, targets_on)?
-            }
-            None => encode_clip(rig, clip, file_node, targets_on)?,
-        };
-        let view = chunk.view(&encoded.bytes, None);
-        let (animation, accessors) = encoded.placed(view, chunk.accessors.len());
-        chunk.accessors.extend(accessors);
-        animations.push(animation);
-    }
+    let mesh_of_node = meshes_of_nodes(rig)?;
+    let (meshes, written_mesh) = meshes_json(rig, &mesh_of_node, &mut chunk, &mut notes)?;
+    let skins = skins_json(rig, &order, &mut chunk)?;
+    let mut nodes = nodes_json(rig, &order, &mesh_of_node, &written_mesh)?;
+    let animations = animations_json(rig, &order, &mesh_of_node, &written_mesh, &mut chunk, &mut notes)?;
     if let Some(method) = rig.skinning.method.filter(|m| *m != crate::skin::SkinningMethod::Lbs) {
         notes.push(format!(
             "the file asks for {} skinning, which glTF cannot say: the meshes are written for linear blend skinning",
@@ -582,6 +474,161 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
         backup: None,
         notes,
     })
+}
+
+/// The mesh (by index in the rig) and skin a node holds.
+type MeshOfNode = Option<(usize, Option<usize>)>;
+
+/// Each node's mesh and skin. One mesh per node in glTF, as in both importers; a mesh node's
+/// skin is the instance's.
+fn meshes_of_nodes(rig: &Rig) -> Result<Vec<MeshOfNode>, SaveError> {
+    let mut mesh_of_node: Vec<MeshOfNode> = vec![None; rig.nodes.len()];
+    for instance in &rig.instances {
+        let what = || format!("the instance of mesh {} on node {}", instance.mesh, instance.node);
+        if instance.mesh >= rig.meshes.len() || instance.skin.is_some_and(|s| s >= rig.skins.len()) {
+            return Err(rig_data(what(), "its mesh or skin does not exist"));
+        }
+        let slot = (mesh_of_node.get_mut(instance.node)).ok_or_else(|| rig_data(what(), "the node does not exist"))?;
+        if slot.replace((instance.mesh, instance.skin)).is_some() {
+            return Err(rig_data(
+                what(),
+                "the node already holds a mesh, and a glTF node holds one",
+            ));
+        }
+    }
+    Ok(mesh_of_node)
+}
+
+/// The meshes, and where each of the rig's meshes is written. glTF asks every mesh for a
+/// primitive: a mesh the importer kept none of (no triangles) is left out, and the nodes that
+/// held it hold none.
+fn meshes_json(
+    rig: &Rig,
+    mesh_of_node: &[MeshOfNode],
+    chunk: &mut Chunk,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Value>, Vec<Option<usize>>), SaveError> {
+    let mut meshes = Vec::new();
+    let mut written_mesh = vec![None; rig.meshes.len()];
+    for (m, mesh) in rig.meshes.iter().enumerate() {
+        if mesh.primitives.is_empty() {
+            notes.push(format!("mesh '{}' has no triangles and was left out", mesh.name));
+            continue;
+        }
+        meshes.push(mesh_json(rig, m, mesh_of_node, chunk)?);
+        written_mesh[m] = Some(meshes.len() - 1);
+    }
+    Ok((meshes, written_mesh))
+}
+
+/// The skins, with their joints in file order and their inverse bind matrices in `chunk`.
+fn skins_json(rig: &Rig, order: &FileOrder, chunk: &mut Chunk) -> Result<Vec<Value>, SaveError> {
+    (rig.skins.iter().enumerate())
+        .map(|(s, skin)| {
+            let what = || format!("skin {s} ('{}')", skin.name);
+            if skin.joints.is_empty() {
+                return Err(rig_data(what(), "it has no joints"));
+            }
+            if skin.inverse_binds.len() != skin.joints.len() {
+                return Err(rig_data(
+                    what(),
+                    format!(
+                        "{} joints, {} inverse bind matrices",
+                        skin.joints.len(),
+                        skin.inverse_binds.len()
+                    ),
+                ));
+            }
+            let joints = (skin.joints.iter())
+                .map(|&j| order.file_of.get(j).copied())
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| rig_data(what(), "a joint is not a node of the rig"))?;
+            let matrices: Vec<[f32; 16]> = skin.inverse_binds.iter().map(|m| m.to_cols_array()).collect();
+            if !matrices.iter().flatten().all(|v| v.is_finite()) {
+                return Err(rig_data(what(), "an inverse bind matrix is not finite"));
+            }
+            // Inverse bind matrices are read by the CPU, not bound as vertex data: no target.
+            let inverse = chunk.floats_in(&matrices, None);
+            Ok(json!({ "name": skin.name, "joints": joints, "inverseBindMatrices": inverse }))
+        })
+        .collect::<Result<Vec<_>, _>>()
+}
+
+/// The nodes in file order, with their rest transforms, children, meshes and skins.
+fn nodes_json(
+    rig: &Rig,
+    order: &FileOrder,
+    mesh_of_node: &[MeshOfNode],
+    written_mesh: &[Option<usize>],
+) -> Result<Vec<Value>, SaveError> {
+    if let Some((node, n)) = rig.nodes.iter().enumerate().find(|(_, n)| !trs_finite(&n.rest)) {
+        return Err(rig_data(
+            format!("node {node} ('{}')", n.name),
+            "its rest transform is not finite",
+        ));
+    }
+    let nodes: Vec<Value> = (order.rig_of.iter())
+        .map(|&node| {
+            let n = &rig.nodes[node];
+            let mut written = json!({ "name": n.name });
+            trs_json(&n.rest, &mut written);
+            let children: Vec<usize> = order.children[node].iter().map(|&c| order.file_of[c]).collect();
+            if !children.is_empty() {
+                written["children"] = json!(children);
+            }
+            if let Some((mesh, skin)) = mesh_of_node[node]
+                && let Some(mesh) = written_mesh[mesh]
+            {
+                written["mesh"] = json!(mesh);
+                if let Some(skin) = skin {
+                    written["skin"] = json!(skin);
+                }
+            }
+            written
+        })
+        .collect();
+    Ok(nodes)
+}
+
+/// The clips as glTF animations, their keys in `chunk`.
+fn animations_json(
+    rig: &Rig,
+    order: &FileOrder,
+    mesh_of_node: &[MeshOfNode],
+    written_mesh: &[Option<usize>],
+    chunk: &mut Chunk,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Value>, SaveError> {
+    let mut animations = Vec::new();
+    for (clip, c) in rig.clips.iter().enumerate() {
+        let targets_on = |file_node: usize| {
+            let mesh = order.rig_node(file_node).and_then(|n| mesh_of_node[n]);
+            let written = mesh.filter(|(mesh, _)| written_mesh[*mesh].is_some());
+            Ok(written.map_or(0, |(mesh, _)| target_count(rig, mesh)))
+        };
+        let file_node = |node: usize| order.file_of.get(node).copied();
+        let weights = rig.morphs.channels.iter().any(|m| m.clip == clip);
+        // A glTF animation needs a channel: a clip without any (an FBX take that animates
+        // nothing, say) holds the first root at rest, which poses the rig as the clip does.
+        let held = (c.channels.is_empty() && !weights)
+            .then(|| held_rest(rig, clip))
+            .flatten();
+        let encoded = match &held {
+            Some(held) => {
+                notes.push(format!(
+                    "clip '{}' animates nothing: written as one key of '{}' at rest",
+                    c.name, rig.nodes[0].name
+                ));
+                encode_clip(held, 0, file_node, targets_on)?
+            }
+            None => encode_clip(rig, clip, file_node, targets_on)?,
+        };
+        let view = chunk.view(&encoded.bytes, None);
+        let (animation, accessors) = encoded.placed(view, chunk.accessors.len());
+        chunk.accessors.extend(accessors);
+        animations.push(animation);
+    }
+    Ok(animations)
 }
 
 /// A rig of clip `clip` alone (no morph channels), keyed once at time 0 with node 0's rest
