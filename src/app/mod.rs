@@ -1,5 +1,6 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
+pub mod crash;
 mod settings;
 mod window;
 
@@ -73,6 +74,7 @@ pub fn run(
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
 ) -> Result<(), WindowError> {
+    crash::install();
     let settings = Settings::load();
     let (rig, loaded_path, error) = match source.open() {
         Ok((rig, path)) => (rig, path, None),
@@ -89,7 +91,17 @@ pub fn run(
         }
     };
     let mut viewer = Viewer::new(rig, loaded_path);
-    viewer.diagnostics.error = error;
+    let crashed = crash::folder()
+        .map(|f| crash::take_unseen_reports(&f))
+        .unwrap_or_default();
+    viewer.diagnostics.error = match (crashed.last(), error) {
+        (Some(report), error) => Some(format!(
+            "Rigscope stopped unexpectedly last time; what it knew is in {} (please attach it to a bug report){}",
+            report.display(),
+            error.map(|e| format!("\n{e}")).unwrap_or_default()
+        )),
+        (None, error) => error,
+    };
     viewer.background_checks = true;
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
@@ -340,6 +352,8 @@ impl ApplicationHandler<Wake> for App {
                 state.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
+                let open = self.viewer.documents().iter().filter_map(|d| d.path.clone());
+                crash::note_context(&state.info.adapter, open);
                 let now = Instant::now();
                 let dt = now.duration_since(self.last_frame).as_secs_f32();
                 self.last_frame = now;
