@@ -97,8 +97,7 @@ impl<'r> Analysis<'r> {
 
     /// Keys: empty clips, repeated or negative times, quaternions far from unit length.
     pub(super) fn key_findings(&mut self, c: usize) {
-        let rig = self.rig;
-        let clip = &rig.clips[c];
+        let clip = &self.rig.clips[c];
         if clip.channels.is_empty() {
             self.push(
                 Finding::new(
@@ -114,65 +113,96 @@ impl<'r> Analysis<'r> {
             );
             return;
         }
-        let facts = rig.facts.channels.get(c);
-        let gltf_index = |k: usize| facts.and_then(|f| f.get(k)).map_or(k, |f| f.gltf_index);
-        let mut repeated = Vec::new();
-        let mut negative = Vec::new();
-        let mut flipped = Vec::new();
-        let mut jumps = Vec::new();
-        for (k, channel) in clip.channels.iter().enumerate() {
-            let mut first_flip = true;
-            for (key, flag) in key_flags(channel, self.limits.keys_jump_degrees) {
-                match flag {
-                    KeyFlag::HemisphereFlip if first_flip => {
-                        flipped.push((k, key));
-                        first_flip = false;
-                    }
-                    KeyFlag::HemisphereFlip => {}
-                    KeyFlag::Jump(degrees) => jumps.push((k, key, degrees)),
-                    KeyFlag::CubicOvershoot(past) => self.overshoot_finding(c, k, key, past),
+        let mut problems = KeyProblems::default();
+        for k in 0..clip.channels.len() {
+            self.collect_key_problems(c, k, &mut problems);
+            self.quaternion_length_finding(c, k);
+        }
+        self.keys_not_increasing_finding(c, &problems.repeated);
+        self.negative_time_finding(c, &problems.negative);
+        self.keys_jump_finding(c, &problems.jumps);
+        self.hemisphere_flip_finding(c, &problems.flipped);
+        if clip.duration <= 0.0 {
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::ClipZeroDuration,
+                    format!("clip '{}' lasts 0 seconds (a single pose)", clip.name),
+                )
+                .clip(c),
+            );
+        }
+    }
+
+    /// Notes in `problems` what is wrong with the keys of channel `k` of clip `c`; reports an
+    /// overshooting cubic segment at once.
+    fn collect_key_problems(&mut self, c: usize, k: usize, problems: &mut KeyProblems) {
+        let channel = &self.rig.clips[c].channels[k];
+        let mut first_flip = true;
+        for (key, flag) in key_flags(channel, self.limits.keys_jump_degrees) {
+            match flag {
+                KeyFlag::HemisphereFlip if first_flip => {
+                    problems.flipped.push((k, key));
+                    first_flip = false;
                 }
-            }
-            if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
-                repeated.push((k, i + 1, channel.times[i + 1]));
-            }
-            if channel.times.first().is_some_and(|&t| t < 0.0) {
-                negative.push(k);
-            }
-            let Some((key, length)) = facts.and_then(|f| f.get(k)).and_then(|f| f.worst_quaternion) else {
-                continue;
-            };
-            let target = node_label(rig, channel.node);
-            if length < 1e-6 {
-                self.push(
-                    Finding::new(
-                        Severity::Error,
-                        FindingCode::QuaternionZero,
-                        format!(
-                            "clip '{}' channel {} ({target} rotation): key {key} is a zero quaternion, played as no rotation",
-                            clip.name,
-                            gltf_index(k)
-                        ),
-                    )
-                    .nodes([channel.node])
-                    .clip(c),
-                );
-            } else if (length - 1.0).abs() > 0.01 {
-                self.push(
-                    Finding::new(
-                        Severity::Warning,
-                        FindingCode::QuaternionNotUnit,
-                        format!(
-                            "clip '{}' channel {} ({target} rotation): key {key} has length {length:.4}, far from 1 (normalized when played)",
-                            clip.name,
-                            gltf_index(k)
-                        ),
-                    )
-                    .nodes([channel.node])
-                    .clip(c),
-                );
+                KeyFlag::HemisphereFlip => {}
+                KeyFlag::Jump(degrees) => problems.jumps.push((k, key, degrees)),
+                KeyFlag::CubicOvershoot(past) => self.overshoot_finding(c, k, key, past),
             }
         }
+        if let Some(i) = channel.times.windows(2).position(|w| w[1] <= w[0]) {
+            problems.repeated.push((k, i + 1, channel.times[i + 1]));
+        }
+        if channel.times.first().is_some_and(|&t| t < 0.0) {
+            problems.negative.push(k);
+        }
+    }
+
+    /// The rotation key of channel `k` of clip `c` farthest from unit length, when it is a zero
+    /// quaternion or far from 1.
+    fn quaternion_length_finding(&mut self, c: usize, k: usize) {
+        let rig = self.rig;
+        let (clip, channel) = (&rig.clips[c], &rig.clips[c].channels[k]);
+        let facts = rig.facts.channels.get(c);
+        let Some((key, length)) = facts.and_then(|f| f.get(k)).and_then(|f| f.worst_quaternion) else {
+            return;
+        };
+        let target = node_label(rig, channel.node);
+        if length < 1e-6 {
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::QuaternionZero,
+                    format!(
+                        "clip '{}' channel {} ({target} rotation): key {key} is a zero quaternion, played as no rotation",
+                        clip.name,
+                        gltf_index(rig, c, k)
+                    ),
+                )
+                .nodes([channel.node])
+                .clip(c),
+            );
+        } else if (length - 1.0).abs() > 0.01 {
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    FindingCode::QuaternionNotUnit,
+                    format!(
+                        "clip '{}' channel {} ({target} rotation): key {key} has length {length:.4}, far from 1 (normalized when played)",
+                        clip.name,
+                        gltf_index(rig, c, k)
+                    ),
+                )
+                .nodes([channel.node])
+                .clip(c),
+            );
+        }
+    }
+
+    /// One finding for the channels of clip `c` whose key times repeat or go back.
+    fn keys_not_increasing_finding(&mut self, c: usize, repeated: &[(usize, usize, f32)]) {
+        let rig = self.rig;
+        let clip = &rig.clips[c];
         if let Some(&(k, key, time)) = repeated.first() {
             let nodes: Vec<usize> = repeated.iter().map(|&(k, ..)| clip.channels[k].node).collect();
             self.push(
@@ -183,13 +213,19 @@ impl<'r> Analysis<'r> {
                         "clip '{}': key times of {} channel(s) are not strictly increasing (first: channel {}, key {key} repeats time {time})",
                         clip.name,
                         repeated.len(),
-                        gltf_index(k)
+                        gltf_index(rig, c, k)
                     ),
                 )
                 .nodes(nodes)
                 .clip(c),
             );
         }
+    }
+
+    /// One finding for the channels of clip `c` with keys before time 0.
+    fn negative_time_finding(&mut self, c: usize, negative: &[usize]) {
+        let rig = self.rig;
+        let clip = &rig.clips[c];
         if !negative.is_empty() {
             let nodes: Vec<usize> = negative.iter().map(|&k| clip.channels[k].node).collect();
             self.push(
@@ -200,13 +236,20 @@ impl<'r> Analysis<'r> {
                         "clip '{}': {} channel(s) have keys before time 0 (first: channel {}); playback starts at 0",
                         clip.name,
                         negative.len(),
-                        gltf_index(negative[0])
+                        gltf_index(rig, c, negative[0])
                     ),
                 )
                 .nodes(nodes)
                 .clip(c),
             );
         }
+    }
+
+    /// One finding for the rotation channels of clip `c` that turn too far within a frame,
+    /// naming the worst.
+    fn keys_jump_finding(&mut self, c: usize, jumps: &[(usize, usize, f32)]) {
+        let rig = self.rig;
+        let clip = &rig.clips[c];
         if let Some(&(k, key, degrees)) = jumps.iter().max_by(|a, b| a.2.total_cmp(&b.2)) {
             let nodes: Vec<usize> = jumps.iter().map(|&(k, ..)| clip.channels[k].node).collect();
             self.push(
@@ -225,6 +268,13 @@ impl<'r> Analysis<'r> {
                 .clip(c),
             );
         }
+    }
+
+    /// One finding for the rotation channels of clip `c` with a key in the opposite hemisphere
+    /// from the one before.
+    fn hemisphere_flip_finding(&mut self, c: usize, flipped: &[(usize, usize)]) {
+        let rig = self.rig;
+        let clip = &rig.clips[c];
         if let Some(&(k, key)) = flipped.first() {
             let nodes: Vec<usize> = flipped.iter().map(|&(k, _)| clip.channels[k].node).collect();
             self.push(
@@ -235,21 +285,11 @@ impl<'r> Analysis<'r> {
                         "clip '{}': {} rotation channel(s) have a key whose quaternion lies in the opposite hemisphere from the previous one (first: channel {} ({}), key {key}); shortest-arc players are unaffected, engines that interpolate components spin the long way",
                         clip.name,
                         flipped.len(),
-                        gltf_index(k),
+                        gltf_index(rig, c, k),
                         node_label(rig, clip.channels[k].node)
                     ),
                 )
                 .nodes(nodes)
-                .clip(c),
-            );
-        }
-        if clip.duration <= 0.0 {
-            self.push(
-                Finding::new(
-                    Severity::Info,
-                    FindingCode::ClipZeroDuration,
-                    format!("clip '{}' lasts 0 seconds (a single pose)", clip.name),
-                )
                 .clip(c),
             );
         }
@@ -275,4 +315,28 @@ impl<'r> Analysis<'r> {
             .clip(c),
         );
     }
+}
+
+/// What is wrong with the keys of a clip's channels, gathered over all of them so that each
+/// kind is reported once per clip.
+#[derive(Default)]
+struct KeyProblems {
+    /// Channel, the first key whose time is not after the one before, and its time.
+    repeated: Vec<(usize, usize, f32)>,
+    /// Channels with keys before time 0.
+    negative: Vec<usize>,
+    /// Channel and its first key in the opposite hemisphere from the one before.
+    flipped: Vec<(usize, usize)>,
+    /// Channel, key and the degrees it turns from the one before.
+    jumps: Vec<(usize, usize, f32)>,
+}
+
+/// The index in the file of channel `k` of clip `c` (channels the importer dropped shift the
+/// rig's indices).
+fn gltf_index(rig: &Rig, c: usize, k: usize) -> usize {
+    rig.facts
+        .channels
+        .get(c)
+        .and_then(|f| f.get(k))
+        .map_or(k, |f| f.gltf_index)
 }
