@@ -362,66 +362,10 @@ fn plot_property(
         .allow_scroll([true, false])
         .show(ui, |p| {
             for &(index, channel) in &shown {
-                let style = match joints.iter().position(|&j| j == channel.joint).unwrap_or(0) % 3 {
-                    0 => LineStyle::Solid,
-                    1 => LineStyle::dashed_loose(),
-                    _ => LineStyle::dotted_dense(),
-                };
-                for (i, component) in channel.components().iter().enumerate() {
-                    let color = COMPONENT_COLORS[i % COMPONENT_COLORS.len()];
-                    let name = format!("{} {component}", channel.joint_name);
-                    p.line(
-                        Line::new(name.clone(), points(&channel.path, &channel.path_values, i))
-                            .color(color)
-                            .style(style)
-                            .width(1.5),
-                    );
-                    p.points(
-                        Points::new(name.clone(), points(&channel.samples, &channel.sample_values, i))
-                            .color(color.gamma_multiply(0.7))
-                            .radius(1.2),
-                    );
-                    p.points(
-                        Points::new(name, points(&channel.keys, &channel.key_values, i))
-                            .color(color)
-                            .filled(true)
-                            .radius(3.5),
-                    );
-                }
-                for &(key, flag) in &channel.flags {
-                    let Some(values) = channel.key_values.get(key) else {
-                        continue;
-                    };
-                    let time = f64::from(channel.keys[key].time);
-                    let at: Vec<[f64; 2]> = (0..channel.components().len()).map(|i| [time, values[i]]).collect();
-                    p.points(
-                        Points::new("findings", PlotPoints::from(at))
-                            .shape(flag_shape(flag))
-                            .color(MARKER_COLOR)
-                            .radius(7.0),
-                    );
-                }
-                if let Some((_, key)) = selected_key.filter(|(i, _)| *i == index)
-                    && let Some([before, after]) = channel.tangent_ends(key)
-                {
-                    let at = f64::from(channel.keys[key].time);
-                    for i in 0..channel.components().len() {
-                        let line = vec![
-                            [before.0, before.1[i]],
-                            [at, channel.key_values[key][i]],
-                            [after.0, after.1[i]],
-                        ];
-                        p.line(
-                            Line::new("tangents", PlotPoints::from(line.clone()))
-                                .color(Color32::WHITE)
-                                .width(1.0),
-                        );
-                        p.points(
-                            Points::new("tangents", PlotPoints::from(vec![line[0], line[2]]))
-                                .color(Color32::WHITE)
-                                .radius(2.5),
-                        );
-                    }
+                plot_channel(p, channel, joint_style(&joints, channel.joint));
+                plot_flags(p, channel);
+                if let Some((_, key)) = selected_key.filter(|(i, _)| *i == index) {
+                    plot_tangents(p, channel, key);
                 }
             }
             p.vline(VLine::new("time", time).color(TIME_COLOR).width(2.0));
@@ -429,29 +373,9 @@ fn plot_property(
     let (transform, response) = (response.transform, response.response);
     state.transforms.push((property, transform));
     let pointer = response.hover_pos().or(response.interact_pointer_pos());
-    let nearest = |pointer: Pos2, flagged_only: bool| {
-        let mut best: Option<(f32, usize, usize)> = None;
-        for &(index, channel) in &shown {
-            let keys: Vec<usize> = if flagged_only {
-                channel.flags.iter().map(|(k, _)| *k).collect()
-            } else {
-                (0..channel.keys.len()).collect()
-            };
-            for k in keys {
-                for i in 0..channel.components().len() {
-                    let at = PlotPoint::new(f64::from(channel.keys[k].time), channel.key_values[k][i]);
-                    let distance = transform.position_from_point(&at).distance(pointer);
-                    if distance < PICK_DISTANCE && best.is_none_or(|(d, ..)| distance < d) {
-                        best = Some((distance, index, k));
-                    }
-                }
-            }
-        }
-        best.map(|(_, index, k)| (index, k))
-    };
     if response.clicked_by(PointerButton::Primary)
         && let Some(pointer) = pointer
-        && let Some(key) = nearest(pointer, false)
+        && let Some(key) = nearest_key(&shown, &transform, pointer, false)
     {
         state.selected_key = Some(key);
     } else if (response.clicked_by(PointerButton::Primary) || response.dragged_by(PointerButton::Primary))
@@ -462,19 +386,128 @@ fn plot_property(
         viewer.seek(time as f32);
     }
     if let Some(pointer) = response.hover_pos()
-        && let Some((index, k)) = nearest(pointer, true)
+        && let Some((index, k)) = nearest_key(&shown, &transform, pointer, true)
     {
-        let channel = &state.plotted[index];
-        let text: Vec<String> = (channel.flags.iter())
-            .filter(|(key, _)| *key == k)
-            .map(|(_, flag)| flag.describe())
-            .collect();
-        response.on_hover_text_at_pointer(format!(
-            "{} {}, key {k} at {:.3} s: {}",
-            channel.joint_name,
-            property_name(channel.property),
-            channel.keys[k].time,
-            text.join("; ")
-        ));
+        response.on_hover_text_at_pointer(key_tooltip(&state.plotted[index], k));
     }
+}
+
+/// The line style of a joint's curves: the joints shown take solid, dashed and dotted lines
+/// in turn, so that curves of the same component and color tell their joints apart.
+fn joint_style(joints: &[usize], joint: usize) -> LineStyle {
+    match joints.iter().position(|&j| j == joint).unwrap_or(0) % 3 {
+        0 => LineStyle::Solid,
+        1 => LineStyle::dashed_loose(),
+        _ => LineStyle::dotted_dense(),
+    }
+}
+
+/// A channel's curve, samples and keys, one color per component.
+fn plot_channel(p: &mut egui_plot::PlotUi, channel: &PlottedChannel, style: LineStyle) {
+    for (i, component) in channel.components().iter().enumerate() {
+        let color = COMPONENT_COLORS[i % COMPONENT_COLORS.len()];
+        let name = format!("{} {component}", channel.joint_name);
+        p.line(
+            Line::new(name.clone(), points(&channel.path, &channel.path_values, i))
+                .color(color)
+                .style(style)
+                .width(1.5),
+        );
+        p.points(
+            Points::new(name.clone(), points(&channel.samples, &channel.sample_values, i))
+                .color(color.gamma_multiply(0.7))
+                .radius(1.2),
+        );
+        p.points(
+            Points::new(name, points(&channel.keys, &channel.key_values, i))
+                .color(color)
+                .filled(true)
+                .radius(3.5),
+        );
+    }
+}
+
+/// A marker on every component of each key a finding names, shaped by the finding.
+fn plot_flags(p: &mut egui_plot::PlotUi, channel: &PlottedChannel) {
+    for &(key, flag) in &channel.flags {
+        let Some(values) = channel.key_values.get(key) else {
+            continue;
+        };
+        let time = f64::from(channel.keys[key].time);
+        let at: Vec<[f64; 2]> = (0..channel.components().len()).map(|i| [time, values[i]]).collect();
+        p.points(
+            Points::new("findings", PlotPoints::from(at))
+                .shape(flag_shape(flag))
+                .color(MARKER_COLOR)
+                .radius(7.0),
+        );
+    }
+}
+
+/// The tangents of the selected key, as lines to their ends, when it has any.
+fn plot_tangents(p: &mut egui_plot::PlotUi, channel: &PlottedChannel, key: usize) {
+    let Some([before, after]) = channel.tangent_ends(key) else {
+        return;
+    };
+    let at = f64::from(channel.keys[key].time);
+    for i in 0..channel.components().len() {
+        let line = vec![
+            [before.0, before.1[i]],
+            [at, channel.key_values[key][i]],
+            [after.0, after.1[i]],
+        ];
+        p.line(
+            Line::new("tangents", PlotPoints::from(line.clone()))
+                .color(Color32::WHITE)
+                .width(1.0),
+        );
+        p.points(
+            Points::new("tangents", PlotPoints::from(vec![line[0], line[2]]))
+                .color(Color32::WHITE)
+                .radius(2.5),
+        );
+    }
+}
+
+/// The key (plotted channel, key) drawn nearest to `pointer` within [`PICK_DISTANCE`], among
+/// all keys or only those a finding names.
+fn nearest_key(
+    shown: &[(usize, &PlottedChannel)],
+    transform: &PlotTransform,
+    pointer: Pos2,
+    flagged_only: bool,
+) -> Option<(usize, usize)> {
+    let mut best: Option<(f32, usize, usize)> = None;
+    for &(index, channel) in shown {
+        let keys: Vec<usize> = if flagged_only {
+            channel.flags.iter().map(|(k, _)| *k).collect()
+        } else {
+            (0..channel.keys.len()).collect()
+        };
+        for k in keys {
+            for i in 0..channel.components().len() {
+                let at = PlotPoint::new(f64::from(channel.keys[k].time), channel.key_values[k][i]);
+                let distance = transform.position_from_point(&at).distance(pointer);
+                if distance < PICK_DISTANCE && best.is_none_or(|(d, ..)| distance < d) {
+                    best = Some((distance, index, k));
+                }
+            }
+        }
+    }
+    best.map(|(_, index, k)| (index, k))
+}
+
+/// What the findings on key `k` of a channel say.
+fn key_tooltip(channel: &PlottedChannel, k: usize) -> String {
+    let text: Vec<String> = (channel.flags.iter())
+        .filter(|(key, _)| *key == k)
+        .map(|(_, flag)| flag.describe())
+        .collect();
+    format!(
+        "{} {}, key {k} at {:.3} s: {}",
+        channel.joint_name,
+        property_name(channel.property),
+        channel.keys[k].time,
+        text.join("; ")
+    )
 }
