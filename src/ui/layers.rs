@@ -120,6 +120,17 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
             .and_then(|c| viewer.rig().clips.get(c))
             .map_or("rest pose", |c| c.name.as_str())
     ));
+    changed |= layer_list(ui, viewer, edited);
+    ui.separator();
+    changed |= root_motion_controls(ui, edited, viewer.view.selected_joint);
+    ui.separator();
+    changed |= attachment_controls(ui, viewer, edited);
+    *any_change |= changed;
+}
+
+/// The layers over the base, each in its own group, and "Add layer". Returns whether any changed.
+fn layer_list(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited) -> bool {
+    let mut changed = false;
     let clips: Vec<String> = viewer.rig().clips.iter().map(|c| c.name.clone()).collect();
     let selected = viewer.view.selected_joint;
     let node_name = |n: Option<usize>| n.map_or("whole rig".to_owned(), |n| viewer.rig().nodes[n].name.clone());
@@ -127,58 +138,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
     let mut remove = None;
     for (i, layer) in edited.layers.iter_mut().enumerate() {
         ui.push_id(("layer", i), |ui| {
-            egui::Frame::group(ui.style()).show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    changed |= ui.checkbox(&mut layer.enabled, format!("Layer {}", i + 1)).changed();
-                    egui::ComboBox::from_id_salt("clip")
-                        .selected_text(&clips[layer.clip])
-                        .show_ui(ui, |ui| {
-                            for (c, name) in clips.iter().enumerate() {
-                                changed |= ui.selectable_value(&mut layer.clip, c, name).changed();
-                            }
-                        });
-                    if ui.button("Remove").clicked() {
-                        remove = Some(i);
-                    }
-                });
-                ui.horizontal(|ui| {
-                    changed |= ui.selectable_value(&mut layer.mode, BlendMode::Mix, "Mix").changed();
-                    changed |= ui
-                        .selectable_value(&mut layer.mode, BlendMode::Additive, "Additive")
-                        .changed();
-                    changed |= ui.checkbox(&mut layer.looping, "Loop").changed();
-                });
-                changed |= ui
-                    .add(egui::Slider::new(&mut layer.weight, 0.0..=1.0).text("weight"))
-                    .changed();
-                changed |= ui
-                    .add(egui::Slider::new(&mut layer.speed, 0.0..=3.0).text("speed"))
-                    .changed();
-                changed |= ui
-                    .add(
-                        egui::Slider::new(&mut layer.time_offset, -2.0..=2.0)
-                            .suffix(" s")
-                            .text("offset"),
-                    )
-                    .changed();
-                ui.horizontal(|ui| {
-                    ui.label(format!("Mask: {}", names[i]));
-                    if ui
-                        .add_enabled(selected.is_some(), egui::Button::new("Selected joint"))
-                        .clicked()
-                    {
-                        layer.mask = selected;
-                        changed = true;
-                    }
-                    if ui
-                        .add_enabled(layer.mask.is_some(), egui::Button::new("Whole rig"))
-                        .clicked()
-                    {
-                        layer.mask = None;
-                        changed = true;
-                    }
-                });
-            });
+            changed |= layer_controls(ui, i, layer, &clips, &names[i], selected, &mut remove);
         });
     }
     if let Some(i) = remove {
@@ -193,7 +153,80 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
         });
         changed = true;
     }
-    ui.separator();
+    changed
+}
+
+/// One layer's clip, blend mode, weight, timing and mask; "Remove" sets `remove` to its index
+/// `i`. Returns whether the layer changed.
+fn layer_controls(
+    ui: &mut egui::Ui,
+    i: usize,
+    layer: &mut Layer,
+    clips: &[String],
+    mask_name: &str,
+    selected: Option<usize>,
+    remove: &mut Option<usize>,
+) -> bool {
+    let mut changed = false;
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.horizontal(|ui| {
+            changed |= ui.checkbox(&mut layer.enabled, format!("Layer {}", i + 1)).changed();
+            egui::ComboBox::from_id_salt("clip")
+                .selected_text(&clips[layer.clip])
+                .show_ui(ui, |ui| {
+                    for (c, name) in clips.iter().enumerate() {
+                        changed |= ui.selectable_value(&mut layer.clip, c, name).changed();
+                    }
+                });
+            if ui.button("Remove").clicked() {
+                *remove = Some(i);
+            }
+        });
+        ui.horizontal(|ui| {
+            changed |= ui.selectable_value(&mut layer.mode, BlendMode::Mix, "Mix").changed();
+            changed |= ui
+                .selectable_value(&mut layer.mode, BlendMode::Additive, "Additive")
+                .changed();
+            changed |= ui.checkbox(&mut layer.looping, "Loop").changed();
+        });
+        changed |= ui
+            .add(egui::Slider::new(&mut layer.weight, 0.0..=1.0).text("weight"))
+            .changed();
+        changed |= ui
+            .add(egui::Slider::new(&mut layer.speed, 0.0..=3.0).text("speed"))
+            .changed();
+        changed |= ui
+            .add(
+                egui::Slider::new(&mut layer.time_offset, -2.0..=2.0)
+                    .suffix(" s")
+                    .text("offset"),
+            )
+            .changed();
+        ui.horizontal(|ui| {
+            ui.label(format!("Mask: {mask_name}"));
+            if ui
+                .add_enabled(selected.is_some(), egui::Button::new("Selected joint"))
+                .clicked()
+            {
+                layer.mask = selected;
+                changed = true;
+            }
+            if ui
+                .add_enabled(layer.mask.is_some(), egui::Button::new("Whole rig"))
+                .clicked()
+            {
+                layer.mask = None;
+                changed = true;
+            }
+        });
+    });
+    changed
+}
+
+/// Root motion locked in place, its trail, and the trail of the selected joint. Returns
+/// whether any changed.
+fn root_motion_controls(ui: &mut egui::Ui, edited: &mut Edited, selected: Option<usize>) -> bool {
+    let mut changed = false;
     ui.label("Root motion");
     ui.horizontal(|ui| {
         changed |= ui.checkbox(&mut edited.root_motion.lock, "Lock in place").changed();
@@ -209,7 +242,14 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
         edited.root_motion.trail_joint = if joint_trail { selected } else { None };
         changed = true;
     }
-    ui.separator();
+    changed
+}
+
+/// Markers attached to joints: one added to the selected joint, each one's offset, and
+/// removing them. Returns whether any changed.
+fn attachment_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited) -> bool {
+    let mut changed = false;
+    let selected = viewer.view.selected_joint;
     ui.label("Attachments");
     let size = viewer.document().rest_bounds.size().max(1e-3) * 0.06;
     if ui
@@ -251,7 +291,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
         edited.attachments.remove(i);
         changed = true;
     }
-    *any_change |= changed;
+    changed
 }
 
 /// A slider per morph target of every mesh that has targets; moving one sets that weight by
