@@ -119,10 +119,33 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
     let text_color = Color32::from_gray(220);
     let font = egui::FontId::proportional(12.0);
     let measure = |text: &str| painter.layout_no_wrap(text.to_owned(), font.clone(), text_color).size();
-    let heat_ramp = |t: f32| heat(t);
-    let deformation_ramp = |t: f32| deformation_color(DEFORMATION_RANGE.powf(2.0 * t - 1.0));
-    let symmetry_ramp = |t: f32| symmetry_color(t * SYMMETRY_FULL_SCALE);
     let mut items = Vec::new();
+    view_mode_items(viewer, &mut items);
+    comparison_items(viewer, &mut items);
+    let sizes: Vec<egui::Vec2> = items.iter().map(|item| item_size(item, &measure)).collect();
+    for (item, rect) in items.iter().zip(flow_layout(viewport, &sizes)) {
+        let Some(rect) = rect else { continue };
+        paint_item(&painter, item, rect, &font, text_color, &measure);
+    }
+}
+
+/// The weights view's ramp, 0 to 1.
+fn heat_ramp(t: f32) -> [f32; 3] {
+    heat(t)
+}
+
+/// The deformation view's ramp, from 1/`DEFORMATION_RANGE` to `DEFORMATION_RANGE` (log scale).
+fn deformation_ramp(t: f32) -> [f32; 3] {
+    deformation_color(DEFORMATION_RANGE.powf(2.0 * t - 1.0))
+}
+
+/// The symmetry and weight-difference views' ramp, 0 to full scale.
+fn symmetry_ramp(t: f32) -> [f32; 3] {
+    symmetry_color(t * SYMMETRY_FULL_SCALE)
+}
+
+/// What the colors of the view mode mean.
+fn view_mode_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
     match viewer.view.options.mode {
         ViewMode::Weights => {
             let name = viewer
@@ -153,13 +176,13 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             ));
         }
         ViewMode::Symmetry => difference_legend(
-            &mut items,
+            items,
             &symmetry_ramp,
             ["weight difference from the mirror", "no mirror vertex", "not compared"],
         ),
         ViewMode::WeightDifference => {
             difference_legend(
-                &mut items,
+                items,
                 &symmetry_ramp,
                 [
                     "weight difference from the other file",
@@ -208,6 +231,10 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
         }
         _ => {}
     }
+}
+
+/// The joint error colors of the skeleton while comparing.
+fn comparison_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
     if viewer.comparison().is_some() && viewer.view.options.skeleton.show {
         let position = crate::render::skeleton::JOINT_ERROR_FULL_SCALE * 100.0;
         let degrees = crate::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
@@ -220,47 +247,54 @@ pub fn legend(ui: &egui::Ui, viewport: egui::Rect, viewer: &Viewer) {
             "red joint: none of that name in the other file".to_owned(),
         ));
     }
-    let sizes: Vec<egui::Vec2> = items.iter().map(|item| item_size(item, &measure)).collect();
-    for (item, rect) in items.iter().zip(flow_layout(viewport, &sizes)) {
-        let Some(rect) = rect else { continue };
-        let text = |pos: egui::Pos2, align: egui::Align2, label: &str, color: Color32| {
-            painter.text(pos, align, label, font.clone(), color);
-        };
-        match item {
-            LegendItem::Ramp { color, ends, title } => {
-                let layout = RampLayout::within(rect, measure(title), [measure(&ends[0]), measure(&ends[1])]);
-                let bar = layout.bar;
-                for i in 0..bar.width() as usize {
-                    let x = bar.left() + i as f32;
-                    let t = i as f32 / (bar.width() - 1.0);
-                    painter.line_segment(
-                        [egui::pos2(x, bar.top()), egui::pos2(x, bar.bottom())],
-                        (1.0, color32(color(t))),
-                    );
-                }
-                text(layout.title.min, egui::Align2::LEFT_TOP, title, text_color);
-                for (end, label) in layout.ends.iter().zip(ends) {
-                    text(end.min, egui::Align2::LEFT_TOP, label, text_color);
-                }
-            }
-            LegendItem::Text(label) => text(rect.min, egui::Align2::LEFT_TOP, label, text_color),
-            LegendItem::Swatch { color, label } => {
-                let square = egui::Rect::from_min_size(
-                    egui::pos2(rect.left(), rect.center().y - SWATCH * 0.5),
-                    egui::vec2(SWATCH, SWATCH),
-                );
-                painter.rect_filled(square, 2.0, *color);
-                text(
-                    egui::pos2(square.right() + 4.0, rect.center().y),
-                    egui::Align2::LEFT_CENTER,
-                    label,
-                    text_color,
+}
+
+/// Paints `item` in `rect`.
+fn paint_item(
+    painter: &egui::Painter,
+    item: &LegendItem,
+    rect: egui::Rect,
+    font: &egui::FontId,
+    text_color: Color32,
+    measure: &dyn Fn(&str) -> egui::Vec2,
+) {
+    let text = |pos: egui::Pos2, align: egui::Align2, label: &str, color: Color32| {
+        painter.text(pos, align, label, font.clone(), color);
+    };
+    match item {
+        LegendItem::Ramp { color, ends, title } => {
+            let layout = RampLayout::within(rect, measure(title), [measure(&ends[0]), measure(&ends[1])]);
+            let bar = layout.bar;
+            for i in 0..bar.width() as usize {
+                let x = bar.left() + i as f32;
+                let t = i as f32 / (bar.width() - 1.0);
+                painter.line_segment(
+                    [egui::pos2(x, bar.top()), egui::pos2(x, bar.bottom())],
+                    (1.0, color32(color(t))),
                 );
             }
-            LegendItem::Chip { color, label } => {
-                painter.rect_filled(rect, 2.0, *color);
-                text(rect.center(), egui::Align2::CENTER_CENTER, label, Color32::BLACK);
+            text(layout.title.min, egui::Align2::LEFT_TOP, title, text_color);
+            for (end, label) in layout.ends.iter().zip(ends) {
+                text(end.min, egui::Align2::LEFT_TOP, label, text_color);
             }
+        }
+        LegendItem::Text(label) => text(rect.min, egui::Align2::LEFT_TOP, label, text_color),
+        LegendItem::Swatch { color, label } => {
+            let square = egui::Rect::from_min_size(
+                egui::pos2(rect.left(), rect.center().y - SWATCH * 0.5),
+                egui::vec2(SWATCH, SWATCH),
+            );
+            painter.rect_filled(square, 2.0, *color);
+            text(
+                egui::pos2(square.right() + 4.0, rect.center().y),
+                egui::Align2::LEFT_CENTER,
+                label,
+                text_color,
+            );
+        }
+        LegendItem::Chip { color, label } => {
+            painter.rect_filled(rect, 2.0, *color);
+            text(rect.center(), egui::Align2::CENTER_CENTER, label, Color32::BLACK);
         }
     }
 }
