@@ -1,7 +1,7 @@
 //! FBX meshes → rig meshes (one primitive per material part), skin deformers → skins, blend
 //! shape channels → morph targets.
 
-use super::blend_shapes::{Shape, blend_channels, spread_weight};
+use super::blend_shapes::{Channel, Shape, blend_channels, spread_weight};
 use super::{FbxFinding, FbxFindingKind, Nodes, mat4, vec3};
 use crate::rig::SkinningMethod;
 use crate::rig::import::accessor::Budget;
@@ -275,31 +275,7 @@ fn read_mesh(
     )?;
     let mut triangle = vec![0u32; triangle_corners];
     for part in &mesh.material_parts {
-        let mut build = PrimitiveBuilder::default();
-        for &face_index in part.face_indices.iter() {
-            let face = *mesh
-                .faces
-                .get(face_index as usize)
-                .ok_or_else(|| data(format!("FBX mesh '{name}': face {face_index} does not exist")))?;
-            let end = u64::from(face.index_begin) + u64::from(face.num_indices);
-            if end > mesh.num_indices as u64 {
-                return Err(data(format!(
-                    "FBX mesh '{name}': face {face_index} runs past the mesh's indices"
-                )));
-            }
-            if face.num_indices < 3 || triangle.len() < (face.num_indices as usize - 2) * 3 {
-                continue;
-            }
-            let count = mesh.triangulate_face(&mut triangle, face) as usize;
-            for &corner in triangle.iter().take(count * 3) {
-                if u64::from(corner) >= end || corner < face.index_begin {
-                    return Err(data(format!(
-                        "FBX mesh '{name}': a triangle of face {face_index} leaves the face"
-                    )));
-                }
-                build.corner(mesh, corner as usize)?;
-            }
-        }
+        let build = triangulate_part(mesh, part, &name, &mut triangle)?;
         if build.indices.is_empty() {
             continue;
         }
@@ -310,27 +286,8 @@ fn read_mesh(
                 .saturating_add(build.indices.len() as u64 * 4),
             &format!("FBX mesh '{name}'"),
         )?;
-        let influences = influences.as_ref().map(|per_point| {
-            let mut joints = Vec::with_capacity(build.points.len() * sets);
-            let mut weights = Vec::with_capacity(build.points.len() * sets);
-            for &point in &build.points {
-                let (j, w) = &per_point[point as usize];
-                for set in 0..sets {
-                    joints.push([j[set * 4], j[set * 4 + 1], j[set * 4 + 2], j[set * 4 + 3]]);
-                    weights.push([w[set * 4], w[set * 4 + 1], w[set * 4 + 2], w[set * 4 + 3]]);
-                }
-            }
-            Influences { sets, joints, weights }
-        });
-        targets.push(
-            shapes
-                .iter()
-                .map(|shape| MorphTarget {
-                    positions: build.points.iter().map(|&p| shape.offsets[p as usize]).collect(),
-                    normals: vec![Vec3::ZERO; build.points.len()],
-                })
-                .collect(),
-        );
+        let influences = (influences.as_ref()).map(|per_point| primitive_influences(per_point, &build.points, sets));
+        targets.push(morph_targets(&shapes, &build.points));
         dqs_blend.push(point_blend.as_ref().map_or_else(Vec::new, |per_point| {
             build.points.iter().map(|&p| per_point[p as usize]).collect()
         }));
@@ -353,19 +310,7 @@ fn read_mesh(
             colors: Vec::new(),
         });
     }
-    let mut default_weights = vec![0.0; shapes.len()];
-    let mut read_channels = Vec::with_capacity(channels.len());
-    let mut first = 0;
-    for channel in &channels {
-        let count = channel.shapes.len();
-        spread_weight(
-            &channel.full_weights,
-            channel.weight,
-            &mut default_weights[first..first + count],
-        );
-        read_channels.push((channel.id, first, channel.full_weights.clone()));
-        first += count;
-    }
+    let (default_weights, read_channels) = channel_weights(&channels, shapes.len());
     Ok(ReadMesh {
         mesh: Mesh { name, primitives },
         targets,
@@ -375,6 +320,88 @@ fn read_mesh(
         dqs_blend,
         method: skin.map(|skin| skin.skinning_method),
     })
+}
+
+/// The corners of the triangles of one material's faces, each face checked to lie within
+/// the mesh's indices; `triangle` is room for one face's triangles.
+fn triangulate_part(
+    mesh: &ufbx::Mesh,
+    part: &ufbx::MeshPart,
+    name: &str,
+    triangle: &mut [u32],
+) -> Result<PrimitiveBuilder, RigError> {
+    let mut build = PrimitiveBuilder::default();
+    for &face_index in part.face_indices.iter() {
+        let face = *mesh
+            .faces
+            .get(face_index as usize)
+            .ok_or_else(|| data(format!("FBX mesh '{name}': face {face_index} does not exist")))?;
+        let end = u64::from(face.index_begin) + u64::from(face.num_indices);
+        if end > mesh.num_indices as u64 {
+            return Err(data(format!(
+                "FBX mesh '{name}': face {face_index} runs past the mesh's indices"
+            )));
+        }
+        if face.num_indices < 3 || triangle.len() < (face.num_indices as usize - 2) * 3 {
+            continue;
+        }
+        let count = mesh.triangulate_face(triangle, face) as usize;
+        for &corner in triangle.iter().take(count * 3) {
+            if u64::from(corner) >= end || corner < face.index_begin {
+                return Err(data(format!(
+                    "FBX mesh '{name}': a triangle of face {face_index} leaves the face"
+                )));
+            }
+            build.corner(mesh, corner as usize)?;
+        }
+    }
+    Ok(build)
+}
+
+/// The joints and weights of a primitive's vertices, from those of the control points they
+/// are made from, in `sets` sets of four.
+fn primitive_influences(per_point: &PointInfluences, points: &[u32], sets: usize) -> Influences {
+    let mut joints = Vec::with_capacity(points.len() * sets);
+    let mut weights = Vec::with_capacity(points.len() * sets);
+    for &point in points {
+        let (j, w) = &per_point[point as usize];
+        for set in 0..sets {
+            joints.push([j[set * 4], j[set * 4 + 1], j[set * 4 + 2], j[set * 4 + 3]]);
+            weights.push([w[set * 4], w[set * 4 + 1], w[set * 4 + 2], w[set * 4 + 3]]);
+        }
+    }
+    Influences { sets, joints, weights }
+}
+
+/// The morph targets of a primitive's vertices, from the offsets of the control points they
+/// are made from (no normal offsets).
+fn morph_targets(shapes: &[&Shape], points: &[u32]) -> Vec<MorphTarget> {
+    shapes
+        .iter()
+        .map(|shape| MorphTarget {
+            positions: points.iter().map(|&p| shape.offsets[p as usize]).collect(),
+            normals: vec![Vec3::ZERO; points.len()],
+        })
+        .collect()
+}
+
+/// The targets' weights when no clip drives them, and each blend channel's (element id, first
+/// target, full weights).
+fn channel_weights(channels: &[Channel], target_count: usize) -> (Vec<f32>, Vec<(u32, usize, Vec<f32>)>) {
+    let mut default_weights = vec![0.0; target_count];
+    let mut read_channels = Vec::with_capacity(channels.len());
+    let mut first = 0;
+    for channel in channels {
+        let count = channel.shapes.len();
+        spread_weight(
+            &channel.full_weights,
+            channel.weight,
+            &mut default_weights[first..first + count],
+        );
+        read_channels.push((channel.id, first, channel.full_weights.clone()));
+        first += count;
+    }
+    (default_weights, read_channels)
 }
 
 /// The vertices of one primitive, one per distinct (control point, normal, uv) corner.
