@@ -150,6 +150,14 @@ impl ViewRenderer {
         ViewRenderer::offscreen_with(gpu, crate::render::scene::OFFSCREEN_SAMPLES)
     }
 
+    /// An offscreen renderer that draws every mesh from its bind-pose vertices, uploading no
+    /// palette: the static baseline `rigscope bench` measures the skinning paths against.
+    pub fn static_baseline(gpu: &Gpu) -> ViewRenderer {
+        let mut renderer = ViewRenderer::offscreen(gpu);
+        renderer.scene.unskinned = true;
+        renderer
+    }
+
     /// A renderer for [`Offscreen`] targets of `samples` per pixel.
     pub fn offscreen_with(gpu: &Gpu, samples: u32) -> ViewRenderer {
         ViewRenderer::new(gpu, crate::render::offscreen::OFFSCREEN_FORMAT, samples)

@@ -356,7 +356,10 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     let method = options.method.apply(&mut viewer)?;
     let gpu = Gpu::headless()?;
     let target = Offscreen::new(&gpu, options.width, options.height)?;
-    let mut renderer = ViewRenderer::offscreen(&gpu);
+    // The skinning paths share one renderer, as the window switches them; the static baseline
+    // has one of its own.
+    let (mut skinning_renderer, mut static_renderer) =
+        (ViewRenderer::offscreen(&gpu), ViewRenderer::static_baseline(&gpu));
     let mut timer = GpuTimer::new(&gpu);
     // The paths take turns frame by frame, so that a slow drift of the machine (a software
     // rasterizer warming up, other work starting) weighs on all of them alike.
@@ -372,7 +375,11 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
                 BenchPath::Static => (SkinningPath::Gpu, true),
             };
             viewer.set_skinning(skinning, method);
-            renderer.scene.unskinned = unskinned;
+            let renderer = if unskinned {
+                &mut static_renderer
+            } else {
+                &mut skinning_renderer
+            };
             let clock = if unskinned {
                 Clock::Still
             } else {
@@ -380,7 +387,7 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
             };
             let step = FrameStep {
                 gpu: &gpu,
-                renderer: &mut renderer,
+                renderer,
                 timer: timer.as_mut(),
                 wait: true,
             };

@@ -285,8 +285,9 @@ pub struct SceneRenderer {
     pub(super) empty_palette: wgpu::BindGroup,
     pub(super) grid: Option<(wgpu::Buffer, u32)>,
     /// Draw every mesh unskinned from its bind-pose vertices and upload no palette: the static
-    /// baseline `rigscope bench` compares the skinning paths against. Off in the viewer.
-    pub unskinned: bool,
+    /// baseline `rigscope bench` compares the skinning paths against (a renderer made for it:
+    /// [`crate::draw::ViewRenderer::static_baseline`]). Off in the viewer.
+    pub(crate) unskinned: bool,
 }
 
 /// What [`SceneRenderer::write_frame`] uploaded and how long its stages took on the CPU.
