@@ -646,76 +646,18 @@ fn stretch_offsets(
 fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions) -> (Clip, ClipReport) {
     let (source, target) = (skeletons.source, skeletons.target);
     let clip = &source.clips[index];
-    let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
     let mut report = ClipReport {
         name: clip.name.clone(),
         root_scale: 1.0,
         ..ClipReport::default()
     };
-    let mut animated = vec![[false; 3]; source.nodes.len()];
-    for channel in &clip.channels {
-        let Some(flags) = animated.get_mut(channel.node) else {
-            continue;
-        };
-        flags[channel.property as usize] = true;
-        if target_of(channel.node).is_some() {
-            report.matched_channels += 1;
-        } else {
-            report.dropped_channels.push(format!(
-                "{} {}",
-                source.nodes[channel.node].name,
-                property_name(channel.property)
-            ));
-        }
-    }
+    let animated = animated_properties(skeletons, clip, &mut report);
 
-    // Joints whose source moves them off their rest offset and whose offset is not copied: their
-    // offsets follow the source's directions instead (a Mixamo pose that moves a knee).
-    let mut stretched: Vec<Stretch> = Vec::new();
-
-    // The root: the source's motion root and its counterpart, with the ratio of hip heights.
-    let root = motion_root(source, index).and_then(|s| Some((s, target_of(s)?)));
-    if let Some((s, t)) = root {
-        let source_height = skeletons.source_rest.worlds[s].w_axis.y - skeletons.source_floor;
-        let target_height = skeletons.target_rest.worlds[t].w_axis.y - skeletons.target_floor;
-        let ratio = target_height / source_height;
-        report.root_scale = if ratio.is_finite() && ratio > 0.0 { ratio } else { 1.0 };
-        report.root = Some(target.nodes[t].name.clone());
-    }
+    let root = clip_root(skeletons, index, &mut report);
     let root_copied =
         root.is_some_and(|(_, t)| skeletons.copies_locals[t] && report.root_scale == 1.0 && !options.in_place);
 
-    // Which target properties the clip drives: rotations of joints whose source joint, or a
-    // source joint between it and its matched ancestor, turns; the root's translation; and
-    // whatever an aligned joint's source animates.
-    let mut baked = Vec::new();
-    for (t, source_node) in skeletons.source_of.iter().enumerate() {
-        let Some(s) = *source_node else { continue };
-        let mut turns = animated[s][Property::Rotation as usize];
-        let mut above = source.nodes[s].parent;
-        while let Some(p) = above.filter(|&p| target_of(p).is_none()) {
-            turns |= animated[p][Property::Rotation as usize];
-            above = source.nodes[p].parent;
-        }
-        let is_root = root.is_some_and(|(_, root)| root == t);
-        let moves = animated[s][Property::Translation as usize];
-        if moves && !is_root && !skeletons.copies_translation[t] {
-            stretched.extend(stretch_of(skeletons, t, s));
-        }
-        for (property, driven) in [
-            (Property::Translation, is_root || moves),
-            (Property::Rotation, turns),
-            (Property::Scale, animated[s][Property::Scale as usize]),
-        ] {
-            if driven {
-                baked.push(Baked {
-                    node: t,
-                    property,
-                    values: Vec::new(),
-                });
-            }
-        }
-    }
+    let (mut baked, stretched) = driven_properties(skeletons, &animated, root);
 
     let times = bake_times(clip, options.resample_rate);
     let mut hints = vec![0; clip.channels.len()];
@@ -746,16 +688,14 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         if let Some((s, t)) = root.filter(|_| !root_copied) {
             // The parent's world matrix does not depend on the root's own translation.
             local_to_world(&target.nodes, &target_locals, &mut target_worlds);
-            let mut travel = skeletons.facing
-                * (source_pose.worlds[s].w_axis - skeletons.source_rest.worlds[s].w_axis).truncate()
-                * report.root_scale;
-            if options.in_place {
-                travel.x = 0.0;
-                travel.z = 0.0;
-            }
-            let place = skeletons.target_rest.worlds[t].w_axis.truncate() + travel;
-            let parent = target.nodes[t].parent.map_or(Mat4::IDENTITY, |p| target_worlds[p]);
-            target_locals[t].translation = parent.inverse().transform_point3(place);
+            target_locals[t].translation = root_translation(
+                skeletons,
+                (s, t),
+                &source_pose,
+                &target_worlds,
+                report.root_scale,
+                options.in_place,
+            );
         }
         local_to_world(&target.nodes, &target_locals, &mut target_worlds);
         limbs.measure(skeletons, &source_pose, &target_worlds, time);
@@ -788,6 +728,114 @@ fn retarget_clip(skeletons: &Skeletons, index: usize, options: &RetargetOptions)
         source: None,
     };
     (clip, report)
+}
+
+/// Which properties of each source node the clip animates (translation, rotation, scale);
+/// counts in `report` the channels that reach a target joint and names those that do not.
+fn animated_properties(skeletons: &Skeletons, clip: &Clip, report: &mut ClipReport) -> Vec<[bool; 3]> {
+    let source = skeletons.source;
+    let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
+    let mut animated = vec![[false; 3]; source.nodes.len()];
+    for channel in &clip.channels {
+        let Some(flags) = animated.get_mut(channel.node) else {
+            continue;
+        };
+        flags[channel.property as usize] = true;
+        if target_of(channel.node).is_some() {
+            report.matched_channels += 1;
+        } else {
+            report.dropped_channels.push(format!(
+                "{} {}",
+                source.nodes[channel.node].name,
+                property_name(channel.property)
+            ));
+        }
+    }
+    animated
+}
+
+/// The root: the source's motion root of clip `index` and its counterpart (source, target);
+/// sets in `report` the target root's name and the ratio of hip heights its travel is scaled by.
+fn clip_root(skeletons: &Skeletons, index: usize, report: &mut ClipReport) -> Option<(usize, usize)> {
+    let (source, target) = (skeletons.source, skeletons.target);
+    let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
+    let root = motion_root(source, index).and_then(|s| Some((s, target_of(s)?)));
+    if let Some((s, t)) = root {
+        let source_height = skeletons.source_rest.worlds[s].w_axis.y - skeletons.source_floor;
+        let target_height = skeletons.target_rest.worlds[t].w_axis.y - skeletons.target_floor;
+        let ratio = target_height / source_height;
+        report.root_scale = if ratio.is_finite() && ratio > 0.0 { ratio } else { 1.0 };
+        report.root = Some(target.nodes[t].name.clone());
+    }
+    root
+}
+
+/// Which target properties the clip drives: rotations of joints whose source joint, or a
+/// source joint between it and its matched ancestor, turns; the root's translation; and
+/// whatever an aligned joint's source animates. Also the joints whose source moves them off
+/// their rest offset and whose offset is not copied: their offsets follow the source's
+/// directions instead (a Mixamo pose that moves a knee).
+fn driven_properties(
+    skeletons: &Skeletons,
+    animated: &[[bool; 3]],
+    root: Option<(usize, usize)>,
+) -> (Vec<Baked>, Vec<Stretch>) {
+    let source = skeletons.source;
+    let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
+    let mut stretched: Vec<Stretch> = Vec::new();
+    let mut baked = Vec::new();
+    for (t, source_node) in skeletons.source_of.iter().enumerate() {
+        let Some(s) = *source_node else { continue };
+        let mut turns = animated[s][Property::Rotation as usize];
+        let mut above = source.nodes[s].parent;
+        while let Some(p) = above.filter(|&p| target_of(p).is_none()) {
+            turns |= animated[p][Property::Rotation as usize];
+            above = source.nodes[p].parent;
+        }
+        let is_root = root.is_some_and(|(_, root)| root == t);
+        let moves = animated[s][Property::Translation as usize];
+        if moves && !is_root && !skeletons.copies_translation[t] {
+            stretched.extend(stretch_of(skeletons, t, s));
+        }
+        for (property, driven) in [
+            (Property::Translation, is_root || moves),
+            (Property::Rotation, turns),
+            (Property::Scale, animated[s][Property::Scale as usize]),
+        ] {
+            if driven {
+                baked.push(Baked {
+                    node: t,
+                    property,
+                    values: Vec::new(),
+                });
+            }
+        }
+    }
+    (baked, stretched)
+}
+
+/// The target root's local translation at this sample: its rest place moved by the source
+/// root's travel from rest, turned to the target's facing and scaled by `root_scale` (kept
+/// vertical only when `in_place`). `target_worlds` has the root's parent posed.
+fn root_translation(
+    skeletons: &Skeletons,
+    (s, t): (usize, usize),
+    source_pose: &Pose,
+    target_worlds: &[Mat4],
+    root_scale: f32,
+    in_place: bool,
+) -> Vec3 {
+    let target = skeletons.target;
+    let mut travel = skeletons.facing
+        * (source_pose.worlds[s].w_axis - skeletons.source_rest.worlds[s].w_axis).truncate()
+        * root_scale;
+    if in_place {
+        travel.x = 0.0;
+        travel.z = 0.0;
+    }
+    let place = skeletons.target_rest.worlds[t].w_axis.truncate() + travel;
+    let parent = target.nodes[t].parent.map_or(Mat4::IDENTITY, |p| target_worlds[p]);
+    parent.inverse().transform_point3(place)
 }
 
 /// `target`'s local transforms in its retarget pose for `source` (joints paired by
