@@ -170,13 +170,15 @@ fn read_skin(skin: &ufbx::SkinDeformer, nodes: &Nodes) -> Result<Skin, RigError>
     })
 }
 
+/// A blend channel as read: (its element id, its first target, its shapes' full weights).
+type ReadChannel = (u32, usize, Vec<f32>);
+
 struct ReadMesh {
     mesh: Mesh,
     targets: Vec<Vec<MorphTarget>>,
     default_weights: Vec<f32>,
     target_names: Vec<String>,
-    /// Each blend channel: (its element id, its first target, its shapes' full weights).
-    channels: Vec<(u32, usize, Vec<f32>)>,
+    channels: Vec<ReadChannel>,
     /// Per primitive, each vertex's blend toward dual quaternion skinning (empty: linear).
     dqs_blend: Vec<Vec<f32>>,
     /// The skin deformer's method (`None` for an unskinned mesh).
@@ -387,7 +389,7 @@ fn morph_targets(shapes: &[&Shape], points: &[u32]) -> Vec<MorphTarget> {
 
 /// The targets' weights when no clip drives them, and each blend channel's (element id, first
 /// target, full weights).
-fn channel_weights(channels: &[Channel], target_count: usize) -> (Vec<f32>, Vec<(u32, usize, Vec<f32>)>) {
+fn channel_weights(channels: &[Channel], target_count: usize) -> (Vec<f32>, Vec<ReadChannel>) {
     let mut default_weights = vec![0.0; target_count];
     let mut read_channels = Vec::with_capacity(channels.len());
     let mut first = 0;
