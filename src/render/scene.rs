@@ -523,45 +523,7 @@ impl SceneRenderer {
         portion: &ScenePortion,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
-        fn load<V>(first: bool, clear: V) -> wgpu::LoadOp<V> {
-            if first {
-                wgpu::LoadOp::Clear(clear)
-            } else {
-                wgpu::LoadOp::Load
-            }
-        }
-        // The samples of a multisampled target are resolved into the output at the end of
-        // the image; until then they, and the depth, are kept.
-        let keep = |kept: bool| {
-            if kept {
-                wgpu::StoreOp::Store
-            } else {
-                wgpu::StoreOp::Discard
-            }
-        };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("scene"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: targets.color.as_ref().unwrap_or(output),
-                depth_slice: None,
-                resolve_target: targets.color.as_ref().filter(|_| portion.last).map(|_| output),
-                ops: wgpu::Operations {
-                    load: load(portion.first, BACKGROUND),
-                    store: keep(targets.color.is_none() || !portion.last),
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &targets.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: load(portion.first, 1.0),
-                    store: keep(!portion.last),
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timestamps,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = begin_scene_pass(encoder, targets, output, portion, timestamps);
         if let Some(rect) = viewport.and_then(|r| r.clamped(targets.width, targets.height)) {
             pass.set_viewport(
                 rect.x as f32,
@@ -575,63 +537,85 @@ impl SceneRenderer {
         }
         pass.set_bind_group(0, &self.frame_bind_group, &[]);
         if let Some(gpu) = gpu {
-            // Opaque and masked draws, then blended ones over them, farthest first; the wireframe
-            // pass draws every edge (not over a proxy).
-            let opaque = gpu.draws.iter().filter(|d| d.pipeline != MeshPipeline::Blended);
-            let blended = gpu.blended.iter().map(|&d| &gpu.draws[d]);
-            let shaded = opaque.chain(blended).map(|draw| (draw, false));
-            let wireframe = view.wireframe && !portion.proxy;
-            let edges = gpu
-                .draws
-                .iter()
-                .filter(|draw| wireframe && draw.edges.is_some())
-                .map(|draw| (draw, true));
-            // Where this draw's primitives start in the scene's drawing order.
-            let mut first_primitive = 0u64;
-            for (draw, wire) in shaded.chain(edges) {
-                let (indices, count, per_primitive) = match (wire, &draw.edges, &draw.proxy) {
-                    (true, Some((edges, count)), _) => (edges, *count, 2),
-                    (false, _, Some((proxy, count))) if portion.proxy => (proxy, *count, 3),
-                    _ => (&draw.indices, draw.index_count, 3),
-                };
-                let primitives = u64::from(count / per_primitive);
-                let start = first_primitive;
-                first_primitive += primitives;
-                let from = portion.primitives.start.clamp(start, start + primitives) - start;
-                let to = portion.primitives.end.clamp(start, start + primitives) - start;
-                if from >= to {
-                    continue;
-                }
-                let mesh_pass = if wire {
-                    MeshPass::Wireframe
-                } else {
-                    MeshPass::shaded(draw.pipeline, view.mode)
-                };
-                // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
-                let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode, gpu.skinning) else {
-                    debug_assert!(false, "{mesh_pass:?} was not prepared");
-                    continue;
-                };
-                pass.set_pipeline(pipeline);
-                let skinned = draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
-                self.bind_draw(
-                    &mut pass,
-                    draw,
-                    gpu.palettes[draw.instance].as_ref(),
-                    (&draw.bind_group, &draw.morph.bind_group),
-                    skinned,
-                );
-                pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-                let per_primitive = u64::from(per_primitive);
-                pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
+            self.encode_meshes(&mut pass, gpu, view, path, portion);
+        }
+        if portion.overlays {
+            self.encode_overlays(&mut pass, gpu, view, path);
+        }
+    }
+
+    /// Records the mesh draws of `portion`: opaque and masked draws, then blended ones over
+    /// them, farthest first; the wireframe pass draws every edge (not over a proxy).
+    fn encode_meshes(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        gpu: &RigGpu,
+        view: &ViewOptions,
+        path: SkinningPath,
+        portion: &ScenePortion,
+    ) {
+        let opaque = gpu.draws.iter().filter(|d| d.pipeline != MeshPipeline::Blended);
+        let blended = gpu.blended.iter().map(|&d| &gpu.draws[d]);
+        let shaded = opaque.chain(blended).map(|draw| (draw, false));
+        let wireframe = view.wireframe && !portion.proxy;
+        let edges = gpu
+            .draws
+            .iter()
+            .filter(|draw| wireframe && draw.edges.is_some())
+            .map(|draw| (draw, true));
+        // Where this draw's primitives start in the scene's drawing order.
+        let mut first_primitive = 0u64;
+        for (draw, wire) in shaded.chain(edges) {
+            let (indices, count, per_primitive) = match (wire, &draw.edges, &draw.proxy) {
+                (true, Some((edges, count)), _) => (edges, *count, 2),
+                (false, _, Some((proxy, count))) if portion.proxy => (proxy, *count, 3),
+                _ => (&draw.indices, draw.index_count, 3),
+            };
+            let primitives = u64::from(count / per_primitive);
+            let start = first_primitive;
+            first_primitive += primitives;
+            let from = portion.primitives.start.clamp(start, start + primitives) - start;
+            let to = portion.primitives.end.clamp(start, start + primitives) - start;
+            if from >= to {
+                continue;
             }
+            let mesh_pass = if wire {
+                MeshPass::Wireframe
+            } else {
+                MeshPass::shaded(draw.pipeline, view.mode)
+            };
+            // Built by `prepare_pipelines`; a draw whose pipeline was not asked for is skipped.
+            let Some(pipeline) = self.mesh_pipelines.get(mesh_pass, view.mode, gpu.skinning) else {
+                debug_assert!(false, "{mesh_pass:?} was not prepared");
+                continue;
+            };
+            pass.set_pipeline(pipeline);
+            let skinned = draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
+            self.bind_draw(
+                pass,
+                draw,
+                gpu.palettes[draw.instance].as_ref(),
+                (&draw.bind_group, &draw.morph.bind_group),
+                skinned,
+            );
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+            let per_primitive = u64::from(per_primitive);
+            pass.draw_indexed((from * per_primitive) as u32..(to * per_primitive) as u32, 0, 0..1);
         }
-        if !portion.overlays {
-            return;
-        }
+    }
+
+    /// Records what is drawn over the whole current pose once per image: ghosts, the grid,
+    /// the overlay lines and the skeleton.
+    fn encode_overlays(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        gpu: Option<&RigGpu>,
+        view: &ViewOptions,
+        path: SkinningPath,
+    ) {
         // Over the whole current pose, once per image (ghosts have no proxy to refine).
         if let Some(gpu) = gpu {
-            self.encode_ghosts(&mut pass, gpu, view, path);
+            self.encode_ghosts(pass, gpu, view, path);
         }
         if let (true, Some((buffer, count))) = (view.grid, &self.grid) {
             pass.set_pipeline(&self.lines);
@@ -656,4 +640,55 @@ impl SceneRenderer {
             pass.draw(0..gpu.skeleton_vertices.len() as u32, 0..1);
         }
     }
+}
+
+/// Begins the scene's render pass for `portion`: the first portion clears, and the samples and
+/// depth are kept for the next until the last, which resolves the samples of a multisampled
+/// target into `output`.
+fn begin_scene_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    targets: &RenderTargets,
+    output: &wgpu::TextureView,
+    portion: &ScenePortion,
+    timestamps: Option<wgpu::RenderPassTimestampWrites>,
+) -> wgpu::RenderPass<'e> {
+    fn load<V>(first: bool, clear: V) -> wgpu::LoadOp<V> {
+        if first {
+            wgpu::LoadOp::Clear(clear)
+        } else {
+            wgpu::LoadOp::Load
+        }
+    }
+    // The samples of a multisampled target are resolved into the output at the end of
+    // the image; until then they, and the depth, are kept.
+    let keep = |kept: bool| {
+        if kept {
+            wgpu::StoreOp::Store
+        } else {
+            wgpu::StoreOp::Discard
+        }
+    };
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("scene"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: targets.color.as_ref().unwrap_or(output),
+            depth_slice: None,
+            resolve_target: targets.color.as_ref().filter(|_| portion.last).map(|_| output),
+            ops: wgpu::Operations {
+                load: load(portion.first, BACKGROUND),
+                store: keep(targets.color.is_none() || !portion.last),
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &targets.depth,
+            depth_ops: Some(wgpu::Operations {
+                load: load(portion.first, 1.0),
+                store: keep(!portion.last),
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: timestamps,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
 }
