@@ -141,10 +141,11 @@ pub fn path_prompt_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut 
             if !field.has_focus() && !field.lost_focus() {
                 field.request_focus();
             }
-            if field.has_focus() && ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab)) {
-                if let Some(common) = common_start(&suggestions).filter(|c| c.len() > prompt.text.len()) {
-                    prompt.text = common;
-                }
+            if field.has_focus()
+                && ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab))
+                && let Some(common) = common_start(&suggestions).filter(|c| c.len() > prompt.text.len())
+            {
+                prompt.text = common;
             }
             go = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             for suggestion in &suggestions {
