@@ -26,15 +26,15 @@ pub fn folder() -> Option<PathBuf> {
     crate::settings::config_dir().map(|d| d.join("crashes"))
 }
 
-/// Notes the adapter and the open files for a report (cheap when they did not change).
-pub fn note_context(adapter: &str, files: impl Iterator<Item = PathBuf>) {
+/// Notes the adapter and the open files for a report; called every frame, it copies them only
+/// when they changed.
+pub fn note_context<'a>(adapter: &str, files: impl Iterator<Item = &'a Path> + Clone) {
     let Ok(mut context) = CONTEXT.lock() else { return };
-    let files: Vec<PathBuf> = files.collect();
     if context.adapter != adapter {
         context.adapter = adapter.to_owned();
     }
-    if context.files != files {
-        context.files = files;
+    if !context.files.iter().map(PathBuf::as_path).eq(files.clone()) {
+        context.files = files.map(Path::to_owned).collect();
     }
 }
 

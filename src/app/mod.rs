@@ -352,7 +352,7 @@ impl ApplicationHandler<Wake> for App {
                 state.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                let open = self.viewer.documents().iter().filter_map(|d| d.path.clone());
+                let open = self.viewer.documents().iter().filter_map(|d| d.path.as_deref());
                 crash::note_context(&state.info.adapter, open);
                 let now = Instant::now();
                 let dt = now.duration_since(self.last_frame).as_secs_f32();

@@ -126,6 +126,9 @@ pub struct Comparison {
     /// side's DQS mask on the joints of the same names. Off once the other side's skinning is
     /// set on its own ([`Comparison::set_other_skinning`]).
     pub same_skinning: bool,
+    /// The active side's DQS mask the other side's was last carried from (by joint name), so
+    /// that a frame carries it again only when it changed.
+    carried_mask: Option<Vec<usize>>,
     /// The files' comparison is wanted (the Compare window shows it); the weight-difference
     /// view wants it too.
     diff_wanted: bool,
@@ -178,6 +181,8 @@ impl Comparison {
     /// [`Comparison::same_skinning`] is set again).
     pub fn set_other_skinning(&mut self, path: SkinningPath, method: SkinningMethod) {
         self.same_skinning = false;
+        // Linked again later, the active side's mask is carried anew.
+        self.carried_mask = None;
         let playback = &mut self.other.playback;
         playback.path = path;
         if method != playback.method {
@@ -189,6 +194,8 @@ impl Comparison {
     /// Sets the other side's own DQS mask (nodes of its rig), whatever the active side's is.
     pub fn set_other_dqs_mask(&mut self, joints: Vec<usize>) {
         self.same_skinning = false;
+        // Linked again later, the active side's mask is carried anew.
+        self.carried_mask = None;
         if super::dqs_mask::apply_mask(&self.other.document.rig, &mut self.other.playback, joints) {
             self.other.mark_dirty();
         }
@@ -263,6 +270,7 @@ impl Viewer {
             other,
             layout,
             same_skinning: true,
+            carried_mask: None,
             diff_wanted: false,
             missing_clip: None,
             diff: None,
@@ -420,12 +428,16 @@ impl Viewer {
                 playback.method = self.playback.method;
                 other.mark_dirty();
             }
-            let a_to_b = &comparison.nodes.a_to_b;
-            let mask = (self.playback.dqs_mask.iter())
-                .filter_map(|&node| a_to_b.get(node).copied().flatten())
-                .collect();
-            if super::dqs_mask::apply_mask(&other.document.rig, &mut other.playback, mask) {
-                other.mark_dirty();
+            let active_mask = &self.playback.dqs_mask;
+            if comparison.carried_mask.as_ref() != Some(active_mask) {
+                let a_to_b = &comparison.nodes.a_to_b;
+                let mask = (active_mask.iter())
+                    .filter_map(|&node| a_to_b.get(node).copied().flatten())
+                    .collect();
+                if super::dqs_mask::apply_mask(&other.document.rig, &mut other.playback, mask) {
+                    other.mark_dirty();
+                }
+                comparison.carried_mask = Some(active_mask.clone());
             }
         }
     }
