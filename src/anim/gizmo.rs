@@ -2,7 +2,9 @@
 //! they turn about, and picking a bone drawn on screen. Plain functions of rays and points; the viewer turns
 //! the cursor into a ray and the angle into a joint rotation.
 
-use glam::{Quat, Vec2, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec2, Vec3};
+
+pub mod modal;
 
 /// `|cos|` between a ray and a ring's axis under which the ring is seen (nearly) edge-on: its plane is hit
 /// far away or not at all, and small cursor moves swing the hit wildly, so the ring is treated as the line
@@ -295,6 +297,140 @@ pub fn pick_bone(bones_screen: &[(Vec2, Vec2, f32)], cursor: Vec2, radius: f32) 
     best.map(|(index, _, _)| index)
 }
 
+/// A ring being dragged: the angle turned so far, over as many turns as the cursor goes round.
+///
+/// [`drag_angle`] measures from where the drag started and so folds a drag past half a turn back into ±π;
+/// this adds the frame-to-frame turns instead. A drag that started with the ring edge-on keeps measuring
+/// along the rim's tangent from the start, which never folds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RingDrag {
+    pub ring: Ring,
+    start_ray: Ray,
+    last_ray: Ray,
+    turned: f32,
+}
+
+impl RingDrag {
+    pub fn new(ring: Ring, start_ray: Ray) -> RingDrag {
+        RingDrag {
+            ring,
+            start_ray,
+            last_ray: start_ray,
+            turned: 0.0,
+        }
+    }
+
+    /// Follows the cursor to `ray`; returns the whole angle turned since the start (radians, about the
+    /// ring's axis).
+    pub fn update(&mut self, ray: Ray) -> f32 {
+        if self.start_ray.direction.dot(self.ring.axis).abs() < EDGE_ON_COSINE {
+            self.turned = drag_angle(&self.ring, self.start_ray, ray);
+        } else if let Some(step) = plane_turn(&self.ring, self.last_ray, ray) {
+            // A ray that misses the plane (turned away from it) leaves the last one to measure from.
+            self.turned += step;
+            self.last_ray = ray;
+        }
+        self.turned
+    }
+
+    pub fn turned(&self) -> f32 {
+        self.turned
+    }
+}
+
+/// The shortest signed angle about the ring's axis between where two rays hit its plane, seen from its centre.
+fn plane_turn(ring: &Ring, from: Ray, to: Ray) -> Option<f32> {
+    let hit = |ray: Ray| {
+        ray_plane_hit(ray.origin, ray.direction, ring.center, ring.axis)
+            .map(|distance| ray.origin + ray.direction * distance - ring.center)
+    };
+    let (from, to) = (hit(from)?, hit(to)?);
+    Some(ring.axis.dot(from.cross(to)).atan2(from.dot(to)))
+}
+
+/// The angle the cursor went round `center` from `from` to `to`, in screen coordinates whose y grows
+/// downwards: positive when it went counter-clockwise as the user sees it, within ±π.
+pub fn screen_turn(center: Vec2, from: Vec2, to: Vec2) -> f32 {
+    let (a, b) = (from - center, to - center);
+    // y down flips the handedness: what the perp-dot calls clockwise the eye sees counter-clockwise.
+    -a.perp_dot(b).atan2(a.dot(b))
+}
+
+/// The rotation of a world matrix with its scale taken out (an armature scaled by 0.01 is common); identity
+/// for a degenerate matrix.
+pub fn world_rotation(world: &Mat4) -> Quat {
+    let m = Mat3::from_mat4(*world);
+    match (
+        m.x_axis.try_normalize(),
+        m.y_axis.try_normalize(),
+        m.z_axis.try_normalize(),
+    ) {
+        (Some(x), Some(y), Some(z)) => Quat::from_mat3(&Mat3::from_cols(x, y, z)).normalize(),
+        _ => Quat::IDENTITY,
+    }
+}
+
+/// A joint's hand-made rotation `override_rotation` (applied after its sampled local rotation, see
+/// [`crate::anim::JointOverride::apply`]) changed so that the joint turns by `angle` about `world_axis`
+/// (unit), its children with it. `base` is the world rotation the override sits under: the joint's world
+/// rotation with the override taken out (`world · override⁻¹`).
+///
+/// Turning the world rotation `base · o` by `q` on the left is `base · (base⁻¹ q base) · o`, and
+/// `base⁻¹ q base` is the same angle about `base⁻¹ axis`.
+pub fn rotate_override(override_rotation: Quat, base: Quat, world_axis: Vec3, angle: f32) -> Quat {
+    let axis = (base.conjugate() * world_axis).normalize_or_zero();
+    if axis == Vec3::ZERO {
+        return override_rotation;
+    }
+    (Quat::from_axis_angle(axis, angle) * override_rotation).normalize()
+}
+
+/// The X-then-Y-then-Z Euler angles (degrees, each within ±180°) of `rotation`, of its two sets the one
+/// nearer `near` (the angles shown the frame before).
+///
+/// Every rotation has two such sets, (x, y, z) and (x + 180°, 180° − y, z + 180°); a decomposition that
+/// always keeps y within ±90° swaps from one to the other as y passes 90°, and x and z jump half a turn
+/// there. Keeping to the set nearer the last one keeps the read-outs (and the sliders that hold them)
+/// continuous through it.
+pub fn euler_degrees_near(rotation: Quat, near: Vec3) -> Vec3 {
+    let (x, y, z) = rotation.to_euler(glam::EulerRot::XYZ);
+    let first = Vec3::new(x, y, z).map(f32::to_degrees);
+    let second = Vec3::new(first.x + 180.0, 180.0 - first.y, first.z + 180.0);
+    let wrap = |v: Vec3| v.map(|d| wrap_degrees(d));
+    let (first, second) = (wrap(first), wrap(second));
+    let distance = |v: Vec3| {
+        let d = v - near;
+        d.map(|c| wrap_degrees(c).abs()).element_sum()
+    };
+    if distance(second) < distance(first) {
+        second
+    } else {
+        first
+    }
+}
+
+/// `degrees` brought within (−180°, 180°].
+pub fn wrap_degrees(degrees: f32) -> f32 {
+    let wrapped = (degrees + 180.0).rem_euclid(360.0) - 180.0;
+    if wrapped == -180.0 { 180.0 } else { wrapped }
+}
+
+/// A world-space move of a joint as the change of its local translation: in its parent's space, whose world
+/// matrix is `parent_world` (identity for a root), scale included.
+pub fn parent_space_delta(parent_world: &Mat4, world_delta: Vec3) -> Vec3 {
+    let inverse = parent_world.inverse();
+    if !inverse.is_finite() {
+        return world_delta;
+    }
+    inverse.transform_vector3(world_delta)
+}
+
+/// How long one screen point is in world units at `distance` from a camera with vertical field of view
+/// `fov_y` drawing `height` points tall.
+pub fn world_per_point(distance: f32, fov_y: f32, height: f32) -> f32 {
+    2.0 * distance * (fov_y * 0.5).tan() / height.max(1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,5 +642,83 @@ mod tests {
         // Equally deep: the nearer one on screen.
         let twins = [bones[0], (bones[1].0, bones[1].1, 5.0)];
         assert_eq!(pick_bone(&twins, cursor, 2.0), Some(0));
+    }
+    #[test]
+    fn a_ring_drag_counts_every_turn() {
+        let at_degrees = |degrees: f32| {
+            let a = degrees * DEGREE;
+            down_z_at(a.cos(), a.sin())
+        };
+        let mut drag = RingDrag::new(XY_RING, at_degrees(0.0));
+        // Round by quarter turns to three quarters: 270°, where drag_angle alone would say −90°.
+        for degrees in [45.0, 90.0, 135.0, 180.0, 225.0, 270.0] {
+            drag.update(at_degrees(degrees));
+        }
+        assert!(
+            (drag.turned() - 270.0 * DEGREE).abs() < 1e-4,
+            "{}",
+            drag.turned() / DEGREE
+        );
+        assert!((drag_angle(&XY_RING, at_degrees(0.0), at_degrees(270.0)) + 90.0 * DEGREE).abs() < 1e-4);
+        // And back the other way past the start: −30°.
+        for degrees in [180.0, 90.0, 0.0, -30.0] {
+            drag.update(at_degrees(degrees));
+        }
+        assert!((drag.turned() + 30.0 * DEGREE).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_cursor_going_up_from_the_right_of_a_point_is_a_counter_clockwise_quarter() {
+        let center = Vec2::new(10.0, 10.0);
+        // Screen y grows downwards: (20, 10) → (10, 0) goes from right of the centre to above it.
+        assert!((screen_turn(center, Vec2::new(20.0, 10.0), Vec2::new(10.0, 0.0)) - FRAC_PI_2).abs() < 1e-6);
+        assert!((screen_turn(center, Vec2::new(20.0, 10.0), Vec2::new(10.0, 20.0)) + FRAC_PI_2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_override_turned_about_a_world_axis_turns_the_joint_in_the_world() {
+        // Under a quarter about Z, world X is −Y in the override's frame: a quarter about X is one about −Y.
+        let base = Quat::from_rotation_z(FRAC_PI_2);
+        let turned = rotate_override(Quat::IDENTITY, base, Vec3::X, FRAC_PI_2);
+        assert!(turned.dot(Quat::from_rotation_y(-FRAC_PI_2)).abs() > 1.0 - 1e-6);
+        // On top of an override already there: the world rotation is turned on the left.
+        let existing = Quat::from_rotation_x(0.4);
+        let turned = rotate_override(existing, base, Vec3::Y, 0.7);
+        let expected_world = Quat::from_rotation_y(0.7) * base * existing;
+        assert!((base * turned).dot(expected_world).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn euler_readouts_stay_on_the_side_they_were_on_past_ninety_degrees() {
+        // 100° about Y alone: the decomposition keeping y within ±90° says (180°, 80°, 180°).
+        let past = Quat::from_rotation_y(100.0 * DEGREE);
+        let plain = euler_degrees_near(past, Vec3::new(180.0, 80.0, 180.0));
+        assert!((plain - Vec3::new(180.0, 80.0, 180.0)).length() < 1e-3, "{plain}");
+        // Coming from 95° about Y the read-out goes on to 100°, not half a turn away.
+        let near = euler_degrees_near(past, Vec3::new(0.0, 95.0, 0.0));
+        assert!((near - Vec3::new(0.0, 100.0, 0.0)).length() < 1e-3, "{near}");
+        // Both are the same rotation.
+        for degrees in [plain, near] {
+            let r = degrees * DEGREE;
+            let q = Quat::from_euler(glam::EulerRot::XYZ, r.x, r.y, r.z);
+            assert!(q.dot(past).abs() > 1.0 - 1e-6);
+        }
+        assert_eq!(wrap_degrees(190.0), -170.0);
+        assert_eq!(wrap_degrees(-180.0), 180.0);
+    }
+
+    #[test]
+    fn a_world_move_in_a_scaled_turned_parent_is_undone_by_its_matrix() {
+        // A parent scaled by 0.01 and turned a quarter about Z: world +X is −Y in its space, 100 times longer.
+        let parent = Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.01),
+            Quat::from_rotation_z(FRAC_PI_2),
+            Vec3::new(3.0, 4.0, 5.0),
+        );
+        let local = parent_space_delta(&parent, Vec3::X);
+        assert!((local - Vec3::new(0.0, -100.0, 0.0)).length() < 1e-3, "{local}");
+        assert!((world_rotation(&parent).dot(Quat::from_rotation_z(FRAC_PI_2))).abs() > 1.0 - 1e-6);
+        // 40° field of view, 10 away, 500 points tall: 2·10·tan 20° / 500.
+        assert!((world_per_point(10.0, 40.0 * DEGREE, 500.0) - 0.014_558_8).abs() < 1e-6);
     }
 }
