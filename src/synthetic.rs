@@ -158,6 +158,8 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
         positions: Vec::with_capacity(rings * AROUND),
         normals: Vec::with_capacity(rings * AROUND),
         uvs: Vec::with_capacity(rings * AROUND),
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences: Some(Influences {
             sets: 1,
             joints: Vec::with_capacity(rings * AROUND),

@@ -33,6 +33,8 @@ fn twist_rig() -> Rig {
         positions: VERTICES.iter().map(|(p, _)| Vec3::from(*p)).collect(),
         normals: vec![Vec3::new(0.0, 0.6, 0.8); n],
         uvs: vec![Vec2::ZERO; n],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences: Some(Influences {
             sets: 1,
             joints: vec![[0, 1, 0, 0]; n],

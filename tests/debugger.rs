@@ -70,6 +70,8 @@ fn primitive(positions: Vec<Vec3>, weights: Vec<[f32; 4]>, indices: Vec<u32>) ->
     Primitive {
         normals: vec![Vec3::Z; n],
         uvs: vec![Vec2::ZERO; n],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences: Some(Influences {
             sets: 1,
             joints: vec![[0, 1, 0, 0]; n],

@@ -144,6 +144,8 @@ fn out_of_range_joints_and_zero_weights_are_handled_like_the_cpu() {
         positions: vec![Vec3::new(1.0, 2.0, 3.0); 4],
         normals: vec![Vec3::Y; 4],
         uvs: vec![glam::Vec2::ZERO; 4],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences: Some(rigscope::rig::Influences {
             sets: 2,
             joints: vec![

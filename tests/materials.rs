@@ -26,6 +26,8 @@ fn quad(colors: Vec<Vec4>, material: usize, influences: Option<Influences>) -> P
         ],
         normals: vec![Vec3::Z; 4],
         uvs: vec![glam::Vec2::ZERO; 4],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences,
         indices: vec![0, 1, 2, 0, 2, 3],
         material: Some(material),

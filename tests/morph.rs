@@ -46,6 +46,8 @@ fn morph_rig() -> Rig {
     let primitive = Primitive {
         normals: vec![Vec3::Z; n],
         uvs: vec![Vec2::ZERO; n],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
         influences: Some(Influences {
             sets: 1,
             joints: vec![[0, 1, 0, 0]; n],

@@ -136,7 +136,15 @@ impl<'a> Inf<'a> {
 pub struct Primitive {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
+    /// The coordinates the base color texture reads, its transform applied (what the writers
+    /// export as `TEXCOORD_0`).
     pub uvs: Vec<Vec2>,
+    /// `TEXCOORD_0` and `TEXCOORD_1` as the file gives them, which the other textures read
+    /// through their own transforms. Set 0 is empty when `uvs` already is it (the base color
+    /// reads set 0 unmoved, or the file has none); set 1 is empty when the file has none.
+    pub uv_sets: [Vec<Vec2>; 2],
+    /// `TANGENT` (xyz, and the bitangent's sign in w); empty when the file has none.
+    pub tangents: Vec<Vec4>,
     pub influences: Option<Influences>,
     /// Triangle list; generated as 0..n when the file has no indices.
     pub indices: Vec<u32>,
@@ -148,6 +156,16 @@ pub struct Primitive {
 impl Primitive {
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// The texture coordinates of set `set` (0 or 1) as the file gives them: `uvs` where set 0
+    /// is not kept apart, set 0 where set 1 is missing.
+    pub fn uv_set(&self, set: u32) -> &[Vec2] {
+        match (set, &self.uv_sets) {
+            (1, [_, one]) if !one.is_empty() => one,
+            (_, [zero, _]) if !zero.is_empty() => zero,
+            _ => &self.uvs,
+        }
     }
 }
 
@@ -173,6 +191,20 @@ pub struct Material {
     /// The texture coordinates the base color texture reads, as the file declares them. The
     /// importer has already applied them: a primitive's `uvs` are that set, transformed.
     pub base_color_uv: UvTransform,
+    /// How metallic the surface is (0 dielectric, 1 metal), multiplied by the blue channel of
+    /// the metallic-roughness texture.
+    pub metallic: f32,
+    /// Perceptual roughness (0 mirror, 1 rough), multiplied by that texture's green channel.
+    pub roughness: f32,
+    pub metallic_roughness_texture: Option<TextureRef>,
+    /// A tangent-space normal map; `normal_scale` scales its x and y.
+    pub normal_texture: Option<TextureRef>,
+    pub normal_scale: f32,
+    /// Ambient occlusion in the red channel, applied at `occlusion_strength` (0 none, 1 full).
+    pub occlusion_texture: Option<TextureRef>,
+    pub occlusion_strength: f32,
+    /// Multiplied by `emissive`.
+    pub emissive_texture: Option<TextureRef>,
     pub double_sided: bool,
     pub alpha_mode: AlphaMode,
     /// Alpha below which a `Mask` material discards the fragment.
@@ -190,6 +222,16 @@ impl Default for Material {
             base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
             base_color_texture: None,
             base_color_uv: UvTransform::default(),
+            // A plain dielectric, as meshes without a material were drawn before materials were
+            // physically based (glTF's own default, metallic 1, is read from a file's material).
+            metallic: 0.0,
+            roughness: 0.5,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
+            emissive_texture: None,
             double_sided: false,
             alpha_mode: AlphaMode::Opaque,
             alpha_cutoff: 0.5,
@@ -241,6 +283,25 @@ impl UvTransform {
     pub fn is_identity(&self) -> bool {
         self.offset == Vec2::ZERO && self.rotation == 0.0 && self.scale == Vec2::ONE
     }
+
+    /// [`UvTransform::apply`] as the rows of a 3×2 matrix: `uv' = (row0 · (u, v, 1), row1 ·
+    /// (u, v, 1))`, which the shader reads.
+    pub fn rows(&self) -> [Vec3; 2] {
+        let (sin, cos) = self.rotation.sin_cos();
+        let s = self.scale;
+        [
+            Vec3::new(cos * s.x, sin * s.y, self.offset.x),
+            Vec3::new(-sin * s.x, cos * s.y, self.offset.y),
+        ]
+    }
+}
+
+/// A texture a material samples, and the coordinates it reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureRef {
+    /// Index into `Rig::textures`.
+    pub texture: usize,
+    pub uv: UvTransform,
 }
 
 /// An sRGB RGBA8 image.

@@ -265,11 +265,30 @@ fn read_triangles(
             vec![Vec2::ZERO; n]
         }
     };
+    let uv_sets = read_uv_sets(primitive, material, buffers, budget)?;
+    // Only a normal map reads tangents: a file's TANGENT is left unread without one.
+    let tangents = match material.normal_texture {
+        Some(_) => attribute::<4>(primitive, Semantic::Tangents, normal_types(buffers), buffers, budget)?
+            .map_or_else(Vec::new, |t| t.into_iter().map(Vec4::from).collect()),
+        None => Vec::new(),
+    };
     let influences = read_influences(primitive, n, buffers, budget, pf)?;
     let colors = read_colors(primitive, buffers, budget)?;
     for (what, len) in [
         ("NORMAL".to_string(), normals.len()),
         (set.to_string(), uvs.len()),
+        (
+            "TEXCOORD_0".to_string(),
+            if uv_sets[0].is_empty() { n } else { uv_sets[0].len() },
+        ),
+        (
+            "TEXCOORD_1".to_string(),
+            if uv_sets[1].is_empty() { n } else { uv_sets[1].len() },
+        ),
+        (
+            "TANGENT".to_string(),
+            if tangents.is_empty() { n } else { tangents.len() },
+        ),
         ("COLOR_0".to_string(), if colors.is_empty() { n } else { colors.len() }),
     ] {
         if len != n {
@@ -282,11 +301,43 @@ fn read_triangles(
         positions,
         normals,
         uvs,
+        uv_sets,
+        tangents,
         influences,
         indices,
         material: primitive.material().index(),
         colors,
     })
+}
+
+/// `TEXCOORD_0` and `TEXCOORD_1` as the file gives them, where a texture other than the base
+/// color reads them and the primitive's `uvs` are not already them (see `Primitive::uv_sets`).
+fn read_uv_sets(
+    primitive: &gltf::Primitive,
+    material: &Material,
+    buffers: &Buffers,
+    budget: &mut Budget,
+) -> Result<[Vec<Vec2>; 2], ReadError> {
+    let others = [
+        material.metallic_roughness_texture,
+        material.normal_texture,
+        material.occlusion_texture,
+        material.emissive_texture,
+    ];
+    let base = material.base_color_uv;
+    let mut sets: [Vec<Vec2>; 2] = Default::default();
+    for (k, set) in sets.iter_mut().enumerate() {
+        let read = others.iter().flatten().any(|t| t.uv.set == k as u32);
+        // `uvs` is set 0 unmoved when the base color reads it so (or reads nothing).
+        let in_uvs = k == 0 && base.set == 0 && base.is_identity();
+        if read && !in_uvs {
+            let semantic = Semantic::TexCoords(k as u32);
+            if let Some(uvs) = quantized_attribute::<2>(primitive, semantic, FLOAT_OR_UNORM, buffers, budget)? {
+                *set = uvs.into_iter().map(Vec2::from).collect();
+            }
+        }
+    }
+    Ok(sets)
 }
 
 /// `COLOR_0` as RGBA (RGB colors get alpha 1); empty when absent.

@@ -2,7 +2,7 @@
 
 use super::accessor::{Budget, BudgetExceeded, Buffers};
 use super::source::{MAX_BYTES, UriError, read_uri};
-use crate::rig::{AlphaMode, Material, Texture, UvTransform};
+use crate::rig::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -280,24 +280,82 @@ fn decode_ktx2(bytes: &[u8]) -> Result<image::RgbaImage, TextureError> {
     image::RgbaImage::from_raw(width, height, rgba).ok_or(TextureError::Ktx2Size { width, height })
 }
 
-/// A material as drawn: base color (factor, texture, its texture coordinates), alpha, emission,
-/// and whether it is lit.
-pub fn read_material(material: &gltf::Material, texture_count: usize) -> Material {
+/// A material as drawn: base color (factor, texture, its texture coordinates), metallic and
+/// roughness, normal, occlusion and emissive textures, alpha, and whether it is lit. A texture
+/// the file names that is not there, or that reads coordinates Rigscope does not carry
+/// (`TEXCOORD_2` and up), is left out with a warning.
+pub fn read_material(material: &gltf::Material, texture_count: usize, warnings: &mut Vec<String>) -> Material {
+    let name = material.name().unwrap_or("material").to_owned();
+    let label = match material.index() {
+        Some(index) => format!("material {index} ({name})"),
+        None => format!("material ({name})"),
+    };
+    let mut checked = |what: &str, info: Option<(usize, UvTransform)>| -> Option<TextureRef> {
+        let (texture, uv) = info?;
+        if texture >= texture_count {
+            warnings.push(format!(
+                "{label}: its {what} texture {texture} does not exist; drawn without it"
+            ));
+            return None;
+        }
+        if uv.set > 1 {
+            warnings.push(format!(
+                "{label}: its {what} texture reads TEXCOORD_{}, and only TEXCOORD_0 and TEXCOORD_1 are \
+                 drawn; drawn without it",
+                uv.set
+            ));
+            return None;
+        }
+        Some(TextureRef { texture, uv })
+    };
     let pbr = material.pbr_metallic_roughness();
-    let texture = pbr
-        .base_color_texture()
-        .filter(|info| info.texture().index() < texture_count);
+    let info = |i: &gltf::texture::Info| (i.texture().index(), uv_transform(i));
+    let base_color = checked("base color", pbr.base_color_texture().as_ref().map(info));
+    let metallic_roughness = checked(
+        "metallic-roughness",
+        pbr.metallic_roughness_texture().as_ref().map(info),
+    );
+    let emissive_texture = checked("emissive", material.emissive_texture().as_ref().map(info));
+    let normal = material.normal_texture();
+    let normal_texture = checked(
+        "normal",
+        normal.as_ref().map(|n| {
+            let transform = n.extension_value("KHR_texture_transform");
+            (n.texture().index(), json_uv_transform(n.tex_coord(), transform))
+        }),
+    );
+    let occlusion = material.occlusion_texture();
+    let occlusion_texture = checked(
+        "occlusion",
+        occlusion.as_ref().map(|o| {
+            let transform = o.extension_value("KHR_texture_transform");
+            (o.texture().index(), json_uv_transform(o.tex_coord(), transform))
+        }),
+    );
     let (alpha_mode, alpha_cutoff) = match material.alpha_mode() {
         gltf::material::AlphaMode::Opaque => (AlphaMode::Opaque, 0.5),
         gltf::material::AlphaMode::Mask => (AlphaMode::Mask, material.alpha_cutoff().unwrap_or(0.5)),
         gltf::material::AlphaMode::Blend => (AlphaMode::Blend, 0.5),
     };
     let emissive = Vec3::from(material.emissive_factor()) * material.emissive_strength().unwrap_or(1.0);
+    let unit = |v: f32, default: f32| if v.is_finite() { v.clamp(0.0, 1.0) } else { default };
     Material {
-        name: material.name().unwrap_or("material").to_owned(),
+        name,
         base_color: Vec4::from(pbr.base_color_factor()),
-        base_color_texture: texture.as_ref().map(|info| info.texture().index()),
-        base_color_uv: texture.as_ref().map_or(UvTransform::default(), uv_transform),
+        base_color_texture: base_color.map(|t| t.texture),
+        base_color_uv: base_color.map_or(UvTransform::default(), |t| t.uv),
+        metallic: unit(pbr.metallic_factor(), 1.0),
+        roughness: unit(pbr.roughness_factor(), 1.0),
+        metallic_roughness_texture: metallic_roughness,
+        normal_scale: normal
+            .as_ref()
+            .map(|n| n.scale())
+            .filter(|s| s.is_finite())
+            .unwrap_or(1.0),
+        normal_texture,
+        occlusion_strength: unit(occlusion.as_ref().map_or(1.0, |o| o.strength()), 1.0),
+        occlusion_texture,
+        emissive_texture,
         double_sided: material.double_sided(),
         alpha_mode,
         alpha_cutoff,
@@ -320,6 +378,31 @@ fn uv_transform(info: &gltf::texture::Info) -> UvTransform {
         offset: finite(Vec2::from(transform.offset()), Vec2::ZERO),
         rotation: Some(transform.rotation()).filter(|r| r.is_finite()).unwrap_or(0.0),
         scale: finite(Vec2::from(transform.scale()), Vec2::ONE),
+    }
+}
+
+/// [`uv_transform`] for the normal and occlusion textures, whose KHR_texture_transform the
+/// `gltf` crate leaves as JSON: members of the wrong type are ignored, as missing ones are.
+fn json_uv_transform(tex_coord: u32, transform: Option<&serde_json::Value>) -> UvTransform {
+    let Some(transform) = transform else {
+        return UvTransform {
+            set: tex_coord,
+            ..UvTransform::default()
+        };
+    };
+    let number = |v: &serde_json::Value| v.as_f64().map(|v| v as f32).filter(|v| v.is_finite());
+    let pair = |key: &str| -> Option<Vec2> {
+        match transform.get(key)?.as_array()?.as_slice() {
+            [x, y] => Some(Vec2::new(number(x)?, number(y)?)),
+            _ => None,
+        }
+    };
+    let set = transform.get("texCoord").and_then(serde_json::Value::as_u64);
+    UvTransform {
+        set: set.and_then(|s| u32::try_from(s).ok()).unwrap_or(tex_coord),
+        offset: pair("offset").unwrap_or(Vec2::ZERO),
+        rotation: transform.get("rotation").and_then(number).unwrap_or(0.0),
+        scale: pair("scale").unwrap_or(Vec2::ONE),
     }
 }
 

@@ -136,7 +136,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     }
     let materials: Vec<Material> = document
         .materials()
-        .map(|m| material::read_material(&m, textures.len()))
+        .map(|m| material::read_material(&m, textures.len(), &mut warnings))
         .collect();
     let mut meshes = Vec::new();
     let mut morphs = Morphs::default();

@@ -302,6 +302,8 @@ fn read_mesh(
             positions: build.positions,
             normals,
             uvs: build.uvs,
+            uv_sets: Default::default(),
+            tangents: Vec::new(),
             influences,
             indices: build.indices,
             material: mesh
