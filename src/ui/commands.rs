@@ -138,10 +138,10 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Command::SkinOn(SkinningPath::Gpu),
-        NONE,
+        Modifiers::SHIFT,
         Key::G,
-        "`G`",
-        "skin on the GPU",
+        "`Shift+G`",
+        "skin on the GPU (`G` alone moves the selected joint)",
     ),
     bind(
         Command::SkinOn(SkinningPath::Cpu),
@@ -180,10 +180,10 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         Command::ResetPose,
-        NONE,
+        Modifiers::SHIFT,
         Key::R,
-        "`R`",
-        "reset every joint bent by hand",
+        "`Shift+R`",
+        "reset every joint bent by hand (Edit ▸ Reset pose; `R` alone rotates the selected joint)",
     ),
     bind(
         Command::Screenshot,

@@ -32,15 +32,43 @@ const MOUSE: &[Shortcut] = &[
         "Ctrl + click",
         "inspect the vertex under the cursor: its weights in the Vertex panel, marked in the view",
     ),
+    s(
+        "Left drag on a gizmo ring",
+        "rotate the selected joint about that ring's axis (Local / Parent / World over the view); Ctrl snaps to 5°",
+    ),
+    s(
+        "Ctrl + Alt + left drag",
+        "move the selected hand's or foot's IK goal in the view plane (made when there is none)",
+    ),
 ];
 
-/// Every row of the map: the mouse, then each command's key.
+/// The pose-mode keys over the 3D view (see [`super::gizmo`]).
+const POSE_KEYS: &[Shortcut] = &[
+    s(
+        "`R`",
+        "rotate the selected joint with the mouse; then `X` / `Y` / `Z` lock a world axis (again: the joint's own), digits type degrees, `Enter` or click confirms, `Esc` or right click cancels",
+    ),
+    s(
+        "`G`",
+        "move the selected joint (the root, or one the clips move) in the view plane; axis locks, typed distances, confirm and cancel as for `R`",
+    ),
+    s(
+        "`Alt+R` / `Alt+G`",
+        "clear the selected joint's rotation / translation bend",
+    ),
+    s(
+        "`I`",
+        "IK tool on or off: a left drag moves the selected hand's or foot's IK goal",
+    ),
+];
+
+/// Every row of the map: the mouse, the pose-mode keys, then each command's key.
 pub fn rows() -> Vec<Shortcut> {
     let keys = BINDINGS.iter().map(|b| Shortcut {
         input: b.keys,
         action: b.action,
     });
-    MOUSE.iter().copied().chain(keys).collect()
+    MOUSE.iter().chain(POSE_KEYS).copied().chain(keys).collect()
 }
 
 /// The table as Markdown, for the README.

@@ -14,6 +14,7 @@ pub mod curves;
 pub mod discard;
 pub mod dqs_mask;
 pub mod ghosts;
+pub mod gizmo;
 pub mod help;
 pub mod history;
 pub mod joint_map;
@@ -94,6 +95,8 @@ pub struct UiState {
     pub repair: repair::RepairPanelState,
     pub curves: curves::CurvesPanelState,
     pub clip_list: clip_list::ClipListState,
+    /// The rotation gizmo, the pose-mode keys and the IK tool of the 3D view.
+    pub pose_tools: gizmo::PoseToolsState,
     /// The keyboard map window (F1).
     pub help_open: bool,
     /// The Help ▸ About… window.
@@ -328,7 +331,9 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
         .show(ui, |ui| {
             let rect = ui.max_rect();
             let response = ui.allocate_rect(rect, Sense::click_and_drag());
-            viewport::viewport_controls(ui, &response, viewer);
+            if !gizmo::pose_tools(ui, &response, rect, viewer, state) {
+                viewport::viewport_controls(ui, &response, viewer);
+            }
             viewport::joint_labels(ui, rect, viewer);
             legend::legend(ui, rect, viewer);
             viewport::toasts(ui, rect, state);

@@ -195,7 +195,7 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         if ui
             .add_enabled(viewer.animation().has_overrides(), egui::Button::new("Reset pose"))
-            .on_hover_text("R")
+            .on_hover_text("Shift+R")
             .clicked()
         {
             viewer.reset_overrides();

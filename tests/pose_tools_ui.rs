@@ -1,0 +1,345 @@
+//! Posing in the 3D view as a person does it: dragging a ring of the rotation gizmo, Blender's `R` / `G`
+//! keys with axis locks and typed amounts, clearing with `Alt+R`, and dragging a hand's IK goal. Each is
+//! checked against the joint's world transform computed apart from the UI, and against the edit history.
+
+mod common;
+
+use egui::{Event, Key, Modifiers, PointerButton, Pos2};
+use egui_kittest::Harness;
+use glam::{Quat, Vec3};
+use rigscope::anim::JointOverride;
+use rigscope::anim::gizmo::{GizmoSpace, RingKind, world_rotation};
+use rigscope::ui::{self, FrameInfo, UiState};
+use rigscope::viewer::Viewer;
+
+struct Session {
+    viewer: Viewer,
+    ui: UiState,
+    viewport: egui::Rect,
+}
+
+/// The demo rig, paused, seen straight down −Z (the camera on +Z), `joint` selected.
+fn posing(joint: &str) -> (Harness<'static, Session>, usize) {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    viewer.player_mut().playing = false;
+    viewer.view.camera.yaw = 0.0;
+    viewer.view.camera.pitch = 0.0;
+    let node = viewer.rig().find_node(joint).unwrap();
+    viewer.view.selected_joint = Some(node);
+    let session = Session {
+        viewer,
+        ui: UiState::default(),
+        viewport: egui::Rect::NOTHING,
+    };
+    let mut harness = Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
+        |ui, session: &mut Session| {
+            let output = ui::show(ui, &mut session.viewer, &mut session.ui, &FrameInfo::default());
+            session.viewport = output.viewport;
+        },
+        session,
+    );
+    harness.run();
+    (harness, node)
+}
+
+/// Where a world point is drawn in the view, from the camera's own matrices.
+fn on_screen(session: &Session, world: Vec3) -> Pos2 {
+    let viewport = session.viewport;
+    let clip = session.viewer.view.camera.view_projection(viewport.aspect_ratio()) * world.extend(1.0);
+    let ndc = clip.truncate() / clip.w;
+    egui::pos2(
+        viewport.min.x + (ndc.x * 0.5 + 0.5) * viewport.width(),
+        viewport.min.y + (0.5 - ndc.y * 0.5) * viewport.height(),
+    )
+}
+
+fn joint_world(harness: &mut Harness<'static, Session>, node: usize) -> glam::Mat4 {
+    harness.state_mut().viewer.pose().worlds[node]
+}
+
+fn same_rotation(a: Quat, b: Quat, tolerance: f32) -> bool {
+    a.dot(b).abs() > 1.0 - tolerance
+}
+
+fn press(harness: &mut Harness<'static, Session>, pos: Pos2, pressed: bool) {
+    harness.event(Event::PointerButton {
+        pos,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    });
+}
+
+/// The world Z ring's point at `degrees` (from world X towards world Y), at the gizmo's radius: 70 points
+/// at the joint's distance from the eye.
+fn z_ring_point(harness: &Harness<'static, Session>, center: Vec3, degrees: f32) -> Pos2 {
+    let session = harness.state();
+    let camera = &session.viewer.view.camera;
+    let per_point = 2.0 * camera.eye().distance(center) * (camera.fov_y * 0.5).tan() / session.viewport.height();
+    let radius = ui::gizmo::GIZMO_RADIUS_POINTS * per_point;
+    let a = degrees.to_radians();
+    on_screen(session, center + radius * Vec3::new(a.cos(), a.sin(), 0.0))
+}
+
+/// Where ring drags start: away from 0° and 90°, where the X and Y rings, seen edge-on, cross the Z ring.
+const GRAB_DEGREES: f32 = 30.0;
+
+/// Drags along the world Z ring from 30° through `degrees` more in steps of at most 10°, with `modifiers`
+/// held.
+fn drag_z_ring(harness: &mut Harness<'static, Session>, center: Vec3, degrees: f32, modifiers: Modifiers) {
+    let start = z_ring_point(harness, center, GRAB_DEGREES);
+    harness.event(Event::PointerMoved(start));
+    harness.run();
+    assert_eq!(
+        harness.state().ui.pose_tools.hovered_ring(),
+        Some(RingKind::Z),
+        "hovering highlights the ring"
+    );
+    harness.event(Event::ModifiersChanged(modifiers));
+    press(harness, start, true);
+    harness.step();
+    let steps = (degrees.abs() / 10.0).ceil().max(1.0) as usize;
+    for k in 1..=steps {
+        let at = z_ring_point(harness, center, GRAB_DEGREES + degrees * k as f32 / steps as f32);
+        harness.event(Event::PointerMoved(at));
+        harness.step();
+        assert_eq!(harness.state().ui.pose_tools.dragging_ring(), Some(RingKind::Z));
+    }
+    let end = z_ring_point(harness, center, GRAB_DEGREES + degrees);
+    press(harness, end, false);
+    harness.event(Event::ModifiersChanged(Modifiers::NONE));
+    harness.run();
+    assert_eq!(harness.state().ui.pose_tools.dragging_ring(), None);
+}
+
+#[test]
+fn dragging_the_z_ring_through_ninety_degrees_turns_the_joint_a_quarter_about_world_z_as_one_edit() {
+    let (mut harness, joint) = posing("joint3");
+    harness.state_mut().ui.pose_tools.space = GizmoSpace::World;
+    let before = joint_world(&mut harness, joint);
+    let center = before.w_axis.truncate();
+    drag_z_ring(&mut harness, center, 90.0, Modifiers::NONE);
+
+    let after = joint_world(&mut harness, joint);
+    let expected = Quat::from_rotation_z(90f32.to_radians()) * world_rotation(&before);
+    assert!(
+        same_rotation(world_rotation(&after), expected, 1e-5),
+        "turned {:?}, expected {expected:?}",
+        world_rotation(&after)
+    );
+    assert!(
+        (after.w_axis - before.w_axis).length() < 1e-5,
+        "the joint turns where it stands"
+    );
+
+    // The whole drag is one edit; undone, the joint is as it was.
+    let viewer = &mut harness.state_mut().viewer;
+    assert_eq!(viewer.history().undo_label(), Some("bend joint3"));
+    assert_eq!(viewer.undo().as_deref(), Some("bend joint3"));
+    assert_eq!(viewer.animation().overrides[joint], JointOverride::IDENTITY);
+    assert_eq!(viewer.history().undo_label(), None);
+}
+
+#[test]
+fn ctrl_while_dragging_a_ring_snaps_to_five_degrees() {
+    let (mut harness, joint) = posing("joint3");
+    harness.state_mut().ui.pose_tools.space = GizmoSpace::World;
+    let before = joint_world(&mut harness, joint);
+    drag_z_ring(&mut harness, before.w_axis.truncate(), 47.0, Modifiers::COMMAND);
+    let after = joint_world(&mut harness, joint);
+    let expected = Quat::from_rotation_z(45f32.to_radians()) * world_rotation(&before);
+    assert!(
+        same_rotation(world_rotation(&after), expected, 1e-5),
+        "47° dragged snaps to 45°"
+    );
+}
+
+/// Moves the pointer over the middle of the view, where keys go to the view.
+fn hover_view(harness: &mut Harness<'static, Session>) {
+    let at = harness.state().viewport.center() + egui::vec2(0.0, 120.0);
+    harness.event(Event::PointerMoved(at));
+    harness.run();
+}
+
+fn keys(harness: &mut Harness<'static, Session>, keys: &[Key]) {
+    for &key in keys {
+        harness.key_press(key);
+        harness.step();
+    }
+}
+
+#[test]
+fn r_x_9_0_enter_turns_the_joint_a_quarter_about_world_x_and_the_digits_switch_no_view() {
+    let (mut harness, joint) = posing("joint3");
+    let before = joint_world(&mut harness, joint);
+    let mode = harness.state().viewer.view.options.mode;
+    hover_view(&mut harness);
+    keys(&mut harness, &[Key::R, Key::X, Key::Num9, Key::Num0]);
+    assert_eq!(harness.state().ui.pose_tools.modal_text(), Some("Rotate X 90°"));
+    keys(&mut harness, &[Key::Enter]);
+    harness.run();
+    assert_eq!(harness.state().ui.pose_tools.modal_text(), None);
+    assert_eq!(
+        harness.state().viewer.view.options.mode,
+        mode,
+        "9 and 0 were typed, not view keys"
+    );
+
+    let after = joint_world(&mut harness, joint);
+    let expected = Quat::from_rotation_x(90f32.to_radians()) * world_rotation(&before);
+    assert!(same_rotation(world_rotation(&after), expected, 1e-5));
+    let viewer = &mut harness.state_mut().viewer;
+    assert_eq!(viewer.undo().as_deref(), Some("bend joint3"));
+    assert_eq!(viewer.animation().overrides[joint], JointOverride::IDENTITY);
+}
+
+#[test]
+fn esc_gives_back_the_pose_before_bit_for_bit_and_leaves_no_edit() {
+    let (mut harness, joint) = posing("joint3");
+    let bent = JointOverride {
+        euler_degrees: Vec3::new(12.5, -33.25, 71.0),
+        translation: Vec3::new(0.01, 0.0, -0.02),
+        scale: 1.25,
+    };
+    let viewer = &mut harness.state_mut().viewer;
+    viewer.set_override(joint, bent);
+    viewer.end_gesture();
+    hover_view(&mut harness);
+    keys(&mut harness, &[Key::R]);
+    let at = harness.state().viewport.center() + egui::vec2(-150.0, -40.0);
+    harness.event(Event::PointerMoved(at));
+    harness.step();
+    assert_ne!(
+        harness.state().viewer.animation().overrides[joint],
+        bent,
+        "the joint follows the cursor while R runs"
+    );
+    keys(&mut harness, &[Key::Y, Key::Escape]);
+    harness.run();
+    let viewer = &harness.state().viewer;
+    let after = viewer.animation().overrides[joint];
+    assert_eq!(
+        after.euler_degrees.to_array().map(f32::to_bits),
+        bent.euler_degrees.to_array().map(f32::to_bits)
+    );
+    assert_eq!(after, bent);
+    assert_eq!(
+        viewer.history().undo_label(),
+        Some("bend joint3"),
+        "only the bend made before"
+    );
+    assert_eq!(harness.state().ui.pose_tools.modal_text(), None);
+}
+
+#[test]
+fn alt_r_and_alt_g_clear_the_rotation_and_the_translation_apart() {
+    let (mut harness, joint) = posing("joint0");
+    let bent = JointOverride {
+        euler_degrees: Vec3::new(10.0, 20.0, 30.0),
+        translation: Vec3::new(0.1, 0.2, 0.3),
+        scale: 1.5,
+    };
+    let viewer = &mut harness.state_mut().viewer;
+    viewer.set_override(joint, bent);
+    viewer.end_gesture();
+    hover_view(&mut harness);
+    harness.key_press_modifiers(Modifiers::ALT, Key::R);
+    harness.run();
+    let cleared = harness.state().viewer.animation().overrides[joint];
+    assert_eq!(
+        cleared,
+        JointOverride {
+            euler_degrees: Vec3::ZERO,
+            ..bent
+        }
+    );
+    harness.key_press_modifiers(Modifiers::ALT, Key::G);
+    harness.run();
+    let viewer = &mut harness.state_mut().viewer;
+    assert_eq!(
+        viewer.animation().overrides[joint],
+        JointOverride {
+            scale: 1.5,
+            ..JointOverride::IDENTITY
+        }
+    );
+    // Two edits of their own.
+    viewer.undo();
+    assert_eq!(viewer.animation().overrides[joint], cleared);
+    viewer.undo();
+    assert_eq!(viewer.animation().overrides[joint], bent);
+}
+
+#[test]
+fn g_z_typed_moves_the_root_that_far_along_world_z_and_g_on_a_bone_says_why_not() {
+    let (mut harness, root) = posing("joint0");
+    let before = joint_world(&mut harness, root).w_axis.truncate();
+    hover_view(&mut harness);
+    keys(&mut harness, &[Key::G, Key::Z, Key::Minus, Key::Num2]);
+    assert_eq!(harness.state().ui.pose_tools.modal_text(), Some("Move Z -2"));
+    keys(&mut harness, &[Key::Enter]);
+    harness.run();
+    let after = joint_world(&mut harness, root).w_axis.truncate();
+    assert!(
+        (after - before - Vec3::new(0.0, 0.0, -2.0)).length() < 1e-4,
+        "{before} → {after}"
+    );
+
+    // joint3 hangs from another bone and no clip moves it: nothing starts, a toast says why.
+    let joint3 = harness.state().viewer.rig().find_node("joint3").unwrap();
+    harness.state_mut().viewer.view.selected_joint = Some(joint3);
+    harness.run();
+    keys(&mut harness, &[Key::G]);
+    harness.run();
+    assert_eq!(harness.state().ui.pose_tools.modal_text(), None);
+    assert!(
+        (harness.state().ui.toasts.iter()).any(|t| t.text.starts_with("joint3 does not translate")),
+        "a toast says why"
+    );
+}
+
+#[test]
+fn ctrl_alt_dragging_a_hand_makes_its_ik_goal_and_moves_it_in_the_view_plane() {
+    let (mut harness, end) = posing("joint3");
+    let at = joint_world(&mut harness, end).w_axis.truncate();
+    let start = on_screen(harness.state(), at);
+    let moved = start + egui::vec2(60.0, -30.0);
+    harness.event(Event::PointerMoved(start));
+    harness.run();
+    harness.event(Event::ModifiersChanged(Modifiers::COMMAND | Modifiers::ALT));
+    press(&mut harness, start, true);
+    harness.step();
+    for k in 1..=6 {
+        harness.event(Event::PointerMoved(start.lerp(moved, k as f32 / 6.0)));
+        harness.step();
+    }
+    press(&mut harness, moved, false);
+    harness.event(Event::ModifiersChanged(Modifiers::NONE));
+    harness.run();
+
+    // The camera looks down −Z: the view plane through the joint is z = its z, and 60 points right and 30
+    // up are that many points' world length at the joint's depth along +X and +Y.
+    let session = harness.state();
+    let camera = &session.viewer.view.camera;
+    let depth = camera.eye().z - at.z;
+    let per_point = 2.0 * depth * (camera.fov_y * 0.5).tan() / session.viewport.height();
+    let goals = &session.viewer.animation().ik_goals;
+    assert_eq!(goals.len(), 1);
+    let rig = session.viewer.rig();
+    assert_eq!(
+        (goals[0].end, goals[0].mid, goals[0].start),
+        (end, rig.find_node("joint2").unwrap(), rig.find_node("joint1").unwrap())
+    );
+    let expected = at + Vec3::new(60.0, 30.0, 0.0) * per_point;
+    let error = (goals[0].target - expected).length() / (60.0 * per_point);
+    assert!(error < 1e-3, "target {} expected {expected} ({error})", goals[0].target);
+    assert!(
+        (goals[0].target.z - at.z).abs() < 1e-4,
+        "in the view plane through the joint"
+    );
+
+    // Making and moving the goal was one edit.
+    let viewer = &mut harness.state_mut().viewer;
+    assert_eq!(viewer.undo().as_deref(), Some("add IK goal"));
+    assert!(viewer.animation().ik_goals.is_empty());
+}
