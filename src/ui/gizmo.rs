@@ -226,12 +226,12 @@ pub(super) fn pose_tools(
     taken
 }
 
-/// The gizmo's space and the IK tool, over the top of the view.
+/// The gizmo's space and the IK tool, over the bottom of the view (the legend has its top).
 fn space_overlay(ui: &egui::Ui, viewport: egui::Rect, tools: &mut PoseToolsState) {
     egui::Area::new(egui::Id::unique("pose tools"))
         .order(egui::Order::Middle)
-        .pivot(egui::Align2::CENTER_TOP)
-        .fixed_pos(viewport.center_top() + egui::vec2(0.0, 8.0))
+        .pivot(egui::Align2::CENTER_BOTTOM)
+        .fixed_pos(viewport.center_bottom() - egui::vec2(0.0, 8.0))
         .show(ui.ctx(), |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.horizontal(|ui| {
