@@ -128,7 +128,7 @@ fn solve(goal: &IkGoal, worlds: &[Mat4]) -> Option<super::ik::TwoBoneCorrection>
 }
 
 /// The rotation of a world matrix, its columns normalized (scale taken out).
-fn rotation_of(world: &Mat4) -> Option<Quat> {
+pub(crate) fn rotation_of(world: &Mat4) -> Option<Quat> {
     let m = Mat3::from_mat4(*world);
     let columns = [
         m.x_axis.try_normalize()?,

@@ -11,6 +11,7 @@ mod attachments;
 pub mod clip_edit;
 mod crossfade;
 pub mod dual_quat;
+pub mod foot_lock;
 pub mod ghosts;
 pub mod gizmo;
 pub mod ik;

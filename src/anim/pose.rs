@@ -2,6 +2,7 @@
 //! ([`PoseBuffers`]) out, through one function that calls the kernels in order.
 
 use crate::anim::dual_quat::{DualQuat, dual_quat_palette};
+use crate::anim::foot_lock::FootLock;
 use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::root_motion::{lock_to_rest, motion_root};
@@ -37,6 +38,8 @@ pub struct PoseInputs<'a> {
     /// Two-bone IK goals applied, in order, over everything above (a hand pinned while the
     /// clip plays).
     pub ik: &'a [IkGoal],
+    /// Feet held on their contacts while the lock's clip plays, before the IK goals.
+    pub foot_lock: Option<&'a FootLock>,
 }
 
 impl PoseInputs<'_> {
@@ -231,6 +234,9 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
     let sampled = Instant::now();
 
     local_to_world(&rig.nodes, &pose.locals, &mut pose.worlds);
+    if let Some(lock) = inputs.foot_lock.filter(|lock| inputs.clip == Some(lock.clip)) {
+        lock.apply(&rig.nodes, inputs.time, &mut pose.locals, &mut pose.worlds);
+    }
     // Grows only when goals are added: evaluating stays allocation-free.
     pose.ik_outcomes.resize(inputs.ik.len(), IkOutcome::Skipped);
     if !inputs.ik.is_empty() {

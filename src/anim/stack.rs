@@ -22,6 +22,11 @@ pub struct AnimationStack {
     pub trail: RootTrail,
     /// Two-bone IK goals over the pose (see [`crate::anim::ik_layer`]).
     pub ik_goals: Vec<crate::anim::ik_layer::IkGoal>,
+    /// The user wants the feet held on their contacts (the Layers panel's Lock feet).
+    pub lock_feet: bool,
+    /// The pins of the clip playing, made when [`AnimationStack::lock_feet`] is on (see
+    /// [`crate::motion::foot_lock`]); used only while its clip plays.
+    pub foot_lock: Option<crate::anim::foot_lock::FootLock>,
 }
 
 impl AnimationStack {
@@ -40,6 +45,8 @@ impl AnimationStack {
                 .collect(),
             trail: RootTrail::default(),
             ik_goals: Vec::new(),
+            lock_feet: false,
+            foot_lock: None,
         }
     }
 
@@ -56,6 +63,7 @@ impl AnimationStack {
             dual_quaternions: false,
             rest: None,
             ik: &self.ik_goals,
+            foot_lock: self.foot_lock.as_ref().filter(|_| self.lock_feet),
         }
     }
 

@@ -3,6 +3,8 @@
 
 use super::status::{CommandError, Outcome};
 use crate::cli::find_node;
+use crate::motion::checks::check_motion_on_contacts_of;
+use crate::motion::foot_lock::{FootLockOptions, bake_foot_lock};
 use crate::motion::{MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};
 use crate::rig::Rig;
 use serde_json::json;
@@ -34,6 +36,10 @@ pub struct MotionArgs {
     /// With --motion: a planted foot moves up or down slower than this many rig heights per second.
     #[arg(long, default_value_t = MotionOptions::default().contact_speed)]
     pub contact_speed: f32,
+    /// With --motion: measure every clip with its feet locked on their contacts (as
+    /// `rigscope clips --lock-feet` bakes it).
+    #[arg(long, requires = "motion")]
+    pub lock_feet: bool,
     /// With --motion: poses sampled per second of clip.
     #[arg(long, default_value_t = MotionOptions::default().frames_per_second)]
     pub fps: f32,
@@ -90,7 +96,20 @@ pub fn run(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) -> Result<O
             .map(|name| find_node(rig, name))
             .collect::<Result<_, _>>()?
     };
-    let report = check_motion(rig, &feet, &args.options());
+    let report = if args.lock_feet {
+        // Slides are measured during the contacts the clips have unlocked: those the lock holds.
+        let mut locked = rig.clone();
+        let options = FootLockOptions {
+            motion: args.options(),
+            ..FootLockOptions::default()
+        };
+        for clip in 0..locked.clips.len() {
+            bake_foot_lock(&mut locked, clip, &options)?;
+        }
+        check_motion_on_contacts_of(&locked, rig, &feet, &args.options())
+    } else {
+        check_motion(rig, &feet, &args.options())
+    };
     let thresholds = args.thresholds();
     let violations: Vec<String> = report.clips.iter().flat_map(|c| c.violations(&thresholds)).collect();
     if as_json {
@@ -98,6 +117,7 @@ pub fn run(rig: &Rig, label: &str, args: &MotionArgs, as_json: bool) -> Result<O
             "file": label,
             "loaded": true,
             "rig_height": report.rig_height,
+            "feet_locked": args.lock_feet,
             "feet": report.feet,
             "clips": report.clips,
             "rest_pose": report.rest_pose,

@@ -2,7 +2,7 @@
 //! resample, rename, drop) and writes the result as a new glTF that keeps everything else.
 //!
 //! Edits run in a fixed order so that every flag names clips as they are before any rename:
-//! `--add`, `--trim`, `--in-place`, `--resample`, `--drop`, then `--rename`.
+//! `--add`, `--trim`, `--in-place`, `--lock-feet`, `--resample`, `--drop`, then `--rename`.
 //!
 //! A glTF input is written back through [`save_animations`], which keeps the file's JSON and its
 //! untouched animations as read. An FBX input has no glTF JSON to keep: the imported rig is
@@ -12,7 +12,11 @@
 use super::status::{CommandError, Outcome};
 use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
 use crate::commands::clips::parse_joint_pair;
-use crate::motion::{MotionOptions, checks::check_one_clip};
+use crate::motion::foot_lock::{FootLockOptions, bake_foot_lock};
+use crate::motion::{
+    MotionOptions,
+    checks::{check_one_clip, check_one_clip_on_contacts_of},
+};
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
 use crate::rig::Rig;
 use crate::save::{PlannedAnimation, SaveOptions, save_animations, write_rig};
@@ -41,6 +45,11 @@ pub struct EditClipsArgs {
     /// Take the root's horizontal travel out of CLIP (`*`: every clip), keeping its height.
     #[arg(long = "in-place", value_name = "CLIP")]
     pub in_place: Vec<String>,
+    /// Hold CLIP's feet where they land during each contact (`*`: every clip) with leg IK,
+    /// lowering the hips where a leg cannot reach, and bake it into the clip's keys (30 a
+    /// second for the legs and hips).
+    #[arg(long = "lock-feet", value_name = "CLIP")]
+    pub lock_feet: Vec<String>,
     /// Keep START..END seconds of CLIP, re-timed to start at 0 (keys at both ends sampled exactly).
     #[arg(long = "trim", value_name = "CLIP=START:END", value_parser = parse_trim)]
     pub trim: Vec<(String, f32, f32)>,
@@ -330,7 +339,7 @@ fn carry_clips(
     Ok(())
 }
 
-/// `--trim`, `--in-place` and `--resample`: the edits that change a clip's keys.
+/// `--trim`, `--in-place`, `--lock-feet` and `--resample`: the edits that change a clip's keys.
 fn edit_keys(
     args: &EditClipsArgs,
     edited: &mut EditedClips,
@@ -348,6 +357,24 @@ fn edit_keys(
             clip_edit::in_place(&mut edited.rig, clip)?;
             edited.changed(clip);
             say(format!("clip '{}': in place", edited.rig.clips[clip].name));
+        }
+    }
+    for name in &args.lock_feet {
+        for clip in edited.named(name)? {
+            let unlocked = edited.rig.clone();
+            let baked = bake_foot_lock(&mut edited.rig, clip, &FootLockOptions::default())?;
+            let before = check_one_clip(&unlocked, clip, &MotionOptions::default());
+            let after = check_one_clip_on_contacts_of(&edited.rig, &unlocked, clip, &MotionOptions::default());
+            edited.changed(clip);
+            let slide =
+                |motion: &crate::motion::ClipMotion| motion.feet.iter().map(|f| f.max_slide).fold(0.0, f32::max);
+            say(format!(
+                "clip '{}': feet locked on {} contact(s); largest slide {:.4} → {:.4} of the rig's height",
+                edited.rig.clips[clip].name,
+                baked.pins,
+                slide(&before),
+                slide(&after)
+            ));
         }
     }
     let Some(rate) = args.resample else {

@@ -82,6 +82,9 @@ pub enum CommandError {
     Pose(#[from] crate::compare::PoseError),
     #[error(transparent)]
     ClipEdit(#[from] crate::anim::clip_edit::ClipEditError),
+    /// `--lock-feet` on a rig whose feet cannot be found or held.
+    #[error(transparent)]
+    FootLock(#[from] crate::motion::foot_lock::FootLockError),
     #[error(transparent)]
     Export(#[from] super::export::ExportError),
     /// The edited rig could not be written to `path`.

@@ -194,9 +194,21 @@ pub fn feet_by_name(rig: &Rig) -> Vec<usize> {
 
 /// Runs the checks on every clip. `feet` are node indices (see [`feet_by_name`]).
 pub fn check_motion(rig: &Rig, feet: &[usize], options: &MotionOptions) -> MotionReport {
+    check_motion_on_contacts_of(rig, rig, feet, options)
+}
+
+/// [`check_motion`] of `rig`, its feet's contacts found in `contacts_rig` playing the same
+/// clips: how an edit that moves the feet (a foot lock) changed their slide during the
+/// contacts the original has. The two rigs have the same nodes and clips.
+pub fn check_motion_on_contacts_of(
+    rig: &Rig,
+    contacts_rig: &Rig,
+    feet: &[usize],
+    options: &MotionOptions,
+) -> MotionReport {
     let height = rig_height(rig);
     let clips = (0..rig.clips.len())
-        .map(|c| check_clip(rig, c, feet, height, options))
+        .map(|c| check_clip(rig, contacts_rig, c, feet, height, options))
         .collect();
     let rest_worlds = ClipSampler::new(rig).worlds_at(None, 0.0).to_vec();
     MotionReport {
@@ -210,11 +222,36 @@ pub fn check_motion(rig: &Rig, feet: &[usize], options: &MotionOptions) -> Motio
 /// The checks of one clip, with the feet [`feet_by_name`] finds and the rig's own height: what
 /// a carried clip's foot slide is read from.
 pub fn check_one_clip(rig: &Rig, clip: usize, options: &MotionOptions) -> ClipMotion {
-    check_clip(rig, clip, &feet_by_name(rig), rig_height(rig), options)
+    check_clip(rig, rig, clip, &feet_by_name(rig), rig_height(rig), options)
+}
+
+/// [`check_one_clip`] of `rig` during the contacts `contacts_rig` has in that clip (see
+/// [`check_motion_on_contacts_of`]).
+pub fn check_one_clip_on_contacts_of(
+    rig: &Rig,
+    contacts_rig: &Rig,
+    clip: usize,
+    options: &MotionOptions,
+) -> ClipMotion {
+    check_clip(rig, contacts_rig, clip, &feet_by_name(rig), rig_height(rig), options)
+}
+
+/// The node carrying clip `c`'s motion: its [`motion_root`], else the skeleton's first bone.
+pub(crate) fn clip_root(rig: &Rig, c: usize) -> Option<usize> {
+    motion_root(rig, c).or_else(|| (0..rig.nodes.len()).find(|&n| rig.hierarchy().bones[n]))
+}
+
+/// Whether a clip whose root follows `root_path` (evenly spaced samples) ends where it began
+/// on the ground, within [`MotionOptions::in_place_distance`] of the rig's `height`.
+pub(crate) fn stays_in_place(root_path: &[Vec3], height: f32, options: &MotionOptions) -> bool {
+    let (Some(first), Some(last)) = (root_path.first(), root_path.last()) else {
+        return true;
+    };
+    ground(*last - *first).length() / height <= options.in_place_distance
 }
 
 /// Ground-plane part of a point.
-fn ground(p: Vec3) -> Vec3 {
+pub(crate) fn ground(p: Vec3) -> Vec3 {
     Vec3::new(p.x, 0.0, p.z)
 }
 
@@ -224,10 +261,17 @@ pub fn rotation_angle_deg(a: Quat, b: Quat) -> f32 {
     (2.0 * dot.acos()).to_degrees()
 }
 
-fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &MotionOptions) -> ClipMotion {
+fn check_clip(
+    rig: &Rig,
+    contacts_rig: &Rig,
+    c: usize,
+    feet: &[usize],
+    height: f32,
+    options: &MotionOptions,
+) -> ClipMotion {
     let clip = &rig.clips[c];
     let bones: Vec<usize> = (0..rig.nodes.len()).filter(|&n| rig.hierarchy().bones[n]).collect();
-    let root = motion_root(rig, c).or_else(|| bones.first().copied());
+    let root = clip_root(rig, c);
     let frames = ((clip.duration * options.frames_per_second).ceil() as usize + 1).max(2);
     let mut sampler = ClipSampler::new(rig);
     let mut root_path = Vec::with_capacity(frames);
@@ -253,7 +297,7 @@ fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &Motion
         }
     }
     let travel = ground(root_path[frames - 1] - root_path[0]);
-    let in_place = travel.length() / height <= options.in_place_distance;
+    let in_place = stays_in_place(&root_path, height, options);
     let mut seam = (0.0f32, 0.0f32, None::<usize>, 0.0f32);
     for (i, ((p0, q0), (p1, q1))) in first.iter().zip(&last).enumerate() {
         let position = (*p1 - travel - *p0).length() / height;
@@ -268,11 +312,40 @@ fn check_clip(rig: &Rig, c: usize, feet: &[usize], height: f32, options: &Motion
     }
     let (seam_source, seam_source_rotation) = local_seam_jump(rig, c, &bones);
     let dt = clip.duration / (frames - 1) as f32;
+    let contact_paths = (!std::ptr::eq(rig, contacts_rig)).then(|| {
+        let mut sampler = ClipSampler::new(contacts_rig);
+        let mut paths: Vec<Vec<Vec3>> = vec![Vec::with_capacity(frames); feet.len()];
+        for k in 0..frames {
+            let worlds = sampler.worlds_at(Some(c), sample_time(clip.duration, k, frames));
+            for (path, &foot) in paths.iter_mut().zip(feet) {
+                path.push(worlds[foot].w_axis.truncate());
+            }
+        }
+        paths
+    });
     let feet_motion = feet
         .iter()
+        .enumerate()
         .zip(&foot_paths)
-        .map(|(&foot, path)| {
-            let contacts = find_contacts(path, dt, height, in_place, options);
+        .map(|((i, &foot), path)| {
+            let contacts = match &contact_paths {
+                None => find_contacts(path, dt, height, in_place, options),
+                Some(paths) => find_contacts(&paths[i], dt, height, in_place, options)
+                    .into_iter()
+                    .map(|contact| {
+                        let (first, last) = (
+                            (contact.start / dt).round() as usize,
+                            (contact.end / dt).round() as usize,
+                        );
+                        let (slide, at) = slide_during(path, first, last.min(path.len() - 1), in_place);
+                        Contact {
+                            slide: slide / height,
+                            slide_time: at as f32 * dt,
+                            ..contact
+                        }
+                    })
+                    .collect(),
+            };
             let worst = contacts.iter().max_by(|a, b| a.slide.total_cmp(&b.slide));
             FootMotion {
                 joint: rig.nodes[foot].name.clone(),
@@ -365,14 +438,7 @@ pub fn find_contacts(path: &[Vec3], dt: f32, height: f32, in_place: bool, option
             continue;
         }
         let end = k - 1;
-        let step = if in_place {
-            ground(path[end] - path[start]) / (end - start) as f32
-        } else {
-            Vec3::ZERO
-        };
-        let (slide, at) = (start..k)
-            .map(|j| (ground(path[j] - path[start] - step * (j - start) as f32).length(), j))
-            .fold((0.0f32, start), |best, x| if x.0 > best.0 { x } else { best });
+        let (slide, at) = slide_during(path, start, end, in_place);
         contacts.push(Contact {
             start: start as f32 * dt,
             end: end as f32 * dt,
@@ -381,4 +447,18 @@ pub fn find_contacts(path: &[Vec3], dt: f32, height: f32, in_place: bool, option
         });
     }
     contacts
+}
+
+/// How far the foot on `path` strays on the ground during frames `first..=last` (a contact),
+/// and at which frame: from where it was at `first`, or, `in_place`, from the steady motion
+/// between its places at `first` and `last` (a treadmill).
+fn slide_during(path: &[Vec3], first: usize, last: usize, in_place: bool) -> (f32, usize) {
+    let step = if in_place && last > first {
+        ground(path[last] - path[first]) / (last - first) as f32
+    } else {
+        Vec3::ZERO
+    };
+    (first..=last)
+        .map(|j| (ground(path[j] - path[first] - step * (j - first) as f32).length(), j))
+        .fold((0.0f32, first), |best, x| if x.0 > best.0 { x } else { best })
 }

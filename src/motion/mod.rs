@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod curves;
+pub mod foot_lock;
 pub mod rest_pose;
 pub mod rotation;
 

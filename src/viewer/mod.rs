@@ -31,6 +31,7 @@ mod diagnostics;
 mod document;
 mod dqs_mask;
 mod editing;
+mod foot_lock;
 mod ghosts;
 mod history;
 mod joint_maps;
@@ -336,6 +337,7 @@ impl Viewer {
     /// Brings the pose up to date (and the CPU-skinned vertices, on the CPU path or when
     /// `cpu_needed`), then the marks' positions.
     fn refresh(&mut self, cpu_needed: bool) {
+        self.refresh_foot_lock();
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
         let shown_rest = (self.retarget_pose_shown)

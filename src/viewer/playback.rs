@@ -44,6 +44,8 @@ pub struct Playback {
     /// Every node's world matrix in the bind pose (`None` inside without skins), made the first
     /// time the bind-pose skeleton is drawn.
     pub(super) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
+    /// What the foot lock's pins were made for (see [`super::foot_lock`]).
+    pub(super) foot_lock_state: super::foot_lock::FootLockState,
 }
 
 impl Playback {
@@ -65,6 +67,7 @@ impl Playback {
             ghosts: Default::default(),
             dqs_mask: Vec::new(),
             bind_worlds: None,
+            foot_lock_state: Default::default(),
         };
         if let Some(previous) = previous {
             playback.player = previous.player;

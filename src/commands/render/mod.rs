@@ -56,6 +56,10 @@ pub struct RenderArgs {
     /// tool's paste flipped.
     #[arg(long)]
     pub mirror_pose: bool,
+    /// Hold the feet where they land during each contact of the clip (leg IK, the hips lowered
+    /// where a leg cannot reach), as the Layers panel's Lock feet does.
+    #[arg(long)]
+    pub lock_feet: bool,
     /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
     #[arg(long, value_parser = parse_layer)]
     pub layer: Vec<(String, f32, BlendMode)>,
@@ -128,6 +132,7 @@ impl RenderArgs {
             bends: self.bend.clone(),
             ik: self.ik.clone(),
             mirror_pose: self.mirror_pose,
+            lock_feet: self.lock_feet,
             layers: self.layer.clone(),
             attach: self.attach.clone(),
             root_motion: RootMotion {

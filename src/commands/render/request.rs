@@ -34,6 +34,8 @@ pub struct RenderRequest {
     pub ik: Vec<(String, Vec3)>,
     /// Mirror the pose left ↔ right (after the bends and IK goals).
     pub mirror_pose: bool,
+    /// Hold the feet on their contacts (see [`crate::motion::foot_lock`]).
+    pub lock_feet: bool,
     /// Clip layers over the base clip: clip name or index, weight, blend mode.
     pub layers: Vec<(String, f32, BlendMode)>,
     /// Joints (node names) that get an attachment marker.
@@ -91,6 +93,9 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     viewer.player_mut().select(clip);
     viewer.player_mut().playing = false;
     viewer.player_mut().time = request.time;
+    if request.lock_feet {
+        viewer.set_lock_feet(true)?;
+    }
     if joints.selected.is_some() {
         viewer.view.selected_joint = joints.selected;
     }
