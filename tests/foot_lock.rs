@@ -323,3 +323,48 @@ fn the_command_line_bakes_measures_and_draws_the_lock() {
     println!("render --lock-feet: {moved} pixels differ at 0.3 s");
     assert!(moved > 20, "the lock changed {moved} pixels");
 }
+
+/// In the window: Layers ▸ Lock feet holds the playing walk's feet, the panel says how many
+/// contacts each foot has, and unticking lets the clip slide again.
+#[test]
+fn the_layers_panel_locks_the_feet_of_the_clip_playing() {
+    use egui_kittest::kittest::Queryable;
+    let Some(rigs) = shared_rigs() else { return };
+    let rig = load_rig(&rigs, "real/Xbot.glb");
+    let clip = clip_named(&rig, "walk");
+    let lock = plan_foot_lock(&rig, clip, &FootLockOptions::default()).unwrap();
+    let left = &lock.legs[0];
+    let pin = left.pins[0];
+    let time = (pin.start + pin.end) / 2.0;
+    let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), None);
+    viewer.player_mut().select(Some(clip));
+    viewer.player_mut().playing = false;
+    viewer.player_mut().time = time;
+    let mut harness = common::main_window(viewer, 1400.0, 2400.0);
+    harness.run();
+    harness.get_by_label("Layers, crossfade, attachments").click();
+    harness.run();
+    harness.get_by_label("Lock feet").click();
+    harness.run();
+    let foot_at = |harness: &mut egui_kittest::Harness<'_, (rigscope::viewer::Viewer, rigscope::ui::UiState)>| {
+        let (viewer, _) = harness.state_mut();
+        viewer.pose().worlds[left.foot].w_axis.truncate()
+    };
+    let held = foot_at(&mut harness);
+    assert!(harness.state().0.lock_feet());
+    let counted = format!("{}: {} contact(s) held", rig.nodes[left.foot].name, left.pins.len());
+    harness.get_by_label(&counted);
+    let want = pin.place_at(time);
+    let off = Vec3::new(held.x - want.x, 0.0, held.z - want.z).length() / rig_height(&rig);
+    assert!(off < 1e-3, "the held foot is {off} heights off its pin");
+    harness.get_by_label("Lock feet").click();
+    harness.run();
+    let free = foot_at(&mut harness);
+    let (unlocked, _) = both_ways(&rig, &lock, clip, time);
+    assert_eq!(
+        free,
+        unlocked[left.foot].w_axis.truncate(),
+        "unticked: the clip's own foot"
+    );
+    assert!(held.distance(free) / rig_height(&rig) > 0.01, "the lock moved the foot");
+}

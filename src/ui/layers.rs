@@ -1,4 +1,5 @@
-//! The animation panel: crossfade, the layer stack, root motion, attachments and IK goals.
+//! The animation panel: crossfade, the layer stack, root motion, attachments, IK goals and
+//! foot locking.
 
 use crate::anim::ik_layer::{IkGoal, IkOutcome};
 use crate::anim::{Attachment, BlendMode, Layer, RootMotion};
@@ -40,6 +41,9 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     }
     morph_panel(ui, viewer, &morph_weights, &mut edited.morph_overrides, &mut changed);
     ik_panel(ui, viewer, &mut edited.ik_goals, &mut changed);
+    if !viewer.rig().clips.is_empty() {
+        lock_feet_controls(ui, viewer);
+    }
     if changed {
         let animation = viewer.animation();
         if animation.ik_goals != edited.ik_goals || animation.morph_overrides != edited.morph_overrides {
@@ -99,6 +103,32 @@ fn ik_panel(ui: &mut egui::Ui, viewer: &mut Viewer, goals: &mut Vec<IkGoal>, cha
     if let Some(index) = removed {
         goals.remove(index);
         *changed = true;
+    }
+}
+
+/// Lock feet: the clip plays with each foot held where it lands during its contacts, and
+/// what the lock holds (or why it cannot).
+fn lock_feet_controls(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    let mut on = viewer.lock_feet();
+    let toggle = ui.checkbox(&mut on, "Lock feet").on_hover_text(
+        "Hold each foot where it lands while it is planted (the contacts of Audit ▸ Motion), with leg IK, \
+             lowering the hips where a leg cannot reach",
+    );
+    if toggle.changed() {
+        // A rig the lock cannot hold says why below; the toggle stays as the user set it.
+        let _ = viewer.set_lock_feet(on);
+    }
+    if let Some(problem) = viewer.foot_lock_problem() {
+        ui.colored_label(ui.visuals().warn_fg_color, format!("Cannot lock the feet: {problem}"));
+    } else if let Some(lock) = viewer.foot_lock() {
+        let rig = viewer.rig();
+        for leg in &lock.legs {
+            ui.label(format!(
+                "{}: {} contact(s) held",
+                rig.nodes[leg.foot].name,
+                leg.pins.len()
+            ));
+        }
     }
 }
 
