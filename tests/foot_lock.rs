@@ -368,3 +368,71 @@ fn the_layers_panel_locks_the_feet_of_the_clip_playing() {
     );
     assert!(held.distance(free) / rig_height(&rig) > 0.01, "the lock moved the foot");
 }
+
+/// The lock changes the legs during contacts and nothing else: rendered, the silhouette of a
+/// locked walk is the clip's own (IoU at least 0.97) whenever no pin holds, and stays close
+/// while one does. In these walks a foot is planted at every moment, so the second is what is
+/// measured: Xbot's walk slides its foot by 0.12 of its height mid-contact, which the lock
+/// takes out, and the legs' pixels move by that much.
+#[test]
+fn locked_walks_keep_their_silhouette_outside_the_contacts() {
+    let (Some(rigs), Some(corpus)) = (shared_rigs(), shared_folder("corpus/rigs")) else {
+        return;
+    };
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let foreground = |image: &image::RgbaImage| -> Vec<bool> {
+        let background = *image.get_pixel(0, 0);
+        (image.pixels())
+            .map(|p| p.0.iter().zip(background.0).any(|(a, b)| a.abs_diff(b) > 24))
+            .collect()
+    };
+    let iou = |a: &[bool], b: &[bool]| {
+        let both = a.iter().zip(b).filter(|(a, b)| **a && **b).count();
+        let either = a.iter().zip(b).filter(|(a, b)| **a || **b).count();
+        both as f32 / either.max(1) as f32
+    };
+    for (rig, name) in [
+        (load_rig(&rigs, "real/Xbot.glb"), "walk"),
+        (load_rig(&corpus, "Soldier.glb"), "Walk"),
+    ] {
+        let clip = clip_named(&rig, name);
+        let lock = plan_foot_lock(&rig, clip, &FootLockOptions::default()).unwrap();
+        let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), None);
+        viewer.view.options.grid = false;
+        viewer.player_mut().select(Some(clip));
+        viewer.player_mut().playing = false;
+        let duration = rig.clips[clip].duration;
+        let (mut free_worst, mut free_frames) = (1.0f32, 0);
+        let mut held_overlaps = Vec::new();
+        for k in 0..30 {
+            let time = duration * k as f32 / 30.0;
+            viewer.player_mut().time = time;
+            viewer.set_lock_feet(false).unwrap();
+            let free = foreground(&rigscope::draw::render_view(&gpu, &mut viewer, 160, 160).unwrap());
+            viewer.set_lock_feet(true).unwrap();
+            let held = foreground(&rigscope::draw::render_view(&gpu, &mut viewer, 160, 160).unwrap());
+            let overlap = iou(&free, &held);
+            let holding = lock
+                .legs
+                .iter()
+                .flat_map(|leg| &leg.pins)
+                .any(|pin| pin.weight_at(time, lock.blend_seconds) > 0.0);
+            if holding {
+                held_overlaps.push(overlap);
+            } else {
+                free_worst = free_worst.min(overlap);
+                free_frames += 1;
+            }
+        }
+        held_overlaps.sort_by(f32::total_cmp);
+        let held_median = held_overlaps[held_overlaps.len() / 2];
+        println!(
+            "{}/{name}: silhouette IoU locked vs clip, {free_frames} frames without a pin: worst {free_worst:.4}; {} with one: median {held_median:.4}, worst {:.4}",
+            rig.name,
+            held_overlaps.len(),
+            held_overlaps[0]
+        );
+        assert!(free_worst >= 0.97, "{name}: {free_worst}");
+        assert!(held_median >= 0.9, "{name}: {held_overlaps:?}");
+    }
+}

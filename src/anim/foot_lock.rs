@@ -25,7 +25,7 @@ pub struct Pin {
 }
 
 impl Pin {
-    /// Where the foot is held at `time` (also before and after the contact, while blending).
+    /// Where the foot is held at `time` during the contact.
     pub fn place_at(&self, time: f32) -> Vec3 {
         self.place + self.velocity * (time - self.start)
     }
@@ -35,7 +35,9 @@ impl Pin {
     /// still roll as animated, and so that a contact is found where it was: holding the height
     /// too would flatten the feet's approach and stretch the contacts into the blends.
     pub fn held_place(&self, time: f32, animated: Vec3) -> Vec3 {
-        let pinned = self.place_at(time);
+        // While easing in or out the foot heads for where the contact begins or ends; a
+        // treadmill's line carried on past them would pull the swinging foot further.
+        let pinned = self.place_at(time.clamp(self.start, self.end));
         pinned - UP * pinned.dot(UP) + UP * animated.dot(UP)
     }
 
