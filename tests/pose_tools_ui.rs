@@ -6,6 +6,7 @@ mod common;
 
 use egui::{Event, Key, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3};
 use rigscope::anim::JointOverride;
 use rigscope::anim::gizmo::{GizmoSpace, RingKind, world_rotation};
@@ -57,8 +58,9 @@ fn joint_world(harness: &mut Harness<'static, Session>, node: usize) -> glam::Ma
     harness.state_mut().viewer.pose().worlds[node]
 }
 
+/// Whether two unit quaternions are one rotation within `tolerance` in their components (q and −q alike).
 fn same_rotation(a: Quat, b: Quat, tolerance: f32) -> bool {
-    a.dot(b).abs() > 1.0 - tolerance
+    (a - b).length().min((a + b).length()) < tolerance
 }
 
 fn press(harness: &mut Harness<'static, Session>, pos: Pos2, pressed: bool) {
@@ -342,4 +344,166 @@ fn ctrl_alt_dragging_a_hand_makes_its_ik_goal_and_moves_it_in_the_view_plane() {
     let viewer = &mut harness.state_mut().viewer;
     assert_eq!(viewer.undo().as_deref(), Some("add IK goal"));
     assert!(viewer.animation().ik_goals.is_empty());
+}
+
+fn harness_of(viewer: Viewer) -> Harness<'static, Session> {
+    let session = Session {
+        viewer,
+        ui: UiState::default(),
+        viewport: egui::Rect::NOTHING,
+    };
+    let mut harness = Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
+        |ui, session: &mut Session| {
+            let output = ui::show(ui, &mut session.viewer, &mut session.ui, &FrameInfo::default());
+            session.viewport = output.viewport;
+        },
+        session,
+    );
+    harness.run();
+    harness
+}
+
+fn last_toast(harness: &Harness<'static, Session>) -> String {
+    harness
+        .state()
+        .ui
+        .toasts
+        .last()
+        .map(|t| t.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn ctrl_c_and_ctrl_v_carry_a_pose_onto_the_joints_of_the_same_names_and_say_how_many_matched() {
+    // The pose copied: the clip at 0.3 s with two joints bent by hand.
+    let (mut copying, joint3) = posing("joint3");
+    let viewer = &mut copying.state_mut().viewer;
+    viewer.seek(0.3);
+    let joint2 = viewer.rig().find_node("joint2").unwrap();
+    let bend = |x: f32, z: f32| JointOverride {
+        euler_degrees: Vec3::new(x, 0.0, z),
+        ..JointOverride::IDENTITY
+    };
+    viewer.set_override(joint2, bend(20.0, -35.0));
+    viewer.set_override(joint3, bend(-50.0, 10.0));
+    viewer.end_gesture();
+    let copied_locals = viewer.pose().locals.clone();
+    hover_view(&mut copying);
+    copying.key_press_modifiers(Modifiers::COMMAND, Key::C);
+    copying.run();
+    let copied = copying.state().ui.pose_tools.clipboard.clone().expect("copied");
+    let bones = copying
+        .state()
+        .viewer
+        .rig()
+        .hierarchy()
+        .bones
+        .iter()
+        .filter(|b| **b)
+        .count();
+    assert_eq!(copied.len(), bones);
+    assert!(
+        last_toast(&copying).starts_with("Copied the pose of"),
+        "{}",
+        last_toast(&copying)
+    );
+
+    // Pasted onto the same skeleton at another time, one joint named with an exporter's prefix and the
+    // last one named otherwise.
+    let mut rig = common::load_demo();
+    let renamed = rig.find_node("joint3").unwrap();
+    rig.nodes[renamed].name = "Armature|joint3".into();
+    let last = rig.nodes.iter().rposition(|n| n.name.starts_with("joint")).unwrap();
+    rig.nodes[last].name = "tip".into();
+    let mut viewer = Viewer::new(rig, None);
+    viewer.player_mut().playing = false;
+    viewer.seek(0.7);
+    let mut pasting = harness_of(viewer);
+    pasting.state_mut().ui.pose_tools.clipboard = Some(copied);
+    hover_view(&mut pasting);
+    pasting.key_press_modifiers(Modifiers::COMMAND, Key::V);
+    pasting.run();
+    assert_eq!(
+        last_toast(&pasting),
+        format!(
+            "Pasted the pose of the demo rig: {} joints matched of the {bones} copied",
+            bones - 1
+        )
+    );
+    let viewer = &mut pasting.state_mut().viewer;
+    let pasted = viewer.pose().locals.clone();
+    for node in 0..pasted.len() {
+        if node == last {
+            continue;
+        }
+        let source = &copied_locals[node];
+        assert!(
+            same_rotation(pasted[node].rotation, source.rotation, 1e-5),
+            "node {node}: {:?} against {:?}",
+            pasted[node].rotation,
+            source.rotation
+        );
+        assert!((pasted[node].translation - source.translation).length() < 1e-5);
+    }
+    assert_eq!(viewer.undo().as_deref(), Some("paste pose from the demo rig"));
+    assert!(!viewer.animation().has_overrides());
+}
+
+#[test]
+fn a_pose_saved_as_a_clip_from_the_edit_menu_is_written_by_save_as() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo.glb");
+    std::fs::write(&file, rigscope::rig::demo::DEMO_GLB).unwrap();
+    let mut viewer = Viewer::new(rigscope::rig::Rig::default(), None);
+    viewer.open_now(&file).unwrap();
+    viewer.player_mut().playing = false;
+    viewer.seek(0.4);
+    let joint = viewer.rig().find_node("joint2").unwrap();
+    viewer.set_override(
+        joint,
+        JointOverride {
+            euler_degrees: Vec3::new(0.0, 30.0, 45.0),
+            ..JointOverride::IDENTITY
+        },
+    );
+    viewer.end_gesture();
+    let posed = viewer.pose().locals.clone();
+    let clips = viewer.rig().clips.len();
+    let mut harness = harness_of(viewer);
+    harness.get_by_label("Edit").click();
+    harness.run();
+    harness.get_by_label("Save pose as clip…").click();
+    harness.run();
+    harness.get_by_label("Save").click();
+    harness.run();
+    assert_eq!(
+        last_toast(&harness),
+        "Saved the pose as clip 'Pose 1' (File > Save as… writes it)"
+    );
+
+    let viewer = &mut harness.state_mut().viewer;
+    assert_eq!(viewer.rig().clips.len(), clips + 1);
+    assert_eq!(viewer.history().undo_label(), Some("save pose as Pose 1"));
+    let output = dir.path().join("saved.glb");
+    viewer.save_as(&output).expect("saved");
+    let saved = rigscope::rig::load_file(&output).unwrap();
+    let clip = saved
+        .find_clip("Pose 1")
+        .map(|c| &saved.clips[c])
+        .expect("the pose clip is in the file");
+    let mut sampled = vec![rigscope::rig::Trs::IDENTITY; saved.nodes.len()];
+    let mut hints = vec![0; clip.channels.len()];
+    rigscope::anim::sample_clip(&saved.nodes, Some(clip), 0.0, &mut hints, &mut sampled);
+    let bones = &saved.hierarchy().bones;
+    for node in (0..saved.nodes.len()).filter(|&n| bones[n]) {
+        assert!(
+            same_rotation(sampled[node].rotation, posed[node].rotation, 1e-6),
+            "node {node}"
+        );
+        assert!((sampled[node].translation - posed[node].translation).length() < 1e-6);
+    }
+    assert!(
+        !same_rotation(sampled[joint].rotation, saved.nodes[joint].rest.rotation, 1e-4),
+        "bent"
+    );
 }

@@ -396,7 +396,7 @@ pub fn euler_degrees_near(rotation: Quat, near: Vec3) -> Vec3 {
     let (x, y, z) = rotation.to_euler(glam::EulerRot::XYZ);
     let first = Vec3::new(x, y, z).map(f32::to_degrees);
     let second = Vec3::new(first.x + 180.0, 180.0 - first.y, first.z + 180.0);
-    let wrap = |v: Vec3| v.map(|d| wrap_degrees(d));
+    let wrap = |v: Vec3| v.map(wrap_degrees);
     let (first, second) = (wrap(first), wrap(second));
     let distance = |v: Vec3| {
         let d = v - near;

@@ -16,6 +16,7 @@ mod humanoid;
 mod limbs;
 mod matching;
 mod morph;
+pub mod pose_copy;
 
 pub use alignment::{DirectionPair, JointDirections, align};
 pub use humanoid::{bone_by_name, human_bones};

@@ -60,6 +60,10 @@ const POSE_KEYS: &[Shortcut] = &[
         "`I`",
         "IK tool on or off: a left drag moves the selected hand's or foot's IK goal",
     ),
+    s(
+        "`Ctrl+C` / `Ctrl+V`",
+        "copy the pose / paste it onto the joints of the same names, in this file or another (Edit menu)",
+    ),
 ];
 
 /// Every row of the map: the mouse, the pose-mode keys, then each command's key.

@@ -80,7 +80,11 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     actions.push(UiAction::Quit);
                 }
             });
-            ui.menu_button("Edit", |ui| super::history::edit_menu(ui, viewer));
+            ui.menu_button("Edit", |ui| {
+                super::history::edit_menu(ui, viewer);
+                ui.separator();
+                super::gizmo::pose_menu(ui, viewer, state);
+            });
             ui.menu_button("View", |ui| {
                 if ui
                     .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))

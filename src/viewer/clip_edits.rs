@@ -1,5 +1,5 @@
 //! A document's clip list as edits of its rig: which rig clip is which animation of the file,
-//! the edits made since it was read (rename, trim, in place, drop), the animations a save writes
+//! the edits made since it was read (rename, trim, in place, drop, a pose saved as a clip), the animations a save writes
 //! for them, and the snapshots of the document's clip data that undo and redo exchange (see
 //! `history.rs`).
 //!
@@ -10,8 +10,9 @@
 //! weight channels, the import facts that are per clip, origins).
 
 use crate::anim::clip_edit::{self, ClipEditError};
-use crate::rig::{ChannelFacts, Clip, DroppedChannel, MorphChannel, Rig};
+use crate::rig::{Channel, ChannelFacts, Clip, DroppedChannel, Interpolation, MorphChannel, Property, Rig, Trs};
 use crate::save::PlannedAnimation;
+use glam::Vec4;
 
 /// One edit of a document's clip list. Clips are named by their index in the rig at the time
 /// of the edit.
@@ -40,6 +41,13 @@ pub enum ClipEdit {
     Drop {
         clip: usize,
     },
+    /// Adds a clip named `name` at index `clip` (after the last) holding one key, at 0 s, of each
+    /// node's local transform in `pose` (a pose saved as a clip).
+    AddPose {
+        clip: usize,
+        name: String,
+        pose: Vec<(usize, Trs)>,
+    },
 }
 
 impl ClipEdit {
@@ -50,12 +58,16 @@ impl ClipEdit {
             | ClipEdit::Trim { clip, .. }
             | ClipEdit::InPlace { clip }
             | ClipEdit::Resample { clip, .. }
-            | ClipEdit::Drop { clip } => clip,
+            | ClipEdit::Drop { clip }
+            | ClipEdit::AddPose { clip, .. } => clip,
         }
     }
 
     /// How Edit ▸ Undo names the edit made on `rig` (as it was before): "trim Walk".
     pub fn label(&self, rig: &Rig) -> String {
+        if let ClipEdit::AddPose { name, .. } = self {
+            return format!("save pose as {name}");
+        }
         let name = rig.clips.get(self.clip()).map_or("?", |c| c.name.as_str());
         match self {
             ClipEdit::Rename { name: new, .. } => format!("rename {name} to {new}"),
@@ -63,6 +75,7 @@ impl ClipEdit {
             ClipEdit::InPlace { .. } => format!("in place {name}"),
             ClipEdit::Resample { rate, .. } => format!("resample {name} at {rate} fps"),
             ClipEdit::Drop { .. } => format!("drop {name}"),
+            ClipEdit::AddPose { .. } => unreachable!("named above"),
         }
     }
 
@@ -75,8 +88,63 @@ impl ClipEdit {
                 clip_edit::resample(rig, clip, rate, &clip_edit::ResampleTolerance::default()).map(drop)
             }
             ClipEdit::Drop { clip } => clip_edit::drop_clip(rig, clip).map(drop),
+            ClipEdit::AddPose {
+                clip,
+                ref name,
+                ref pose,
+            } => add_pose_clip(rig, clip, name, pose),
         }
     }
+}
+
+/// Adds the one-key clip of [`ClipEdit::AddPose`]; nodes the rig does not have (it was reloaded
+/// with fewer) are left out.
+fn add_pose_clip(rig: &mut Rig, clip: usize, name: &str, pose: &[(usize, Trs)]) -> Result<(), ClipEditError> {
+    if clip != rig.clips.len() {
+        return Err(ClipEditError::ClipOutOfRange {
+            index: clip,
+            count: rig.clips.len(),
+        });
+    }
+    if name.is_empty() {
+        return Err(ClipEditError::EmptyName);
+    }
+    if let Some(other) = rig.clips.iter().position(|c| c.name == name) {
+        return Err(ClipEditError::NameTaken {
+            name: name.to_owned(),
+            other,
+        });
+    }
+    let key = |node: usize, property: Property, value: Vec4| Channel {
+        node,
+        property,
+        interpolation: Interpolation::Step,
+        times: vec![0.0],
+        values: vec![value],
+    };
+    let channels = (pose.iter())
+        .filter(|(node, _)| *node < rig.nodes.len())
+        .flat_map(|&(node, trs)| {
+            [
+                key(node, Property::Translation, trs.translation.extend(0.0)),
+                key(node, Property::Rotation, Vec4::from(trs.rotation)),
+                key(node, Property::Scale, trs.scale.extend(0.0)),
+            ]
+        })
+        .collect();
+    rig.clips.push(Clip {
+        name: name.to_owned(),
+        duration: 0.0,
+        channels,
+        source: None,
+    });
+    // The import facts are per clip, index for index.
+    if rig.facts.channels.len() == clip {
+        rig.facts.channels.push(Vec::new());
+    }
+    // Without skins, which nodes count as bones depends on the clips' channels.
+    rig.hierarchy_cache = Default::default();
+    Ok(())
 }
 
 /// Where one clip of the rig comes from, and whether its keys changed since.
@@ -233,6 +301,16 @@ impl ClipEdits {
                 self.origins[clip].keys_changed = true
             }
             ClipEdit::Rename { .. } => {}
+            ClipEdit::AddPose { ref name, .. } => {
+                // Larger than every id in the record, so no clip shown before is taken for it.
+                let id = self.origins.iter().map(|o| o.id + 1).max().unwrap_or(0);
+                self.origins.push(ClipOrigin {
+                    id,
+                    animation: None,
+                    name_read: name.clone(),
+                    keys_changed: true,
+                });
+            }
         }
         self.log.push(edit);
         Ok(before)
@@ -273,7 +351,7 @@ impl ClipEdits {
 mod tests {
     use super::*;
     use crate::rig::{Channel, Interpolation, Node, Property, Trs};
-    use glam::{Quat, Vec4};
+    use glam::{Quat, Vec3, Vec4};
 
     /// Three clips of the file (the second with a morph weight channel) and one carried from
     /// another file.
@@ -457,6 +535,70 @@ mod tests {
             assert_eq!(&(bits(&rig), edits.plan(&rig), edits.ids()), state, "redo to state {k}");
         }
         assert_eq!(edits.log(), script);
+    }
+
+    #[test]
+    fn a_pose_saved_as_a_clip_is_one_key_a_node_written_anew_and_undone_whole() {
+        let mut rig = rig();
+        let mut edits = ClipEdits::for_rig(&rig);
+        let bent = Trs {
+            translation: Vec3::new(0.0, 1.5, 0.0),
+            rotation: Quat::from_rotation_z(0.5),
+            scale: Vec3::splat(2.0),
+        };
+        let save = |clip, name: &str| ClipEdit::AddPose {
+            clip,
+            name: name.into(),
+            pose: vec![(1, Trs::IDENTITY), (2, bent), (7, bent)],
+        };
+        assert_eq!(save(4, "Bent").label(&rig), "save pose as Bent");
+        // A name taken, an empty one, or an index that is not the next one: refused, nothing recorded.
+        assert!(matches!(
+            edits.apply(&mut rig, save(4, "Walk")),
+            Err(ClipEditError::NameTaken { other: 0, .. })
+        ));
+        assert!(matches!(
+            edits.apply(&mut rig, save(4, "")),
+            Err(ClipEditError::EmptyName)
+        ));
+        assert!(
+            matches!(
+                edits.apply(&mut rig, save(2, "Bent")),
+                Err(ClipEditError::ClipOutOfRange { index: 2, count: 4 })
+            ),
+            "only after the last clip"
+        );
+        assert_eq!(rig.clips.len(), 4);
+        assert!(edits.log().is_empty());
+
+        let before = edits.apply(&mut rig, save(4, "Bent")).unwrap();
+        let clip = &rig.clips[4];
+        assert_eq!(
+            (clip.name.as_str(), clip.duration, clip.source.as_ref()),
+            ("Bent", 0.0, None)
+        );
+        // Translation, rotation and scale of nodes 1 and 2; node 7 is not in this rig.
+        assert_eq!(clip.channels.len(), 6);
+        let rotation = (clip.channels.iter())
+            .find(|c| c.node == 2 && c.property == Property::Rotation)
+            .unwrap();
+        assert_eq!(
+            (rotation.times.as_slice(), rotation.values.as_slice()),
+            (&[0.0][..], &[Vec4::from(bent.rotation)][..])
+        );
+        let mut sampled = vec![Trs::IDENTITY; rig.nodes.len()];
+        crate::anim::sample_clip(&rig.nodes, Some(clip), 0.0, &mut [0; 6], &mut sampled);
+        assert_eq!(sampled[2], bent);
+        // A new clip has no animation in the file: a save encodes it; its id is one no other clip has.
+        assert_eq!(edits.plan(&rig)[4], PlannedAnimation::Clip { clip: 4 });
+        let ids = edits.ids();
+        assert_eq!(ids.len(), 5);
+        assert!(ids[..4].iter().all(|&id| id != ids[4]));
+
+        let mut state = before;
+        edits.exchange(&mut rig, &mut state);
+        assert_eq!(rig.clips.len(), 4, "undone");
+        assert!(edits.log().is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::history::{Direction, History, PoseSnapshot, StepState};
 use crate::anim::JointOverride;
 use crate::anim::clip_edit::ClipEditError;
 use crate::job::Job;
+use crate::retarget::pose_copy::PoseClipboard;
 use crate::rig::Rig;
 use crate::save::{PlannedAnimation, SaveError, SaveOptions, Saved};
 use std::path::{Path, PathBuf};
@@ -56,6 +57,14 @@ pub fn suggested_save_name(input: &Path) -> String {
     let stem = input.file_stem().map_or_else(|| "rig".into(), |s| s.to_string_lossy());
     let gltf = input.extension().is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
     format!("{stem}.edited.{}", if gltf { "gltf" } else { "glb" })
+}
+
+/// A document as the pose clipboard names it: its file's name, or "the demo rig".
+fn short_label(path: Option<&Path>) -> String {
+    match path.and_then(Path::file_name) {
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => super::label(path),
+    }
 }
 
 impl Viewer {
@@ -152,6 +161,74 @@ impl Viewer {
         self.player_mut().playing = false;
         self.animation_mut().overrides = bends;
         Ok(())
+    }
+
+    /// The pose as it stands (bends and IK goals included), to paste onto this document or another.
+    pub fn copy_pose(&mut self) -> PoseClipboard {
+        self.refresh(false);
+        let source = short_label(self.document().path.as_deref());
+        PoseClipboard::copy(self.rig(), &self.playback.pose.locals, source)
+    }
+
+    /// The pose of the other side of a comparison as it is drawn, if a file is compared.
+    pub fn copy_other_pose(&self) -> Option<PoseClipboard> {
+        let other = self.comparison()?.other();
+        let source = short_label(other.document().path.as_deref());
+        Some(PoseClipboard::copy(other.rig(), &other.last_pose().locals, source))
+    }
+
+    /// Bends the joints of the names in `clipboard` into the pose copied (see
+    /// [`PoseClipboard::wanted_locals`]) over the clip at this moment: playback pauses there, and the
+    /// edit can be undone. Returns how many joints matched (none: nothing changes).
+    pub fn paste_pose(&mut self, clipboard: &PoseClipboard) -> usize {
+        let rig = Arc::clone(self.rig());
+        let wanted = clipboard.wanted_locals(&rig);
+        let matched = wanted.iter().flatten().count();
+        if matched == 0 {
+            return 0;
+        }
+        self.refresh(false);
+        let posed = &self.playback.pose.locals;
+        let bends = (posed.iter().zip(&wanted))
+            .zip(&self.playback.animation.overrides)
+            .map(|((posed, wanted), bend)| match wanted {
+                Some(wanted) => JointOverride::between(&bend.removed_from(posed), wanted),
+                None => *bend,
+            })
+            .collect();
+        self.end_gesture();
+        self.record_pose_edit(&format!("paste pose from {}", clipboard.source));
+        self.end_gesture();
+        self.player_mut().playing = false;
+        self.animation_mut().overrides = bends;
+        matched
+    }
+
+    /// Takes the selected joint's bend off, as an edit of its own.
+    pub fn reset_selected_joint(&mut self) {
+        let Some(node) = self.view.selected_joint else { return };
+        self.end_gesture();
+        self.set_override(node, JointOverride::IDENTITY);
+        self.end_gesture();
+    }
+
+    /// Adds the pose as it stands (every bone's local transform) as a clip of one key named `name`,
+    /// which Save as… writes; an edit of the clip list that can be undone. Returns the clip's index.
+    pub fn save_pose_as_clip(&mut self, name: &str) -> Result<usize, ClipListError> {
+        self.refresh(false);
+        let rig = self.rig();
+        let bones = &rig.hierarchy().bones;
+        let pose = (self.playback.pose.locals.iter().enumerate())
+            .filter(|(node, _)| bones.get(*node).copied().unwrap_or(false))
+            .map(|(node, local)| (node, *local))
+            .collect();
+        let clip = rig.clips.len();
+        self.edit_clip(ClipEdit::AddPose {
+            clip,
+            name: name.to_owned(),
+            pose,
+        })?;
+        Ok(clip)
     }
 
     /// The gesture in progress ended (a mouse button was released): the next pose change is
