@@ -1,14 +1,16 @@
 // Lit, textured mesh, skinned in the vertex shader, with debug views that color fragments by
 // skinning data. Composed after the constants written from Rust (`render::views::wgsl_prelude`:
-// VIEW_*, FLAG_*, colors and scales; the `render::material` DRAW_* flags), skinning.wgsl and
-// ramps.wgsl.
+// VIEW_*, FLAG_*, colors and scales; the `render::material` DRAW_* flags; the `render::pbr`
+// MAP_*, TONEMAP_* and shading constants), skinning.wgsl, ramps.wgsl and pbr.wgsl.
 
 struct Frame {
     view_proj: mat4x4<f32>,
     camera_position: vec4<f32>,
     light_direction: vec4<f32>,
-    // x: view flags (FLAG_*)
+    // x: view flags (FLAG_*), y: the shaded view's tone curve (TONEMAP_*)
     view: vec4<u32>,
+    // x: the shaded view's exposure as a factor (2^EV)
+    tone: vec4<f32>,
 }
 
 struct Draw {
@@ -26,6 +28,13 @@ struct Draw {
     bind: vec4<f32>,
     // An onion-skin ghost's tint (xyz) and opacity (w), read with DRAW_GHOST
     ghost: vec4<f32>,
+    // x metallic, y roughness, z normal scale, w occlusion strength
+    pbr: vec4<f32>,
+    // x: the MAP_* textures sampled, and (<< MAP_SET1_SHIFT) those that read TEXCOORD_1
+    maps: vec4<u32>,
+    // Each texture's KHR_texture_transform as the two rows of a 3×2 matrix (xyz), in the order
+    // metallic-roughness, normal, occlusion, emissive
+    uv_rows: array<vec4<f32>, 8>,
 }
 
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
@@ -43,6 +52,13 @@ const NO_DEFORMATION: f32 = -1e30;
 @group(2) @binding(0) var<uniform> draw: Draw;
 @group(2) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_color_sampler: sampler;
+@group(2) @binding(3) var metallic_roughness_texture: texture_2d<f32>;
+@group(2) @binding(4) var normal_texture: texture_2d<f32>;
+@group(2) @binding(5) var occlusion_texture: texture_2d<f32>;
+@group(2) @binding(6) var emissive_texture: texture_2d<f32>;
+// Per vertex two entries, read when `draw.maps.x` is not 0: TEXCOORD_0 (xy) and TEXCOORD_1 (zw)
+// as stored, then the tangent (w: the bitangent's sign).
+@group(2) @binding(7) var<storage, read> surface: array<vec4<f32>>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -74,6 +90,10 @@ struct VertexOut {
     @location(4) color: vec4<f32>,
     // The bind-pose normal in world space (the deformation view).
     @location(5) rest_normal: vec3<f32>,
+    // TEXCOORD_0 (xy) and TEXCOORD_1 (zw), for the textures other than the base color.
+    @location(6) uv_sets: vec4<f32>,
+    // The tangent in world space, and the bitangent's sign there.
+    @location(7) tangent: vec4<f32>,
 }
 
 fn debug_value(v: VertexIn) -> vec3<f32> {
@@ -152,6 +172,15 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     out.debug = debug_value(v);
     out.color = v.color;
     out.rest_normal = normal_matrix(draw.model) * v.rest_normal;
+    out.uv_sets = vec4<f32>(0.0);
+    out.tangent = vec4<f32>(0.0);
+    if (view_mode == VIEW_SHADED && draw.maps.x != 0u) {
+        out.uv_sets = surface[2u * v.index];
+        let t = surface[2u * v.index + 1u];
+        let m = mat3x3<f32>(draw.model[0].xyz, draw.model[1].xyz, draw.model[2].xyz);
+        // A mirroring model turns the bitangent's side: cross(M n, M t) = −M (n × t) there.
+        out.tangent = vec4<f32>(m * t.xyz, t.w * select(1.0, -1.0, determinant(m) < 0.0));
+    }
     return out;
 }
 
@@ -202,6 +231,58 @@ fn is_flipped(posed: vec3<f32>, bind: vec3<f32>, posed_normal: vec3<f32>, bind_n
     return posed_side * bind_side < 0.0;
 }
 
+// The coordinates texture `map` (MAP_*; `slot` its place in `draw.uv_rows`) reads: its set,
+// moved by its transform.
+fn map_uv(in: VertexOut, map: u32, slot: u32) -> vec2<f32> {
+    let set1 = ((draw.maps.x >> MAP_SET1_SHIFT) & map) != 0u;
+    let uv = vec3<f32>(select(in.uv_sets.xy, in.uv_sets.zw, set1), 1.0);
+    return vec2<f32>(dot(draw.uv_rows[2u * slot].xyz, uv), dot(draw.uv_rows[2u * slot + 1u].xyz, uv));
+}
+
+// What the material's textures say at the fragment, sampled where the draw has them: x
+// metallic, y roughness, z occlusion (1 none), and the emitted color.
+struct MaterialSample {
+    pbr: vec3<f32>,
+    emissive: vec3<f32>,
+    // The tangent-space normal (unit z where there is no normal map).
+    normal: vec3<f32>,
+}
+
+fn sample_material(in: VertexOut) -> MaterialSample {
+    let maps = draw.maps.x;
+    var out: MaterialSample;
+    out.pbr = vec3<f32>(draw.pbr.x, draw.pbr.y, 1.0);
+    out.emissive = draw.material.xyz;
+    out.normal = vec3<f32>(0.0, 0.0, 1.0);
+    if ((maps & MAP_METALLIC_ROUGHNESS) != 0u) {
+        let mr = textureSample(metallic_roughness_texture, base_color_sampler, map_uv(in, MAP_METALLIC_ROUGHNESS, 0u));
+        out.pbr.x *= mr.b;
+        out.pbr.y *= mr.g;
+    }
+    if ((maps & MAP_NORMAL) != 0u) {
+        let t = textureSample(normal_texture, base_color_sampler, map_uv(in, MAP_NORMAL, 1u)).xyz * 2.0 - 1.0;
+        out.normal = vec3<f32>(t.xy * draw.pbr.z, t.z);
+    }
+    if ((maps & MAP_OCCLUSION) != 0u) {
+        let ao = textureSample(occlusion_texture, base_color_sampler, map_uv(in, MAP_OCCLUSION, 2u)).r;
+        out.pbr.z = 1.0 + draw.pbr.w * (ao - 1.0);
+    }
+    if ((maps & MAP_EMISSIVE) != 0u) {
+        out.emissive *= textureSample(emissive_texture, base_color_sampler, map_uv(in, MAP_EMISSIVE, 3u)).rgb;
+    }
+    return out;
+}
+
+// `n` turned by the tangent-space normal `mapped` in the fragment's tangent frame.
+fn perturb_normal(in: VertexOut, n: vec3<f32>, mapped: vec3<f32>) -> vec3<f32> {
+    if ((draw.maps.x & MAP_NORMAL) == 0u) {
+        return n;
+    }
+    let t = safe_normalize(in.tangent.xyz - n * dot(n, in.tangent.xyz));
+    let b = cross(n, t) * select(1.0, -1.0, in.tangent.w < 0.0);
+    return safe_normalize(t * mapped.x + b * mapped.y + n * mapped.z);
+}
+
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let mode = view_mode;
@@ -212,11 +293,19 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         flipped = is_flipped(in.world_position, in.debug, in.world_normal, in.rest_normal);
     }
     let base = draw.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
+    var material: MaterialSample;
+    if (mode == VIEW_SHADED) {
+        // Sampled before any discard, where control flow is still uniform.
+        material = sample_material(in);
+    }
     let flags = draw.skin.w;
     if ((flags & DRAW_ALPHA_MASK) != 0u && base.a < draw.material.w) {
         discard;
     }
     var n = normalize(in.world_normal);
+    if (mode == VIEW_SHADED && (flags & DRAW_UNLIT) == 0u) {
+        n = perturb_normal(in, n, material.normal);
+    }
     // Shade the side facing the camera; a mirrored draw's outside is what the rasterizer calls
     // its back.
     if (front == ((flags & DRAW_MIRRORED) != 0u)) {
@@ -228,11 +317,10 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         if ((flags & DRAW_UNLIT) != 0u) {
             return vec4<f32>(base.rgb + draw.material.xyz, base.a);
         }
-        // Sky/ground hemisphere ambient keeps the unlit side readable.
-        let ambient = mix(0.18, 0.38, n.y * 0.5 + 0.5);
         let v = normalize(frame.camera_position.xyz - in.world_position);
-        let rim = pow(1.0 - max(dot(n, v), 0.0), 3.0) * 0.15;
-        return vec4<f32>(base.rgb * (ambient + 0.75 * diffuse) + rim + draw.material.xyz, base.a);
+        let p = material.pbr;
+        let radiance = pbr_radiance(base.rgb, clamp(p.x, 0.0, 1.0), clamp(p.y, 0.0, 1.0), p.z, material.emissive, n, v, l);
+        return vec4<f32>(tone_map(radiance, frame.tone.x, frame.view.y), base.a);
     }
     // Debug colors get only a little shading, so that the colors stay readable as values.
     let shade = 0.8 + 0.2 * diffuse;

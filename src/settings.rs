@@ -415,6 +415,8 @@ joint_axes = true
                 },
                 ghosts: crate::anim::GhostOptions::default(),
                 bind_skeleton: false,
+                tone: crate::render::pbr::ToneOptions::default(),
+                transparent: false,
             },
             last_folder: None,
             recent: Vec::new(),

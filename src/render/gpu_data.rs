@@ -245,7 +245,19 @@ impl MorphBuffers {
     }
 }
 
+/// `texture` uploaded as sRGB (a color: base color, emission).
 pub(crate) fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture) -> wgpu::TextureView {
+    create_texture_as(device, queue, texture, wgpu::TextureFormat::Rgba8UnormSrgb)
+}
+
+/// `texture` uploaded in `format`: `Rgba8Unorm` for data sampled as stored (metallic-roughness,
+/// normals, occlusion), which an sRGB view would decode as if it were a color.
+pub(crate) fn create_texture_as(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &Texture,
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureView {
     let descriptor = wgpu::TextureDescriptor {
         label: Some(&texture.name),
         size: wgpu::Extent3d {
@@ -256,7 +268,7 @@ pub(crate) fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        format,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     };

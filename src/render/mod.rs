@@ -7,6 +7,7 @@ pub mod detail;
 pub mod gpu_data;
 pub mod material;
 pub mod offscreen;
+pub mod pbr;
 pub mod pipeline_cache;
 mod pipelines;
 pub mod scene;

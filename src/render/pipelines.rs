@@ -54,6 +54,12 @@ impl SceneRenderer {
             },
         );
         let empty_palette = PaletteBuffers::new(device, &palette_layout, 1).bind_group;
+        let empty_surface = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("no surface stream"),
+            size: 2 * std::mem::size_of::<[f32; 4]>() as u64,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         SceneRenderer {
             frame_buffer,
             frame_bind_group,
@@ -65,6 +71,7 @@ impl SceneRenderer {
             lines_on_top,
             sampler,
             white,
+            empty_surface,
             empty_palette,
             grid: None,
             unskinned: false,
@@ -86,26 +93,42 @@ fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGrou
     }
 }
 
-/// The layout of a draw's bind group: its uniform, base color texture and sampler.
+/// The layout of a draw's bind group: its uniform, base color texture and sampler, the
+/// metallic-roughness, normal, occlusion and emissive textures, and the surface stream.
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let texture = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("draw"),
         entries: &[
             uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
+            texture(1),
             wgpu::BindGroupLayoutEntry {
                 binding: 2,
                 visibility: wgpu::ShaderStages::FRAGMENT,
                 ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+            texture(3),
+            texture(4),
+            texture(5),
+            texture(6),
+            wgpu::BindGroupLayoutEntry {
+                binding: 7,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
                 count: None,
             },
         ],
@@ -384,9 +407,11 @@ pub(crate) fn mesh_wgsl() -> String {
         ("DRAW_GHOST", DRAW_GHOST),
     ]);
     format!(
-        "{}{draw_flags}const GHOST_TINT_SHARE: f32 = {GHOST_TINT_SHARE:?};\n{}\n{RAMPS_WGSL}\n{MESH_WGSL}",
+        "{}{draw_flags}const GHOST_TINT_SHARE: f32 = {GHOST_TINT_SHARE:?};\n{}{}\n{RAMPS_WGSL}\n{}\n{MESH_WGSL}",
         wgsl_prelude(),
-        skinning_wgsl()
+        crate::render::pbr::wgsl_constants(),
+        skinning_wgsl(),
+        crate::render::pbr::PBR_WGSL,
     )
 }
 

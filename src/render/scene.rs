@@ -6,7 +6,7 @@ use crate::anim::{Bounds, PoseBuffers};
 use crate::audit::VertexSymmetry;
 use crate::render::camera::OrbitCamera;
 use crate::render::detail::ScenePortion;
-use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, create_texture, triangle_edges};
+use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_NONE, triangle_edges};
 use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
@@ -250,8 +250,10 @@ struct GpuDraw {
     edges: Option<(wgpu::Buffer, u32)>,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    /// The base color texture the bind group holds (ghosts' bind groups hold it too).
-    texture: wgpu::TextureView,
+    /// The textures and surface stream the bind group holds (ghosts' bind groups hold them too).
+    maps: DrawMaps,
+    /// The material's shading parameters as the uniform carries them.
+    shading: crate::render::pbr::MaterialShading,
     /// `COLOR_0`, or white.
     colors: wgpu::Buffer,
     material: Material,
@@ -269,6 +271,32 @@ struct GpuDraw {
     bind_scale: f32,
 }
 
+/// What a draw's bind group holds besides its uniform: the material's textures (white where it
+/// has none; the colour ones viewed as sRGB, the data ones as linear) and its surface stream
+/// (`shaders/mesh.wgsl`'s `surface`; a shared placeholder where the material reads none).
+#[derive(Clone)]
+pub(super) struct DrawMaps {
+    pub(super) base_color: wgpu::TextureView,
+    pub(super) metallic_roughness: wgpu::TextureView,
+    pub(super) normal: wgpu::TextureView,
+    pub(super) occlusion: wgpu::TextureView,
+    pub(super) emissive: wgpu::TextureView,
+    pub(super) surface: wgpu::Buffer,
+}
+
+impl GpuDraw {
+    /// The draw uniform's shading fields for this frame. A normal map is left out of a draw
+    /// whose vertices are skinned: its tangents are not skinned yet.
+    fn shading_fields(&self, skinned: bool) -> (Vec4, [u32; 4], [Vec4; 8]) {
+        let mut maps = self.shading.maps;
+        if skinned {
+            maps &= !(crate::render::pbr::MAP_NORMAL
+                | crate::render::pbr::MAP_NORMAL << crate::render::pbr::MAP_SET1_SHIFT);
+        }
+        (self.shading.pbr, [maps, 0, 0, 0], self.shading.uv_rows)
+    }
+}
+
 /// Pipelines and shared resources of the 3D view, for one output color format.
 pub struct SceneRenderer {
     pub(super) frame_buffer: wgpu::Buffer,
@@ -281,6 +309,8 @@ pub struct SceneRenderer {
     pub(super) lines_on_top: wgpu::RenderPipeline,
     pub(super) sampler: wgpu::Sampler,
     pub(super) white: wgpu::TextureView,
+    /// The surface stream bound for draws whose material reads none.
+    pub(super) empty_surface: wgpu::Buffer,
     /// Bound for unskinned instances, whose shaders never read it.
     pub(super) empty_palette: wgpu::BindGroup,
     pub(super) grid: Option<(wgpu::Buffer, u32)>,
@@ -370,7 +400,8 @@ impl SceneRenderer {
             view_proj: state.camera.view_projection(state.aspect),
             camera_position: state.camera.eye().extend(1.0),
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0),
-            view: [state.view.shader_flags(), 0, 0, 0],
+            view: [state.view.shader_flags(), state.view.tone.curve.shader_code(), 0, 0],
+            tone: Vec4::new(state.view.tone.scale(), 0.0, 0.0, 0.0),
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
         signature.write(bytemuck::bytes_of(&frame));
@@ -462,6 +493,7 @@ impl SceneRenderer {
             if draw.pipeline == MeshPipeline::Blended {
                 gpu.blended.push(d);
             }
+            let (pbr, maps, uv_rows) = draw.shading_fields(skinned && !self.unskinned);
             let uniform = DrawUniform {
                 model,
                 base_color: draw.material.base_color,
@@ -474,6 +506,9 @@ impl SceneRenderer {
                 ],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,
+                pbr,
+                maps,
+                uv_rows,
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             signature.write(bytemuck::bytes_of(&uniform));
@@ -523,7 +558,12 @@ impl SceneRenderer {
         portion: &ScenePortion,
         timestamps: Option<wgpu::RenderPassTimestampWrites>,
     ) {
-        let mut pass = begin_scene_pass(encoder, targets, output, portion, timestamps);
+        let background = if view.transparent {
+            wgpu::Color::TRANSPARENT
+        } else {
+            BACKGROUND
+        };
+        let mut pass = begin_scene_pass(encoder, targets, output, portion, background, timestamps);
         if let Some(rect) = viewport.and_then(|r| r.clamped(targets.width, targets.height)) {
             pass.set_viewport(
                 rect.x as f32,
@@ -650,6 +690,7 @@ fn begin_scene_pass<'e>(
     targets: &RenderTargets,
     output: &wgpu::TextureView,
     portion: &ScenePortion,
+    background: wgpu::Color,
     timestamps: Option<wgpu::RenderPassTimestampWrites>,
 ) -> wgpu::RenderPass<'e> {
     fn load<V>(first: bool, clear: V) -> wgpu::LoadOp<V> {
@@ -675,7 +716,7 @@ fn begin_scene_pass<'e>(
             depth_slice: None,
             resolve_target: targets.color.as_ref().filter(|_| portion.last).map(|_| output),
             ops: wgpu::Operations {
-                load: load(portion.first, BACKGROUND),
+                load: load(portion.first, background),
                 store: keep(targets.color.is_none() || !portion.last),
             },
         })],

@@ -63,6 +63,7 @@ fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
             offset_of!(FrameUniform, camera_position),
             offset_of!(FrameUniform, light_direction),
             offset_of!(FrameUniform, view),
+            offset_of!(FrameUniform, tone),
         ]
     );
     assert_eq!(size(&mesh, "Draw"), size_of::<DrawUniform>());
@@ -75,6 +76,9 @@ fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
             offset_of!(DrawUniform, skin),
             offset_of!(DrawUniform, bind),
             offset_of!(DrawUniform, ghost),
+            offset_of!(DrawUniform, pbr),
+            offset_of!(DrawUniform, maps),
+            offset_of!(DrawUniform, uv_rows),
         ]
     );
     assert_eq!(size(&mesh, "DualQuat"), size_of::<DualQuat>());
@@ -131,6 +135,33 @@ fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
         assert_eq!(constant(&mesh, name), rust, "{name}");
     }
     assert_eq!(floats(&mesh, "GHOST_TINT_SHARE"), [super::material::GHOST_TINT_SHARE]);
+    use super::pbr::{self, Tonemap};
+    let codes = [
+        ("MAP_METALLIC_ROUGHNESS", pbr::MAP_METALLIC_ROUGHNESS),
+        ("MAP_NORMAL", pbr::MAP_NORMAL),
+        ("MAP_OCCLUSION", pbr::MAP_OCCLUSION),
+        ("MAP_EMISSIVE", pbr::MAP_EMISSIVE),
+        ("MAP_SET1_SHIFT", pbr::MAP_SET1_SHIFT),
+        ("TONEMAP_NEUTRAL", Tonemap::Neutral.shader_code()),
+        ("TONEMAP_ACES", Tonemap::Aces.shader_code()),
+        ("TONEMAP_NONE", Tonemap::None.shader_code()),
+    ];
+    for (name, rust) in codes {
+        assert_eq!(constant(&mesh, name), rust, "{name}");
+    }
+    let scalars = [
+        ("LIGHT_IRRADIANCE", pbr::LIGHT_IRRADIANCE),
+        ("SKY_AMBIENT", pbr::SKY_AMBIENT),
+        ("GROUND_AMBIENT", pbr::GROUND_AMBIENT),
+        ("DIELECTRIC_F0", pbr::DIELECTRIC_F0),
+        ("MIN_ROUGHNESS", pbr::MIN_ROUGHNESS),
+        ("NEUTRAL_START_COMPRESSION", pbr::NEUTRAL_START_COMPRESSION),
+        ("NEUTRAL_DESATURATION", pbr::NEUTRAL_DESATURATION),
+    ];
+    for (name, rust) in scalars {
+        assert_eq!(floats(&mesh, name), [rust], "{name}");
+    }
+    assert_eq!(floats(&mesh, "ACES_FIT"), pbr::ACES_FIT);
 }
 
 /// The f32 components of the WGSL `const name` in `module` (a scalar, vector or array of them).
@@ -240,6 +271,129 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
     colors[6u * i + 5u] = vec4<f32>(weight_error_color(0.1 * x), 0.0);
 }
 "#;
+
+/// A compute entry point that tone-maps each input color (xyz, exposure factor in w) by every
+/// curve: three colors per input (neutral, ACES, none).
+const TONE_PROBE_WGSL: &str = r#"
+@group(0) @binding(0) var<storage, read> inputs: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> colors: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= arrayLength(&inputs)) {
+        return;
+    }
+    let c = inputs[i];
+    colors[3u * i] = vec4<f32>(tone_map(c.xyz, c.w, TONEMAP_NEUTRAL), 0.0);
+    colors[3u * i + 1u] = vec4<f32>(tone_map(c.xyz, c.w, TONEMAP_ACES), 0.0);
+    colors[3u * i + 2u] = vec4<f32>(tone_map(c.xyz, c.w, TONEMAP_NONE), 0.0);
+}
+"#;
+
+/// Runs `source`'s compute entry `probe` over `inputs` (one invocation each), which writes
+/// `outputs_per_input` vec4 per input; returns them.
+fn run_probe(gpu: &super::Gpu, source: &str, inputs: &[u8], count: usize, outputs_per_input: usize) -> Vec<[f32; 4]> {
+    use wgpu::util::DeviceExt;
+    let device = &gpu.device;
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("probe"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("probe"),
+        layout: None,
+        module: &shader,
+        entry_point: Some("probe"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let input_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("probe inputs"),
+        contents: inputs,
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let size = (count * outputs_per_input * size_of::<[f32; 4]>()) as u64;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe outputs"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe readback"),
+        size,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: output.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("probe"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups((count as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = super::offscreen::read_buffer(gpu, &readback).expect("the probe's outputs read back");
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
+/// The tone curves as the GPU computes them from `pbr.wgsl` against the Rust ones, over greys
+/// and colors from black to far past white, at three exposures.
+#[test]
+fn the_gpu_tone_curves_equal_the_rust_ones() {
+    use super::pbr::{PBR_WGSL, ToneOptions, Tonemap, tone_map, wgsl_constants};
+    use glam::{DVec3, Vec4};
+    let source = format!("{}\n{PBR_WGSL}\n{TONE_PROBE_WGSL}", wgsl_constants());
+    module("pbr constants + pbr.wgsl + probe", &source);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut inputs = Vec::new();
+    for exposure in [-1.0f32, 0.0, 2.0] {
+        for k in 0..=64 {
+            let x = (k as f32 / 16.0).powi(2);
+            inputs.push(Vec4::new(x, x, x, exposure));
+            inputs.push(Vec4::new(x, 0.5 * x, 0.02 + 0.1 * x, exposure));
+            inputs.push(Vec4::new(0.03, x, 1.5 * x, exposure));
+        }
+    }
+    let gpu_inputs: Vec<Vec4> = inputs.iter().map(|c| c.truncate().extend(c.w.exp2())).collect();
+    let colors = run_probe(&gpu, &source, bytemuck::cast_slice(&gpu_inputs), inputs.len(), 3);
+    let mut worst = 0.0f64;
+    for (i, c) in inputs.iter().enumerate() {
+        for (k, curve) in [Tonemap::Neutral, Tonemap::Aces, Tonemap::None].into_iter().enumerate() {
+            let options = ToneOptions { curve, exposure: c.w };
+            let rust = tone_map(options, c.truncate().as_dvec3());
+            let got = DVec3::new(
+                f64::from(colors[3 * i + k][0]),
+                f64::from(colors[3 * i + k][1]),
+                f64::from(colors[3 * i + k][2]),
+            );
+            let off = (got - rust).abs().max_element();
+            worst = worst.max(off);
+            // f32 arithmetic on values at most 1 after the curve: a few units in the last place.
+            assert!(off < 2e-6, "{curve} of {c}: GPU {got}, Rust {rust}");
+        }
+    }
+    println!("tone curves: largest GPU − Rust difference {worst:.2e}");
+}
 
 /// The GPU, or `None` with the reason printed where there is none and
 /// `RIGSCOPE_REQUIRE_ADAPTER` is not set.

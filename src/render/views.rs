@@ -143,6 +143,13 @@ pub struct ViewOptions {
     /// Draw the skeleton in its bind pose over the current pose (kept only when on).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bind_skeleton: bool,
+    /// The shaded view's tone curve and exposure (kept only when changed from the defaults).
+    #[serde(skip_serializing_if = "crate::render::pbr::ToneOptions::is_default")]
+    pub tone: crate::render::pbr::ToneOptions,
+    /// Clear to transparent black instead of the background color, so that an image's alpha is
+    /// the scene's coverage (`render --transparent`; never saved).
+    #[serde(skip)]
+    pub transparent: bool,
 }
 
 impl Default for ViewOptions {
@@ -157,6 +164,8 @@ impl Default for ViewOptions {
             skeleton: SkeletonOptions::default(),
             ghosts: crate::anim::GhostOptions::default(),
             bind_skeleton: false,
+            tone: crate::render::pbr::ToneOptions::default(),
+            transparent: false,
         }
     }
 }

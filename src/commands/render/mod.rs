@@ -1,8 +1,10 @@
 //! `rigscope render`: one frame offscreen as a PNG, the whole window with its panels (`--ui`),
 //! or one PNG per frame of a clip (`--sequence`).
 
+mod look;
 mod request;
 
+pub use look::{LookArgs, LookError, Orbit};
 pub use request::{RenderRequest, viewer_for};
 
 use super::status::{CommandError, Outcome, demo_or_file};
@@ -80,6 +82,8 @@ pub struct RenderArgs {
     /// the same way.
     #[arg(long, default_value_t = Msaa::Auto, value_parser = names::cli::<Msaa>())]
     pub msaa: Msaa,
+    #[command(flatten)]
+    pub look: LookArgs,
     /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
     /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
     /// The viewer's framing (about 34,17) when omitted.
@@ -146,6 +150,7 @@ impl RenderArgs {
             repair: self.fix.plan(),
             compare: (self.compare.as_deref()).map(|file| (demo_or_file(file).map(PathBuf::from), self.layout)),
             msaa: self.msaa,
+            look: self.look.clone(),
         }
     }
 }
@@ -187,7 +192,10 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     lap("rig loaded");
     let (mut viewer, gpu) = (viewer?, gpu?);
     let samples = request.samples(&gpu);
-    let image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
+    let mut image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
+    if request.look.transparent {
+        look::unpremultiply(&mut image);
+    }
     lap("frame rendered and read back");
     write_png(&image, &request.out)?;
     lap("PNG written");
@@ -255,7 +263,10 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     let (target, mut renderer) = ViewRenderer::offscreen_target(&gpu, request.width, request.height, samples)?;
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
-        let image = renderer.render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)?;
+        let mut image = renderer.render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)?;
+        if request.look.transparent {
+            look::unpremultiply(&mut image);
+        }
         let path = request.out.join(format!("frame_{i:04}.png"));
         write_png(&image, &path)?;
         written.push(path);

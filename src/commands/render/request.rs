@@ -55,6 +55,8 @@ pub struct RenderRequest {
     /// Multisampling (`--msaa`); [`Msaa::Auto`](crate::render::Msaa::Auto) decides as the
     /// window does: 4× on a GPU, none on a CPU adapter.
     pub msaa: crate::render::Msaa,
+    /// Camera placement, tone curve, exposure and background (`--orbit`, `--tonemap`, …).
+    pub look: super::LookArgs,
 }
 
 impl RenderRequest {
@@ -112,6 +114,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     if let Some(angle) = request.camera {
         viewer.view.camera.look_from(angle);
     }
+    request.look.apply(&mut viewer);
     let method = request.method.apply(&mut viewer)?;
     viewer.set_skinning(request.path, method);
     if request.mirror_pose {

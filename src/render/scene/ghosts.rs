@@ -77,7 +77,7 @@ impl SceneRenderer {
                         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
                     });
-                    let bind_group = self.draw_bind_group(device, &uniform, &draw.texture);
+                    let bind_group = self.draw_bind_group(device, &uniform, &draw.maps);
                     let morph = (draw.morph.targets > 0).then(|| {
                         let weights = device.create_buffer(&wgpu::BufferDescriptor {
                             label: Some("ghost morph weights"),
@@ -140,13 +140,17 @@ impl SceneRenderer {
             .collect()
     }
 
-    /// The draw bind group of a uniform buffer and a base color texture.
+    /// The draw bind group of a uniform buffer and a material's textures and surface stream.
     pub(super) fn draw_bind_group(
         &self,
         device: &wgpu::Device,
         uniform: &wgpu::Buffer,
-        texture: &wgpu::TextureView,
+        maps: &DrawMaps,
     ) -> wgpu::BindGroup {
+        let texture = |binding, view| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::TextureView(view),
+        };
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("draw"),
             layout: &self.draw_layout,
@@ -155,13 +159,18 @@ impl SceneRenderer {
                     binding: 0,
                     resource: uniform.as_entire_binding(),
                 },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(texture),
-                },
+                texture(1, &maps.base_color),
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+                texture(3, &maps.metallic_roughness),
+                texture(4, &maps.normal),
+                texture(5, &maps.occlusion),
+                texture(6, &maps.emissive),
+                wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: maps.surface.as_entire_binding(),
                 },
             ],
         })
@@ -199,6 +208,7 @@ impl SceneRenderer {
             for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
                 let skins_here = gpu_skinning && slot.palettes[draw.instance].is_some();
                 let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
+                let (pbr, maps, uv_rows) = draw.shading_fields(slot.palettes[draw.instance].is_some());
                 let uniform = DrawUniform {
                     model: ghost.pose.instance_world(state.rig, draw.instance),
                     base_color: draw.material.base_color,
@@ -211,6 +221,9 @@ impl SceneRenderer {
                     ],
                     bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                     ghost: ghost_tint(ghost.offset, per_side),
+                    pbr,
+                    maps,
+                    uv_rows,
                 };
                 queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
                 if let (true, Some((weights_buffer, _))) = (morph_here, &ghost_draw.morph) {

@@ -13,8 +13,11 @@ pub(crate) struct FrameUniform {
     pub(in crate::render) view_proj: Mat4,
     pub(in crate::render) camera_position: Vec4,
     pub(in crate::render) light_direction: Vec4,
-    /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's.
+    /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's. y: the
+    /// shaded view's tone curve (`Tonemap::shader_code`).
     pub(in crate::render) view: [u32; 4],
+    /// x: the shaded view's exposure as a factor (`ToneOptions::scale`).
+    pub(in crate::render) tone: Vec4,
 }
 
 #[repr(C)]
@@ -28,4 +31,9 @@ pub(crate) struct DrawUniform {
     pub(in crate::render) bind: Vec4,
     /// An onion-skin ghost's tint and opacity (read with `DRAW_GHOST`).
     pub(in crate::render) ghost: Vec4,
+    /// The material's shading (`render::pbr::MaterialShading`): factors, the textures sampled
+    /// and their transforms.
+    pub(in crate::render) pbr: Vec4,
+    pub(in crate::render) maps: [u32; 4],
+    pub(in crate::render) uv_rows: [Vec4; 8],
 }

@@ -2,6 +2,8 @@
 //! primitive its vertex streams, indices, edges, draw uniform and morph buffers.
 
 use super::*;
+use crate::render::gpu_data::create_texture_as;
+use crate::render::pbr::{MAP_NORMAL, MaterialShading};
 
 /// The material `primitive` of `rig` is drawn with: its own, or the default one.
 pub(in crate::render) fn material_of(rig: &Rig, primitive: &crate::rig::Primitive) -> Material {
@@ -15,12 +17,8 @@ pub(in crate::render) fn material_of(rig: &Rig, primitive: &crate::rig::Primitiv
 impl SceneRenderer {
     /// Uploads a rig's meshes, materials and palette buffers.
     pub fn upload_rig(&self, device: &wgpu::Device, queue: &wgpu::Queue, rig: &Rig) -> RigGpu {
-        let max_side = device.limits().max_texture_dimension_2d;
-        let textures: Vec<Option<wgpu::TextureView>> = rig
-            .textures
-            .iter()
-            .map(|t| (t.width <= max_side && t.height <= max_side).then(|| create_texture(device, queue, t)))
-            .collect();
+        let textures = RigTextures::upload(device, queue, rig);
+        let mut untangented = 0;
         let palettes = self.palette_buffers(device, rig);
         let buffer = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -46,11 +44,13 @@ impl SceneRenderer {
                     usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                let texture = material
-                    .base_color_texture
-                    .and_then(|t| textures.get(t).and_then(Option::as_ref))
-                    .unwrap_or(&self.white);
-                let bind_group = self.draw_bind_group(device, &uniform, texture);
+                let has_tangents = primitive.tangents.len() == primitive.vertex_count();
+                if material.normal_texture.is_some() && !has_tangents {
+                    untangented += 1;
+                }
+                let shading = MaterialShading::of(&material, has_tangents);
+                let maps = self.draw_maps(device, &textures, &material, primitive, &shading);
+                let bind_group = self.draw_bind_group(device, &uniform, &maps);
                 let vertex_usage = wgpu::BufferUsages::VERTEX;
                 let positions = bytemuck::cast_slice(&primitive.positions);
                 let normals = bytemuck::cast_slice(&primitive.normals);
@@ -77,7 +77,8 @@ impl SceneRenderer {
                     edges: None,
                     uniform,
                     bind_group,
-                    texture: texture.clone(),
+                    maps,
+                    shading,
                     colors: if primitive.colors.is_empty() {
                         buffer(
                             "colors",
@@ -105,6 +106,22 @@ impl SceneRenderer {
                     bind_scale,
                 });
             }
+        }
+        if untangented > 0 {
+            log::info!(
+                "{untangented} primitive(s) with a normal map but no TANGENT are drawn without their normal map \
+                 (tangents are not generated yet)"
+            );
+        }
+        let skinned_normal_maps = draws
+            .iter()
+            .filter(|d| d.shading.maps & MAP_NORMAL != 0 && rig.instances[d.instance].skin.is_some())
+            .count();
+        if skinned_normal_maps > 0 {
+            log::info!(
+                "{skinned_normal_maps} skinned primitive(s) are drawn without their normal maps (tangents are not \
+                 skinned yet)"
+            );
         }
         let bones = rig.hierarchy().bones.clone();
         let capacity = bones.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
@@ -135,6 +152,90 @@ impl SceneRenderer {
                 mapped_at_creation: false,
             }),
             overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
+        }
+    }
+}
+
+/// A rig's textures on the GPU, uploaded only as the materials use them: as sRGB where a
+/// material shows one as a color (base color, emission), as stored where it reads one as data.
+/// Textures larger than the device allows are left out (drawn white).
+struct RigTextures {
+    srgb: Vec<Option<wgpu::TextureView>>,
+    linear: Vec<Option<wgpu::TextureView>>,
+}
+
+impl RigTextures {
+    fn upload(device: &wgpu::Device, queue: &wgpu::Queue, rig: &Rig) -> RigTextures {
+        let n = rig.textures.len();
+        let (mut color, mut data) = (vec![false; n], vec![false; n]);
+        let mark = |uses: &mut Vec<bool>, t: Option<usize>| {
+            if let Some(slot) = t.and_then(|t| uses.get_mut(t)) {
+                *slot = true;
+            }
+        };
+        for m in &rig.materials {
+            mark(&mut color, m.base_color_texture);
+            mark(&mut color, m.emissive_texture.map(|t| t.texture));
+            for t in [m.metallic_roughness_texture, m.normal_texture, m.occlusion_texture] {
+                mark(&mut data, t.map(|t| t.texture));
+            }
+        }
+        let max_side = device.limits().max_texture_dimension_2d;
+        let upload = |uses: &[bool], format| -> Vec<Option<wgpu::TextureView>> {
+            (rig.textures.iter().zip(uses))
+                .map(|(t, &used)| {
+                    (used && t.width <= max_side && t.height <= max_side)
+                        .then(|| create_texture_as(device, queue, t, format))
+                })
+                .collect()
+        };
+        RigTextures {
+            srgb: upload(&color, wgpu::TextureFormat::Rgba8UnormSrgb),
+            linear: upload(&data, wgpu::TextureFormat::Rgba8Unorm),
+        }
+    }
+}
+
+impl SceneRenderer {
+    /// The textures and surface stream a draw of `primitive` with `material` binds.
+    fn draw_maps(
+        &self,
+        device: &wgpu::Device,
+        textures: &RigTextures,
+        material: &Material,
+        primitive: &crate::rig::Primitive,
+        shading: &MaterialShading,
+    ) -> DrawMaps {
+        let view = |views: &[Option<wgpu::TextureView>], t: Option<usize>| {
+            t.and_then(|t| views.get(t)?.clone())
+                .unwrap_or_else(|| self.white.clone())
+        };
+        let data = |t: Option<crate::rig::TextureRef>| view(&textures.linear, t.map(|t| t.texture));
+        let surface = if shading.reads_surface_stream() {
+            let (set0, set1) = (primitive.uv_set(0), primitive.uv_set(1));
+            let stream: Vec<[f32; 4]> = (0..primitive.vertex_count())
+                .flat_map(|v| {
+                    let at = |set: &[glam::Vec2]| set.get(v).copied().unwrap_or_default();
+                    let (a, b) = (at(set0), at(set1));
+                    let tangent = primitive.tangents.get(v).copied().unwrap_or(Vec4::ZERO);
+                    [[a.x, a.y, b.x, b.y], tangent.to_array()]
+                })
+                .collect();
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("surface stream"),
+                contents: bytemuck::cast_slice(&stream),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        } else {
+            self.empty_surface.clone()
+        };
+        DrawMaps {
+            base_color: view(&textures.srgb, material.base_color_texture),
+            metallic_roughness: data(material.metallic_roughness_texture),
+            normal: data(material.normal_texture),
+            occlusion: data(material.occlusion_texture),
+            emissive: view(&textures.srgb, material.emissive_texture.map(|t| t.texture)),
+            surface,
         }
     }
 }
