@@ -154,3 +154,21 @@ fn a_deep_chain_scrolls_in_its_panel_instead_of_crowding_out_the_3d_view() {
     // The deepest joint is still in the tree, reached by scrolling.
     harness.get_by_label("joint63");
 }
+
+#[test]
+fn the_shaded_views_tone_curve_and_exposure_are_set_in_the_view_panel() {
+    use rigscope::render::pbr::Tonemap;
+    let mut harness = harness();
+    harness.run();
+    assert_eq!(harness.state().0.view.options.tone.curve, Tonemap::Neutral);
+    harness.get_by_label("ACES (Narkowicz fit)").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.options.tone.curve, Tonemap::Aces);
+    harness.get_by_label("None (clip)").click();
+    harness.run();
+    assert_eq!(harness.state().0.view.options.tone.curve, Tonemap::None);
+    // The controls belong to the shaded view: another view hides them.
+    harness.get_by_label("3  Joints").click();
+    harness.run();
+    assert!(harness.query_by_label("None (clip)").is_none());
+}

@@ -134,6 +134,22 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
     }
 }
 
+/// The shaded view's tone curve and exposure (the other views show values, and are not toned).
+fn tone_controls(ui: &mut egui::Ui, tone: &mut crate::render::pbr::ToneOptions) {
+    ui.horizontal(|ui| {
+        ui.label("Tone");
+        for &curve in crate::render::pbr::Tonemap::VARIANTS {
+            ui.radio_value(&mut tone.curve, curve, curve.label());
+        }
+    });
+    ui.add(
+        egui::Slider::new(&mut tone.exposure, -4.0..=4.0)
+            .step_by(0.25)
+            .text("Exposure (EV)"),
+    )
+    .on_hover_text("+1 doubles the light, −1 halves it");
+}
+
 pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("View");
     for (k, &mode) in ViewMode::VARIANTS.iter().enumerate() {
@@ -144,6 +160,7 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         );
     }
     match viewer.view.options.mode {
+        ViewMode::Shaded => tone_controls(ui, &mut viewer.view.options.tone),
         ViewMode::Weights => {
             ui.checkbox(&mut viewer.view.options.zero_distinct, "Show weight 0 in grey");
         }
