@@ -20,6 +20,12 @@ render "$fox" --clip Walk --time 0.4 --bend b_Neck_04=0,0,-70 --bend b_Tail01_01
 render "$fox" --clip Run --time 0.25 --view deformation --deformation stretch --out screenshots/fox-stretch.png
 render ../shared/rigs/real/Xbot.glb --clip idle --bend mixamorig:Spine2=70,0,0 --bend mixamorig:LeftShoulder=0,0,-60 --view deformation --camera 70,15,1.8 --out screenshots/xbot-deformation.png
 render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out screenshots/robot-symmetry.png
+# Physically based materials: readyplayer.me's textured avatar up close (camera placed by --orbit,
+# --target and --fov); Littlest Tokyo (Glen Fox, CC BY) with its occlusion on TEXCOORD_1 and its
+# emissive interiors.
+render ../shared/corpus/rigs/readyplayer.me.glb --orbit 25,85,1.1 --target 0,1.45,0 --fov 30 \
+    --out screenshots/pbr-readyplayer-me.png
+render ../shared/corpus/rigs/LittlestTokyo.glb --camera 35,25,1.3 --out screenshots/pbr-littlest-tokyo.png
 # FBX rigs: Mixamo's Samba (centimetres, converted) and Maya's kenney character.
 render "../shared/rigs/fbx/Samba Dancing.fbx" --clip mixamo.com --time 4.0 --view weights --joint mixamorig:LeftArm \
     --skeleton --camera 20,12,1.6 --out screenshots/samba-fbx-weights.png
