@@ -134,9 +134,17 @@ fn main() -> ExitCode {
     if cli.command.is_some() {
         leave_out_display_device_selection();
     }
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error,rigscope=info"))
-        .format_timestamp_millis()
-        .init();
+    let mut logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("error,rigscope=info"));
+    logger.format_timestamp_millis();
+    // The window also keeps its log in a file: started from a desktop entry, its standard
+    // error goes nowhere.
+    if cli.command.is_none()
+        && let Some(path) = rigscope::app::log_file::log_path()
+    {
+        let file = rigscope::app::log_file::RotatingLog::open(&path, rigscope::app::log_file::LOG_LIMIT, true);
+        logger.target(env_logger::Target::Pipe(Box::new(file)));
+    }
+    logger.init();
     match &cli.command {
         Some(command) => run(command),
         None => finish(open_window(cli.window), ErrorOutput::Text),

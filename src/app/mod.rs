@@ -1,6 +1,7 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
 pub mod crash;
+pub mod log_file;
 mod settings;
 mod window;
 
