@@ -6,7 +6,7 @@
 mod common;
 
 use common::{farthest_from_nearest, run_rigscope, shared_rigs, temp_dir};
-use glam::{DMat3, DMat4, DVec3, DVec4};
+use glam::{DMat3, DMat4, DVec3, DVec4, Vec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;
 use std::path::Path;
@@ -448,10 +448,12 @@ fn an_unskinned_mesh_is_exported_morphed_and_placed() {
     for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
         let targets = rig.morphs.of(instance.mesh, k);
         let exported = &posed[before + k];
+        let n = primitive.vertex_count();
+        let offsets: Vec<Vec<Vec3>> = targets.iter().map(|t| t.dense(n).0).collect();
         for (v, &p) in primitive.positions.iter().enumerate() {
             let mut morphed = p.as_dvec3();
-            for (target, &w) in targets.iter().zip(&weights) {
-                morphed += target.positions[v].as_dvec3() * f64::from(w);
+            for (offsets, &w) in offsets.iter().zip(&weights) {
+                morphed += offsets[v].as_dvec3() * f64::from(w);
             }
             let want = world.transform_point3(morphed);
             worst = worst.max(exported.positions[v].as_dvec3().distance(want));

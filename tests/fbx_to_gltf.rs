@@ -185,12 +185,10 @@ fn assert_same_meshes(fbx: &Rig, gltf: &Rig) {
             let (ta, tb) = (fbx.morphs.of(instance.mesh, k), gltf.morphs.of(other.mesh, k));
             assert_eq!(ta.len(), tb.len(), "{what}: morph targets");
             for (t, (x, y)) in ta.iter().zip(tb).enumerate() {
+                let ((xp, xn), (yp, yn)) = (x.dense(pa.vertex_count()), y.dense(pa.vertex_count()));
                 for v in 0..pa.vertex_count() {
-                    assert!(close(x.positions[v], y.positions[v]), "{what} target {t} vertex {v}");
-                    assert!(
-                        close(x.normals[v], y.normals[v]),
-                        "{what} target {t} vertex {v}: normal"
-                    );
+                    assert!(close(xp[v], yp[v]), "{what} target {t} vertex {v}");
+                    assert!(close(xn[v], yn[v]), "{what} target {t} vertex {v}: normal");
                 }
             }
         }

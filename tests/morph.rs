@@ -32,17 +32,12 @@ fn morph_rig() -> Rig {
             }
         })
         .collect();
-    let lift = MorphTarget {
-        positions: positions
-            .iter()
-            .map(|p| if p.y >= 1.5 { Vec3::Y } else { Vec3::ZERO })
-            .collect(),
-        normals: vec![Vec3::ZERO; n],
-    };
-    let push = MorphTarget {
-        positions: vec![Vec3::new(0.0, 0.0, 0.5); n],
-        normals: vec![Vec3::ZERO; n],
-    };
+    let lift: Vec<Vec3> = positions
+        .iter()
+        .map(|p| if p.y >= 1.5 { Vec3::Y } else { Vec3::ZERO })
+        .collect();
+    let lift = MorphTarget::sparse(&lift, &[], &positions, &vec![Vec3::Z; n]);
+    let push = MorphTarget::sparse(&vec![Vec3::new(0.0, 0.0, 0.5); n], &[], &positions, &vec![Vec3::Z; n]);
     let primitive = Primitive {
         normals: vec![Vec3::Z; n],
         uvs: vec![Vec2::ZERO; n],
@@ -348,7 +343,7 @@ fn morph_targets_and_weight_channels_import_from_gltf() {
     let rig = rigscope::rig::load_slice(json.to_string().as_bytes(), None, "morph.gltf").unwrap();
     let targets = rig.morphs.of(0, 0);
     assert_eq!(targets.len(), 1);
-    assert_eq!(targets[0].positions[2], Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(targets[0].dense(3).0[2], Vec3::new(0.0, 2.0, 0.0));
     assert_eq!(rig.morphs.default_weights[0], vec![0.25]);
     let mut pose = PoseBuffers::new(&rig);
     pose.evaluate(&rig, None, 0.0);

@@ -101,6 +101,8 @@ pub fn blend_layer_morph_weights(rig: &Rig, layer: &LayerSample, weights: &mut [
 }
 
 /// `positions + Σ weight·offset` (and the same for normals, renormalized): the morphed bind pose.
+/// Each vertex takes its targets' offsets in target order, as a dense sum over every vertex
+/// would, so the result has that sum's bits (see [`MorphTarget::sparse`]).
 pub fn apply_morph(
     targets: &[MorphTarget],
     weights: &[f32],
@@ -112,14 +114,8 @@ pub fn apply_morph(
     out_positions.copy_from_slice(positions);
     out_normals.copy_from_slice(normals);
     for (target, &w) in targets.iter().zip(weights) {
-        if w == 0.0 {
-            continue;
-        }
-        for (p, d) in out_positions.iter_mut().zip(&target.positions) {
-            *p += *d * w;
-        }
-        for (n, d) in out_normals.iter_mut().zip(&target.normals) {
-            *n += *d * w;
+        if w != 0.0 {
+            add_target(target, w, out_positions, out_normals, |_| None);
         }
     }
     for n in out_normals.iter_mut() {
@@ -127,6 +123,132 @@ pub fn apply_morph(
     }
 }
 
+/// Adds `w` times `target`'s offsets to `positions` and `normals`, calling `first` before a
+/// vertex is changed (a normal it returns replaces the vertex's first). A weight that is not finite turns the zero offsets of a dense sum into
+/// NaN (`0·∞`, `0·NaN`), whatever their sign, so then every vertex takes its term, +0 where the
+/// target keeps none.
+fn add_target(
+    target: &MorphTarget,
+    w: f32,
+    positions: &mut [Vec3],
+    normals: &mut [Vec3],
+    mut first: impl FnMut(usize) -> Option<Vec3>,
+) {
+    let entries = target
+        .vertices
+        .iter()
+        .zip(&target.position_offsets)
+        .zip(&target.normal_offsets);
+    if w.is_finite() {
+        for ((&v, &dp), &dn) in entries {
+            let v = v as usize;
+            if let Some(n) = first(v) {
+                normals[v] = n;
+            }
+            positions[v] += dp * w;
+            normals[v] += dn * w;
+        }
+        return;
+    }
+    let mut entries = entries.peekable();
+    for v in 0..positions.len() {
+        let (dp, dn) = match entries.next_if(|((e, _), _)| **e as usize == v) {
+            Some(((_, &dp), &dn)) => (dp, dn),
+            None => (Vec3::ZERO, Vec3::ZERO),
+        };
+        if let Some(n) = first(v) {
+            normals[v] = n;
+        }
+        positions[v] += dp * w;
+        normals[v] += dn * w;
+    }
+}
+
+/// The morphed bind pose of one primitive, kept from frame to frame so that a frame visits only
+/// the targets in use and the vertices they move (and those the last frame moved), not every
+/// target at every vertex. It holds the result of [`apply_morph`] with the same weights, bit for
+/// bit; making and applying allocate nothing after [`MorphedPrimitive::new`].
+#[derive(Debug, Clone, Default)]
+pub struct MorphedPrimitive {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    /// Whether `positions` and `normals` hold the bind pose (normals normalized) at every vertex
+    /// outside `touched`.
+    ready: bool,
+    /// The vertices the last apply moved, each once (`marked` tells which).
+    touched: Vec<u32>,
+    marked: Vec<bool>,
+    /// The targets in use this frame and their weights, in target order.
+    active: Vec<(u32, f32)>,
+}
+
+impl MorphedPrimitive {
+    /// Room for a primitive of `vertices` vertices with `targets` targets.
+    pub fn new(vertices: usize, targets: usize) -> Self {
+        MorphedPrimitive {
+            positions: vec![Vec3::ZERO; vertices],
+            normals: vec![Vec3::ZERO; vertices],
+            ready: false,
+            touched: Vec::with_capacity(vertices),
+            marked: vec![false; vertices],
+            active: Vec::with_capacity(targets),
+        }
+    }
+
+    /// The targets in use at the last [`MorphedPrimitive::apply`] and their weights.
+    pub fn active(&self) -> &[(u32, f32)] {
+        &self.active
+    }
+
+    /// Morphs the bind pose `positions`/`normals` by `targets` at `weights` into
+    /// `self.positions`/`self.normals`; false (and nothing written) when no weight is non-zero,
+    /// where the bind pose is to be used as it is.
+    pub fn apply(&mut self, targets: &[MorphTarget], weights: &[f32], positions: &[Vec3], normals: &[Vec3]) -> bool {
+        self.active.clear();
+        let in_use = targets.iter().zip(weights).enumerate().filter(|(_, (_, w))| **w != 0.0);
+        self.active.extend(in_use.map(|(t, (_, &w))| (t as u32, w)));
+        if self.active.is_empty() {
+            return false;
+        }
+        let Self {
+            positions: out_p,
+            normals: out_n,
+            touched,
+            marked,
+            ..
+        } = self;
+        if !self.ready {
+            out_p.copy_from_slice(positions);
+            for (out, n) in out_n.iter_mut().zip(normals) {
+                *out = n.normalize_or_zero();
+            }
+            touched.clear();
+            marked.fill(false);
+            self.ready = true;
+        }
+        for &v in touched.iter() {
+            let v = v as usize;
+            out_p[v] = positions[v];
+            out_n[v] = normals[v].normalize_or_zero();
+            marked[v] = false;
+        }
+        touched.clear();
+        for &(t, w) in &self.active {
+            add_target(&targets[t as usize], w, out_p, out_n, |v| {
+                // The first term starts from the bind normal as it is, not normalized.
+                (!marked[v]).then(|| {
+                    marked[v] = true;
+                    touched.push(v as u32);
+                    normals[v]
+                })
+            });
+        }
+        for &v in touched.iter() {
+            out_n[v as usize] = out_n[v as usize].normalize_or_zero();
+        }
+        true
+    }
+}
 /// Whether any weight of `weights` is non-zero for a primitive with `targets`.
 pub fn is_morphed(targets: &[MorphTarget], weights: &[f32]) -> bool {
     !targets.is_empty() && weights.iter().take(targets.len()).any(|&w| w != 0.0)

@@ -201,7 +201,8 @@ impl MorphBuffers {
         } else {
             targets
                 .iter()
-                .flat_map(|t| (0..vertices).flat_map(move |v| [t.positions[v].extend(0.0), t.normals[v].extend(0.0)]))
+                .map(|t| t.dense(vertices))
+                .flat_map(|(p, n)| p.into_iter().zip(n).flat_map(|(p, n)| [p.extend(0.0), n.extend(0.0)]))
                 .collect()
         };
         let offsets = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -382,13 +382,68 @@ impl Rig {
     }
 }
 
-/// One morph target of a primitive: offsets added to every vertex, scaled by the target's weight,
-/// before skinning.
+/// One morph target of a primitive: offsets added to the vertices it moves, scaled by the
+/// target's weight, before skinning. Only those vertices are kept (a face's targets each move a
+/// few percent of it, and it may carry hundreds), made once at load by [`MorphTarget::sparse`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MorphTarget {
-    pub positions: Vec<Vec3>,
-    /// Zero when the file gives no NORMAL offsets.
-    pub normals: Vec<Vec3>,
+    /// The vertices moved, ascending, each once.
+    pub vertices: Vec<u32>,
+    /// Position offset of each of `vertices`.
+    pub position_offsets: Vec<Vec3>,
+    /// Normal offset of each of `vertices` (zero when the file gives no NORMAL offsets).
+    pub normal_offsets: Vec<Vec3>,
+}
+
+impl MorphTarget {
+    /// The sparse form of a target given per vertex (`positions`, `normals`: offsets; missing
+    /// ones read as zero) of a primitive whose bind pose is `bind_positions`/`bind_normals`.
+    ///
+    /// A vertex is left out when all its offsets are zero (either sign) and no component of its
+    /// bind position or normal is -0.0. Adding `w·±0` to a sum then leaves its bits alone for any
+    /// finite `w`: a sum other than ±0 is unchanged, `+0 + ±0` is +0, and a sum can only be -0.0
+    /// where its start was -0.0 (round-to-nearest gives +0 for `x + -x`), which such vertices are
+    /// kept for, as `-0 + +0` is +0. So applying the sparse form gives the dense sum's bits; for a
+    /// weight that is not finite, every vertex takes its term (the morph's `add_target`).
+    pub fn sparse(positions: &[Vec3], normals: &[Vec3], bind_positions: &[Vec3], bind_normals: &[Vec3]) -> Self {
+        let vertices = bind_positions.len().max(positions.len()).max(normals.len());
+        let negative_zero =
+            |v: Option<&Vec3>| v.is_some_and(|v| v.to_array().iter().any(|c| c.to_bits() == 0x8000_0000));
+        let mut target = MorphTarget::default();
+        for v in 0..vertices {
+            let p = positions.get(v).copied().unwrap_or(Vec3::ZERO);
+            let n = normals.get(v).copied().unwrap_or(Vec3::ZERO);
+            let moves = p.to_array().iter().chain(&n.to_array()).any(|&c| c != 0.0);
+            if moves || negative_zero(bind_positions.get(v)) || negative_zero(bind_normals.get(v)) {
+                target.vertices.push(v as u32);
+                target.position_offsets.push(p);
+                target.normal_offsets.push(n);
+            }
+        }
+        target
+    }
+
+    /// The offsets per vertex of a primitive of `vertices` vertices (positions, normals), zero
+    /// where the target does not move a vertex: the form files store.
+    pub fn dense(&self, vertices: usize) -> (Vec<Vec3>, Vec<Vec3>) {
+        let (mut positions, mut normals) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+        for ((&v, &p), &n) in self
+            .vertices
+            .iter()
+            .zip(&self.position_offsets)
+            .zip(&self.normal_offsets)
+        {
+            if let (Some(out_p), Some(out_n)) = (positions.get_mut(v as usize), normals.get_mut(v as usize)) {
+                (*out_p, *out_n) = (p, n);
+            }
+        }
+        (positions, normals)
+    }
+
+    /// Whether any normal offset is non-zero.
+    pub fn has_normals(&self) -> bool {
+        self.normal_offsets.iter().any(|n| *n != Vec3::ZERO)
+    }
 }
 
 /// Animated morph weights of the mesh on one node, in one clip.

@@ -765,27 +765,23 @@ fn mesh_json(
             for t in 0..targets {
                 let zero = crate::rig::MorphTarget::default();
                 let target = own.get(t).unwrap_or(&zero);
-                let offsets = |values: &[Vec3], name: &str| -> Result<Option<Vec<[f32; 3]>>, SaveError> {
-                    match values.len() {
-                        0 => Ok(None),
-                        len if len == n => {
-                            let values: Vec<[f32; 3]> = values.iter().map(|v| v.to_array()).collect();
-                            finite(values.as_flattened(), name)?;
-                            Ok(Some(values))
-                        }
-                        len => Err(rig_data(
-                            what(),
-                            format!("morph target {t} has {len} {name} offsets for {n} vertices"),
-                        )),
-                    }
+                if let Some(&v) = target.vertices.iter().find(|&&v| v as usize >= n) {
+                    return Err(rig_data(
+                        what(),
+                        format!("morph target {t} moves vertex {v} of {n} vertices"),
+                    ));
+                }
+                let (positions, normals) = target.dense(n);
+                let offsets = |values: &[Vec3], name: &str| -> Result<Vec<[f32; 3]>, SaveError> {
+                    let values: Vec<[f32; 3]> = values.iter().map(|v| v.to_array()).collect();
+                    finite(values.as_flattened(), name)?;
+                    Ok(values)
                 };
                 // glTF's POSITION of a target is required to have bounds, so it is always written.
-                let positions = offsets(&target.positions, "position")?.unwrap_or_else(|| vec![[0.0; 3]; n]);
+                let positions = offsets(&positions, "position")?;
                 let mut written_target = json!({ "POSITION": chunk.floats(&positions) });
-                if let Some(normals) = offsets(&target.normals, "normal")?
-                    && normals.iter().flatten().any(|&v| v != 0.0)
-                {
-                    written_target["NORMAL"] = json!(chunk.floats(&normals));
+                if target.has_normals() {
+                    written_target["NORMAL"] = json!(chunk.floats(&offsets(&normals, "normal")?));
                 }
                 written_targets.push(written_target);
             }

@@ -7,7 +7,7 @@ pub mod fast;
 pub mod pick;
 mod shape;
 
-use crate::anim::morph::{apply_morph, is_morphed};
+use crate::anim::morph::MorphedPrimitive;
 use crate::anim::{Bounds, PoseBuffers};
 /// How joint transforms are blended: named with the rig, which records the method a file asks
 /// for.
@@ -92,7 +92,7 @@ pub struct SkinnedPose {
     pub meshes: Vec<Vec<SkinnedPrimitive>>,
     /// Per mesh instance, per primitive: the morphed bind pose, skinned in place of the
     /// primitive's own vertices when its morph weights are not all zero (empty without targets).
-    morphed: Vec<Vec<SkinnedPrimitive>>,
+    morphed: Vec<Vec<MorphedPrimitive>>,
     /// Which call of [`SkinnedPose::skin`], of all in the process, made `meshes` (0: none yet).
     generation: u64,
     /// Each vertex's blend toward dual quaternion skinning, read by [`SkinningMethod::Blended`].
@@ -130,15 +130,12 @@ impl SkinnedPose {
                 .map(|instance| {
                     (0..rig.meshes[instance.mesh].primitives.len())
                         .map(|k| {
-                            let n = if rig.morphs.of(instance.mesh, k).is_empty() {
-                                0
-                            } else {
-                                rig.meshes[instance.mesh].primitives[k].vertex_count()
-                            };
-                            SkinnedPrimitive {
-                                positions: vec![Vec3::ZERO; n],
-                                normals: vec![Vec3::ZERO; n],
+                            let targets = rig.morphs.of(instance.mesh, k);
+                            if targets.is_empty() {
+                                return MorphedPrimitive::default();
                             }
+                            let n = rig.meshes[instance.mesh].primitives[k].vertex_count();
+                            MorphedPrimitive::new(n, targets.len())
                         })
                         .collect()
                 })
@@ -192,21 +189,13 @@ impl SkinnedPose {
                 };
                 // Morph targets deform the bind pose; skinning then moves the result.
                 let targets = rig.morphs.of(instance.mesh, k);
-                let (p, n) = if is_morphed(targets, &pose.morph_weights[i]) {
-                    let (positions, normals) = (&primitive.positions, &primitive.normals);
-                    let weights = &pose.morph_weights[i];
-                    apply_morph(
-                        targets,
-                        weights,
-                        positions,
-                        normals,
-                        &mut morphed.positions,
-                        &mut morphed.normals,
-                    );
-                    (&morphed.positions, &morphed.normals)
-                } else {
-                    (&primitive.positions, &primitive.normals)
-                };
+                let (positions, normals) = (&primitive.positions, &primitive.normals);
+                let (p, n) =
+                    if !targets.is_empty() && morphed.apply(targets, &pose.morph_weights[i], positions, normals) {
+                        (&morphed.positions, &morphed.normals)
+                    } else {
+                        (&primitive.positions, &primitive.normals)
+                    };
                 match method {
                     // Big meshes over rayon's pool (from 64k vertices on two cores; no thread is
                     // started per frame).

@@ -93,7 +93,7 @@ pub fn read_mesh(
             ReadError::Budget(e) => RigError::Budget(BudgetExceeded(at(&e.0))),
             ReadError::Data(e) => RigError::Data(at(&e)),
         })?;
-        let targets = read_morph_targets(&primitive, drawn.vertex_count(), buffers, budget, warnings, &at)?;
+        let targets = read_morph_targets(&primitive, &drawn, buffers, budget, warnings, &at)?;
         read.mesh.primitives.push(drawn);
         read.facts.push(pf);
         read.morph_targets.push(targets);
@@ -122,12 +122,13 @@ pub fn target_names(mesh: &gltf::Mesh) -> Vec<String> {
 
 fn read_morph_targets(
     primitive: &gltf::Primitive,
-    vertices: usize,
+    drawn: &Primitive,
     buffers: &Buffers,
     budget: &mut Budget,
     warnings: &mut Vec<String>,
     at: &dyn Fn(&str) -> String,
 ) -> Result<Vec<MorphTarget>, RigError> {
+    let vertices = drawn.vertex_count();
     let mut targets = Vec::new();
     for (t, target) in primitive.morph_targets().enumerate() {
         let mut read =
@@ -153,7 +154,8 @@ fn read_morph_targets(
                 Ok(values.into_iter().map(Vec3::from).collect())
             };
         let read = read(target.positions(), "POSITION", true).and_then(|positions| {
-            read(target.normals(), "NORMAL", false).map(|normals| MorphTarget { positions, normals })
+            read(target.normals(), "NORMAL", false)
+                .map(|normals| MorphTarget::sparse(&positions, &normals, &drawn.positions, &drawn.normals))
         });
         match read {
             Ok(target) => targets.push(target),

@@ -289,7 +289,6 @@ fn read_mesh(
             &format!("FBX mesh '{name}'"),
         )?;
         let influences = (influences.as_ref()).map(|per_point| primitive_influences(per_point, &build.points, sets));
-        targets.push(morph_targets(&shapes, &build.points));
         dqs_blend.push(point_blend.as_ref().map_or_else(Vec::new, |per_point| {
             build.points.iter().map(|&p| per_point[p as usize]).collect()
         }));
@@ -298,6 +297,7 @@ fn read_mesh(
         } else {
             crate::rig::smooth_normals(&build.positions, &build.indices)
         };
+        targets.push(morph_targets(&shapes, &build.points, &build.positions, &normals));
         primitives.push(Primitive {
             positions: build.positions,
             normals,
@@ -379,12 +379,17 @@ fn primitive_influences(per_point: &PointInfluences, points: &[u32], sets: usize
 
 /// The morph targets of a primitive's vertices, from the offsets of the control points they
 /// are made from (no normal offsets).
-fn morph_targets(shapes: &[&Shape], points: &[u32]) -> Vec<MorphTarget> {
+fn morph_targets(
+    shapes: &[&Shape],
+    points: &[u32],
+    bind_positions: &[Vec3],
+    bind_normals: &[Vec3],
+) -> Vec<MorphTarget> {
     shapes
         .iter()
-        .map(|shape| MorphTarget {
-            positions: points.iter().map(|&p| shape.offsets[p as usize]).collect(),
-            normals: vec![Vec3::ZERO; points.len()],
+        .map(|shape| {
+            let offsets: Vec<Vec3> = points.iter().map(|&p| shape.offsets[p as usize]).collect();
+            MorphTarget::sparse(&offsets, &[], bind_positions, bind_normals)
         })
         .collect()
 }

@@ -1,0 +1,221 @@
+//! Sparse morph targets on the CPU path: the targets in use each frame, applied only where they
+//! move vertices, against a dense sum over every target and every vertex written here, bit for
+//! bit, signed zeros and weights that are not finite included.
+
+use glam::Vec3;
+use rigscope::anim::morph::{MorphedPrimitive, apply_morph};
+use rigscope::rig::MorphTarget;
+
+/// A small deterministic generator (xorshift), so that failures repeat.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// In [-1, 1).
+    fn float(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    fn vec(&mut self) -> Vec3 {
+        Vec3::new(self.float(), self.float(), self.float())
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A face-like primitive: a bind pose with -0.0 components on its middle line and normals not
+/// quite unit, and targets given per vertex, each moving a patch of consecutive vertices (some
+/// offsets -0.0, some components exactly zero, one target moving nothing at all).
+struct Face {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    dense: Vec<(Vec<Vec3>, Vec<Vec3>)>,
+}
+
+fn face(vertices: usize, targets: usize, seed: u64) -> Face {
+    let mut random = Random(seed);
+    let mut positions: Vec<Vec3> = (0..vertices).map(|_| random.vec()).collect();
+    let mut normals: Vec<Vec3> = (0..vertices).map(|_| random.vec() * 1.5).collect();
+    for v in (0..vertices).step_by(17) {
+        positions[v].x = -0.0;
+        normals[v].y = -0.0;
+    }
+    positions[3] = Vec3::splat(-0.0);
+    let dense = (0..targets)
+        .map(|t| {
+            let (mut p, mut n) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+            if t == 1 {
+                return (p, n);
+            }
+            let start = random.below(vertices);
+            let len = 1 + random.below(vertices / 10);
+            for v in (start..start + len).map(|v| v % vertices) {
+                p[v] = random.vec();
+                n[v] = if t % 3 == 0 { Vec3::ZERO } else { random.vec() * 0.1 };
+                match random.below(6) {
+                    0 => p[v].y = 0.0,
+                    1 => p[v].z = -0.0,
+                    2 => (p[v], n[v]) = (Vec3::splat(-0.0), Vec3::ZERO),
+                    _ => {}
+                }
+            }
+            (p, n)
+        })
+        .collect();
+    Face {
+        positions,
+        normals,
+        dense,
+    }
+}
+
+impl Face {
+    fn sparse(&self) -> Vec<MorphTarget> {
+        (self.dense.iter())
+            .map(|(p, n)| MorphTarget::sparse(p, n, &self.positions, &self.normals))
+            .collect()
+    }
+
+    /// Every target with a non-zero weight at every vertex, in target order, `w · offset` added
+    /// component by component, normals normalized at the end: the dense path.
+    fn reference(&self, weights: &[f32]) -> (Vec<Vec3>, Vec<Vec3>) {
+        let (mut positions, mut normals) = (self.positions.clone(), self.normals.clone());
+        for ((p, n), &w) in self.dense.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            for v in 0..positions.len() {
+                for c in 0..3 {
+                    positions[v][c] += p[v][c] * w;
+                    normals[v][c] += n[v][c] * w;
+                }
+            }
+        }
+        for n in &mut normals {
+            *n = n.normalize_or_zero();
+        }
+        (positions, normals)
+    }
+}
+
+fn bits(values: &[Vec3]) -> Vec<[u32; 3]> {
+    values.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
+}
+
+#[test]
+fn sparse_targets_keep_only_the_vertices_they_move_and_those_with_negative_zeros() {
+    let face = face(600, 12, 7);
+    for ((p, n), target) in face.dense.iter().zip(face.sparse()) {
+        let kept: Vec<u32> = (0..600u32)
+            .filter(|&v| {
+                let v = v as usize;
+                let moves = p[v].to_array().iter().chain(&n[v].to_array()).any(|&c| c != 0.0);
+                let negative_zero = |x: Vec3| x.to_array().iter().any(|c| c.to_bits() == (-0.0f32).to_bits());
+                moves || negative_zero(face.positions[v]) || negative_zero(face.normals[v])
+            })
+            .collect();
+        assert_eq!(target.vertices, kept);
+        assert!(target.vertices.len() < 600 / 5, "{} of 600 kept", target.vertices.len());
+        let (dense_p, dense_n) = target.dense(600);
+        for v in 0..600 {
+            assert_eq!(dense_p[v], p[v], "vertex {v}");
+            assert_eq!(dense_n[v], n[v], "vertex {v}");
+        }
+    }
+}
+
+#[test]
+fn targets_in_use_applied_sparsely_equal_the_dense_sum_bit_for_bit() {
+    let (vertices, targets) = (3000, 40);
+    let face = face(vertices, targets, 0x5eed);
+    let sparse = face.sparse();
+    let mut random = Random(99);
+    let mut morphed = MorphedPrimitive::new(vertices, targets);
+    let mut frames: Vec<Vec<f32>> = Vec::new();
+    for frame in 0..60 {
+        let mut weights = vec![0.0f32; targets];
+        // A few targets in use, changing from frame to frame; some frames none.
+        if frame % 7 != 3 {
+            for _ in 0..1 + random.below(6) {
+                weights[random.below(targets)] = random.float() * 1.5;
+            }
+        }
+        weights[1] = if frame % 5 == 0 { 0.75 } else { 0.0 };
+        frames.push(weights);
+    }
+    // Weights of either sign on -0.0 sums, -0.0 itself (not in use), and weights that are not finite.
+    let mut edge = vec![0.0f32; targets];
+    edge[0] = 0.5;
+    frames.push(edge.clone());
+    edge[0] = -0.5;
+    edge[2] = -0.0;
+    frames.push(edge.clone());
+    edge[4] = f32::INFINITY;
+    frames.push(edge.clone());
+    edge[4] = f32::NAN;
+    frames.push(edge.clone());
+    frames.push(vec![0.25; targets]);
+    frames.push(vec![0.0; targets]);
+    frames.push(vec![0.5; 3]);
+    let mut applied = 0;
+    for (frame, weights) in frames.iter().enumerate() {
+        let in_use = weights.iter().take(targets).any(|&w| w != 0.0);
+        let done = morphed.apply(&sparse, weights, &face.positions, &face.normals);
+        assert_eq!(done, in_use, "frame {frame}");
+        let want_active: Vec<(u32, f32)> = (weights.iter().enumerate())
+            .filter(|(_, w)| **w != 0.0)
+            .map(|(t, &w)| (t as u32, w))
+            .collect();
+        assert_eq!(
+            bits_of_active(morphed.active()),
+            bits_of_active(&want_active),
+            "frame {frame}"
+        );
+        if !in_use {
+            continue;
+        }
+        applied += 1;
+        let (want_p, want_n) = face.reference(weights);
+        assert_eq!(bits(&morphed.positions), bits(&want_p), "frame {frame}: positions");
+        assert_eq!(bits(&morphed.normals), bits(&want_n), "frame {frame}: normals");
+        let (mut once_p, mut once_n) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+        apply_morph(
+            &sparse,
+            weights,
+            &face.positions,
+            &face.normals,
+            &mut once_p,
+            &mut once_n,
+        );
+        assert_eq!(bits(&once_p), bits(&want_p), "frame {frame}: apply_morph positions");
+        assert_eq!(bits(&once_n), bits(&want_n), "frame {frame}: apply_morph normals");
+    }
+    assert!(applied > 40, "{applied} frames morphed");
+}
+
+fn bits_of_active(active: &[(u32, f32)]) -> Vec<(u32, u32)> {
+    active.iter().map(|&(t, w)| (t, w.to_bits())).collect()
+}
+
+/// The case the -0.0 rule is for: a vertex on the middle line (x = -0.0) that a target in use
+/// does not move. The dense sum turns its -0.0 into +0.0 (`-0 + 0·w`); so must the sparse one.
+#[test]
+fn a_negative_zero_the_dense_sum_turns_positive_turns_positive_sparsely_too() {
+    let positions = vec![Vec3::new(-0.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)];
+    let normals = vec![Vec3::Z; 2];
+    let moved = [Vec3::ZERO, Vec3::Y];
+    let target = MorphTarget::sparse(&moved, &[], &positions, &normals);
+    assert_eq!(target.vertices, [0, 1]);
+    let mut morphed = MorphedPrimitive::new(2, 1);
+    assert!(morphed.apply(std::slice::from_ref(&target), &[0.5], &positions, &normals));
+    assert_eq!(morphed.positions[0].x.to_bits(), 0.0f32.to_bits());
+    assert_eq!(morphed.positions[1], Vec3::new(1.0, 1.5, 0.0));
+}
