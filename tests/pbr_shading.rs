@@ -344,3 +344,142 @@ fn an_emissive_texture_darkens_a_white_emissive_factor_and_reads_its_own_set_and
         assert!(*mean < 0.25, "quad {k}: mean luminance {mean}, a white silhouette");
     }
 }
+
+/// A normal-mapped quad (tangent +X, a constant tilted normal in its map) turned by `turn` twice:
+/// quad 0 as a node, quad 1 skinned whole to a joint that turns it about its centre. Both must
+/// shade as the reference shades the map's normal in the turned tangent frame, on the GPU path
+/// with each skinning method.
+#[test]
+fn a_normal_map_on_a_skinned_quad_turns_with_its_joint() {
+    use rigscope::rig::{Influences, Skin};
+    use rigscope::skin::{SkinningMethod, SkinningPath};
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let turn = Quat::from_rotation_y(0.7) * Quat::from_rotation_x(-0.4) * Quat::from_rotation_z(0.5);
+    let texel = [200u8, 150, 220, 255];
+    let material = Material {
+        normal_texture: Some(TextureRef {
+            texture: 0,
+            uv: UvTransform::default(),
+        }),
+        normal_scale: 0.8,
+        ..lit(Vec3::new(0.7, 0.7, 0.7), 0.0, 0.35)
+    };
+    let with_tangents = |mut p: Primitive| {
+        p.tangents = vec![Vec4::new(1.0, 0.0, 0.0, 1.0); 4];
+        p
+    };
+    let rigid = with_tangents(quad(0));
+    let mut skinned = with_tangents(quad(1));
+    let x1 = 0.5 * SPACING;
+    for p in &mut skinned.positions {
+        p.x += x1;
+    }
+    skinned.influences = Some(Influences {
+        sets: 1,
+        joints: vec![[0; 4]; 4],
+        weights: vec![[1.0, 0.0, 0.0, 0.0]; 4],
+    });
+    let mut rig = scene(
+        vec![material.clone(), material.clone()],
+        &[turn, Quat::IDENTITY],
+        vec![rigid, skinned],
+    );
+    // Quad 1's node stays at x1 unturned (the mesh node's transform is ignored for a skinned
+    // mesh); the joint at x1 turns it.
+    rig.nodes.push(Node {
+        name: "joint".into(),
+        parent: None,
+        rest: Trs {
+            translation: Vec3::new(x1, 0.0, 0.0),
+            rotation: turn,
+            ..Trs::IDENTITY
+        },
+    });
+    rig.skins = vec![Skin {
+        name: "skin".into(),
+        joints: vec![2],
+        inverse_binds: vec![glam::Mat4::from_translation(Vec3::new(-x1, 0.0, 0.0))],
+    }];
+    rig.instances[1].skin = Some(0);
+    rig.textures = vec![texture([texel; 4])];
+    let size = (400, 200);
+    let tone = ToneOptions {
+        curve: Tonemap::None,
+        exposure: -1.0,
+    };
+    // The map's normal in the turned tangent frame: T = turn·X, N = turn·Z, B = N × T.
+    let m = DVec3::new(
+        (2.0 * f64::from(texel[0]) / 255.0 - 1.0) * 0.8,
+        (2.0 * f64::from(texel[1]) / 255.0 - 1.0) * 0.8,
+        2.0 * f64::from(texel[2]) / 255.0 - 1.0,
+    );
+    let (t, n) = ((turn * Vec3::X).as_dvec3(), (turn * Vec3::Z).as_dvec3());
+    let frame = |t: DVec3| (t * m.x + n.cross(t) * m.y + n * m.z).normalize();
+    let mapped = frame(t);
+    // What a renderer would show that left the map out, or kept the tangent unturned (the
+    // bind pose's +X, made perpendicular to the turned normal): both far from the reference.
+    let unturned = DVec3::X - n * n.x;
+    let wrong = [
+        ("no normal map", n),
+        ("tangent not skinned", frame(unturned.normalize())),
+    ];
+    let surface = Surface {
+        base: DVec3::splat(0.7),
+        metallic: 0.0,
+        roughness: 0.35,
+        occlusion: 1.0,
+        emissive: DVec3::ZERO,
+    };
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended] {
+        let mut viewer = Viewer::new(rig.clone(), None);
+        gpu::look_along_minus_z(&mut viewer, 6.0);
+        viewer.view.options.tone = tone;
+        viewer.set_skinning(SkinningPath::Gpu, method);
+        let image = render_view(&gpu, &mut viewer, size.0, size.1).unwrap();
+        for k in 0..2 {
+            let center = Vec3::new((k as f32 - 0.5) * SPACING, 0.0, 0.0);
+            let mut worst = 0;
+            let mut caught = [0; 2];
+            for pixel in quad_pixels(&viewer, size, center, turn) {
+                let plane = (center, turn * Vec3::Z);
+                let error = pixel_error_with_normal(&image, &viewer, pixel, plane, mapped, &surface, tone);
+                worst = worst.max(error);
+                for (count, (_, normal)) in caught.iter_mut().zip(wrong) {
+                    let error = pixel_error_with_normal(&image, &viewer, pixel, plane, normal, &surface, tone);
+                    *count += usize::from(error > 4 * LEVELS);
+                }
+            }
+            println!("{method:?} quad {k}: pixels far off the wrong references: {caught:?}");
+            for (count, (what, _)) in caught.iter().zip(wrong) {
+                assert!(
+                    *count > 32,
+                    "{method:?} quad {k}: '{what}' is within reach of the image ({count} pixels off)"
+                );
+            }
+            println!("{method:?} quad {k}: largest error {worst} levels");
+            assert!(
+                worst <= LEVELS,
+                "{method:?} quad {k}: {worst} levels from the normal-mapped reference"
+            );
+        }
+    }
+}
+
+/// [`pixel_error`] with the shading normal `shading` in place of the plane's normal.
+fn pixel_error_with_normal(
+    image: &image::RgbaImage,
+    viewer: &Viewer,
+    (px, py): (u32, u32),
+    (center, normal): (Vec3, Vec3),
+    shading: DVec3,
+    surface: &Surface,
+    tone: ToneOptions,
+) -> u8 {
+    let size = (image.width(), image.height());
+    let p = surface_point(viewer, size, (px, py), center, normal);
+    let v = (viewer.view.camera.eye().as_dvec3() - p).normalize();
+    let l = -LIGHT_DIRECTION.as_dvec3().normalize();
+    let shown = pbr::tone_map(tone, pbr::radiance(surface, shading, v, l));
+    let got = image.get_pixel(px, py).0;
+    (0..3).map(|c| got[c].abs_diff(srgb8(shown[c] as f32))).max().unwrap()
+}

@@ -95,6 +95,7 @@ impl SceneRenderer {
                     morph: MorphBuffers::new(
                         device,
                         &self.morph_layout,
+                        &self.morph_pass,
                         rig.morphs.of(instance.mesh, k),
                         primitive.vertex_count(),
                     ),
@@ -119,8 +120,8 @@ impl SceneRenderer {
             .count();
         if skinned_normal_maps > 0 {
             log::info!(
-                "{skinned_normal_maps} skinned primitive(s) are drawn without their normal maps (tangents are not \
-                 skinned yet)"
+                "{skinned_normal_maps} skinned primitive(s) with normal maps: drawn with them when skinned on the \
+                 GPU, without them on the CPU path (which does not skin tangents yet)"
             );
         }
         let bones = rig.hierarchy().bones.clone();
