@@ -35,6 +35,10 @@ struct WindowArgs {
     screenshot: Option<PathBuf>,
     #[command(flatten)]
     clips: ClipsArgs,
+    /// Open a window of its own even when one is already open (by default FILE opens in the
+    /// open window).
+    #[arg(long)]
+    new_window: bool,
 }
 
 #[derive(Subcommand)]
@@ -107,6 +111,7 @@ fn open_window(args: WindowArgs) -> Result<Outcome, CommandError> {
         args.clips.files(),
         args.exit_after_frames,
         args.screenshot,
+        args.new_window,
     )
     .map_err(|e| CommandError::Failed(e.to_string()))?;
     Ok(Outcome::Passed)

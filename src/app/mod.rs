@@ -3,6 +3,8 @@
 pub mod crash;
 pub mod log_file;
 mod settings;
+#[cfg(unix)]
+pub mod single_instance;
 mod window;
 
 use window::WindowState;
@@ -74,7 +76,13 @@ pub fn run(
     clips: crate::retarget::ClipFiles,
     exit_after_frames: Option<u64>,
     screenshot_on_exit: Option<PathBuf>,
+    new_window: bool,
 ) -> Result<(), WindowError> {
+    // Windows for tests are their own; so is one the user asks for.
+    let shared_window = exit_after_frames.is_none() && !new_window;
+    if shared_window && hand_over_to_open_window(&source, &clips) {
+        return Ok(());
+    }
     crash::install();
     let settings = Settings::load();
     let (rig, loaded_path, error) = match source.open() {
@@ -122,6 +130,10 @@ pub fn run(
             let _ = proxy.send_event(Wake);
         }
     })));
+    let handed_over = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let _listener = shared_window
+        .then(|| listen_for_files(&event_loop, handed_over.clone()))
+        .flatten();
     let mut app = App {
         viewer,
         window: None,
@@ -134,6 +146,7 @@ pub fn run(
         frames_drawn: 0,
         last_frame: Instant::now(),
         fatal: None,
+        handed_over,
     };
     event_loop.run_app(&mut app).map_err(WindowError::EventLoop)?;
     app.save_settings();
@@ -158,6 +171,69 @@ struct App {
     frames_drawn: u64,
     last_frame: Instant,
     fatal: Option<WindowError>,
+    /// Files other starts of Rigscope handed to this window, not yet taken to it.
+    handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+}
+
+/// Hands the file `source` names to the Rigscope window already open, if one listens (see
+/// [`single_instance`]); `true` when it took it. Clip files go with a window of its own.
+#[cfg(unix)]
+fn hand_over_to_open_window(source: &RigSource, clips: &crate::retarget::ClipFiles) -> bool {
+    let RigSource::File(file) = source else { return false };
+    if !clips.files.is_empty() {
+        return false;
+    }
+    match single_instance::hand_over(&single_instance::socket_path(), std::slice::from_ref(file)) {
+        Ok(taken) => {
+            if taken {
+                log::info!("{} opened in the Rigscope window already open", file.display());
+            }
+            taken
+        }
+        Err(e) => {
+            log::warn!(
+                "the Rigscope window already open did not take {} ({e}); opening another",
+                file.display()
+            );
+            false
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn hand_over_to_open_window(_source: &RigSource, _clips: &crate::retarget::ClipFiles) -> bool {
+    false
+}
+
+/// Listens for files later starts hand over, queueing them in `handed_over` and waking the loop.
+#[cfg(unix)]
+fn listen_for_files(
+    event_loop: &EventLoop<Wake>,
+    handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+) -> Option<single_instance::Listener> {
+    let proxy = std::sync::Mutex::new(event_loop.create_proxy());
+    let deliver = move |path: PathBuf| {
+        if let Ok(mut queue) = handed_over.lock() {
+            queue.push(path);
+        }
+        if let Ok(proxy) = proxy.lock() {
+            let _ = proxy.send_event(Wake);
+        }
+    };
+    match single_instance::listen(&single_instance::socket_path(), deliver) {
+        Ok(listener) => Some(listener),
+        Err(e) => {
+            // Another window listens (or the runtime folder is not writable): files opened
+            // later start windows of their own.
+            log::info!("not taking files from later starts: {e}");
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn listen_for_files(_event_loop: &EventLoop<Wake>, _handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>) -> Option<()> {
+    None
 }
 
 impl App {
@@ -448,11 +524,18 @@ impl ApplicationHandler<Wake> for App {
         }
     }
 
-    /// The file watcher woke the loop: `about_to_wait` takes its news.
+    /// The file watcher or a file handed over woke the loop: `about_to_wait` takes the news.
     fn user_event(&mut self, _event_loop: &ActiveEventLoop, _wake: Wake) {}
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(state) = &mut self.window else { return };
+        if let Ok(mut queue) = self.handed_over.lock()
+            && !queue.is_empty()
+        {
+            state.handed_over.extend(queue.drain(..));
+            state.window.focus_window();
+            state.window.request_redraw();
+        }
         // Changes on disk: mark the title, start a reload once they settle.
         if self.viewer.poll_files(Instant::now()) {
             state.window.request_redraw();

@@ -34,6 +34,8 @@ pub(super) struct WindowState {
     pub(super) detail: DetailedView,
     /// The renderer of a comparison's other side, made when a comparison is first drawn.
     pub(super) other_side: Option<ViewRenderer>,
+    /// Files another `rigscope FILE` handed to this window, opened one a frame as dropped files.
+    pub(super) handed_over: std::collections::VecDeque<PathBuf>,
 }
 
 impl WindowState {
@@ -133,6 +135,7 @@ impl WindowState {
             capture_next: false,
             captured: None,
             last_viewport: None,
+            handed_over: Default::default(),
             title,
             detail: DetailedView::default(),
             other_side: None,
@@ -173,7 +176,13 @@ impl WindowState {
             self.title = title;
         }
         let egui_start = Instant::now();
-        let raw_input = self.egui_state.take_egui_input(&self.window);
+        let mut raw_input = self.egui_state.take_egui_input(&self.window);
+        if let Some(path) = self.handed_over.pop_front() {
+            raw_input.dropped_files.push(Arc::new(HandedOverFile(path)));
+            if !self.handed_over.is_empty() {
+                self.window.request_redraw();
+            }
+        }
         let mut output = None;
         let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
             output = Some(ui::show(ui, viewer, &mut self.ui_state, &self.info));
@@ -335,5 +344,20 @@ fn free_textures(renderer: &mut egui_wgpu::Renderer, delta: &egui::TexturesDelta
     }
     for id in &delta.free {
         renderer.free_texture(id);
+    }
+}
+
+/// A file another start of Rigscope handed to this window, given to the UI as a dropped file.
+#[derive(Debug)]
+struct HandedOverFile(PathBuf);
+
+impl egui::DroppedFile for HandedOverFile {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    // The trait's own error type.
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
     }
 }
