@@ -124,8 +124,10 @@ fn dragging_the_z_ring_through_ninety_degrees_turns_the_joint_a_quarter_about_wo
 
     let after = joint_world(&mut harness, joint);
     let expected = Quat::from_rotation_z(90f32.to_radians()) * world_rotation(&before);
+    // The cursor's rays come through the inverse of an f32 view-projection: 1e-4 in the components is
+    // 0.01° of turn.
     assert!(
-        same_rotation(world_rotation(&after), expected, 1e-5),
+        same_rotation(world_rotation(&after), expected, 1e-4),
         "turned {:?}, expected {expected:?}",
         world_rotation(&after)
     );
@@ -506,4 +508,26 @@ fn a_pose_saved_as_a_clip_from_the_edit_menu_is_written_by_save_as() {
         !same_rotation(sampled[joint].rotation, saved.nodes[joint].rest.rotation, 1e-4),
         "bent"
     );
+}
+
+#[test]
+fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn() {
+    let (mut harness, joint) = posing("joint3");
+    let viewer = &mut harness.state_mut().viewer;
+    viewer.select_clip(None);
+    let rest = viewer.rig().nodes[joint].rest.rotation;
+    assert!(same_rotation(rest, Quat::IDENTITY, 1e-6), "the demo's joints rest unturned");
+    let about_y = |degrees: f32| JointOverride {
+        euler_degrees: Vec3::new(0.0, degrees, 0.0),
+        ..JointOverride::IDENTITY
+    };
+    // Turning on past 90° about Y: a decomposition that keeps Y within ±90° would show 180°, 85°, 180°.
+    for degrees in [80.0, 88.0, 92.0, 95.0] {
+        harness.state_mut().viewer.set_override(joint, about_y(degrees));
+        harness.run();
+        let (node, shown) = harness.state().ui.skeleton.euler_shown.expect("shown");
+        assert_eq!(node, joint);
+        assert!((shown - Vec3::new(0.0, degrees, 0.0)).length() < 1e-2, "{degrees}°: {shown}");
+    }
+    harness.get_by_label("0.0° 95.0° 0.0°");
 }

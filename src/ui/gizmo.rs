@@ -574,9 +574,7 @@ fn run_modal(ui: &egui::Ui, viewer: &mut Viewer, tools: &mut PoseToolsState) {
         }
         if let Some(at) = i.pointer.latest_pos() {
             let snapping = i.modifiers.ctrl || i.modifiers.command;
-            let before = modal.transform.clone();
-            modal.transform.pointer(Vec2::new(at.x, at.y), snapping);
-            changed |= modal.transform != before;
+            changed |= modal.transform.pointer(Vec2::new(at.x, at.y), snapping);
         }
     });
     let node = modal.node;

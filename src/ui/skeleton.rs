@@ -2,6 +2,7 @@
 //! the controls that bend it by hand.
 
 use crate::anim::JointOverride;
+use crate::anim::gizmo::euler_degrees_near;
 use crate::render::views::joint_color;
 use crate::rig::{Rig, Trs};
 use crate::ui::legend::color32;
@@ -12,6 +13,10 @@ use egui::RichText;
 #[derive(Default)]
 pub struct SkeletonPanelState {
     pub search: String,
+    /// The selected joint's animated rotation as Euler angles last shown: the next frame shows the set
+    /// of angles nearer these (see [`euler_degrees_near`]), so that the read-out does not jump half a
+    /// turn as the rotation passes 90° about Y.
+    pub euler_shown: Option<(usize, glam::Vec3)>,
 }
 
 pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
@@ -61,7 +66,7 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
             }
         });
     ui.separator();
-    joint_details(ui, viewer);
+    joint_details(ui, viewer, &mut state.euler_shown);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -114,7 +119,8 @@ fn node_tree(
     });
 }
 
-fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs) {
+/// A local transform as a grid; `euler` adds its rotation as X, Y, Z Euler angles in degrees.
+fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs, euler: Option<glam::Vec3>) {
     let (axis, angle) = trs.rotation.to_axis_angle();
     egui::Grid::new(id).num_columns(2).show(ui, |ui| {
         ui.label("translation");
@@ -132,13 +138,18 @@ fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs) {
             axis.z
         ));
         ui.end_row();
+        if let Some(euler) = euler {
+            ui.label("Euler XYZ");
+            ui.monospace(format!("{:.1}° {:.1}° {:.1}°", euler.x, euler.y, euler.z));
+            ui.end_row();
+        }
         ui.label("scale");
         ui.monospace(format!("{:.3} {:.3} {:.3}", trs.scale.x, trs.scale.y, trs.scale.z));
         ui.end_row();
     });
 }
 
-fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
+fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, euler_shown: &mut Option<(usize, glam::Vec3)>) {
     let Some(node) = viewer.view.selected_joint.filter(|&n| n < viewer.rig().nodes.len()) else {
         ui.label("Select a joint in the tree or click the mesh.");
         return;
@@ -150,9 +161,15 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer) {
         viewer.document().influence_counts.get(node).copied().unwrap_or(0)
     ));
     ui.label("Animated pose (local)");
-    trs_grid(ui, "animated", &viewer.pose().locals[node]);
+    let animated = viewer.pose().locals[node];
+    let near = euler_shown
+        .filter(|(shown, _)| *shown == node)
+        .map_or(glam::Vec3::ZERO, |(_, e)| e);
+    let euler = euler_degrees_near(animated.rotation, near);
+    *euler_shown = Some((node, euler));
+    trs_grid(ui, "animated", &animated, Some(euler));
     ui.label("Bind pose (local)");
-    trs_grid(ui, "rest", &rig.nodes[node].rest);
+    trs_grid(ui, "rest", &rig.nodes[node].rest, None);
     ui.separator();
     ui.label("Bend by hand (on top of the clip)");
     let mut value = viewer.animation().overrides[node];

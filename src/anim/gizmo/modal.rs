@@ -136,8 +136,12 @@ impl ModalTransform {
         ModalStep::Going
     }
 
-    /// Follows the cursor to `cursor` (points, y down); `snap_held` rounds a rotation to 5° steps.
-    pub fn pointer(&mut self, cursor: Vec2, snap_held: bool) {
+    /// Follows the cursor to `cursor` (points, y down); `snap_held` rounds a rotation to 5° steps. Returns
+    /// whether anything changed.
+    pub fn pointer(&mut self, cursor: Vec2, snap_held: bool) -> bool {
+        if cursor == self.last_cursor && snap_held == self.snapping {
+            return false;
+        }
         self.snapping = snap_held;
         let center = self.frame.center;
         // Right on the joint the angle round it means nothing: wait for the cursor to leave it.
@@ -145,6 +149,7 @@ impl ModalTransform {
             self.cursor_turn += screen_turn(center, self.last_cursor, cursor);
         }
         self.last_cursor = cursor;
+        true
     }
 
     /// The amount typed, signed, if any was: degrees for a rotation, world units for a move.
