@@ -516,7 +516,10 @@ fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn
     let viewer = &mut harness.state_mut().viewer;
     viewer.select_clip(None);
     let rest = viewer.rig().nodes[joint].rest.rotation;
-    assert!(same_rotation(rest, Quat::IDENTITY, 1e-6), "the demo's joints rest unturned");
+    assert!(
+        same_rotation(rest, Quat::IDENTITY, 1e-6),
+        "the demo's joints rest unturned"
+    );
     let about_y = |degrees: f32| JointOverride {
         euler_degrees: Vec3::new(0.0, degrees, 0.0),
         ..JointOverride::IDENTITY
@@ -527,7 +530,10 @@ fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn
         harness.run();
         let (node, shown) = harness.state().ui.skeleton.euler_shown.expect("shown");
         assert_eq!(node, joint);
-        assert!((shown - Vec3::new(0.0, degrees, 0.0)).length() < 1e-2, "{degrees}°: {shown}");
+        assert!(
+            (shown - Vec3::new(0.0, degrees, 0.0)).length() < 1e-2,
+            "{degrees}°: {shown}"
+        );
     }
     harness.get_by_label("0.0° 95.0° 0.0°");
 }
