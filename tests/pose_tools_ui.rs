@@ -342,6 +342,15 @@ fn ctrl_alt_dragging_a_hand_makes_its_ik_goal_and_moves_it_in_the_view_plane() {
         "in the view plane through the joint"
     );
 
+    // A click on the goal's handle selects the joint it pulls.
+    let handle = on_screen(harness.state(), harness.state().viewer.animation().ik_goals[0].target);
+    harness.state_mut().viewer.view.selected_joint = Some(0);
+    harness.event(Event::PointerMoved(handle));
+    press(&mut harness, handle, true);
+    press(&mut harness, handle, false);
+    harness.run();
+    assert_eq!(harness.state().viewer.view.selected_joint, Some(end));
+
     // Making and moving the goal was one edit.
     let viewer = &mut harness.state_mut().viewer;
     assert_eq!(viewer.undo().as_deref(), Some("add IK goal"));

@@ -810,6 +810,15 @@ fn ik_tool(
         }
         return true;
     }
+    if response.clicked()
+        && !ctrl
+        && let Some(at) = response.interact_pointer_pos()
+        && let Some(end) = goal_handle_at(viewer, geometry, at)
+    {
+        // A click on a goal's handle selects the joint it pulls, ready to drag it.
+        viewer.view.selected_joint = Some(end);
+        return true;
+    }
     let wanted = (state.pose_tools.ik_tool && !alt && !shift && !ctrl) || (alt && ctrl);
     if !(wanted && response.drag_started_by(PointerButton::Primary)) {
         return false;
@@ -855,6 +864,17 @@ fn ik_tool(
         start_target,
     });
     true
+}
+
+/// The end joint of the IK goal whose handle is drawn under `at`, the nearest one when several are.
+fn goal_handle_at(viewer: &Viewer, geometry: &ViewGeometry, at: Pos2) -> Option<usize> {
+    let reach = IK_HANDLE_POINTS + 3.0;
+    (viewer.animation().ik_goals.iter())
+        .filter(|goal| goal.enabled)
+        .filter_map(|goal| Some((goal.end, geometry.to_screen(goal.target)?.distance(at))))
+        .filter(|&(_, distance)| distance <= reach)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(end, _)| end)
 }
 
 /// Each IK goal's target as a small handle, tied to the joint it pulls; the selected joint's goal

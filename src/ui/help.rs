@@ -40,6 +40,7 @@ const MOUSE: &[Shortcut] = &[
         "Ctrl + Alt + left drag",
         "move the selected hand's or foot's IK goal in the view plane (made when there is none)",
     ),
+    s("Click on an IK goal's handle", "select the hand or foot the goal pulls"),
 ];
 
 /// The pose-mode keys over the 3D view (see [`super::gizmo`]).
