@@ -1,7 +1,7 @@
 // Morph targets and skinning shared by every pipeline that skins (the mesh pipeline and the compute pass that
 // checks it against the CPU). A pipeline that includes this file binds the joint palette at
 // group 1: binding 0 as matrices (linear blend skinning), binding 1 as unit dual quaternions
-// (dual quaternion skinning); and the per-vertex data at group 3: morph targets, and each
+// (dual quaternion skinning); and the per-vertex data at group 3: the morph targets in use, and each
 // vertex's blend toward dual quaternion skinning (weight blended skinning). Composed after the skinning method codes SKIN_* that
 // `render::gpu_data::skinning_wgsl` writes from the Rust ones.
 
@@ -15,13 +15,12 @@ struct DualQuat {
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
 @group(1) @binding(1) var<storage, read> palette_dq: array<DualQuat>;
 
-// Morph target offsets, target-major: offset (t * vertices + v) * 2 is target t's position offset
-// for vertex v, the next one its normal offset. One weight per target.
-@group(3) @binding(0) var<storage, read> morph_offsets: array<vec4<f32>>;
-@group(3) @binding(1) var<storage, read> morph_weights: array<f32>;
+// The sum of the morph targets in use, weighted, per vertex: element 2v is vertex v's position
+// offset, the next one its normal offset (made by the pre-pass in morph.wgsl).
+@group(3) @binding(0) var<storage, read> morph_deltas: array<vec4<f32>>;
 // Per vertex, its blend from linear (0) to dual quaternion (1) skinning; vertices past its end
 // read 0.
-@group(3) @binding(2) var<storage, read> dqs_blend: array<f32>;
+@group(3) @binding(1) var<storage, read> dqs_blend: array<f32>;
 
 struct SkinnedVertex {
     position: vec3<f32>,
@@ -178,24 +177,16 @@ fn skin_vertex(method: u32, v: u32, position: vec3<f32>, normal: vec3<f32>, j0: 
     return out;
 }
 
-// The bind-pose vertex `v` with its morph targets applied (before skinning).
+// The bind-pose vertex `v` with its morph targets applied (before skinning); called only when a
+// target is in use.
 fn morph_vertex(v: u32, position: vec3<f32>, normal: vec3<f32>) -> SkinnedVertex {
     var out: SkinnedVertex;
     out.position = position;
     out.normal = normal;
-    let targets = arrayLength(&morph_weights);
-    let vertices = arrayLength(&morph_offsets) / (2u * targets);
-    if (v >= vertices) {
+    if (v >= arrayLength(&morph_deltas) / 2u) {
         return out;
     }
-    for (var t = 0u; t < targets; t++) {
-        let w = morph_weights[t];
-        if (w != 0.0) {
-            let at = (t * vertices + v) * 2u;
-            out.position += w * morph_offsets[at].xyz;
-            out.normal += w * morph_offsets[at + 1u].xyz;
-        }
-    }
-    out.normal = safe_normalize(out.normal);
+    out.position += morph_deltas[2u * v].xyz;
+    out.normal = safe_normalize(normal + morph_deltas[2u * v + 1u].xyz);
     return out;
 }

@@ -8,6 +8,7 @@ use crate::render::context::{Gpu, GpuError};
 use crate::render::gpu_data::skin_code;
 use crate::render::gpu_data::skinning_wgsl;
 use crate::render::gpu_data::{GpuInfluences, MorphBuffers, skinning_layouts, storage_bind_group};
+use crate::render::morph::MorphPass;
 use crate::render::offscreen::read_buffer;
 use crate::rig::{MorphTarget, Primitive, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
@@ -56,6 +57,7 @@ pub struct ComputeSkinner {
     io_layout: wgpu::BindGroupLayout,
     palette_layout: wgpu::BindGroupLayout,
     morph_layout: wgpu::BindGroupLayout,
+    morph_pass: MorphPass,
 }
 
 impl ComputeSkinner {
@@ -114,6 +116,7 @@ impl ComputeSkinner {
             io_layout,
             palette_layout,
             morph_layout,
+            morph_pass: MorphPass::new(device),
         }
     }
 
@@ -204,9 +207,12 @@ impl ComputeSkinner {
         };
         let matrix_buffer = input("palette", bytemuck::cast_slice(matrices), storage);
         let dual_quat_buffer = input("palette (dual quaternions)", bytemuck::cast_slice(dual_quats), storage);
+        let mut morph = MorphBuffers::new(device, &self.morph_layout, &self.morph_pass, targets, n);
+        morph.write_dqs_blend(&gpu.queue, dqs_blend, u64::MAX);
+        let morphing = morph.write_weights(&gpu.queue, weights, true);
         let params = input(
             "params",
-            bytemuck::cast_slice(&[skin_code(method), u32::from(!targets.is_empty()), 0, 0]),
+            bytemuck::cast_slice(&[skin_code(method), u32::from(morphing), 0, 0]),
             wgpu::BufferUsages::UNIFORM,
         );
         let size = (n * 16) as u64;
@@ -243,15 +249,10 @@ impl ComputeSkinner {
             "palette",
             &[&matrix_buffer, &dual_quat_buffer],
         );
-        let mut morph = MorphBuffers::new(device, &self.morph_layout, targets, n);
-        morph.write_dqs_blend(&gpu.queue, dqs_blend, u64::MAX);
-        let weights = &weights[..targets.len().min(weights.len())];
-        if !weights.is_empty() {
-            gpu.queue.write_buffer(&morph.weights, 0, bytemuck::cast_slice(weights));
-        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("skin compute"),
         });
+        self.morph_pass.encode(&mut encoder, morph.morph.iter(), None);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("skin"),

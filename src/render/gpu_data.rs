@@ -1,6 +1,7 @@
 //! A rig's data in GPU form: per-vertex influences, joint palettes, morph targets, textures,
 //! wireframe edges; and the storage-buffer layouts the skinning shaders read them with.
 
+use crate::render::morph::{MorphGpu, MorphPass};
 use crate::rig::{Influences, MorphTarget, Primitive, Texture};
 use crate::skin::{DualQuat, SkinningMethod};
 use bytemuck::{Pod, Zeroable};
@@ -112,8 +113,8 @@ impl PaletteBuffers {
 }
 
 /// A bind group layout of `count` read-only storage buffers at bindings 0, 1, …: the palette
-/// (group 1: matrices, dual quaternions) and the per-vertex data (group 3: morph offsets, morph
-/// weights, blend toward dual quaternions) declared in `skinning.wgsl`.
+/// (group 1: matrices, dual quaternions) and the per-vertex data (group 3: morph deltas, blend
+/// toward dual quaternions) declared in `skinning.wgsl`.
 fn storage_layout(
     device: &wgpu::Device,
     label: &str,
@@ -159,24 +160,23 @@ pub fn storage_bind_group(
 
 /// The layouts of the groups `skinning.wgsl` declares, for a pipeline whose `visibility` stages
 /// skin: the palette (group 1: matrices, dual quaternions) and the per-vertex data (group 3:
-/// morph offsets, morph weights, blend toward dual quaternions).
+/// morph deltas, blend toward dual quaternions).
 pub fn skinning_layouts(
     device: &wgpu::Device,
     visibility: wgpu::ShaderStages,
 ) -> (wgpu::BindGroupLayout, wgpu::BindGroupLayout) {
     (
         storage_layout(device, "palette", visibility, 2),
-        storage_layout(device, "morph targets", visibility, 3),
+        storage_layout(device, "morph targets", visibility, 2),
     )
 }
 
-/// A primitive's per-vertex data on the GPU (group 3): morph offsets in the shaders' layout, a
-/// morph weight per target (written each frame), and each vertex's blend toward dual quaternion
-/// skinning (written when the blend changes).
+/// A primitive's per-vertex data on the GPU (group 3): its morph targets with the delta per
+/// vertex of those in use (made each frame by the [`MorphPass`]), and each vertex's blend toward
+/// dual quaternion skinning (written when the blend changes).
 pub struct MorphBuffers {
-    /// Per target and vertex, the position and normal offsets.
-    pub offsets: wgpu::Buffer,
-    pub weights: wgpu::Buffer,
+    /// The targets and this pose's deltas; `None` without targets.
+    pub morph: Option<MorphGpu>,
     /// One `f32` per vertex (at least one), 0 until written.
     pub dqs_blend: wgpu::Buffer,
     /// The [`crate::skin::DqsBlend::id`] last written to `dqs_blend` (0: none).
@@ -188,47 +188,57 @@ pub struct MorphBuffers {
 }
 
 impl MorphBuffers {
-    /// Buffers for `targets` of a primitive of `vertices` vertices; with no targets, one zero
-    /// target the shaders read as "nothing to morph". The blend starts at 0 everywhere.
+    /// Buffers for `targets` of a primitive of `vertices` vertices, nothing in use; without
+    /// targets, one zero delta that is never read. The blend starts at 0 everywhere.
     pub fn new(
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
+        pass: &MorphPass,
         targets: &[MorphTarget],
         vertices: usize,
     ) -> Self {
-        let offsets: Vec<Vec4> = if targets.is_empty() {
-            vec![Vec4::ZERO; 2]
-        } else {
-            targets
-                .iter()
-                .map(|t| t.dense(vertices))
-                .flat_map(|(p, n)| p.into_iter().zip(n).flat_map(|(p, n)| [p.extend(0.0), n.extend(0.0)]))
-                .collect()
+        let morph = (!targets.is_empty()).then(|| MorphGpu::new(device, pass, targets, vertices));
+        let no_deltas = || {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("morph deltas (none)"),
+                contents: bytemuck::cast_slice(&[Vec4::ZERO; 2]),
+                usage: wgpu::BufferUsages::STORAGE,
+            })
         };
-        let offsets = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("morph offsets"),
-            contents: bytemuck::cast_slice(&offsets),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let weights = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("morph weights"),
-            contents: bytemuck::cast_slice(&vec![0f32; targets.len().max(1)]),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        });
+        let none;
+        let deltas = match &morph {
+            Some(morph) => morph.deltas(),
+            None => {
+                none = no_deltas();
+                &none
+            }
+        };
         let dqs_blend = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("blend toward dual quaternions"),
             contents: bytemuck::cast_slice(&vec![0f32; vertices.max(1)]),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         });
-        let bind_group = storage_bind_group(device, layout, "morph targets", &[&offsets, &weights, &dqs_blend]);
+        let bind_group = storage_bind_group(device, layout, "morph targets", &[deltas, &dqs_blend]);
         MorphBuffers {
-            offsets,
-            weights,
+            morph,
             dqs_blend,
             dqs_blend_id: 0,
             vertices: vertices.max(1),
             bind_group,
             targets: targets.len(),
+        }
+    }
+
+    /// Takes the targets with a non-zero weight of `weights` as those in use for this frame
+    /// when `here` (the draw morphs in its shader), none otherwise; returns whether any is.
+    pub fn write_weights(&mut self, queue: &wgpu::Queue, weights: &[f32], here: bool) -> bool {
+        match &mut self.morph {
+            Some(morph) if here => morph.write_weights(queue, weights),
+            Some(morph) => {
+                morph.clear();
+                false
+            }
+            None => false,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod context;
 pub mod detail;
 pub mod gpu_data;
 pub mod material;
+pub mod morph;
 pub mod offscreen;
 pub mod pbr;
 pub mod pipeline_cache;

@@ -65,6 +65,7 @@ impl SceneRenderer {
             frame_bind_group,
             palette_layout,
             morph_layout,
+            morph_pass: crate::render::morph::MorphPass::new(device),
             draw_layout,
             mesh_pipelines,
             lines,

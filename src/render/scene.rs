@@ -10,6 +10,7 @@ use crate::render::gpu_data::{GpuInfluences, MorphBuffers, PaletteBuffers, SKIN_
 use crate::render::material::{
     DRAW_RIGID, MeshPipeline, Winding, draw_flags, material_uniform, mesh_pipeline, winding,
 };
+use crate::render::morph::MorphGpu;
 use crate::render::pipelines::{MeshPass, MeshPipelines, PassSet};
 use crate::render::skeleton::{
     BIND_COLOR, LineVertex, VERTICES_PER_JOINT, bone_lines, grid_lines, overlay_lines, skeleton_lines,
@@ -304,6 +305,8 @@ pub struct SceneRenderer {
     pub(super) frame_bind_group: wgpu::BindGroup,
     pub(super) palette_layout: wgpu::BindGroupLayout,
     pub(super) morph_layout: wgpu::BindGroupLayout,
+    /// Sums the morph targets in use before the meshes are drawn.
+    pub(super) morph_pass: crate::render::morph::MorphPass,
     pub(super) draw_layout: wgpu::BindGroupLayout,
     pub(super) mesh_pipelines: MeshPipelines,
     pub(super) lines: wgpu::RenderPipeline,
@@ -480,8 +483,10 @@ impl SceneRenderer {
         gpu.blended.clear();
         for (d, draw) in gpu.draws.iter_mut().enumerate() {
             let skinned = gpu.palettes[draw.instance].is_some();
-            // On the CPU path skinned vertices arrive morphed; everything else is morphed here.
-            let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
+            // On the CPU path skinned vertices arrive morphed; everything else is morphed here,
+            // when a target is in use.
+            let weights = &state.pose.morph_weights[draw.instance];
+            let morph_here = (draw.morph).write_weights(queue, weights, gpu_skinning || !draw.cpu_skinnable);
             let selected = state
                 .selected
                 .and_then(|node| draw.joints.iter().position(|&j| j == node))
@@ -517,14 +522,6 @@ impl SceneRenderer {
                 let blend = state.skinned.blend();
                 draw.morph
                     .write_dqs_blend(queue, blend.of(draw.instance, draw.primitive), blend.id());
-            }
-            if morph_here {
-                let weights = &state.pose.morph_weights[draw.instance];
-                queue.write_buffer(
-                    &draw.morph.weights,
-                    0,
-                    bytemuck::cast_slice(&weights[..draw.morph.targets.min(weights.len())]),
-                );
             }
             if let (true, Some((positions, normals))) = (upload_vertices, &draw.cpu_skinned) {
                 let start = std::time::Instant::now();
@@ -564,6 +561,25 @@ impl SceneRenderer {
         } else {
             BACKGROUND
         };
+        // The morph pre-pass's time counts as the scene pass's: it starts the pair of timestamps.
+        let morphing = gpu.is_some_and(|gpu| gpu.morphs().any(MorphGpu::in_use));
+        let (morph_timestamps, timestamps) = match timestamps {
+            Some(t) if morphing => (
+                Some(wgpu::ComputePassTimestampWrites {
+                    query_set: t.query_set,
+                    beginning_of_pass_write_index: t.beginning_of_pass_write_index,
+                    end_of_pass_write_index: None,
+                }),
+                Some(wgpu::RenderPassTimestampWrites {
+                    beginning_of_pass_write_index: None,
+                    ..t
+                }),
+            ),
+            t => (None, t),
+        };
+        if let Some(gpu) = gpu.filter(|_| morphing) {
+            self.morph_pass.encode(encoder, gpu.morphs(), morph_timestamps);
+        }
         let mut pass = begin_scene_pass(encoder, targets, output, portion, background, timestamps);
         if let Some(rect) = viewport.and_then(|r| r.clamped(targets.width, targets.height)) {
             pass.set_viewport(

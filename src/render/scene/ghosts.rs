@@ -42,9 +42,9 @@ pub(super) struct GhostGpu {
 struct GhostDraw {
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    /// The ghost's morph weights and their bind group with the draw's targets (a draw with
-    /// morph targets only).
-    morph: Option<(wgpu::Buffer, wgpu::BindGroup)>,
+    /// The ghost's morph of the draw's targets and its bind group (a draw with morph targets
+    /// only).
+    morph: Option<(MorphGpu, wgpu::BindGroup)>,
     /// Made the first time the CPU path draws this slot.
     cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
 }
@@ -78,20 +78,15 @@ impl SceneRenderer {
                         mapped_at_creation: false,
                     });
                     let bind_group = self.draw_bind_group(device, &uniform, &draw.maps);
-                    let morph = (draw.morph.targets > 0).then(|| {
-                        let weights = device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("ghost morph weights"),
-                            size: (draw.morph.targets * std::mem::size_of::<f32>()) as u64,
-                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        });
+                    let morph = draw.morph.morph.as_ref().map(|shared| {
+                        let own = shared.sharing(device, &self.morph_pass);
                         let group = crate::render::gpu_data::storage_bind_group(
                             device,
                             &self.morph_layout,
                             "ghost morph targets",
-                            &[&draw.morph.offsets, &weights, &draw.morph.dqs_blend],
+                            &[own.deltas(), &draw.morph.dqs_blend],
                         );
-                        (weights, group)
+                        (own, group)
                     });
                     GhostDraw {
                         uniform,
@@ -205,9 +200,20 @@ impl SceneRenderer {
                 }
             }
             let upload_vertices = !gpu_skinning && slot.cpu_vertices != Some(ghost.skinned.generation());
-            for (draw, ghost_draw) in gpu.draws.iter().zip(&slot.draws) {
+            for (draw, ghost_draw) in gpu.draws.iter().zip(&mut slot.draws) {
                 let skins_here = gpu_skinning && slot.palettes[draw.instance].is_some();
-                let morph_here = draw.morph.targets > 0 && (gpu_skinning || !draw.cpu_skinnable);
+                let weights = &ghost.pose.morph_weights[draw.instance];
+                let morph_here = match &mut ghost_draw.morph {
+                    Some((morph, _)) if gpu_skinning || !draw.cpu_skinnable => {
+                        signature.write(bytemuck::cast_slice(&weights[..draw.morph.targets.min(weights.len())]));
+                        morph.write_weights(queue, weights)
+                    }
+                    Some((morph, _)) => {
+                        morph.clear();
+                        false
+                    }
+                    None => false,
+                };
                 let (pbr, maps, uv_rows) = draw.shading_fields(slot.palettes[draw.instance].is_some() && !skins_here);
                 let uniform = DrawUniform {
                     model: ghost.pose.instance_world(state.rig, draw.instance),
@@ -226,12 +232,6 @@ impl SceneRenderer {
                     uv_rows,
                 };
                 queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
-                if let (true, Some((weights_buffer, _))) = (morph_here, &ghost_draw.morph) {
-                    let weights = &ghost.pose.morph_weights[draw.instance];
-                    let weights = &weights[..draw.morph.targets.min(weights.len())];
-                    queue.write_buffer(weights_buffer, 0, bytemuck::cast_slice(weights));
-                    signature.write(bytemuck::cast_slice(weights));
-                }
                 signature.write(bytemuck::bytes_of(&uniform));
                 if let (true, Some((positions, normals))) = (upload_vertices, &ghost_draw.cpu_skinned) {
                     let out = &ghost.skinned.meshes[draw.instance][draw.primitive];
@@ -281,6 +281,13 @@ impl SceneRenderer {
 }
 
 impl RigGpu {
+    /// The morphs of the draws and of the ghosts shown (those with targets).
+    pub(super) fn morphs(&self) -> impl Iterator<Item = &MorphGpu> + Clone {
+        let ghosts = self.ghosts[..self.ghosts_shown].iter();
+        let ghosts = ghosts.flat_map(|g| g.draws.iter().filter_map(|d| d.morph.as_ref().map(|(m, _)| m)));
+        self.draws.iter().filter_map(|d| d.morph.morph.as_ref()).chain(ghosts)
+    }
+
     /// Adds to `passes` those the ghosts written for this frame draw with in `view`.
     pub(super) fn ghost_passes(&self, view: &ViewOptions, passes: &mut PassSet) {
         for draw in self.draws.iter().filter(|_| self.ghosts_shown > 0) {

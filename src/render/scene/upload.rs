@@ -95,6 +95,7 @@ impl SceneRenderer {
                     morph: MorphBuffers::new(
                         device,
                         &self.morph_layout,
+                        &self.morph_pass,
                         rig.morphs.of(instance.mesh, k),
                         primitive.vertex_count(),
                     ),
