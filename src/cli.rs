@@ -7,7 +7,7 @@ use crate::names::Named;
 use crate::render::{DeformationMeasure, ViewMode, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::SkinningMethod;
-use crate::synthetic::skinned_tube;
+use crate::synthetic::{add_face_targets, skinned_tube};
 use crate::viewer::Viewer;
 use glam::Vec3;
 
@@ -18,10 +18,27 @@ pub enum RigSource {
     Demo,
     File(std::path::PathBuf),
     /// A generated tube (see [`skinned_tube`]), to try rigs of any size.
-    Synthetic {
-        vertices: usize,
-        joints: usize,
-    },
+    Synthetic(SyntheticSize),
+}
+
+/// What `--synthetic` generates: a tube of `vertices` vertices along `joints` joints, with
+/// `targets` morph targets of which `in_use` are animated (see [`add_face_targets`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntheticSize {
+    pub vertices: usize,
+    pub joints: usize,
+    pub targets: usize,
+    pub in_use: usize,
+}
+
+impl std::fmt::Display for SyntheticSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{},{}", self.vertices, self.joints)?;
+        if self.targets > 0 {
+            write!(f, ",{},{}", self.targets, self.in_use)?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a [`RigSource`] gave no rig.
@@ -36,18 +53,20 @@ pub enum SourceError {
 /// Why a `--synthetic` value was refused, with the text given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SyntheticSizeError {
-    #[error("'{0}' is not VERTICES,JOINTS (e.g. 100000,64)")]
+    #[error("'{0}' is not VERTICES,JOINTS[,TARGETS[,IN_USE]] (e.g. 100000,64 or 100000,64,200,5)")]
     NotAPair(String),
-    #[error("'{0}' is not VERTICES,JOINTS with positive whole numbers")]
+    #[error("'{0}' is not VERTICES,JOINTS[,TARGETS[,IN_USE]] with positive VERTICES and JOINTS")]
     NotPositive(String),
+    #[error("'{0}': more morph targets in use than there are")]
+    InUseOverTargets(String),
 }
 
 impl RigSource {
     /// The command line's choice: `--synthetic` sizes, else the file (`demo`, or none, for the
     /// demo rig).
-    pub fn from_args(file: Option<std::path::PathBuf>, synthetic: Option<(usize, usize)>) -> RigSource {
+    pub fn from_args(file: Option<std::path::PathBuf>, synthetic: Option<SyntheticSize>) -> RigSource {
         match (file, synthetic) {
-            (_, Some((vertices, joints))) => RigSource::Synthetic { vertices, joints },
+            (_, Some(size)) => RigSource::Synthetic(size),
             (Some(file), None) if file.as_os_str() != "demo" => RigSource::File(file),
             _ => RigSource::Demo,
         }
@@ -58,14 +77,16 @@ impl RigSource {
         Ok(match self {
             RigSource::Demo => (crate::rig::open(None)?, None),
             RigSource::File(file) => (crate::rig::open(Some(file))?, Some(file.clone())),
-            RigSource::Synthetic { vertices, joints } => {
-                if *joints == 0 || *joints > usize::from(u16::MAX) || *vertices == 0 {
-                    return Err(SourceError::SyntheticSize {
-                        vertices: *vertices,
-                        joints: *joints,
-                    });
+            RigSource::Synthetic(size) => {
+                let SyntheticSize { vertices, joints, .. } = *size;
+                if joints == 0 || joints > usize::from(u16::MAX) || vertices == 0 {
+                    return Err(SourceError::SyntheticSize { vertices, joints });
                 }
-                (skinned_tube(*vertices, *joints), None)
+                let mut rig = skinned_tube(vertices, joints);
+                if size.targets > 0 {
+                    add_face_targets(&mut rig, size.targets, size.in_use);
+                }
+                (rig, None)
             }
         })
     }
@@ -78,9 +99,11 @@ pub struct RigArgs {
     #[arg(conflicts_with = "synthetic")]
     pub file: Option<std::path::PathBuf>,
     /// A generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.
-    /// 1000000,256, to see how Rigscope copes with a big rig.
-    #[arg(long, value_name = "VERTICES,JOINTS", value_parser = parse_synthetic)]
-    pub synthetic: Option<(usize, usize)>,
+    /// 1000000,256, to see how Rigscope copes with a big rig; with TARGETS, that many morph
+    /// targets as a face has them (each moving about 3% of the vertices), IN_USE of them
+    /// (5 when left out) animated by the clip and the rest at weight 0, e.g. 100000,64,200,5.
+    #[arg(long, value_name = "VERTICES,JOINTS[,TARGETS[,IN_USE]]", value_parser = parse_synthetic)]
+    pub synthetic: Option<SyntheticSize>,
 }
 
 impl RigArgs {
@@ -91,7 +114,7 @@ impl RigArgs {
     /// The rig's name in messages: the file, `demo`, or the `--synthetic` sizes.
     pub fn label(&self) -> std::path::PathBuf {
         match (&self.file, self.synthetic) {
-            (_, Some((vertices, joints))) => format!("--synthetic {vertices},{joints}").into(),
+            (_, Some(size)) => format!("--synthetic {size}").into(),
             (Some(file), None) => file.clone(),
             (None, None) => "demo".into(),
         }
@@ -158,16 +181,32 @@ impl ViewArgs {
     }
 }
 
-/// `VERTICES,JOINTS`, e.g. `100000,64` (the `--synthetic` argument).
-pub fn parse_synthetic(text: &str) -> Result<(usize, usize), SyntheticSizeError> {
-    let (v, j) = text
-        .split_once(',')
-        .ok_or_else(|| SyntheticSizeError::NotAPair(text.to_owned()))?;
-    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
-    match (parse(v), parse(j)) {
-        (Some(v), Some(j)) => Ok((v, j)),
-        _ => Err(SyntheticSizeError::NotPositive(text.to_owned())),
+/// `VERTICES,JOINTS[,TARGETS[,IN_USE]]`, e.g. `100000,64` or `100000,64,200,5` (the
+/// `--synthetic` argument); IN_USE is 5 (at most TARGETS) when left out.
+pub fn parse_synthetic(text: &str) -> Result<SyntheticSize, SyntheticSizeError> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if !(2..=4).contains(&parts.len()) {
+        return Err(SyntheticSizeError::NotAPair(text.to_owned()));
     }
+    let number = |k: usize| parts.get(k).map(|s| s.trim().parse::<usize>().ok());
+    let not_positive = || SyntheticSizeError::NotPositive(text.to_owned());
+    let (Some(Some(vertices)), Some(Some(joints))) = (number(0), number(1)) else {
+        return Err(not_positive());
+    };
+    if vertices == 0 || joints == 0 {
+        return Err(not_positive());
+    }
+    let targets = number(2).unwrap_or(Some(0)).ok_or_else(not_positive)?;
+    let in_use = number(3).unwrap_or(Some(targets.min(5))).ok_or_else(not_positive)?;
+    if in_use > targets {
+        return Err(SyntheticSizeError::InUseOverTargets(text.to_owned()));
+    }
+    Ok(SyntheticSize {
+        vertices,
+        joints,
+        targets,
+        in_use,
+    })
 }
 
 /// A compound flag value refused, with the text given.
@@ -355,7 +394,24 @@ mod tests {
 
     #[test]
     fn synthetic_sizes_parse() {
-        assert_eq!(parse_synthetic("100000,64"), Ok((100_000, 64)));
+        let size = |vertices, joints, targets, in_use| SyntheticSize {
+            vertices,
+            joints,
+            targets,
+            in_use,
+        };
+        assert_eq!(parse_synthetic("100000,64"), Ok(size(100_000, 64, 0, 0)));
+        assert_eq!(parse_synthetic("100000,64,200"), Ok(size(100_000, 64, 200, 5)));
+        assert_eq!(parse_synthetic("100000,64,200,7"), Ok(size(100_000, 64, 200, 7)));
+        assert_eq!(parse_synthetic("100000,64,3"), Ok(size(100_000, 64, 3, 3)));
+        assert_eq!(
+            parse_synthetic("100000,64,3,4"),
+            Err(SyntheticSizeError::InUseOverTargets("100000,64,3,4".into()))
+        );
+        assert_eq!(
+            parse_synthetic("100000,64,x"),
+            Err(SyntheticSizeError::NotPositive("100000,64,x".into()))
+        );
         assert_eq!(
             parse_synthetic("100000"),
             Err(SyntheticSizeError::NotAPair("100000".into()))
@@ -368,17 +424,22 @@ mod tests {
 
     #[test]
     fn a_source_opens_its_rig_and_refuses_impossible_sizes() {
-        let (tube, path) = RigSource::from_args(None, Some((640, 8))).open().unwrap();
+        let size = |vertices, joints, targets, in_use| SyntheticSize {
+            vertices,
+            joints,
+            targets,
+            in_use,
+        };
+        let (tube, path) = RigSource::from_args(None, Some(size(640, 8, 0, 0))).open().unwrap();
         assert_eq!((tube.skins[0].joints.len(), path), (8, None));
         assert_eq!(tube.meshes[0].primitives[0].vertex_count(), 640);
+        assert!(tube.morphs.targets.is_empty());
+        let (face, _) = RigSource::from_args(None, Some(size(6400, 8, 30, 4))).open().unwrap();
+        assert_eq!(face.morphs.of(0, 0).len(), 30);
+        assert_eq!(face.morphs.channels.len(), 1);
         let (demo, path) = RigSource::from_args(Some("demo".into()), None).open().unwrap();
         assert_eq!((demo.name.as_str(), path), ("demo.glb", None));
-        let error = RigSource::Synthetic {
-            vertices: 64,
-            joints: 70_000,
-        }
-        .open()
-        .unwrap_err();
+        let error = RigSource::Synthetic(size(64, 70_000, 0, 0)).open().unwrap_err();
         assert!(
             matches!(
                 error,

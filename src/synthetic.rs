@@ -3,7 +3,8 @@
 //! count. Deterministic: the same arguments give the same rig.
 
 use crate::rig::{
-    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, Node, Primitive, Property, Rig, Skin, Trs,
+    Channel, Clip, Influences, Interpolation, Mesh, MeshInstance, MorphChannel, MorphTarget, Node, Primitive, Property,
+    Rig, Skin, Trs,
 };
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -247,6 +248,73 @@ pub fn skinned_tube(vertices: usize, joints: usize) -> Rig {
     rig
 }
 
+/// Gives the first primitive of `rig` (a [`skinned_tube`]) `targets` morph targets as a face
+/// carries them: each moves a patch of about 3% of the vertices (a quarter of the way round, an
+/// eighth of the length) out along the normals, tilting them, most at the patch's middle and
+/// nothing at its edge. `in_use` of them, spread over the list, have weights that the tube's
+/// clip animates between 0.3 and 1; the others stay at 0.
+pub fn add_face_targets(rig: &mut Rig, targets: usize, in_use: usize) {
+    const AROUND: usize = 64;
+    let primitive = &rig.meshes[0].primitives[0];
+    let n = primitive.vertex_count();
+    let rings = n / AROUND;
+    let (patch_rings, patch_around) = ((rings / 8).max(1), AROUND / 4);
+    let (mut positions, mut normals) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+    let mut made = Vec::with_capacity(targets);
+    for t in 0..targets {
+        // Patches spread along and around the tube (a golden-ratio walk), overlapping.
+        let along = (t as f32 * 0.618_034).fract();
+        let first_ring = (along * (rings - patch_rings) as f32) as usize;
+        let first_around = (t * 23) % AROUND;
+        let mut moved = Vec::with_capacity(patch_rings * patch_around);
+        for r in 0..patch_rings {
+            for a in 0..patch_around {
+                let v = (first_ring + r) * AROUND + (first_around + a) % AROUND;
+                let (x, y) = (
+                    2.0 * r as f32 / patch_rings as f32 - 1.0,
+                    2.0 * a as f32 / patch_around as f32 - 1.0,
+                );
+                let falloff = (1.0 - x * x) * (1.0 - y * y);
+                let normal = primitive.normals[v];
+                positions[v] = normal * (0.02 * falloff);
+                normals[v] = Vec3::Y * (0.3 * falloff * x);
+                moved.push(v);
+            }
+        }
+        made.push(MorphTarget::sparse(
+            &positions,
+            &normals,
+            &primitive.positions,
+            &primitive.normals,
+        ));
+        for v in moved {
+            (positions[v], normals[v]) = (Vec3::ZERO, Vec3::ZERO);
+        }
+    }
+    let keys = 31;
+    let times: Vec<f32> = (0..keys).map(|k| 2.0 * k as f32 / (keys - 1) as f32).collect();
+    let animated: Vec<usize> = (0..in_use.min(targets)).map(|k| k * targets / in_use).collect();
+    let mut values = vec![0.0; keys * targets];
+    for (k, key) in values.chunks_exact_mut(targets).enumerate() {
+        for (i, &t) in animated.iter().enumerate() {
+            let phase = std::f32::consts::TAU * k as f32 / (keys - 1) as f32 + i as f32;
+            key[t] = 0.65 + 0.35 * phase.sin();
+        }
+    }
+    rig.morphs.targets = vec![vec![made]];
+    rig.morphs.default_weights = vec![vec![0.0; targets]];
+    rig.morphs.target_names = vec![(0..targets).map(|t| format!("shape{t}")).collect()];
+    rig.morphs.channels = vec![MorphChannel {
+        clip: 0,
+        node: rig.instances[0].node,
+        interpolation: Interpolation::Linear,
+        times,
+        values,
+        targets,
+    }];
+    rig.name = format!("{}, {targets} morph targets ({} in use)", rig.name, animated.len());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +351,28 @@ mod tests {
         let pose = PoseBuffers::new(&rig);
         for m in &pose.palettes[0] {
             assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-5));
+        }
+    }
+
+    #[test]
+    fn face_targets_move_patches_of_about_3_percent_and_the_clip_uses_those_asked_for() {
+        let mut rig = skinned_tube(64 * 200, 16);
+        add_face_targets(&mut rig, 40, 5);
+        let targets = rig.morphs.of(0, 0);
+        assert_eq!(targets.len(), 40);
+        for target in targets {
+            let share = target.vertices.len() as f32 / (64.0 * 200.0);
+            assert!((0.02..0.04).contains(&share), "{share}");
+            assert!(target.vertices.windows(2).all(|w| w[0] < w[1]));
+        }
+        let mut pose = PoseBuffers::new(&rig);
+        for time in [0.0, 0.4, 1.3] {
+            pose.evaluate(&rig, Some(0), time);
+            let used: Vec<usize> = (pose.morph_weights[0].iter().enumerate())
+                .filter(|(_, w)| **w != 0.0)
+                .map(|(t, _)| t)
+                .collect();
+            assert_eq!(used, [0, 8, 16, 24, 32], "at {time}");
         }
     }
 }
