@@ -17,6 +17,7 @@ pub mod gizmo;
 pub mod ik;
 pub mod ik_layer;
 pub mod layers;
+pub mod look_at;
 pub mod mirror;
 pub mod morph;
 mod player;

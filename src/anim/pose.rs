@@ -5,6 +5,7 @@ use crate::anim::dual_quat::{DualQuat, dual_quat_palette};
 use crate::anim::foot_lock::FootLock;
 use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
+use crate::anim::look_at::LookAt;
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::{
     Fade, JointOverride, build_palette, build_palette_mat4, is_affine, local_to_world, morph, sample_clip,
@@ -40,6 +41,8 @@ pub struct PoseInputs<'a> {
     pub ik: &'a [IkGoal],
     /// Feet held on their contacts while the lock's clip plays, before the IK goals.
     pub foot_lock: Option<&'a FootLock>,
+    /// The head turned to a point, after the IK goals.
+    pub look_at: Option<&'a LookAt>,
 }
 
 impl PoseInputs<'_> {
@@ -85,6 +88,8 @@ pub struct PoseBuffers {
     palette_kernels: Vec<PaletteKernel>,
     /// What each IK goal of the last evaluation did, in the order of [`PoseInputs::ik`].
     pub ik_outcomes: Vec<IkOutcome>,
+    /// The last evaluation's look-at put the head's aim on its target.
+    pub look_at_reached: bool,
 }
 
 /// How a skin's palette is built: with affine math when every inverse bind matrix of the skin
@@ -143,6 +148,7 @@ impl PoseBuffers {
             samples: Vec::with_capacity(LAYER_CAPACITY + 1),
             palette_kernels: rig.skins.iter().map(PaletteKernel::for_skin).collect(),
             ik_outcomes: Vec::new(),
+            look_at_reached: false,
         };
         evaluate_pose(rig, &PoseInputs::clip_at(None, 0.0), &mut pose);
         pose
@@ -248,6 +254,10 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
             &mut pose.ik_outcomes,
         );
     }
+    pose.look_at_reached = match inputs.look_at {
+        Some(look_at) => look_at.apply(&rig.nodes, &mut pose.locals, &mut pose.worlds),
+        None => false,
+    };
     for (instance, palette) in rig.instances.iter().zip(&mut pose.palettes) {
         let Some(skin) = instance.skin else { continue };
         pose.palette_kernels[skin].build(&rig.skins[skin], &pose.worlds, palette);

@@ -27,6 +27,10 @@ pub struct AnimationStack {
     /// The pins of the clip playing, made when [`AnimationStack::lock_feet`] is on (see
     /// [`crate::motion::foot_lock`]); used only while its clip plays.
     pub foot_lock: Option<crate::anim::foot_lock::FootLock>,
+    /// The head turned to a point (see [`crate::anim::look_at`]).
+    pub look_at: Option<crate::anim::look_at::LookAt>,
+    /// The look-at follows the camera: its target is the eye, each frame.
+    pub look_at_camera: bool,
 }
 
 impl AnimationStack {
@@ -47,6 +51,8 @@ impl AnimationStack {
             ik_goals: Vec::new(),
             lock_feet: false,
             foot_lock: None,
+            look_at: None,
+            look_at_camera: false,
         }
     }
 
@@ -64,6 +70,7 @@ impl AnimationStack {
             rest: None,
             ik: &self.ik_goals,
             foot_lock: self.foot_lock.as_ref().filter(|_| self.lock_feet),
+            look_at: self.look_at.as_ref(),
         }
     }
 

@@ -44,6 +44,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     if !viewer.rig().clips.is_empty() {
         lock_feet_controls(ui, viewer);
     }
+    look_at_controls(ui, viewer);
     if changed {
         let animation = viewer.animation();
         if animation.ik_goals != edited.ik_goals || animation.morph_overrides != edited.morph_overrides {
@@ -103,6 +104,55 @@ fn ik_panel(ui: &mut egui::Ui, viewer: &mut Viewer, goals: &mut Vec<IkGoal>, cha
     if let Some(index) = removed {
         goals.remove(index);
         *changed = true;
+    }
+}
+
+/// Look at: the head (the neck and spine taking a share) turns to the camera or stays on the
+/// point it looks at, over the clip.
+fn look_at_controls(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    use crate::viewer::LookAtTarget;
+    let mut follows = viewer.look_at_follows_camera();
+    let toggle = ui
+        .checkbox(&mut follows, "Head looks at the camera")
+        .on_hover_text("The head aims at the camera as the view turns; the neck and spine take a share of the turn");
+    if toggle.changed() {
+        let target = if follows { Some(LookAtTarget::Camera) } else { None };
+        if let Err(problem) = viewer.set_look_at(target) {
+            viewer.diagnostics.error = Some(format!("Cannot look at the camera: {problem}"));
+        }
+        viewer.end_gesture();
+    }
+    if viewer.look_at_follows_camera()
+        && ui
+            .button("Keep looking here")
+            .on_hover_text("Leave the head on the point it looks at now, whatever the camera does")
+            .clicked()
+        && let Some(point) = viewer.look_at().map(|l| l.target)
+    {
+        let _ = viewer.set_look_at(Some(LookAtTarget::Point(point)));
+        viewer.end_gesture();
+    }
+    let reached = viewer.pose().look_at_reached;
+    let Some(look_at) = viewer.look_at() else { return };
+    let (mut share, mut weight) = (look_at.share, look_at.weight);
+    let rig = viewer.rig();
+    let names: Vec<&str> = look_at.chain.iter().map(|&j| rig.nodes[j].name.as_str()).collect();
+    ui.label(format!(
+        "{} ({})",
+        names.join(", "),
+        if reached { "on target" } else { "short of it" }
+    ));
+    let sliders = ui.add(egui::Slider::new(&mut share, 0.0..=1.0).text("share per joint"))
+        | ui.add(egui::Slider::new(&mut weight, 0.0..=1.0).text("weight"));
+    if sliders.changed() {
+        viewer.set_look_at_weights(share, weight);
+    }
+    if sliders.drag_stopped() {
+        viewer.end_gesture();
+    }
+    if ui.small_button("Stop looking").clicked() {
+        let _ = viewer.set_look_at(None);
+        viewer.end_gesture();
     }
 }
 

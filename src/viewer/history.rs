@@ -37,6 +37,7 @@ pub(super) struct PoseSnapshot {
     overrides: Vec<JointOverride>,
     morph_overrides: Vec<Vec<Option<f32>>>,
     ik_goals: Vec<IkGoal>,
+    look_at: Option<crate::anim::look_at::LookAt>,
 }
 
 impl PoseSnapshot {
@@ -45,6 +46,7 @@ impl PoseSnapshot {
             overrides: animation.overrides.clone(),
             morph_overrides: animation.morph_overrides.clone(),
             ik_goals: animation.ik_goals.clone(),
+            look_at: animation.look_at.clone(),
         }
     }
 
@@ -59,6 +61,7 @@ impl PoseSnapshot {
         std::mem::swap(&mut self.overrides, &mut animation.overrides);
         std::mem::swap(&mut self.morph_overrides, &mut animation.morph_overrides);
         std::mem::swap(&mut self.ik_goals, &mut animation.ik_goals);
+        std::mem::swap(&mut self.look_at, &mut animation.look_at);
         true
     }
 }
@@ -189,6 +192,7 @@ mod tests {
             overrides,
             morph_overrides: Vec::new(),
             ik_goals: Vec::new(),
+            look_at: None,
         })
     }
 

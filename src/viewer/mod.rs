@@ -18,6 +18,7 @@ pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
+pub use look_at::{LookAtTarget, NoHead};
 use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 use playback::Playback;
@@ -36,6 +37,7 @@ mod ghosts;
 mod history;
 mod joint_maps;
 mod loading;
+mod look_at;
 mod marks;
 mod playback;
 mod repair;
@@ -338,6 +340,7 @@ impl Viewer {
     /// `cpu_needed`), then the marks' positions.
     fn refresh(&mut self, cpu_needed: bool) {
         self.refresh_foot_lock();
+        self.follow_camera_with_look_at();
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
         let shown_rest = (self.retarget_pose_shown)

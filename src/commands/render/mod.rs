@@ -62,6 +62,10 @@ pub struct RenderArgs {
     /// where a leg cannot reach), as the Layers panel's Lock feet does.
     #[arg(long)]
     pub lock_feet: bool,
+    /// Turn the head (the neck and spine taking a share) to look at a world position, over
+    /// the clip: X,Y,Z.
+    #[arg(long, value_name = "X,Y,Z", value_parser = look::parse_point)]
+    pub look_at: Option<Vec3>,
     /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
     #[arg(long, value_parser = parse_layer)]
     pub layer: Vec<(String, f32, BlendMode)>,
@@ -137,6 +141,7 @@ impl RenderArgs {
             ik: self.ik.clone(),
             mirror_pose: self.mirror_pose,
             lock_feet: self.lock_feet,
+            look_at: self.look_at,
             layers: self.layer.clone(),
             attach: self.attach.clone(),
             root_motion: RootMotion {

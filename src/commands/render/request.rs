@@ -36,6 +36,8 @@ pub struct RenderRequest {
     pub mirror_pose: bool,
     /// Hold the feet on their contacts (see [`crate::motion::foot_lock`]).
     pub lock_feet: bool,
+    /// The head turned to this world position (see [`crate::anim::look_at`]).
+    pub look_at: Option<Vec3>,
     /// Clip layers over the base clip: clip name or index, weight, blend mode.
     pub layers: Vec<(String, f32, BlendMode)>,
     /// Joints (node names) that get an attachment marker.
@@ -97,6 +99,10 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     viewer.player_mut().time = request.time;
     if request.lock_feet {
         viewer.set_lock_feet(true)?;
+    }
+    if let Some(point) = request.look_at {
+        (viewer.set_look_at(Some(crate::viewer::LookAtTarget::Point(point))))
+            .map_err(|e| CommandError::Argument(format!("--look-at: {e}")))?;
     }
     if joints.selected.is_some() {
         viewer.view.selected_joint = joints.selected;

@@ -1,0 +1,159 @@
+//! The head looking at a point: its forward axis on the target, measured from the world
+//! matrices, with the neck and spine sharing the turn; over a playing clip, in the window
+//! (following the camera, undone like any pose edit) and from the command line.
+
+mod common;
+
+use common::*;
+use glam::{Mat4, Vec3};
+use rigscope::anim::look_at::{LookAt, find_head};
+use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
+use rigscope::rig::Rig;
+use rigscope::viewer::{LookAtTarget, Viewer};
+
+/// The angle in degrees between the head's forward axis (rest +Z in the world, carried by its
+/// world rotation now) and the direction from the head to `target`.
+fn aim_error_deg(rig: &Rig, worlds: &[Mat4], head: usize, target: Vec3) -> f32 {
+    let rest_worlds = {
+        let mut pose = PoseBuffers::new(rig);
+        evaluate_pose(rig, &PoseInputs::default(), &mut pose);
+        pose.worlds
+    };
+    // Rest forward in the head's own space, then out through its current world matrix.
+    let forward_local = rest_worlds[head].inverse().transform_vector3(Vec3::Z);
+    let forward = worlds[head].transform_vector3(forward_local).normalize();
+    let wanted = (target - worlds[head].w_axis.truncate()).normalize();
+    forward.dot(wanted).clamp(-1.0, 1.0).acos().to_degrees()
+}
+
+fn posed(rig: &Rig, clip: Option<usize>, time: f32, look_at: Option<&LookAt>) -> PoseBuffers {
+    let mut pose = PoseBuffers::new(rig);
+    let inputs = PoseInputs {
+        look_at,
+        ..PoseInputs::clip_at(clip, time)
+    };
+    evaluate_pose(rig, &inputs, &mut pose);
+    pose
+}
+
+#[test]
+fn the_head_aims_at_the_target_and_the_neck_and_spine_share_the_turn() {
+    let Some(rigs) = shared_rigs() else { return };
+    let rig = load_rig(&rigs, "real/Xbot.glb");
+    let head = find_head(&rig).unwrap();
+    assert_eq!(rig.nodes[head].name, "mixamorig:Head");
+    let walk = rig.clips.iter().position(|c| c.name == "walk");
+    let rest = posed(&rig, None, 0.0, None);
+    let head_at = rest.worlds[head].w_axis.truncate();
+    // Up and to the character's left, in front: a turn of tens of degrees.
+    let target = head_at + Vec3::new(0.8, 0.5, 1.0);
+    let look_at = LookAt::for_head(&rig, head, 4, target).unwrap();
+    let names: Vec<&str> = look_at.chain.iter().map(|&j| rig.nodes[j].name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "mixamorig:Head",
+            "mixamorig:Neck",
+            "mixamorig:Spine2",
+            "mixamorig:Spine1"
+        ]
+    );
+    let before = aim_error_deg(&rig, &rest.worlds, head, target);
+    for (clip, time) in [(None, 0.0), (walk, 0.2), (walk, 0.55), (walk, 0.9)] {
+        let free = posed(&rig, clip, time, None);
+        let held = posed(&rig, clip, time, Some(&look_at));
+        let error = aim_error_deg(&rig, &held.worlds, head, target);
+        assert!(held.look_at_reached, "at {time}");
+        assert!(error < 0.1, "at {time}: the head is {error}° off the target");
+        // Every joint of the chain turned (the share), the rest of the skeleton did not.
+        for &joint in &look_at.chain {
+            let turn = free.locals[joint]
+                .rotation
+                .angle_between(held.locals[joint].rotation)
+                .to_degrees();
+            assert!(turn > 1.0, "{} turned {turn}°", rig.nodes[joint].name);
+        }
+        for (node, (a, b)) in free.locals.iter().zip(&held.locals).enumerate() {
+            if !look_at.chain.contains(&node) {
+                assert_eq!(a, b, "{} moved", rig.nodes[node].name);
+            }
+        }
+    }
+    println!("Xbot at rest: the head {before:.1}° off the target, looking at it: < 0.1°");
+    // At weight 0 the pose is the clip's, bit for bit.
+    let off = LookAt {
+        weight: 0.0,
+        ..look_at.clone()
+    };
+    let (free, held) = (posed(&rig, walk, 0.3, None), posed(&rig, walk, 0.3, Some(&off)));
+    assert_eq!(bits_of(&free.worlds), bits_of(&held.worlds));
+}
+
+fn bits_of(worlds: &[Mat4]) -> Vec<[u32; 16]> {
+    worlds.iter().map(|m| m.to_cols_array().map(f32::to_bits)).collect()
+}
+
+#[test]
+fn in_the_window_the_head_follows_the_camera_and_undo_takes_it_back() {
+    use egui_kittest::kittest::Queryable;
+    let Some(rigs) = shared_rigs() else { return };
+    let rig = load_rig(&rigs, "real/Xbot.glb");
+    let head = find_head(&rig).unwrap();
+    let mut viewer = Viewer::new(rig.clone(), None);
+    viewer.player_mut().playing = false;
+    let mut harness = main_window(viewer, 1400.0, 2400.0);
+    harness.run();
+    harness.get_by_label("Layers, crossfade, attachments").click();
+    harness.run();
+    harness.get_by_label("Head looks at the camera").click();
+    harness.run();
+    let error = |harness: &mut egui_kittest::Harness<'_, (Viewer, rigscope::ui::UiState)>| {
+        let (viewer, _) = harness.state_mut();
+        let eye = viewer.view.camera.eye();
+        let worlds = viewer.pose().worlds.clone();
+        aim_error_deg(&rig, &worlds, head, eye)
+    };
+    let first = error(&mut harness);
+    assert!(first < 0.1, "looking at the camera: {first}°");
+    // The camera orbits a quarter turn: the head follows it.
+    harness.state_mut().0.view.camera.orbit(-300.0, 40.0);
+    harness.run();
+    let after_orbit = error(&mut harness);
+    assert!(after_orbit < 0.1, "after the orbit: {after_orbit}°");
+    assert!(harness.state().0.look_at_follows_camera());
+    let viewer = &mut harness.state_mut().0;
+    assert_eq!(viewer.undo().as_deref(), Some("look at"));
+    assert!(viewer.look_at().is_none(), "undone");
+    assert_eq!(viewer.redo().as_deref(), Some("look at"));
+    assert!(viewer.look_at().is_some(), "redone");
+}
+
+#[test]
+fn render_turns_the_head_and_says_when_a_rig_has_none() {
+    let Some(rigs) = shared_rigs() else { return };
+    let dir = temp_dir("look_at_cli");
+    let png = dir.join("look.png");
+    let xbot = rigs.join("real/Xbot.glb");
+    let (code, stdout, stderr) = run_rigscope(&[
+        "render",
+        xbot.to_str().unwrap(),
+        "--look-at",
+        "1,2,1",
+        "--size",
+        "64x64",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let simple = rigs.join("SimpleSkin.gltf");
+    let (code, _, stderr) = run_rigscope(&[
+        "render",
+        simple.to_str().unwrap(),
+        "--look-at",
+        "1,2,1",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--look-at: no joint is named as a head"), "{stderr}");
+}
