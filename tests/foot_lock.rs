@@ -336,7 +336,7 @@ fn the_layers_panel_locks_the_feet_of_the_clip_playing() {
     let left = &lock.legs[0];
     let pin = left.pins[0];
     let time = (pin.start + pin.end) / 2.0;
-    let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), None);
+    let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), Some(rigs.join("real/Xbot.glb")));
     viewer.player_mut().select(Some(clip));
     viewer.player_mut().playing = false;
     viewer.player_mut().time = time;
@@ -367,6 +367,30 @@ fn the_layers_panel_locks_the_feet_of_the_clip_playing() {
         "unticked: the clip's own foot"
     );
     assert!(held.distance(free) / rig_height(&rig) > 0.01, "the lock moved the foot");
+
+    // Locked again and baked: the clip's keys now plant the foot, the live lock is off, and
+    // Save as… writes the planted walk.
+    harness.get_by_label("Lock feet").click();
+    harness.run();
+    harness.get_by_label("Bake into the clip").click();
+    harness.run();
+    assert!(!harness.state().0.lock_feet(), "baking turns the live lock off");
+    let baked = foot_at(&mut harness);
+    let off = Vec3::new(baked.x - want.x, 0.0, baked.z - want.z).length() / rig_height(&rig);
+    assert!(off < 1e-3, "the baked foot is {off} heights off its pin");
+    let dir = temp_dir("foot_lock_bake_ui");
+    let out = dir.join("planted.glb");
+    let viewer = &mut harness.state_mut().0;
+    assert_eq!(viewer.history().undo_label(), Some("lock the feet of walk"));
+    viewer.save_as(&out).unwrap();
+    let written = rigscope::rig::load_file(&out).unwrap();
+    let slide = worst_slide(&check_one_clip_on_contacts_of(
+        &written,
+        &rig,
+        clip_named(&written, "walk"),
+        &MotionOptions::default(),
+    ));
+    assert!(slide < 0.005, "the saved walk slides {slide}");
 }
 
 /// The lock changes the legs during contacts and nothing else: rendered, the silhouette of a

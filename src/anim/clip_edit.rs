@@ -36,6 +36,9 @@ pub enum ClipEditError {
     NoMotionRoot(String),
     #[error("the parent of motion root '{0}' has a singular transform, so its place cannot be held")]
     SingularParent(String),
+    /// Its feet cannot be locked (see [`crate::motion::foot_lock`]).
+    #[error(transparent)]
+    FootLock(#[from] super::foot_lock::FootLockError),
 }
 
 /// The clip called `name`, or numbered `name` (see [`Rig::find_clip`]).

@@ -4,6 +4,7 @@
 
 use super::checks::{clip_root, find_contacts, ground, stays_in_place};
 use super::{MotionOptions, sample_time};
+pub use crate::anim::foot_lock::FootLockError;
 use crate::anim::foot_lock::{FootLock, LockedLeg, Pin, heading_of};
 use crate::anim::ik_layer::rotation_of;
 use crate::anim::{ClipSampler, PoseBuffers, PoseInputs, evaluate_pose, rig_height};
@@ -29,18 +30,6 @@ impl Default for FootLockOptions {
             max_reach: 0.995,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FootLockError {
-    #[error("the rig has no clip {0}")]
-    NoClip(usize),
-    #[error("no foot joints found by name (foot, ankle, toe); name them with --foot")]
-    NoFeet,
-    #[error("no joint named '{0}'")]
-    UnknownFoot(String),
-    #[error("{0} is not the end of a leg: it needs a parent (the shin) and a grandparent (the thigh)")]
-    NotALeg(String),
 }
 
 /// The legs to hold: the feet `options` names, else those [`super::feet_by_name`] finds, each

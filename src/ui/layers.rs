@@ -179,6 +179,17 @@ fn lock_feet_controls(ui: &mut egui::Ui, viewer: &mut Viewer) {
                 leg.pins.len()
             ));
         }
+        let clip = lock.clip;
+        let bake = ui.button("Bake into the clip").on_hover_text(
+            "Write the lock into the clip's keys (legs and hips, 30 a second), as an edit Save as… writes",
+        );
+        if bake.clicked() {
+            // The clip then plants its own feet: a lock left on would hold them a second time.
+            let _ = viewer.set_lock_feet(false);
+            if let Err(problem) = viewer.edit_clip(crate::viewer::ClipEdit::LockFeet { clip }) {
+                viewer.diagnostics.error = Some(format!("Cannot bake the lock: {problem}"));
+            }
+        }
     }
 }
 

@@ -41,6 +41,11 @@ pub enum ClipEdit {
     Drop {
         clip: usize,
     },
+    /// Holds the feet on their contacts and bakes it into the keys (see
+    /// [`crate::motion::foot_lock::bake_foot_lock`]).
+    LockFeet {
+        clip: usize,
+    },
     /// Adds a clip named `name` at index `clip` (after the last) holding one key, at 0 s, of each
     /// node's local transform in `pose` (a pose saved as a clip).
     AddPose {
@@ -59,6 +64,7 @@ impl ClipEdit {
             | ClipEdit::InPlace { clip }
             | ClipEdit::Resample { clip, .. }
             | ClipEdit::Drop { clip }
+            | ClipEdit::LockFeet { clip }
             | ClipEdit::AddPose { clip, .. } => clip,
         }
     }
@@ -75,6 +81,7 @@ impl ClipEdit {
             ClipEdit::InPlace { .. } => format!("in place {name}"),
             ClipEdit::Resample { rate, .. } => format!("resample {name} at {rate} fps"),
             ClipEdit::Drop { .. } => format!("drop {name}"),
+            ClipEdit::LockFeet { .. } => format!("lock the feet of {name}"),
             ClipEdit::AddPose { .. } => unreachable!("named above"),
         }
     }
@@ -88,6 +95,12 @@ impl ClipEdit {
                 clip_edit::resample(rig, clip, rate, &clip_edit::ResampleTolerance::default()).map(drop)
             }
             ClipEdit::Drop { clip } => clip_edit::drop_clip(rig, clip).map(drop),
+            ClipEdit::LockFeet { clip } => {
+                let options = crate::motion::foot_lock::FootLockOptions::default();
+                crate::motion::foot_lock::bake_foot_lock(rig, clip, &options)
+                    .map(drop)
+                    .map_err(ClipEditError::from)
+            }
             ClipEdit::AddPose {
                 clip,
                 ref name,
@@ -297,9 +310,10 @@ impl ClipEdits {
             ClipEdit::Drop { clip } => {
                 self.origins.remove(clip);
             }
-            ClipEdit::Trim { clip, .. } | ClipEdit::InPlace { clip } | ClipEdit::Resample { clip, .. } => {
-                self.origins[clip].keys_changed = true
-            }
+            ClipEdit::Trim { clip, .. }
+            | ClipEdit::InPlace { clip }
+            | ClipEdit::Resample { clip, .. }
+            | ClipEdit::LockFeet { clip } => self.origins[clip].keys_changed = true,
             ClipEdit::Rename { .. } => {}
             ClipEdit::AddPose { ref name, .. } => {
                 // Larger than every id in the record, so no clip shown before is taken for it.
