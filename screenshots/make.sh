@@ -56,6 +56,10 @@ cargo run --release --quiet -- render --msaa 4x "$fox" --clip Run --time 0.3 --g
     --out screenshots/fox-run-ghosts.png
 cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/Xbot.glb --clip walk --time 0.4 --bind-skeleton --size 480x360 \
     --out screenshots/xbot-bind-skeleton.png
+# Posed by hand over the walk: feet locked, the head looking up and left, the right hand pulled up by IK.
+cargo run --release --quiet -- render --msaa 4x ../shared/rigs/real/Xbot.glb --clip walk --time 0.4 --lock-feet \
+    --look-at 1.2,1.9,1.5 --ik mixamorig:RightHand=-0.3,1.75,0.3 --camera 35,10 --skeleton --size 480x360 \
+    --out screenshots/xbot-posed.png
 # The whole window, panels included.
 cargo run --release --quiet -- render --msaa 4x "$fox" --clip Walk --time 0.4 --view weights --joint b_Spine02_03 --skeleton \
     --ui --size 1280x760 --out screenshots/ui-fox-weights.png
