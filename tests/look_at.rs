@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3};
 use rigscope::anim::look_at::{LookAt, find_head};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::rig::Rig;
-use rigscope::viewer::{LookAtTarget, Viewer};
+use rigscope::viewer::Viewer;
 
 /// The angle in degrees between the head's forward axis (rest +Z in the world, carried by its
 /// world rotation now) and the direction from the head to `target`.
