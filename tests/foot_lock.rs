@@ -46,17 +46,21 @@ fn both_ways(rig: &Rig, lock: &FootLock, clip: usize, time: f32) -> (Vec<glam::M
     (free, pose.worlds.clone())
 }
 
+/// Xbot's and Soldier's walks and runs, each rig with its two clips' names (`None`: the shared
+/// folders are absent).
+fn shared_walks() -> Option<[(Rig, [&'static str; 2]); 2]> {
+    let (rigs, corpus) = (shared_rigs()?, shared_folder("corpus/rigs")?);
+    Some([
+        (load_rig(&rigs, "real/Xbot.glb"), ["walk", "run"]),
+        (load_rig(&corpus, "Soldier.glb"), ["Walk", "Run"]),
+    ])
+}
+
 /// During every contact the held foot is on its pin across the ground, at the clip's own
 /// height, and turned to the pin's heading; the lock reaches every pin of these walks.
 #[test]
 fn held_feet_are_on_their_pins_during_contacts() {
-    let (Some(rigs), Some(corpus)) = (shared_rigs(), shared_folder("corpus/rigs")) else {
-        return;
-    };
-    let cases = [
-        (load_rig(&rigs, "real/Xbot.glb"), ["walk", "run"]),
-        (load_rig(&corpus, "Soldier.glb"), ["Walk", "Run"]),
-    ];
+    let Some(cases) = shared_walks() else { return };
     for (rig, clips) in &cases {
         let height = rig_height(rig);
         for name in clips {
@@ -165,13 +169,7 @@ fn a_swaying_clip_keeps_its_sway_and_plants_its_feet() {
 /// what it writes into the keys plays as the live lock does.
 #[test]
 fn shared_walks_slide_less_locked_and_bake_as_they_play() {
-    let (Some(rigs), Some(corpus)) = (shared_rigs(), shared_folder("corpus/rigs")) else {
-        return;
-    };
-    let cases = [
-        (load_rig(&rigs, "real/Xbot.glb"), ["walk", "run"]),
-        (load_rig(&corpus, "Soldier.glb"), ["Walk", "Run"]),
-    ];
+    let Some(cases) = shared_walks() else { return };
     for (rig, clips) in cases {
         let height = rig_height(&rig);
         for name in clips {
