@@ -1,10 +1,18 @@
-//! Sparse morph targets on the CPU path: the targets in use each frame, applied only where they
+//! Sparse morph targets: on the CPU path the targets in use each frame, applied only where they
 //! move vertices, against a dense sum over every target and every vertex written here, bit for
-//! bit, signed zeros and weights that are not finite included.
+//! bit, signed zeros and weights that are not finite included; on the GPU the pre-pass and the
+//! shaders' morph against the CPU path on a face of many targets.
+
+#[path = "common/gpu.rs"]
+mod gpu;
 
 use glam::Vec3;
 use rigscope::anim::morph::{MorphedPrimitive, apply_morph};
+use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
+use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::MorphTarget;
+use rigscope::skin::{SkinnedPose, SkinningMethod};
+use rigscope::synthetic::{add_face_targets, skinned_tube};
 
 /// A small deterministic generator (xorshift), so that failures repeat.
 struct Random(u64);
@@ -218,4 +226,62 @@ fn a_negative_zero_the_dense_sum_turns_positive_turns_positive_sparsely_too() {
     assert!(morphed.apply(std::slice::from_ref(&target), &[0.5], &positions, &normals));
     assert_eq!(morphed.positions[0].x.to_bits(), 0.0f32.to_bits());
     assert_eq!(morphed.positions[1], Vec3::new(1.0, 1.5, 0.0));
+}
+
+#[test]
+fn the_gpu_adds_only_the_targets_in_use_and_matches_the_cpu_on_a_face_of_many_targets() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let mut rig = skinned_tube(64 * 300, 16);
+    add_face_targets(&mut rig, 120, 6);
+    let primitive = &rig.meshes[0].primitives[0];
+    let (low, high) = primitive
+        .positions
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let size = (high - low).length();
+    let targets = rig.morphs.of(0, 0);
+    let skinner = ComputeSkinner::new(&gpu);
+    let mut skinned = SkinnedPose::new(&rig);
+    let mut pose = PoseBuffers::new(&rig);
+    for time in [0.1, 0.7, 1.3] {
+        let inputs = PoseInputs {
+            dual_quaternions: true,
+            ..PoseInputs::clip_at(Some(0), time)
+        };
+        evaluate_pose(&rig, &inputs, &mut pose);
+        let in_use = pose.morph_weights[0].iter().filter(|&&w| w != 0.0).count();
+        assert_eq!(in_use, 6, "at {time}");
+        for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
+            skinned.skin(&rig, &pose, method);
+            let cpu = &skinned.meshes[0][0];
+            let (palette, dual_quats) = (&pose.palettes[0], &pose.dual_quats[0]);
+            let weights = &pose.morph_weights[0];
+            let (positions, normals) = skinner
+                .skin_morphed(&gpu, primitive, palette, dual_quats, method, targets, weights)
+                .unwrap();
+            let worst = (positions.iter().zip(&cpu.positions))
+                .map(|(g, c)| (*g - *c).abs().max_element())
+                .fold(0.0, f32::max);
+            assert!(
+                worst <= 1e-6 * size,
+                "{method:?} at {time}: {worst} against a mesh of {size}"
+            );
+            let worst_normal = (normals.iter().zip(&cpu.normals))
+                .map(|(g, c)| (*g - *c).length())
+                .fold(0.0, f32::max);
+            assert!(worst_normal <= 1e-5, "{method:?} at {time}: normals {worst_normal}");
+            // The morph moved the face: against the same pose skinned without its targets.
+            let (plain, _) = skinner.skin(&gpu, primitive, palette, dual_quats, method).unwrap();
+            let moved = (plain.iter().zip(&positions))
+                .map(|(a, b)| (*a - *b).length())
+                .fold(0.0, f32::max);
+            assert!(moved > 0.005, "{method:?} at {time}: moved {moved}");
+            // No target in use: the vertices are skinned from the bind pose as they are.
+            let zero = vec![0.0; targets.len()];
+            let (unmorphed, _) = skinner
+                .skin_morphed(&gpu, primitive, palette, dual_quats, method, targets, &zero)
+                .unwrap();
+            assert_eq!(unmorphed, plain, "{method:?} at {time}");
+        }
+    }
 }

@@ -115,7 +115,7 @@ pub fn apply_morph(
     out_normals.copy_from_slice(normals);
     for (target, &w) in targets.iter().zip(weights) {
         if w != 0.0 {
-            add_target(target, w, out_positions, out_normals, |_| None);
+            add_target(target, w, out_positions, out_normals);
         }
     }
     for n in out_normals.iter_mut() {
@@ -123,44 +123,29 @@ pub fn apply_morph(
     }
 }
 
-/// Adds `w` times `target`'s offsets to `positions` and `normals`, calling `first` before a
-/// vertex is changed (a normal it returns replaces the vertex's first). A weight that is not finite turns the zero offsets of a dense sum into
-/// NaN (`0·∞`, `0·NaN`), whatever their sign, so then every vertex takes its term, +0 where the
-/// target keeps none.
-fn add_target(
-    target: &MorphTarget,
-    w: f32,
-    positions: &mut [Vec3],
-    normals: &mut [Vec3],
-    mut first: impl FnMut(usize) -> Option<Vec3>,
-) {
-    let entries = target
-        .vertices
-        .iter()
+/// Adds `w` times `target`'s offsets to `positions` and `normals`. A weight that is not finite
+/// turns the zero offsets of a dense sum into NaN (`0·∞`, `0·NaN`), whatever their sign, so then
+/// every vertex takes its term, +0 where the target keeps none.
+fn add_target(target: &MorphTarget, w: f32, positions: &mut [Vec3], normals: &mut [Vec3]) {
+    let entries = (target.vertices.iter())
         .zip(&target.position_offsets)
         .zip(&target.normal_offsets);
     if w.is_finite() {
         for ((&v, &dp), &dn) in entries {
             let v = v as usize;
-            if let Some(n) = first(v) {
-                normals[v] = n;
-            }
             positions[v] += dp * w;
             normals[v] += dn * w;
         }
         return;
     }
     let mut entries = entries.peekable();
-    for v in 0..positions.len() {
+    for (v, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
         let (dp, dn) = match entries.next_if(|((e, _), _)| **e as usize == v) {
             Some(((_, &dp), &dn)) => (dp, dn),
             None => (Vec3::ZERO, Vec3::ZERO),
         };
-        if let Some(n) = first(v) {
-            normals[v] = n;
-        }
-        positions[v] += dp * w;
-        normals[v] += dn * w;
+        *p += dp * w;
+        *n += dn * w;
     }
 }
 
@@ -175,9 +160,12 @@ pub struct MorphedPrimitive {
     /// Whether `positions` and `normals` hold the bind pose (normals normalized) at every vertex
     /// outside `touched`.
     ready: bool,
-    /// The vertices the last apply moved, each once (`marked` tells which).
+    /// The vertices the last apply moved, each once, and those this one moves.
     touched: Vec<u32>,
-    marked: Vec<bool>,
+    touching: Vec<u32>,
+    /// Per vertex, the number of the last apply that moved it (`applies` counts them).
+    stamp: Vec<u32>,
+    applies: u32,
     /// The targets in use this frame and their weights, in target order.
     active: Vec<(u32, f32)>,
 }
@@ -190,7 +178,9 @@ impl MorphedPrimitive {
             normals: vec![Vec3::ZERO; vertices],
             ready: false,
             touched: Vec::with_capacity(vertices),
-            marked: vec![false; vertices],
+            touching: Vec::with_capacity(vertices),
+            stamp: vec![0; vertices],
+            applies: 0,
             active: Vec::with_capacity(targets),
         }
     }
@@ -210,45 +200,64 @@ impl MorphedPrimitive {
         if self.active.is_empty() {
             return false;
         }
+        if !self.ready || self.applies == u32::MAX {
+            self.positions.copy_from_slice(positions);
+            for (out, n) in self.normals.iter_mut().zip(normals) {
+                *out = n.normalize_or_zero();
+            }
+            self.touched.clear();
+            self.stamp.fill(0);
+            self.applies = 0;
+            self.ready = true;
+        }
+        self.applies += 1;
         let Self {
             positions: out_p,
             normals: out_n,
             touched,
-            marked,
+            touching,
+            stamp,
+            applies,
             ..
         } = self;
-        if !self.ready {
-            out_p.copy_from_slice(positions);
-            for (out, n) in out_n.iter_mut().zip(normals) {
-                *out = n.normalize_or_zero();
-            }
-            touched.clear();
-            marked.fill(false);
-            self.ready = true;
-        }
-        for &v in touched.iter() {
-            let v = v as usize;
-            out_p[v] = positions[v];
-            out_n[v] = normals[v].normalize_or_zero();
-            marked[v] = false;
-        }
-        touched.clear();
+        let now = *applies;
+        touching.clear();
         for &(t, w) in &self.active {
-            add_target(&targets[t as usize], w, out_p, out_n, |v| {
-                // The first term starts from the bind normal as it is, not normalized.
-                (!marked[v]).then(|| {
-                    marked[v] = true;
-                    touched.push(v as u32);
-                    normals[v]
-                })
-            });
+            let target = &targets[t as usize];
+            // A vertex's first term this frame starts from its bind pose as it is (normal not
+            // normalized), whatever the last frame left there. Done apart from the sum, whose
+            // loop then only adds.
+            let mut first = |v: usize| {
+                if stamp[v] != now {
+                    stamp[v] = now;
+                    touching.push(v as u32);
+                    out_p[v] = positions[v];
+                    out_n[v] = normals[v];
+                }
+            };
+            if w.is_finite() {
+                target.vertices.iter().for_each(|&v| first(v as usize));
+            } else {
+                (0..positions.len()).for_each(&mut first);
+            }
+            add_target(target, w, out_p, out_n);
         }
-        for &v in touched.iter() {
+        for &v in touching.iter() {
             out_n[v as usize] = out_n[v as usize].normalize_or_zero();
         }
+        // What the last frame moved and this one does not goes back to the bind pose.
+        for &v in touched.iter() {
+            let v = v as usize;
+            if stamp[v] != now {
+                out_p[v] = positions[v];
+                out_n[v] = normals[v].normalize_or_zero();
+            }
+        }
+        std::mem::swap(touched, touching);
         true
     }
 }
+
 /// Whether any weight of `weights` is non-zero for a primitive with `targets`.
 pub fn is_morphed(targets: &[MorphTarget], weights: &[f32]) -> bool {
     !targets.is_empty() && weights.iter().take(targets.len()).any(|&w| w != 0.0)
