@@ -422,66 +422,7 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
     // joints.
     let mut inputs: Vec<f32> = (-192..=192).map(|k| k as f32 / 64.0).collect();
     inputs.extend((0..300).map(|k| k as f32));
-    use wgpu::util::DeviceExt;
-    let device = &gpu.device;
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("ramp probe"),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("ramp probe"),
-        layout: None,
-        module: &shader,
-        entry_point: Some("probe"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let input_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("ramp inputs"),
-        contents: bytemuck::cast_slice(&inputs),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let size = (inputs.len() * 6 * size_of::<[f32; 4]>()) as u64;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("ramp colors"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("ramp readback"),
-        size,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("ramp probe"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: input_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: output.as_entire_binding(),
-            },
-        ],
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("ramp probe"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
-    gpu.queue.submit([encoder.finish()]);
-    let bytes = super::offscreen::read_buffer(&gpu, &readback).expect("the probe's colors read back");
-    let colors: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+    let colors = run_probe(&gpu, &source, bytemuck::cast_slice(&inputs), inputs.len(), 6);
     for (i, &x) in inputs.iter().enumerate() {
         let whole = x.max(0.0) as u32;
         let expected = [
