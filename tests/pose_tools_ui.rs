@@ -27,20 +27,7 @@ fn posing(joint: &str) -> (Harness<'static, Session>, usize) {
     viewer.view.camera.pitch = 0.0;
     let node = viewer.rig().find_node(joint).unwrap();
     viewer.view.selected_joint = Some(node);
-    let session = Session {
-        viewer,
-        ui: UiState::default(),
-        viewport: egui::Rect::NOTHING,
-    };
-    let mut harness = Harness::builder().with_size(egui::vec2(1400.0, 1000.0)).build_ui_state(
-        |ui, session: &mut Session| {
-            let output = ui::show(ui, &mut session.viewer, &mut session.ui, &FrameInfo::default());
-            session.viewport = output.viewport;
-        },
-        session,
-    );
-    harness.run();
-    (harness, node)
+    (harness_of(viewer), node)
 }
 
 /// Where a world point is drawn in the view, from the camera's own matrices.
