@@ -65,7 +65,7 @@ fn quantized_attributes_read_as_the_extension_says() {
     assert_eq!(primitive.uvs, [Vec2::ZERO, Vec2::X, Vec2::Y]);
     let target = &rig.morphs.of(0, 0)[0];
     assert_eq!(
-        target.positions,
+        target.dense(3).0,
         [
             Vec3::new(1.0, 2.0, 3.0),
             Vec3::new(-4.0, 5.0, -6.0),
