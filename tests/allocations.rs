@@ -126,3 +126,10 @@ fn a_hundred_frames_of_fox_allocate_nothing() {
 fn a_hundred_frames_of_a_large_generated_rig_allocate_nothing() {
     check("synthetic tube", rigscope::synthetic::skinned_tube(20_000, 64));
 }
+
+#[test]
+fn a_hundred_frames_of_a_face_with_many_morph_targets_allocate_nothing() {
+    let mut face = rigscope::synthetic::skinned_tube(20_000, 64);
+    rigscope::synthetic::add_face_targets(&mut face, 200, 5);
+    check("synthetic face", face);
+}
