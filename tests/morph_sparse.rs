@@ -142,8 +142,18 @@ fn sparse_targets_keep_only_the_vertices_they_move_and_those_with_negative_zeros
 
 #[test]
 fn targets_in_use_applied_sparsely_equal_the_dense_sum_bit_for_bit() {
-    let (vertices, targets) = (3000, 40);
-    let face = face(vertices, targets, 0x5eed);
+    sparse_equals_dense(3000, 40, 0x5eed);
+}
+
+/// Big enough that some frames move more vertices than one thread takes (the morph is then split
+/// over two halves of the vertices) and others fewer, the split changing between frames.
+#[test]
+fn a_morph_split_over_two_threads_equals_the_dense_sum_bit_for_bit() {
+    sparse_equals_dense(40_000, 40, 0xface);
+}
+
+fn sparse_equals_dense(vertices: usize, targets: usize, seed: u64) {
+    let face = face(vertices, targets, seed);
     let sparse = face.sparse();
     let mut random = Random(99);
     let mut morphed = MorphedPrimitive::new(vertices, targets);

@@ -127,12 +127,18 @@ pub fn apply_morph(
 /// turns the zero offsets of a dense sum into NaN (`0·∞`, `0·NaN`), whatever their sign, so then
 /// every vertex takes its term, +0 where the target keeps none.
 fn add_target(target: &MorphTarget, w: f32, positions: &mut [Vec3], normals: &mut [Vec3]) {
-    let entries = (target.vertices.iter())
-        .zip(&target.position_offsets)
-        .zip(&target.normal_offsets);
+    add_target_range(target, 0, w, positions, normals);
+}
+
+/// [`add_target`] over the vertices from `start` on that `positions` and `normals` hold.
+fn add_target_range(target: &MorphTarget, start: usize, w: f32, positions: &mut [Vec3], normals: &mut [Vec3]) {
+    let range = entries_in(target, start, start + positions.len());
+    let entries = (target.vertices[range.clone()].iter())
+        .zip(&target.position_offsets[range.clone()])
+        .zip(&target.normal_offsets[range]);
     if w.is_finite() {
         for ((&v, &dp), &dn) in entries {
-            let v = v as usize;
+            let v = v as usize - start;
             positions[v] += dp * w;
             normals[v] += dn * w;
         }
@@ -140,7 +146,7 @@ fn add_target(target: &MorphTarget, w: f32, positions: &mut [Vec3], normals: &mu
     }
     let mut entries = entries.peekable();
     for (v, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
-        let (dp, dn) = match entries.next_if(|((e, _), _)| **e as usize == v) {
+        let (dp, dn) = match entries.next_if(|((e, _), _)| **e as usize == start + v) {
             Some(((_, &dp), &dn)) => (dp, dn),
             None => (Vec3::ZERO, Vec3::ZERO),
         };
@@ -148,6 +154,19 @@ fn add_target(target: &MorphTarget, w: f32, positions: &mut [Vec3], normals: &mu
         *n += dn * w;
     }
 }
+
+/// The entries of `target` whose vertices lie in `start..end` (they are sorted).
+fn entries_in(target: &MorphTarget, start: usize, end: usize) -> std::ops::Range<usize> {
+    let vertices = &target.vertices;
+    if start == 0 && vertices.last().is_none_or(|&v| (v as usize) < end) {
+        return 0..vertices.len();
+    }
+    vertices.partition_point(|&v| (v as usize) < start)..vertices.partition_point(|&v| (v as usize) < end)
+}
+
+/// Entries in use from which a frame's morph is split over two threads (below, starting them
+/// costs more than it saves).
+const PARALLEL_ENTRIES: usize = 8192;
 
 /// The morphed bind pose of one primitive, kept from frame to frame so that a frame visits only
 /// the targets in use and the vertices they move (and those the last frame moved), not every
@@ -160,12 +179,15 @@ pub struct MorphedPrimitive {
     /// Whether `positions` and `normals` hold the bind pose (normals normalized) at every vertex
     /// outside `touched`.
     ready: bool,
-    /// The vertices the last apply moved, each once, and those this one moves.
-    touched: Vec<u32>,
-    touching: Vec<u32>,
+    /// Per half of the vertices (the second empty when not split): the vertices the last apply
+    /// moved there, each once, and those this one moves.
+    lists: [(Vec<u32>, Vec<u32>); 2],
     /// Per vertex, the number of the last apply that moved it (`applies` counts them).
     stamp: Vec<u32>,
     applies: u32,
+    /// Where the vertices were split at the last apply (their count when not split); the lists
+    /// hold vertices counted from the start of their half.
+    mid: usize,
     /// The targets in use this frame and their weights, in target order.
     active: Vec<(u32, f32)>,
 }
@@ -177,10 +199,10 @@ impl MorphedPrimitive {
             positions: vec![Vec3::ZERO; vertices],
             normals: vec![Vec3::ZERO; vertices],
             ready: false,
-            touched: Vec::with_capacity(vertices),
-            touching: Vec::with_capacity(vertices),
+            lists: [0, 1].map(|_| (Vec::with_capacity(vertices), Vec::with_capacity(vertices))),
             stamp: vec![0; vertices],
             applies: 0,
+            mid: vertices,
             active: Vec::with_capacity(targets),
         }
     }
@@ -200,62 +222,102 @@ impl MorphedPrimitive {
         if self.active.is_empty() {
             return false;
         }
-        if !self.ready || self.applies == u32::MAX {
+        let entries: usize = (self.active.iter())
+            .map(|&(t, w)| {
+                if w.is_finite() {
+                    targets[t as usize].vertices.len()
+                } else {
+                    positions.len()
+                }
+            })
+            .sum();
+        // Each half of the vertices takes its part of every target, in target order, so each
+        // vertex sums as it would in one piece.
+        let split = entries >= PARALLEL_ENTRIES && rayon::current_num_threads() > 1;
+        let mid = if split { positions.len() / 2 } else { positions.len() };
+        if !self.ready || self.applies == u32::MAX || mid != self.mid {
             self.positions.copy_from_slice(positions);
             for (out, n) in self.normals.iter_mut().zip(normals) {
                 *out = n.normalize_or_zero();
             }
-            self.touched.clear();
+            self.lists.iter_mut().for_each(|(touched, _)| touched.clear());
             self.stamp.fill(0);
             self.applies = 0;
+            self.mid = mid;
             self.ready = true;
         }
         self.applies += 1;
-        let Self {
-            positions: out_p,
-            normals: out_n,
-            touched,
-            touching,
-            stamp,
-            applies,
-            ..
-        } = self;
-        let now = *applies;
-        touching.clear();
-        for &(t, w) in &self.active {
-            let target = &targets[t as usize];
-            // A vertex's first term this frame starts from its bind pose as it is (normal not
-            // normalized), whatever the last frame left there. Done apart from the sum, whose
-            // loop then only adds.
-            let mut first = |v: usize| {
-                if stamp[v] != now {
-                    stamp[v] = now;
-                    touching.push(v as u32);
-                    out_p[v] = positions[v];
-                    out_n[v] = normals[v];
-                }
+        let now = self.applies;
+        let (p0, p1) = self.positions.split_at_mut(mid);
+        let (n0, n1) = self.normals.split_at_mut(mid);
+        let (s0, s1) = self.stamp.split_at_mut(mid);
+        let [l0, l1] = &mut self.lists;
+        let active = &self.active;
+        let part =
+            |start: usize, out: (&mut [Vec3], &mut [Vec3]), stamp: &mut [u32], lists: &mut (Vec<u32>, Vec<u32>)| {
+                let bind = (
+                    &positions[start..start + out.0.len()],
+                    &normals[start..start + out.0.len()],
+                );
+                morph_part(targets, active, start, bind, out, stamp, lists, now);
             };
-            if w.is_finite() {
-                target.vertices.iter().for_each(|&v| first(v as usize));
-            } else {
-                (0..positions.len()).for_each(&mut first);
-            }
-            add_target(target, w, out_p, out_n);
+        if split {
+            rayon::join(|| part(0, (p0, n0), s0, l0), || part(mid, (p1, n1), s1, l1));
+        } else {
+            part(0, (p0, n0), s0, l0);
         }
-        for &v in touching.iter() {
-            out_n[v as usize] = out_n[v as usize].normalize_or_zero();
-        }
-        // What the last frame moved and this one does not goes back to the bind pose.
-        for &v in touched.iter() {
-            let v = v as usize;
-            if stamp[v] != now {
-                out_p[v] = positions[v];
-                out_n[v] = normals[v].normalize_or_zero();
-            }
-        }
-        std::mem::swap(touched, touching);
         true
     }
+}
+
+/// One part of [`MorphedPrimitive::apply`]: the vertices from `start` on that `out` holds, with
+/// their bind pose `bind`, their stamps and their lists (moved last time, moved now).
+#[allow(clippy::too_many_arguments)]
+fn morph_part(
+    targets: &[MorphTarget],
+    active: &[(u32, f32)],
+    start: usize,
+    (positions, normals): (&[Vec3], &[Vec3]),
+    (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
+    stamp: &mut [u32],
+    (touched, touching): &mut (Vec<u32>, Vec<u32>),
+    now: u32,
+) {
+    touching.clear();
+    let len = out_p.len();
+    for &(t, w) in active {
+        let target = &targets[t as usize];
+        // A vertex's first term this frame starts from its bind pose as it is (normal not
+        // normalized), whatever the last frame left there. Done apart from the sum, whose loop
+        // then only adds.
+        let mut first = |v: usize| {
+            if stamp[v] != now {
+                stamp[v] = now;
+                touching.push(v as u32);
+                out_p[v] = positions[v];
+                out_n[v] = normals[v];
+            }
+        };
+        if w.is_finite() {
+            let range = entries_in(target, start, start + len);
+            target.vertices[range].iter().for_each(|&v| first(v as usize - start));
+        } else {
+            (0..len).for_each(&mut first);
+        }
+        add_target_range(target, start, w, out_p, out_n);
+    }
+    for &v in touching.iter() {
+        out_n[v as usize] = out_n[v as usize].normalize_or_zero();
+    }
+    // What the last frame moved and this one does not goes back to the bind pose.
+    for &v in touched.iter() {
+        let v = v as usize;
+        if stamp[v] != now {
+            out_p[v] = positions[v];
+            out_n[v] = normals[v].normalize_or_zero();
+        }
+    }
+    std::mem::swap(touched, touching);
 }
 
 /// Whether any weight of `weights` is non-zero for a primitive with `targets`.
