@@ -376,7 +376,10 @@ mod tests {
                 }
             }
             assert!(total < last, "roughness {roughness}: albedo {total}, {last} smoother");
-            assert!(total > if roughness < 0.4 { 0.9 } else { 0.3 }, "roughness {roughness}: albedo {total}");
+            assert!(
+                total > if roughness < 0.4 { 0.9 } else { 0.3 },
+                "roughness {roughness}: albedo {total}"
+            );
             last = total;
         }
     }
