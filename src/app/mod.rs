@@ -1,6 +1,7 @@
 //! The window: a winit event loop that owns the surface, the renderers, egui and the viewer.
 
 pub mod crash;
+mod handover;
 pub mod log_file;
 mod settings;
 #[cfg(unix)]
@@ -80,7 +81,7 @@ pub fn run(
 ) -> Result<(), WindowError> {
     // Windows for tests are their own; so is one the user asks for.
     let shared_window = exit_after_frames.is_none() && !new_window;
-    if shared_window && hand_over_to_open_window(&source, &clips) {
+    if shared_window && handover::hand_over_to_open_window(&source, &clips) {
         return Ok(());
     }
     crash::install();
@@ -132,7 +133,7 @@ pub fn run(
     })));
     let handed_over = Arc::new(std::sync::Mutex::new(Vec::new()));
     let _listener = shared_window
-        .then(|| listen_for_files(&event_loop, handed_over.clone()))
+        .then(|| handover::listen_for_files(&event_loop, handed_over.clone()))
         .flatten();
     let mut app = App {
         viewer,
@@ -173,67 +174,6 @@ struct App {
     fatal: Option<WindowError>,
     /// Files other starts of Rigscope handed to this window, not yet taken to it.
     handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>,
-}
-
-/// Hands the file `source` names to the Rigscope window already open, if one listens (see
-/// [`single_instance`]); `true` when it took it. Clip files go with a window of its own.
-#[cfg(unix)]
-fn hand_over_to_open_window(source: &RigSource, clips: &crate::retarget::ClipFiles) -> bool {
-    let RigSource::File(file) = source else { return false };
-    if !clips.files.is_empty() {
-        return false;
-    }
-    match single_instance::hand_over(&single_instance::socket_path(), std::slice::from_ref(file)) {
-        Ok(taken) => {
-            if taken {
-                log::info!("{} opened in the Rigscope window already open", file.display());
-            }
-            taken
-        }
-        Err(e) => {
-            log::warn!(
-                "the Rigscope window already open did not take {} ({e}); opening another",
-                file.display()
-            );
-            false
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn hand_over_to_open_window(_source: &RigSource, _clips: &crate::retarget::ClipFiles) -> bool {
-    false
-}
-
-/// Listens for files later starts hand over, queueing them in `handed_over` and waking the loop.
-#[cfg(unix)]
-fn listen_for_files(
-    event_loop: &EventLoop<Wake>,
-    handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>,
-) -> Option<single_instance::Listener> {
-    let proxy = std::sync::Mutex::new(event_loop.create_proxy());
-    let deliver = move |path: PathBuf| {
-        if let Ok(mut queue) = handed_over.lock() {
-            queue.push(path);
-        }
-        if let Ok(proxy) = proxy.lock() {
-            let _ = proxy.send_event(Wake);
-        }
-    };
-    match single_instance::listen(&single_instance::socket_path(), deliver) {
-        Ok(listener) => Some(listener),
-        Err(e) => {
-            // Another window listens (or the runtime folder is not writable): files opened
-            // later start windows of their own.
-            log::info!("not taking files from later starts: {e}");
-            None
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn listen_for_files(_event_loop: &EventLoop<Wake>, _handed_over: Arc<std::sync::Mutex<Vec<PathBuf>>>) -> Option<()> {
-    None
 }
 
 impl App {

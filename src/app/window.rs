@@ -168,14 +168,10 @@ impl WindowState {
     }
 
     /// Draws one frame. Returns the UI's requests.
-    pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, WindowError> {
-        self.apply_msaa();
-        let title = viewer.title();
-        if title != self.title {
-            self.window.set_title(&title);
-            self.title = title;
-        }
-        let egui_start = Instant::now();
+    /// Runs the panels on this frame's input (and a file handed over by another start, as a
+    /// dropped file) and hands egui's platform output to the window; the rest of egui's output
+    /// (shapes, textures) is the frame's to draw.
+    fn run_ui(&mut self, viewer: &mut Viewer) -> Result<(ui::UiOutput, egui::FullOutput), WindowError> {
         let mut raw_input = self.egui_state.take_egui_input(&self.window);
         if let Some(path) = self.handed_over.pop_front() {
             raw_input.dropped_files.push(Arc::new(HandedOverFile(path)));
@@ -184,12 +180,23 @@ impl WindowState {
             }
         }
         let mut output = None;
-        let full_output = self.egui_ctx.run_ui(raw_input, |ui| {
+        let mut full_output = self.egui_ctx.run_ui(raw_input, |ui| {
             output = Some(ui::show(ui, viewer, &mut self.ui_state, &self.info));
         });
-        self.egui_state
-            .handle_platform_output(&self.window, full_output.platform_output);
-        let output = output.ok_or(WindowError::UiDidNotRun)?;
+        let platform_output = std::mem::take(&mut full_output.platform_output);
+        self.egui_state.handle_platform_output(&self.window, platform_output);
+        Ok((output.ok_or(WindowError::UiDidNotRun)?, full_output))
+    }
+
+    pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, WindowError> {
+        self.apply_msaa();
+        let title = viewer.title();
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+        let egui_start = Instant::now();
+        let (output, full_output) = self.run_ui(viewer)?;
         let mut egui_time = egui_start.elapsed();
 
         let frame = match self.surface.get_current_texture() {
