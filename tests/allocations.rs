@@ -59,7 +59,7 @@ fn check(name: &str, rig: Rig) {
         .collect();
     for &node in joints.iter().step_by(3) {
         let bend = JointOverride {
-            euler_degrees: Vec3::new(10.0, -5.0, 20.0),
+            rotation: rigscope::anim::euler_degrees_to_rotation(Vec3::new(10.0, -5.0, 20.0)),
             translation: Vec3::new(0.0, 0.01, 0.0),
             scale: 1.05,
         };

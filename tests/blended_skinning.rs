@@ -332,7 +332,7 @@ fn the_gpu_blends_like_the_cpu_on_shared_rigs_with_a_mask() {
         assert!(some && !all, "{file}: masking {joint} blends some vertices, not all");
         let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
         for (k, o) in overrides.iter_mut().enumerate() {
-            o.euler_degrees = Vec3::new(7.0 * (k % 5) as f32, 30.0, -25.0);
+            o.rotation = rigscope::anim::euler_degrees_to_rotation(Vec3::new(7.0 * (k % 5) as f32, 30.0, -25.0));
         }
         let mut pose = PoseBuffers::new(&rig);
         let inputs = PoseInputs {

@@ -116,13 +116,7 @@ fn bending_a_joint_moves_its_vertices_as_the_matrices_predict_and_leaves_others(
     viewer.select_clip(Some(0));
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     let bend = Vec3::new(0.0, 0.0, 30.0);
-    viewer.set_override(
-        2,
-        JointOverride {
-            euler_degrees: bend,
-            ..JointOverride::IDENTITY
-        },
-    );
+    viewer.set_override(2, JointOverride::from_euler_degrees(bend));
 
     // f64: tip world = T(tip) · Rx(clip) · Rz(bend); vertex = world · inverseBind · p.
     let world = DMat4::from_translation(tip.as_dvec3())
@@ -182,13 +176,7 @@ fn mid_radius_ratio(positions: &[Vec3]) -> f32 {
 #[test]
 fn dual_quaternions_keep_the_volume_that_linear_blending_loses_on_a_twist() {
     let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
-    viewer.set_override(
-        2,
-        JointOverride {
-            euler_degrees: Vec3::new(0.0, 180.0, 0.0),
-            ..JointOverride::IDENTITY
-        },
-    );
+    viewer.set_override(2, JointOverride::from_euler_degrees(Vec3::new(0.0, 180.0, 0.0)));
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     let lbs = mid_radius_ratio(&viewer.skin_on_cpu().meshes[0][0].positions);
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
@@ -660,20 +648,28 @@ fn skinned_pose_cpu_paths_match_for_an_identity_palette() {
 fn an_alt_drag_bends_the_selected_joint_half_a_degree_per_point() {
     let mut viewer = Viewer::new(two_joint_rig(Vec3::Y, cylinder(), vec![]), None);
     viewer.view.selected_joint = Some(2);
+    let turn = |x_degrees: f64, y_degrees: f64| {
+        DQuat::from_rotation_x(x_degrees.to_radians()) * DQuat::from_rotation_y(y_degrees.to_radians())
+    };
+    let same = |got: Quat, expected: DQuat| {
+        let got = got.as_dquat();
+        (got - expected).length().min((got + expected).length()) < 1e-6
+    };
     viewer.bend_selected_by_drag(40.0, -20.0);
-    assert_eq!(
-        viewer.animation().overrides[2].euler_degrees,
-        Vec3::new(-10.0, 20.0, 0.0)
-    );
+    let bend = viewer.animation().overrides[2].rotation;
+    assert!(same(bend, turn(-10.0, 20.0)), "up 20 points, right 40: {bend}");
     assert!(
         viewer.animation().overrides[1].is_identity(),
         "only the selected joint bends"
     );
+    // The next drag turns on from where the first left the joint, in its own frame.
     viewer.bend_selected_by_drag(340.0, 0.0);
-    assert_eq!(
-        viewer.animation().overrides[2].euler_degrees.y,
-        -170.0,
-        "angles wrap into -180..180"
+    let bend = viewer.animation().overrides[2].rotation;
+    assert!(same(bend, turn(-10.0, 190.0)), "{bend}");
+    let read_out = rigscope::anim::gizmo::euler_degrees_near(bend, Vec3::new(-10.0, 20.0, 0.0));
+    assert!(
+        (read_out - Vec3::new(-10.0, -170.0, 0.0)).length() < 1e-3,
+        "its read-out wraps into ±180°: {read_out}"
     );
 }
 

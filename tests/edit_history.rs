@@ -36,12 +36,12 @@ fn bits(rig: &Rig) -> (String, String, Vec<Vec<InfluenceBits>>) {
     )
 }
 
-fn override_bits(viewer: &Viewer) -> Vec<[u32; 7]> {
+fn override_bits(viewer: &Viewer) -> Vec<[u32; 8]> {
     (viewer.animation().overrides.iter())
         .map(|o| {
-            let [x, y, z] = o.euler_degrees.to_array().map(f32::to_bits);
+            let [x, y, z, w] = o.rotation.to_array().map(f32::to_bits);
             let [a, b, c] = o.translation.to_array().map(f32::to_bits);
-            [x, y, z, a, b, c, o.scale.to_bits()]
+            [x, y, z, w, a, b, c, o.scale.to_bits()]
         })
         .collect()
 }
@@ -80,7 +80,7 @@ fn clip_and_pose_edits_undo_to_the_bits_before_and_redo_to_the_bits_after() {
     let unbent = override_bits(&viewer);
     for degrees in [5.0, 10.0, 15.0] {
         let mut bend = JointOverride::IDENTITY;
-        bend.euler_degrees.x = degrees;
+        bend.rotation = glam::Quat::from_rotation_x(f32::to_radians(degrees));
         viewer.set_override(joint, bend);
     }
     viewer.end_gesture();

@@ -213,10 +213,7 @@ fn paths_agree(name: &str, skinner: &ComputeSkinner, gpu: &rigscope::render::Gpu
     let skin = &rig.skins[0];
     let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
     for (k, &joint) in skin.joints.iter().enumerate().skip(1).step_by(3) {
-        overrides[joint] = JointOverride {
-            euler_degrees: Vec3::new(10.0 * k as f32, 35.0, -20.0),
-            ..JointOverride::IDENTITY
-        };
+        overrides[joint] = JointOverride::from_euler_degrees(Vec3::new(10.0 * k as f32, 35.0, -20.0));
     }
     let clip = (!rig.clips.is_empty()).then_some(0);
     let time = clip.map_or(0.0, |c| rig.clips[c].duration * 0.4);

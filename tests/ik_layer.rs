@@ -140,10 +140,7 @@ fn the_layers_panel_pins_the_selected_hand_and_says_it_reaches() {
     // straight arm's hand is at full stretch, where the goal softens and does not reach).
     viewer.set_override(
         forearm,
-        rigscope::anim::JointOverride {
-            euler_degrees: Vec3::new(0.0, 60.0, 0.0),
-            ..rigscope::anim::JointOverride::IDENTITY
-        },
+        rigscope::anim::JointOverride::from_euler_degrees(Vec3::new(0.0, 60.0, 0.0)),
     );
     viewer.view.selected_joint = Some(hand);
     let mut harness = egui_kittest::Harness::builder()

@@ -145,10 +145,7 @@ fn morphs_apply_before_skinning_on_the_cpu() {
     let mut pose = PoseBuffers::new(&rig);
     // Turn the tip joint 90° about Z: a bind-space +Y offset then points along −X.
     let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
-    overrides[2] = JointOverride {
-        euler_degrees: Vec3::new(0.0, 0.0, 90.0),
-        ..JointOverride::IDENTITY
-    };
+    overrides[2] = JointOverride::from_euler_degrees(Vec3::new(0.0, 0.0, 90.0));
     let inputs = PoseInputs {
         overrides: &overrides,
         ..PoseInputs::clip_at(Some(0), 1.0)
@@ -176,10 +173,7 @@ fn the_shader_morph_matches_the_cpu_for_lbs_and_dqs() {
     let rig = morph_rig();
     let mut pose = PoseBuffers::new(&rig);
     let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
-    overrides[2] = JointOverride {
-        euler_degrees: Vec3::new(20.0, 0.0, 60.0),
-        ..JointOverride::IDENTITY
-    };
+    overrides[2] = JointOverride::from_euler_degrees(Vec3::new(20.0, 0.0, 60.0));
     let inputs = PoseInputs {
         overrides: &overrides,
         dual_quaternions: true,

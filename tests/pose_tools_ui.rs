@@ -188,7 +188,7 @@ fn r_x_9_0_enter_turns_the_joint_a_quarter_about_world_x_and_the_digits_switch_n
 fn esc_gives_back_the_pose_before_bit_for_bit_and_leaves_no_edit() {
     let (mut harness, joint) = posing("joint3");
     let bent = JointOverride {
-        euler_degrees: Vec3::new(12.5, -33.25, 71.0),
+        rotation: rigscope::anim::euler_degrees_to_rotation(Vec3::new(12.5, -33.25, 71.0)),
         translation: Vec3::new(0.01, 0.0, -0.02),
         scale: 1.25,
     };
@@ -210,8 +210,8 @@ fn esc_gives_back_the_pose_before_bit_for_bit_and_leaves_no_edit() {
     let viewer = &harness.state().viewer;
     let after = viewer.animation().overrides[joint];
     assert_eq!(
-        after.euler_degrees.to_array().map(f32::to_bits),
-        bent.euler_degrees.to_array().map(f32::to_bits)
+        after.rotation.to_array().map(f32::to_bits),
+        bent.rotation.to_array().map(f32::to_bits)
     );
     assert_eq!(after, bent);
     assert_eq!(
@@ -226,7 +226,7 @@ fn esc_gives_back_the_pose_before_bit_for_bit_and_leaves_no_edit() {
 fn alt_r_and_alt_g_clear_the_rotation_and_the_translation_apart() {
     let (mut harness, joint) = posing("joint0");
     let bent = JointOverride {
-        euler_degrees: Vec3::new(10.0, 20.0, 30.0),
+        rotation: rigscope::anim::euler_degrees_to_rotation(Vec3::new(10.0, 20.0, 30.0)),
         translation: Vec3::new(0.1, 0.2, 0.3),
         scale: 1.5,
     };
@@ -240,7 +240,7 @@ fn alt_r_and_alt_g_clear_the_rotation_and_the_translation_apart() {
     assert_eq!(
         cleared,
         JointOverride {
-            euler_degrees: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
             ..bent
         }
     );
@@ -378,10 +378,7 @@ fn ctrl_c_and_ctrl_v_carry_a_pose_onto_the_joints_of_the_same_names_and_say_how_
     let viewer = &mut copying.state_mut().viewer;
     viewer.seek(0.3);
     let joint2 = viewer.rig().find_node("joint2").unwrap();
-    let bend = |x: f32, z: f32| JointOverride {
-        euler_degrees: Vec3::new(x, 0.0, z),
-        ..JointOverride::IDENTITY
-    };
+    let bend = |x: f32, z: f32| JointOverride::from_euler_degrees(Vec3::new(x, 0.0, z));
     viewer.set_override(joint2, bend(20.0, -35.0));
     viewer.set_override(joint3, bend(-50.0, 10.0));
     viewer.end_gesture();
@@ -457,13 +454,7 @@ fn a_pose_saved_as_a_clip_from_the_edit_menu_is_written_by_save_as() {
     viewer.player_mut().playing = false;
     viewer.seek(0.4);
     let joint = viewer.rig().find_node("joint2").unwrap();
-    viewer.set_override(
-        joint,
-        JointOverride {
-            euler_degrees: Vec3::new(0.0, 30.0, 45.0),
-            ..JointOverride::IDENTITY
-        },
-    );
+    viewer.set_override(joint, JointOverride::from_euler_degrees(Vec3::new(0.0, 30.0, 45.0)));
     viewer.end_gesture();
     let posed = viewer.pose().locals.clone();
     let clips = viewer.rig().clips.len();
@@ -516,10 +507,7 @@ fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn
         same_rotation(rest, Quat::IDENTITY, 1e-6),
         "the demo's joints rest unturned"
     );
-    let about_y = |degrees: f32| JointOverride {
-        euler_degrees: Vec3::new(0.0, degrees, 0.0),
-        ..JointOverride::IDENTITY
-    };
+    let about_y = |degrees: f32| JointOverride::from_euler_degrees(Vec3::new(0.0, degrees, 0.0));
     // Turning on past 90° about Y: a decomposition that keeps Y within ±90° would show 180°, 85°, 180°.
     for degrees in [80.0, 88.0, 92.0, 95.0] {
         harness.state_mut().viewer.set_override(joint, about_y(degrees));
@@ -532,4 +520,26 @@ fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn
         );
     }
     harness.get_by_label("0.0° 95.0° 0.0°");
+    let sliders = harness
+        .state()
+        .ui
+        .skeleton
+        .bend_shown
+        .expect("the bend sliders are shown");
+    assert!(
+        (sliders.degrees - Vec3::new(0.0, 95.0, 0.0)).length() < 1e-2,
+        "the bend sliders read the bend the same way: {}",
+        sliders.degrees
+    );
+
+    // A slider dragged past 90° keeps the angle it was set to, and the bend is that turn.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "rotate Y")
+        .set_value_accesskit(120.0);
+    harness.run();
+    let bend = harness.state().viewer.animation().overrides[joint].rotation;
+    assert!(same_rotation(bend, Quat::from_rotation_y(120f32.to_radians()), 1e-6));
+    let sliders = harness.state().ui.skeleton.bend_shown.expect("shown");
+    assert_eq!(sliders.degrees, Vec3::new(0.0, 120.0, 0.0));
+    assert_eq!(sliders.rotation, bend, "the read-out belongs to the bend in force");
 }

@@ -29,7 +29,15 @@ fn selecting_a_joint_in_the_tree_and_bending_it_changes_the_pose() {
         .set_value_accesskit(45.0);
     harness.run();
     let viewer = &mut harness.state_mut().0;
-    assert_eq!(viewer.animation().overrides[joint3].euler_degrees.z, 45.0);
+    let bend = viewer.animation().overrides[joint3].rotation;
+    let expected = glam::DQuat::from_rotation_z(45f64.to_radians());
+    assert!(
+        (bend.as_dquat() - expected)
+            .length()
+            .min((bend.as_dquat() + expected).length())
+            < 1e-6,
+        "the Z slider at 45° turns the joint 45° about Z: {bend}"
+    );
     let slot = viewer.rig().skins[0].joints.iter().position(|&j| j == joint3).unwrap();
     assert_ne!(
         viewer.pose().palettes[0][slot],

@@ -72,10 +72,7 @@ fn setters_only_mark_the_pose_and_a_frame_evaluates_it_once() {
     viewer.select_clip(Some(wave));
     viewer.seek(0.4);
     let joint = viewer.rig().skins[0].joints[2];
-    let bend = JointOverride {
-        euler_degrees: glam::Vec3::new(0.0, 0.0, 30.0),
-        ..JointOverride::IDENTITY
-    };
+    let bend = JointOverride::from_euler_degrees(glam::Vec3::new(0.0, 0.0, 30.0));
     viewer.set_override(joint, bend);
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
     assert_eq!(viewer.last_pose().palettes[0], before, "setters do not evaluate");
@@ -139,7 +136,7 @@ fn activating_a_document_carries_clip_time_selection_and_bends_by_name() {
     let joint = viewer.rig().find_node("joint2").expect("demo has joint2");
     viewer.view.selected_joint = Some(joint);
     let mut bend = rigscope::anim::JointOverride::IDENTITY;
-    bend.euler_degrees.x = 30.0;
+    bend.rotation = glam::Quat::from_rotation_x(30f32.to_radians());
     viewer.set_override(joint, bend);
     let expected = viewer.pose().palettes.clone();
 
@@ -153,7 +150,7 @@ fn activating_a_document_carries_clip_time_selection_and_bends_by_name() {
     assert_eq!(viewer.rig().clips[clip].name, "Wave");
     assert!((viewer.player().time - 0.6).abs() < 1e-6);
     assert_eq!(viewer.view.selected_joint, Some(joint));
-    assert_eq!(viewer.animation().overrides[joint].euler_degrees.x, 30.0);
+    assert_eq!(viewer.animation().overrides[joint].rotation, bend.rotation);
     assert_eq!(
         viewer.pose().palettes,
         expected,

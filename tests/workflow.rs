@@ -240,10 +240,7 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     let joint2 = viewer.rig().find_node("joint2").unwrap();
     let joint5 = viewer.rig().find_node("joint5").unwrap();
     viewer.view.selected_joint = Some(joint2);
-    let bend = JointOverride {
-        euler_degrees: glam::Vec3::new(0.0, 0.0, 35.0),
-        ..JointOverride::IDENTITY
-    };
+    let bend = JointOverride::from_euler_degrees(glam::Vec3::new(0.0, 0.0, 35.0));
     viewer.set_override(joint2, bend);
     viewer.set_override(joint5, bend);
     let (camera, view, generation) = (viewer.view.camera, viewer.view.options, viewer.document().generation);

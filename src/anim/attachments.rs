@@ -1,6 +1,6 @@
 //! Markers that follow a joint, to check what a prop or a weapon held by it would do.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Vec3};
 
 /// A marker that follows a joint: drawn as axes and a box at `world(joint) · T(offset) · R(rotation)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -15,8 +15,10 @@ pub struct Attachment {
 
 impl Attachment {
     pub fn world(&self, worlds: &[Mat4]) -> Mat4 {
-        let r = self.rotation_degrees * (std::f32::consts::PI / 180.0);
         worlds[self.node]
-            * Mat4::from_rotation_translation(Quat::from_euler(glam::EulerRot::XYZ, r.x, r.y, r.z), self.offset)
+            * Mat4::from_rotation_translation(
+                crate::anim::euler_degrees_to_rotation(self.rotation_degrees),
+                self.offset,
+            )
     }
 }

@@ -71,8 +71,9 @@ pub fn sample_clip(nodes: &[Node], clip: Option<&Clip>, time: f32, hints: &mut [
 /// A change made by hand to one node's pose, applied on top of whatever the clip samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JointOverride {
-    /// Rotation in degrees about the node's own X, then Y, then Z axis.
-    pub euler_degrees: Vec3,
+    /// Turn applied after the sampled rotation, in the node's own axes. Kept as a quaternion so
+    /// that bends compose and undo exactly; Euler angles are only ever a read-out of it.
+    pub rotation: Quat,
     /// Added to the node's translation (in its parent's space).
     pub translation: Vec3,
     /// Multiplies the node's scale.
@@ -81,14 +82,18 @@ pub struct JointOverride {
 
 impl JointOverride {
     pub const IDENTITY: JointOverride = JointOverride {
-        euler_degrees: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
         translation: Vec3::ZERO,
         scale: 1.0,
     };
 
-    pub fn rotation(&self) -> Quat {
-        let r = self.euler_degrees * (std::f32::consts::PI / 180.0);
-        Quat::from_euler(glam::EulerRot::XYZ, r.x, r.y, r.z)
+    /// A turn only, given as degrees about the node's own X, then Y, then Z axis (the order the
+    /// skeleton panel's read-out and `render --bend` use).
+    pub fn from_euler_degrees(degrees: Vec3) -> JointOverride {
+        JointOverride {
+            rotation: euler_degrees_to_rotation(degrees),
+            ..JointOverride::IDENTITY
+        }
     }
 
     pub fn is_identity(&self) -> bool {
@@ -97,7 +102,7 @@ impl JointOverride {
 
     /// Applies the override to a sampled local transform.
     pub fn apply(&self, local: &mut Trs) {
-        local.rotation = (local.rotation * self.rotation()).normalize();
+        local.rotation = (local.rotation * self.rotation).normalize();
         local.translation += self.translation;
         local.scale *= self.scale;
     }
@@ -105,7 +110,7 @@ impl JointOverride {
     /// The sampled local transform this override turned into `posed`.
     pub fn removed_from(&self, posed: &Trs) -> Trs {
         Trs {
-            rotation: (posed.rotation * self.rotation().inverse()).normalize(),
+            rotation: (posed.rotation * self.rotation.inverse()).normalize(),
             translation: posed.translation - self.translation,
             scale: posed.scale / self.scale,
         }
@@ -114,14 +119,18 @@ impl JointOverride {
     /// The override that turns the sampled local transform `sampled` into `wanted` (it scales
     /// uniformly: by the mean of the three ratios).
     pub fn between(sampled: &Trs, wanted: &Trs) -> JointOverride {
-        let turn = (sampled.rotation.inverse() * wanted.rotation).normalize();
-        let (x, y, z) = turn.to_euler(glam::EulerRot::XYZ);
         JointOverride {
-            euler_degrees: Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
+            rotation: (sampled.rotation.inverse() * wanted.rotation).normalize(),
             translation: wanted.translation - sampled.translation,
             scale: (wanted.scale / sampled.scale).element_sum() / 3.0,
         }
     }
+}
+
+/// Degrees about X, then Y, then Z (intrinsic), as one rotation.
+pub fn euler_degrees_to_rotation(degrees: Vec3) -> Quat {
+    let r = degrees * (std::f32::consts::PI / 180.0);
+    Quat::from_euler(glam::EulerRot::XYZ, r.x, r.y, r.z)
 }
 
 impl Default for JointOverride {

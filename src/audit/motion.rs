@@ -150,9 +150,8 @@ impl JointAudit {
             .filter(|w| w.is_finite())
             .map_or(Quat::IDENTITY, |w| w.to_scale_rotation_translation().1);
         let local = (bind_rotation.inverse() * self.axis_direction(axis)).normalize_or(Vec3::X);
-        let (x, y, z) = Quat::from_axis_angle(local, angle_deg.to_radians()).to_euler(glam::EulerRot::XYZ);
         crate::anim::JointOverride {
-            euler_degrees: Vec3::new(x, y, z) * (180.0 / std::f32::consts::PI),
+            rotation: Quat::from_axis_angle(local, angle_deg.to_radians()),
             ..crate::anim::JointOverride::IDENTITY
         }
     }

@@ -7,8 +7,8 @@ use super::UiState;
 use crate::anim::JointOverride;
 use crate::anim::gizmo::modal::{JointFrame, ModalKey, ModalKind, ModalStep, ModalTransform};
 use crate::anim::gizmo::{
-    GizmoSpace, Ray, RingDrag, RingKind, RotationGizmo, axis_frame, euler_degrees_near, pick_ring, ray_plane_hit,
-    ring_basis, rotate_override, snap, world_per_point, world_rotation,
+    GizmoSpace, Ray, RingDrag, RingKind, RotationGizmo, axis_frame, pick_ring, ray_plane_hit, ring_basis,
+    rotate_override, snap, world_per_point, world_rotation,
 };
 use crate::anim::ik_layer::IkGoal;
 use crate::retarget::pose_copy::PoseClipboard;
@@ -461,7 +461,7 @@ fn pose_keys(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState, geometry: 
         return;
     };
     if take_key(ui, Key::R, Modifiers::ALT) {
-        clear_joint(viewer, node, |o| o.euler_degrees = Vec3::ZERO);
+        clear_joint(viewer, node, |o| o.rotation = glam::Quat::IDENTITY);
     } else if take_key(ui, Key::G, Modifiers::ALT) {
         clear_joint(viewer, node, |o| o.translation = Vec3::ZERO);
     } else if take_key(ui, Key::R, Modifiers::NONE) {
@@ -680,7 +680,7 @@ fn gizmo_drag(
             kind,
             drag: RingDrag::new(gizmo.ring(kind), geometry.ray(viewer, origin)),
             before,
-            base: world_rotation(&world) * before.rotation().conjugate(),
+            base: world_rotation(&world) * before.rotation.conjugate(),
             angle: 0.0,
         });
         viewer.end_gesture();
@@ -703,12 +703,11 @@ fn follow_ring_drag(viewer: &mut Viewer, tools: &mut PoseToolsState, ray: Ray, s
     } else {
         turned
     };
-    let Some(&current) = viewer.animation().overrides.get(drag.node) else {
+    if drag.node >= viewer.animation().overrides.len() {
         return;
-    };
-    let rotation = rotate_override(drag.before.rotation(), drag.base, drag.drag.ring.axis, angle);
+    }
     let joint_override = JointOverride {
-        euler_degrees: euler_degrees_near(rotation, current.euler_degrees),
+        rotation: rotate_override(drag.before.rotation, drag.base, drag.drag.ring.axis, angle),
         ..drag.before
     };
     drag.angle = angle;

@@ -17,6 +17,29 @@ pub struct SkeletonPanelState {
     /// of angles nearer these (see [`euler_degrees_near`]), so that the read-out does not jump half a
     /// turn as the rotation passes 90° about Y.
     pub euler_shown: Option<(usize, glam::Vec3)>,
+    /// The bend sliders' angles: kept as set while the bend they made is the one in force, so a
+    /// slider holds the value the user dragged it to; read out afresh (near these) when the bend
+    /// changed some other way (gizmo, IK, undo).
+    pub bend_shown: Option<BendReadout>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BendReadout {
+    pub node: usize,
+    /// The bend these angles were shown for.
+    pub rotation: glam::Quat,
+    pub degrees: glam::Vec3,
+}
+
+impl BendReadout {
+    /// The angles to show for `rotation` on `node`, given what was shown before.
+    fn degrees_for(shown: Option<BendReadout>, node: usize, rotation: glam::Quat) -> glam::Vec3 {
+        match shown.filter(|s| s.node == node) {
+            Some(s) if s.rotation == rotation => s.degrees,
+            Some(s) => euler_degrees_near(rotation, s.degrees),
+            None => euler_degrees_near(rotation, glam::Vec3::ZERO),
+        }
+    }
 }
 
 pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
@@ -66,7 +89,7 @@ pub fn skeleton_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut Skelet
             }
         });
     ui.separator();
-    joint_details(ui, viewer, &mut state.euler_shown);
+    joint_details(ui, viewer, state);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -149,7 +172,7 @@ fn trs_grid(ui: &mut egui::Ui, id: &str, trs: &Trs, euler: Option<glam::Vec3>) {
     });
 }
 
-fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, euler_shown: &mut Option<(usize, glam::Vec3)>) {
+fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut SkeletonPanelState) {
     let Some(node) = viewer.view.selected_joint.filter(|&n| n < viewer.rig().nodes.len()) else {
         ui.label("Select a joint in the tree or click the mesh.");
         return;
@@ -162,11 +185,12 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, euler_shown: &mut Optio
     ));
     ui.label("Animated pose (local)");
     let animated = viewer.pose().locals[node];
-    let near = euler_shown
+    let near = state
+        .euler_shown
         .filter(|(shown, _)| *shown == node)
         .map_or(glam::Vec3::ZERO, |(_, e)| e);
     let euler = euler_degrees_near(animated.rotation, near);
-    *euler_shown = Some((node, euler));
+    state.euler_shown = Some((node, euler));
     trs_grid(ui, "animated", &animated, Some(euler));
     ui.label("Bind pose (local)");
     trs_grid(ui, "rest", &rig.nodes[node].rest, None);
@@ -174,8 +198,10 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, euler_shown: &mut Optio
     ui.label("Bend by hand (on top of the clip)");
     let mut value = viewer.animation().overrides[node];
     let mut changed = false;
-    for (axis, v) in ["X", "Y", "Z"].iter().zip(value.euler_degrees.as_mut()) {
-        changed |= ui
+    let mut degrees = BendReadout::degrees_for(state.bend_shown, node, value.rotation);
+    let mut turned = false;
+    for (axis, v) in ["X", "Y", "Z"].iter().zip(degrees.as_mut()) {
+        turned |= ui
             .add(
                 egui::Slider::new(v, -180.0..=180.0)
                     .suffix("°")
@@ -183,6 +209,15 @@ fn joint_details(ui: &mut egui::Ui, viewer: &mut Viewer, euler_shown: &mut Optio
             )
             .changed();
     }
+    if turned {
+        value.rotation = crate::anim::euler_degrees_to_rotation(degrees);
+        changed = true;
+    }
+    state.bend_shown = Some(BendReadout {
+        node,
+        rotation: value.rotation,
+        degrees,
+    });
     let speed = (viewer.document().rest_bounds.size() * 0.002).max(1e-4);
     ui.horizontal(|ui| {
         for (axis, v) in ["X", "Y", "Z"].iter().zip(value.translation.as_mut()) {

@@ -187,7 +187,7 @@ mod tests {
 
     fn pose(value: f32) -> StepState {
         let mut overrides = vec![JointOverride::IDENTITY; 2];
-        overrides[1].euler_degrees.x = value;
+        overrides[1].rotation = glam::Quat::from_rotation_x(value);
         StepState::Pose(PoseSnapshot {
             overrides,
             morph_overrides: Vec::new(),

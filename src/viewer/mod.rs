@@ -463,9 +463,9 @@ impl Viewer {
             return;
         };
         let mut bend = overrides[node];
-        let wrap = |degrees: f32| (degrees + 180.0).rem_euclid(360.0) - 180.0;
-        bend.euler_degrees.x = wrap(bend.euler_degrees.x + dy * 0.5);
-        bend.euler_degrees.y = wrap(bend.euler_degrees.y + dx * 0.5);
+        let turn =
+            glam::Quat::from_rotation_x((dy * 0.5).to_radians()) * glam::Quat::from_rotation_y((dx * 0.5).to_radians());
+        bend.rotation = (bend.rotation * turn).normalize();
         self.set_override(node, bend);
     }
 

@@ -3,7 +3,7 @@
 //! time: free), digits type an exact amount, Enter confirms and Esc cancels. A plain state machine: keys and
 //! cursor positions in, the joint's hand-made pose change out; the window only feeds it.
 
-use super::{euler_degrees_near, parent_space_delta, rotate_override, screen_turn, snap};
+use super::{parent_space_delta, rotate_override, screen_turn, snap};
 use crate::anim::JointOverride;
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -214,10 +214,9 @@ impl ModalTransform {
         match self.kind {
             ModalKind::Rotate => {
                 let (axis, angle) = self.rotation();
-                let base = self.frame.world_rotation * before.rotation().conjugate();
-                let turned = rotate_override(before.rotation(), base, axis, angle);
+                let base = self.frame.world_rotation * before.rotation.conjugate();
                 JointOverride {
-                    euler_degrees: euler_degrees_near(turned, before.euler_degrees),
+                    rotation: rotate_override(before.rotation, base, axis, angle),
                     ..before
                 }
             }
@@ -257,6 +256,7 @@ impl ModalTransform {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::anim::gizmo::euler_degrees_near;
     use std::f32::consts::FRAC_PI_2;
 
     fn frame(world_rotation: Quat) -> JointFrame {
@@ -294,8 +294,8 @@ mod tests {
             ModalStep::Confirmed
         );
         let result = rotate.result();
-        assert!(same_rotation(result.rotation(), Quat::from_rotation_x(FRAC_PI_2)));
-        assert!((result.euler_degrees - Vec3::new(90.0, 0.0, 0.0)).length() < 1e-3);
+        assert!(same_rotation(result.rotation, Quat::from_rotation_x(FRAC_PI_2)));
+        assert!((euler_degrees_near(result.rotation, Vec3::ZERO) - Vec3::new(90.0, 0.0, 0.0)).length() < 1e-3);
         assert_eq!(rotate.describe(), "Rotate X 90°");
         assert_eq!((result.translation, result.scale), (Vec3::ZERO, 1.0));
     }
@@ -308,9 +308,9 @@ mod tests {
         let mut rotate = ModalTransform::new(ModalKind::Rotate, frame(quarter_z), Vec2::new(150.0, 100.0));
         run(&mut rotate, &[Axis(0), Digit(9), Digit(0)]);
         let result = rotate.result();
-        assert!(same_rotation(result.rotation(), Quat::from_rotation_y(-FRAC_PI_2)));
+        assert!(same_rotation(result.rotation, Quat::from_rotation_y(-FRAC_PI_2)));
         // The joint's world rotation becomes a quarter about X after the one about Z.
-        let world = quarter_z * result.rotation();
+        let world = quarter_z * result.rotation;
         assert!(same_rotation(world, Quat::from_rotation_x(FRAC_PI_2) * quarter_z));
 
         // X again: the joint's own X (world Y here), which in its own frame is plain X.
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(rotate.lock(), AxisLock::Local(0));
         assert_eq!(rotate.describe(), "Rotate X (local) 90°");
         assert!(same_rotation(
-            rotate.result().rotation(),
+            rotate.result().rotation,
             Quat::from_rotation_x(FRAC_PI_2)
         ));
         // A third time: free again (the view axis), and another axis locks its world axis at once.
@@ -340,7 +340,7 @@ mod tests {
         run(&mut rotate, &[Backspace, Backspace]);
         assert_eq!(rotate.typed_amount(), Some(-45.0));
         assert!(same_rotation(
-            rotate.result().rotation(),
+            rotate.result().rotation,
             Quat::from_rotation_z(-45f32.to_radians())
         ));
         run(&mut rotate, &[Backspace, Backspace, Backspace]);
@@ -355,7 +355,7 @@ mod tests {
         rotate.pointer(Vec2::new(135.0, 65.0), false);
         rotate.pointer(Vec2::new(100.0, 50.0), false);
         assert!(same_rotation(
-            rotate.result().rotation(),
+            rotate.result().rotation,
             Quat::from_rotation_z(FRAC_PI_2)
         ));
         // On past the left and down to below: three quarters, every turn counted.
@@ -373,7 +373,7 @@ mod tests {
         rotate.key(Axis(2));
         rotate.pointer(Vec2::new(100.0, 50.0), false);
         assert!(same_rotation(
-            rotate.result().rotation(),
+            rotate.result().rotation,
             Quat::from_rotation_z(-FRAC_PI_2)
         ));
     }
@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn nothing_turned_is_the_change_before_and_esc_cancels() {
         let before = JointOverride {
-            euler_degrees: Vec3::new(12.3, -45.6, 78.9),
+            rotation: crate::anim::euler_degrees_to_rotation(Vec3::new(12.3, -45.6, 78.9)),
             translation: Vec3::new(0.1, 0.2, 0.3),
             scale: 1.5,
         };
@@ -409,7 +409,7 @@ mod tests {
         // With nothing turned the result is the change before, bit for bit, whatever the cursor did.
         let untouched = ModalTransform::new(ModalKind::Rotate, start, Vec2::new(150.0, 100.0));
         assert_eq!(untouched.result().translation, before.translation);
-        assert!(same_rotation(untouched.result().rotation(), before.rotation()));
+        assert!(same_rotation(untouched.result().rotation, before.rotation));
         assert_eq!(rotate.key(Cancel), ModalStep::Cancelled);
     }
 
@@ -431,6 +431,6 @@ mod tests {
         // Typed: 2 along Z is 4 in the parent's space.
         run(&mut grab, &[Axis(2), Digit(2)]);
         assert!((grab.result().translation - Vec3::new(0.0, 0.0, 4.0)).length() < 1e-6);
-        assert_eq!(grab.result().euler_degrees, Vec3::ZERO, "a move leaves the rotation");
+        assert_eq!(grab.result().rotation, Quat::IDENTITY, "a move leaves the rotation");
     }
 }

@@ -108,13 +108,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
         viewer.view.selected_joint = joints.selected;
     }
     for (node, degrees) in joints.bends {
-        viewer.set_override(
-            node,
-            JointOverride {
-                euler_degrees: degrees,
-                ..JointOverride::IDENTITY
-            },
-        );
+        viewer.set_override(node, JointOverride::from_euler_degrees(degrees));
     }
     add_layers_and_markers(&mut viewer, request)?;
     if let Some(angle) = request.camera {
