@@ -6,6 +6,10 @@
 //! The script reruns when HEAD moves (a checkout, a commit: `.git/HEAD` and the ref it points
 //! to) or the index changes (`git add`); an edit that is not yet staged does not rerun it, so the
 //! `-dirty` mark of a local build can lag behind until the next commit or `git add`.
+//!
+//! For a Windows target it also builds the executable's resources (`windows_resources`): the
+//! version information Explorer shows, and the icon when `RIGSCOPE_WINDOWS_ICON` names an `.ico`
+//! (`packaging/windows.sh` makes one from `assets/icon/rigscope.svg`). Other targets skip this.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,6 +26,76 @@ fn main() {
         }
     };
     println!("cargo:rustc-env=RIGSCOPE_COMMIT={commit}");
+    // The target's OS, not the OS the build script runs on: cross builds from Linux included.
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows") {
+        windows_resources();
+    }
+}
+
+/// The environment variable naming the `.ico` to put in `rigscope.exe`.
+const ICON_ENV: &str = "RIGSCOPE_WINDOWS_ICON";
+
+/// Writes `rigscope.rc` into `OUT_DIR` and compiles it into the rigscope binary with
+/// `embed-resource` (MinGW's `windres` for `*-windows-gnu`, `rc.exe` or `llvm-rc` for MSVC): a
+/// VERSIONINFO block from the package's version, and the icon named by `RIGSCOPE_WINDOWS_ICON`.
+/// Without that variable the executable has no icon, and cargo prints a warning saying so; with it,
+/// a resource compiler that cannot be found or fails is an error.
+fn windows_resources() {
+    println!("cargo:rerun-if-env-changed={ICON_ENV}");
+    let icon = std::env::var_os(ICON_ENV)
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from);
+    let mut rc = String::new();
+    if let Some(icon) = &icon {
+        assert!(icon.is_file(), "{ICON_ENV}={} is not a file", icon.display());
+        println!("cargo:rerun-if-changed={}", icon.display());
+        let path = icon.to_str().unwrap_or_else(|| panic!("{ICON_ENV} is not valid UTF-8"));
+        // The first icon in the file, by ID, is the one Explorer shows for the executable.
+        rc.push_str(&format!("1 ICON {}\n\n", rc_string(path)));
+    } else {
+        println!("cargo:warning=rigscope.exe gets no icon: {ICON_ENV} is not set (packaging/windows.sh sets it)");
+    }
+    let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
+    let (major, minor, patch) = (version("MAJOR"), version("MINOR"), version("PATCH"));
+    let full = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+    let strings = [
+        ("FileDescription", "Rigscope"),
+        ("ProductName", "Rigscope"),
+        ("FileVersion", full.as_str()),
+        ("ProductVersion", full.as_str()),
+        ("InternalName", "rigscope"),
+        ("OriginalFilename", "rigscope.exe"),
+        ("LegalCopyright", "MIT OR Apache-2.0"),
+    ];
+    rc.push_str(&format!(
+        "1 VERSIONINFO\nFILEVERSION {major},{minor},{patch},0\nPRODUCTVERSION {major},{minor},{patch},0\n\
+         FILEOS 0x40004\nFILETYPE 0x1\nBEGIN\n  BLOCK \"StringFileInfo\"\n  BEGIN\n    \
+         BLOCK \"040904B0\"\n    BEGIN\n"
+    ));
+    for (key, value) in strings {
+        rc.push_str(&format!("      VALUE {}, {}\n", rc_string(key), rc_string(value)));
+    }
+    // U.S. English (0x409), Unicode (1200), as the string block's name says.
+    rc.push_str(
+        "    END\n  END\n  BLOCK \"VarFileInfo\"\n  BEGIN\n    VALUE \"Translation\", 0x409, 1200\n  END\nEND\n",
+    );
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let rc_path = out_dir.join("rigscope.rc");
+    std::fs::write(&rc_path, rc).unwrap_or_else(|e| panic!("cannot write {}: {e}", rc_path.display()));
+    let result = embed_resource::compile_for(&rc_path, ["rigscope"], embed_resource::NONE);
+    if icon.is_some() {
+        result
+            .manifest_required()
+            .unwrap_or_else(|e| panic!("the Windows resources: {e}"));
+    } else if let Err(e) = result.manifest_optional() {
+        panic!("the Windows resources: {e}");
+    }
+}
+
+/// `text` as a resource-script string literal: in quotes, with quotes doubled and backslashes
+/// escaped (windres and rc.exe read `\\` as one backslash).
+fn rc_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\"\""))
 }
 
 /// Runs git in `dir` and returns its trimmed standard output, or `None` when git is missing or

@@ -38,12 +38,27 @@ pub(super) struct WindowState {
     pub(super) handed_over: std::collections::VecDeque<PathBuf>,
 }
 
+/// The title bar and taskbar show the icon build.rs puts in rigscope.exe (resource 1); a build made
+/// without one (no `RIGSCOPE_WINDOWS_ICON`) keeps Windows' default.
+#[cfg(windows)]
+fn with_exe_icon(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+    use winit::platform::windows::{IconExtWindows, WindowAttributesExtWindows};
+    match winit::window::Icon::from_resource(1, None) {
+        Ok(icon) => attributes
+            .with_window_icon(Some(icon.clone()))
+            .with_taskbar_icon(Some(icon)),
+        Err(_) => attributes,
+    }
+}
+
 impl WindowState {
     pub(super) fn new(event_loop: &ActiveEventLoop, title: &str, size: (f32, f32)) -> Result<WindowState, WindowError> {
         let attributes = Window::default_attributes()
             .with_title(title)
             .with_inner_size(LogicalSize::new(size.0, size.1))
             .with_min_inner_size(LogicalSize::new(320.0, 240.0));
+        #[cfg(windows)]
+        let attributes = with_exe_icon(attributes);
         let window = Arc::new(event_loop.create_window(attributes).map_err(WindowError::Open)?);
         Self::for_window(event_loop, window)
     }
