@@ -18,7 +18,7 @@ pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{
     Budget, FbxFinding, FbxFindingKind, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice,
-    read_file_bounded,
+    mikktspace_tangents, read_file_bounded,
 };
 pub use skinning::SkinningMethod;
 

@@ -110,8 +110,8 @@ impl SceneRenderer {
         }
         if untangented > 0 {
             log::info!(
-                "{untangented} primitive(s) with a normal map but no TANGENT are drawn without their normal map \
-                 (tangents are not generated yet)"
+                "{untangented} primitive(s) with a normal map but no tangents (MikkTSpace found no triangle to \
+                 work on) are drawn without their normal map"
             );
         }
         let skinned_normal_maps = draws

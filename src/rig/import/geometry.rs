@@ -6,6 +6,7 @@ use super::accessor::{
     self, Budget, BudgetExceeded, Buffers, FLOAT, FLOAT_OR_NORM, FLOAT_OR_SNORM, FLOAT_OR_UNORM, ReadError, UINT_8_16,
     UINT_ANY,
 };
+use super::tangents;
 use crate::rig::{
     ImportFacts, Influences, Material, Mesh, MorphTarget, Primitive, PrimitiveFacts, RigError, SkippedPrimitive,
     smooth_normals,
@@ -299,7 +300,7 @@ fn read_triangles(
             )));
         }
     }
-    Ok(Primitive {
+    let mut read = Primitive {
         positions,
         normals,
         uvs,
@@ -309,7 +310,20 @@ fn read_triangles(
         indices,
         material: primitive.material().index(),
         colors,
-    })
+    };
+    if let Some(normal_map) = material.normal_texture
+        && read.tangents.is_empty()
+    {
+        budget.charge(n as u64 * 16, "generated tangents")?;
+        let uvs: Vec<Vec2> = read
+            .uv_set(normal_map.uv.set)
+            .iter()
+            .map(|&t| normal_map.uv.apply(t))
+            .collect();
+        read.tangents =
+            tangents::mikktspace_tangents(&read.positions, &read.normals, &uvs, &read.indices).unwrap_or_default();
+    }
+    Ok(read)
 }
 
 /// `TEXCOORD_0` and `TEXCOORD_1` as the file gives them, where a texture other than the base

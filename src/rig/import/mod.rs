@@ -30,6 +30,7 @@ mod material;
 mod meshopt;
 mod skeleton;
 mod source;
+mod tangents;
 mod validate;
 
 use super::*;
@@ -40,6 +41,7 @@ pub use accessor::{Budget, BudgetExceeded, human_bytes};
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
 pub use source::{FileError, UriError, read_file_bounded};
+pub use tangents::mikktspace_tangents;
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.
