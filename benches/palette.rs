@@ -37,6 +37,22 @@ fn palette_build(c: &mut Criterion) {
                     black_box(&palette);
                 })
             });
+            // The two passes apart, to see where the time goes.
+            group.bench_function(BenchmarkId::new(format!("{} world pass", shape.label()), joints), |b| {
+                b.iter(|| {
+                    local_to_world(&rig.nodes, black_box(&locals), &mut worlds);
+                    black_box(&worlds);
+                })
+            });
+            group.bench_function(
+                BenchmarkId::new(format!("{} palette pass", shape.label()), joints),
+                |b| {
+                    b.iter(|| {
+                        build_palette(&skin.joints, &skin.inverse_binds, black_box(&worlds), &mut palette);
+                        black_box(&palette);
+                    })
+                },
+            );
             // The world pass one local at a time, as before the AVX-512 kernel converted 32 at
             // a time (the same bits): the before of that change, in the same run.
             group.bench_function(BenchmarkId::new(format!("{} per joint", shape.label()), joints), |b| {

@@ -129,16 +129,26 @@ unsafe fn elements(locals: &[Trs; BLOCK], parity: usize) -> [[__m512; 3]; 4] {
         );
         let (t, s) = ([tx, ty, tz], [sx, sy, sz]);
         let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
-        let (two, minus_two) = (_mm512_set1_ps(2.0), _mm512_set1_ps(-2.0));
+        // The factors `super::trs` multiplies out, with adds where they give the same bits, to
+        // spare the multiplier (one 512-bit product a cycle on some cores) for the elements:
+        // q + q is q·2 exactly (overflow, zeros, infinities and NaNs alike), and −0 − 2q is
+        // q·(−2) (the sign of zero kept; a NaN passes through as the product passes it).
+        let twice = [
+            _mm512_add_ps(q[0], q[0]),
+            _mm512_add_ps(q[1], q[1]),
+            _mm512_add_ps(q[2], q[2]),
+            _mm512_add_ps(q[3], q[3]),
+        ];
+        let minus_zero = _mm512_set1_ps(-0.0);
         let f = [
-            _mm512_mul_ps(q[0], two),
-            _mm512_mul_ps(q[1], two),
-            _mm512_mul_ps(q[2], two),
-            _mm512_mul_ps(q[3], two),
-            _mm512_mul_ps(q[0], minus_two),
-            _mm512_mul_ps(q[1], minus_two),
-            _mm512_mul_ps(q[2], minus_two),
-            _mm512_mul_ps(q[3], minus_two),
+            twice[0],
+            twice[1],
+            twice[2],
+            twice[3],
+            _mm512_sub_ps(minus_zero, twice[0]),
+            _mm512_sub_ps(minus_zero, twice[1]),
+            _mm512_sub_ps(minus_zero, twice[2]),
+            _mm512_sub_ps(minus_zero, twice[3]),
             _mm512_mul_ps(q[0], zero),
         ];
         let (p, r, s_, u) = super::ROTATION;
@@ -151,9 +161,15 @@ unsafe fn elements(locals: &[Trs; BLOCK], parity: usize) -> [[__m512; 3]; 4] {
                     c if c == k => one,
                     _ => zero,
                 };
-                let scale = if c == 3 { one } else { s[c] };
                 let inner = _mm512_fmadd_ps(q[s_[e] as usize], f[u[e] as usize], base);
-                *element = _mm512_mul_ps(_mm512_fmadd_ps(q[p[e] as usize], f[r[e] as usize], inner), scale);
+                let unscaled = _mm512_fmadd_ps(q[p[e] as usize], f[r[e] as usize], inner);
+                // The translation's scale is 1, and x·1 is x for every x a fused multiply-add
+                // returns (never a signalling NaN).
+                *element = if c == 3 {
+                    unscaled
+                } else {
+                    _mm512_mul_ps(unscaled, s[c])
+                };
             }
         }
         l
