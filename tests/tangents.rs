@@ -144,3 +144,100 @@ fn normal_mapped_primitives_without_tangent_get_frames_that_follow_their_texture
         assert!(checked >= 1, "{file} has a normal-mapped primitive");
     }
 }
+
+/// Ready Player Me's avatar (its tangents as stored) with every third joint bent, skinned on the
+/// CPU with `method`.
+fn bent_avatar_skinned(
+    method: rigscope::rig::SkinningMethod,
+) -> Option<(
+    rigscope::rig::Rig,
+    rigscope::skin::SkinnedPose,
+    rigscope::anim::PoseBuffers,
+)> {
+    use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};
+    let dir = common::shared_folder("corpus")?.join("rigs");
+    let rig = common::load_rig(&dir, "readyplayer.me.glb");
+    let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
+    for (k, o) in overrides.iter_mut().enumerate().step_by(3) {
+        *o = JointOverride::from_euler_degrees(Vec3::new(25.0, -10.0 * (k % 4) as f32, 15.0));
+    }
+    let mut pose = PoseBuffers::new(&rig);
+    let inputs = PoseInputs {
+        overrides: &overrides,
+        dual_quaternions: true,
+        ..PoseInputs::clip_at(None, 0.0)
+    };
+    evaluate_pose(&rig, &inputs, &mut pose);
+    let mut skinned = rigscope::skin::SkinnedPose::new(&rig);
+    skinned.skin(&rig, &pose, method);
+    Some((rig, skinned, pose))
+}
+
+#[test]
+fn the_cpu_path_moves_tangents_by_each_vertex_s_blended_matrix() {
+    let Some((rig, skinned, pose)) = bent_avatar_skinned(rigscope::rig::SkinningMethod::Lbs) else {
+        return;
+    };
+    let mut checked = 0;
+    for (i, instance) in rig.instances.iter().enumerate() {
+        for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+            let (Some(influences), false) = (&primitive.influences, primitive.tangents.is_empty()) else {
+                continue;
+            };
+            let out = &skinned.meshes[i][k];
+            assert_eq!(out.tangents.len(), primitive.vertex_count());
+            let (mut worst, mut turned) = (0.0f64, 0);
+            for (v, (t, got)) in primitive.tangents.iter().zip(&out.tangents).enumerate() {
+                turned += usize::from(got.truncate().angle_between(t.truncate()) > 5f32.to_radians());
+                // The blended matrix in f64, applied to the tangent as a direction.
+                let mut blended = glam::DMat3::ZERO;
+                for (joint, weight) in influences.of_vertex(v) {
+                    let m = pose.palettes[i][joint as usize].as_dmat4();
+                    blended += glam::DMat3::from_mat4(m) * f64::from(weight);
+                }
+                let expected = blended * t.truncate().as_dvec3();
+                let error = (got.truncate().as_dvec3() - expected).length() / expected.length().max(1e-6);
+                worst = worst.max(error);
+                assert_eq!(got.w, t.w, "the bitangent's side is kept");
+            }
+            eprintln!("instance {i} primitive {k}: worst relative error {worst:.2e}, {turned} tangents turned over 5°");
+            assert!(turned > primitive.vertex_count() / 4, "the bends turn the surface");
+            assert!(worst < 1e-4, "instance {i} primitive {k}: {worst}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} skinned primitives with tangents");
+}
+
+#[test]
+fn dual_quaternion_skinning_keeps_each_tangent_s_angle_to_its_normal() {
+    use rigscope::rig::SkinningMethod;
+    let Some((rig, skinned, _)) = bent_avatar_skinned(SkinningMethod::Dqs) else {
+        return;
+    };
+    let mut checked = 0;
+    for (i, instance) in rig.instances.iter().enumerate() {
+        for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
+            if primitive.influences.is_none() || primitive.tangents.is_empty() {
+                continue;
+            }
+            let out = &skinned.meshes[i][k];
+            let mut worst = 0.0f32;
+            let frames = primitive
+                .tangents
+                .iter()
+                .zip(&primitive.normals)
+                .zip(out.tangents.iter().zip(&out.normals));
+            for ((t, n), (t_out, n_out)) in frames {
+                // A rotation (and uniform scale) per vertex: angles stay as they were.
+                let before = t.truncate().angle_between(*n);
+                let after = t_out.truncate().angle_between(*n_out);
+                worst = worst.max((after - before).abs().to_degrees());
+            }
+            eprintln!("instance {i} primitive {k}: worst change of angle {worst:.4}°");
+            assert!(worst < 0.05, "instance {i} primitive {k}: {worst}°");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4);
+}

@@ -15,7 +15,7 @@ pub use crate::rig::SkinningMethod;
 use crate::rig::{Influences, Rig};
 pub use blend::DqsBlend;
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
-use glam::{Mat3, Mat4, Vec3};
+use glam::{Mat3, Mat4, Vec3, Vec4};
 pub use shape::ShapeError;
 pub(crate) use shape::check_shape;
 
@@ -84,6 +84,42 @@ pub fn skin_lbs_reference(
 pub struct SkinnedPrimitive {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
+    /// The primitive's tangents moved with its vertices (w: the bitangent's sign, kept), not
+    /// normalized, as the vertex shader moves them; empty for a primitive without tangents.
+    pub tangents: Vec<Vec4>,
+}
+
+/// The points one tangent away from each vertex, and where skinning takes them: the tangent
+/// moves as a direction under the vertex's own blended transform, which is affine in the
+/// position for every method (LBS, DQS and their blend), so the skinned tip less the skinned
+/// vertex is the skinned tangent exactly — the way `shaders/mesh.wgsl` moves them.
+#[derive(Debug, Default)]
+struct TangentTips {
+    tips: Vec<Vec3>,
+    skinned: SkinnedPrimitive,
+}
+
+impl TangentTips {
+    /// How far out the tip is put: the position's own size (at least 1), so that the difference
+    /// of two skinned points keeps f32's precision (as `shaders/mesh.wgsl` does).
+    fn reach(position: Vec3) -> f32 {
+        position.length().max(1.0)
+    }
+
+    fn place(&mut self, positions: &[Vec3], tangents: &[Vec4]) {
+        self.tips.clear();
+        let tips = positions.iter().zip(tangents);
+        self.tips.extend(tips.map(|(&p, t)| p + t.truncate() * Self::reach(p)));
+        let n = positions.len();
+        self.skinned.positions.resize(n, Vec3::ZERO);
+        self.skinned.normals.resize(n, Vec3::ZERO);
+    }
+
+    fn tangents_into(&self, positions: &[Vec3], skinned: &[Vec3], tangents: &[Vec4], out: &mut Vec<Vec4>) {
+        out.clear();
+        let moved = (self.skinned.positions.iter().zip(skinned)).zip(positions.iter().zip(tangents));
+        out.extend(moved.map(|((tip, at), (&p, t))| ((*tip - *at) / Self::reach(p)).extend(t.w)));
+    }
 }
 
 /// The CPU path's skinned vertices, kept between frames so that a frame allocates nothing.
@@ -99,6 +135,7 @@ pub struct SkinnedPose {
     blend: std::sync::Arc<DqsBlend>,
     /// Dual quaternion results of the blended method, before they are mixed in.
     blend_scratch: SkinnedPrimitive,
+    tangent_tips: TangentTips,
 }
 
 /// Numbers the calls of [`SkinnedPose::skin`], so that a copy of the vertices (on the GPU) can
@@ -120,6 +157,7 @@ impl SkinnedPose {
                         .map(|p| SkinnedPrimitive {
                             positions: p.positions.clone(),
                             normals: p.normals.clone(),
+                            tangents: p.tangents.clone(),
                         })
                         .collect()
                 })
@@ -143,6 +181,7 @@ impl SkinnedPose {
             generation: 0,
             blend: std::sync::Arc::new(DqsBlend::of_file(rig)),
             blend_scratch: SkinnedPrimitive::default(),
+            tangent_tips: TangentTips::default(),
         }
     }
 
@@ -196,39 +235,82 @@ impl SkinnedPose {
                     } else {
                         (&primitive.positions, &primitive.normals)
                     };
-                match method {
-                    // Big meshes over rayon's pool (from 64k vertices on two cores; no thread is
-                    // started per frame).
-                    SkinningMethod::Lbs => fast::skin_lbs_parallel(
-                        fast::Kernel::detect(),
-                        0,
-                        &pose.palettes[i],
-                        influences,
-                        p,
-                        Some((n, &mut out.normals)),
-                        &mut out.positions,
-                    ),
-                    SkinningMethod::Dqs => skin_dqs(
-                        &pose.dual_quats[i],
-                        influences,
-                        p,
+                let skin = PrimitiveSkinning {
+                    method,
+                    pose,
+                    instance: i,
+                    influences,
+                    blend: self.blend.of(i, k),
+                };
+                skin.run(p, n, &mut out.positions, &mut out.normals, &mut self.blend_scratch);
+                if primitive.tangents.len() == p.len() {
+                    let tips = &mut self.tangent_tips;
+                    tips.place(p, &primitive.tangents);
+                    let skinned = &mut tips.skinned;
+                    skin.run(
+                        &tips.tips,
                         n,
-                        &mut out.positions,
-                        &mut out.normals,
-                    ),
-                    SkinningMethod::Blended => blend::skin_blended(
-                        &pose.palettes[i],
-                        &pose.dual_quats[i],
-                        influences,
-                        self.blend.of(i, k),
-                        p,
-                        n,
-                        &mut out.positions,
-                        &mut out.normals,
+                        &mut skinned.positions,
+                        &mut skinned.normals,
                         &mut self.blend_scratch,
-                    ),
+                    );
+                    tips.tangents_into(p, &out.positions, &primitive.tangents, &mut out.tangents);
                 }
             }
+        }
+    }
+}
+
+/// One primitive's skinning as a frame asks for it: the method, and the pose's palettes and blend.
+struct PrimitiveSkinning<'a> {
+    method: SkinningMethod,
+    pose: &'a PoseBuffers,
+    instance: usize,
+    influences: &'a Influences,
+    blend: &'a [f32],
+}
+
+impl PrimitiveSkinning<'_> {
+    fn run(
+        &self,
+        positions: &[Vec3],
+        normals: &[Vec3],
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+        blend_scratch: &mut SkinnedPrimitive,
+    ) {
+        let i = self.instance;
+        match self.method {
+            // Big meshes over rayon's pool (from 64k vertices on two cores; no thread is
+            // started per frame).
+            SkinningMethod::Lbs => fast::skin_lbs_parallel(
+                fast::Kernel::detect(),
+                0,
+                &self.pose.palettes[i],
+                self.influences,
+                positions,
+                Some((normals, out_normals)),
+                out_positions,
+            ),
+            SkinningMethod::Dqs => skin_dqs(
+                &self.pose.dual_quats[i],
+                self.influences,
+                positions,
+                normals,
+                out_positions,
+                out_normals,
+            ),
+            SkinningMethod::Blended => blend::skin_blended(
+                &self.pose.palettes[i],
+                &self.pose.dual_quats[i],
+                self.influences,
+                self.blend,
+                positions,
+                normals,
+                out_positions,
+                out_normals,
+                blend_scratch,
+            ),
         }
     }
 }
