@@ -7,7 +7,8 @@ struct Frame {
     view_proj: mat4x4<f32>,
     camera_position: vec4<f32>,
     light_direction: vec4<f32>,
-    // x: view flags (FLAG_*), y: the shaded view's tone curve (TONEMAP_*)
+    // x: view flags (FLAG_*), y: the shaded view's tone curve (TONEMAP_*), z: what lights
+    // the shaded view (LIGHT_*)
     view: vec4<u32>,
     // x: the shaded view's exposure as a factor (2^EV)
     tone: vec4<f32>,
@@ -49,6 +50,12 @@ override skinning: u32 = SKIN_LBS;
 const NO_DEFORMATION: f32 = -1e30;
 
 @group(0) @binding(0) var<uniform> frame: Frame;
+// The prefiltered environment (`render::ibl`): specular radiance by roughness in its levels,
+// irradiance over π, and the split-sum table (n·v across, roughness down).
+@group(0) @binding(1) var specular_map: texture_cube<f32>;
+@group(0) @binding(2) var irradiance_map: texture_cube<f32>;
+@group(0) @binding(3) var brdf_table: texture_2d<f32>;
+@group(0) @binding(4) var environment_sampler: sampler;
 @group(2) @binding(0) var<uniform> draw: Draw;
 @group(2) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_color_sampler: sampler;
@@ -292,6 +299,17 @@ fn perturb_normal(in: VertexOut, n: vec3<f32>, mapped: vec3<f32>) -> vec3<f32> {
     return safe_normalize(t * mapped.x + b * mapped.y + n * mapped.z);
 }
 
+// The radiance towards the eye (`v`) of a surface with normal `n` lit by the environment map.
+fn environment_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, emissive: vec3<f32>, n: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
+    let r = max(roughness, MIN_ROUGHNESS);
+    let n_dot_v = clamp(dot(n, v), 0.0, 1.0);
+    let reflected = reflect(-v, n);
+    let prefiltered = textureSampleLevel(specular_map, environment_sampler, reflected, r * SPECULAR_MAX_LOD).rgb;
+    let irradiance = textureSampleLevel(irradiance_map, environment_sampler, n, 0.0).rgb;
+    let ab = textureSampleLevel(brdf_table, environment_sampler, vec2<f32>(n_dot_v, r), 0.0).rg;
+    return ibl_radiance(base, metallic, occlusion, emissive, prefiltered, irradiance, ab);
+}
+
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let mode = view_mode;
@@ -328,7 +346,14 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         }
         let v = normalize(frame.camera_position.xyz - in.world_position);
         let p = material.pbr;
-        let radiance = pbr_radiance(base.rgb, clamp(p.x, 0.0, 1.0), clamp(p.y, 0.0, 1.0), p.z, material.emissive, n, v, l);
+        let metallic = clamp(p.x, 0.0, 1.0);
+        let roughness = clamp(p.y, 0.0, 1.0);
+        var radiance: vec3<f32>;
+        if (frame.view.z == LIGHT_DIRECTIONAL) {
+            radiance = pbr_radiance(base.rgb, metallic, roughness, p.z, material.emissive, n, v, l);
+        } else {
+            radiance = environment_radiance(base.rgb, metallic, roughness, p.z, material.emissive, n, v);
+        }
         return vec4<f32>(tone_map(radiance, frame.tone.x, frame.view.y), base.a);
     }
     // Debug colors get only a little shading, so that the colors stay readable as values.

@@ -58,6 +58,16 @@ fn pbr_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, 
     return direct + ambient * ambient_light * occlusion + emissive;
 }
 
+// The radiance towards the eye under an environment map, by the split sum: `prefiltered` the
+// specular cube along the reflected ray at the surface's roughness, `irradiance` the irradiance
+// cube (over π) along the normal, `ab` the BRDF table's scale and bias of F0 at (n·v, roughness).
+fn ibl_radiance(base: vec3<f32>, metallic: f32, occlusion: f32, emissive: vec3<f32>, prefiltered: vec3<f32>, irradiance: vec3<f32>, ab: vec2<f32>) -> vec3<f32> {
+    let f0 = mix(vec3<f32>(DIELECTRIC_F0), base, metallic);
+    let specular = prefiltered * (f0 * ab.x + ab.y);
+    let diffuse = irradiance * base * (1.0 - metallic);
+    return (diffuse + specular) * occlusion + emissive;
+}
+
 // Khronos PBR Neutral.
 fn tonemap_neutral(color: vec3<f32>) -> vec3<f32> {
     let x = min(color.r, min(color.g, color.b));

@@ -133,6 +133,8 @@ pub struct ViewRenderer {
     rig: Option<(u64, RigGpu)>,
     /// The last prepared frame's signature (see [`FrameUpload::signature`]), rig included.
     signature: u64,
+    /// The environment the shaded view is lit by: the viewer's, as of its last frame.
+    environment: crate::render::environment::Environment,
 }
 
 impl ViewRenderer {
@@ -142,6 +144,7 @@ impl ViewRenderer {
             scene: SceneRenderer::new(&gpu.device, &gpu.queue, format, samples, gpu.cache()),
             rig: None,
             signature: 0,
+            environment: Default::default(),
         }
     }
 
@@ -199,6 +202,11 @@ impl ViewRenderer {
             self.scene.set_grid(&gpu.device, &frame.rest_bounds);
             self.rig = Some((frame.generation, uploaded));
         }
+        if options.mode == crate::render::ViewMode::Shaded
+            && options.light == crate::render::environment::Lighting::Environment
+        {
+            (self.scene).ensure_environment(&gpu.device, &gpu.queue, gpu.cache(), &self.environment);
+        }
         let Some((_, rig_gpu)) = &mut self.rig else { return };
         rig_gpu.ensure_buffers(&gpu.device, rig, options, path);
         (self.scene).ensure_ghosts(&gpu.device, rig_gpu, rig, options, path);
@@ -216,7 +224,15 @@ impl ViewRenderer {
     /// first (its one changing step, which also records the pose's stage times).
     pub fn prepare_viewer(&mut self, gpu: &Gpu, viewer: &mut Viewer, aspect: f32, timings: &mut FrameTimings) {
         timings.record_stages(viewer.prepare_frame());
+        self.light_with(&viewer.environment);
         self.prepare(gpu, &viewer.frame_state(aspect), timings);
+    }
+
+    /// Lights the shaded view with `environment` from the next [`ViewRenderer::prepare`] on.
+    pub fn light_with(&mut self, environment: &crate::render::environment::Environment) {
+        if self.environment.id() != environment.id() {
+            self.environment = environment.clone();
+        }
     }
 
     /// What the last prepared frame draws: equal signatures, with the same targets and

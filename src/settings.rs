@@ -416,6 +416,7 @@ joint_axes = true
                 ghosts: crate::anim::GhostOptions::default(),
                 bind_skeleton: false,
                 tone: crate::render::pbr::ToneOptions::default(),
+                light: Default::default(),
                 transparent: false,
             },
             last_folder: None,

@@ -1,5 +1,5 @@
 //! The shaded view's metallic-roughness shading on the GPU against the f64 reference of the
-//! glTF specification's BRDF (`render::pbr`), pixel by pixel on flat quads whose every pixel's
+//! glTF specification's BRDF (`render::pbr`) under the directional light, pixel by pixel on flat quads whose every pixel's
 //! surface point, normal and view direction are known; emissive textures with their own
 //! coordinate set and transform.
 
@@ -9,6 +9,7 @@ mod gpu;
 use glam::{DVec3, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;
 use rigscope::draw::render_view;
+use rigscope::render::environment::Lighting;
 use rigscope::render::pbr::{self, Surface, ToneOptions, Tonemap};
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::rig::{Material, Mesh, MeshInstance, Node, Primitive, Rig, Texture, TextureRef, Trs, UvTransform};
@@ -82,11 +83,13 @@ fn lit(base: Vec3, metallic: f32, roughness: f32) -> Material {
     }
 }
 
-/// Renders `rig` looking along −Z from 6 units with `tone`; the image and the view-projection.
+/// Renders `rig` looking along −Z from 6 units with `tone`, lit by the directional light (the
+/// reference's); the image and the view-projection.
 fn render(gpu: &rigscope::render::Gpu, rig: Rig, tone: ToneOptions, size: (u32, u32)) -> (image::RgbaImage, Viewer) {
     let mut viewer = Viewer::new(rig, None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
     viewer.view.options.tone = tone;
+    viewer.view.options.light = Lighting::Directional;
     let image = render_view(gpu, &mut viewer, size.0, size.1).unwrap();
     (image, viewer)
 }
@@ -434,6 +437,7 @@ fn a_normal_map_on_a_skinned_quad_turns_with_its_joint() {
         let mut viewer = Viewer::new(rig.clone(), None);
         gpu::look_along_minus_z(&mut viewer, 6.0);
         viewer.view.options.tone = tone;
+        viewer.view.options.light = Lighting::Directional;
         viewer.set_skinning(SkinningPath::Gpu, method);
         let image = render_view(&gpu, &mut viewer, size.0, size.1).unwrap();
         for k in 0..2 {

@@ -266,6 +266,20 @@ impl App {
                 dialog.offer_path_field(PathPurpose::Compare, &self.viewer, &mut state.ui_state);
                 state.window.request_redraw();
             }
+            UiAction::EnvironmentDialog => {
+                let mut dialog = DialogWatch::start();
+                ui::environment_from_dialog(&mut self.viewer, &mut state.ui_state, |folder| {
+                    let mut picker = rfd::FileDialog::new()
+                        .add_filter("Radiance HDR panorama", &["hdr"])
+                        .set_title("Light with the environment map");
+                    if let Some(folder) = folder {
+                        picker = picker.set_directory(folder);
+                    }
+                    dialog.ended(picker.pick_file())
+                });
+                dialog.offer_path_field(PathPurpose::Environment, &self.viewer, &mut state.ui_state);
+                state.window.request_redraw();
+            }
             UiAction::Screenshot { with_ui } => self.screenshot(with_ui),
             UiAction::ChooseScreenshotFolder => {
                 let picked = rfd::FileDialog::new()

@@ -80,6 +80,7 @@ pub fn prepare_other_side(gpu: &Gpu, renderer: &mut ViewRenderer, viewer: &Viewe
     };
     let (_, other_rect) = side_viewports(comparison.layout, viewport);
     if let Some(frame) = viewer.other_frame_state(aspect(other_rect)) {
+        renderer.light_with(&viewer.environment);
         renderer.prepare(gpu, &frame, &mut FrameTimings::default());
     }
 }

@@ -3,6 +3,7 @@
 //! curves with exposure. The f64 functions here are the reference `shaders/pbr.wgsl` is tested
 //! against; the constants both use are written into the WGSL from here ([`wgsl_constants`]).
 
+use super::environment::Lighting;
 use crate::rig::{Material, TextureRef};
 use glam::{DVec3, Vec4};
 
@@ -205,6 +206,18 @@ pub fn radiance(surface: &Surface, n: DVec3, v: DVec3, l: DVec3) -> DVec3 {
     direct + ambient * ambient_light * surface.occlusion + surface.emissive
 }
 
+/// The radiance leaving a surface point lit by an environment map, by the split sum: `prefiltered`
+/// the specular cube's radiance along the reflected ray at the surface's roughness, `irradiance`
+/// the irradiance cube's (over π) along the normal, `(a, b)` the BRDF table's scale and bias of
+/// F0 at (n·v, roughness). Specular `prefiltered·(F0·A + B)`, diffuse `irradiance·base·(1 −
+/// metallic)`, both occluded; plus emission.
+pub fn ibl_radiance(surface: &Surface, prefiltered: DVec3, irradiance: DVec3, (a, b): (f64, f64)) -> DVec3 {
+    let f0 = DVec3::splat(f64::from(DIELECTRIC_F0)).lerp(surface.base, surface.metallic);
+    let specular = prefiltered * (f0 * a + DVec3::splat(b));
+    let diffuse = irradiance * surface.base * (1.0 - surface.metallic);
+    (diffuse + specular) * surface.occlusion + surface.emissive
+}
+
 /// The WGSL constants the shading and tone curves read, written from the Rust ones.
 pub fn wgsl_constants() -> String {
     let floats = [
@@ -231,7 +244,13 @@ pub fn wgsl_constants() -> String {
         ("TONEMAP_NEUTRAL", Tonemap::Neutral.shader_code()),
         ("TONEMAP_ACES", Tonemap::Aces.shader_code()),
         ("TONEMAP_NONE", Tonemap::None.shader_code()),
+        ("LIGHT_ENVIRONMENT", Lighting::Environment.shader_code()),
+        ("LIGHT_DIRECTIONAL", Lighting::Directional.shader_code()),
     ]);
+    out += &format!(
+        "const SPECULAR_MAX_LOD: f32 = {:?};\n",
+        (super::ibl::SPECULAR_LEVELS - 1) as f32
+    );
     out
 }
 

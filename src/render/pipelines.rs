@@ -21,13 +21,12 @@ impl SceneRenderer {
         samples: u32,
         gpu_cache: Option<&wgpu::PipelineCache>,
     ) -> Self {
-        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("frame"),
-            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
-        });
+        let frame_layout = frame_layout(device);
         let (palette_layout, morph_layout) = skinning_layouts(device, wgpu::ShaderStages::VERTEX);
         let draw_layout = draw_layout(device);
-        let (frame_buffer, frame_bind_group) = frame_buffer(device, &frame_layout);
+        let ibl = crate::render::ibl::IblState::new(device);
+        let frame_buffer = frame_buffer(device);
+        let frame_bind_group = frame_bind_group(device, &frame_layout, &frame_buffer, &ibl);
         let mesh_pipelines = MeshPipelines::new(
             device,
             [&frame_layout, &palette_layout, &draw_layout, &morph_layout],
@@ -62,7 +61,9 @@ impl SceneRenderer {
         });
         SceneRenderer {
             frame_buffer,
+            frame_layout,
             frame_bind_group,
+            ibl,
             palette_layout,
             morph_layout,
             morph_pass: crate::render::morph::MorphPass::new(device),
@@ -136,23 +137,80 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// The frame's uniform buffer (camera and light) and its bind group.
-fn frame_buffer(device: &wgpu::Device, frame_layout: &wgpu::BindGroupLayout) -> (wgpu::Buffer, wgpu::BindGroup) {
-    let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+/// The layout of the frame's bind group: its uniform, and the prefiltered environment (specular
+/// and irradiance cubes, the BRDF table, their sampler) that the shaded view reads.
+fn frame_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let texture = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension,
+            multisampled: false,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("frame"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            texture(1, wgpu::TextureViewDimension::Cube),
+            texture(2, wgpu::TextureViewDimension::Cube),
+            texture(3, wgpu::TextureViewDimension::D2),
+            wgpu::BindGroupLayoutEntry {
+                binding: 4,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The frame's uniform buffer (camera, light, tone).
+fn frame_buffer(device: &wgpu::Device) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("frame"),
         size: std::mem::size_of::<FrameUniform>() as u64,
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
-    });
-    let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+    })
+}
+
+/// The frame's bind group: its uniform and `ibl`'s views.
+pub(super) fn frame_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    buffer: &wgpu::Buffer,
+    ibl: &crate::render::ibl::IblState,
+) -> wgpu::BindGroup {
+    let [specular, irradiance, table] = ibl.views();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("frame"),
-        layout: frame_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: frame_buffer.as_entire_binding(),
-        }],
-    });
-    (frame_buffer, frame_bind_group)
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(specular),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(irradiance),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(table),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::Sampler(&ibl.sampler),
+            },
+        ],
+    })
 }
 
 impl MeshPipelines {

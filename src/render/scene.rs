@@ -302,7 +302,10 @@ impl GpuDraw {
 /// Pipelines and shared resources of the 3D view, for one output color format.
 pub struct SceneRenderer {
     pub(super) frame_buffer: wgpu::Buffer,
+    pub(super) frame_layout: wgpu::BindGroupLayout,
     pub(super) frame_bind_group: wgpu::BindGroup,
+    /// The prefiltered environment the frame's bind group holds.
+    pub(super) ibl: crate::render::ibl::IblState,
     pub(super) palette_layout: wgpu::BindGroupLayout,
     pub(super) morph_layout: wgpu::BindGroupLayout,
     /// Sums the morph targets in use before the meshes are drawn.
@@ -348,6 +351,26 @@ impl SceneRenderer {
             usage: wgpu::BufferUsages::VERTEX,
         });
         self.grid = Some((buffer, vertices.len() as u32));
+    }
+
+    /// Prefilters `environment` for the shaded view unless it is the one computed last (the
+    /// BRDF table too, the first time).
+    pub fn ensure_environment(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cache: Option<&wgpu::PipelineCache>,
+        environment: &crate::render::environment::Environment,
+    ) {
+        if self.ibl.ensure(device, queue, cache, environment) {
+            self.frame_bind_group =
+                crate::render::pipelines::frame_bind_group(device, &self.frame_layout, &self.frame_buffer, &self.ibl);
+        }
+    }
+
+    /// The id of the environment the shaded view is lit by (`None` before one is computed).
+    pub fn environment(&self) -> Option<u64> {
+        self.ibl.computed()
     }
 
     /// Builds the mesh pipelines that drawing `gpu` with `view` needs and that are not built
@@ -404,7 +427,12 @@ impl SceneRenderer {
             view_proj: state.camera.view_projection(state.aspect),
             camera_position: state.camera.eye().extend(1.0),
             light_direction: LIGHT_DIRECTION.normalize().extend(0.0),
-            view: [state.view.shader_flags(), state.view.tone.curve.shader_code(), 0, 0],
+            view: [
+                state.view.shader_flags(),
+                state.view.tone.curve.shader_code(),
+                state.view.light.shader_code(),
+                0,
+            ],
             tone: Vec4::new(state.view.tone.scale(), 0.0, 0.0, 0.0),
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
@@ -430,6 +458,7 @@ impl SceneRenderer {
         ]);
         signature.write_u64(state.skinned.blend().id());
         signature.write_u64(gpu.symmetry_written.map_or(0, |(_, key)| key.wrapping_add(1)));
+        signature.write_u64(self.ibl.computed().unwrap_or(u64::MAX));
         for weights in &state.pose.morph_weights {
             signature.write(bytemuck::cast_slice(weights));
         }

@@ -47,6 +47,7 @@ fn every_shader_module_parses_and_validates() {
         &format!("{}\n{COMPUTE_WGSL}", skinning_wgsl()),
     );
     module("lines.wgsl", LINES_WGSL);
+    module("ibl.wgsl", &super::ibl::ibl_wgsl());
 }
 
 #[test]

@@ -146,6 +146,13 @@ pub struct ViewOptions {
     /// The shaded view's tone curve and exposure (kept only when changed from the defaults).
     #[serde(skip_serializing_if = "crate::render::pbr::ToneOptions::is_default")]
     pub tone: crate::render::pbr::ToneOptions,
+    /// What lights the shaded view: the environment map or the directional light (kept only
+    /// when not the default).
+    #[serde(
+        deserialize_with = "crate::names::or_default",
+        skip_serializing_if = "crate::render::environment::Lighting::is_default"
+    )]
+    pub light: crate::render::environment::Lighting,
     /// Clear to transparent black instead of the background color, so that an image's alpha is
     /// the scene's coverage (`render --transparent`; never saved).
     #[serde(skip)]
@@ -165,6 +172,7 @@ impl Default for ViewOptions {
             ghosts: crate::anim::GhostOptions::default(),
             bind_skeleton: false,
             tone: crate::render::pbr::ToneOptions::default(),
+            light: crate::render::environment::Lighting::Environment,
             transparent: false,
         }
     }

@@ -41,6 +41,13 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
                     state.joint_map_open = true;
                 }
                 compare_menu(ui, viewer, actions);
+                if ui
+                    .button("Environment…")
+                    .on_hover_text("Light the shaded view with an equirectangular .hdr panorama")
+                    .clicked()
+                {
+                    actions.push(UiAction::EnvironmentDialog);
+                }
                 recent_menu(ui, viewer, state, actions);
                 if ui
                     .add_enabled(

@@ -52,6 +52,8 @@ pub enum UiAction {
     SaveAsDialog,
     /// Show the native dialog for a file to compare the open one with.
     CompareDialog,
+    /// Show the native dialog for an environment map (.hdr) to light the shaded view with.
+    EnvironmentDialog,
     /// Skin the current pose on the CPU and in a GPU compute pass and compare.
     Compare,
     /// Save a PNG of the view (with the panels when `with_ui`) into the screenshot folder.
@@ -210,6 +212,27 @@ pub fn compare_with(viewer: &mut Viewer, state: &mut UiState, path: PathBuf) {
         Ok(()) => state.toast(format!("comparing with {shown}")),
         Err(e) => state.toast(format!("cannot compare with {shown}: {e}")),
     }
+}
+
+/// What File ▸ Environment… does: the `.hdr` panorama picked lights the shaded view (with
+/// image-based light turned on), or a toast says why it cannot.
+pub fn environment_from_dialog(
+    viewer: &mut Viewer,
+    state: &mut UiState,
+    pick: impl FnOnce(Option<&Path>) -> Option<PathBuf>,
+) -> bool {
+    let Some(path) = pick_near_open_file(viewer, state, pick) else {
+        return false;
+    };
+    match crate::render::environment::Environment::open(&path) {
+        Ok(environment) => {
+            state.toast(format!("lit by {}", environment.name()));
+            viewer.environment = environment;
+            viewer.view.options.light = crate::render::environment::Lighting::Environment;
+        }
+        Err(e) => state.toast(format!("cannot use the environment: {e}")),
+    }
+    true
 }
 
 /// A file picked by `pick`, started in the open file's folder (else the last one used), whose

@@ -17,6 +17,7 @@ pub enum PathPurpose {
     LoadClips,
     Compare,
     SaveAs,
+    Environment,
 }
 
 impl PathPurpose {
@@ -26,6 +27,7 @@ impl PathPurpose {
             PathPurpose::LoadClips => "Load clips from",
             PathPurpose::Compare => "Compare with",
             PathPurpose::SaveAs => "Save as",
+            PathPurpose::Environment => "Light with the environment map",
         }
     }
 }
@@ -184,6 +186,9 @@ fn carry_out(viewer: &mut Viewer, state: &mut UiState, purpose: PathPurpose, pat
             super::compare_from_dialog(viewer, state, picked);
         }
         PathPurpose::SaveAs => super::clip_list::save_as_from_dialog(viewer, state, |_, _| Some(path.clone())),
+        PathPurpose::Environment => {
+            super::environment_from_dialog(viewer, state, picked);
+        }
     }
 }
 

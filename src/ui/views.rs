@@ -150,6 +150,27 @@ fn tone_controls(ui: &mut egui::Ui, tone: &mut crate::render::pbr::ToneOptions) 
     .on_hover_text("+1 doubles the light, −1 halves it");
 }
 
+/// What lights the shaded view: the environment map (which, and back to the built-in room) or
+/// the directional light.
+fn light_controls(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    use crate::render::environment::{Environment, Lighting};
+    ui.horizontal(|ui| {
+        ui.label("Light");
+        for &light in Lighting::VARIANTS {
+            ui.radio_value(&mut viewer.view.options.light, light, light.label());
+        }
+    });
+    if viewer.view.options.light == Lighting::Environment {
+        ui.horizontal(|ui| {
+            ui.label(viewer.environment.name())
+                .on_hover_text("File ▸ Environment… loads an equirectangular .hdr panorama");
+            if matches!(viewer.environment, Environment::Map { .. }) && ui.small_button("Studio room").clicked() {
+                viewer.environment = Environment::Room;
+            }
+        });
+    }
+}
+
 pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     ui.heading("View");
     for (k, &mode) in ViewMode::VARIANTS.iter().enumerate() {
@@ -160,7 +181,10 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         );
     }
     match viewer.view.options.mode {
-        ViewMode::Shaded => tone_controls(ui, &mut viewer.view.options.tone),
+        ViewMode::Shaded => {
+            light_controls(ui, viewer);
+            tone_controls(ui, &mut viewer.view.options.tone);
+        }
         ViewMode::Weights => {
             ui.checkbox(&mut viewer.view.options.zero_distinct, "Show weight 0 in grey");
         }

@@ -100,6 +100,8 @@ pub struct Viewer {
     playback: Playback,
     /// How the rig is looked at: camera, view options, selection.
     pub view: View,
+    /// The environment map the shaded view is lit by (the built-in room unless one is loaded).
+    pub environment: crate::render::environment::Environment,
     /// Vertices pointed out in the view.
     marks: Marks,
     /// What the frames measured and what went wrong, for the panels to show.
@@ -143,6 +145,7 @@ impl Viewer {
             active: 0,
             playback: Playback::for_rig(&Rig::default(), None),
             view: View::default(),
+            environment: Default::default(),
             marks: Marks::default(),
             diagnostics: Diagnostics::default(),
             background_checks: false,

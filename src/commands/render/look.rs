@@ -3,9 +3,11 @@
 //! view's tone curve and exposure, and a transparent background.
 
 use crate::names;
+use crate::render::environment::{Environment, EnvironmentError, Lighting};
 use crate::render::pbr::{ToneOptions, Tonemap};
 use crate::viewer::Viewer;
 use glam::Vec3;
+use std::path::PathBuf;
 
 /// The arguments of `rigscope render` that place the camera and tone the image.
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
@@ -32,6 +34,14 @@ pub struct LookArgs {
     /// A transparent background: the PNG's alpha is the scene's coverage (the grid is left out).
     #[arg(long)]
     pub transparent: bool,
+    /// What lights the shaded view: the environment map (image-based light) or the directional
+    /// light with a sky/ground ambient (the look before image-based light).
+    #[arg(long, default_value_t = Lighting::Environment, value_parser = names::cli::<Lighting>())]
+    pub light: Lighting,
+    /// An equirectangular Radiance .hdr panorama to light the shaded view with, in place of the
+    /// built-in studio room.
+    #[arg(long, value_name = "FILE.hdr")]
+    pub environment: Option<PathBuf>,
 }
 
 /// A camera on a sphere: azimuth θ from +Z toward +X, polar angle φ from +Y (degrees), radius.
@@ -133,6 +143,7 @@ impl LookArgs {
             curve: self.tonemap,
             exposure: self.exposure,
         };
+        options.light = self.light;
         if self.transparent {
             options.transparent = true;
             options.grid = false;
@@ -155,6 +166,15 @@ impl LookArgs {
             camera.pitch = (90.0 - orbit.phi).to_radians();
             camera.distance = orbit.radius;
         }
+    }
+}
+
+impl LookArgs {
+    /// The environment `--environment` names, read (the built-in room without it).
+    pub fn environment(&self) -> Result<Environment, EnvironmentError> {
+        self.environment
+            .as_deref()
+            .map_or(Ok(Environment::Room), Environment::open)
     }
 }
 

@@ -86,8 +86,9 @@ pub struct RenderArgs {
     /// the same way.
     #[arg(long, default_value_t = Msaa::Auto, value_parser = names::cli::<Msaa>())]
     pub msaa: Msaa,
+    /// Boxed: the command enum's variants stay near one size.
     #[command(flatten)]
-    pub look: LookArgs,
+    pub look: Box<LookArgs>,
     /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
     /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
     /// The viewer's framing (about 34,17) when omitted.
@@ -155,7 +156,7 @@ impl RenderArgs {
             repair: self.fix.plan(),
             compare: (self.compare.as_deref()).map(|file| (demo_or_file(file).map(PathBuf::from), self.layout)),
             msaa: self.msaa,
-            look: self.look.clone(),
+            look: (*self.look).clone(),
         }
     }
 }

@@ -115,6 +115,8 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
         viewer.view.camera.look_from(angle);
     }
     request.look.apply(&mut viewer);
+    viewer.environment =
+        (request.look.environment()).map_err(|e| CommandError::Argument(format!("--environment: {e}")))?;
     let method = request.method.apply(&mut viewer)?;
     viewer.set_skinning(request.path, method);
     if request.mirror_pose {

@@ -14,7 +14,8 @@ pub(crate) struct FrameUniform {
     pub(in crate::render) camera_position: Vec4,
     pub(in crate::render) light_direction: Vec4,
     /// x: the view flags (`ViewOptions::shader_flags`); the mode is the pipeline's. y: the
-    /// shaded view's tone curve (`Tonemap::shader_code`).
+    /// shaded view's tone curve (`Tonemap::shader_code`). z: what lights it
+    /// (`Lighting::shader_code`).
     pub(in crate::render) view: [u32; 4],
     /// x: the shaded view's exposure as a factor (`ToneOptions::scale`).
     pub(in crate::render) tone: Vec4,
