@@ -25,63 +25,12 @@ const KEYS: usize = 21;
 /// A tail of `joints` joints (at least 1) as GLB bytes.
 pub fn demo_glb(joints: usize) -> Vec<u8> {
     let joints = joints.max(1);
-    let height = joints as f32 * SEGMENT;
-    let radius = |y: f32| BASE_RADIUS * (1.0 - TAPER * y / height);
-    let slope = -BASE_RADIUS * TAPER / height;
-
-    let mut positions: Vec<[f32; 3]> = Vec::new();
-    let mut normals: Vec<[f32; 3]> = Vec::new();
-    let mut uvs: Vec<[f32; 2]> = Vec::new();
-    let mut heights: Vec<f32> = Vec::new();
-    let rings = joints * RINGS_PER_SEGMENT + 1;
-    for ring in 0..rings {
-        let y = height * ring as f32 / (rings - 1) as f32;
-        for side in 0..=SIDES {
-            let angle = TAU * side as f32 / SIDES as f32;
-            let (sin, cos) = angle.sin_cos();
-            positions.push([radius(y) * cos, y, radius(y) * sin]);
-            normals.push(Vec3::new(cos, -slope, sin).normalize().to_array());
-            uvs.push([side as f32 / SIDES as f32, y / height]);
-            heights.push(y);
-        }
-    }
-    let mut indices: Vec<u32> = Vec::new();
-    let row = (SIDES + 1) as u32;
-    for ring in 0..(rings - 1) as u32 {
-        for side in 0..SIDES as u32 {
-            let a = ring * row + side;
-            let (b, c, d) = (a + 1, a + row, a + row + 1);
-            indices.extend_from_slice(&[a, c, b, b, c, d]);
-        }
-    }
-    // Caps: a centre vertex plus their own ring, so the cap normals stay flat.
-    for (y, up) in [(0.0, -1.0f32), (height, 1.0)] {
-        let centre = positions.len() as u32;
-        positions.push([0.0, y, 0.0]);
-        normals.push([0.0, up, 0.0]);
-        uvs.push([0.5, y / height]);
-        heights.push(y);
-        for side in 0..SIDES {
-            let angle = TAU * side as f32 / SIDES as f32;
-            positions.push([radius(y) * angle.cos(), y, radius(y) * angle.sin()]);
-            normals.push([0.0, up, 0.0]);
-            uvs.push([side as f32 / SIDES as f32, y / height]);
-            heights.push(y);
-        }
-        for side in 0..SIDES as u32 {
-            let a = centre + 1 + side;
-            let b = centre + 1 + (side + 1) % SIDES as u32;
-            if up > 0.0 {
-                indices.extend_from_slice(&[centre, b, a]);
-            } else {
-                indices.extend_from_slice(&[centre, a, b]);
-            }
-        }
-    }
+    let tail = TailMesh::new(joints);
     let (vertex_joints, vertex_weights): (Vec<[u16; 4]>, Vec<[f32; 4]>) =
-        heights.iter().map(|&y| smooth_weights(y, joints)).unzip();
+        tail.heights.iter().map(|&y| smooth_weights(y, joints)).unzip();
 
     let mut glb = GlbBuilder::default();
+    let positions = &tail.positions;
     let (min, max) = positions.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| {
         (
             [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
@@ -89,14 +38,20 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
         )
     });
     let position = glb.accessor(
-        bytemuck::cast_slice(&positions),
+        bytemuck::cast_slice(positions),
         FLOAT,
         positions.len(),
         "VEC3",
         Some((&min, &max)),
     );
-    let normal = glb.accessor(bytemuck::cast_slice(&normals), FLOAT, normals.len(), "VEC3", None);
-    let uv = glb.accessor(bytemuck::cast_slice(&uvs), FLOAT, uvs.len(), "VEC2", None);
+    let normal = glb.accessor(
+        bytemuck::cast_slice(&tail.normals),
+        FLOAT,
+        tail.normals.len(),
+        "VEC3",
+        None,
+    );
+    let uv = glb.accessor(bytemuck::cast_slice(&tail.uvs), FLOAT, tail.uvs.len(), "VEC2", None);
     let joint = glb.accessor(
         bytemuck::cast_slice(&vertex_joints),
         UNSIGNED_SHORT,
@@ -112,9 +67,9 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
         None,
     );
     let index = glb.accessor(
-        bytemuck::cast_slice(&indices),
+        bytemuck::cast_slice(&tail.indices),
         UNSIGNED_INT,
-        indices.len(),
+        tail.indices.len(),
         "SCALAR",
         None,
     );
@@ -122,8 +77,111 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
         .map(|j| Mat4::from_translation(Vec3::new(0.0, -(j as f32) * SEGMENT, 0.0)).to_cols_array())
         .collect();
     let inverse_bind = glb.accessor(bytemuck::cast_slice(&inverse_binds), FLOAT, joints, "MAT4", None);
+    let animations = clips(&mut glb, joints);
 
-    // Node 0 holds the mesh; nodes 1.. are the joint chain.
+    let document = json!({
+        "asset": {"version": "2.0", "generator": "rigscope demo rig"},
+        "scene": 0,
+        "scenes": [{"name": "Demo", "nodes": [0, 1]}],
+        "nodes": chain_nodes(joints),
+        "meshes": [{"name": "Tail", "primitives": [{
+            "attributes": {"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv, "JOINTS_0": joint, "WEIGHTS_0": weight},
+            "indices": index,
+            "material": 0
+        }]}],
+        "materials": [{"name": "Tail", "doubleSided": false,
+            "pbrMetallicRoughness": {"baseColorFactor": [0.95, 0.55, 0.2, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}}],
+        "skins": [{"name": "Tail", "joints": (1..=joints).collect::<Vec<_>>(), "inverseBindMatrices": inverse_bind, "skeleton": 1}],
+        "animations": animations,
+    });
+    glb.finish(document)
+}
+
+/// The tail's surface: a tapered tube of rings, closed by flat caps.
+#[derive(Default)]
+struct TailMesh {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    uvs: Vec<[f32; 2]>,
+    /// Each vertex's height up the tail, which its weights follow.
+    heights: Vec<f32>,
+    indices: Vec<u32>,
+}
+
+impl TailMesh {
+    fn new(joints: usize) -> TailMesh {
+        let height = joints as f32 * SEGMENT;
+        let mut tail = TailMesh::default();
+        tail.tube(joints, height);
+        tail.caps(height);
+        tail
+    }
+
+    fn radius(y: f32, height: f32) -> f32 {
+        BASE_RADIUS * (1.0 - TAPER * y / height)
+    }
+
+    fn push(&mut self, position: [f32; 3], normal: [f32; 3], uv: [f32; 2], height: f32) {
+        self.positions.push(position);
+        self.normals.push(normal);
+        self.uvs.push(uv);
+        self.heights.push(height);
+    }
+
+    fn tube(&mut self, joints: usize, height: f32) {
+        let slope = -BASE_RADIUS * TAPER / height;
+        let rings = joints * RINGS_PER_SEGMENT + 1;
+        for ring in 0..rings {
+            let y = height * ring as f32 / (rings - 1) as f32;
+            for side in 0..=SIDES {
+                let angle = TAU * side as f32 / SIDES as f32;
+                let (sin, cos) = angle.sin_cos();
+                let r = Self::radius(y, height);
+                let normal = Vec3::new(cos, -slope, sin).normalize().to_array();
+                self.push(
+                    [r * cos, y, r * sin],
+                    normal,
+                    [side as f32 / SIDES as f32, y / height],
+                    y,
+                );
+            }
+        }
+        let row = (SIDES + 1) as u32;
+        for ring in 0..(rings - 1) as u32 {
+            for side in 0..SIDES as u32 {
+                let a = ring * row + side;
+                let (b, c, d) = (a + 1, a + row, a + row + 1);
+                self.indices.extend_from_slice(&[a, c, b, b, c, d]);
+            }
+        }
+    }
+
+    /// A centre vertex plus a ring of their own at each end, so the cap normals stay flat.
+    fn caps(&mut self, height: f32) {
+        for (y, up) in [(0.0, -1.0f32), (height, 1.0)] {
+            let centre = self.positions.len() as u32;
+            self.push([0.0, y, 0.0], [0.0, up, 0.0], [0.5, y / height], y);
+            for side in 0..SIDES {
+                let angle = TAU * side as f32 / SIDES as f32;
+                let r = Self::radius(y, height);
+                let position = [r * angle.cos(), y, r * angle.sin()];
+                self.push(position, [0.0, up, 0.0], [side as f32 / SIDES as f32, y / height], y);
+            }
+            for side in 0..SIDES as u32 {
+                let a = centre + 1 + side;
+                let b = centre + 1 + (side + 1) % SIDES as u32;
+                if up > 0.0 {
+                    self.indices.extend_from_slice(&[centre, b, a]);
+                } else {
+                    self.indices.extend_from_slice(&[centre, a, b]);
+                }
+            }
+        }
+    }
+}
+
+/// Node 0 holds the mesh; nodes 1.. are the joint chain.
+fn chain_nodes(joints: usize) -> Vec<Value> {
     let mut nodes = vec![json!({"name": "Tail", "mesh": 0, "skin": 0})];
     for j in 0..joints {
         let mut node = json!({"name": format!("joint{j}")});
@@ -135,7 +193,11 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
         }
         nodes.push(node);
     }
+    nodes
+}
 
+/// The "Wave" and "Twist" clips, keyed on every joint but the root.
+fn clips(glb: &mut GlbBuilder, joints: usize) -> Vec<Value> {
     let times: Vec<f32> = (0..KEYS).map(|k| CLIP_SECONDS * k as f32 / (KEYS - 1) as f32).collect();
     let (t_min, t_max) = ([0.0f32], [CLIP_SECONDS]);
     let time = glb.accessor(
@@ -166,23 +228,7 @@ pub fn demo_glb(joints: usize) -> Vec<u8> {
         }
         animations.push(json!({"name": name, "samplers": samplers, "channels": channels}));
     }
-
-    let document = json!({
-        "asset": {"version": "2.0", "generator": "rigscope demo rig"},
-        "scene": 0,
-        "scenes": [{"name": "Demo", "nodes": [0, 1]}],
-        "nodes": nodes,
-        "meshes": [{"name": "Tail", "primitives": [{
-            "attributes": {"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv, "JOINTS_0": joint, "WEIGHTS_0": weight},
-            "indices": index,
-            "material": 0
-        }]}],
-        "materials": [{"name": "Tail", "doubleSided": false,
-            "pbrMetallicRoughness": {"baseColorFactor": [0.95, 0.55, 0.2, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}}],
-        "skins": [{"name": "Tail", "joints": (1..=joints).collect::<Vec<_>>(), "inverseBindMatrices": inverse_bind, "skeleton": 1}],
-        "animations": animations,
-    });
-    glb.finish(document)
+    animations
 }
 
 /// Rotation of joint `j` in the "Wave" clip: a wave travelling up the tail, bind pose at t = 0.
