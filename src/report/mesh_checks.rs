@@ -52,68 +52,20 @@ impl<'r> Analysis<'r> {
     /// Weight checks that need no skin: sums, signs, zeros, counts, duplicates.
     pub(super) fn weight_findings(&mut self, view: &PrimitiveView, influences: &Influences, vertices: usize) {
         let rig = self.rig;
-        let tolerance = 1e-3 + 4.0 * view.weight_quantum;
-        let mut unnormalized = VertexSet::new();
-        let mut worst_sum = 1.0f32;
-        let mut negative = VertexSet::new();
-        let mut not_finite = VertexSet::new();
-        let mut all_zero = VertexSet::new();
-        let mut over_four = VertexSet::new();
-        let mut duplicates = VertexSet::new();
         let complete = influences.joints.len() >= vertices * influences.sets
             && influences.weights.len() >= vertices * influences.sets;
         if !complete {
             return;
         }
-        for v in 0..vertices {
-            let mut sum = 0.0f32;
-            let mut nonzero = 0;
-            let mut has_negative = false;
-            let mut has_nan = false;
-            let mut used = [u16::MAX; 8];
-            let mut used_len = 0;
-            let mut duplicate = false;
-            for (joint, weight) in influences.of_vertex(v) {
-                if !weight.is_finite() {
-                    has_nan = true;
-                    continue;
-                }
-                sum += weight;
-                if weight < 0.0 {
-                    has_negative = true;
-                }
-                if weight != 0.0 {
-                    nonzero += 1;
-                    if used[..used_len].contains(&joint) {
-                        duplicate = true;
-                    } else if used_len < used.len() {
-                        used[used_len] = joint;
-                        used_len += 1;
-                    }
-                }
-            }
-            if has_nan {
-                not_finite.add(v);
-                continue;
-            }
-            if has_negative {
-                negative.add(v);
-            }
-            if nonzero == 0 {
-                all_zero.add(v);
-            } else if (sum - 1.0).abs() > tolerance {
-                unnormalized.add(v);
-                if (sum - 1.0).abs() > (worst_sum - 1.0).abs() {
-                    worst_sum = sum;
-                }
-            }
-            if nonzero > 4 {
-                over_four.add(v);
-            }
-            if duplicate {
-                duplicates.add(v);
-            }
-        }
+        let WeightScan {
+            unnormalized,
+            worst_sum,
+            negative,
+            not_finite,
+            all_zero,
+            over_four,
+            duplicates,
+        } = WeightScan::of(influences, vertices, 1e-3 + 4.0 * view.weight_quantum);
         let at = view.label(rig);
         if not_finite.total > 0 {
             self.push(
@@ -243,6 +195,80 @@ impl<'r> Analysis<'r> {
                 )
                 .vertices(view.list(bad)),
             );
+        }
+    }
+}
+
+/// The vertices each weight check flags, found in one pass over a primitive's influences.
+struct WeightScan {
+    /// Sums off 1 by more than the tolerance, and the sum furthest off.
+    unnormalized: VertexSet,
+    worst_sum: f32,
+    negative: VertexSet,
+    not_finite: VertexSet,
+    all_zero: VertexSet,
+    over_four: VertexSet,
+    /// The same joint listed twice with non-zero weights.
+    duplicates: VertexSet,
+}
+
+impl WeightScan {
+    fn of(influences: &Influences, vertices: usize, tolerance: f32) -> WeightScan {
+        let mut scan = WeightScan {
+            unnormalized: VertexSet::new(),
+            worst_sum: 1.0,
+            negative: VertexSet::new(),
+            not_finite: VertexSet::new(),
+            all_zero: VertexSet::new(),
+            over_four: VertexSet::new(),
+            duplicates: VertexSet::new(),
+        };
+        for v in 0..vertices {
+            scan.vertex(influences, v, tolerance);
+        }
+        scan
+    }
+
+    fn vertex(&mut self, influences: &Influences, v: usize, tolerance: f32) {
+        let mut sum = 0.0f32;
+        let mut nonzero = 0;
+        let mut has_negative = false;
+        let mut used = [u16::MAX; 8];
+        let mut used_len = 0;
+        let mut duplicate = false;
+        for (joint, weight) in influences.of_vertex(v) {
+            if !weight.is_finite() {
+                self.not_finite.add(v);
+                return;
+            }
+            sum += weight;
+            has_negative |= weight < 0.0;
+            if weight != 0.0 {
+                nonzero += 1;
+                if used[..used_len].contains(&joint) {
+                    duplicate = true;
+                } else if used_len < used.len() {
+                    used[used_len] = joint;
+                    used_len += 1;
+                }
+            }
+        }
+        if has_negative {
+            self.negative.add(v);
+        }
+        if nonzero == 0 {
+            self.all_zero.add(v);
+        } else if (sum - 1.0).abs() > tolerance {
+            self.unnormalized.add(v);
+            if (sum - 1.0).abs() > (self.worst_sum - 1.0).abs() {
+                self.worst_sum = sum;
+            }
+        }
+        if nonzero > 4 {
+            self.over_four.add(v);
+        }
+        if duplicate {
+            self.duplicates.add(v);
         }
     }
 }
