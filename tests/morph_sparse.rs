@@ -183,6 +183,26 @@ fn sparse_equals_dense(vertices: usize, targets: usize, seed: u64) {
     frames.push(vec![0.25; targets]);
     frames.push(vec![0.0; targets]);
     frames.push(vec![0.5; 3]);
+    // The same targets in use frame after frame, their weights changing (the frames that add
+    // each term in one pass), with a frame of none between, one where a weight turns infinite
+    // and one where another target joins.
+    let same = |k: usize| {
+        let mut weights = vec![0.0f32; targets];
+        for (i, t) in [0, 2, 5, 7, 11, 13, 22].into_iter().enumerate() {
+            weights[t] = 0.2 + 0.15 * (k + i) as f32 * if i % 2 == 0 { 1.0 } else { -1.0 };
+        }
+        weights
+    };
+    for k in 0..12 {
+        let mut weights = same(k);
+        match k {
+            4 => weights.fill(0.0),
+            7 => weights[5] = f32::INFINITY,
+            10 => weights[3] = 0.5,
+            _ => {}
+        }
+        frames.push(weights);
+    }
     let mut applied = 0;
     for (frame, weights) in frames.iter().enumerate() {
         let in_use = weights.iter().take(targets).any(|&w| w != 0.0);
