@@ -134,12 +134,17 @@ impl IblPipelines {
                 cache,
             })
         };
+        // A software driver compiles each for tens of milliseconds on the CPU: side by side.
+        use rayon::prelude::*;
+        let entries = ["to_cube", "downsample", "prefilter", "irradiance", "brdf_lut"];
+        let mut built: Vec<_> = entries.par_iter().map(|entry| pipeline(entry)).collect();
+        let [to_cube, downsample, prefilter, irradiance, brdf_lut] = std::array::from_fn(|_| built.remove(0));
         IblPipelines {
-            to_cube: pipeline("to_cube"),
-            downsample: pipeline("downsample"),
-            prefilter: pipeline("prefilter"),
-            irradiance: pipeline("irradiance"),
-            brdf_lut: pipeline("brdf_lut"),
+            to_cube,
+            downsample,
+            prefilter,
+            irradiance,
+            brdf_lut,
             sampler: environment_sampler(device),
             module,
         }
