@@ -6,9 +6,19 @@ use std::fmt::Write;
 impl RigReport {
     /// One line per fact and finding, for a terminal.
     pub fn to_text(&self, rig: &Rig) -> String {
-        let node = |n: usize| node_label(rig, n);
         let mut out = String::new();
         let w = &mut out;
+        self.write_counts(w);
+        self.write_skins(w, rig);
+        self.write_meshes(w);
+        self.write_clips(w, rig);
+        self.write_materials(w);
+        self.write_findings(w);
+        let _ = writeln!(w, "\nReport computed in {:.2} ms", self.seconds * 1e3);
+        out
+    }
+
+    fn write_counts(&self, w: &mut String) {
         let _ = writeln!(
             w,
             "{}",
@@ -28,6 +38,10 @@ impl RigReport {
             self.materials.len(),
             self.textures.len()
         );
+    }
+
+    fn write_skins(&self, w: &mut String, rig: &Rig) {
+        let node = |n: usize| node_label(rig, n);
         if !self.skins.is_empty() {
             let _ = writeln!(w, "\nSkins");
         }
@@ -45,6 +59,9 @@ impl RigReport {
                 let _ = writeln!(w, "      rest pose vs bind pose: {}", describe_deviation(rig, &d));
             }
         }
+    }
+
+    fn write_meshes(&self, w: &mut String) {
         if !self.meshes.is_empty() {
             let _ = writeln!(w, "\nMeshes");
         }
@@ -73,6 +90,9 @@ impl RigReport {
                 );
             }
         }
+    }
+
+    fn write_clips(&self, w: &mut String, rig: &Rig) {
         if !self.clips.is_empty() {
             let _ = writeln!(w, "\nClips");
         }
@@ -94,6 +114,10 @@ impl RigReport {
                 let _ = writeln!(w, "      first frame vs bind pose: {}", describe_deviation(rig, &d));
             }
         }
+    }
+
+    /// The materials and the textures they read.
+    fn write_materials(&self, w: &mut String) {
         if !self.materials.is_empty() {
             let _ = writeln!(w, "\nMaterials");
         }
@@ -117,6 +141,9 @@ impl RigReport {
         for (i, t) in self.textures.iter().enumerate() {
             let _ = writeln!(w, "  [{i}] {}: {}×{}", t.name, t.width, t.height);
         }
+    }
+
+    fn write_findings(&self, w: &mut String) {
         let _ = writeln!(
             w,
             "\nFindings: {} errors, {} warnings, {} notes",
@@ -136,8 +163,6 @@ impl RigReport {
                 );
             }
         }
-        let _ = writeln!(w, "\nReport computed in {:.2} ms", self.seconds * 1e3);
-        out
     }
 
     /// The whole report as one JSON document.
