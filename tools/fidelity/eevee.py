@@ -133,6 +133,23 @@ def main():
         if obj.type in {"LIGHT", "CAMERA"}:
             bpy.data.objects.remove(obj, do_unlink=True)
 
+    # Blender 3.4's importer multiplies an emissive texture by its factor in a Mix node and links
+    # the node's float Result (hidden when the node mixes colours) to Emission: Eevee then draws
+    # the whole material black.  Each link from a hidden output is moved to the visible output
+    # of the same name.
+    for material in bpy.data.materials:
+        tree = material.node_tree if material.use_nodes else None
+        for link in list(tree.links if tree else []):
+            socket = link.from_socket
+            if socket.enabled:
+                continue
+            twin = next((o for o in link.from_node.outputs if o.enabled and o.name == socket.name), None)
+            if twin is not None:
+                node, to_socket = link.from_node, link.to_socket
+                tree.links.remove(link)
+                tree.links.new(twin, to_socket)
+                print(f"eevee.py: {material.name}: {node.name} linked from its {twin.identifier} output")
+
     if args.plain_specular:
         for material in bpy.data.materials:
             for node in (material.node_tree.nodes if material.use_nodes else []):

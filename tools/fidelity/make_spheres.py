@@ -11,6 +11,10 @@ data URIs), so that nothing binary is committed:
   stripes), a metallic-roughness texture (metal bands of roughness 0.3 between rough
   dielectric ones) and a normal texture of round dimples (scale 1), no TANGENT (both renderers
   generate MikkTSpace tangents).
+- glow.gltf: one sphere (radius 1 at the origin), a rough dielectric with a base colour texture
+  of soft checks on TEXCOORD_0 and an emissive texture of soft dots on TEXCOORD_1 (a second
+  mapping, twice around) through KHR_texture_transform (offset, rotation, scale), emissive
+  factor (1, 0.55, 0.2) and KHR_materials_emissive_strength 3.
 """
 import base64
 import json
@@ -78,7 +82,7 @@ class Builder:
         self.doc["accessors"].append(acc)
         return len(self.doc["accessors"]) - 1
 
-    def mesh(self, sphere, material):
+    def mesh(self, sphere, material, extra=None):
         # The spheres' meshes share one set of accessors, each with its own material.
         key = id(sphere)
         if key not in self.shared:
@@ -89,6 +93,8 @@ class Builder:
                                 self.accessor(idx, "SCALAR", 34963))
         attributes, indices = self.shared[key]
         prim = {"attributes": dict(attributes), "indices": indices, "material": material}
+        for name, (array, kind) in (extra or {}).items():
+            prim["attributes"][name] = self.accessor(array, kind, 34962)
         self.doc["meshes"].append({"primitives": [prim]})
         return len(self.doc["meshes"]) - 1
 
@@ -159,12 +165,45 @@ def bumps(path, size=512):
     b.write(path)
 
 
+def glow(path, size=256):
+    b = Builder()
+    u = (np.arange(2 * size) + 0.5) / (2 * size)
+    v = (np.arange(size) + 0.5) / size
+    U, V = np.meshgrid(u, v)
+
+    def srgb8(linear):
+        s = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.clip(linear, 0, None) ** (1 / 2.4) - 0.055)
+        return np.round(255 * np.clip(s, 0, 1)).astype(np.uint8)
+
+    # Soft checks, 12 x 6, between two colours.
+    check = 0.5 + 0.5 * np.tanh(4.0 * np.sin(2 * np.pi * 6 * U) * np.sin(2 * np.pi * 3 * V))
+    base = (1 - check)[..., None] * np.array([0.15, 0.35, 0.30]) + check[..., None] * np.array([0.60, 0.58, 0.52])
+    # Soft dots on an 8 x 4 grid, white on black (the factor colours them).
+    fu, fv = (U * 8) % 1.0 - 0.5, (V * 4) % 1.0 - 0.5
+    dots = np.exp(-(fu ** 2 + fv ** 2) / (2 * 0.12 ** 2))
+    emissive = np.repeat(dots[..., None], 3, axis=-1)
+    b.doc["extensionsUsed"] = ["KHR_texture_transform", "KHR_materials_emissive_strength"]
+    b.doc["materials"].append({
+        "name": "glow",
+        "pbrMetallicRoughness": {"baseColorTexture": {"index": b.texture(srgb8(base))},
+                                 "metallicFactor": 0.0, "roughnessFactor": 0.6},
+        "emissiveTexture": {"index": b.texture(srgb8(emissive)), "texCoord": 1, "extensions": {
+            "KHR_texture_transform": {"offset": [0.1, 0.05], "rotation": 0.2, "scale": [1.5, 1.5]}}},
+        "emissiveFactor": [1.0, 0.55, 0.2],
+        "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 3.0}}})
+    sphere = uv_sphere(1.0)
+    uv1 = sphere[2] * np.array([2.0, 1.0], np.float32)
+    b.node(b.mesh(sphere, 0, {"TEXCOORD_1": (uv1.astype(np.float32), "VEC2")}), (0.0, 0.0, 0.0), "glow")
+    b.write(path)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
     spheres(os.path.join(out, "spheres.gltf"))
     bumps(os.path.join(out, "bumps.gltf"))
-    print(f"{out}/spheres.gltf, {out}/bumps.gltf")
+    glow(os.path.join(out, "glow.gltf"))
+    print(f"{out}/spheres.gltf, {out}/bumps.gltf, {out}/glow.gltf")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ python3 "$here/make_spheres.py" "$out/models" >/dev/null
 all_cases="
 spheres|$out/models/spheres.gltf|0,90,4.6|0,0,0|45||0
 bumps|$out/models/bumps.gltf|30,70,3.6|0,0,0|45||0
+glow|$out/models/glow.gltf|-40,75,3.6|0,0,0|45||0
 Michelle|$shared/corpus/rigs/Michelle.glb|20,85,2.9|0,0.85,0|40|SambaDance|1
 Michelle-F0|$shared/corpus/rigs/Michelle.glb|20,85,2.9|0,0.85,0|40|SambaDance|1|--plain-specular
 Soldier|$shared/corpus/rigs/Soldier.glb|145,80,2.9|0,0.9,0|40|Walk|0.5
