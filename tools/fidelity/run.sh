@@ -65,7 +65,7 @@ while IFS='|' read -r name model orbit target fov clip time eevee_flags; do
 
     start=$(date +%s.%N)
     "$rigscope" "${rs[@]}" "${skeleton_flag[@]}" --out "$out/$name.rigscope.png" 2>"$out/$name.rigscope.log"
-    rigscope_s=$(echo "$(date +%s.%N) - $start" | bc)
+    rigscope_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     probe=()
     if [ ${#skeleton_flag[@]} -eq 0 ]; then
         "$rigscope" "${rs[@]}" --view normals --out "$out/$name.probe.png" 2>>"$out/$name.rigscope.log"
@@ -81,7 +81,7 @@ while IFS='|' read -r name model orbit target fov clip time eevee_flags; do
         tail -5 "$out/$name.eevee.log" >&2
         continue
     }
-    eevee_s=$(echo "$(date +%s.%N) - $start" | bc)
+    eevee_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 
     row=$(python3 "$here/compare.py" "$out/$name.rigscope.png" "$out/$name.eevee.png" \
         --diff "$out/$name.diff.png" --row "$name" "${probe[@]}")
