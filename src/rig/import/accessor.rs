@@ -377,114 +377,150 @@ fn read<const N: usize, T: Copy + Default>(
             "accessor {index} has count 0 (glTF requires at least one element)"
         )));
     }
-    let component = data_type.size();
-    let element = component * N;
-    let element_at = |bytes: &[u8]| -> [T; N] { std::array::from_fn(|c| convert(data_type, &bytes[c * component..])) };
-
-    // The claim is checked against the bytes really present before anything is allocated.
-    let decoded = buffers.decoded_accessors.get(&index);
-    let source = match accessor.view() {
-        _ if decoded.is_some() => {
-            let data = decoded.map_or(&[][..], Vec::as_slice);
-            if data.len() as u64 != (count as u64).saturating_mul(element as u64) {
-                return Err(ReadError::Data(format!(
-                    "accessor {index} claims {count} elements of {element} bytes but its decoded data has {} bytes",
-                    data.len()
-                )));
-            }
-            Some((data, element, 0))
-        }
-        None => None,
-        Some(view) => {
-            let data = buffers.view(&view).map_err(|e| format!("accessor {index}: {e}"))?;
-            let stride = view.stride().unwrap_or(element);
-            if stride < element {
-                return Err(ReadError::Data(format!(
-                    "accessor {index}: buffer view {} has a byte stride of {stride}, less than the {element}-byte element",
-                    view.index()
-                )));
-            }
-            let offset = accessor.offset();
-            if !elements_fit(data.len(), offset as u64, stride as u64, element as u64, count as u64) {
-                return Err(ReadError::Data(format!(
-                    "accessor {index} claims {count} elements of {element} bytes (stride {stride}, offset {offset}) but buffer view {} holds only {} bytes",
-                    view.index(),
-                    data.len()
-                )));
-            }
-            Some((data, stride, offset))
-        }
-    };
+    let elements = Elements::<T, N> { data_type, convert };
+    let source = dense_source(accessor, buffers, count, elements.size())?;
     budget.charge(
         (count as u64).saturating_mul(std::mem::size_of::<[T; N]>() as u64),
         &format!("accessor {index} ({count} elements)"),
     )?;
+    let element = elements.size();
     let mut out = match source {
         None => vec![[T::default(); N]; count],
         Some((data, stride, offset)) => (0..count)
-            .map(|i| element_at(&data[offset + i * stride..offset + i * stride + element]))
+            .map(|i| elements.at(&data[offset + i * stride..offset + i * stride + element]))
             .collect(),
     };
-
     if let Some(sparse) = accessor.sparse() {
-        let what = format!("accessor {index} (sparse)");
-        let sparse_count = sparse.count();
-        if sparse_count == 0 || sparse_count > count {
-            return Err(ReadError::Data(format!(
-                "{what}: {sparse_count} substitutions for {count} elements (must be 1..={count})"
-            )));
-        }
-        let indices = sparse.indices();
-        let index_type = match indices.index_type() {
-            gltf::accessor::sparse::IndexType::U8 => DataType::U8,
-            gltf::accessor::sparse::IndexType::U16 => DataType::U16,
-            gltf::accessor::sparse::IndexType::U32 => DataType::U32,
-        };
-        let index_data = buffers.view(&indices.view()).map_err(|e| format!("{what}: {e}"))?;
-        let index_size = index_type.size();
-        if !elements_fit(
-            index_data.len(),
-            indices.offset() as u64,
-            index_size as u64,
-            index_size as u64,
-            sparse_count as u64,
-        ) {
-            return Err(ReadError::Data(format!(
-                "{what}: {sparse_count} indices do not fit in buffer view {} ({} bytes)",
-                indices.view().index(),
-                index_data.len()
-            )));
-        }
-        let values = sparse.values();
-        let value_data = buffers.view(&values.view()).map_err(|e| format!("{what}: {e}"))?;
-        if !elements_fit(
-            value_data.len(),
-            values.offset() as u64,
-            element as u64,
-            element as u64,
-            sparse_count as u64,
-        ) {
-            return Err(ReadError::Data(format!(
-                "{what}: {sparse_count} values do not fit in buffer view {} ({} bytes)",
-                values.view().index(),
-                value_data.len()
-            )));
-        }
-        let mut previous: Option<u32> = None;
-        for k in 0..sparse_count {
-            let at = indices.offset() + k * index_size;
-            let target = component_u32(index_type, &index_data[at..at + index_size]);
-            if target as usize >= count || previous.is_some_and(|p| target <= p) {
-                return Err(ReadError::Data(format!(
-                    "{what}: index {target} (substitution {k}) is out of range or not increasing"
-                )));
-            }
-            previous = Some(target);
-            let at = values.offset() + k * element;
-            out[target as usize] = element_at(&value_data[at..at + element]);
-        }
+        substitute_sparse(&sparse, index, buffers, &elements, &mut out)?;
     }
     Ok(out)
+}
+
+/// How an accessor's elements are laid out in bytes and turned into values.
+struct Elements<T, const N: usize> {
+    data_type: DataType,
+    convert: fn(DataType, &[u8]) -> T,
+}
+
+impl<T, const N: usize> Elements<T, N> {
+    fn size(&self) -> usize {
+        self.data_type.size() * N
+    }
+
+    fn at(&self, bytes: &[u8]) -> [T; N] {
+        let component = self.data_type.size();
+        std::array::from_fn(|c| (self.convert)(self.data_type, &bytes[c * component..]))
+    }
+}
+
+/// Where the accessor's `count` dense elements of `element` bytes are: bytes, stride and offset
+/// (or `None`: all zero until sparse substitution). The claim is checked against the bytes
+/// really present before anything is allocated.
+fn dense_source<'a>(
+    accessor: &gltf::Accessor,
+    buffers: &'a Buffers,
+    count: usize,
+    element: usize,
+) -> Result<Option<(&'a [u8], usize, usize)>, ReadError> {
+    let index = accessor.index();
+    if let Some(decoded) = buffers.decoded_accessors.get(&index) {
+        if decoded.len() as u64 != (count as u64).saturating_mul(element as u64) {
+            return Err(ReadError::Data(format!(
+                "accessor {index} claims {count} elements of {element} bytes but its decoded data has {} bytes",
+                decoded.len()
+            )));
+        }
+        return Ok(Some((decoded.as_slice(), element, 0)));
+    }
+    let Some(view) = accessor.view() else {
+        return Ok(None);
+    };
+    let data = buffers.view(&view).map_err(|e| format!("accessor {index}: {e}"))?;
+    let stride = view.stride().unwrap_or(element);
+    if stride < element {
+        return Err(ReadError::Data(format!(
+            "accessor {index}: buffer view {} has a byte stride of {stride}, less than the {element}-byte element",
+            view.index()
+        )));
+    }
+    let offset = accessor.offset();
+    if !elements_fit(data.len(), offset as u64, stride as u64, element as u64, count as u64) {
+        return Err(ReadError::Data(format!(
+            "accessor {index} claims {count} elements of {element} bytes (stride {stride}, offset {offset}) but buffer view {} holds only {} bytes",
+            view.index(),
+            data.len()
+        )));
+    }
+    Ok(Some((data, stride, offset)))
+}
+
+/// Writes a sparse accessor's substitutions into `out`, checking that its indices and values fit
+/// their views and that the indices increase within the accessor's count.
+fn substitute_sparse<T, const N: usize>(
+    sparse: &gltf::accessor::sparse::Sparse,
+    index: usize,
+    buffers: &Buffers,
+    elements: &Elements<T, N>,
+    out: &mut [[T; N]],
+) -> Result<(), ReadError> {
+    let what = format!("accessor {index} (sparse)");
+    let (count, element) = (out.len(), elements.size());
+    let sparse_count = sparse.count();
+    if sparse_count == 0 || sparse_count > count {
+        return Err(ReadError::Data(format!(
+            "{what}: {sparse_count} substitutions for {count} elements (must be 1..={count})"
+        )));
+    }
+    let indices = sparse.indices();
+    let index_type = match indices.index_type() {
+        gltf::accessor::sparse::IndexType::U8 => DataType::U8,
+        gltf::accessor::sparse::IndexType::U16 => DataType::U16,
+        gltf::accessor::sparse::IndexType::U32 => DataType::U32,
+    };
+    let index_data = buffers.view(&indices.view()).map_err(|e| format!("{what}: {e}"))?;
+    let index_size = index_type.size();
+    if !elements_fit(
+        index_data.len(),
+        indices.offset() as u64,
+        index_size as u64,
+        index_size as u64,
+        sparse_count as u64,
+    ) {
+        return Err(ReadError::Data(format!(
+            "{what}: {sparse_count} indices do not fit in buffer view {} ({} bytes)",
+            indices.view().index(),
+            index_data.len()
+        )));
+    }
+    let values = sparse.values();
+    let value_data = buffers.view(&values.view()).map_err(|e| format!("{what}: {e}"))?;
+    if !elements_fit(
+        value_data.len(),
+        values.offset() as u64,
+        element as u64,
+        element as u64,
+        sparse_count as u64,
+    ) {
+        return Err(ReadError::Data(format!(
+            "{what}: {sparse_count} values do not fit in buffer view {} ({} bytes)",
+            values.view().index(),
+            value_data.len()
+        )));
+    }
+    let mut previous: Option<u32> = None;
+    for k in 0..sparse_count {
+        let at = indices.offset() + k * index_size;
+        let target = component_u32(index_type, &index_data[at..at + index_size]);
+        if target as usize >= count || previous.is_some_and(|p| target <= p) {
+            return Err(ReadError::Data(format!(
+                "{what}: index {target} (substitution {k}) is out of range or not increasing"
+            )));
+        }
+        previous = Some(target);
+        let at = values.offset() + k * element;
+        out[target as usize] = elements.at(&value_data[at..at + element]);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
