@@ -140,9 +140,12 @@ pub struct ViewArgs {
     /// Draw the --ghosts as skeletons instead of skinned meshes.
     #[arg(long, requires = "ghosts")]
     pub ghost_skeletons: bool,
-    /// Draw the skeleton overlay.
-    #[arg(long)]
+    /// Draw the skeleton overlay (on by default, as in the window).
+    #[arg(long, conflicts_with = "no_skeleton")]
     pub skeleton: bool,
+    /// Leave out the skeleton overlay (for pictures of the surface alone).
+    #[arg(long)]
+    pub no_skeleton: bool,
     /// Draw the skeleton in its bind pose (where the inverse bind matrices put the joints) over
     /// the current pose, in green.
     #[arg(long)]
@@ -169,7 +172,7 @@ impl ViewArgs {
         options.mode = self.view;
         options.dominant_joint |= self.dominant;
         options.deformation = self.deformation;
-        options.skeleton.show |= self.skeleton;
+        options.skeleton.show = (options.skeleton.show || self.skeleton) && !self.no_skeleton;
         options.wireframe |= self.wireframe;
         options.bind_skeleton |= self.bind_skeleton;
         if let Some(ghosts) = self.ghosts {
