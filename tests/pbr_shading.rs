@@ -433,12 +433,16 @@ fn a_normal_map_on_a_skinned_quad_turns_with_its_joint() {
         occlusion: 1.0,
         emissive: DVec3::ZERO,
     };
-    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended] {
+    let methods = [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended];
+    for (path, method) in [SkinningPath::Gpu, SkinningPath::Cpu]
+        .into_iter()
+        .flat_map(|path| methods.map(|method| (path, method)))
+    {
         let mut viewer = Viewer::new(rig.clone(), None);
         gpu::look_along_minus_z(&mut viewer, 6.0);
         viewer.view.options.tone = tone;
         viewer.view.options.light = Lighting::Directional;
-        viewer.set_skinning(SkinningPath::Gpu, method);
+        viewer.set_skinning(path, method);
         let image = render_view(&gpu, &mut viewer, size.0, size.1).unwrap();
         for k in 0..2 {
             let center = Vec3::new((k as f32 - 0.5) * SPACING, 0.0, 0.0);
@@ -453,17 +457,17 @@ fn a_normal_map_on_a_skinned_quad_turns_with_its_joint() {
                     *count += usize::from(error > 4 * LEVELS);
                 }
             }
-            println!("{method:?} quad {k}: pixels far off the wrong references: {caught:?}");
+            println!("{path:?} {method:?} quad {k}: pixels far off the wrong references: {caught:?}");
             for (count, (what, _)) in caught.iter().zip(wrong) {
                 assert!(
                     *count > 32,
-                    "{method:?} quad {k}: '{what}' is within reach of the image ({count} pixels off)"
+                    "{path:?} {method:?} quad {k}: '{what}' is within reach of the image ({count} pixels off)"
                 );
             }
-            println!("{method:?} quad {k}: largest error {worst} levels");
+            println!("{path:?} {method:?} quad {k}: largest error {worst} levels");
             assert!(
                 worst <= LEVELS,
-                "{method:?} quad {k}: {worst} levels from the normal-mapped reference"
+                "{path:?} {method:?} quad {k}: {worst} levels from the normal-mapped reference"
             );
         }
     }

@@ -122,6 +122,8 @@ pub struct RigGpu {
     /// The skinning method code (`SKIN_*`) of this frame's draws that skin on the GPU,
     /// `SKIN_NONE` when none does: the mesh pipelines are built for it.
     skinning: u32,
+    /// A CPU-path surface stream as it is written (kept between frames: no allocation per frame).
+    surface_scratch: Vec<[f32; 4]>,
 }
 
 impl RigGpu {
@@ -240,6 +242,10 @@ struct GpuDraw {
     cpu_skinned: Option<(wgpu::Buffer, wgpu::Buffer)>,
     /// Skinned by the CPU path (a skinned instance's primitive with influences).
     cpu_skinnable: bool,
+    /// For a CPU-skinnable draw with a normal map: the surface stream with the CPU path's skinned
+    /// tangents in place of the bind pose's (written with the vertices), and the bind group that
+    /// reads it, used in place of `bind_group` on that path.
+    cpu_surface: Option<(wgpu::Buffer, wgpu::BindGroup)>,
     uvs: wgpu::Buffer,
     influences: wgpu::Buffer,
     indices: wgpu::Buffer,
@@ -286,12 +292,12 @@ pub(super) struct DrawMaps {
 }
 
 impl GpuDraw {
-    /// The draw uniform's shading fields for this frame. A normal map is left out of a draw
-    /// whose vertices arrive skinned from the CPU (`cpu_skinned`): the CPU path does not skin
-    /// tangents yet (the vertex shader does, where it skins).
-    fn shading_fields(&self, cpu_skinned: bool) -> (Vec4, [u32; 4], [Vec4; 8]) {
+    /// The draw uniform's shading fields for this frame. A normal map is left out where the
+    /// vertices arrive skinned from the CPU without their tangents (`tangents_left_behind`: a
+    /// ghost's), which would turn the map against the surface.
+    fn shading_fields(&self, tangents_left_behind: bool) -> (Vec4, [u32; 4], [Vec4; 8]) {
         let mut maps = self.shading.maps;
-        if cpu_skinned {
+        if tangents_left_behind {
             maps &= !(crate::render::pbr::MAP_NORMAL
                 | crate::render::pbr::MAP_NORMAL << crate::render::pbr::MAP_SET1_SHIFT);
         }
@@ -528,7 +534,8 @@ impl SceneRenderer {
             if draw.pipeline == MeshPipeline::Blended {
                 gpu.blended.push(d);
             }
-            let (pbr, maps, uv_rows) = draw.shading_fields(skinned && !self.unskinned && !skins_here(draw.instance));
+            let cpu_skinned = skinned && !self.unskinned && !skins_here(draw.instance);
+            let (pbr, maps, uv_rows) = draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none());
             let uniform = DrawUniform {
                 model,
                 base_color: draw.material.base_color,
@@ -557,6 +564,12 @@ impl SceneRenderer {
                 let out = &state.skinned.meshes[draw.instance][draw.primitive];
                 queue.write_buffer(positions, 0, bytemuck::cast_slice(&out.positions));
                 queue.write_buffer(normals, 0, bytemuck::cast_slice(&out.normals));
+                if let Some((surface, _)) = &draw.cpu_surface {
+                    let instance = &state.rig.instances[draw.instance];
+                    let primitive = &state.rig.meshes[instance.mesh].primitives[draw.primitive];
+                    upload::write_surface_stream(primitive, &out.tangents, &mut gpu.surface_scratch);
+                    queue.write_buffer(surface, 0, bytemuck::cast_slice(&gpu.surface_scratch));
+                }
                 vertex_time += start.elapsed();
                 upload.vertex_bytes +=
                     (std::mem::size_of_val(&out.positions[..]) + std::mem::size_of_val(&out.normals[..])) as u64;
@@ -677,11 +690,16 @@ impl SceneRenderer {
             };
             pass.set_pipeline(pipeline);
             let skinned = draw.cpu_skinned.as_ref().filter(|_| path == SkinningPath::Cpu);
+            // CPU-skinned vertices come with their skinned tangents where the draw has a normal map.
+            let uniform = match (&draw.cpu_surface, skinned) {
+                (Some((_, cpu_bind_group)), Some(_)) => cpu_bind_group,
+                _ => &draw.bind_group,
+            };
             self.bind_draw(
                 pass,
                 draw,
                 gpu.palettes[draw.instance].as_ref(),
-                (&draw.bind_group, &draw.morph.bind_group),
+                (uniform, &draw.morph.bind_group),
                 skinned,
             );
             pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);

@@ -51,6 +51,19 @@ impl SceneRenderer {
                 let shading = MaterialShading::of(&material, has_tangents);
                 let maps = self.draw_maps(device, &textures, &material, primitive, &shading);
                 let bind_group = self.draw_bind_group(device, &uniform, &maps);
+                let cpu_skinnable = instance.skin.is_some() && primitive.influences.is_some();
+                let cpu_surface = (cpu_skinnable && shading.maps & MAP_NORMAL != 0).then(|| {
+                    let surface = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("cpu surface stream"),
+                        contents: bytemuck::cast_slice(&surface_stream(primitive, &primitive.tangents)),
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    });
+                    let maps = DrawMaps {
+                        surface: surface.clone(),
+                        ..maps.clone()
+                    };
+                    (surface, self.draw_bind_group(device, &uniform, &maps))
+                });
                 let vertex_usage = wgpu::BufferUsages::VERTEX;
                 let positions = bytemuck::cast_slice(&primitive.positions);
                 let normals = bytemuck::cast_slice(&primitive.normals);
@@ -60,7 +73,8 @@ impl SceneRenderer {
                     positions: buffer("positions", positions, vertex_usage),
                     normals: buffer("normals", normals, vertex_usage),
                     cpu_skinned: None,
-                    cpu_skinnable: instance.skin.is_some() && primitive.influences.is_some(),
+                    cpu_skinnable,
+                    cpu_surface,
                     uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
                     influences: buffer(
                         "influences",
@@ -114,16 +128,6 @@ impl SceneRenderer {
                  work on) are drawn without their normal map"
             );
         }
-        let skinned_normal_maps = draws
-            .iter()
-            .filter(|d| d.shading.maps & MAP_NORMAL != 0 && rig.instances[d.instance].skin.is_some())
-            .count();
-        if skinned_normal_maps > 0 {
-            log::info!(
-                "{skinned_normal_maps} skinned primitive(s) with normal maps: drawn with them when skinned on the \
-                 GPU, without them on the CPU path (which does not skin tangents yet)"
-            );
-        }
         let bones = rig.hierarchy().bones.clone();
         let capacity = bones.iter().filter(|j| **j).count().max(1) * VERTICES_PER_JOINT;
         let blended = Vec::with_capacity(draws.len());
@@ -153,6 +157,7 @@ impl SceneRenderer {
                 mapped_at_creation: false,
             }),
             overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
+            surface_scratch: Vec::new(),
         }
     }
 }
@@ -197,6 +202,26 @@ impl RigTextures {
     }
 }
 
+/// `shaders/mesh.wgsl`'s `surface` for `primitive`, into `stream`: per vertex its two texture
+/// coordinate sets as stored, then `tangents`' entry (the primitive's own, or the CPU path's
+/// skinned ones).
+pub(super) fn write_surface_stream(primitive: &crate::rig::Primitive, tangents: &[Vec4], stream: &mut Vec<[f32; 4]>) {
+    let (set0, set1) = (primitive.uv_set(0), primitive.uv_set(1));
+    stream.clear();
+    stream.extend((0..primitive.vertex_count()).flat_map(|v| {
+        let at = |set: &[glam::Vec2]| set.get(v).copied().unwrap_or_default();
+        let (a, b) = (at(set0), at(set1));
+        let tangent = tangents.get(v).copied().unwrap_or(Vec4::ZERO);
+        [[a.x, a.y, b.x, b.y], tangent.to_array()]
+    }));
+}
+
+fn surface_stream(primitive: &crate::rig::Primitive, tangents: &[Vec4]) -> Vec<[f32; 4]> {
+    let mut stream = Vec::new();
+    write_surface_stream(primitive, tangents, &mut stream);
+    stream
+}
+
 impl SceneRenderer {
     /// The textures and surface stream a draw of `primitive` with `material` binds.
     fn draw_maps(
@@ -213,18 +238,9 @@ impl SceneRenderer {
         };
         let data = |t: Option<crate::rig::TextureRef>| view(&textures.linear, t.map(|t| t.texture));
         let surface = if shading.reads_surface_stream() {
-            let (set0, set1) = (primitive.uv_set(0), primitive.uv_set(1));
-            let stream: Vec<[f32; 4]> = (0..primitive.vertex_count())
-                .flat_map(|v| {
-                    let at = |set: &[glam::Vec2]| set.get(v).copied().unwrap_or_default();
-                    let (a, b) = (at(set0), at(set1));
-                    let tangent = primitive.tangents.get(v).copied().unwrap_or(Vec4::ZERO);
-                    [[a.x, a.y, b.x, b.y], tangent.to_array()]
-                })
-                .collect();
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("surface stream"),
-                contents: bytemuck::cast_slice(&stream),
+                contents: bytemuck::cast_slice(&surface_stream(primitive, &primitive.tangents)),
                 usage: wgpu::BufferUsages::STORAGE,
             })
         } else {
