@@ -185,13 +185,8 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
         out.uv_sets = surface[2u * v.index];
         var t = surface[2u * v.index + 1u];
         if (draw.skin.x != 0u && (draw.maps.x & MAP_NORMAL) != 0u) {
-            // The tangent moves as a direction under the vertex's own blended transform, which
-            // is affine in the position for every method (LBS, DQS and their blend): skinning
-            // the point one tangent away and taking the skinned vertex off gives it exactly.
-            // Stretched to the position's size so that the difference keeps f32's precision.
-            let reach = max(length(base.position), 1.0);
-            let tip = skin_vertex(skinning, v.index, base.position + t.xyz * reach, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
-            t = vec4<f32>((tip.position - skinned.position) / reach, t.w);
+            let moved = skin_tangent(skinning, v.index, base.position, skinned.position, t.xyz, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
+            t = vec4<f32>(moved, t.w);
         }
         let m = mat3x3<f32>(draw.model[0].xyz, draw.model[1].xyz, draw.model[2].xyz);
         // A mirroring model turns the bitangent's side: cross(M n, M t) = −M (n × t) there.

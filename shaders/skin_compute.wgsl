@@ -19,6 +19,9 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out_positions: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out_normals: array<vec4<f32>>;
 @group(0) @binding(5) var<uniform> params: Params;
+// The bind pose's tangents (zero where the primitive has none) and where they are moved.
+@group(0) @binding(6) var<storage, read> in_tangents: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> out_tangents: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
 fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -36,4 +39,7 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     let skinned = skin_vertex(params.method.x, i, base.position, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
     out_positions[i] = vec4<f32>(skinned.position, 1.0);
     out_normals[i] = vec4<f32>(skinned.normal, 0.0);
+    let t = in_tangents[i];
+    let moved = skin_tangent(params.method.x, i, base.position, skinned.position, t.xyz, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
+    out_tangents[i] = vec4<f32>(moved, t.w);
 }

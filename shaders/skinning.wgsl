@@ -177,6 +177,17 @@ fn skin_vertex(method: u32, v: u32, position: vec3<f32>, normal: vec3<f32>, j0: 
     return out;
 }
 
+// The tangent `tangent` of vertex `v` at `position` (skinned to `skinned`), moved as a direction
+// under the vertex's own blended transform. That transform is affine in the position for every
+// method (LBS, DQS and their blend), so skinning the point one tangent away and taking the
+// skinned vertex off gives it exactly; the tangent is stretched to the position's size so that
+// the difference keeps f32's precision (the CPU path's `TangentTips` does the same).
+fn skin_tangent(method: u32, v: u32, position: vec3<f32>, skinned: vec3<f32>, tangent: vec3<f32>, normal: vec3<f32>, j0: vec4<u32>, w0: vec4<f32>, j1: vec4<u32>, w1: vec4<f32>) -> vec3<f32> {
+    let reach = max(length(position), 1.0);
+    let tip = skin_vertex(method, v, position + tangent * reach, normal, j0, w0, j1, w1);
+    return (tip.position - skinned) / reach;
+}
+
 // The bind-pose vertex `v` with its morph targets applied (before skinning); called only when a
 // target is in use.
 fn morph_vertex(v: u32, position: vec3<f32>, normal: vec3<f32>) -> SkinnedVertex {

@@ -241,3 +241,28 @@ fn dual_quaternion_skinning_keeps_each_tangent_s_angle_to_its_normal() {
     }
     assert!(checked >= 4);
 }
+
+#[path = "common/gpu.rs"]
+mod gpu;
+
+#[test]
+fn the_gpu_moves_tangents_as_the_cpu_path_does_for_every_method() {
+    use rigscope::rig::SkinningMethod;
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let skinner = rigscope::render::compute::ComputeSkinner::new(&gpu);
+    for method in [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended] {
+        let Some((rig, skinned, pose)) = bent_avatar_skinned(method) else {
+            return;
+        };
+        let size = rigscope::skin::posed_bounds(&rig, &pose, &skinned).size();
+        let comparison = skinner.compare(&gpu, &rig, &pose, &skinned, method, size).unwrap();
+        let tangents = comparison
+            .tangent_max
+            .expect("the avatar's skinned primitives have tangents");
+        eprintln!(
+            "{method:?}: positions {:.2e} of the rig's size, tangents {tangents:.2e} of their length",
+            comparison.max / size
+        );
+        assert!(tangents < 1e-4, "{method:?}: {tangents}");
+    }
+}

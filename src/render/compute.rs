@@ -12,7 +12,7 @@ use crate::render::morph::MorphPass;
 use crate::render::offscreen::read_buffer;
 use crate::rig::{MorphTarget, Primitive, Rig};
 use crate::skin::{DualQuat, SkinnedPose, SkinningMethod};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
 /// Vertices deviating more than this fraction of the rig size count as disagreeing.
@@ -29,6 +29,9 @@ pub struct Comparison {
     pub mean: f32,
     /// Diagonal of the rest-pose bounds, for relative figures.
     pub rig_size: f32,
+    /// Largest difference between the CPU's and the GPU's skinned tangents (max norm, relative
+    /// to the tangent's length); `None` when no skinned primitive has tangents.
+    pub tangent_max: Option<f32>,
     /// Vertices deviating more than `COMPARE_THRESHOLD` of the rig size.
     pub over_threshold: usize,
     /// The [`MAX_LISTED_DEVIATIONS`] vertices over the threshold that deviate most, most first.
@@ -81,6 +84,8 @@ impl ComputeSkinner {
                 storage(2, true),
                 storage(3, false),
                 storage(4, false),
+                storage(6, true),
+                storage(7, false),
                 wgpu::BindGroupLayoutEntry {
                     binding: 5,
                     visibility: wgpu::ShaderStages::COMPUTE,
@@ -163,15 +168,30 @@ impl ComputeSkinner {
         &self,
         gpu: &Gpu,
         primitive: &Primitive,
+        palettes: (&[Mat4], &[DualQuat]),
+        method: SkinningMethod,
+        morph: (&[MorphTarget], &[f32]),
+        dqs_blend: &[f32],
+    ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+        let skinned = self.skin_with_tangents(gpu, primitive, palettes, method, morph, dqs_blend)?;
+        Ok((skinned.positions, skinned.normals))
+    }
+
+    /// As [`ComputeSkinner::skin_blended`], with the primitive's tangents moved as the vertex
+    /// shader moves them (empty for a primitive without tangents).
+    pub fn skin_with_tangents(
+        &self,
+        gpu: &Gpu,
+        primitive: &Primitive,
         (palette, dual_quats): (&[Mat4], &[DualQuat]),
         method: SkinningMethod,
         (targets, weights): (&[MorphTarget], &[f32]),
         dqs_blend: &[f32],
-    ) -> Result<(Vec<Vec3>, Vec<Vec3>), GpuError> {
+    ) -> Result<GpuSkinned, GpuError> {
         let device = &gpu.device;
         let n = primitive.vertex_count();
         if n == 0 {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(GpuSkinned::default());
         }
         let input = |label, contents: &[u8], usage| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -192,6 +212,13 @@ impl ComputeSkinner {
             bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)),
             storage,
         );
+        let has_tangents = primitive.tangents.len() == n;
+        let tangents: Vec<Vec4> = if has_tangents {
+            primitive.tangents.clone()
+        } else {
+            vec![Vec4::ZERO; n]
+        };
+        let tangents = input("tangents", bytemuck::cast_slice(&tangents), storage);
         let influences = input(
             "influences",
             bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
@@ -225,23 +252,33 @@ impl ComputeSkinner {
             })
         };
         let (out_positions, out_normals) = (output("skinned positions"), output("skinned normals"));
+        let out_tangents = output("skinned tangents");
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned readback"),
-            size: size * 2,
+            size: size * 3,
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
         let io = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("skin io"),
             layout: &self.io_layout,
-            entries: &[&positions, &normals, &influences, &out_positions, &out_normals, &params]
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect::<Vec<_>>(),
+            entries: &[
+                &positions,
+                &normals,
+                &influences,
+                &out_positions,
+                &out_normals,
+                &params,
+                &tangents,
+                &out_tangents,
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect::<Vec<_>>(),
         });
         let palette_group = storage_bind_group(
             device,
@@ -266,15 +303,30 @@ impl ComputeSkinner {
         }
         encoder.copy_buffer_to_buffer(&out_positions, 0, &readback, 0, size);
         encoder.copy_buffer_to_buffer(&out_normals, 0, &readback, size, size);
+        encoder.copy_buffer_to_buffer(&out_tangents, 0, &readback, 2 * size, size);
         gpu.queue.submit([encoder.finish()]);
         let bytes = read_buffer(gpu, &readback)?;
         let values: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
         let xyz = |v: &[f32; 4]| Vec3::new(v[0], v[1], v[2]);
-        Ok((
-            values[..n].iter().map(xyz).collect(),
-            values[n..].iter().map(xyz).collect(),
-        ))
+        Ok(GpuSkinned {
+            positions: values[..n].iter().map(xyz).collect(),
+            normals: values[n..2 * n].iter().map(xyz).collect(),
+            tangents: if has_tangents {
+                values[2 * n..].iter().map(|&v| Vec4::from(v)).collect()
+            } else {
+                Vec::new()
+            },
+        })
     }
+}
+
+/// A primitive skinned in the compute pass, read back.
+#[derive(Debug, Clone, Default)]
+pub struct GpuSkinned {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    /// Moved as the vertex shader moves them (w: the bitangent's sign); empty without tangents.
+    pub tangents: Vec<Vec4>,
 }
 
 impl ComputeSkinner {
@@ -291,11 +343,12 @@ impl ComputeSkinner {
         rig_size: f32,
     ) -> Result<Comparison, GpuError> {
         let (mut max, mut sum, mut vertices, mut over_threshold) = (0.0f32, 0.0f64, 0usize, 0usize);
+        let mut tangent_max: Option<f32> = None;
         let mut deviating = Vec::new();
         for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
                 let (targets, weights) = (rig.morphs.of(instance.mesh, k), &pose.morph_weights[i]);
-                let (gpu_positions, _) = self.skin_blended(
+                let on_gpu = self.skin_with_tangents(
                     gpu,
                     primitive,
                     (&pose.palettes[i], &pose.dual_quats[i]),
@@ -303,7 +356,12 @@ impl ComputeSkinner {
                     (targets, weights),
                     skinned.blend().of(i, k),
                 )?;
-                for (v, (g, c)) in gpu_positions.iter().zip(&skinned.meshes[i][k].positions).enumerate() {
+                let on_cpu = &skinned.meshes[i][k];
+                for (g, c) in on_gpu.tangents.iter().zip(&on_cpu.tangents) {
+                    let d = (*g - *c).truncate().abs().max_element() / c.truncate().length().max(f32::MIN_POSITIVE);
+                    tangent_max = Some(tangent_max.unwrap_or(0.0).max(d));
+                }
+                for (v, (g, c)) in on_gpu.positions.iter().zip(&on_cpu.positions).enumerate() {
                     let d = (*g - *c).abs().max_element();
                     max = max.max(d);
                     sum += f64::from(d);
@@ -330,6 +388,7 @@ impl ComputeSkinner {
                 (sum / vertices as f64) as f32
             },
             rig_size,
+            tangent_max,
             over_threshold,
             deviating: {
                 deviating.sort_by(|a, b| b.deviation.total_cmp(&a.deviation));

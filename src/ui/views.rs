@@ -104,6 +104,11 @@ pub fn skinning_panel(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<
             ui.label("mean deviation");
             ui.label(format!("{:.3e}", c.mean));
             ui.end_row();
+            if let Some(tangents) = c.tangent_max {
+                ui.label("tangents, max");
+                ui.label(format!("{tangents:.2e} of their length"));
+                ui.end_row();
+            }
             ui.label("over threshold");
             ui.label(format!(
                 "{} vertices > {:.0e} of rig size",
