@@ -386,7 +386,7 @@ fn read<const N: usize, T: Copy + Default>(
     let element = elements.size();
     let mut out = match source {
         None => vec![[T::default(); N]; count],
-        Some((data, stride, offset)) => (0..count)
+        Some(DenseElements { data, stride, offset }) => (0..count)
             .map(|i| elements.at(&data[offset + i * stride..offset + i * stride + element]))
             .collect(),
     };
@@ -413,15 +413,22 @@ impl<T, const N: usize> Elements<T, N> {
     }
 }
 
-/// Where the accessor's `count` dense elements of `element` bytes are: bytes, stride and offset
-/// (or `None`: all zero until sparse substitution). The claim is checked against the bytes
-/// really present before anything is allocated.
+/// Where an accessor's dense elements lie: `data[offset + i * stride..]` for element `i`.
+struct DenseElements<'a> {
+    data: &'a [u8],
+    stride: usize,
+    offset: usize,
+}
+
+/// Where the accessor's `count` dense elements of `element` bytes are (or `None`: all zero until
+/// sparse substitution). The claim is checked against the bytes really present before anything
+/// is allocated.
 fn dense_source<'a>(
     accessor: &gltf::Accessor,
     buffers: &'a Buffers,
     count: usize,
     element: usize,
-) -> Result<Option<(&'a [u8], usize, usize)>, ReadError> {
+) -> Result<Option<DenseElements<'a>>, ReadError> {
     let index = accessor.index();
     if let Some(decoded) = buffers.decoded_accessors.get(&index) {
         if decoded.len() as u64 != (count as u64).saturating_mul(element as u64) {
@@ -430,7 +437,11 @@ fn dense_source<'a>(
                 decoded.len()
             )));
         }
-        return Ok(Some((decoded.as_slice(), element, 0)));
+        return Ok(Some(DenseElements {
+            data: decoded.as_slice(),
+            stride: element,
+            offset: 0,
+        }));
     }
     let Some(view) = accessor.view() else {
         return Ok(None);
@@ -451,7 +462,7 @@ fn dense_source<'a>(
             data.len()
         )));
     }
-    Ok(Some((data, stride, offset)))
+    Ok(Some(DenseElements { data, stride, offset }))
 }
 
 /// Writes a sparse accessor's substitutions into `out`, checking that its indices and values fit
