@@ -181,7 +181,8 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     out.rest_normal = normal_matrix(draw.model) * v.rest_normal;
     out.uv_sets = vec4<f32>(0.0);
     out.tangent = vec4<f32>(0.0);
-    if (view_mode == VIEW_SHADED && draw.maps.x != 0u) {
+    let tangent_frame = (frame.view.x & (FLAG_TANGENT | FLAG_BITANGENT)) != 0u;
+    if ((view_mode == VIEW_SHADED || (view_mode == VIEW_NORMALS && tangent_frame)) && draw.maps.x != 0u) {
         out.uv_sets = surface[2u * v.index];
         var t = surface[2u * v.index + 1u];
         if (draw.skin.x != 0u && (draw.maps.x & MAP_NORMAL) != 0u) {
@@ -305,6 +306,22 @@ fn environment_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusio
     return ibl_radiance(base, metallic, occlusion, emissive, prefiltered, irradiance, ab);
 }
 
+// The normals view's axis of the surface frame at the fragment: the normal `n`, or the tangent or
+// bitangent a normal map reads (unset where none reads one: grey, off the unit sphere's colors).
+fn surface_axis(in: VertexOut, n: vec3<f32>) -> vec3<f32> {
+    if ((frame.view.x & (FLAG_TANGENT | FLAG_BITANGENT)) == 0u) {
+        return n;
+    }
+    if ((draw.maps.x & MAP_NORMAL) == 0u || dot(in.tangent.xyz, in.tangent.xyz) == 0.0) {
+        return NO_VALUE_COLOR * 2.0 - 1.0;
+    }
+    let t = safe_normalize(in.tangent.xyz - n * dot(n, in.tangent.xyz));
+    if ((frame.view.x & FLAG_TANGENT) != 0u) {
+        return t;
+    }
+    return cross(n, t) * select(1.0, -1.0, in.tangent.w < 0.0);
+}
+
 // The fragment's color with the alpha its material gives it; masked-out fragments are discarded.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let mode = view_mode;
@@ -375,7 +392,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     } else if (mode == VIEW_DQS_BLEND) {
         color = heat(in.debug.x);
     } else {
-        return vec4<f32>(n * 0.5 + 0.5, 1.0);
+        return vec4<f32>(surface_axis(in, n) * 0.5 + 0.5, 1.0);
     }
     return vec4<f32>(color * shade, 1.0);
 }

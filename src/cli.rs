@@ -4,7 +4,7 @@
 
 use crate::anim::{BlendMode, GhostOptions};
 use crate::names::Named;
-use crate::render::{DeformationMeasure, ViewMode, ViewOptions};
+use crate::render::{DeformationMeasure, SurfaceAxis, ViewMode, ViewOptions};
 use crate::rig::{Rig, RigError};
 use crate::skin::SkinningMethod;
 use crate::synthetic::{add_face_targets, skinned_tube};
@@ -133,6 +133,9 @@ pub struct ViewArgs {
     /// What `--view deformation` measures: the posed / bind triangle area, or the edge stretch.
     #[arg(long, default_value_t = DeformationMeasure::Area, value_parser = crate::names::cli::<DeformationMeasure>())]
     pub deformation: DeformationMeasure,
+    /// What `--view normals` colors: the normal, or the tangent or bitangent a normal map reads.
+    #[arg(long, default_value_t = SurfaceAxis::Normal, value_parser = crate::names::cli::<SurfaceAxis>())]
+    pub surface_axis: SurfaceAxis,
     /// Onion skin: N ghost poses on each side of the moment drawn, K frames (of 1/30 s) apart
     /// (K 5 when left out), past ones blue and future ones orange, fading with distance.
     #[arg(long, value_name = "N[,K]", value_parser = GhostOptions::parse)]
@@ -172,6 +175,7 @@ impl ViewArgs {
         options.mode = self.view;
         options.dominant_joint |= self.dominant;
         options.deformation = self.deformation;
+        options.surface_axis = self.surface_axis;
         options.skeleton.show = (options.skeleton.show || self.skeleton) && !self.no_skeleton;
         options.wireframe |= self.wireframe;
         options.bind_skeleton |= self.bind_skeleton;

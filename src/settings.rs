@@ -406,6 +406,7 @@ joint_axes = true
                 zero_distinct: false,
                 dominant_joint: true,
                 deformation: DeformationMeasure::Stretch,
+                surface_axis: Default::default(),
                 wireframe: true,
                 skeleton: SkeletonOptions {
                     show: false,

@@ -491,3 +491,60 @@ fn pixel_error_with_normal(
     let got = image.get_pixel(px, py).0;
     (0..3).map(|c| got[c].abs_diff(srgb8(shown[c] as f32))).max().unwrap()
 }
+
+#[test]
+fn the_normals_view_shows_the_tangent_frame_a_normal_map_reads() {
+    use rigscope::render::{SurfaceAxis, ViewMode, views::NO_VALUE_COLOR};
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let turn = Quat::from_rotation_y(0.5) * Quat::from_rotation_x(-0.3) * Quat::from_rotation_z(0.9);
+    let mapped = Material {
+        normal_texture: Some(TextureRef {
+            texture: 0,
+            uv: UvTransform::default(),
+        }),
+        ..lit(Vec3::splat(0.7), 0.0, 0.5)
+    };
+    let with_tangent = |w: f32| {
+        let mut p = quad(0);
+        p.tangents = vec![Vec4::new(1.0, 0.0, 0.0, w); 4];
+        p
+    };
+    let mut plain = quad(1);
+    plain.tangents = vec![Vec4::new(1.0, 0.0, 0.0, 1.0); 4];
+    let mut rig = scene(
+        vec![mapped, lit(Vec3::splat(0.7), 0.0, 0.5), Material::default()],
+        &[turn; 3],
+        vec![with_tangent(1.0), plain, with_tangent(-1.0)],
+    );
+    rig.meshes[2].primitives[0].material = Some(0);
+    rig.textures = vec![texture([[128, 128, 255, 255]; 4])];
+    let size = (480, 200);
+    // Quad 0: T = turn·X and B = N × T = turn·Y; quad 2 the same tangent with the bitangent's
+    // sign negative; quad 1 reads no normal map, so it has no frame to show.
+    let (t, b) = (turn * Vec3::X, turn * Vec3::Y);
+    let no_value = Vec3::from(NO_VALUE_COLOR) * 2.0 - 1.0;
+    for (axis, expected) in [
+        (SurfaceAxis::Normal, [turn * Vec3::Z; 3]),
+        (SurfaceAxis::Tangent, [t, no_value, t]),
+        (SurfaceAxis::Bitangent, [b, no_value, -b]),
+    ] {
+        let mut viewer = Viewer::new(rig.clone(), None);
+        gpu::look_along_minus_z(&mut viewer, 6.0);
+        viewer.view.options.mode = ViewMode::Normals;
+        viewer.view.options.surface_axis = axis;
+        let image = render_view(&gpu, &mut viewer, size.0, size.1).unwrap();
+        for (k, axis_value) in expected.iter().enumerate() {
+            let center = Vec3::new((k as f32 - 1.0) * SPACING, 0.0, 0.0);
+            let want = (*axis_value * 0.5 + Vec3::splat(0.5)).to_array().map(srgb8);
+            let pixels = quad_pixels(&viewer, size, center, turn);
+            let worst = (pixels.iter())
+                .map(|&(x, y)| {
+                    let got = image.get_pixel(x, y).0;
+                    (0..3).map(|c| got[c].abs_diff(want[c])).max().unwrap()
+                })
+                .max()
+                .unwrap();
+            assert!(worst <= 2, "{axis:?} quad {k}: {worst} levels from {want:?}");
+        }
+    }
+}

@@ -27,4 +27,4 @@ pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
 pub use scene::{FrameState, FrameUpload, RigGpu, SceneRenderer};
 pub use targets::{Msaa, PixelRect, RenderTargets};
-pub use views::{DeformationMeasure, SkeletonOptions, ViewMode, ViewOptions};
+pub use views::{DeformationMeasure, SkeletonOptions, SurfaceAxis, ViewMode, ViewOptions};

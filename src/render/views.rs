@@ -84,6 +84,34 @@ crate::names::named_enum! {
     }
 }
 
+crate::names::named_enum! {
+    /// Which axis of the surface frame the normals view colors.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum SurfaceAxis {
+        /// The shading normal.
+        #[default]
+        Normal,
+        /// The tangent a normal map reads (grey where no normal map reads one).
+        Tangent,
+        /// The bitangent, cross(normal, tangent) × the tangent's sign.
+        Bitangent,
+    }
+}
+
+impl SurfaceAxis {
+    fn is_normal(&self) -> bool {
+        *self == SurfaceAxis::Normal
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SurfaceAxis::Normal => "Normal",
+            SurfaceAxis::Tangent => "Tangent",
+            SurfaceAxis::Bitangent => "Bitangent",
+        }
+    }
+}
+
 impl DeformationMeasure {
     pub fn label(self) -> &'static str {
         match self {
@@ -134,6 +162,12 @@ pub struct ViewOptions {
     pub dominant_joint: bool,
     #[serde(deserialize_with = "crate::names::or_default")]
     pub deformation: DeformationMeasure,
+    /// Which axis of the surface frame the normals view colors (kept only when not the normal).
+    #[serde(
+        deserialize_with = "crate::names::or_default",
+        skip_serializing_if = "SurfaceAxis::is_normal"
+    )]
+    pub surface_axis: SurfaceAxis,
     pub wireframe: bool,
     #[serde(flatten)]
     pub skeleton: SkeletonOptions,
@@ -167,6 +201,7 @@ impl Default for ViewOptions {
             zero_distinct: true,
             dominant_joint: false,
             deformation: DeformationMeasure::Area,
+            surface_axis: SurfaceAxis::Normal,
             wireframe: false,
             skeleton: SkeletonOptions::default(),
             ghosts: crate::anim::GhostOptions::default(),
@@ -182,6 +217,8 @@ impl Default for ViewOptions {
 const FLAG_ZERO_DISTINCT: u32 = 1;
 const FLAG_DOMINANT_JOINT: u32 = 2;
 const FLAG_STRETCH: u32 = 4;
+const FLAG_TANGENT: u32 = 8;
+const FLAG_BITANGENT: u32 = 16;
 
 impl ViewOptions {
     pub(crate) fn shader_flags(&self) -> u32 {
@@ -189,6 +226,8 @@ impl ViewOptions {
         flag(self.zero_distinct, FLAG_ZERO_DISTINCT)
             | flag(self.dominant_joint, FLAG_DOMINANT_JOINT)
             | flag(self.deformation == DeformationMeasure::Stretch, FLAG_STRETCH)
+            | flag(self.surface_axis == SurfaceAxis::Tangent, FLAG_TANGENT)
+            | flag(self.surface_axis == SurfaceAxis::Bitangent, FLAG_BITANGENT)
     }
 }
 
@@ -348,6 +387,8 @@ pub(crate) fn wgsl_prelude() -> String {
         ("FLAG_ZERO_DISTINCT", FLAG_ZERO_DISTINCT),
         ("FLAG_DOMINANT_JOINT", FLAG_DOMINANT_JOINT),
         ("FLAG_STRETCH", FLAG_STRETCH),
+        ("FLAG_TANGENT", FLAG_TANGENT),
+        ("FLAG_BITANGENT", FLAG_BITANGENT),
     ]);
     for (name, value) in [
         ("WEIGHT_ERROR_FULL_SCALE", WEIGHT_ERROR_FULL_SCALE),

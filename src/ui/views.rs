@@ -1,6 +1,6 @@
 //! Skinning and view controls.
 
-use crate::render::views::{DeformationMeasure, ViewMode};
+use crate::render::views::{DeformationMeasure, SurfaceAxis, ViewMode};
 use crate::skin::{SkinningMethod, SkinningPath, max_non_rigidity};
 use crate::ui::UiAction;
 use crate::viewer::{VertexRef, Viewer};
@@ -195,6 +195,13 @@ pub fn view_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         ViewMode::Joints => {
             ui.checkbox(&mut viewer.view.options.dominant_joint, "Strongest joint only");
+        }
+        ViewMode::Normals => {
+            ui.horizontal(|ui| {
+                for &axis in SurfaceAxis::VARIANTS {
+                    ui.radio_value(&mut viewer.view.options.surface_axis, axis, axis.label());
+                }
+            });
         }
         ViewMode::Deformation => {
             ui.horizontal(|ui| {
