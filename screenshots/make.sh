@@ -23,12 +23,18 @@ render ../shared/rigs/real/RobotExpressive.glb --clip Idle --view symmetry --out
 # Physically based materials: readyplayer.me's textured avatar up close (camera placed by --orbit,
 # --target and --fov); Littlest Tokyo (Glen Fox, CC BY) with its occlusion on TEXCOORD_1 and its
 # emissive interiors.
-render ../shared/corpus/rigs/readyplayer.me.glb --orbit 25,85,1.1 --target 0,1.45,0 --fov 30 \
+render ../shared/corpus/rigs/readyplayer.me.glb --orbit 25,85,1.1 --target 0,1.45,0 --fov 30 --no-skeleton \
     --out screenshots/pbr-readyplayer-me.png
 render ../shared/corpus/rigs/LittlestTokyo.glb --camera 35,25,1.3 --out screenshots/pbr-littlest-tokyo.png
 # Michelle (Mixamo) in the built-in studio room: its normal, occlusion and metallic-roughness maps.
 render ../shared/corpus/rigs/Michelle.glb --clip SambaDance --time 3.2 --orbit 20,80,3.2 --target 0,0.9,0 --fov 35 \
-    --out screenshots/pbr-michelle-room.png
+    --no-skeleton --out screenshots/pbr-michelle-room.png
+# Soldier (three.js's example, no TANGENT in the file): its normal map on MikkTSpace tangents made at
+# load, mid-stride; and the tangents themselves in the normals view.
+render ../shared/corpus/rigs/Soldier.glb --clip Walk --time 0.5 --orbit 200,80,3.4 --target 0,0.9,0 --fov 35 \
+    --no-skeleton --out screenshots/pbr-soldier.png
+render ../shared/corpus/rigs/Soldier.glb --clip Walk --time 0.5 --orbit 200,80,3.4 --target 0,0.9,0 --fov 35 \
+    --no-skeleton --view normals --surface-axis tangent --out screenshots/soldier-tangents.png
 # FBX rigs: Mixamo's Samba (centimetres, converted) and Maya's kenney character.
 render "../shared/rigs/fbx/Samba Dancing.fbx" --clip mixamo.com --time 4.0 --view weights --joint mixamorig:LeftArm \
     --skeleton --camera 20,12,1.6 --out screenshots/samba-fbx-weights.png
