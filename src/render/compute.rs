@@ -200,40 +200,15 @@ impl ComputeSkinner {
                 usage,
             })
         };
-        let storage = wgpu::BufferUsages::STORAGE;
-        let as_vec4 = |v: &[Vec3], w: f32| v.iter().map(|p| p.extend(w)).collect::<Vec<_>>();
-        let positions = input(
-            "positions",
-            bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0)),
-            storage,
-        );
-        let normals = input(
-            "normals",
-            bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0)),
-            storage,
-        );
         let has_tangents = primitive.tangents.len() == n;
-        let tangents: Vec<Vec4> = if has_tangents {
-            primitive.tangents.clone()
-        } else {
-            vec![Vec4::ZERO; n]
-        };
-        let tangents = input("tangents", bytemuck::cast_slice(&tangents), storage);
-        let influences = input(
-            "influences",
-            bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
-            storage,
-        );
-        // An empty palette cannot be bound; one identity entry is never read (every joint index
-        // is then out of range).
-        let matrices: &[Mat4] = if palette.is_empty() { &[Mat4::IDENTITY] } else { palette };
-        let dual_quats: &[DualQuat] = if dual_quats.is_empty() {
-            &[DualQuat::IDENTITY]
-        } else {
-            dual_quats
-        };
-        let matrix_buffer = input("palette", bytemuck::cast_slice(matrices), storage);
-        let dual_quat_buffer = input("palette (dual quaternions)", bytemuck::cast_slice(dual_quats), storage);
+        let SkinInputs {
+            positions,
+            normals,
+            tangents,
+            influences,
+            matrix_buffer,
+            dual_quat_buffer,
+        } = SkinInputs::upload(device, primitive, palette, dual_quats);
         let mut morph = MorphBuffers::new(device, &self.morph_layout, &self.morph_pass, targets, n);
         morph.write_dqs_blend(&gpu.queue, dqs_blend, u64::MAX);
         let morphing = morph.write_weights(&gpu.queue, weights, true);
@@ -317,6 +292,56 @@ impl ComputeSkinner {
                 Vec::new()
             },
         })
+    }
+}
+
+/// The compute pass's inputs in storage buffers: the primitive's vertices (vec3 data as vec4:
+/// array<vec3> would have a 16-byte stride), its tangents (zero where it has none), influences
+/// and the palettes.
+struct SkinInputs {
+    positions: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    tangents: wgpu::Buffer,
+    influences: wgpu::Buffer,
+    matrix_buffer: wgpu::Buffer,
+    dual_quat_buffer: wgpu::Buffer,
+}
+
+impl SkinInputs {
+    fn upload(device: &wgpu::Device, primitive: &Primitive, palette: &[Mat4], dual_quats: &[DualQuat]) -> SkinInputs {
+        let input = |label, contents: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let as_vec4 = |v: &[Vec3], w: f32| v.iter().map(|p| p.extend(w)).collect::<Vec<_>>();
+        let n = primitive.vertex_count();
+        let tangents: Vec<Vec4> = if primitive.tangents.len() == n {
+            primitive.tangents.clone()
+        } else {
+            vec![Vec4::ZERO; n]
+        };
+        // An empty palette cannot be bound; one identity entry is never read (every joint index
+        // is then out of range).
+        let matrices: &[Mat4] = if palette.is_empty() { &[Mat4::IDENTITY] } else { palette };
+        let dual_quats: &[DualQuat] = if dual_quats.is_empty() {
+            &[DualQuat::IDENTITY]
+        } else {
+            dual_quats
+        };
+        SkinInputs {
+            positions: input("positions", bytemuck::cast_slice(&as_vec4(&primitive.positions, 1.0))),
+            normals: input("normals", bytemuck::cast_slice(&as_vec4(&primitive.normals, 0.0))),
+            tangents: input("tangents", bytemuck::cast_slice(&tangents)),
+            influences: input(
+                "influences",
+                bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
+            ),
+            matrix_buffer: input("palette", bytemuck::cast_slice(matrices)),
+            dual_quat_buffer: input("palette (dual quaternions)", bytemuck::cast_slice(dual_quats)),
+        }
     }
 }
 
