@@ -7,168 +7,169 @@ use super::*;
 pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     egui::Panel::top("menu").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui
-                    .add(egui::Button::new("Open…").shortcut_text(shortcut_text(ui.ctx(), Command::Open)))
-                    .clicked()
-                {
-                    actions.push(UiAction::OpenDialog);
-                }
-                if ui
-                    .button("Open by path…")
-                    .on_hover_text("Type the file's path (completed with Tab) instead of using the file dialog")
-                    .clicked()
-                {
-                    let prompt = super::path_prompt::PathPrompt::new(super::path_prompt::PathPurpose::Open, viewer);
-                    state.path_prompt = Some(prompt);
-                }
-                super::clip_list::save_as_item(ui, viewer, actions);
-                if ui
-                    .button("Load clips from…")
-                    .on_hover_text(
-                        "Add the clips of another file (a clip pack, another export of this skeleton) to this rig; \
-                         joints are matched by name, prefixes such as mixamorig: ignored",
-                    )
-                    .clicked()
-                {
-                    actions.push(UiAction::LoadClipsDialog);
-                }
-                let has_clip_files = !viewer.document().clip_files.is_empty();
-                if ui
-                    .add_enabled(has_clip_files, egui::Button::new("Map joints of added clips…"))
-                    .clicked()
-                {
-                    state.joint_map_open = true;
-                }
-                compare_menu(ui, viewer, actions);
-                if ui
-                    .button("Environment…")
-                    .on_hover_text("Light the shaded view with an equirectangular .hdr panorama")
-                    .clicked()
-                {
-                    actions.push(UiAction::EnvironmentDialog);
-                }
-                recent_menu(ui, viewer, state, actions);
-                if ui
-                    .add_enabled(
-                        viewer.document().path.is_some(),
-                        egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
-                    )
-                    .clicked()
-                {
-                    viewer.reload();
-                }
-                if ui.button("Open demo rig").clicked() {
-                    super::discard::do_or_ask(viewer, state, super::discard::AfterDiscard::OpenDemo, actions);
-                }
-                ui.checkbox(&mut viewer.hot_reload, "Hot reload")
-                    .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
-                ui.separator();
-                if ui
-                    .button("Export pose…")
-                    .on_hover_text("Save the mesh as shown (this pose and skinning method) as a static .obj or .glb")
-                    .clicked()
-                {
-                    actions.push(UiAction::ExportPoseDialog);
-                }
-                if ui
-                    .add(
-                        egui::Button::new("Save screenshot")
-                            .shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)),
-                    )
-                    .clicked()
-                {
-                    actions.push(UiAction::Screenshot {
-                        with_ui: state.screenshot.with_ui,
-                    });
-                }
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    actions.push(UiAction::Quit);
-                }
-            });
+            ui.menu_button("File", |ui| file_menu(ui, viewer, state, actions));
             ui.menu_button("Edit", |ui| {
                 super::history::edit_menu(ui, viewer);
                 ui.separator();
                 super::gizmo::pose_menu(ui, viewer, state);
             });
-            ui.menu_button("View", |ui| {
-                if ui
-                    .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
-                    .clicked()
-                {
-                    viewer.frame_all();
-                }
-                if ui
-                    .add(egui::Button::new("Reset view").shortcut_text(shortcut_text(ui.ctx(), Command::ResetView)))
-                    .clicked()
-                {
-                    viewer.reset_view();
-                }
-                ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
-                ui.separator();
-                ui.horizontal(|ui| {
-                    ui.label("Theme");
-                    ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
-                    ui.selectable_value(&mut state.theme, Theme::Light, "Light");
-                });
-                ui.horizontal(|ui| {
-                    ui.label("Anti-aliasing");
-                    for &msaa in <crate::render::Msaa as strum::VariantArray>::VARIANTS {
-                        ui.selectable_value(&mut state.msaa, msaa, msaa.label());
-                    }
-                })
-                .response
-                .on_hover_text("Auto: 4× on a GPU, off on a software (CPU) adapter");
-                ui.menu_button("Screenshots", |ui| {
-                    ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
-                    ui.label(format!("Folder: {}", state.screenshot.folder().display()));
-                    if ui.button("Choose folder…").clicked() {
-                        actions.push(UiAction::ChooseScreenshotFolder);
-                    }
-                });
-            });
-            ui.menu_button("Tools", |ui| {
-                if ui
-                    .add(egui::Button::new("Audit").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleAudit)))
-                    .clicked()
-                {
-                    state.audit.open = true;
-                }
-                if ui
-                    .add(
-                        egui::Button::new("Repair weights")
-                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleRepair)),
-                    )
-                    .on_hover_text("Normalize, limit, prune, fill or mirror the weights, preview and save")
-                    .clicked()
-                {
-                    state.repair.open = true;
-                }
-                if ui
-                    .add(egui::Button::new("Curves").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleCurves)))
-                    .on_hover_text("The selected joint's channels against time: keys, interpolation, findings")
-                    .clicked()
-                {
-                    state.curves.open = true;
-                }
-            });
-            ui.menu_button("Help", |ui| {
-                if ui
-                    .add(
-                        egui::Button::new("Keyboard shortcuts")
-                            .shortcut_text(shortcut_text(ui.ctx(), Command::ToggleHelp)),
-                    )
-                    .clicked()
-                {
-                    state.help_open = true;
-                }
-                if ui.button("About…").clicked() {
-                    state.about_open = true;
-                }
-            });
+            ui.menu_button("View", |ui| view_menu(ui, viewer, state, actions));
+            ui.menu_button("Tools", |ui| tools_menu(ui, state));
+            ui.menu_button("Help", |ui| help_menu(ui, state));
         });
     });
+}
+
+/// Opening, adding, comparing, lighting, saving and exporting files.
+fn file_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    if ui
+        .add(egui::Button::new("Open…").shortcut_text(shortcut_text(ui.ctx(), Command::Open)))
+        .clicked()
+    {
+        actions.push(UiAction::OpenDialog);
+    }
+    if ui
+        .button("Open by path…")
+        .on_hover_text("Type the file's path (completed with Tab) instead of using the file dialog")
+        .clicked()
+    {
+        let prompt = super::path_prompt::PathPrompt::new(super::path_prompt::PathPurpose::Open, viewer);
+        state.path_prompt = Some(prompt);
+    }
+    super::clip_list::save_as_item(ui, viewer, actions);
+    if ui
+        .button("Load clips from…")
+        .on_hover_text(
+            "Add the clips of another file (a clip pack, another export of this skeleton) to this rig; \
+                 joints are matched by name, prefixes such as mixamorig: ignored",
+        )
+        .clicked()
+    {
+        actions.push(UiAction::LoadClipsDialog);
+    }
+    let has_clip_files = !viewer.document().clip_files.is_empty();
+    if ui
+        .add_enabled(has_clip_files, egui::Button::new("Map joints of added clips…"))
+        .clicked()
+    {
+        state.joint_map_open = true;
+    }
+    compare_menu(ui, viewer, actions);
+    if ui
+        .button("Environment…")
+        .on_hover_text("Light the shaded view with an equirectangular .hdr panorama")
+        .clicked()
+    {
+        actions.push(UiAction::EnvironmentDialog);
+    }
+    recent_menu(ui, viewer, state, actions);
+    if ui
+        .add_enabled(
+            viewer.document().path.is_some(),
+            egui::Button::new("Reload").shortcut_text(shortcut_text(ui.ctx(), Command::Reload)),
+        )
+        .clicked()
+    {
+        viewer.reload();
+    }
+    if ui.button("Open demo rig").clicked() {
+        super::discard::do_or_ask(viewer, state, super::discard::AfterDiscard::OpenDemo, actions);
+    }
+    ui.checkbox(&mut viewer.hot_reload, "Hot reload")
+        .on_hover_text("Reload the file when it, or a file it uses, changes on disk");
+    ui.separator();
+    if ui
+        .button("Export pose…")
+        .on_hover_text("Save the mesh as shown (this pose and skinning method) as a static .obj or .glb")
+        .clicked()
+    {
+        actions.push(UiAction::ExportPoseDialog);
+    }
+    if ui
+        .add(egui::Button::new("Save screenshot").shortcut_text(shortcut_text(ui.ctx(), Command::Screenshot)))
+        .clicked()
+    {
+        actions.push(UiAction::Screenshot {
+            with_ui: state.screenshot.with_ui,
+        });
+    }
+    ui.separator();
+    if ui.button("Quit").clicked() {
+        actions.push(UiAction::Quit);
+    }
+}
+
+fn view_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
+    if ui
+        .add(egui::Button::new("Frame all").shortcut_text(shortcut_text(ui.ctx(), Command::FrameAll)))
+        .clicked()
+    {
+        viewer.frame_all();
+    }
+    if ui
+        .add(egui::Button::new("Reset view").shortcut_text(shortcut_text(ui.ctx(), Command::ResetView)))
+        .clicked()
+    {
+        viewer.reset_view();
+    }
+    ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
+    ui.separator();
+    ui.horizontal(|ui| {
+        ui.label("Theme");
+        ui.selectable_value(&mut state.theme, Theme::Dark, "Dark");
+        ui.selectable_value(&mut state.theme, Theme::Light, "Light");
+    });
+    ui.horizontal(|ui| {
+        ui.label("Anti-aliasing");
+        for &msaa in <crate::render::Msaa as strum::VariantArray>::VARIANTS {
+            ui.selectable_value(&mut state.msaa, msaa, msaa.label());
+        }
+    })
+    .response
+    .on_hover_text("Auto: 4× on a GPU, off on a software (CPU) adapter");
+    ui.menu_button("Screenshots", |ui| {
+        ui.checkbox(&mut state.screenshot.with_ui, "Include the panels");
+        ui.label(format!("Folder: {}", state.screenshot.folder().display()));
+        if ui.button("Choose folder…").clicked() {
+            actions.push(UiAction::ChooseScreenshotFolder);
+        }
+    });
+}
+
+/// The tool windows.
+fn tools_menu(ui: &mut egui::Ui, state: &mut UiState) {
+    if ui
+        .add(egui::Button::new("Audit").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleAudit)))
+        .clicked()
+    {
+        state.audit.open = true;
+    }
+    if ui
+        .add(egui::Button::new("Repair weights").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleRepair)))
+        .on_hover_text("Normalize, limit, prune, fill or mirror the weights, preview and save")
+        .clicked()
+    {
+        state.repair.open = true;
+    }
+    if ui
+        .add(egui::Button::new("Curves").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleCurves)))
+        .on_hover_text("The selected joint's channels against time: keys, interpolation, findings")
+        .clicked()
+    {
+        state.curves.open = true;
+    }
+}
+
+fn help_menu(ui: &mut egui::Ui, state: &mut UiState) {
+    if ui
+        .add(egui::Button::new("Keyboard shortcuts").shortcut_text(shortcut_text(ui.ctx(), Command::ToggleHelp)))
+        .clicked()
+    {
+        state.help_open = true;
+    }
+    if ui.button("About…").clicked() {
+        state.about_open = true;
+    }
 }
 
 /// Loading progress, a file changed on disk, frame rate and adapter.
