@@ -214,26 +214,8 @@ impl WindowState {
         let (output, full_output) = self.run_ui(viewer)?;
         let mut egui_time = egui_start.elapsed();
 
-        let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(frame) => frame,
-            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
-                // Still drawable; reconfigure for the next frame.
-                self.surface.configure(&self.gpu.device, &self.config);
-                frame
-            }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
-                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
-                return Ok(output.actions);
-            }
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.gpu.device, &self.config);
-                free_textures(&mut self.egui_renderer, &full_output.textures_delta, &self.gpu);
-                self.window.request_redraw();
-                return Ok(output.actions);
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                return Err(WindowError::SurfaceValidation);
-            }
+        let Some(frame) = self.acquire_frame(&full_output.textures_delta)? else {
+            return Ok(output.actions);
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let egui_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
@@ -345,15 +327,46 @@ impl WindowState {
             self.window.request_redraw();
         }
         self.info.detail = self.detail.status().map(str::to_owned);
-        let repaint_delay = full_output
-            .viewport_output
+        self.schedule_repaint(&full_output.viewport_output);
+        Ok(output.actions)
+    }
+
+    /// The surface's next texture, or `None` when this frame cannot be drawn (egui's texture
+    /// changes are applied all the same, and a lost surface is configured again).
+    fn acquire_frame(
+        &mut self,
+        textures_delta: &egui::TexturesDelta,
+    ) -> Result<Option<wgpu::SurfaceTexture>, WindowError> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => Ok(Some(frame)),
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                // Still drawable; reconfigure for the next frame.
+                self.surface.configure(&self.gpu.device, &self.config);
+                Ok(Some(frame))
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                free_textures(&mut self.egui_renderer, textures_delta, &self.gpu);
+                Ok(None)
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                free_textures(&mut self.egui_renderer, textures_delta, &self.gpu);
+                self.window.request_redraw();
+                Ok(None)
+            }
+            wgpu::CurrentSurfaceTexture::Validation => Err(WindowError::SurfaceValidation),
+        }
+    }
+
+    /// When egui wants the next frame: now, after a delay, or when an event comes.
+    fn schedule_repaint(&mut self, viewports: &std::collections::BTreeMap<egui::ViewportId, egui::ViewportOutput>) {
+        let repaint_delay = viewports
             .get(&egui::ViewportId::ROOT)
             .map_or(Duration::MAX, |v| v.repaint_delay);
         if repaint_delay.is_zero() {
             self.window.request_redraw();
         }
         self.repaint_after = (repaint_delay < Duration::from_secs(3600)).then(|| Instant::now() + repaint_delay);
-        Ok(output.actions)
     }
 }
 
