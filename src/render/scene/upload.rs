@@ -52,18 +52,8 @@ impl SceneRenderer {
                 let maps = self.draw_maps(device, &textures, &material, primitive, &shading);
                 let bind_group = self.draw_bind_group(device, &uniform, &maps);
                 let cpu_skinnable = instance.skin.is_some() && primitive.influences.is_some();
-                let cpu_surface = (cpu_skinnable && shading.maps & MAP_NORMAL != 0).then(|| {
-                    let surface = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("cpu surface stream"),
-                        contents: bytemuck::cast_slice(&surface_stream(primitive, &primitive.tangents)),
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                    });
-                    let maps = DrawMaps {
-                        surface: surface.clone(),
-                        ..maps.clone()
-                    };
-                    (surface, self.draw_bind_group(device, &uniform, &maps))
-                });
+                let cpu_surface = (cpu_skinnable && shading.maps & MAP_NORMAL != 0)
+                    .then(|| self.cpu_surface(device, &uniform, &maps, primitive));
                 let vertex_usage = wgpu::BufferUsages::VERTEX;
                 let positions = bytemuck::cast_slice(&primitive.positions);
                 let normals = bytemuck::cast_slice(&primitive.normals);
@@ -223,6 +213,28 @@ fn surface_stream(primitive: &crate::rig::Primitive, tangents: &[Vec4]) -> Vec<[
 }
 
 impl SceneRenderer {
+    /// A CPU-skinnable normal-mapped draw's own surface stream, which the CPU path writes its
+    /// skinned tangents into, and the bind group that reads it with the draw's `maps`.
+    fn cpu_surface(
+        &self,
+        device: &wgpu::Device,
+        uniform: &wgpu::Buffer,
+        maps: &DrawMaps,
+        primitive: &crate::rig::Primitive,
+    ) -> (wgpu::Buffer, wgpu::BindGroup) {
+        let surface = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cpu surface stream"),
+            contents: bytemuck::cast_slice(&surface_stream(primitive, &primitive.tangents)),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        });
+        let maps = DrawMaps {
+            surface: surface.clone(),
+            ..maps.clone()
+        };
+        let bind_group = self.draw_bind_group(device, uniform, &maps);
+        (surface, bind_group)
+    }
+
     /// The textures and surface stream a draw of `primitive` with `material` binds.
     fn draw_maps(
         &self,
