@@ -465,6 +465,37 @@ fn dense_source<'a>(
     Ok(Some(DenseElements { data, stride, offset }))
 }
 
+/// The indices or the values of a sparse accessor: `count` items each.
+struct SparsePart<'a> {
+    what: &'a str,
+    count: usize,
+}
+
+impl SparsePart<'_> {
+    /// The bytes of buffer view `view`, once `count` items of `size` bytes from `offset` are
+    /// checked to fit in it.
+    fn bytes<'b>(
+        &self,
+        buffers: &'b Buffers,
+        view: &gltf::buffer::View,
+        offset: usize,
+        size: usize,
+        items: &str,
+    ) -> Result<&'b [u8], ReadError> {
+        let what = self.what;
+        let data = buffers.view(view).map_err(|e| format!("{what}: {e}"))?;
+        if !elements_fit(data.len(), offset as u64, size as u64, size as u64, self.count as u64) {
+            return Err(ReadError::Data(format!(
+                "{what}: {} {items} do not fit in buffer view {} ({} bytes)",
+                self.count,
+                view.index(),
+                data.len()
+            )));
+        }
+        Ok(data)
+    }
+}
+
 /// Writes a sparse accessor's substitutions into `out`, checking that its indices and values fit
 /// their views and that the indices increase within the accessor's count.
 fn substitute_sparse<T, const N: usize>(
@@ -488,36 +519,14 @@ fn substitute_sparse<T, const N: usize>(
         gltf::accessor::sparse::IndexType::U16 => DataType::U16,
         gltf::accessor::sparse::IndexType::U32 => DataType::U32,
     };
-    let index_data = buffers.view(&indices.view()).map_err(|e| format!("{what}: {e}"))?;
     let index_size = index_type.size();
-    if !elements_fit(
-        index_data.len(),
-        indices.offset() as u64,
-        index_size as u64,
-        index_size as u64,
-        sparse_count as u64,
-    ) {
-        return Err(ReadError::Data(format!(
-            "{what}: {sparse_count} indices do not fit in buffer view {} ({} bytes)",
-            indices.view().index(),
-            index_data.len()
-        )));
-    }
+    let part = SparsePart {
+        what: &what,
+        count: sparse_count,
+    };
+    let index_data = part.bytes(buffers, &indices.view(), indices.offset(), index_size, "indices")?;
     let values = sparse.values();
-    let value_data = buffers.view(&values.view()).map_err(|e| format!("{what}: {e}"))?;
-    if !elements_fit(
-        value_data.len(),
-        values.offset() as u64,
-        element as u64,
-        element as u64,
-        sparse_count as u64,
-    ) {
-        return Err(ReadError::Data(format!(
-            "{what}: {sparse_count} values do not fit in buffer view {} ({} bytes)",
-            values.view().index(),
-            value_data.len()
-        )));
-    }
+    let value_data = part.bytes(buffers, &values.view(), values.offset(), element, "values")?;
     let mut previous: Option<u32> = None;
     for k in 0..sparse_count {
         let at = indices.offset() + k * index_size;
