@@ -139,22 +139,7 @@ fn irradiance_is_the_cosine_weighted_integral_of_the_environment() {
 
 /// A unit quad facing +Z, metallic-roughness material 0.
 fn quad() -> Primitive {
-    Primitive {
-        positions: vec![
-            Vec3::new(-0.5, -0.5, 0.0),
-            Vec3::new(0.5, -0.5, 0.0),
-            Vec3::new(0.5, 0.5, 0.0),
-            Vec3::new(-0.5, 0.5, 0.0),
-        ],
-        normals: vec![Vec3::Z; 4],
-        uvs: vec![glam::Vec2::ZERO; 4],
-        uv_sets: Default::default(),
-        tangents: Vec::new(),
-        influences: None,
-        indices: vec![0, 1, 2, 0, 2, 3],
-        material: Some(0),
-        colors: Vec::new(),
-    }
+    gpu::unit_quad(0)
 }
 
 #[test]

@@ -18,20 +18,9 @@ const QUADS: usize = 6;
 /// A single-sided quad of side 1 centred on the origin, facing +Z (counter-clockwise from +Z).
 fn quad(colors: Vec<Vec4>, material: usize, influences: Option<Influences>) -> Primitive {
     Primitive {
-        positions: vec![
-            Vec3::new(-0.5, -0.5, 0.0),
-            Vec3::new(0.5, -0.5, 0.0),
-            Vec3::new(0.5, 0.5, 0.0),
-            Vec3::new(-0.5, 0.5, 0.0),
-        ],
-        normals: vec![Vec3::Z; 4],
-        uvs: vec![glam::Vec2::ZERO; 4],
-        uv_sets: Default::default(),
-        tangents: Vec::new(),
-        influences,
-        indices: vec![0, 1, 2, 0, 2, 3],
-        material: Some(material),
         colors,
+        influences,
+        ..gpu::unit_quad(material)
     }
 }
 

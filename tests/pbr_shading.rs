@@ -19,22 +19,7 @@ const SPACING: f32 = 1.3;
 
 /// A single-sided unit quad centred on the origin facing +Z.
 fn quad(material: usize) -> Primitive {
-    Primitive {
-        positions: vec![
-            Vec3::new(-0.5, -0.5, 0.0),
-            Vec3::new(0.5, -0.5, 0.0),
-            Vec3::new(0.5, 0.5, 0.0),
-            Vec3::new(-0.5, 0.5, 0.0),
-        ],
-        normals: vec![Vec3::Z; 4],
-        uvs: vec![Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y],
-        uv_sets: Default::default(),
-        tangents: Vec::new(),
-        influences: None,
-        indices: vec![0, 1, 2, 0, 2, 3],
-        material: Some(material),
-        colors: Vec::new(),
-    }
+    gpu::unit_quad(material)
 }
 
 /// One quad per material, in a row along x, each turned by its rotation.

@@ -50,3 +50,25 @@ pub fn look_along_minus_z(viewer: &mut rigscope::viewer::Viewer, distance: f32) 
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
 }
+
+/// A single-sided unit quad centred on the origin, facing +Z (counter-clockwise from +Z), drawn
+/// with `material`, its texture coordinates running 0 → 1 along x and y.
+pub fn unit_quad(material: usize) -> rigscope::rig::Primitive {
+    use glam::{Vec2, Vec3};
+    rigscope::rig::Primitive {
+        positions: vec![
+            Vec3::new(-0.5, -0.5, 0.0),
+            Vec3::new(0.5, -0.5, 0.0),
+            Vec3::new(0.5, 0.5, 0.0),
+            Vec3::new(-0.5, 0.5, 0.0),
+        ],
+        normals: vec![Vec3::Z; 4],
+        uvs: vec![Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y],
+        uv_sets: Default::default(),
+        tangents: Vec::new(),
+        influences: None,
+        indices: vec![0, 1, 2, 0, 2, 3],
+        material: Some(material),
+        colors: Vec::new(),
+    }
+}
