@@ -35,6 +35,12 @@ render ../shared/corpus/rigs/Soldier.glb --clip Walk --time 0.5 --orbit 200,80,3
     --no-skeleton --out screenshots/pbr-soldier.png
 render ../shared/corpus/rigs/Soldier.glb --clip Walk --time 0.5 --orbit 200,80,3.4 --target 0,0.9,0 --fov 35 \
     --no-skeleton --view normals --surface-axis tangent --out screenshots/soldier-tangents.png
+# A generated sphere with base colour, metallic-roughness and normal textures (no TANGENT: MikkTSpace
+# at load), from the fidelity harness's models.
+models=$(mktemp -d)
+python3 tools/fidelity/make_spheres.py "$models"
+render "$models/bumps.gltf" --orbit 20,75,3.6 --target 0,0,0 --fov 35 --no-skeleton --no-grid --out screenshots/pbr-bumps.png
+rm -r "$models"
 # FBX rigs: Mixamo's Samba (centimetres, converted) and Maya's kenney character.
 render "../shared/rigs/fbx/Samba Dancing.fbx" --clip mixamo.com --time 4.0 --view weights --joint mixamorig:LeftArm \
     --skeleton --camera 20,12,1.6 --out screenshots/samba-fbx-weights.png
