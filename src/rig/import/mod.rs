@@ -140,54 +140,15 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .materials()
         .map(|m| material::read_material(&m, textures.len(), &mut warnings))
         .collect();
-    let mut meshes = Vec::new();
-    let mut morphs = Morphs::default();
-    for mesh in document.meshes() {
-        let read = geometry::read_mesh(
-            &document,
-            &mesh,
-            &materials,
-            &buffers,
-            &mut budget,
-            &mut facts,
-            &mut warnings,
-        )?;
-        morphs.targets.push(read.morph_targets);
-        morphs
-            .default_weights
-            .push(mesh.weights().map(<[f32]>::to_vec).unwrap_or_default());
-        morphs.target_names.push(geometry::target_names(&mesh));
-        meshes.push(read.mesh);
-        facts.primitives.push(read.facts);
-    }
-    let mut clips = Vec::new();
-    for animation in document.animations() {
-        let read = animation::read_clip(
-            &animation,
-            clips.len(),
-            &slot,
-            &buffers,
-            &mut budget,
-            &mut facts,
-            &mut warnings,
-        )?;
-        morphs.channels.extend(read.morph_channels);
-        clips.push(read.clip);
-        facts.channels.push(read.facts);
-    }
-
-    let gltf_nodes: Vec<gltf::Node> = document.nodes().collect();
-    let mut instances: Vec<MeshInstance> = gltf_nodes
-        .iter()
-        .filter_map(|node| {
-            node.mesh().map(|mesh| MeshInstance {
-                node: slot[node.index()],
-                mesh: mesh.index(),
-                skin: node.skin().map(|s| s.index()),
-            })
-        })
-        .collect();
-    instances.sort_by_key(|i| i.node);
+    let mut read = ReadState {
+        buffers: &buffers,
+        budget: &mut budget,
+        facts: &mut facts,
+        warnings: &mut warnings,
+    };
+    let (meshes, mut morphs) = read.meshes(&document, &materials)?;
+    let clips = read.clips(&document, &slot, &mut morphs)?;
+    let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
     facts.decoded_bytes = budget.used();
 
@@ -212,6 +173,77 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     };
     rig.hierarchy();
     Ok(rig)
+}
+
+/// What reading a file's meshes and clips draws on and adds to.
+struct ReadState<'a> {
+    buffers: &'a Buffers<'a>,
+    budget: &'a mut Budget,
+    facts: &'a mut ImportFacts,
+    warnings: &'a mut Vec<String>,
+}
+
+impl ReadState<'_> {
+    /// Every mesh, with its morph targets, default weights and target names.
+    fn meshes(&mut self, document: &gltf::Document, materials: &[Material]) -> Result<(Vec<Mesh>, Morphs), RigError> {
+        let mut meshes = Vec::new();
+        let mut morphs = Morphs::default();
+        for mesh in document.meshes() {
+            let read = geometry::read_mesh(
+                document,
+                &mesh,
+                materials,
+                self.buffers,
+                self.budget,
+                self.facts,
+                self.warnings,
+            )?;
+            morphs.targets.push(read.morph_targets);
+            morphs
+                .default_weights
+                .push(mesh.weights().map(<[f32]>::to_vec).unwrap_or_default());
+            morphs.target_names.push(geometry::target_names(&mesh));
+            meshes.push(read.mesh);
+            self.facts.primitives.push(read.facts);
+        }
+        Ok((meshes, morphs))
+    }
+
+    /// Every animation as a clip over the nodes' slots; its morph weight channels go to `morphs`.
+    fn clips(&mut self, document: &gltf::Document, slot: &[usize], morphs: &mut Morphs) -> Result<Vec<Clip>, RigError> {
+        let mut clips = Vec::new();
+        for animation in document.animations() {
+            let read = animation::read_clip(
+                &animation,
+                clips.len(),
+                slot,
+                self.buffers,
+                self.budget,
+                self.facts,
+                self.warnings,
+            )?;
+            morphs.channels.extend(read.morph_channels);
+            clips.push(read.clip);
+            self.facts.channels.push(read.facts);
+        }
+        Ok(clips)
+    }
+}
+
+/// The nodes that place a mesh, in node order.
+fn mesh_instances(document: &gltf::Document, slot: &[usize]) -> Vec<MeshInstance> {
+    let mut instances: Vec<MeshInstance> = document
+        .nodes()
+        .filter_map(|node| {
+            node.mesh().map(|mesh| MeshInstance {
+                node: slot[node.index()],
+                mesh: mesh.index(),
+                skin: node.skin().map(|s| s.index()),
+            })
+        })
+        .collect();
+    instances.sort_by_key(|i| i.node);
+    instances
 }
 
 /// Problems in buffer views and accessors that do not stop the load by themselves (the data may
