@@ -20,13 +20,6 @@ impl SceneRenderer {
         let textures = RigTextures::upload(device, queue, rig);
         let mut untangented = 0;
         let palettes = self.palette_buffers(device, rig);
-        let buffer = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
         let mut draws = Vec::new();
         let mut rest = PoseBuffers::new(rig);
         rest.evaluate(rig, None, 0.0);
@@ -37,79 +30,17 @@ impl SceneRenderer {
             };
             let joints = instance.skin.map_or_else(Vec::new, |s| rig.skins[s].joints.clone());
             for (k, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
-                let material = material_of(rig, primitive);
-                let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("draw"),
-                    size: std::mem::size_of::<DrawUniform>() as u64,
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
                 let has_tangents = primitive.tangents.len() == primitive.vertex_count();
-                if material.normal_texture.is_some() && !has_tangents {
+                if material_of(rig, primitive).normal_texture.is_some() && !has_tangents {
                     untangented += 1;
                 }
-                let shading = MaterialShading::of(&material, has_tangents);
-                let maps = self.draw_maps(device, &textures, &material, primitive, &shading);
-                let bind_group = self.draw_bind_group(device, &uniform, &maps);
-                let cpu_skinnable = instance.skin.is_some() && primitive.influences.is_some();
-                let cpu_surface = (cpu_skinnable && shading.maps & MAP_NORMAL != 0)
-                    .then(|| self.cpu_surface(device, &uniform, &maps, primitive));
-                let vertex_usage = wgpu::BufferUsages::VERTEX;
-                let positions = bytemuck::cast_slice(&primitive.positions);
-                let normals = bytemuck::cast_slice(&primitive.normals);
-                draws.push(GpuDraw {
+                let placed = PlacedPrimitive {
                     instance: i,
                     primitive: k,
-                    positions: buffer("positions", positions, vertex_usage),
-                    normals: buffer("normals", normals, vertex_usage),
-                    cpu_skinned: None,
-                    cpu_skinnable,
-                    cpu_surface,
-                    uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
-                    influences: buffer(
-                        "influences",
-                        bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
-                        vertex_usage,
-                    ),
-                    indices: buffer(
-                        "indices",
-                        bytemuck::cast_slice(&primitive.indices),
-                        wgpu::BufferUsages::INDEX,
-                    ),
-                    index_count: primitive.indices.len() as u32,
-                    proxy: None,
-                    edges: None,
-                    uniform,
-                    bind_group,
-                    maps,
-                    shading,
-                    colors: if primitive.colors.is_empty() {
-                        buffer(
-                            "colors",
-                            bytemuck::cast_slice(&vec![Vec4::ONE; primitive.vertex_count()]),
-                            vertex_usage,
-                        )
-                    } else {
-                        buffer("colors", bytemuck::cast_slice(&primitive.colors), vertex_usage)
-                    },
-                    pipeline: mesh_pipeline(&material, Winding::Kept),
-                    flags: draw_flags(&material, Winding::Kept),
-                    material,
-                    joints: joints.clone(),
-                    morph: MorphBuffers::new(
-                        device,
-                        &self.morph_layout,
-                        &self.morph_pass,
-                        rig.morphs.of(instance.mesh, k),
-                        primitive.vertex_count(),
-                    ),
-                    symmetry: buffer(
-                        "symmetry",
-                        bytemuck::cast_slice(&vec![SYMMETRY_UNCHECKED; primitive.vertex_count()]),
-                        vertex_usage | wgpu::BufferUsages::COPY_DST,
-                    ),
+                    joints: &joints,
                     bind_scale,
-                });
+                };
+                draws.push(self.upload_draw(device, rig, &textures, placed));
             }
         }
         if untangented > 0 {
@@ -192,6 +123,15 @@ impl RigTextures {
     }
 }
 
+/// Where a primitive is drawn: instance `instance`'s primitive `primitive`, with its skin's joints
+/// and the bind pose's uniform scale (see [`GpuDraw::bind_scale`]).
+struct PlacedPrimitive<'a> {
+    instance: usize,
+    primitive: usize,
+    joints: &'a [usize],
+    bind_scale: f32,
+}
+
 /// `shaders/mesh.wgsl`'s `surface` for `primitive`, into `stream`: per vertex its two texture
 /// coordinate sets as stored, then `tangents`' entry (the primitive's own, or the CPU path's
 /// skinned ones).
@@ -213,6 +153,101 @@ fn surface_stream(primitive: &crate::rig::Primitive, tangents: &[Vec4]) -> Vec<[
 }
 
 impl SceneRenderer {
+    /// One primitive's draw: its material's bindings, its vertex streams and its morph buffers.
+    fn upload_draw(
+        &self,
+        device: &wgpu::Device,
+        rig: &Rig,
+        textures: &RigTextures,
+        placed: PlacedPrimitive,
+    ) -> GpuDraw {
+        let PlacedPrimitive {
+            instance: i,
+            primitive: k,
+            joints,
+            bind_scale,
+        } = placed;
+        let instance = &rig.instances[i];
+        let primitive = &rig.meshes[instance.mesh].primitives[k];
+        let buffer = |label, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let material = material_of(rig, primitive);
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("draw"),
+            size: std::mem::size_of::<DrawUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let has_tangents = primitive.tangents.len() == primitive.vertex_count();
+        let shading = MaterialShading::of(&material, has_tangents);
+        let maps = self.draw_maps(device, textures, &material, primitive, &shading);
+        let bind_group = self.draw_bind_group(device, &uniform, &maps);
+        let cpu_skinnable = instance.skin.is_some() && primitive.influences.is_some();
+        let cpu_surface = (cpu_skinnable && shading.maps & MAP_NORMAL != 0)
+            .then(|| self.cpu_surface(device, &uniform, &maps, primitive));
+        let vertex_usage = wgpu::BufferUsages::VERTEX;
+        let positions = bytemuck::cast_slice(&primitive.positions);
+        let normals = bytemuck::cast_slice(&primitive.normals);
+        GpuDraw {
+            instance: i,
+            primitive: k,
+            positions: buffer("positions", positions, vertex_usage),
+            normals: buffer("normals", normals, vertex_usage),
+            cpu_skinned: None,
+            cpu_skinnable,
+            cpu_surface,
+            uvs: buffer("uvs", bytemuck::cast_slice(&primitive.uvs), vertex_usage),
+            influences: buffer(
+                "influences",
+                bytemuck::cast_slice(&GpuInfluences::of_primitive(primitive)),
+                vertex_usage,
+            ),
+            indices: buffer(
+                "indices",
+                bytemuck::cast_slice(&primitive.indices),
+                wgpu::BufferUsages::INDEX,
+            ),
+            index_count: primitive.indices.len() as u32,
+            proxy: None,
+            edges: None,
+            uniform,
+            bind_group,
+            maps,
+            shading,
+            colors: if primitive.colors.is_empty() {
+                buffer(
+                    "colors",
+                    bytemuck::cast_slice(&vec![Vec4::ONE; primitive.vertex_count()]),
+                    vertex_usage,
+                )
+            } else {
+                buffer("colors", bytemuck::cast_slice(&primitive.colors), vertex_usage)
+            },
+            pipeline: mesh_pipeline(&material, Winding::Kept),
+            flags: draw_flags(&material, Winding::Kept),
+            material,
+            joints: joints.to_vec(),
+            morph: MorphBuffers::new(
+                device,
+                &self.morph_layout,
+                &self.morph_pass,
+                rig.morphs.of(instance.mesh, k),
+                primitive.vertex_count(),
+            ),
+            symmetry: buffer(
+                "symmetry",
+                bytemuck::cast_slice(&vec![SYMMETRY_UNCHECKED; primitive.vertex_count()]),
+                vertex_usage | wgpu::BufferUsages::COPY_DST,
+            ),
+            bind_scale,
+        }
+    }
+
     /// A CPU-skinnable normal-mapped draw's own surface stream, which the CPU path writes its
     /// skinned tangents into, and the bind group that reads it with the draw's `maps`.
     fn cpu_surface(
