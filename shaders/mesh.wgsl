@@ -21,7 +21,8 @@ struct Draw {
     material: vec4<f32>,
     // x: 1 to skin here with the pipeline's `skinning` method (0 for a rigid draw, or when the
     // vertices arrive skinned), y: the selected joint's index in this mesh's skin (or none),
-    // z: 1 to apply morph targets here (0 when the vertices arrive morphed and skinned),
+    // z: the morph deltas' elements per vertex, to apply morph targets here (2, or 3 with
+    // tangents; 0 when none is in use or the vertices arrive morphed and skinned),
     // w: DRAW_* flags
     skin: vec4<u32>,
     // x: the uniform scale the skin's palette has in the rest pose, which the deformation view
@@ -164,7 +165,7 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     base.position = v.position;
     base.normal = v.normal;
     if (draw.skin.z != 0u) {
-        base = morph_vertex(v.index, v.position, v.normal);
+        base = morph_vertex(v.index, v.position, v.normal, draw.skin.z);
     }
     var skinned = base;
     if (draw.skin.x != 0u) {
@@ -185,6 +186,9 @@ fn transform_vertex(v: VertexIn) -> VertexOut {
     if ((view_mode == VIEW_SHADED || (view_mode == VIEW_NORMALS && tangent_frame)) && draw.maps.x != 0u) {
         out.uv_sets = surface[2u * v.index];
         var t = surface[2u * v.index + 1u];
+        if (draw.skin.z != 0u) {
+            t = vec4<f32>(morph_tangent(v.index, t.xyz, draw.skin.z), t.w);
+        }
         if (draw.skin.x != 0u && (draw.maps.x & MAP_NORMAL) != 0u) {
             let moved = skin_tangent(skinning, v.index, base.position, skinned.position, t.xyz, base.normal, v.joints0, v.weights0, v.joints1, v.weights1);
             t = vec4<f32>(moved, t.w);

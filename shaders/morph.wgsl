@@ -4,8 +4,9 @@
 // vertex once, so no two invocations of a dispatch touch the same delta and no atomics are
 // needed. Composed after MORPH_WORKGROUP, which `render::morph::morph_wgsl` writes from Rust.
 
-// Every target of the primitive, sparse: entry e is elements 2e (position offset in xyz, the
-// vertex in w as its u32 bits) and 2e + 1 (normal offset in xyz).
+// Every target of the primitive, sparse: entry e is elements s·e (position offset in xyz, the
+// vertex in w as its u32 bits), s·e + 1 (normal offset in xyz) and, when s is 3, s·e + 2
+// (tangent offset in xyz), where s is the target's `stride`.
 @group(0) @binding(0) var<storage, read> entries: array<vec4<f32>>;
 
 struct Target {
@@ -13,11 +14,12 @@ struct Target {
     first: u32,
     count: u32,
     weight: f32,
-    pad: u32,
+    // vec4s per entry and per vertex delta: 2, or 3 where the primitive's targets move tangents.
+    stride: u32,
 }
 
 @group(0) @binding(1) var<uniform> morph_target: Target;
-// Per vertex: position delta, normal delta (w unused).
+// Per vertex, `stride` vec4s: position delta, normal delta, tangent delta (w unused).
 @group(0) @binding(2) var<storage, read_write> deltas: array<vec4<f32>>;
 
 @compute @workgroup_size(MORPH_WORKGROUP)
@@ -25,12 +27,16 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= morph_target.count) {
         return;
     }
-    let e = 2u * (morph_target.first + id.x);
+    let stride = morph_target.stride;
+    let e = stride * (morph_target.first + id.x);
     let position = entries[e];
-    let v = 2u * bitcast<u32>(position.w);
-    if (v + 1u >= arrayLength(&deltas)) {
+    let v = stride * bitcast<u32>(position.w);
+    if (v + stride > arrayLength(&deltas)) {
         return;
     }
     deltas[v] += vec4<f32>(morph_target.weight * position.xyz, 0.0);
     deltas[v + 1u] += vec4<f32>(morph_target.weight * entries[e + 1u].xyz, 0.0);
+    if (stride == 3u) {
+        deltas[v + 2u] += vec4<f32>(morph_target.weight * entries[e + 2u].xyz, 0.0);
+    }
 }

@@ -9,7 +9,8 @@ struct SkinInfluences {
 }
 
 struct Params {
-    // x: skinning method (SKIN_*), y: 1 to apply morph targets first
+    // x: skinning method (SKIN_*), y: the morph deltas' elements per vertex, to apply morph
+    // targets first (0: none)
     method: vec4<u32>,
 }
 
@@ -34,12 +35,15 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     base.position = in_positions[i].xyz;
     base.normal = in_normals[i].xyz;
     if (params.method.y != 0u) {
-        base = morph_vertex(i, base.position, base.normal);
+        base = morph_vertex(i, base.position, base.normal, params.method.y);
     }
     let skinned = skin_vertex(params.method.x, i, base.position, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
     out_positions[i] = vec4<f32>(skinned.position, 1.0);
     out_normals[i] = vec4<f32>(skinned.normal, 0.0);
-    let t = in_tangents[i];
+    var t = in_tangents[i];
+    if (params.method.y != 0u) {
+        t = vec4<f32>(morph_tangent(i, t.xyz, params.method.y), t.w);
+    }
     let moved = skin_tangent(params.method.x, i, base.position, skinned.position, t.xyz, base.normal, s.joints0, s.weights0, s.joints1, s.weights1);
     out_tangents[i] = vec4<f32>(moved, t.w);
 }

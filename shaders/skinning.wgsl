@@ -15,8 +15,9 @@ struct DualQuat {
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
 @group(1) @binding(1) var<storage, read> palette_dq: array<DualQuat>;
 
-// The sum of the morph targets in use, weighted, per vertex: element 2v is vertex v's position
-// offset, the next one its normal offset (made by the pre-pass in morph.wgsl).
+// The sum of the morph targets in use, weighted, per vertex, `stride` elements each (2, or 3
+// where the targets move tangents): element stride·v is vertex v's position offset, the next one
+// its normal offset, then its tangent offset (made by the pre-pass in morph.wgsl).
 @group(3) @binding(0) var<storage, read> morph_deltas: array<vec4<f32>>;
 // Per vertex, its blend from linear (0) to dual quaternion (1) skinning; vertices past its end
 // read 0.
@@ -188,16 +189,25 @@ fn skin_tangent(method: u32, v: u32, position: vec3<f32>, skinned: vec3<f32>, ta
     return (tip.position - skinned) / reach;
 }
 
-// The bind-pose vertex `v` with its morph targets applied (before skinning); called only when a
-// target is in use.
-fn morph_vertex(v: u32, position: vec3<f32>, normal: vec3<f32>) -> SkinnedVertex {
+// The bind-pose vertex `v` with its morph targets applied (before skinning), from deltas of
+// `stride` elements a vertex; called only when a target is in use.
+fn morph_vertex(v: u32, position: vec3<f32>, normal: vec3<f32>, stride: u32) -> SkinnedVertex {
     var out: SkinnedVertex;
     out.position = position;
     out.normal = normal;
-    if (v >= arrayLength(&morph_deltas) / 2u) {
+    if (v >= arrayLength(&morph_deltas) / stride) {
         return out;
     }
-    out.position += morph_deltas[2u * v].xyz;
-    out.normal = safe_normalize(normal + morph_deltas[2u * v + 1u].xyz);
+    out.position += morph_deltas[stride * v].xyz;
+    out.normal = safe_normalize(normal + morph_deltas[stride * v + 1u].xyz);
     return out;
+}
+
+// The bind tangent (xyz) of vertex `v` with its morph targets applied, where the deltas carry
+// tangents (`stride` 3; as it is otherwise); normalized, as the CPU path's.
+fn morph_tangent(v: u32, tangent: vec3<f32>, stride: u32) -> vec3<f32> {
+    if (stride < 3u || v >= arrayLength(&morph_deltas) / stride) {
+        return tangent;
+    }
+    return safe_normalize(tangent + morph_deltas[stride * v + 2u].xyz);
 }

@@ -5,7 +5,7 @@ use crate::anim::key_interval;
 use crate::anim::layers::{BlendMode, LayerSample};
 use crate::anim::sample::hermite;
 use crate::rig::{Interpolation, MorphChannel, MorphTarget, Rig};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 /// Weight of target `target` of `channel` at `time` (clamped to the first and last keys).
 pub fn sample_morph_channel(channel: &MorphChannel, target: usize, time: f32) -> f32 {
@@ -176,6 +176,8 @@ const PARALLEL_ENTRIES: usize = 8192;
 pub struct MorphedPrimitive {
     pub positions: Vec<Vec3>,
     pub normals: Vec<Vec3>,
+    /// The morphed tangents when a target moves them: see [`MorphedTangents`].
+    pub tangents: MorphedTangents,
     /// Whether `positions` and `normals` hold the bind pose (normals normalized) at every vertex
     /// outside `touched`.
     ready: bool,
@@ -204,6 +206,7 @@ impl MorphedPrimitive {
         MorphedPrimitive {
             positions: vec![Vec3::ZERO; vertices],
             normals: vec![Vec3::ZERO; vertices],
+            tangents: MorphedTangents::default(),
             ready: false,
             lists: [0, 1].map(|_| (Vec::with_capacity(vertices), Vec::with_capacity(vertices))),
             stamp: vec![0; vertices],
@@ -213,6 +216,16 @@ impl MorphedPrimitive {
             last_targets: Vec::with_capacity(targets),
             firsts: [0, 1].map(|_| Vec::with_capacity(vertices)),
         }
+    }
+
+    /// Room for a primitive of `vertices` vertices whose `targets` move its tangents too (when
+    /// any does): [`MorphedPrimitive::apply_tangents`] then keeps them.
+    pub fn with_tangents(vertices: usize, targets: &[MorphTarget]) -> Self {
+        let mut morphed = Self::new(vertices, targets.len());
+        if targets.iter().any(MorphTarget::has_tangents) {
+            morphed.tangents = MorphedTangents::new(vertices);
+        }
+        morphed
     }
 
     /// The targets in use at the last [`MorphedPrimitive::apply`] and their weights.
@@ -300,6 +313,114 @@ impl MorphedPrimitive {
             part(0, (p0, n0), s0, l0, f0);
         }
         true
+    }
+}
+
+impl MorphedPrimitive {
+    /// Morphs the bind tangents `tangents` by the targets in use at the last
+    /// [`MorphedPrimitive::apply`] (which found one in use) into `self.tangents`; nothing when
+    /// the primitive was not made [`MorphedPrimitive::with_tangents`] or `tangents` is not one
+    /// per vertex.
+    pub fn apply_tangents(&mut self, targets: &[MorphTarget], tangents: &[Vec4]) {
+        self.tangents.apply(targets, &self.active, tangents);
+    }
+}
+
+/// The morphed tangents of a primitive whose targets move them: at every vertex
+/// `normalize_or_zero(t.xyz + Σ w·Δt)` over the targets in use, in target order, with the
+/// bitangent's sign `t.w` kept. The sum starts from the bind tangent as it is and is normalized
+/// after, as the normals' is, so a vertex no target moves holds its bind tangent normalized.
+/// Only the vertices the targets in use move (and those the last frame moved) are visited.
+#[derive(Debug, Clone, Default)]
+pub struct MorphedTangents {
+    /// Empty unless a target moves tangents.
+    tangents: Vec<Vec4>,
+    /// Whether `tangents` holds the normalized bind tangents outside `moved`.
+    ready: bool,
+    /// The vertices the last apply moved, each once.
+    moved: Vec<u32>,
+    /// Per vertex, the number of the last apply that moved it (`applies` counts them).
+    stamp: Vec<u32>,
+    applies: u32,
+}
+
+impl MorphedTangents {
+    fn new(vertices: usize) -> Self {
+        MorphedTangents {
+            tangents: vec![Vec4::ZERO; vertices],
+            ready: false,
+            moved: Vec::with_capacity(vertices),
+            stamp: vec![0; vertices],
+            applies: 0,
+        }
+    }
+
+    /// The morphed tangents when kept, else `bind` (the primitive's own, which then are what
+    /// is drawn).
+    pub fn or<'a>(&'a self, bind: &'a [Vec4]) -> &'a [Vec4] {
+        if self.ready && self.tangents.len() == bind.len() {
+            &self.tangents
+        } else {
+            bind
+        }
+    }
+
+    fn apply(&mut self, targets: &[MorphTarget], active: &[(u32, f32)], bind: &[Vec4]) {
+        let n = self.tangents.len();
+        if n == 0 || bind.len() != n {
+            return;
+        }
+        let normalized = |t: Vec4| t.truncate().normalize_or_zero().extend(t.w);
+        if !self.ready || self.applies == u32::MAX {
+            for (out, &t) in self.tangents.iter_mut().zip(bind) {
+                *out = normalized(t);
+            }
+            self.moved.clear();
+            self.stamp.fill(0);
+            self.applies = 0;
+            self.ready = true;
+        }
+        for &v in &self.moved {
+            self.tangents[v as usize] = normalized(bind[v as usize]);
+        }
+        self.moved.clear();
+        self.applies += 1;
+        let now = self.applies;
+        let (tangents, stamp, moved) = (&mut self.tangents, &mut self.stamp, &mut self.moved);
+        // The sum leaves `w` alone: adding a zero to it would turn -0 into +0.
+        let mut add = |v: usize, offset: Vec3| {
+            if stamp[v] != now {
+                stamp[v] = now;
+                moved.push(v as u32);
+                tangents[v] = bind[v];
+            }
+            let t = tangents[v];
+            tangents[v] = (t.truncate() + offset).extend(t.w);
+        };
+        for &(t, w) in active {
+            let target = &targets[t as usize];
+            if !target.has_tangents() {
+                continue;
+            }
+            let entries = target.vertices.iter().zip(&target.tangent_offsets);
+            if w.is_finite() {
+                for (&v, &dt) in entries.filter(|(v, _)| (**v as usize) < n) {
+                    add(v as usize, dt * w);
+                }
+            } else {
+                // As `add_target`: every vertex takes its term, +0 where the target keeps none.
+                let mut entries = entries.peekable();
+                for v in 0..n {
+                    let dt = entries
+                        .next_if(|(e, _)| **e as usize == v)
+                        .map_or(Vec3::ZERO, |(_, &dt)| dt);
+                    add(v, dt * w);
+                }
+            }
+        }
+        for &v in moved.iter() {
+            tangents[v as usize] = normalized(tangents[v as usize]);
+        }
     }
 }
 

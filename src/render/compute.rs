@@ -209,12 +209,12 @@ impl ComputeSkinner {
             matrix_buffer,
             dual_quat_buffer,
         } = SkinInputs::upload(device, primitive, palette, dual_quats);
-        let mut morph = MorphBuffers::new(device, &self.morph_layout, &self.morph_pass, targets, n);
+        let mut morph = MorphBuffers::new(device, &self.morph_layout, &self.morph_pass, targets, (n, has_tangents));
         morph.write_dqs_blend(&gpu.queue, dqs_blend, u64::MAX);
         let morphing = morph.write_weights(&gpu.queue, weights, true);
         let params = input(
             "params",
-            bytemuck::cast_slice(&[skin_code(method), u32::from(morphing), 0, 0]),
+            bytemuck::cast_slice(&[skin_code(method), morphing, 0, 0]),
             wgpu::BufferUsages::UNIFORM,
         );
         let size = (n * 16) as u64;

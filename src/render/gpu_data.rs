@@ -188,20 +188,21 @@ pub struct MorphBuffers {
 }
 
 impl MorphBuffers {
-    /// Buffers for `targets` of a primitive of `vertices` vertices, nothing in use; without
-    /// targets, one zero delta that is never read. The blend starts at 0 everywhere.
+    /// Buffers for `targets` of a primitive of `vertices` vertices (with tangents the targets
+    /// may move when it `has_tangents`), nothing in use; without targets, one zero delta that
+    /// is never read. The blend starts at 0 everywhere.
     pub fn new(
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
         pass: &MorphPass,
         targets: &[MorphTarget],
-        vertices: usize,
+        (vertices, has_tangents): (usize, bool),
     ) -> Self {
-        let morph = (!targets.is_empty()).then(|| MorphGpu::new(device, pass, targets, vertices));
+        let morph = (!targets.is_empty()).then(|| MorphGpu::new(device, pass, targets, vertices, has_tangents));
         let no_deltas = || {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("morph deltas (none)"),
-                contents: bytemuck::cast_slice(&[Vec4::ZERO; 2]),
+                contents: bytemuck::cast_slice(&[Vec4::ZERO; 3]),
                 usage: wgpu::BufferUsages::STORAGE,
             })
         };
@@ -230,15 +231,19 @@ impl MorphBuffers {
     }
 
     /// Takes the targets with a non-zero weight of `weights` as those in use for this frame
-    /// when `here` (the draw morphs in its shader), none otherwise; returns whether any is.
-    pub fn write_weights(&mut self, queue: &wgpu::Queue, weights: &[f32], here: bool) -> bool {
+    /// when `here` (the draw morphs in its shader), none otherwise; returns what the shader is
+    /// told ([`MorphGpu::shader_stride`]: 0 when none is in use).
+    pub fn write_weights(&mut self, queue: &wgpu::Queue, weights: &[f32], here: bool) -> u32 {
         match &mut self.morph {
-            Some(morph) if here => morph.write_weights(queue, weights),
+            Some(morph) if here => {
+                morph.write_weights(queue, weights);
+                morph.shader_stride()
+            }
             Some(morph) => {
                 morph.clear();
-                false
+                0
             }
-            None => false,
+            None => 0,
         }
     }
 

@@ -10,7 +10,7 @@
 
 use crate::rig::MorphTarget;
 use bytemuck::{Pod, Zeroable};
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
@@ -32,7 +32,7 @@ struct TargetParams {
     first: u32,
     count: u32,
     weight: f32,
-    pad: u32,
+    stride: u32,
 }
 
 /// The pre-pass pipeline.
@@ -124,17 +124,20 @@ impl MorphPass {
 
 /// A primitive's targets on the GPU, sparse, shared by the poses drawn with them.
 struct SparseTargets {
-    /// Every target's entries in target order, two `vec4`s each (see `morph.wgsl`).
+    /// Every target's entries in target order, `stride` `vec4`s each (see `morph.wgsl`).
     entries: wgpu::Buffer,
     /// Per target: its first entry and entry count.
     ranges: Vec<(u32, u32)>,
+    /// `vec4`s per entry and per vertex delta: 3 where the targets move tangents, else 2.
+    stride: u32,
 }
 
 /// One pose's morph of one primitive: the shared targets, this pose's delta per vertex and the
 /// targets in use that make it.
 pub struct MorphGpu {
     targets: Arc<SparseTargets>,
-    /// Two `vec4`s per vertex: position delta, normal delta.
+    /// The targets' stride of `vec4`s per vertex: position delta, normal delta, and the
+    /// tangent delta where they move tangents.
     deltas: wgpu::Buffer,
     /// The dispatches' [`TargetParams`], one per [`MorphPass`] stride.
     params: wgpu::Buffer,
@@ -149,44 +152,70 @@ pub struct MorphGpu {
 }
 
 impl MorphGpu {
-    /// `targets` of a primitive of `vertices` vertices, uploaded sparse; nothing in use.
-    pub fn new(device: &wgpu::Device, pass: &MorphPass, targets: &[MorphTarget], vertices: usize) -> Self {
-        let mut entries = Vec::with_capacity(2 * targets.iter().map(|t| t.vertices.len()).sum::<usize>());
+    /// `targets` of a primitive of `vertices` vertices, uploaded sparse; nothing in use. Their
+    /// tangent offsets are uploaded when the primitive `has_tangents` and a target moves them.
+    pub fn new(
+        device: &wgpu::Device,
+        pass: &MorphPass,
+        targets: &[MorphTarget],
+        vertices: usize,
+        has_tangents: bool,
+    ) -> Self {
+        let stride = if has_tangents && targets.iter().any(MorphTarget::has_tangents) {
+            3
+        } else {
+            2
+        };
+        let entry_count: usize = targets.iter().map(|t| t.vertices.len()).sum();
+        let mut entries = Vec::with_capacity(stride as usize * entry_count);
         let mut ranges = Vec::with_capacity(targets.len());
         for target in targets {
-            ranges.push((entries.len() as u32 / 2, target.vertices.len() as u32));
+            ranges.push((entries.len() as u32 / stride, target.vertices.len() as u32));
             let moved = target
                 .vertices
                 .iter()
                 .zip(&target.position_offsets)
                 .zip(&target.normal_offsets);
-            for ((&v, p), n) in moved {
+            for (k, ((&v, p), n)) in moved.enumerate() {
                 entries.push(p.extend(f32::from_bits(v)));
                 entries.push(n.extend(0.0));
+                if stride == 3 {
+                    entries.push(target.tangent_offsets.get(k).copied().unwrap_or(Vec3::ZERO).extend(0.0));
+                }
             }
         }
         if entries.is_empty() {
             // A binding cannot be empty; no dispatch reads this entry.
-            entries.extend([Vec4::ZERO; 2]);
+            entries.extend([Vec4::ZERO; 3]);
         }
         let entries = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("morph targets (sparse)"),
             contents: bytemuck::cast_slice(&entries),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        Self::with(device, pass, Arc::new(SparseTargets { entries, ranges }), vertices)
+        let targets = SparseTargets {
+            entries,
+            ranges,
+            stride,
+        };
+        Self::with(device, pass, Arc::new(targets), vertices)
     }
 
     /// Another pose's morph of the same targets (a ghost's).
     pub fn sharing(&self, device: &wgpu::Device, pass: &MorphPass) -> Self {
-        let vertices = (self.deltas.size() / 32) as usize;
+        let vertices = (self.deltas.size() / self.delta_bytes()) as usize;
         Self::with(device, pass, self.targets.clone(), vertices)
+    }
+
+    /// Bytes of one vertex's deltas.
+    fn delta_bytes(&self) -> u64 {
+        u64::from(self.targets.stride) * 16
     }
 
     fn with(device: &wgpu::Device, pass: &MorphPass, targets: Arc<SparseTargets>, vertices: usize) -> Self {
         let deltas = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("morph deltas"),
-            size: vertices.max(1) as u64 * 32,
+            size: vertices.max(1) as u64 * u64::from(targets.stride) * 16,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -252,7 +281,7 @@ impl MorphGpu {
                     first,
                     count,
                     weight,
-                    pad: 0,
+                    stride: self.targets.stride,
                 });
             }
         }
@@ -275,6 +304,12 @@ impl MorphGpu {
     /// Whether the last [`MorphGpu::write_weights`] found a target in use.
     pub fn in_use(&self) -> bool {
         self.in_use
+    }
+
+    /// What a draw's shader is told of this morph (`skin.z` in `mesh.wgsl`): the deltas'
+    /// `vec4`s per vertex while a target is in use, 0 otherwise.
+    pub fn shader_stride(&self) -> u32 {
+        if self.in_use { self.targets.stride } else { 0 }
     }
 }
 
@@ -308,7 +343,7 @@ mod tests {
                 offset_of!(TargetParams, first),
                 offset_of!(TargetParams, count),
                 offset_of!(TargetParams, weight),
-                offset_of!(TargetParams, pad),
+                offset_of!(TargetParams, stride),
             ]
         );
     }

@@ -540,12 +540,7 @@ impl SceneRenderer {
                 model,
                 base_color: draw.material.base_color,
                 material: material_uniform(&draw.material),
-                skin: [
-                    u32::from(skins_here(draw.instance)),
-                    selected,
-                    u32::from(morph_here),
-                    draw.flags,
-                ],
+                skin: [u32::from(skins_here(draw.instance)), selected, morph_here, draw.flags],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,
                 pbr,

@@ -393,6 +393,10 @@ pub struct MorphTarget {
     pub position_offsets: Vec<Vec3>,
     /// Normal offset of each of `vertices` (zero when the file gives no NORMAL offsets).
     pub normal_offsets: Vec<Vec3>,
+    /// Tangent offset (xyz; the bitangent's sign is not morphed) of each of `vertices`, or empty
+    /// when the target moves no tangent (the file gives no TANGENT offsets, or the primitive
+    /// has no tangents).
+    pub tangent_offsets: Vec<Vec3>,
 }
 
 impl MorphTarget {
@@ -406,18 +410,40 @@ impl MorphTarget {
     /// kept for, as `-0 + +0` is +0. So applying the sparse form gives the dense sum's bits; for a
     /// weight that is not finite, every vertex takes its term (the morph's `add_target`).
     pub fn sparse(positions: &[Vec3], normals: &[Vec3], bind_positions: &[Vec3], bind_normals: &[Vec3]) -> Self {
+        Self::sparse_with_tangents([positions, normals, &[]], [bind_positions, bind_normals], &[])
+    }
+
+    /// [`MorphTarget::sparse`] with tangent offsets: `offsets` and `bind` are positions, normals
+    /// and tangents (xyz), `bind_tangents` the primitive's own (the tangent offsets are kept
+    /// only when it has tangents and the target gives some). A vertex is kept as `sparse`
+    /// keeps it, its tangent's offset and bind value taking part as the normal's do.
+    pub fn sparse_with_tangents(offsets: [&[Vec3]; 3], bind: [&[Vec3]; 2], bind_tangents: &[Vec4]) -> Self {
+        let [positions, normals, tangents] = offsets;
+        let [bind_positions, bind_normals] = bind;
+        let with_tangents = !tangents.is_empty() && !bind_tangents.is_empty();
         let vertices = bind_positions.len().max(positions.len()).max(normals.len());
         let negative_zero =
-            |v: Option<&Vec3>| v.is_some_and(|v| v.to_array().iter().any(|c| c.to_bits() == 0x8000_0000));
+            |v: Option<Vec3>| v.is_some_and(|v| v.to_array().iter().any(|c| c.to_bits() == 0x8000_0000));
         let mut target = MorphTarget::default();
         for v in 0..vertices {
             let p = positions.get(v).copied().unwrap_or(Vec3::ZERO);
             let n = normals.get(v).copied().unwrap_or(Vec3::ZERO);
-            let moves = p.to_array().iter().chain(&n.to_array()).any(|&c| c != 0.0);
-            if moves || negative_zero(bind_positions.get(v)) || negative_zero(bind_normals.get(v)) {
+            let t = if with_tangents {
+                tangents.get(v).copied().unwrap_or(Vec3::ZERO)
+            } else {
+                Vec3::ZERO
+            };
+            let moves = [p, n, t].iter().flat_map(|o| o.to_array()).any(|c| c != 0.0);
+            let keeps_sign = negative_zero(bind_positions.get(v).copied())
+                || negative_zero(bind_normals.get(v).copied())
+                || (with_tangents && negative_zero(bind_tangents.get(v).map(|t| t.truncate())));
+            if moves || keeps_sign {
                 target.vertices.push(v as u32);
                 target.position_offsets.push(p);
                 target.normal_offsets.push(n);
+                if with_tangents {
+                    target.tangent_offsets.push(t);
+                }
             }
         }
         target
@@ -443,6 +469,23 @@ impl MorphTarget {
     /// Whether any normal offset is non-zero.
     pub fn has_normals(&self) -> bool {
         self.normal_offsets.iter().any(|n| *n != Vec3::ZERO)
+    }
+
+    /// The tangent offsets per vertex of a primitive of `vertices` vertices, zero where the
+    /// target moves none (all zero when it moves no tangent).
+    pub fn dense_tangents(&self, vertices: usize) -> Vec<Vec3> {
+        let mut tangents = vec![Vec3::ZERO; vertices];
+        for (&v, &t) in self.vertices.iter().zip(&self.tangent_offsets) {
+            if let Some(out) = tangents.get_mut(v as usize) {
+                *out = t;
+            }
+        }
+        tangents
+    }
+
+    /// Whether the target moves tangents (it keeps tangent offsets).
+    pub fn has_tangents(&self) -> bool {
+        !self.tangent_offsets.is_empty()
     }
 }
 

@@ -679,6 +679,51 @@ fn target_count(rig: &Rig, mesh: usize) -> usize {
         .map_or(0, |p| p.iter().map(Vec::len).max().unwrap_or(0))
 }
 
+/// The primitive's tangents as glTF's TANGENT, when it has them with its normals (glTF reads
+/// them only beside normals) and each is one glTF accepts: xyz of unit length, w ±1. Otherwise
+/// none is written and readers generate MikkTSpace tangents, as this rig's importer does.
+fn writable_tangents(primitive: &crate::rig::Primitive) -> Option<Vec<[f32; 4]>> {
+    let n = primitive.vertex_count();
+    let unit = |t: &glam::Vec4| (t.truncate().length() - 1.0).abs() <= 1e-4 && t.w.abs() == 1.0;
+    (primitive.tangents.len() == n && primitive.normals.len() == n && primitive.tangents.iter().all(unit))
+        .then(|| primitive.tangents.iter().map(|t| t.to_array()).collect())
+}
+
+/// Morph target `t` of a primitive of `n` vertices as glTF (`None`: a target the primitive lacks,
+/// written as zero offsets), its offsets in the chunk; its TANGENT offsets only where the
+/// primitive's TANGENT is written (`with_tangents`), as glTF asks. The problem as text if the
+/// target does not fit the primitive.
+fn target_json(
+    target: Option<&crate::rig::MorphTarget>,
+    t: usize,
+    n: usize,
+    with_tangents: bool,
+    chunk: &mut Chunk,
+) -> Result<Value, String> {
+    let zero = crate::rig::MorphTarget::default();
+    let target = target.unwrap_or(&zero);
+    if let Some(&v) = target.vertices.iter().find(|&&v| v as usize >= n) {
+        return Err(format!("morph target {t} moves vertex {v} of {n} vertices"));
+    }
+    let (positions, normals) = target.dense(n);
+    let offsets = |values: &[Vec3], name: &str| -> Result<Vec<[f32; 3]>, String> {
+        let values: Vec<[f32; 3]> = values.iter().map(|v| v.to_array()).collect();
+        match values.as_flattened().iter().all(|v| v.is_finite()) {
+            true => Ok(values),
+            false => Err(format!("a morph target {name} offset is not finite")),
+        }
+    };
+    // glTF's POSITION of a target is required to have bounds, so it is always written.
+    let mut written = json!({ "POSITION": chunk.floats(&offsets(&positions, "position")?) });
+    if target.has_normals() {
+        written["NORMAL"] = json!(chunk.floats(&offsets(&normals, "normal")?));
+    }
+    if with_tangents && target.has_tangents() {
+        written["TANGENT"] = json!(chunk.floats(&offsets(&target.dense_tangents(n), "tangent")?));
+    }
+    Ok(written)
+}
+
 /// Mesh `m` as glTF, its data in the chunk; `mesh_of_node` holds each node's (mesh, skin), to
 /// check the joint indices against every skin the mesh is drawn with.
 fn mesh_json(
@@ -732,6 +777,10 @@ fn mesh_json(
             finite(colors.as_flattened(), "colour")?;
             attributes["COLOR_0"] = json!(chunk.floats(&colors));
         }
+        let tangents = writable_tangents(primitive);
+        if let Some(tangents) = &tangents {
+            attributes["TANGENT"] = json!(chunk.floats(tangents));
+        }
         if let Some(influences) = &primitive.influences {
             write_influences(influences, n, joint_limit, chunk, &mut attributes).map_err(|p| rig_data(what(), p))?;
         }
@@ -761,30 +810,9 @@ fn mesh_json(
         }
         if targets > 0 {
             let own = rig.morphs.of(m, k);
-            let mut written_targets = Vec::with_capacity(targets);
-            for t in 0..targets {
-                let zero = crate::rig::MorphTarget::default();
-                let target = own.get(t).unwrap_or(&zero);
-                if let Some(&v) = target.vertices.iter().find(|&&v| v as usize >= n) {
-                    return Err(rig_data(
-                        what(),
-                        format!("morph target {t} moves vertex {v} of {n} vertices"),
-                    ));
-                }
-                let (positions, normals) = target.dense(n);
-                let offsets = |values: &[Vec3], name: &str| -> Result<Vec<[f32; 3]>, SaveError> {
-                    let values: Vec<[f32; 3]> = values.iter().map(|v| v.to_array()).collect();
-                    finite(values.as_flattened(), name)?;
-                    Ok(values)
-                };
-                // glTF's POSITION of a target is required to have bounds, so it is always written.
-                let positions = offsets(&positions, "position")?;
-                let mut written_target = json!({ "POSITION": chunk.floats(&positions) });
-                if target.has_normals() {
-                    written_target["NORMAL"] = json!(chunk.floats(&offsets(&normals, "normal")?));
-                }
-                written_targets.push(written_target);
-            }
+            let written_targets = (0..targets)
+                .map(|t| target_json(own.get(t), t, n, tangents.is_some(), chunk).map_err(|p| rig_data(what(), p)))
+                .collect::<Result<Vec<_>, _>>()?;
             written["targets"] = json!(written_targets);
         }
         primitives.push(written);

@@ -172,8 +172,13 @@ impl SkinnedPose {
                             if targets.is_empty() {
                                 return MorphedPrimitive::default();
                             }
-                            let n = rig.meshes[instance.mesh].primitives[k].vertex_count();
-                            MorphedPrimitive::new(n, targets.len())
+                            let primitive = &rig.meshes[instance.mesh].primitives[k];
+                            let n = primitive.vertex_count();
+                            if primitive.tangents.len() == n {
+                                MorphedPrimitive::with_tangents(n, targets)
+                            } else {
+                                MorphedPrimitive::new(n, targets.len())
+                            }
                         })
                         .collect()
                 })
@@ -229,11 +234,13 @@ impl SkinnedPose {
                 // Morph targets deform the bind pose; skinning then moves the result.
                 let targets = rig.morphs.of(instance.mesh, k);
                 let (positions, normals) = (&primitive.positions, &primitive.normals);
-                let (p, n) =
+                let (p, n, tangents) =
                     if !targets.is_empty() && morphed.apply(targets, &pose.morph_weights[i], positions, normals) {
-                        (&morphed.positions, &morphed.normals)
+                        morphed.apply_tangents(targets, &primitive.tangents);
+                        let tangents = morphed.tangents.or(&primitive.tangents);
+                        (&morphed.positions, &morphed.normals, tangents)
                     } else {
-                        (&primitive.positions, &primitive.normals)
+                        (&primitive.positions, &primitive.normals, &primitive.tangents[..])
                     };
                 let skin = PrimitiveSkinning {
                     method,
@@ -243,9 +250,9 @@ impl SkinnedPose {
                     blend: self.blend.of(i, k),
                 };
                 skin.run(p, n, &mut out.positions, &mut out.normals, &mut self.blend_scratch);
-                if primitive.tangents.len() == p.len() {
+                if tangents.len() == p.len() {
                     let tips = &mut self.tangent_tips;
-                    tips.place(p, &primitive.tangents);
+                    tips.place(p, tangents);
                     let skinned = &mut tips.skinned;
                     skin.run(
                         &tips.tips,
@@ -254,7 +261,7 @@ impl SkinnedPose {
                         &mut skinned.normals,
                         &mut self.blend_scratch,
                     );
-                    tips.tangents_into(p, &out.positions, &primitive.tangents, &mut out.tangents);
+                    tips.tangents_into(p, &out.positions, tangents, &mut out.tangents);
                 }
             }
         }

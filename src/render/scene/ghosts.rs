@@ -206,25 +206,21 @@ impl SceneRenderer {
                 let morph_here = match &mut ghost_draw.morph {
                     Some((morph, _)) if gpu_skinning || !draw.cpu_skinnable => {
                         signature.write(bytemuck::cast_slice(&weights[..draw.morph.targets.min(weights.len())]));
-                        morph.write_weights(queue, weights)
+                        morph.write_weights(queue, weights);
+                        morph.shader_stride()
                     }
                     Some((morph, _)) => {
                         morph.clear();
-                        false
+                        0
                     }
-                    None => false,
+                    None => 0,
                 };
                 let (pbr, maps, uv_rows) = draw.shading_fields(slot.palettes[draw.instance].is_some() && !skins_here);
                 let uniform = DrawUniform {
                     model: ghost.pose.instance_world(state.rig, draw.instance),
                     base_color: draw.material.base_color,
                     material: material_uniform(&draw.material),
-                    skin: [
-                        u32::from(skins_here),
-                        NO_JOINT,
-                        u32::from(morph_here),
-                        draw.flags | DRAW_GHOST,
-                    ],
+                    skin: [u32::from(skins_here), NO_JOINT, morph_here, draw.flags | DRAW_GHOST],
                     bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                     ghost: ghost_tint(ghost.offset, per_side),
                     pbr,

@@ -237,7 +237,10 @@ impl SceneRenderer {
                 &self.morph_layout,
                 &self.morph_pass,
                 rig.morphs.of(instance.mesh, k),
-                primitive.vertex_count(),
+                (
+                    primitive.vertex_count(),
+                    primitive.tangents.len() == primitive.vertex_count(),
+                ),
             ),
             symmetry: buffer(
                 "symmetry",

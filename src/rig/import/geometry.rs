@@ -154,9 +154,19 @@ fn read_morph_targets(
                 }
                 Ok(values.into_iter().map(Vec3::from).collect())
             };
+        // Tangent offsets are read only where the primitive has tangents to move.
+        let tangents = target.tangents().filter(|_| !drawn.tangents.is_empty());
         let read = read(target.positions(), "POSITION", true).and_then(|positions| {
-            read(target.normals(), "NORMAL", false)
-                .map(|normals| MorphTarget::sparse(&positions, &normals, &drawn.positions, &drawn.normals))
+            let normals = read(target.normals(), "NORMAL", false)?;
+            let tangents = match tangents {
+                Some(accessor) => read(Some(accessor), "TANGENT", false)?,
+                None => Vec::new(),
+            };
+            Ok(MorphTarget::sparse_with_tangents(
+                [&positions, &normals, &tangents],
+                [&drawn.positions, &drawn.normals],
+                &drawn.tangents,
+            ))
         });
         match read {
             Ok(target) => targets.push(target),
