@@ -120,6 +120,9 @@ pub struct PosedPrimitive {
     /// As the viewer reads them (the base colour texture's set, its transform applied); empty
     /// when the primitive has none.
     pub uvs: Vec<Vec2>,
+    /// `TEXCOORD_0` and `TEXCOORD_1` as the file gives them (see [`crate::rig::Primitive::uv_set`]),
+    /// which the material's other textures read; empty with `uvs`.
+    pub file_uvs: [Vec<Vec2>; 2],
     /// `COLOR_0`; empty when the primitive has none.
     pub colors: Vec<Vec4>,
     /// Triangle list.
@@ -328,14 +331,19 @@ pub fn posed_primitives(rig: &Rig, pose: &PoseBuffers, skinned: &SkinnedPose) ->
                 _ => format!("{base}.{k}"),
             };
             let name = unique_name(&mut names, base);
+            let has_uvs = primitive.uvs.len() == n && primitive.uvs.iter().any(|uv| *uv != Vec2::ZERO);
             posed.push(PosedPrimitive {
                 name,
                 positions,
                 normals,
                 // The importer fills in zeros where a file has no texture coordinates.
-                uvs: match primitive.uvs.len() == n && primitive.uvs.iter().any(|uv| *uv != Vec2::ZERO) {
+                uvs: match has_uvs {
                     true => primitive.uvs.clone(),
                     false => Vec::new(),
+                },
+                file_uvs: match has_uvs {
+                    true => [0, 1].map(|set| primitive.uv_set(set).to_vec()),
+                    false => Default::default(),
                 },
                 colors: if primitive.colors.len() == n {
                     primitive.colors.clone()
@@ -493,9 +501,10 @@ fn obj_files(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
 }
 
 /// A GLB of `posed`: a node and a mesh of one primitive for each, unskinned; the rig's
-/// materials in their order, with the base colour textures they use embedded as PNG.
+/// materials in their order, with the textures they use embedded as PNG.
 fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path) -> Result<Vec<u8>, ExportError> {
     let mut chunk = Chunk::default();
+    let materials = Materials::of(rig, &mut chunk);
     let mut meshes = Vec::new();
     for primitive in posed {
         let positions: Vec<[f32; 3]> = primitive.positions.iter().map(|v| v.to_array()).collect();
@@ -504,10 +513,13 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
             "POSITION": chunk.floats(&positions),
             "NORMAL": chunk.floats(&normals),
         });
-        if !primitive.uvs.is_empty() {
-            let uvs: Vec<[f32; 2]> = primitive.uvs.iter().map(|v| v.to_array()).collect();
-            attributes["TEXCOORD_0"] = json!(chunk.floats(&uvs));
-        }
+        let file_set = |set: u32| primitive.file_uvs[set.min(1) as usize].as_slice();
+        (materials.write_uvs(primitive.material, file_set, &mut chunk, &mut attributes)).map_err(|message| {
+            ExportError::Write {
+                path: out.to_owned(),
+                message,
+            }
+        })?;
         if !primitive.colors.is_empty() {
             let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
             attributes["COLOR_0"] = json!(chunk.floats(&colors));
@@ -528,7 +540,7 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
         "nodes": nodes,
         "meshes": meshes,
     });
-    Materials::of(rig, &mut chunk).add_to(&mut document);
+    materials.add_to(&mut document);
     let files = gltf_files(document, chunk, out, OutputFormat::Glb).map_err(|e| write_error(out, e))?;
     Ok(files
         .into_iter()

@@ -15,7 +15,7 @@
 
 use super::animations::encode_clip;
 use super::{OutputFormat, SaveError, Saved, folder_of, same_file, temp_file_in};
-use crate::rig::{AlphaMode, Influences, Rig, Texture, Trs};
+use crate::rig::{AlphaMode, Influences, Rig, Texture, TextureRef, Trs, UvTransform};
 use glam::{Quat, Vec3};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -130,13 +130,16 @@ pub fn png_bytes(texture: &Texture) -> Option<Vec<u8>> {
 }
 
 /// The rig's materials as glTF, in the rig's order (primitives keep their material indices),
-/// with the base colour textures they show embedded as PNG in the chunk.
+/// with the textures they show embedded as PNG in the chunk: base colour, metallic-roughness,
+/// normal (with its scale), occlusion (with its strength) and emissive.
 #[derive(Default)]
 pub struct Materials {
     materials: Vec<Value>,
     images: Vec<Value>,
     textures: Vec<Value>,
     extensions_used: Vec<&'static str>,
+    /// Per material, whether a texture reads TEXCOORD_1 (see [`Materials::write_uvs`]).
+    reads_set_1: Vec<bool>,
 }
 
 impl Materials {
@@ -148,34 +151,57 @@ impl Materials {
         for material in &rig.materials {
             let mut pbr = json!({
                 "baseColorFactor": material.base_color.to_array().map(|c| c.clamp(0.0, 1.0)),
-                // The rig keeps no metalness or roughness and the viewer shades as a rough
-                // dielectric; glTF's default (metallicFactor 1) would show a dark metal elsewhere.
-                "metallicFactor": 0.0,
-                "roughnessFactor": 1.0,
+                "metallicFactor": material.metallic,
+                "roughnessFactor": material.roughness,
             });
-            let texture = (material.base_color_texture).and_then(|t| Some((t, rig.textures.get(t)?)));
-            if let Some((t, texture)) = texture {
-                let slot = match texture_slots.iter().position(|&s| s == t) {
-                    Some(slot) => Some(slot),
-                    None => png_bytes(texture).map(|png| {
-                        let view = chunk.view(&png, None);
-                        let mut image = json!({ "bufferView": view, "mimeType": "image/png" });
-                        if !texture.name.is_empty() {
-                            image["name"] = json!(texture.name);
-                        }
-                        out.images.push(image);
-                        out.textures.push(json!({ "source": out.images.len() - 1 }));
-                        texture_slots.push(t);
-                        texture_slots.len() - 1
-                    }),
+            let mut written = json!({ "name": material.name });
+            let mut slot_of = |t: usize| out.texture_slot(rig, t, &mut texture_slots, chunk);
+            // Each texture reads the file's own set through its own transform, as it did there.
+            let mut reads_set_1 = false;
+            let mut transforms_used = false;
+            let mut info = |uv: &UvTransform, slot: usize| {
+                let mut info = json!({ "index": slot });
+                if uv.set != 0 {
+                    info["texCoord"] = json!(uv.set);
+                    reads_set_1 = true;
+                }
+                if !uv.is_identity() {
+                    info["extensions"]["KHR_texture_transform"] = json!({ "offset": uv.offset.to_array(), "rotation": uv.rotation, "scale": uv.scale.to_array() });
+                    transforms_used = true;
+                }
+                info
+            };
+            let base_color = material.base_color_texture.map(|texture| TextureRef {
+                texture,
+                uv: material.base_color_uv,
+            });
+            let textures = [
+                (base_color, "baseColorTexture"),
+                (material.metallic_roughness_texture, "metallicRoughnessTexture"),
+                (material.normal_texture, "normalTexture"),
+                (material.occlusion_texture, "occlusionTexture"),
+                (material.emissive_texture, "emissiveTexture"),
+            ];
+            for (texture, key) in textures {
+                let Some((texture, slot)) = texture.and_then(|t| Some((t, slot_of(t.texture)?))) else {
+                    continue;
                 };
-                if let Some(slot) = slot {
-                    // The texture coordinates written are the set the texture reads, already
-                    // transformed by the importer: no texCoord or transform to name.
-                    pbr["baseColorTexture"] = json!({ "index": slot });
+                let info = info(&texture.uv, slot);
+                match key {
+                    "baseColorTexture" | "metallicRoughnessTexture" => pbr[key] = info,
+                    _ => written[key] = info,
                 }
             }
-            let mut written = json!({ "name": material.name, "pbrMetallicRoughness": pbr });
+            if written.get("normalTexture").is_some() && material.normal_scale != 1.0 {
+                written["normalTexture"]["scale"] = json!(material.normal_scale);
+            }
+            if written.get("occlusionTexture").is_some() && material.occlusion_strength != 1.0 {
+                written["occlusionTexture"]["strength"] = json!(material.occlusion_strength);
+            }
+            if transforms_used {
+                out.extensions_used.push("KHR_texture_transform");
+            }
+            written["pbrMetallicRoughness"] = pbr;
             if material.double_sided {
                 written["doubleSided"] = json!(true);
             }
@@ -202,10 +228,64 @@ impl Materials {
                 out.extensions_used.push("KHR_materials_unlit");
             }
             out.materials.push(written);
+            out.reads_set_1.push(reads_set_1);
         }
         out.extensions_used.sort_unstable();
         out.extensions_used.dedup();
         out
+    }
+
+    /// The glTF texture written for the rig's texture `t` (embedded as PNG the first time it is
+    /// named); `None` when it has no pixels to write.
+    fn texture_slot(&mut self, rig: &Rig, t: usize, slots: &mut Vec<usize>, chunk: &mut Chunk) -> Option<usize> {
+        if let Some(slot) = slots.iter().position(|&s| s == t) {
+            return Some(slot);
+        }
+        let texture = rig.textures.get(t)?;
+        let png = png_bytes(texture)?;
+        let view = chunk.view(&png, None);
+        let mut image = json!({ "bufferView": view, "mimeType": "image/png" });
+        if !texture.name.is_empty() {
+            image["name"] = json!(texture.name);
+        }
+        self.images.push(image);
+        self.textures.push(json!({ "source": self.images.len() - 1 }));
+        slots.push(t);
+        Some(slots.len() - 1)
+    }
+
+    /// Writes a primitive's texture coordinates into `attributes` for its `material`: the
+    /// file's own sets (`file_set(set)`; the textures name their set and transform), TEXCOORD_0
+    /// when it is not all zero (the importers fill in zeros where a file has none, and those
+    /// come back as zeros) or the material reads TEXCOORD_1 too, which then follows.
+    pub fn write_uvs<'a>(
+        &self,
+        material: Option<usize>,
+        file_set: impl Fn(u32) -> &'a [glam::Vec2],
+        chunk: &mut Chunk,
+        attributes: &mut Value,
+    ) -> Result<(), String> {
+        let reads_set_1 = material.and_then(|m| self.reads_set_1.get(m)).is_some_and(|&r| r);
+        let (set_0, set_1) = (file_set(0), file_set(1));
+        let mut write = |name: &str, values: &[glam::Vec2]| {
+            let values: Vec<[f32; 2]> = values.iter().map(|v| v.to_array()).collect();
+            if !values.as_flattened().iter().all(|v| v.is_finite()) {
+                return Err("a texture coordinate value is not finite".to_string());
+            }
+            attributes[name] = json!(chunk.floats(&values));
+            Ok(())
+        };
+        if !set_0.is_empty() && (reads_set_1 || set_0.iter().any(|uv| *uv != glam::Vec2::ZERO)) {
+            write("TEXCOORD_0", set_0)?;
+        }
+        if reads_set_1 && !set_0.is_empty() {
+            if set_1.len() != set_0.len() {
+                let (one, zero) = (set_1.len(), set_0.len());
+                return Err(format!("texture coordinate set 1 has {one} values for {zero} vertices"));
+            }
+            write("TEXCOORD_1", set_1)?;
+        }
+        Ok(())
     }
 
     /// Puts the materials, images, textures and the extensions they use into `document`.
@@ -426,7 +506,8 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
     let order = FileOrder::of(rig)?;
     let mut chunk = Chunk::default();
     let mesh_of_node = meshes_of_nodes(rig)?;
-    let (meshes, written_mesh) = meshes_json(rig, &mesh_of_node, &mut chunk, &mut notes)?;
+    let materials = Materials::of(rig, &mut chunk);
+    let (meshes, written_mesh) = meshes_json(rig, &mesh_of_node, &materials, &mut chunk, &mut notes)?;
     let skins = skins_json(rig, &order, &mut chunk)?;
     let mut nodes = nodes_json(rig, &order, &mesh_of_node, &written_mesh)?;
     let animations = animations_json(rig, &order, &mesh_of_node, &written_mesh, &mut chunk, &mut notes)?;
@@ -460,7 +541,7 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
     set_list(&mut document, "meshes", meshes);
     set_list(&mut document, "skins", skins);
     set_list(&mut document, "animations", animations);
-    Materials::of(rig, &mut chunk).add_to(&mut document);
+    materials.add_to(&mut document);
 
     let files = gltf_files(document, chunk, out, format)?;
     for (path, _) in &files {
@@ -505,6 +586,7 @@ fn meshes_of_nodes(rig: &Rig) -> Result<Vec<MeshOfNode>, SaveError> {
 fn meshes_json(
     rig: &Rig,
     mesh_of_node: &[MeshOfNode],
+    materials: &Materials,
     chunk: &mut Chunk,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<Value>, Vec<Option<usize>>), SaveError> {
@@ -515,7 +597,7 @@ fn meshes_json(
             notes.push(format!("mesh '{}' has no triangles and was left out", mesh.name));
             continue;
         }
-        meshes.push(mesh_json(rig, m, mesh_of_node, chunk)?);
+        meshes.push(mesh_json(rig, m, mesh_of_node, materials, chunk)?);
         written_mesh[m] = Some(meshes.len() - 1);
     }
     Ok((meshes, written_mesh))
@@ -730,6 +812,7 @@ fn mesh_json(
     rig: &Rig,
     m: usize,
     mesh_of_node: &[Option<(usize, Option<usize>)>],
+    materials: &Materials,
     chunk: &mut Chunk,
 ) -> Result<Value, SaveError> {
     let mesh = &rig.meshes[m];
@@ -765,13 +848,9 @@ fn mesh_json(
             finite(normals.as_flattened(), "normal")?;
             attributes["NORMAL"] = json!(chunk.floats(&normals));
         }
-        // The importers fill in zeros where a file has no texture coordinates: those are not
-        // written, and come back as zeros.
-        if primitive.uvs.iter().any(|uv| *uv != glam::Vec2::ZERO) {
-            let uvs: Vec<[f32; 2]> = primitive.uvs.iter().map(|v| v.to_array()).collect();
-            finite(uvs.as_flattened(), "texture coordinate")?;
-            attributes["TEXCOORD_0"] = json!(chunk.floats(&uvs));
-        }
+        materials
+            .write_uvs(primitive.material, |set| primitive.uv_set(set), chunk, &mut attributes)
+            .map_err(|p| rig_data(what(), p))?;
         if !primitive.colors.is_empty() {
             let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
             finite(colors.as_flattened(), "colour")?;
