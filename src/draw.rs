@@ -12,8 +12,6 @@ use crate::viewer::Viewer;
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-pub mod compare;
-
 /// How a frame moves playback before it is drawn: with its target, the one thing in which the
 /// window, `render`, `--sequence`, `--ui`, `bench` and `bench --orbit` differ.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -480,7 +478,7 @@ impl DetailedView {
 
 /// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
 /// rendered offscreen at `width`×`height` pixels.
-/// With a comparison open, both sides as its layout shows them (see [`compare`]).
+/// With a comparison open, both sides as its layout shows them (see [`crate::compare::draw`]).
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
     render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
 }
@@ -495,7 +493,7 @@ pub fn render_view_with(
     samples: u32,
 ) -> Result<image::RgbaImage, GpuError> {
     if viewer.comparison().is_some() {
-        return compare::render_comparison(gpu, viewer, width, height, samples);
+        return crate::compare::draw::render_comparison(gpu, viewer, width, height, samples);
     }
     render_one_side(gpu, viewer, width, height, samples)
 }

@@ -58,6 +58,12 @@
 //! | commands | [`cli`], [`commands`], [`screenshot`] (and `src/main.rs`, which dispatches to them) |
 //! | the window | [`app`], the composition root |
 //!
+//! A feature folder keeps a feature's parts together, each at the layer of what it holds:
+//! [`compare`] is the model, with its state in the viewer (`compare/view.rs`, part of
+//! [`viewer`]), its drawing ([`compare::draw`], part of [`draw`]) and its window
+//! ([`compare::panel`], part of [`ui`]). The rules above count each part with the module it is
+//! part of; the model's files use none of the other parts.
+//!
 //! # Modules
 //!
 //! - [`names`]: enum ↔ name, one way for every name users type or read.
@@ -73,7 +79,8 @@
 //! - [`report`]: the rig report: contents and findings (`inspect`).
 //! - [`repair`]: weight repairs as pure functions of a rig's weights.
 //! - [`retarget`]: clips carried from another file onto this skeleton.
-//! - [`compare`]: what changed between two files of one rig (`diff`).
+//! - [`compare`]: what changed between two files of one rig (`diff`), and the comparison shown
+//!   in the viewer: the other side, its drawing and the Compare window.
 //! - [`save`]: writing a glTF back with repaired weights and edited clips.
 //! - [`timings`]: a frame's cost stage by stage (Timings panel, `bench`).
 //! - [`render`]: wgpu: device, pipelines, the scene renderer, offscreen targets, compute skinning.

@@ -225,7 +225,7 @@ impl WindowState {
         let ppp = full_output.pixels_per_point;
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
-        let aspect = crate::draw::compare::active_aspect(viewer, viewport);
+        let aspect = crate::compare::draw::active_aspect(viewer, viewport);
         if viewer.comparison().is_some() {
             let (gpu, format, samples) = (&self.gpu, self.config.format, self.info.samples);
             self.other_side
@@ -252,8 +252,8 @@ impl WindowState {
                 // Both sides whole: a comparison is of light scenes, or waits for them.
                 Some(other) => {
                     // The other side from the frame state the step prepared.
-                    crate::draw::compare::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
-                    crate::draw::compare::encode_comparison(
+                    crate::compare::draw::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
+                    crate::compare::draw::encode_comparison(
                         recording.encoder,
                         (targets, &view),
                         (recording.renderer, other),

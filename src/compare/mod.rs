@@ -8,13 +8,23 @@
 //! Matching follows DESIGN.md ("Two documents"): joints by exact name (by path when names
 //! repeat), vertices by bind position within a tolerance from the mesh's own vertex spacing,
 //! clips by name.
+//!
+//! The feature's other parts sit beside the model, each at its own layer (see the crate's
+//! layers): the comparison shown in the viewer (`view.rs`: the other side's document and
+//! playback, following the active side), its drawing ([`draw`]), the Compare window
+//! ([`panel`]) and the text of `rigscope diff` (`output.rs`; the command is
+//! `commands/diff.rs`). The model's modules use none of them.
 
 mod clips;
+pub mod draw;
 mod materials;
+mod output;
+pub mod panel;
 mod poses;
 mod progress;
 mod skeleton;
 mod vertices;
+mod view;
 
 use crate::anim::{Bounds, PoseBuffers};
 use crate::rig::Rig;
@@ -25,10 +35,11 @@ use std::collections::HashMap;
 
 pub use clips::{ClipDiff, ClipStatus, JointError};
 pub use materials::{FindingChange, MaterialChange, TextureChange};
-pub use poses::{PoseAt, PoseDiff, PoseError, PoseRequest, compare_poses};
+pub use poses::{PoseAt, PoseDiff, PoseError, PoseRequest, compare_poses, compare_with_poses};
 pub use progress::{CompareProgress, ProgressFn};
 pub use skeleton::{JointChange, Reparented, SkeletonDiff, SkinRebase};
 pub use vertices::{UnmatchedVertex, VertexChange, VertexRef, WeightsDiff};
+pub use view::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, Side, joint_error};
 
 /// Where two rigs may differ before they count as different.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -6,7 +6,7 @@
 //! posed. Vertices are paired as [`super::compare`] matched them in the bind pose; joints by
 //! name (see [`super::NodeMatch`]).
 
-use super::{RigDiff, Sides, VertexRef};
+use super::{RigDiff, Sides, Thresholds, VertexRef};
 use crate::anim::PoseBuffers;
 use crate::rig::Rig;
 use crate::skin::{SkinnedPose, SkinningMethod};
@@ -234,6 +234,23 @@ impl Posed {
 /// Whether `distance` is past `worst`; a NaN distance (a broken matrix) is the worst there is.
 fn is_farther(distance: f32, worst: f32) -> bool {
     distance.is_nan() || distance > worst
+}
+
+/// [`compare`](super::compare), and with `request` both rigs posed at its times
+/// ([`compare_poses`]): vertices or joints posed farther apart than the position threshold make
+/// the rigs different.
+pub fn compare_with_poses(
+    a: &Rig,
+    b: &Rig,
+    thresholds: &Thresholds,
+    request: Option<&PoseRequest>,
+) -> Result<(RigDiff, Option<PoseDiff>), PoseError> {
+    let mut diff = super::compare(a, b, thresholds);
+    let poses = (request.map(|request| compare_poses(a, b, &diff, request))).transpose()?;
+    if poses.as_ref().is_some_and(|p| p.differs(thresholds.position)) {
+        diff.identical = false;
+    }
+    Ok((diff, poses))
 }
 
 /// Poses A and B at the times `request` asks for and measures how far apart they are.

@@ -56,7 +56,7 @@ impl Viewer {
 
     fn apply_dqs_mask(&mut self, joints: Vec<usize>) {
         let rig = std::sync::Arc::clone(self.rig());
-        if apply_mask(&rig, &mut self.playback, joints) {
+        if apply_dqs_mask(&rig, &mut self.playback, joints) {
             self.mark_dirty();
         }
     }
@@ -70,7 +70,7 @@ impl Viewer {
 /// Sets `playback`'s DQS mask to `joints` (nodes of `rig`; those out of range dropped, repeats
 /// kept once) and computes each vertex's blend from it, once; an empty mask is the file's
 /// blend. Returns whether the mask changed (the pose then needs skinning again).
-pub(super) fn apply_mask(rig: &crate::rig::Rig, playback: &mut Playback, mut joints: Vec<usize>) -> bool {
+pub(crate) fn apply_dqs_mask(rig: &crate::rig::Rig, playback: &mut Playback, mut joints: Vec<usize>) -> bool {
     joints.retain(|&j| j < rig.nodes.len());
     joints.sort_unstable();
     joints.dedup();

@@ -32,7 +32,7 @@ impl Ghosts {
 impl Playback {
     /// Brings the ghosts up to date with the current pose (refreshed first) and `options`:
     /// evaluates them when either changed, and skins them on the CPU path.
-    pub(super) fn refresh_ghosts(&mut self, rig: &Rig, options: &GhostOptions) {
+    pub(crate) fn refresh_ghosts(&mut self, rig: &Rig, options: &GhostOptions) {
         let evaluation = self.work_done().evaluations;
         let key = (evaluation, *options, self.method);
         let ghosts = &mut self.ghosts;

@@ -35,15 +35,15 @@ pub fn marks_on_every_instance(
 
 /// The marked vertices and where they are drawn.
 #[derive(Default)]
-pub(super) struct Marks {
+pub(crate) struct Marks {
     /// Vertices a selected finding names.
     finding: Vec<VertexRef>,
     /// The vertex shown in the vertex inspector.
     inspected: Option<VertexRef>,
     /// World positions of `finding` and `inspected` in the current pose.
-    pub(super) points: Vec<glam::Vec3>,
+    pub(crate) points: Vec<glam::Vec3>,
     /// `points` needs recomputing (the marks or the pose changed).
-    pub(super) stale: bool,
+    pub(crate) stale: bool,
 }
 
 impl Marks {
@@ -53,12 +53,12 @@ impl Marks {
         self.stale = true;
     }
 
-    pub(super) fn inspected(&self) -> Option<VertexRef> {
+    pub(crate) fn inspected(&self) -> Option<VertexRef> {
         self.inspected
     }
 
     /// Marks `vertex` as the one inspected (`None`: none).
-    pub(super) fn inspect(&mut self, vertex: Option<VertexRef>) {
+    pub(crate) fn inspect(&mut self, vertex: Option<VertexRef>) {
         if vertex != self.inspected {
             self.inspected = vertex;
             self.stale = true;
@@ -66,13 +66,13 @@ impl Marks {
     }
 
     /// Whether any vertex is marked (its position then needs the pose skinned on the CPU).
-    pub(super) fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.finding.is_empty() || self.inspected.is_some()
     }
 
     /// Places the marks, with `repaired` (the vertices a previewed repair changed), on the
     /// surface as drawn: `playback`'s CPU-skinned vertices, which must be current.
-    pub(super) fn update(&mut self, rig: &Rig, playback: &Playback, repaired: &[VertexRef]) {
+    pub(crate) fn update(&mut self, rig: &Rig, playback: &Playback, repaired: &[VertexRef]) {
         self.stale = false;
         self.points.clear();
         for mark in self.finding.iter().chain(&self.inspected).chain(repaired) {

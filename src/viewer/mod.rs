@@ -3,6 +3,7 @@
 //! time and input; the UI edits it.
 
 use crate::anim::{AnimationStack, JointOverride, Player, PoseBuffers};
+use crate::compare::Comparison;
 use crate::reload::Waker;
 use crate::render::FrameState;
 pub use crate::repair::{REPAIRS, RepairOptions};
@@ -10,24 +11,23 @@ use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
 pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin};
-pub use compare::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, Side, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
+pub(crate) use dqs_mask::apply_dqs_mask;
 pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
 pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
 pub use loading::label;
 pub use look_at::{LookAtTarget, NoHead};
-use marks::Marks;
+pub(crate) use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
-use playback::Playback;
+pub(crate) use playback::Playback;
 pub use playback::WorkDone;
 pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
 mod clip_edits;
-mod compare;
 mod diagnostics;
 mod document;
 mod dqs_mask;
@@ -48,17 +48,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// What one side of the view draws: a document as a playback poses it, through a view.
-struct SideInputs<'a> {
-    document: &'a Document,
-    playback: &'a Playback,
-    view: &'a View,
-    marks: &'a [glam::Vec3],
-    symmetry: Option<(u64, &'a crate::audit::VertexSymmetry)>,
-    joint_errors: Option<&'a [f32]>,
+pub(crate) struct SideInputs<'a> {
+    pub(crate) document: &'a Document,
+    pub(crate) playback: &'a Playback,
+    pub(crate) view: &'a View,
+    pub(crate) marks: &'a [glam::Vec3],
+    pub(crate) symmetry: Option<(u64, &'a crate::audit::VertexSymmetry)>,
+    pub(crate) joint_errors: Option<&'a [f32]>,
 }
 
 impl<'a> SideInputs<'a> {
-    fn frame_state(self, aspect: f32) -> FrameState<'a> {
+    pub(crate) fn frame_state(self, aspect: f32) -> FrameState<'a> {
         let SideInputs {
             document,
             playback,
@@ -93,11 +93,11 @@ impl<'a> SideInputs<'a> {
 
 pub struct Viewer {
     /// The open files; at least one (the demo rig when nothing else is open).
-    documents: Vec<Document>,
+    pub(crate) documents: Vec<Document>,
     /// The document shown and played.
-    active: usize,
+    pub(crate) active: usize,
     /// The active document's clip, layers, bends and pose.
-    playback: Playback,
+    pub(crate) playback: Playback,
     /// How the rig is looked at: camera, view options, selection.
     pub view: View,
     /// The environment map the shaded view is lit by (the built-in room unless one is loaded).
@@ -120,7 +120,7 @@ pub struct Viewer {
     /// The generation of the last document made.
     last_generation: u64,
     /// A second file shown beside or over the active one (see [`Viewer::compare_with`]).
-    compare: Option<Comparison>,
+    pub(crate) compare: Option<Comparison>,
     /// Joint pairs set by hand per pair of skeletons, used whenever clips are added (see
     /// `joint_maps.rs`).
     pub joint_maps: crate::retarget::JointMaps,
@@ -193,7 +193,12 @@ impl Viewer {
 
     /// A new document for `rig` with a playback made for it (carrying over `previous`'s
     /// settings), its rest bounds measured.
-    fn new_document(&mut self, rig: Rig, path: Option<PathBuf>, previous: Option<Playback>) -> (Document, Playback) {
+    pub(crate) fn new_document(
+        &mut self,
+        rig: Rig,
+        path: Option<PathBuf>,
+        previous: Option<Playback>,
+    ) -> (Document, Playback) {
         let mut playback = Playback::for_rig(&rig, previous);
         let rest_bounds = if rig.instances.is_empty() {
             crate::motion::skeleton_bounds(&rig)

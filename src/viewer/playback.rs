@@ -19,15 +19,15 @@ pub struct WorkDone {
 /// rig gets a new one ([`Playback::for_rig`]).
 pub struct Playback {
     /// Which clip plays, where in it and how.
-    pub(super) player: Player,
+    pub(crate) player: Player,
     /// Layers, crossfades, root motion, bends and attachments between the clip and the pose.
-    pub(super) animation: AnimationStack,
+    pub(crate) animation: AnimationStack,
     /// The pose of the last evaluation.
-    pub(super) pose: PoseBuffers,
+    pub(crate) pose: PoseBuffers,
     /// CPU-skinned vertices; current when `cpu_skinned` is set.
-    pub(super) skinned: SkinnedPose,
-    pub(super) path: SkinningPath,
-    pub(super) method: SkinningMethod,
+    pub(crate) skinned: SkinnedPose,
+    pub(crate) path: SkinningPath,
+    pub(crate) method: SkinningMethod,
     /// An input of the pose changed since it was last evaluated.
     dirty: bool,
     /// `skinned` holds the current pose skinned with the current method.
@@ -37,13 +37,13 @@ pub struct Playback {
     /// Pose evaluations and CPU skinnings made so far.
     work_done: WorkDone,
     /// The onion skin's poses.
-    pub(super) ghosts: super::ghosts::Ghosts,
+    pub(crate) ghosts: super::ghosts::Ghosts,
     /// The DQS mask: joints (nodes) whose vertices, with their descendants', skin toward dual
     /// quaternions with the blended method; empty: the file's blend.
-    pub(super) dqs_mask: Vec<usize>,
+    pub(crate) dqs_mask: Vec<usize>,
     /// Every node's world matrix in the bind pose (`None` inside without skins), made the first
     /// time the bind-pose skeleton is drawn.
-    pub(super) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
+    pub(crate) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
     /// What the foot lock's pins were made for (see [`super::foot_lock`]).
     pub(super) foot_lock_state: super::foot_lock::FootLockState,
 }
@@ -105,7 +105,7 @@ impl Playback {
     }
 
     /// Notes that an input of the pose changed.
-    pub(super) fn mark_dirty(&mut self) {
+    pub(crate) fn mark_dirty(&mut self) {
         self.dirty = true;
         self.cpu_skinned = false;
     }
@@ -114,7 +114,7 @@ impl Playback {
     /// the CPU when that is the path drawn (or `cpu_needed`) and it is not skinned yet.
     /// However often it is called, each runs once per change.
     /// `shown_rest`, when given, is the pose shown in place of the clip (a retarget pose).
-    pub(super) fn refresh(&mut self, rig: &Rig, cpu_needed: bool, shown_rest: Option<&[crate::rig::Trs]>) {
+    pub(crate) fn refresh(&mut self, rig: &Rig, cpu_needed: bool, shown_rest: Option<&[crate::rig::Trs]>) {
         if self.dirty {
             self.dirty = false;
             self.cpu_skinned = false;

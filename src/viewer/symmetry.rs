@@ -6,10 +6,10 @@ use crate::audit::{SymmetryOptions, SymmetryReport, VertexSymmetry, vertex_symme
 use crate::job::Job;
 
 /// The symmetry check of one loaded rig.
-pub(super) struct SymmetryView {
+pub(crate) struct SymmetryView {
     /// One line for the view panel.
     summary: String,
-    pub(super) values: VertexSymmetry,
+    pub(crate) values: VertexSymmetry,
 }
 
 /// One line saying what the symmetry check found.
@@ -49,7 +49,7 @@ fn check(rig: &crate::rig::Rig) -> SymmetryView {
 
 impl Document {
     /// The symmetry check of this document's rig, when it is done.
-    pub(super) fn current_symmetry(&self) -> Option<&SymmetryView> {
+    pub(crate) fn current_symmetry(&self) -> Option<&SymmetryView> {
         self.symmetry.as_ref()
     }
 

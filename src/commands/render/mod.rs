@@ -10,13 +10,14 @@ pub use request::{RenderRequest, viewer_for};
 use super::status::{CommandError, Outcome, demo_or_file};
 use crate::anim::{BlendMode, RootMotion};
 use crate::cli::{SkinningChoice, ViewArgs, parse_bend, parse_ik_target, parse_layer, parse_size};
+use crate::compare::CompareLayout;
 use crate::draw::{Clock, ViewRenderer};
 use crate::names;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, Msaa};
 use crate::screenshot::{UiWindows, render_window, write_png};
 use crate::skin::SkinningPath;
-use crate::viewer::{CompareLayout, RepairOptions};
+use crate::viewer::RepairOptions;
 use glam::Vec3;
 use std::path::PathBuf;
 

@@ -2,16 +2,14 @@
 //! (with its own skinning choice and DQS mask), following the active side's clock and looked
 //! at through the active side's camera and view options.
 
-use super::marks::Marks;
-use super::playback::Playback;
-use super::{Document, VertexRef, View, Viewer};
+use super::{CompareProgress, NodeMatch, RigDiff, Thresholds};
 use crate::anim::{Player, PoseBuffers};
 use crate::audit::VertexSymmetry;
-use crate::compare::{CompareProgress, RigDiff, Thresholds};
 use crate::render::skeleton::JOINT_ERROR_FULL_SCALE;
 use crate::render::{FrameState, ViewMode};
 use crate::rig::Rig;
 use crate::skin::{SkinningMethod, SkinningPath};
+use crate::viewer::{Document, Marks, Playback, SideInputs, VertexRef, View, Viewer, apply_dqs_mask};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -142,10 +140,10 @@ pub struct Comparison {
     /// Why comparing the files failed (it panicked), shown instead of the differences.
     pub diff_error: Option<String>,
     /// Which node of the other file each node of the active one is (by name, then path).
-    nodes: crate::compare::NodeMatch,
+    nodes: NodeMatch,
     /// Per node of the active side, its error against its match at the current time (see
     /// [`joint_error`]; infinite without a match).
-    pub(super) joint_errors: Vec<f32>,
+    pub(crate) joint_errors: Vec<f32>,
 }
 
 /// A joint's world rotation error, in degrees, that the skeleton overlay colours like a
@@ -158,7 +156,7 @@ pub const JOINT_ROTATION_FULL_SCALE_DEGREES: f32 = 10.0;
 /// larger against its full scale.
 pub fn joint_error(mine: &glam::Mat4, theirs: &glam::Mat4, size: f32) -> f32 {
     let position = mine.w_axis.truncate().distance(theirs.w_axis.truncate()) / size;
-    let degrees = crate::compare::rotation_between(mine, theirs);
+    let degrees = super::rotation_between(mine, theirs);
     position.max(degrees / JOINT_ROTATION_FULL_SCALE_DEGREES * JOINT_ERROR_FULL_SCALE)
 }
 
@@ -173,7 +171,7 @@ impl Comparison {
         &mut self.other
     }
 
-    pub(super) fn other_document_mut(&mut self) -> &mut Document {
+    pub(crate) fn other_document_mut(&mut self) -> &mut Document {
         &mut self.other.document
     }
 
@@ -196,7 +194,7 @@ impl Comparison {
         self.same_skinning = false;
         // Linked again later, the active side's mask is carried anew.
         self.carried_mask = None;
-        if super::dqs_mask::apply_mask(&self.other.document.rig, &mut self.other.playback, joints) {
+        if apply_dqs_mask(&self.other.document.rig, &mut self.other.playback, joints) {
             self.other.mark_dirty();
         }
     }
@@ -208,7 +206,7 @@ impl Comparison {
     }
 
     /// Whether the comparison of the files is wanted now.
-    pub(super) fn diff_wanted(&self, mode: ViewMode) -> bool {
+    pub(crate) fn diff_wanted(&self, mode: ViewMode) -> bool {
         self.diff_wanted || mode == ViewMode::WeightDifference
     }
 
@@ -224,7 +222,7 @@ impl Comparison {
 
     /// The weight-difference view's value of every vertex of the active side, with the other
     /// side's generation (what they were computed against).
-    pub(super) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
+    pub(crate) fn weight_differences(&self) -> Option<(u64, &VertexSymmetry)> {
         let diff = self.diff()?;
         Some((self.other.document.generation, &diff.weights.per_vertex))
     }
@@ -232,7 +230,7 @@ impl Comparison {
     /// What the renderer needs to draw the other side into a view of aspect `aspect`, as of
     /// the last [`Viewer::prepare_frame`]; `active_generation` is the active side's, which the
     /// weight-difference view's values of this side are computed against.
-    pub(super) fn other_frame_state(&self, aspect: f32, active_generation: u64) -> FrameState<'_> {
+    pub(crate) fn other_frame_state(&self, aspect: f32, active_generation: u64) -> FrameState<'_> {
         let side = &self.other;
         let symmetry = match side.view.options.mode {
             ViewMode::WeightDifference => (self.diff.as_ref())
@@ -240,7 +238,7 @@ impl Comparison {
                 .map(|(generation, diff)| (*generation, &diff.weights.per_vertex_b)),
             _ => side.document.current_symmetry().map(|s| (0, &s.values)),
         };
-        let inputs = super::SideInputs {
+        let inputs = SideInputs {
             document: &side.document,
             playback: &side.playback,
             view: &side.view,
@@ -257,7 +255,7 @@ impl Viewer {
     /// any earlier comparison.
     pub fn compare_with(&mut self, rig: Rig, path: Option<PathBuf>, layout: CompareLayout) {
         let (document, playback) = self.new_document(rig, path, None);
-        let nodes = crate::compare::NodeMatch::new(self.rig(), &document.rig);
+        let nodes = NodeMatch::new(self.rig(), &document.rig);
         let other = Side {
             document,
             playback,
@@ -296,7 +294,7 @@ impl Viewer {
         let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
         let compare = move |progress: &CompareProgress| {
             let mut report = |fraction, what: &str| progress.set(fraction, what);
-            crate::compare::compare_with_progress(&rig, &other, &Thresholds::default(), &mut report)
+            super::compare_with_progress(&rig, &other, &Thresholds::default(), &mut report)
         };
         if !self.background_checks {
             comparison.diff = Some((generation, Arc::new(compare(&CompareProgress::default()))));
@@ -317,7 +315,7 @@ impl Viewer {
 
     /// Measures each joint's error ([`joint_error`]) against its match in the other side's
     /// pose as last evaluated (the frame brings that up to date first).
-    pub(super) fn update_joint_errors(&mut self) {
+    pub(crate) fn update_joint_errors(&mut self) {
         let Some(comparison) = self.compare.as_mut() else {
             return;
         };
@@ -350,7 +348,7 @@ impl Viewer {
     }
 
     /// How far the comparison running on its thread has got: the fraction done and what it is
-    /// doing (see [`crate::compare::compare_with_progress`]).
+    /// doing (see [`super::compare_with_progress`]).
     pub fn comparison_progress(&self) -> Option<(f32, String)> {
         let (_, job) = self.compare.as_ref()?.diff_job.as_ref()?;
         Some(job.progress().get())
@@ -383,7 +381,7 @@ impl Viewer {
     /// options, the joint of the same name selected, and with [`Comparison::same_skinning`] the
     /// same skinning. Cheap when nothing changed: the other side's pose is evaluated again only
     /// when its clip, time or skinning moved.
-    pub(super) fn follow_comparison(&mut self) {
+    pub(crate) fn follow_comparison(&mut self) {
         let Some(comparison) = self.compare.as_mut() else {
             return;
         };
@@ -412,7 +410,7 @@ impl Viewer {
             .and_then(|n| rig.nodes.get(n))
             .map(|n| n.name.as_str());
         let selected = selected_name.and_then(|name| other.rig().find_node(name));
-        let mut view = super::View {
+        let mut view = View {
             selected_joint: selected,
             ..self.view
         };
@@ -434,7 +432,7 @@ impl Viewer {
                 let mask = (active_mask.iter())
                     .filter_map(|&node| a_to_b.get(node).copied().flatten())
                     .collect();
-                if super::dqs_mask::apply_mask(&other.document.rig, &mut other.playback, mask) {
+                if apply_dqs_mask(&other.document.rig, &mut other.playback, mask) {
                     other.mark_dirty();
                 }
                 comparison.carried_mask = Some(active_mask.clone());
@@ -443,7 +441,7 @@ impl Viewer {
     }
 
     /// The other side's pose and marks brought up to date for a frame.
-    pub(super) fn refresh_comparison(&mut self) {
+    pub(crate) fn refresh_comparison(&mut self) {
         if let Some(comparison) = self.compare.as_mut() {
             comparison.other.refresh();
         }

@@ -3,11 +3,12 @@
 //! wireframe drawn into the active side's view, hidden where the active side's surface is in
 //! front of it.
 
-use super::{Clock, FrameStep, ViewRenderer};
+use super::CompareLayout;
+use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::detail::ScenePortion;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
-use crate::viewer::{CompareLayout, Viewer};
+use crate::viewer::Viewer;
 
 /// Side by side, the active side first: its meshes and overlays, the samples and depth kept
 /// for the other side.
