@@ -205,11 +205,7 @@ impl WindowState {
 
     pub(super) fn draw(&mut self, viewer: &mut Viewer) -> Result<Vec<UiAction>, WindowError> {
         self.apply_msaa();
-        let title = viewer.title();
-        if title != self.title {
-            self.window.set_title(&title);
-            self.title = title;
-        }
+        self.show_title(viewer);
         let egui_start = Instant::now();
         let (output, full_output) = self.run_ui(viewer)?;
         let mut egui_time = egui_start.elapsed();
@@ -226,13 +222,7 @@ impl WindowState {
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
         let aspect = crate::compare::draw::active_aspect(viewer, viewport);
-        if viewer.comparison().is_some() {
-            let (gpu, format, samples) = (&self.gpu, self.config.format, self.info.samples);
-            self.other_side
-                .get_or_insert_with(|| ViewRenderer::new(gpu, format, samples));
-        } else {
-            self.other_side = None;
-        }
+        self.keep_other_side_renderer(viewer.comparison().is_some());
         let other_side = self.other_side.as_mut();
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
@@ -315,6 +305,35 @@ impl WindowState {
         for id in &full_output.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }
+        self.present(frame, capture);
+        if scene_draw.is_unfinished() {
+            self.window.request_redraw();
+        }
+        self.info.detail = self.detail.status().map(str::to_owned);
+        self.schedule_repaint(&full_output.viewport_output);
+        Ok(output.actions)
+    }
+
+    fn show_title(&mut self, viewer: &Viewer) {
+        let title = viewer.title();
+        if title != self.title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+    }
+
+    /// Makes the renderer of a comparison's other side when a comparison opens, and drops it
+    /// when it closes.
+    fn keep_other_side_renderer(&mut self, comparing: bool) {
+        if !comparing {
+            self.other_side = None;
+        } else if self.other_side.is_none() {
+            self.other_side = Some(ViewRenderer::new(&self.gpu, self.config.format, self.info.samples));
+        }
+    }
+
+    /// Shows `frame`, then reads back the screenshot `capture` recorded from it, if any.
+    fn present(&mut self, frame: wgpu::SurfaceTexture, capture: Result<Option<TextureCapture>, ScreenshotError>) {
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
         match capture {
@@ -322,13 +341,6 @@ impl WindowState {
             Ok(None) => {}
             Err(e) => self.captured = Some(Err(e)),
         }
-
-        if scene_draw.is_unfinished() {
-            self.window.request_redraw();
-        }
-        self.info.detail = self.detail.status().map(str::to_owned);
-        self.schedule_repaint(&full_output.viewport_output);
-        Ok(output.actions)
     }
 
     /// The surface's next texture, or `None` when this frame cannot be drawn (egui's texture

@@ -2,11 +2,14 @@
 //! text or JSON, with an exit status a pipeline can gate on.
 
 use super::status::{CommandError, Outcome, open_rig};
-use crate::audit::{AuditOptions, AuditReport, JointAudit, SymmetryOptions, Thresholds, VertexRef, Violation};
+use crate::audit::{
+    AuditOptions, AuditReport, JointAudit, SymmetryOptions, SymmetryReport, Thresholds, VertexRef, Violation,
+};
 use crate::cli::find_node;
 use crate::skin::SkinningMethod;
 use crate::skin::blend::DqsBlend;
 use serde_json::{Value, json};
+use std::fmt::Write;
 use std::path::PathBuf;
 
 /// The arguments of `rigscope audit`.
@@ -220,8 +223,23 @@ fn vertex_label(v: &VertexRef) -> String {
 }
 
 fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_asymmetric: bool) -> String {
-    use std::fmt::Write;
     let mut out = String::new();
+    range_of_motion_text(&mut out, report, args);
+    symmetry_text(&mut out, &report.symmetry, args.asymmetry);
+    for note in &report.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    verdict_text(
+        &mut out,
+        violations,
+        args,
+        too_asymmetric.then_some(report.symmetry.asymmetric_count),
+    );
+    out
+}
+
+/// The sweep's settings, then its worst joints, a line each with the pose that hurt them most.
+fn range_of_motion_text(out: &mut String, report: &AuditReport, args: &AuditArgs) {
     let names: Vec<&str> = args.options().methods.into_iter().map(<&str>::from).collect();
     let methods = names.join(" and ");
     let _ = writeln!(
@@ -263,7 +281,11 @@ fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_as
     if report.joints.len() > args.top {
         let _ = writeln!(out, "  … and {} more (--top N)", report.joints.len() - args.top);
     }
-    let s = &report.symmetry;
+}
+
+/// The mirror plane and the vertices whose weights differ from their mirror's by more than
+/// `asymmetry`.
+fn symmetry_text(out: &mut String, s: &SymmetryReport, asymmetry: f32) {
     match &s.plane {
         None => {
             let _ = writeln!(
@@ -296,7 +318,7 @@ fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_as
                 s.largest_difference,
                 s.unmatched_vertices,
                 s.asymmetric_count,
-                args.asymmetry
+                asymmetry
             );
             for a in s.asymmetric_vertices.iter().take(5) {
                 let _ = writeln!(
@@ -311,10 +333,12 @@ fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_as
             }
         }
     }
-    for note in &report.notes {
-        let _ = writeln!(out, "Note: {note}");
-    }
-    if violations.is_empty() && !too_asymmetric {
+}
+
+/// Passed, or each threshold a joint crossed and, with `asymmetric` given, that too many
+/// vertices are asymmetric.
+fn verdict_text(out: &mut String, violations: &[Violation], args: &AuditArgs, asymmetric: Option<usize>) {
+    if violations.is_empty() && asymmetric.is_none() {
         let _ = writeln!(out, "Passed: every joint stays within the thresholds");
     } else {
         let _ = writeln!(out, "Failed:");
@@ -331,14 +355,12 @@ fn text(report: &AuditReport, violations: &[Violation], args: &AuditArgs, too_as
                 format!("{:?}", v.method).to_lowercase()
             );
         }
-        if too_asymmetric {
+        if let Some(count) = asymmetric {
             let _ = writeln!(
                 out,
-                "  {} asymmetric vertices (limit {})",
-                s.asymmetric_count,
+                "  {count} asymmetric vertices (limit {})",
                 args.max_asymmetric.unwrap_or(0)
             );
         }
     }
-    out
 }

@@ -15,103 +15,10 @@ impl<'r> Analysis<'r> {
                 None
             };
             let users = std::mem::take(&mut self.users_of_skin[s]);
-
-            // Joints with weight on some vertex, and joint indices beyond the skin.
-            let mut used = vec![false; skin.joints.len()];
-            let mut seen_meshes = std::collections::HashSet::new();
-            for &i in &users {
-                let mesh = rig.instances[i].mesh;
-                if !seen_meshes.insert(mesh) {
-                    continue;
-                }
-                for k in self.views_of_mesh.get(mesh).cloned().unwrap_or_default() {
-                    let view = self.views[k];
-                    if let Some(influences) = view.influences {
-                        self.joint_range_findings(s, &view, influences, view.vertices, &mut used);
-                    }
-                }
-            }
+            let used = self.joints_with_weight(s, &users);
             let joints_used = used.iter().filter(|u| **u).count();
-            if !users.is_empty() && joints_used < skin.joints.len() {
-                let unused: Vec<usize> = (0..skin.joints.len())
-                    .filter(|&j| !used[j])
-                    .map(|j| skin.joints[j])
-                    .collect();
-                self.push(
-                    Finding::new(
-                        Severity::Info,
-                        FindingCode::JointsUnused,
-                        format!(
-                            "skin '{}': {} of {} joints influence no vertex: {}",
-                            skin.name,
-                            unused.len(),
-                            skin.joints.len(),
-                            node_list(rig, &unused)
-                        ),
-                    )
-                    .nodes(unused),
-                );
-            }
-            if users.is_empty() {
-                self.push(Finding::new(
-                    Severity::Info,
-                    FindingCode::SkinUnused,
-                    format!("skin '{}' is not used by any mesh", skin.name),
-                ));
-            }
-            if !shared_hierarchy {
-                let mut tops: Vec<usize> = skin.joints.iter().map(|&j| self.top[j]).collect();
-                tops.sort_unstable();
-                tops.dedup();
-                self.push(
-                    Finding::new(
-                        Severity::Error,
-                        FindingCode::SkinNoCommonRoot,
-                        format!(
-                            "skin '{}': joints do not share one hierarchy; they hang under {} separate roots: {}",
-                            skin.name,
-                            tops.len(),
-                            node_list(rig, &tops)
-                        ),
-                    )
-                    .nodes(tops),
-                );
-            }
-            if let Some(skeleton) = skeleton
-                && skin.joints.iter().any(|&j| !self.is_ancestor_or_self(skeleton, j))
-            {
-                self.push(
-                    Finding::new(
-                        Severity::Warning,
-                        FindingCode::SkinSkeletonNotRoot,
-                        format!(
-                            "skin '{}': its skeleton node {} is not an ancestor of every joint",
-                            skin.name,
-                            node_label(rig, skeleton)
-                        ),
-                    )
-                    .nodes([skeleton]),
-                );
-            }
-            let mut sorted = skin.joints.clone();
-            sorted.sort_unstable();
-            let mut repeated: Vec<usize> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
-            repeated.dedup();
-            if !repeated.is_empty() {
-                self.push(
-                    Finding::new(
-                        Severity::Warning,
-                        FindingCode::SkinJointRepeated,
-                        format!(
-                            "skin '{}' lists {} node(s) more than once: {}",
-                            skin.name,
-                            repeated.len(),
-                            node_list(rig, &repeated)
-                        ),
-                    )
-                    .nodes(repeated),
-                );
-            }
+            self.usage_findings(s, &users, &used);
+            self.hierarchy_findings(s, shared_hierarchy, skeleton);
             self.inverse_bind_findings(s);
             let rest_vs_bind = users.first().map(|&i| pose_deviation(rig, i, &self.rest_worlds));
             summaries.push(SkinSummary {
@@ -126,6 +33,122 @@ impl<'r> Analysis<'r> {
             });
         }
         summaries
+    }
+
+    /// Which joints of skin `s` carry weight on some vertex of the meshes its instances `users`
+    /// draw, each mesh read once (with findings for joint indices beyond the skin).
+    fn joints_with_weight(&mut self, s: usize, users: &[usize]) -> Vec<bool> {
+        let rig = self.rig;
+        let mut used = vec![false; rig.skins[s].joints.len()];
+        let mut seen_meshes = std::collections::HashSet::new();
+        for &i in users {
+            let mesh = rig.instances[i].mesh;
+            if !seen_meshes.insert(mesh) {
+                continue;
+            }
+            for k in self.views_of_mesh.get(mesh).cloned().unwrap_or_default() {
+                let view = self.views[k];
+                if let Some(influences) = view.influences {
+                    self.joint_range_findings(s, &view, influences, view.vertices, &mut used);
+                }
+            }
+        }
+        used
+    }
+
+    /// Joints of skin `s` that move no vertex although instances `users` draw with it, and a
+    /// skin no instance uses.
+    fn usage_findings(&mut self, s: usize, users: &[usize], used: &[bool]) {
+        let rig = self.rig;
+        let skin = &rig.skins[s];
+        let joints_used = used.iter().filter(|u| **u).count();
+        if !users.is_empty() && joints_used < skin.joints.len() {
+            let unused: Vec<usize> = (0..skin.joints.len())
+                .filter(|&j| !used[j])
+                .map(|j| skin.joints[j])
+                .collect();
+            self.push(
+                Finding::new(
+                    Severity::Info,
+                    FindingCode::JointsUnused,
+                    format!(
+                        "skin '{}': {} of {} joints influence no vertex: {}",
+                        skin.name,
+                        unused.len(),
+                        skin.joints.len(),
+                        node_list(rig, &unused)
+                    ),
+                )
+                .nodes(unused),
+            );
+        }
+        if users.is_empty() {
+            self.push(Finding::new(
+                Severity::Info,
+                FindingCode::SkinUnused,
+                format!("skin '{}' is not used by any mesh", skin.name),
+            ));
+        }
+    }
+
+    /// Skin `s`'s joints under more than one root (unless `shared_hierarchy`), its `skeleton`
+    /// node not above every joint, and nodes it lists more than once.
+    fn hierarchy_findings(&mut self, s: usize, shared_hierarchy: bool, skeleton: Option<usize>) {
+        let rig = self.rig;
+        let skin = &rig.skins[s];
+        if !shared_hierarchy {
+            let mut tops: Vec<usize> = skin.joints.iter().map(|&j| self.top[j]).collect();
+            tops.sort_unstable();
+            tops.dedup();
+            self.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::SkinNoCommonRoot,
+                    format!(
+                        "skin '{}': joints do not share one hierarchy; they hang under {} separate roots: {}",
+                        skin.name,
+                        tops.len(),
+                        node_list(rig, &tops)
+                    ),
+                )
+                .nodes(tops),
+            );
+        }
+        if let Some(skeleton) = skeleton
+            && skin.joints.iter().any(|&j| !self.is_ancestor_or_self(skeleton, j))
+        {
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    FindingCode::SkinSkeletonNotRoot,
+                    format!(
+                        "skin '{}': its skeleton node {} is not an ancestor of every joint",
+                        skin.name,
+                        node_label(rig, skeleton)
+                    ),
+                )
+                .nodes([skeleton]),
+            );
+        }
+        let mut sorted = skin.joints.clone();
+        sorted.sort_unstable();
+        let mut repeated: Vec<usize> = sorted.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+        repeated.dedup();
+        if !repeated.is_empty() {
+            self.push(
+                Finding::new(
+                    Severity::Warning,
+                    FindingCode::SkinJointRepeated,
+                    format!(
+                        "skin '{}' lists {} node(s) more than once: {}",
+                        skin.name,
+                        repeated.len(),
+                        node_list(rig, &repeated)
+                    ),
+                )
+                .nodes(repeated),
+            );
+        }
     }
 
     /// Joint indices beyond the skin's joint list; marks joints with weight in `used`.
