@@ -158,17 +158,17 @@ impl<'a> Buffers<'a> {
     }
 
     /// Buffer `index`, cut to its declared length.
-    pub fn bytes(&self, index: usize) -> Result<&[u8], String> {
+    pub fn bytes(&self, index: usize) -> Result<&[u8], ReadError> {
         let (data, length) = self
             .buffers
             .get(index)
-            .ok_or_else(|| format!("buffer {index} does not exist"))?;
+            .ok_or_else(|| ReadError::Data(format!("buffer {index} does not exist")))?;
         let bytes = match data {
             BufferData::Borrowed(b) => b.get(..*length),
             BufferData::Shared(b) => b.get(..*length),
-            BufferData::Absent(why) => return Err(format!("buffer {index} {why}")),
+            BufferData::Absent(why) => return Err(ReadError::Data(format!("buffer {index} {why}"))),
         };
-        bytes.ok_or_else(|| format!("buffer {index} is shorter than its declared {length} bytes"))
+        bytes.ok_or_else(|| ReadError::Data(format!("buffer {index} is shorter than its declared {length} bytes")))
     }
 
     /// Whether buffer `index` has bytes (placeholders and fallbacks have none).
@@ -181,22 +181,22 @@ impl<'a> Buffers<'a> {
 
     /// The bytes of a buffer view (decoded, when an extension compressed it), checked against
     /// its buffer.
-    pub fn view(&self, view: &gltf::buffer::View) -> Result<&[u8], String> {
+    pub fn view(&self, view: &gltf::buffer::View) -> Result<&[u8], ReadError> {
         if let Some(decoded) = self.decoded_views.get(&view.index()) {
             return Ok(decoded);
         }
         let buffer = self
             .bytes(view.buffer().index())
-            .map_err(|e| format!("buffer view {}: {e}", view.index()))?;
+            .map_err(|e| e.context(&format!("buffer view {}", view.index())))?;
         slice_of(buffer, view.offset(), view.length()).ok_or_else(|| {
-            format!(
+            ReadError::Data(format!(
                 "buffer view {} covers bytes {}..{} of buffer {}, which has only {} bytes",
                 view.index(),
                 view.offset(),
                 view.offset().saturating_add(view.length()),
                 view.buffer().index(),
                 buffer.len()
-            )
+            ))
         })
     }
 }
@@ -446,7 +446,9 @@ fn dense_source<'a>(
     let Some(view) = accessor.view() else {
         return Ok(None);
     };
-    let data = buffers.view(&view).map_err(|e| format!("accessor {index}: {e}"))?;
+    let data = buffers
+        .view(&view)
+        .map_err(|e| e.context(&format!("accessor {index}")))?;
     let stride = view.stride().unwrap_or(element);
     if stride < element {
         return Err(ReadError::Data(format!(
@@ -483,7 +485,7 @@ impl SparsePart<'_> {
         items: &str,
     ) -> Result<&'b [u8], ReadError> {
         let what = self.what;
-        let data = buffers.view(view).map_err(|e| format!("{what}: {e}"))?;
+        let data = buffers.view(view).map_err(|e| e.context(what))?;
         if !elements_fit(data.len(), offset as u64, size as u64, size as u64, self.count as u64) {
             return Err(ReadError::Data(format!(
                 "{what}: {} {items} do not fit in buffer view {} ({} bytes)",

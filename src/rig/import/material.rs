@@ -1,6 +1,6 @@
 //! Materials and the images their textures sample.
 
-use super::accessor::{Budget, BudgetExceeded, Buffers};
+use super::accessor::{Budget, BudgetExceeded, Buffers, ReadError};
 use super::source::{MAX_BYTES, UriError, read_uri};
 use crate::rig::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
@@ -15,7 +15,7 @@ const MAX_IMAGE_SIDE: u32 = 16384;
 
 /// Why a texture is drawn untextured (the load goes on, with a warning that gives this).
 #[derive(Debug, Clone, thiserror::Error)]
-enum TextureError {
+pub enum TextureError {
     #[error("it has no image")]
     NoImage,
     #[error("its image {0} does not exist")]
@@ -23,8 +23,8 @@ enum TextureError {
     #[error("its buffer view {0} does not exist")]
     MissingView(usize),
     /// Its buffer view's bytes are not there.
-    #[error("{0}")]
-    Buffer(String),
+    #[error(transparent)]
+    Buffer(ReadError),
     #[error("the image has neither a buffer view nor a URI")]
     NoSource,
     #[error(transparent)]
@@ -123,16 +123,13 @@ pub fn load_textures(
 }
 
 /// Decodes one encoded image found by another importer (FBX), its RGBA charged to `budget`;
-/// the error is the sentence a warning gives.
-pub fn decode_texture(name: &str, bytes: &[u8], budget: &mut Budget) -> Result<Texture, String> {
+/// the error says why in the words of a warning.
+pub fn decode_texture(name: &str, bytes: &[u8], budget: &mut Budget) -> Result<Texture, TextureError> {
     let encoded = [Ok(Cow::Borrowed(bytes))];
     let rgba = decode_images(&encoded, budget.left())
         .pop()
-        .unwrap_or(Err(TextureError::NotDecoded))
-        .map_err(|e| e.to_string())?;
-    budget
-        .charge(rgba.len() as u64, "the texture")
-        .map_err(|e| e.to_string())?;
+        .unwrap_or(Err(TextureError::NotDecoded))?;
+    budget.charge(rgba.len() as u64, "the texture")?;
     Ok(Texture {
         name: name.to_owned(),
         width: rgba.width(),

@@ -65,7 +65,7 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut Buffers, budget: &m
         };
         let compressed: Compressed = serde_json::from_value(extension.clone())
             .map_err(|e| at(format!("the extension object is invalid: {e}")))?;
-        let source = buffers.bytes(compressed.buffer).map_err(at)?;
+        let source = buffers.bytes(compressed.buffer).map_err(|e| at(e.to_string()))?;
         let encoded = slice_of(source, compressed.byte_offset, compressed.byte_length).ok_or_else(|| {
             at(format!(
                 "bytes {}..{} of buffer {} do not exist (it has {})",

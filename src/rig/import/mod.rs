@@ -254,7 +254,7 @@ fn check_views_and_accessors(document: &gltf::Document, buffers: &Buffers, input
     let mut problems: Vec<String> = document
         .views()
         .filter(|view| buffers.has_data(view.buffer().index()))
-        .filter_map(|view| buffers.view(&view).err())
+        .filter_map(|view| buffers.view(&view).err().map(|e| e.to_string()))
         .collect();
     // Comparing min/max reads the data; many accessors over one big view must not make that
     // quadratic, so the bytes scanned are limited the way decoded memory is.
