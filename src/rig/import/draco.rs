@@ -134,7 +134,7 @@ fn read_values(attribute: &PointAttribute, points: usize, components: usize) -> 
 }
 
 /// Values as little-endian components of `data_type`; integers must fit it exactly.
-fn encode(values: &[f64], data_type: DataType, what: &str) -> Result<Vec<u8>, String> {
+fn encode(values: &[f64], data_type: DataType, what: &str) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::with_capacity(values.len() * data_type.size());
     let (low, high) = match data_type {
         DataType::I8 => (i8::MIN as f64, i8::MAX as f64),
@@ -146,10 +146,10 @@ fn encode(values: &[f64], data_type: DataType, what: &str) -> Result<Vec<u8>, St
     };
     for &v in values {
         if data_type != DataType::F32 && (v < low || v > high || v.fract() != 0.0) {
-            return Err(format!(
+            return Err(ReadError::Data(format!(
                 "{what}: the value {v} does not fit the accessor's {}",
                 super::accessor::type_name(data_type)
-            ));
+            )));
         }
         match data_type {
             DataType::I8 => bytes.push(v as i8 as u8),
@@ -175,7 +175,7 @@ mod tests {
             encode(&[0.5], DataType::F32, "x").unwrap(),
             0.5f32.to_le_bytes().to_vec()
         );
-        let e = encode(&[256.0], DataType::U8, "JOINTS_0").unwrap_err();
+        let e = encode(&[256.0], DataType::U8, "JOINTS_0").unwrap_err().to_string();
         assert!(
             e.contains("JOINTS_0: the value 256 does not fit the accessor's unsigned byte"),
             "{e}"

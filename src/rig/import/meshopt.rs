@@ -93,27 +93,54 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut Buffers, budget: &m
             size as u64,
             &format!("buffer view {} ({size} bytes decoded)", view.index()),
         )?;
-        let decoded = decode(encoded, &compressed).map_err(at)?;
+        let decoded = decode(encoded, &compressed).map_err(|e| at(e.to_string()))?;
         buffers.decoded_views.insert(view.index(), decoded);
     }
     Ok(())
 }
 
+/// Why a compressed stream does not decode.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum DecodeError {
+    #[error("ATTRIBUTES needs a byte stride that is a multiple of 4 up to 256, not {0}")]
+    AttributeStride(usize),
+    #[error("{mode} needs a byte stride of 2 or 4, not {stride}")]
+    IndexStride { mode: &'static str, stride: usize },
+    #[error("TRIANGLES needs a multiple of 3 indices, not {0}")]
+    TriangleCount(usize),
+    #[error("filter {filter:?} cannot apply to mode {mode} with a byte stride of {stride}")]
+    Filter {
+        filter: Filter,
+        mode: &'static str,
+        stride: usize,
+    },
+    #[error("{count} elements of {stride} bytes overflow the address space")]
+    Overflow { count: usize, stride: usize },
+    #[error(
+        "the {encoded} compressed bytes do not decode to {count} elements of {stride} bytes (meshoptimizer error {status})"
+    )]
+    Stream {
+        encoded: usize,
+        count: usize,
+        stride: usize,
+        status: i32,
+    },
+}
+
 /// Decodes one stream into `count × byteStride` bytes, after checking what the codecs assume.
-fn decode(encoded: &[u8], c: &Compressed) -> Result<Vec<u8>, String> {
+fn decode(encoded: &[u8], c: &Compressed) -> Result<Vec<u8>, DecodeError> {
     let (count, stride) = (c.count, c.byte_stride);
     match c.mode {
         Mode::Attributes if stride == 0 || stride > 256 || !stride.is_multiple_of(4) => {
-            return Err(format!(
-                "ATTRIBUTES needs a byte stride that is a multiple of 4 up to 256, not {stride}"
-            ));
+            return Err(DecodeError::AttributeStride(stride));
         }
         Mode::Triangles | Mode::Indices if stride != 2 && stride != 4 => {
-            return Err(format!("{} needs a byte stride of 2 or 4, not {stride}", c.mode.name()));
+            return Err(DecodeError::IndexStride {
+                mode: c.mode.name(),
+                stride,
+            });
         }
-        Mode::Triangles if !count.is_multiple_of(3) => {
-            return Err(format!("TRIANGLES needs a multiple of 3 indices, not {count}"));
-        }
+        Mode::Triangles if !count.is_multiple_of(3) => return Err(DecodeError::TriangleCount(count)),
         _ => {}
     }
     match (c.mode, c.filter) {
@@ -122,15 +149,16 @@ fn decode(encoded: &[u8], c: &Compressed) -> Result<Vec<u8>, String> {
         (Mode::Attributes, Filter::Quaternion) if stride == 8 => {}
         (Mode::Attributes, Filter::Exponential) => {}
         (mode, filter) => {
-            return Err(format!(
-                "filter {filter:?} cannot apply to mode {} with a byte stride of {stride}",
-                mode.name()
-            ));
+            return Err(DecodeError::Filter {
+                filter,
+                mode: mode.name(),
+                stride,
+            });
         }
     }
     // The decoders write `count × stride` bytes: that product must be the buffer's size.
     let Some(size) = count.checked_mul(stride) else {
-        return Err(format!("{count} elements of {stride} bytes overflow the address space"));
+        return Err(DecodeError::Overflow { count, stride });
     };
     let mut out = vec![0u8; size];
     if count == 0 {
@@ -149,10 +177,12 @@ fn decode(encoded: &[u8], c: &Compressed) -> Result<Vec<u8>, String> {
         }
     };
     if status != 0 {
-        return Err(format!(
-            "the {} compressed bytes do not decode to {count} elements of {stride} bytes (meshoptimizer error {status})",
-            encoded.len()
-        ));
+        return Err(DecodeError::Stream {
+            encoded: encoded.len(),
+            count,
+            stride,
+            status,
+        });
     }
     // SAFETY: as above; each filter rewrites `count` elements of `stride` bytes in place, with
     // the stride it requires.
@@ -192,7 +222,7 @@ mod tests {
         let decoded = decode(&encoded, &c).unwrap();
         assert_eq!(decoded, bytemuck::cast_slice::<[u16; 4], u8>(&vertices));
         for cut in [0, 1, encoded.len() / 2, encoded.len() - 1] {
-            let e = decode(&encoded[..cut], &c).unwrap_err();
+            let e = decode(&encoded[..cut], &c).unwrap_err().to_string();
             assert!(e.contains("do not decode to 100 elements of 8 bytes"), "{e}");
         }
     }
@@ -253,7 +283,7 @@ mod tests {
                 "filter Exponential",
             ),
         ] {
-            let e = decode(&[0xa0; 64], &c).unwrap_err();
+            let e = decode(&[0xa0; 64], &c).unwrap_err().to_string();
             assert!(e.contains(message), "{e} lacks {message}");
         }
     }

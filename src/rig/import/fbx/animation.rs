@@ -209,7 +209,16 @@ fn linear_at(keys: &[(f32, f32)], time: f32) -> f32 {
     }
 }
 
-type Keys = Result<(Vec<f32>, Vec<Vec4>), String>;
+/// Why a baked track is left out of its clip.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum KeyError {
+    #[error("a key at {0} s is not finite")]
+    NotFinite(f32),
+    #[error("key times do not increase at {0} s")]
+    NotIncreasing(f32),
+}
+
+type Keys = Result<(Vec<f32>, Vec<Vec4>), KeyError>;
 
 fn keys_vec3(keys: &[ufbx::BakedVec3], start: f64) -> Keys {
     keys_of(keys.iter().map(|k| (k.time, vec3(k.value).extend(0.0))), start)
@@ -236,7 +245,7 @@ fn keys_of(keys: impl Iterator<Item = (f64, Vec4)>, start: f64) -> Keys {
     for (time, value) in keys {
         let time = (time - start).max(0.0) as f32;
         if !time.is_finite() || !value.is_finite() {
-            return Err(format!("a key at {time} s is not finite"));
+            return Err(KeyError::NotFinite(time));
         }
         if times.last().is_some_and(|&last| time <= last) {
             // Keys before the stack's start all land on 0: only the last of them is kept.
@@ -244,7 +253,7 @@ fn keys_of(keys: impl Iterator<Item = (f64, Vec4)>, start: f64) -> Keys {
                 values.pop();
                 times.pop();
             } else {
-                return Err(format!("key times do not increase at {time} s"));
+                return Err(KeyError::NotIncreasing(time));
             }
         }
         times.push(time);

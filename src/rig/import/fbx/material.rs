@@ -44,10 +44,19 @@ pub(super) fn load_textures(
     (textures, of_fbx)
 }
 
+/// Why an FBX texture that is not embedded has no image file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum TextureFileError {
+    #[error("it names no file")]
+    NoFileName,
+    #[error("no file found for '{named}': tried {tried}")]
+    NotFound { named: String, tried: String },
+}
+
 /// The encoded image: the file's embedded copy, else the relative path inside the file's
 /// folder, else the file name alone beside the file (an absolute path from the machine that
 /// wrote it).
-fn texture_bytes<'a>(texture: &'a ufbx::Texture, base_dir: Option<&Path>) -> Result<Cow<'a, [u8]>, String> {
+fn texture_bytes<'a>(texture: &'a ufbx::Texture, base_dir: Option<&Path>) -> Result<Cow<'a, [u8]>, TextureFileError> {
     if !texture.content.is_empty() {
         // Borrowed: many textures may share one embedded image.
         return Ok(Cow::Borrowed(&texture.content));
@@ -58,7 +67,7 @@ fn texture_bytes<'a>(texture: &'a ufbx::Texture, base_dir: Option<&Path>) -> Res
         .into_iter()
         .filter_map(|p| p.rsplit('/').next())
         .find(|n| !n.is_empty())
-        .ok_or_else(|| "it names no file".to_owned())?
+        .ok_or(TextureFileError::NoFileName)?
         .to_owned();
     let mut tried = Vec::new();
     for candidate in [relative.as_str(), file_name.as_str()] {
@@ -70,7 +79,10 @@ fn texture_bytes<'a>(texture: &'a ufbx::Texture, base_dir: Option<&Path>) -> Res
             Err(e) => tried.push(format!("{candidate} ({e})")),
         }
     }
-    Err(format!("no file found for '{absolute}': tried {}", tried.join(", ")))
+    Err(TextureFileError::NotFound {
+        named: absolute,
+        tried: tried.join(", "),
+    })
 }
 
 /// Base colour (with its factor) and opacity from each material, the diffuse texture when one
