@@ -26,6 +26,9 @@ pub unsafe fn skin(job: Job<'_>) {
             (_, true) => run::<Avx512, 2, true>(job),
             (_, false) => run::<Avx512, 2, false>(job),
         }
+        // Streamed stores are weakly ordered: fenced here, so that whatever later tells another
+        // thread that the outputs are written (the end of a rayon task) is ordered after them.
+        _mm_sfence();
     }
 }
 

@@ -246,15 +246,112 @@ pub unsafe fn run_blending<B: Blend, const SETS: usize, const NORMALS: bool>(mut
     let blocks = n / lanes;
     // A zero weight adds exactly nothing only to finite matrices.
     let finite = job.palette.iter().all(|m| m.is_finite());
-    // Positions alone, transformed as each matrix is blended.
+    // Positions alone are transformed as each matrix is blended, one vertex at a time: no
+    // whole lines to stream.
+    let pointwise = B::POINTWISE && !NORMALS;
+    let streamed = if job.stream && B::V::STREAMS && !pointwise && blocks > 0 {
+        stream_plan(&job, lanes)
+    } else {
+        None
+    };
+    // SAFETY: every base (of the three calls) is at most `(blocks - 1) * lanes`, so each block
+    // lies inside the job; the rest is this function's contract.
+    unsafe {
+        match streamed {
+            None => run_blocks::<B, SETS, NORMALS>(
+                &mut job,
+                blend_palette,
+                finite,
+                (0..blocks).map(|b| b * lanes),
+                Stores::CACHED,
+            ),
+            Some((skip, stores)) => {
+                // The first `skip` vertices, whose outputs start before the first aligned line,
+                // and the last partial run before the tail are whole blocks with cached stores,
+                // overlapping the streamed ones: every vertex the portable path would not take
+                // comes from this kernel, with the bits it has without streaming.
+                let whole = (blocks * lanes - skip) / lanes;
+                if skip > 0 {
+                    run_blocks::<B, SETS, NORMALS>(&mut job, blend_palette, finite, std::iter::once(0), Stores::CACHED);
+                }
+                run_blocks::<B, SETS, NORMALS>(
+                    &mut job,
+                    blend_palette,
+                    finite,
+                    (0..whole).map(|b| skip + b * lanes),
+                    stores,
+                );
+                if skip + whole * lanes < blocks * lanes {
+                    let last = (blocks - 1) * lanes;
+                    run_blocks::<B, SETS, NORMALS>(
+                        &mut job,
+                        blend_palette,
+                        finite,
+                        std::iter::once(last),
+                        Stores::CACHED,
+                    );
+                }
+            }
+        }
+    }
+    portable::range(&mut job, blocks * lanes..n);
+}
+
+/// Which outputs a block writes with streaming (non-temporal) stores.
+#[derive(Clone, Copy)]
+pub(crate) struct Stores {
+    pub positions: bool,
+    pub normals: bool,
+}
+
+impl Stores {
+    pub const CACHED: Stores = Stores {
+        positions: false,
+        normals: false,
+    };
+}
+
+/// The vertices to skip so that the output positions of the blocks after them start on a
+/// register-wide boundary (`4 × lanes` bytes, which streaming stores need), and which outputs
+/// stream from there: positions always, normals when their outputs share that alignment.
+fn stream_plan(job: &Job<'_>, lanes: usize) -> Option<(usize, Stores)> {
+    let align = 4 * lanes;
+    let phase = |p: *const glam::Vec3| p as usize % align;
+    let positions = phase(job.out_positions.as_ptr());
+    // A `Vec3` is 12 bytes aligned on 4: some vertex among the first `lanes` starts a boundary.
+    let skip = (0..lanes).find(|k| (positions + 12 * k) % align == 0)?;
+    let normals = !job.out_normals.is_empty() && phase(job.out_normals.as_ptr()) == positions;
+    Some((
+        skip,
+        Stores {
+            positions: true,
+            normals,
+        },
+    ))
+}
+
+/// The blocks of `LANES` vertices starting at `bases`, each block finished only after the next
+/// one is blended.
+///
+/// # Safety
+/// As [`run`]; every base plus `LANES` is at most `job.len()`.
+#[inline(always)]
+unsafe fn run_blocks<B: Blend, const SETS: usize, const NORMALS: bool>(
+    job: &mut Job<'_>,
+    blend_palette: &[Mat4],
+    finite: bool,
+    bases: impl Iterator<Item = usize>,
+    stores: Stores,
+) {
+    let lanes = B::V::LANES;
     let pointwise = B::POINTWISE && !NORMALS;
     // Two blocks' matrices (see below). Each block overwrites its `LANES` matrices: filled once
     // here rather than per block (a kilobyte written per block, a tenth of the AVX2 kernel's
     // time).
     // SAFETY: the features are the caller's contract.
     let mut mats = unsafe { [[B::zero(); 16]; 2] };
-    for block in 0..blocks {
-        let base = block * lanes;
+    let mut previous = None;
+    for (block, base) in bases.enumerate() {
         let range = base * SETS..(base + lanes) * SETS;
         // SAFETY: the features are the caller's contract.
         let slots = unsafe { B::V::block_slots::<SETS>(job.influences, range, job.palette.len()) }.filter(|_| finite);
@@ -267,27 +364,27 @@ pub unsafe fn run_blending<B: Blend, const SETS: usize, const NORMALS: bool>(mut
                     pin: job.positions.as_ptr().add(base).cast(),
                     pout: job.out_positions.as_mut_ptr().add(base).cast(),
                 };
-                blend_block::<B, SETS>(&job, blend_palette, base, slots, &mut points);
+                blend_block::<B, SETS>(job, blend_palette, base, slots, &mut points);
             }
             continue;
         }
         // SAFETY: `slots` comes from `block_slots` for this block; the features are the
         // caller's contract.
-        unsafe { blend_block::<B, SETS>(&job, blend_palette, base, slots, &mut Mats(&mut mats[block % 2])) };
+        unsafe { blend_block::<B, SETS>(job, blend_palette, base, slots, &mut Mats(&mut mats[block % 2])) };
         // The previous block is finished only now, with this one's blend beside it in the
         // instruction stream: its transpose and normals are one long chain of dependent steps,
         // which the core overlaps with the independent loads and multiply-adds of the blend
         // (AVX2 7% faster, AVX-512 12%, on Zen 5).
-        if block > 0 {
-            // SAFETY: the features are the caller's contract; block `block - 1` is whole.
-            unsafe { finish::<B, NORMALS>(&mut job, base - lanes, &mats[(block - 1) % 2]) };
+        if let Some((previous, _)) = previous {
+            // SAFETY: the features are the caller's contract; the previous block is whole.
+            unsafe { finish::<B, NORMALS>(job, previous, &mats[(block + 1) % 2], stores) };
         }
+        previous = Some((base, block));
     }
-    if blocks > 0 && !pointwise {
+    if let Some((base, block)) = previous {
         // SAFETY: as in the loop, for the last block.
-        unsafe { finish::<B, NORMALS>(&mut job, (blocks - 1) * lanes, &mats[(blocks - 1) % 2]) };
+        unsafe { finish::<B, NORMALS>(job, base, &mats[block % 2], stores) };
     }
-    portable::range(&mut job, blocks * lanes..n);
 }
 
 /// Positions (and normals when `NORMALS`) of the block of `LANES` vertices from `base`, from
@@ -296,7 +393,7 @@ pub unsafe fn run_blending<B: Blend, const SETS: usize, const NORMALS: bool>(mut
 /// # Safety
 /// The CPU has `B::V`'s features; `base + LANES <= job.len()`.
 #[inline(always)]
-unsafe fn finish<B: Blend, const NORMALS: bool>(job: &mut Job<'_>, base: usize, mats: &[B::M; 16]) {
+unsafe fn finish<B: Blend, const NORMALS: bool>(job: &mut Job<'_>, base: usize, mats: &[B::M; 16], stores: Stores) {
     // SAFETY: `Job::new` cut every slice to `job.len()` vertices, so each pointer covers the
     // block's `LANES` vectors (this function's contract); the features are the caller's
     // contract. The pointers are taken afresh each block, after the portable fix-ups below
@@ -310,6 +407,7 @@ unsafe fn finish<B: Blend, const NORMALS: bool>(job: &mut Job<'_>, base: usize, 
         };
         lbs_block::<B::V, NORMALS>(
             B::EXACT,
+            stores,
             cols,
             job.positions.as_ptr().add(base).cast(),
             job.out_positions.as_mut_ptr().add(base).cast(),

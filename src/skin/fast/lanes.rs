@@ -2,6 +2,7 @@
 //! ([`Lanes`]: four lanes of glam's `Vec4` on any CPU, eight with AVX2, sixteen with AVX-512),
 //! so that the kernels differ only in how they blend and transpose.
 
+use super::block::Stores;
 use glam::{Mat4, Vec4};
 
 /// A register of [`Lanes::LANES`] `f32`s, one vertex per lane.
@@ -45,6 +46,15 @@ pub unsafe trait Lanes: Copy {
     unsafe fn load3(p: *const f32) -> [Self; 3];
     /// The inverse of [`Lanes::load3`].
     unsafe fn store3(p: *mut f32, v: [Self; 3]);
+    /// Whether [`Lanes::stream3`] streams (writes around the caches).
+    const STREAMS: bool = false;
+    /// [`Lanes::store3`] with streaming stores, for outputs too large to be read again from
+    /// the caches: their lines are written without being read first. `p` is aligned on
+    /// `4 × LANES` bytes; the kernel that streams fences before it returns.
+    unsafe fn stream3(p: *mut f32, v: [Self; 3]) {
+        // SAFETY: the caller's contract is `store3`'s and more.
+        unsafe { Self::store3(p, v) }
+    }
     /// Four consecutive floats at `p(i)` for each lane `i`, as four registers (element-major):
     /// a gather of short rows, with plain loads.
     unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4];
@@ -215,6 +225,7 @@ pub unsafe fn normalize_flipped<V: Lanes>(v: V3<V>, flip: Option<V>) -> (V3<V>, 
 #[inline(always)]
 pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
     exact: bool,
+    stores: Stores,
     [c0, c1, c2, c3]: [V3<V>; 4],
     pin: *const f32,
     pout: *mut f32,
@@ -224,11 +235,12 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
     // SAFETY: this function's contract.
     unsafe {
         let p = V::load3(pin);
-        if exact {
-            V::store3(pout, transform_exact([c0, c1, c2, c3], p));
+        let moved = if exact {
+            transform_exact([c0, c1, c2, c3], p)
         } else {
-            V::store3(pout, combine([c0, c1, c2], p, Some(c3)));
-        }
+            combine([c0, c1, c2], p, Some(c3))
+        };
+        store(pout, moved, stores.positions);
         if !NORMALS {
             return 0;
         }
@@ -250,9 +262,19 @@ pub unsafe fn lbs_block<V: Lanes, const NORMALS: bool>(
         ];
         let flip = dot(c2, k2).sign_where_negative();
         let (unit, odd) = normalize_flipped(m, Some(flip));
-        V::store3(nout, unit);
+        store(nout, unit, stores.normals);
         odd
     }
+}
+
+/// [`Lanes::stream3`] when `stream`, else [`Lanes::store3`].
+///
+/// # Safety
+/// As the one called.
+#[inline(always)]
+unsafe fn store<V: Lanes>(p: *mut f32, v: V3<V>, stream: bool) {
+    // SAFETY: this function's contract.
+    unsafe { if stream { V::stream3(p, v) } else { V::store3(p, v) } }
 }
 
 /// Four vertices in glam's `Vec4` (SSE2 on x86-64, NEON on AArch64, scalar elsewhere): the

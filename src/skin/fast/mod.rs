@@ -90,6 +90,23 @@ pub struct Job<'a> {
     normals: &'a [Vec3],
     out_positions: &'a mut [Vec3],
     out_normals: &'a mut [Vec3],
+    /// Whether the whole call's outputs are large enough to stream ([`STREAM_MIN_BYTES`]),
+    /// kept by the runs [`Job::split_at`] cuts.
+    stream: bool,
+}
+
+/// Outputs of at least this many bytes are written with streaming stores by the kernels that
+/// have them (AVX-512): larger than this machine class's share of the last-level cache, they
+/// would not be read from it again, and streaming saves reading each line before writing it
+/// (a third of the traffic of skinning with normals from f32 influences). Smaller outputs
+/// stay cached for whoever reads them next.
+pub const STREAM_MIN_BYTES: usize = 8 << 20;
+
+/// Whether a call that writes `vertices` positions (and as many normals when `normals`)
+/// streams them.
+fn streams(vertices: usize, normals: bool) -> bool {
+    let outputs = if normals { 2 } else { 1 };
+    vertices.saturating_mul(outputs * std::mem::size_of::<Vec3>()) >= STREAM_MIN_BYTES
 }
 
 impl<'a> Job<'a> {
@@ -110,8 +127,10 @@ impl<'a> Job<'a> {
             Some((input, output)) => (&input[..n], &mut output[..n]),
             None => (&[][..], &mut [][..]),
         };
+        let stream = streams(n, !normals.is_empty());
         Ok(Job {
             palette,
+            stream,
             influences: Inf {
                 sets: influences.sets,
                 joints: &influences.joints[..per_vertex],
@@ -146,8 +165,10 @@ impl<'a> Job<'a> {
         let normals = mid.min(self.normals.len());
         let (n0, n1) = self.normals.split_at(normals);
         let (on0, on1) = self.out_normals.split_at_mut(normals);
+        let stream = self.stream;
         let half = |joints, weights, positions, normals, out_positions, out_normals| Job {
             palette: self.palette,
+            stream,
             influences: Inf { sets, joints, weights },
             positions,
             normals,

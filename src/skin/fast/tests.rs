@@ -544,3 +544,83 @@ fn the_simd_block_checks_answer_as_the_generic_one() {
         assert!(seen[1..].iter().filter(|&&n| n > 0).count() >= 6, "{seen:?}");
     }
 }
+
+/// Positions and normals of `kernel` into outputs that start `offsets` floats into their
+/// buffers (so that every alignment a `Vec3` can have is met), streamed or not.
+fn skin_streamed(
+    kernel: Kernel,
+    (palette, influences, positions, normals): (&[Mat4], &Influences, &[Vec3], &[Vec3]),
+    offsets: (usize, usize),
+    stream: bool,
+) -> (Vec<[u32; 3]>, Vec<[u32; 3]>) {
+    let n = positions.len();
+    // Floats, so that an offset moves the outputs by 4 bytes, not by a whole `Vec3`.
+    let (mut out_p, mut out_n) = (vec![f32::NAN; 3 * n + 16], vec![f32::NAN; 3 * n + 16]);
+    let p: &mut [Vec3] = bytemuck::cast_slice_mut(&mut out_p[offsets.0..offsets.0 + 3 * n]);
+    let q: &mut [Vec3] = bytemuck::cast_slice_mut(&mut out_n[offsets.1..offsets.1 + 3 * n]);
+    let mut job = Job::new(palette, Inf::of(influences), positions, Some((normals, q)), p).unwrap();
+    job.stream = stream;
+    job.run(kernel);
+    let bits = |floats: &[f32], offset: usize| {
+        floats[offset..offset + 3 * n]
+            .chunks_exact(3)
+            .map(|v| [0, 1, 2].map(|i| v[i].to_bits()))
+            .collect()
+    };
+    (bits(&out_p, offsets.0), bits(&out_n, offsets.1))
+}
+
+/// Streaming stores change where the outputs go through, not their bits: every kernel, outputs
+/// at every alignment (positions and normals alike, or apart, when only positions stream), on
+/// the hostile data of `check`, with blocks before the first aligned one and after the last.
+#[test]
+fn streamed_outputs_have_the_bits_of_cached_ones() {
+    for kernel in kernels() {
+        for (sets, vertices) in [(1, 16 * 9 + 5), (2, 16 * 4 + 15), (1, 16), (1, 37)] {
+            let mut rng = Rng(41 + vertices as u64);
+            let palette = palette(&mut rng, 40);
+            let influences = influences(&mut rng, vertices, sets, 40);
+            let positions: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(2.0)).collect();
+            let normals: Vec<Vec3> = (0..vertices).map(|_| rng.vec3(1.0).normalize()).collect();
+            let mesh = (&palette[..], &influences, &positions[..], &normals[..]);
+            let cached = skin_streamed(kernel, mesh, (0, 0), false);
+            for offsets in (0..16).map(|k| (k, k)).chain([(1, 2), (3, 0), (0, 5)]) {
+                let streamed = skin_streamed(kernel, mesh, offsets, true);
+                assert!(
+                    streamed == cached,
+                    "{kernel:?}, {sets} set(s), {vertices} vertices, outputs {offsets:?} floats in: streamed bits differ"
+                );
+            }
+        }
+    }
+}
+
+/// Calls whose outputs reach [`STREAM_MIN_BYTES`] stream, one vertex fewer does not, and both
+/// have the bits of a cached run of the same kernel (with normals, and positions alone).
+#[test]
+fn outputs_stream_from_the_threshold_with_unchanged_bits() {
+    let threshold = STREAM_MIN_BYTES.div_ceil(2 * std::mem::size_of::<Vec3>());
+    let mut rng = Rng(77);
+    let palette = palette(&mut rng, 64);
+    let influences = influences(&mut rng, threshold, 1, 64);
+    let positions: Vec<Vec3> = (0..threshold).map(|_| rng.vec3(2.0)).collect();
+    let normals: Vec<Vec3> = (0..threshold).map(|_| rng.vec3(1.0).normalize()).collect();
+    for n in [threshold - 1, threshold] {
+        let (mut p, mut q) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+        let inf = Inf::of(&influences);
+        let job = Job::new(&palette, inf, &positions[..n], Some((&normals[..n], &mut q)), &mut p).unwrap();
+        assert_eq!(job.stream, n == threshold, "{n} vertices with normals");
+        let job = Job::new(&palette, inf, &positions[..n], None, &mut p).unwrap();
+        assert!(!job.stream, "{n} vertices, positions alone: half the bytes");
+        let mesh = (&palette[..], &influences, &positions[..n], &normals[..n]);
+        for kernel in kernels() {
+            let (mut got_p, mut got_n) = (vec![Vec3::NAN; n], vec![Vec3::NAN; n]);
+            let normals = Some((&normals[..n], &mut got_n[..]));
+            skin_lbs_with(kernel, &palette, &influences, &positions[..n], normals, &mut got_p);
+            let bits = |v: &[Vec3]| v.iter().map(|v| v.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+            let cached = skin_streamed(kernel, mesh, (1, 1), false);
+            assert!(bits(&got_p) == cached.0, "{kernel:?}, {n} vertices: positions");
+            assert!(bits(&got_n) == cached.1, "{kernel:?}, {n} vertices: normals");
+        }
+    }
+}

@@ -302,6 +302,18 @@ unsafe impl Lanes for __m512 {
             }
         }
     }
+    const STREAMS: bool = true;
+    #[inline(always)]
+    unsafe fn stream3(p: *mut f32, [x, y, z]: [Self; 3]) {
+        // SAFETY: as `splat`; `p` covers 48 floats and is aligned on 64 bytes (the trait's
+        // contract).
+        unsafe {
+            for (r, (first, second)) in INTERLEAVE.iter().enumerate() {
+                let xy = _mm512_permutex2var_ps(x, indices(first), y);
+                _mm512_stream_ps(p.add(16 * r), _mm512_permutex2var_ps(xy, indices(second), z));
+            }
+        }
+    }
     #[inline(always)]
     unsafe fn gather4(p: impl Fn(usize) -> *const f32) -> [Self; 4] {
         // SAFETY: as `splat`; each `p(i)` covers four floats (the trait's contract).
