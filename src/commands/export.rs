@@ -514,12 +514,14 @@ fn glb_bytes(rig: &Rig, posed: &[PosedPrimitive], label: &PoseLabel, out: &Path)
             "NORMAL": chunk.floats(&normals),
         });
         let file_set = |set: u32| primitive.file_uvs[set.min(1) as usize].as_slice();
-        (materials.write_uvs(primitive.material, file_set, &mut chunk, &mut attributes)).map_err(|message| {
-            ExportError::Write {
-                path: out.to_owned(),
-                message,
-            }
-        })?;
+        (materials.write_uvs(
+            primitive.material,
+            file_set,
+            &mut chunk,
+            &mut attributes,
+            &primitive.name,
+        ))
+        .map_err(|e| write_error(out, e))?;
         if !primitive.colors.is_empty() {
             let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
             attributes["COLOR_0"] = json!(chunk.floats(&colors));

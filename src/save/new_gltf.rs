@@ -264,13 +264,14 @@ impl Materials {
         file_set: impl Fn(u32) -> &'a [glam::Vec2],
         chunk: &mut Chunk,
         attributes: &mut Value,
-    ) -> Result<(), String> {
+        what: &str,
+    ) -> Result<(), SaveError> {
         let reads_set_1 = material.and_then(|m| self.reads_set_1.get(m)).is_some_and(|&r| r);
         let (set_0, set_1) = (file_set(0), file_set(1));
         let mut write = |name: &str, values: &[glam::Vec2]| {
             let values: Vec<[f32; 2]> = values.iter().map(|v| v.to_array()).collect();
             if !values.as_flattened().iter().all(|v| v.is_finite()) {
-                return Err("a texture coordinate value is not finite".to_string());
+                return Err(rig_data(what, "a texture coordinate value is not finite"));
             }
             attributes[name] = json!(chunk.floats(&values));
             Ok(())
@@ -281,7 +282,10 @@ impl Materials {
         if reads_set_1 && !set_0.is_empty() {
             if set_1.len() != set_0.len() {
                 let (one, zero) = (set_1.len(), set_0.len());
-                return Err(format!("texture coordinate set 1 has {one} values for {zero} vertices"));
+                return Err(rig_data(
+                    what,
+                    format!("texture coordinate set 1 has {one} values for {zero} vertices"),
+                ));
             }
             write("TEXCOORD_1", set_1)?;
         }
@@ -773,7 +777,7 @@ fn writable_tangents(primitive: &crate::rig::Primitive) -> Option<Vec<[f32; 4]>>
 
 /// Morph target `t` of a primitive of `n` vertices as glTF (`None`: a target the primitive lacks,
 /// written as zero offsets), its offsets in the chunk; its TANGENT offsets only where the
-/// primitive's TANGENT is written (`with_tangents`), as glTF asks. The problem as text if the
+/// primitive's TANGENT is written (`with_tangents`), as glTF asks. An error naming `what` if the
 /// target does not fit the primitive.
 fn target_json(
     target: Option<&crate::rig::MorphTarget>,
@@ -781,18 +785,22 @@ fn target_json(
     n: usize,
     with_tangents: bool,
     chunk: &mut Chunk,
-) -> Result<Value, String> {
+    what: &str,
+) -> Result<Value, SaveError> {
     let zero = crate::rig::MorphTarget::default();
     let target = target.unwrap_or(&zero);
     if let Some(&v) = target.vertices.iter().find(|&&v| v as usize >= n) {
-        return Err(format!("morph target {t} moves vertex {v} of {n} vertices"));
+        return Err(rig_data(
+            what,
+            format!("morph target {t} moves vertex {v} of {n} vertices"),
+        ));
     }
     let (positions, normals) = target.dense(n);
-    let offsets = |values: &[Vec3], name: &str| -> Result<Vec<[f32; 3]>, String> {
+    let offsets = |values: &[Vec3], name: &str| -> Result<Vec<[f32; 3]>, SaveError> {
         let values: Vec<[f32; 3]> = values.iter().map(|v| v.to_array()).collect();
         match values.as_flattened().iter().all(|v| v.is_finite()) {
             true => Ok(values),
-            false => Err(format!("a morph target {name} offset is not finite")),
+            false => Err(rig_data(what, format!("a morph target {name} offset is not finite"))),
         }
     };
     // glTF's POSITION of a target is required to have bounds, so it is always written.
@@ -848,9 +856,13 @@ fn mesh_json(
             finite(normals.as_flattened(), "normal")?;
             attributes["NORMAL"] = json!(chunk.floats(&normals));
         }
-        materials
-            .write_uvs(primitive.material, |set| primitive.uv_set(set), chunk, &mut attributes)
-            .map_err(|p| rig_data(what(), p))?;
+        materials.write_uvs(
+            primitive.material,
+            |set| primitive.uv_set(set),
+            chunk,
+            &mut attributes,
+            &what(),
+        )?;
         if !primitive.colors.is_empty() {
             let colors: Vec<[f32; 4]> = primitive.colors.iter().map(|v| v.to_array()).collect();
             finite(colors.as_flattened(), "colour")?;
@@ -861,7 +873,7 @@ fn mesh_json(
             attributes["TANGENT"] = json!(chunk.floats(tangents));
         }
         if let Some(influences) = &primitive.influences {
-            write_influences(influences, n, joint_limit, chunk, &mut attributes).map_err(|p| rig_data(what(), p))?;
+            write_influences(influences, n, joint_limit, chunk, &mut attributes, &what())?;
         }
         if primitive.indices.len() % 3 != 0 {
             return Err(rig_data(
@@ -890,7 +902,7 @@ fn mesh_json(
         if targets > 0 {
             let own = rig.morphs.of(m, k);
             let written_targets = (0..targets)
-                .map(|t| target_json(own.get(t), t, n, tangents.is_some(), chunk).map_err(|p| rig_data(what(), p)))
+                .map(|t| target_json(own.get(t), t, n, tangents.is_some(), chunk, &what()))
                 .collect::<Result<Vec<_>, _>>()?;
             written["targets"] = json!(written_targets);
         }
@@ -926,17 +938,21 @@ fn write_influences(
     joint_limit: Option<usize>,
     chunk: &mut Chunk,
     attributes: &mut Value,
-) -> Result<(), String> {
+    what: &str,
+) -> Result<(), SaveError> {
     let sets = influences.sets;
     if sets == 0 || influences.joints.len() != n * sets || influences.weights.len() != n * sets {
-        return Err(format!(
-            "{} joints and {} weights in {sets} sets for {n} vertices",
-            influences.joints.len(),
-            influences.weights.len()
+        return Err(rig_data(
+            what,
+            format!(
+                "{} joints and {} weights in {sets} sets for {n} vertices",
+                influences.joints.len(),
+                influences.weights.len()
+            ),
         ));
     }
     if !influences.weights.as_flattened().iter().all(|w| w.is_finite()) {
-        return Err("a weight is not finite".into());
+        return Err(rig_data(what, "a weight is not finite"));
     }
     if let Some(limit) = joint_limit
         && let Some(joint) = influences
@@ -945,7 +961,10 @@ fn write_influences(
             .iter()
             .find(|&&j| usize::from(j) >= limit)
     {
-        return Err(format!("joint {joint} is past the {limit} joints of its skin"));
+        return Err(rig_data(
+            what,
+            format!("joint {joint} is past the {limit} joints of its skin"),
+        ));
     }
     for set in 0..sets {
         let joints: Vec<[u16; 4]> = influences.joints.iter().skip(set).step_by(sets).copied().collect();
