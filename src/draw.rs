@@ -241,10 +241,16 @@ impl ViewRenderer {
 
     /// Builds the proxy of the viewer's rig, once per rig, when it is heavy enough to have one.
     pub fn build_proxy(&mut self, gpu: &Gpu, viewer: &Viewer) {
-        if let Some((generation, rig)) = &mut self.rig
-            && *generation == viewer.document().generation
+        self.build_proxy_of(gpu, viewer.document().generation, viewer.rig());
+    }
+
+    /// [`ViewRenderer::build_proxy`] of `rig`, when it is the rig uploaded here (the document
+    /// of that `generation`): a comparison's other side.
+    pub fn build_proxy_of(&mut self, gpu: &Gpu, generation: u64, rig: &crate::rig::Rig) {
+        if let Some((uploaded, rig_gpu)) = &mut self.rig
+            && *uploaded == generation
         {
-            rig.build_proxies(&gpu.device, viewer.rig());
+            rig_gpu.build_proxies(&gpu.device, rig);
         }
     }
 
@@ -387,6 +393,54 @@ impl DetailedView {
     /// What the view shows when it is not the whole scene as it is now, for the status bar.
     pub fn status(&self) -> Option<&str> {
         self.status.as_deref()
+    }
+
+    /// Records both sides of the viewer's comparison (see [`crate::compare::draw::encode_comparison`]):
+    /// each side's proxy while the view moves and the two together are heavy, both whole the
+    /// frame after it holds still (a comparison keeps no images). The active side's pass is
+    /// timed with `timer` for [`DetailPolicy::measured`]. Returns what the frame drew.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_comparison(
+        &mut self,
+        gpu: &Gpu,
+        (active, other): (&mut ViewRenderer, &mut ViewRenderer),
+        encoder: &mut wgpu::CommandEncoder,
+        (targets, output): (&RenderTargets, &wgpu::TextureView),
+        viewer: &Viewer,
+        viewport: PixelRect,
+        timer: Option<&mut GpuTimer>,
+    ) -> SceneDraw {
+        let Some(comparison) = viewer.comparison() else {
+            active.encode(encoder, targets, output, viewer, Some(viewport), None);
+            return SceneDraw::Whole;
+        };
+        let side = comparison.other();
+        let active_total = active.primitive_count(&viewer.view.options);
+        let total = active_total + other.primitive_count(&side.view().options);
+        if self.policy.is_heavy(total) {
+            active.build_proxy(gpu, viewer);
+            other.build_proxy_of(gpu, side.document().generation, side.rig());
+        }
+        let has_proxy = active.has_proxy() || other.has_proxy();
+        let mut signature = std::hash::DefaultHasher::new();
+        (active.signature(), other.signature(), comparison.layout as u8).hash(&mut signature);
+        (viewport.x, viewport.y, viewport.width, viewport.height).hash(&mut signature);
+        (targets.width, targets.height, targets.samples).hash(&mut signature);
+        let draw = self.policy.decide_unkept(signature.finish(), total, has_proxy);
+        // Images kept for the active side alone no longer show what is on screen.
+        self.images = None;
+        let proxy = draw == SceneDraw::Proxy;
+        let timed = if proxy { 0 } else { active_total };
+        crate::compare::draw::encode_comparison(
+            encoder,
+            (targets, output),
+            (active, other),
+            viewer,
+            viewport,
+            (proxy, timer.map(|timer| (timer, timed))),
+        );
+        self.status = draw.status(total);
+        draw
     }
 
     /// Records the 3D view into `output` (of `format`, drawn with `targets`): whole, or for a

@@ -255,3 +255,104 @@ fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
         largest_difference(&kept, &whole)
     );
 }
+
+#[test]
+fn a_heavy_comparison_shows_each_sides_proxy_while_the_view_moves_then_both_whole() {
+    use rigscope::compare::CompareLayout;
+    use rigscope::compare::draw::{encode_comparison, prepare_other_side};
+    use rigscope::draw::DetailedView;
+    use rigscope::render::PixelRect;
+    use rigscope::render::detail::SceneDraw;
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let rig = skinned_tube(200_000, 8);
+    assert!(rig.triangle_count() >= PROXY_ABOVE_TRIANGLES);
+    let target = Offscreen::new(&gpu, 240, 160).unwrap();
+    let viewport = PixelRect {
+        x: 0,
+        y: 0,
+        width: 240,
+        height: 160,
+    };
+    let aspect = rigscope::compare::draw::active_aspect;
+    let (mut viewer, mut active) = prepared(&gpu, rig.clone(), target.aspect());
+    viewer.view.options.grid = false;
+    viewer.view.options.skeleton.show = false;
+    viewer.compare_with(rig, None, CompareLayout::Side);
+    let mut other = ViewRenderer::offscreen(&gpu);
+    let mut detail = DetailedView::default();
+    // Whatever the machine, the scene counts as heavy.
+    detail.policy.measured(1.0, 1);
+    let mut frame = |viewer: &mut Viewer, active: &mut ViewRenderer, other: &mut ViewRenderer| {
+        active.prepare_viewer(&gpu, viewer, aspect(viewer, viewport), &mut FrameTimings::default());
+        prepare_other_side(&gpu, other, viewer, viewport);
+        let mut drawn = None;
+        let image = target
+            .capture(
+                &gpu,
+                &mut |encoder, targets, view| {
+                    let sides = (&mut *active, &mut *other);
+                    drawn =
+                        Some(detail.encode_comparison(&gpu, sides, encoder, (targets, view), viewer, viewport, None));
+                },
+                None,
+            )
+            .expect("drawn");
+        let whole = target
+            .capture(
+                &gpu,
+                &mut |encoder, targets, view| {
+                    encode_comparison(
+                        encoder,
+                        (targets, view),
+                        (active, other),
+                        viewer,
+                        viewport,
+                        (false, None),
+                    );
+                },
+                None,
+            )
+            .expect("drawn whole");
+        (
+            drawn.expect("a frame"),
+            image,
+            whole,
+            detail.status().map(str::to_owned),
+        )
+    };
+
+    let (drawn, moving, whole, status) = frame(&mut viewer, &mut active, &mut other);
+    assert_eq!(drawn, SceneDraw::Proxy, "the first frame of a heavy comparison");
+    assert!(active.has_proxy() && other.has_proxy(), "both sides got their proxies");
+    assert!(status.is_some_and(|s| s.contains("proxy")), "the status bar says so");
+    assert!(
+        largest_difference(&moving, &whole) > 0,
+        "the proxy is not the whole mesh"
+    );
+    // Each half's proxy covers what its whole mesh covers.
+    let (a, b) = (foreground(&moving), foreground(&whole));
+    for half in [0..120u32, 120..240] {
+        let pixels = |f: &Vec<bool>| -> Vec<bool> {
+            (0..160u32)
+                .flat_map(|y| half.clone().map(move |x| (y * 240 + x) as usize))
+                .map(|i| f[i])
+                .collect()
+        };
+        let (pa, pb) = (pixels(&a), pixels(&b));
+        let both = pa.iter().zip(&pb).filter(|(x, y)| **x && **y).count();
+        let either = pa.iter().zip(&pb).filter(|(x, y)| **x || **y).count();
+        assert!(
+            either > 200 && both as f64 / either as f64 > 0.85,
+            "{half:?}: {both} of {either}"
+        );
+    }
+
+    let (drawn, still, whole, status) = frame(&mut viewer, &mut active, &mut other);
+    assert_eq!(drawn, SceneDraw::Whole, "held still: both sides whole");
+    assert_eq!(largest_difference(&still, &whole), 0);
+    assert_eq!(status, None);
+
+    viewer.view.camera.yaw += 0.3;
+    let (drawn, ..) = frame(&mut viewer, &mut active, &mut other);
+    assert_eq!(drawn, SceneDraw::Proxy, "moved again");
+}

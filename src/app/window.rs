@@ -239,18 +239,18 @@ impl WindowState {
         let texture = &frame.texture;
         let drawn = step.run(viewer, Clock::Still, aspect, |recording| {
             let scene_draw = match other_side {
-                // Both sides whole: a comparison is of light scenes, or waits for them.
                 Some(other) => {
                     // The other side from the frame state the step prepared.
                     crate::compare::draw::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
-                    crate::compare::draw::encode_comparison(
+                    detail.encode_comparison(
+                        recording.gpu,
+                        (recording.renderer, other),
                         recording.encoder,
                         (targets, &view),
-                        (recording.renderer, other),
                         recording.viewer,
                         viewport,
-                    );
-                    crate::render::detail::SceneDraw::Whole
+                        recording.timer.as_deref_mut(),
+                    )
                 }
                 None => detail.encode(
                     recording.gpu,

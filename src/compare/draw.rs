@@ -6,6 +6,7 @@
 use super::CompareLayout;
 use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::detail::ScenePortion;
+use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
 use crate::viewer::Viewer;
@@ -87,13 +88,16 @@ pub fn prepare_other_side(gpu: &Gpu, renderer: &mut ViewRenderer, viewer: &Viewe
 }
 
 /// Records both sides of the viewer's comparison into `output` within `viewport`, both
-/// renderers prepared (see [`prepare_other_side`]); the active side alone without one.
+/// renderers prepared (see [`prepare_other_side`]); the active side alone without one. With
+/// `proxy`, each side draws its proxy where it has one (the overlay's wireframe stays whole);
+/// with a timer, the active side's pass is timed, tagged with the primitives it drew.
 pub fn encode_comparison(
     encoder: &mut wgpu::CommandEncoder,
     (targets, output): (&RenderTargets, &wgpu::TextureView),
     (active, other): (&ViewRenderer, &ViewRenderer),
     viewer: &Viewer,
     viewport: PixelRect,
+    (proxy, mut timer): (bool, Option<(&mut GpuTimer, u64)>),
 ) {
     let Some(comparison) = viewer.comparison() else {
         active.encode(encoder, targets, output, viewer, Some(viewport), None);
@@ -116,14 +120,23 @@ pub fn encode_comparison(
         },
     };
     let overlay = comparison.layout == CompareLayout::Overlay;
+    let other_portion = ScenePortion {
+        proxy: proxy && !overlay,
+        ..other_portion
+    };
     let active_portion = ScenePortion {
+        proxy,
         overlays: !overlay,
         ..ACTIVE_SIDE
     };
     let (first, second) = (Some(active_rect), Some(other_rect));
     let active_drawn = (&viewer.view.options, viewer.skinning_path());
     let other_drawn = (other_options, side.skinning_path());
-    active.encode_portion(encoder, targets, output, active_drawn, first, &active_portion, None);
+    let writes = timer.as_mut().and_then(|(timer, _)| timer.pass_writes());
+    active.encode_portion(encoder, targets, output, active_drawn, first, &active_portion, writes);
+    if let Some((timer, primitives)) = timer {
+        timer.resolve(encoder, primitives);
+    }
     other.encode_portion(encoder, targets, output, other_drawn, second, &other_portion, None);
     if overlay {
         // The active side's grid and overlays over the other side's lines, ending the image.
@@ -165,7 +178,14 @@ pub fn render_comparison(
         frame.first = target.encode_capture(
             frame.encoder,
             &mut |encoder, targets, view| {
-                encode_comparison(encoder, (targets, view), (active, other), viewer, viewport);
+                encode_comparison(
+                    encoder,
+                    (targets, view),
+                    (active, other),
+                    viewer,
+                    viewport,
+                    (false, None),
+                );
             },
             None,
         );

@@ -212,6 +212,22 @@ impl DetailPolicy {
         }
     }
 
+    /// [`DetailPolicy::decide`] for a view that keeps no image between frames (a comparison's
+    /// two sides): the proxy while the signature changes, and the whole scene, in one pass, the
+    /// first frame it holds still. Never [`SceneDraw::Keep`] or [`SceneDraw::Refine`].
+    pub fn decide_unkept(&mut self, signature: u64, total: u64, has_proxy: bool) -> SceneDraw {
+        if !has_proxy || !self.is_heavy(total) {
+            self.shown = None;
+            return SceneDraw::Whole;
+        }
+        let still = self.shown.is_some_and(|shown| shown.signature == signature);
+        self.shown = Some(Shown {
+            signature,
+            whole: still,
+        });
+        if still { SceneDraw::Whole } else { SceneDraw::Proxy }
+    }
+
     /// Forgets the shown image (it was lost, or must be drawn again).
     pub fn forget(&mut self) {
         self.shown = None;
