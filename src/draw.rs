@@ -395,52 +395,11 @@ impl DetailedView {
         self.status.as_deref()
     }
 
-    /// Records both sides of the viewer's comparison (see [`crate::compare::draw::encode_comparison`]):
-    /// each side's proxy while the view moves and the two together are heavy, both whole the
-    /// frame after it holds still (a comparison keeps no images). The active side's pass is
-    /// timed with `timer` for [`DetailPolicy::measured`]. Returns what the frame drew.
-    #[allow(clippy::too_many_arguments)]
-    pub fn encode_comparison(
-        &mut self,
-        gpu: &Gpu,
-        (active, other): (&mut ViewRenderer, &mut ViewRenderer),
-        encoder: &mut wgpu::CommandEncoder,
-        (targets, output): (&RenderTargets, &wgpu::TextureView),
-        viewer: &Viewer,
-        viewport: PixelRect,
-        timer: Option<&mut GpuTimer>,
-    ) -> SceneDraw {
-        let Some(comparison) = viewer.comparison() else {
-            active.encode(encoder, targets, output, viewer, Some(viewport), None);
-            return SceneDraw::Whole;
-        };
-        let side = comparison.other();
-        let active_total = active.primitive_count(&viewer.view.options);
-        let total = active_total + other.primitive_count(&side.view().options);
-        if self.policy.is_heavy(total) {
-            active.build_proxy(gpu, viewer);
-            other.build_proxy_of(gpu, side.document().generation, side.rig());
-        }
-        let has_proxy = active.has_proxy() || other.has_proxy();
-        let mut signature = std::hash::DefaultHasher::new();
-        (active.signature(), other.signature(), comparison.layout as u8).hash(&mut signature);
-        (viewport.x, viewport.y, viewport.width, viewport.height).hash(&mut signature);
-        (targets.width, targets.height, targets.samples).hash(&mut signature);
-        let draw = self.policy.decide_unkept(signature.finish(), total, has_proxy);
-        // Images kept for the active side alone no longer show what is on screen.
+    /// Takes note of a frame drawn without this view's kept images (a comparison's): they no
+    /// longer show what is on screen; `draw` is what the frame drew of `total` primitives.
+    pub fn drawn_without_images(&mut self, draw: &SceneDraw, total: u64) {
         self.images = None;
-        let proxy = draw == SceneDraw::Proxy;
-        let timed = if proxy { 0 } else { active_total };
-        crate::compare::draw::encode_comparison(
-            encoder,
-            (targets, output),
-            (active, other),
-            viewer,
-            viewport,
-            (proxy, timer.map(|timer| (timer, timed))),
-        );
         self.status = draw.status(total);
-        draw
     }
 
     /// Records the 3D view into `output` (of `format`, drawn with `targets`): whole, or for a
@@ -528,43 +487,4 @@ impl DetailedView {
         self.status = draw.status(total);
         draw
     }
-}
-
-/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
-/// rendered offscreen at `width`×`height` pixels.
-/// With a comparison open, both sides as its layout shows them (see [`crate::compare::draw`]).
-pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
-    render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
-}
-
-/// [`render_view`] drawn with `samples` per pixel (1 for none, else a count from
-/// [`Msaa::samples`](crate::render::Msaa::samples)).
-pub fn render_view_with(
-    gpu: &Gpu,
-    viewer: &mut Viewer,
-    width: u32,
-    height: u32,
-    samples: u32,
-) -> Result<image::RgbaImage, GpuError> {
-    if viewer.comparison().is_some() {
-        return crate::compare::draw::render_comparison(gpu, viewer, width, height, samples);
-    }
-    render_one_side(gpu, viewer, width, height, samples)
-}
-
-/// [`render_view_with`] of the viewer's active document alone.
-fn render_one_side(
-    gpu: &Gpu,
-    viewer: &mut Viewer,
-    width: u32,
-    height: u32,
-    samples: u32,
-) -> Result<image::RgbaImage, GpuError> {
-    let start = std::time::Instant::now();
-    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
-    let (target, mut renderer) = ViewRenderer::offscreen_target(gpu, width, height, samples)?;
-    lap("renderer created");
-    let image = renderer.render_image(gpu, &target, viewer, None, None);
-    lap("rig uploaded, frame written, drawn and read back");
-    image
 }

@@ -383,11 +383,11 @@ fn the_blend_view_colors_vertices_by_their_blend_on_both_paths() {
     for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
         viewer.set_skinning(path, SkinningMethod::Blended);
         viewer.set_dqs_mask(Vec::new());
-        let none = rigscope::draw::render_view(&gpu, &mut viewer, 160, 120).unwrap();
+        let none = rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 120).unwrap();
         viewer.set_dqs_mask(vec![root]);
-        let all = rigscope::draw::render_view(&gpu, &mut viewer, 160, 120).unwrap();
+        let all = rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 120).unwrap();
         viewer.set_dqs_mask(vec![middle]);
-        let part = rigscope::draw::render_view(&gpu, &mut viewer, 160, 120).unwrap();
+        let part = rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 120).unwrap();
         let counts = |image| (pixels_colored(image, linear), pixels_colored(image, dual));
         let ((none_lbs, none_dqs), (all_lbs, all_dqs), (part_lbs, part_dqs)) =
             (counts(&none), counts(&all), counts(&part));

@@ -130,7 +130,7 @@ fn side_by_side_halves_of_the_same_rig_with_a_dqs_mask_draw_the_same_pixels() {
     viewer.view.options.grid = false;
     viewer.frame_all();
     let (width, height) = (320, 160);
-    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).expect("renders");
+    let image = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).expect("renders");
     let (left, right) = rigscope::compare::draw::split_width(width);
     assert_eq!(left, right);
     let mut differing = 0;

@@ -259,7 +259,7 @@ fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
 #[test]
 fn a_heavy_comparison_shows_each_sides_proxy_while_the_view_moves_then_both_whole() {
     use rigscope::compare::CompareLayout;
-    use rigscope::compare::draw::{encode_comparison, prepare_other_side};
+    use rigscope::compare::draw::{encode_comparison, encode_detailed, prepare_other_side};
     use rigscope::draw::DetailedView;
     use rigscope::render::PixelRect;
     use rigscope::render::detail::SceneDraw;
@@ -291,8 +291,16 @@ fn a_heavy_comparison_shows_each_sides_proxy_while_the_view_moves_then_both_whol
                 &gpu,
                 &mut |encoder, targets, view| {
                     let sides = (&mut *active, &mut *other);
-                    drawn =
-                        Some(detail.encode_comparison(&gpu, sides, encoder, (targets, view), viewer, viewport, None));
+                    drawn = Some(encode_detailed(
+                        &mut detail,
+                        &gpu,
+                        sides,
+                        encoder,
+                        (targets, view),
+                        viewer,
+                        viewport,
+                        None,
+                    ));
                 },
                 None,
             )

@@ -11,8 +11,8 @@ mod gpu;
 use common::{load_rig, shared_rigs};
 use glam::Vec3;
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
-use rigscope::draw::render_view;
 use rigscope::rig::Rig;
+use rigscope::screenshot::render_view;
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath, max_non_rigidity};
 use rigscope::viewer::Viewer;
 

@@ -430,9 +430,9 @@ fn locked_walks_keep_their_silhouette_outside_the_contacts() {
             let time = duration * k as f32 / 30.0;
             viewer.player_mut().time = time;
             viewer.set_lock_feet(false).unwrap();
-            let free = foreground(&rigscope::draw::render_view(&gpu, &mut viewer, 160, 160).unwrap());
+            let free = foreground(&rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 160).unwrap());
             viewer.set_lock_feet(true).unwrap();
-            let held = foreground(&rigscope::draw::render_view(&gpu, &mut viewer, 160, 160).unwrap());
+            let held = foreground(&rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 160).unwrap());
             let overlap = iou(&free, &held);
             let holding = lock
                 .legs

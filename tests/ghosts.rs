@@ -116,7 +116,7 @@ fn grown(mask: &[bool], width: u32, radius: i32) -> Vec<bool> {
 
 fn render(gpu: &rigscope::render::Gpu, viewer: &mut Viewer) -> RgbaImage {
     viewer.mark_dirty();
-    rigscope::draw::render_view(gpu, viewer, SIDE, SIDE).unwrap()
+    rigscope::screenshot::render_view(gpu, viewer, SIDE, SIDE).unwrap()
 }
 
 const SIDE: u32 = 240;

@@ -7,11 +7,11 @@ mod common;
 mod gpu;
 
 use glam::{DVec3, Quat, Vec3};
-use rigscope::draw::render_view;
 use rigscope::render::environment::{Environment, Equirect, Lighting};
 use rigscope::render::ibl::{self, IblPipelines, LUT_SIZE, SPECULAR_LEVELS};
 use rigscope::render::pbr::{self, Surface, ToneOptions, Tonemap};
 use rigscope::rig::{Material, Mesh, MeshInstance, Node, Primitive, Rig, Trs};
+use rigscope::screenshot::render_view;
 use rigscope::viewer::Viewer;
 
 #[test]

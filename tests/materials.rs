@@ -7,8 +7,8 @@ mod gpu;
 
 use glam::{Mat4, Vec3, Vec4};
 use gpu::{linear, srgb8};
-use rigscope::draw::render_view;
 use rigscope::rig::{AlphaMode, Influences, Material, Mesh, MeshInstance, Node, Primitive, Rig, Skin, Trs};
+use rigscope::screenshot::render_view;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
 

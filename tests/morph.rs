@@ -276,7 +276,7 @@ fn a_ghost_takes_the_morph_weights_of_its_own_moment_on_both_paths() {
         viewer.set_skinning(path, SkinningMethod::Lbs);
         viewer.view.options.ghosts.show = ghosts;
         viewer.mark_dirty();
-        rigscope::draw::render_view(&gpu, viewer, 160, 160).unwrap()
+        rigscope::screenshot::render_view(&gpu, viewer, 160, 160).unwrap()
     };
     use rigscope::skin::SkinningPath::{Cpu, Gpu};
     let differing = |a: &image::RgbaImage, b: &image::RgbaImage| {

@@ -168,7 +168,7 @@ fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     viewer.player_mut().time = 0.5;
     viewer.mark_dirty();
     let (width, height) = (SIDE, SIDE);
-    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let image = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     let background = *image.get_pixel(0, 0);
     let to_pixel = projector(&viewer);
     for (i, p) in bone_positions(WALK * 0.5).into_iter().enumerate() {
@@ -194,7 +194,7 @@ fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     }
     // The pixels are the overlay's: hidden, nothing is drawn there.
     viewer.view.options.skeleton.show = false;
-    let hidden = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let hidden = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     for p in bone_positions(WALK * 0.5) {
         let (x, y) = to_pixel(p);
         assert!(
@@ -389,7 +389,7 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
     let (width, height) = (SIDE, SIDE);
-    let image = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let image = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     let background = *image.get_pixel(0, 0);
     let to_pixel = projector(&viewer);
     for p in [points[0], points[15], points[30]] {
@@ -401,7 +401,7 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
     }
     viewer.animation_mut().root_motion.trail_joint = None;
     viewer.mark_dirty();
-    let without = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let without = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     let (x, y) = to_pixel(points[0]);
     assert!(
         !drawn_near(&without, x, y, 2, &background),

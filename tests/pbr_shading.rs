@@ -8,11 +8,11 @@ mod gpu;
 
 use glam::{DVec3, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;
-use rigscope::draw::render_view;
 use rigscope::render::environment::Lighting;
 use rigscope::render::pbr::{self, Surface, ToneOptions, Tonemap};
 use rigscope::render::scene::LIGHT_DIRECTION;
 use rigscope::rig::{Material, Mesh, MeshInstance, Node, Primitive, Rig, Texture, TextureRef, Trs, UvTransform};
+use rigscope::screenshot::render_view;
 use rigscope::viewer::Viewer;
 
 const SPACING: f32 = 1.3;

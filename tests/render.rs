@@ -318,7 +318,7 @@ fn anti_aliasing_auto_is_off_on_a_cpu_adapter_and_counts_are_supported() {
     // a tail a dozen pixels wide change (291 of 1571 pixels), past this test's tenth.
     viewer.view.options.light = rigscope::render::environment::Lighting::Directional;
     let (width, height) = (160, 120);
-    let smooth = rigscope::draw::render_view(&gpu, &mut viewer, width, height).unwrap();
+    let smooth = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     let target = rigscope::render::Offscreen::with_samples(&gpu, width, height, 1).unwrap();
     let mut renderer = rigscope::draw::ViewRenderer::new(&gpu, format, 1);
     let aliased = renderer.render_image(&gpu, &target, &mut viewer, None, None).unwrap();

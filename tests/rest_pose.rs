@@ -134,7 +134,7 @@ fn the_bind_pose_skeleton_is_drawn_where_the_inverted_inverse_bind_matrices_put_
     viewer.view.options.bind_skeleton = true;
     viewer.mark_dirty();
     let side = 240;
-    let image = rigscope::draw::render_view(&gpu, &mut viewer, side, side).unwrap();
+    let image = rigscope::screenshot::render_view(&gpu, &mut viewer, side, side).unwrap();
     let view_projection = viewer.view.camera.view_projection(1.0);
     let to_pixel = |p: glam::Vec3| {
         let clip = view_projection * p.extend(1.0);
@@ -147,7 +147,7 @@ fn the_bind_pose_skeleton_is_drawn_where_the_inverted_inverse_bind_matrices_put_
     }
     viewer.view.options.bind_skeleton = false;
     viewer.mark_dirty();
-    let without = rigscope::draw::render_view(&gpu, &mut viewer, side, side).unwrap();
+    let without = rigscope::screenshot::render_view(&gpu, &mut viewer, side, side).unwrap();
     for p in &places {
         let (x, y) = to_pixel(*p);
         assert!(

@@ -436,7 +436,7 @@ fn the_whole_ui_renders_offscreen_with_panels_over_the_view() {
         rigscope::render::scene::OFFSCREEN_SAMPLES,
     )
     .unwrap();
-    let bare = rigscope::draw::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
+    let bare = rigscope::screenshot::render_view(&gpu, &mut viewer, 1000, 700).unwrap();
     assert_eq!(with_ui.dimensions(), (1000, 700));
     // The left panel covers the view's background there with its own (uniform) fill and text.
     let background = *bare.get_pixel(5, 350);

@@ -242,7 +242,8 @@ impl WindowState {
                 Some(other) => {
                     // The other side from the frame state the step prepared.
                     crate::compare::draw::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
-                    detail.encode_comparison(
+                    crate::compare::draw::encode_detailed(
+                        detail,
                         recording.gpu,
                         (recording.renderer, other),
                         recording.encoder,

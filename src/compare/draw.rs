@@ -4,12 +4,14 @@
 //! front of it.
 
 use super::CompareLayout;
-use crate::draw::{Clock, FrameStep, ViewRenderer};
+use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
+use crate::render::detail::SceneDraw;
 use crate::render::detail::ScenePortion;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
 use crate::viewer::Viewer;
+use std::hash::{Hash, Hasher};
 
 /// Side by side, the active side first: its meshes and overlays, the samples and depth kept
 /// for the other side.
@@ -146,6 +148,54 @@ pub fn encode_comparison(
         };
         active.encode_portion(encoder, targets, output, active_drawn, first, &overlays, None);
     }
+}
+
+/// Records both sides of the viewer's comparison for `detail`, the window's view (see
+/// [`encode_comparison`]): each side's proxy while the view moves and the two together are
+/// heavy, both whole the frame after it holds still (a comparison keeps no images). The active
+/// side's pass is timed with `timer` for
+/// [`DetailPolicy::measured`](crate::render::detail::DetailPolicy::measured). Returns what the
+/// frame drew.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_detailed(
+    detail: &mut DetailedView,
+    gpu: &Gpu,
+    (active, other): (&mut ViewRenderer, &mut ViewRenderer),
+    encoder: &mut wgpu::CommandEncoder,
+    (targets, output): (&RenderTargets, &wgpu::TextureView),
+    viewer: &Viewer,
+    viewport: PixelRect,
+    timer: Option<&mut GpuTimer>,
+) -> SceneDraw {
+    let Some(comparison) = viewer.comparison() else {
+        active.encode(encoder, targets, output, viewer, Some(viewport), None);
+        return SceneDraw::Whole;
+    };
+    let side = comparison.other();
+    let active_total = active.primitive_count(&viewer.view.options);
+    let total = active_total + other.primitive_count(&side.view().options);
+    if detail.policy.is_heavy(total) {
+        active.build_proxy(gpu, viewer);
+        other.build_proxy_of(gpu, side.document().generation, side.rig());
+    }
+    let has_proxy = active.has_proxy() || other.has_proxy();
+    let mut signature = std::hash::DefaultHasher::new();
+    (active.signature(), other.signature(), comparison.layout as u8).hash(&mut signature);
+    (viewport.x, viewport.y, viewport.width, viewport.height).hash(&mut signature);
+    (targets.width, targets.height, targets.samples).hash(&mut signature);
+    let draw = detail.policy.decide_unkept(signature.finish(), total, has_proxy);
+    let proxy = draw == SceneDraw::Proxy;
+    let timed = if proxy { 0 } else { active_total };
+    encode_comparison(
+        encoder,
+        (targets, output),
+        (active, other),
+        viewer,
+        viewport,
+        (proxy, timer.map(|timer| (timer, timed))),
+    );
+    detail.drawn_without_images(&draw, total);
+    draw
 }
 
 /// Both sides of the viewer's comparison at `width`×`height` pixels, as its layout shows them,

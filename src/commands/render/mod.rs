@@ -199,7 +199,7 @@ pub fn render_to_png(request: &RenderRequest) -> Result<(), CommandError> {
     lap("rig loaded");
     let (mut viewer, gpu) = (viewer?, gpu?);
     let samples = request.samples(&gpu);
-    let mut image = crate::draw::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
+    let mut image = crate::screenshot::render_view_with(&gpu, &mut viewer, request.width, request.height, samples)?;
     if request.look.transparent {
         look::unpremultiply(&mut image);
     }
