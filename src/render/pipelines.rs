@@ -553,90 +553,25 @@ impl MeshPipelines {
             constants: &constants,
             ..Default::default()
         };
-        let position_attributes = wgpu::vertex_attr_array![0 => Float32x3];
-        let normal_attributes = wgpu::vertex_attr_array![1 => Float32x3];
-        let uv_attributes = wgpu::vertex_attr_array![2 => Float32x2];
-        let color_attributes = wgpu::vertex_attr_array![7 => Float32x4];
-        let rest_attributes = wgpu::vertex_attr_array![8 => Float32x3];
-        let symmetry_attributes = wgpu::vertex_attr_array![9 => Float32];
-        let rest_normal_attributes = wgpu::vertex_attr_array![10 => Float32x3];
-        let influence_attributes =
-            wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
-        let layout = |stride: usize, attributes| wgpu::VertexBufferLayout {
-            array_stride: stride as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes,
-        };
-        let buffers = [
-            layout(12, &position_attributes[..]),
-            layout(12, &normal_attributes[..]),
-            layout(8, &uv_attributes[..]),
-            layout(std::mem::size_of::<GpuInfluences>(), &influence_attributes[..]),
-            layout(16, &color_attributes[..]),
-            layout(12, &rest_attributes[..]),
-            layout(4, &symmetry_attributes[..]),
-            layout(12, &rest_normal_attributes[..]),
-        ];
-        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
-        let opaque = color_target(self.format, None);
-        // Alpha-blended materials keep the target opaque (screenshots have no holes).
-        let covering = color_target(
-            self.format,
-            Some(wgpu::BlendState {
-                color: wgpu::BlendState::ALPHA_BLENDING.color,
-                alpha: wgpu::BlendComponent::OVER,
-            }),
-        );
-        let triangles = wgpu::PrimitiveTopology::TriangleList;
-        let (label, topology, (front_face, cull_mode), (vertex_entry, fragment_entry), targets, write) = match pass {
-            MeshPass::Shaded(MeshPipeline::Culled) => (
-                "mesh (culled)",
-                triangles,
-                (ccw, back),
-                ("vs_main", "fs_main"),
-                &opaque,
-                true,
-            ),
-            MeshPass::Shaded(MeshPipeline::CulledMirrored) => (
-                "mesh (culled, mirrored)",
-                triangles,
-                (cw, back),
-                ("vs_main", "fs_main"),
-                &opaque,
-                true,
-            ),
-            MeshPass::Shaded(MeshPipeline::DoubleSided) => (
-                "mesh (double-sided)",
-                triangles,
-                (ccw, None),
-                ("vs_main", "fs_main"),
-                &opaque,
-                true,
-            ),
-            MeshPass::Shaded(MeshPipeline::Blended) => (
-                "mesh (blended)",
-                triangles,
-                (ccw, None),
-                ("vs_main", "fs_blend"),
-                &covering,
-                false,
-            ),
-            MeshPass::Ghost => (
-                "mesh (ghost)",
-                triangles,
-                (ccw, back),
-                ("vs_main", "fs_blend"),
-                &covering,
-                false,
-            ),
-            MeshPass::Wireframe => (
-                "wireframe",
-                wgpu::PrimitiveTopology::LineList,
-                (ccw, None),
-                ("vs_wire", "fs_wire"),
-                &opaque,
-                true,
-            ),
+        let PassState {
+            label,
+            topology,
+            front_face,
+            cull_mode,
+            entry_points: (vertex_entry, fragment_entry),
+            blended,
+        } = PassState::of(pass);
+        let targets = if blended {
+            // Alpha-blended materials keep the target opaque (screenshots have no holes).
+            color_target(
+                self.format,
+                Some(wgpu::BlendState {
+                    color: wgpu::BlendState::ALPHA_BLENDING.color,
+                    alpha: wgpu::BlendComponent::OVER,
+                }),
+            )
+        } else {
+            color_target(self.format, None)
         };
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(label),
@@ -645,7 +580,7 @@ impl MeshPipelines {
                 module: &self.module,
                 entry_point: Some(vertex_entry),
                 compilation_options: compilation_options.clone(),
-                buffers: &buffers.map(Some),
+                buffers: &mesh_vertex_buffers().map(Some),
             },
             primitive: wgpu::PrimitiveState {
                 topology,
@@ -653,16 +588,90 @@ impl MeshPipelines {
                 cull_mode,
                 ..Default::default()
             },
-            depth_stencil: Some(depth_state(write, wgpu::CompareFunction::LessEqual)),
+            depth_stencil: Some(depth_state(!blended, wgpu::CompareFunction::LessEqual)),
             multisample: multisample_state(self.samples),
             fragment: Some(wgpu::FragmentState {
                 module: &self.module,
                 entry_point: Some(fragment_entry),
                 compilation_options,
-                targets,
+                targets: &targets,
             }),
             multiview_mask: None,
             cache,
         })
     }
+}
+
+/// How a mesh pass draws: its triangles or lines, which faces it culls, its shader entry points
+/// and whether it blends over what is drawn (then it writes no depth).
+struct PassState {
+    label: &'static str,
+    topology: wgpu::PrimitiveTopology,
+    front_face: wgpu::FrontFace,
+    cull_mode: Option<wgpu::Face>,
+    entry_points: (&'static str, &'static str),
+    blended: bool,
+}
+
+impl PassState {
+    fn of(pass: MeshPass) -> PassState {
+        let (ccw, cw, back) = (wgpu::FrontFace::Ccw, wgpu::FrontFace::Cw, Some(wgpu::Face::Back));
+        let triangles = |label, front_face, cull_mode, fragment, blended| PassState {
+            label,
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face,
+            cull_mode,
+            entry_points: ("vs_main", fragment),
+            blended,
+        };
+        match pass {
+            MeshPass::Shaded(MeshPipeline::Culled) => triangles("mesh (culled)", ccw, back, "fs_main", false),
+            MeshPass::Shaded(MeshPipeline::CulledMirrored) => {
+                triangles("mesh (culled, mirrored)", cw, back, "fs_main", false)
+            }
+            MeshPass::Shaded(MeshPipeline::DoubleSided) => {
+                triangles("mesh (double-sided)", ccw, None, "fs_main", false)
+            }
+            MeshPass::Shaded(MeshPipeline::Blended) => triangles("mesh (blended)", ccw, None, "fs_blend", true),
+            MeshPass::Ghost => triangles("mesh (ghost)", ccw, back, "fs_blend", true),
+            MeshPass::Wireframe => PassState {
+                label: "wireframe",
+                topology: wgpu::PrimitiveTopology::LineList,
+                front_face: ccw,
+                cull_mode: None,
+                entry_points: ("vs_wire", "fs_wire"),
+                blended: false,
+            },
+        }
+    }
+}
+
+const POSITION_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
+const NORMAL_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![1 => Float32x3];
+const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+const INFLUENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![3 => Uint32x4, 5 => Uint32x4, 4 => Float32x4, 6 => Float32x4];
+const COLOR_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32x4];
+const REST_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![8 => Float32x3];
+const SYMMETRY_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![9 => Float32];
+const REST_NORMAL_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![10 => Float32x3];
+
+/// The vertex buffers every mesh pipeline reads, in the order the draws bind them, at the
+/// shader locations `mesh.wgsl` declares.
+fn mesh_vertex_buffers() -> [wgpu::VertexBufferLayout<'static>; 8] {
+    let layout = |stride: usize, attributes: &'static [wgpu::VertexAttribute]| wgpu::VertexBufferLayout {
+        array_stride: stride as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes,
+    };
+    [
+        layout(12, &POSITION_ATTRIBUTES),
+        layout(12, &NORMAL_ATTRIBUTES),
+        layout(8, &UV_ATTRIBUTES),
+        layout(std::mem::size_of::<GpuInfluences>(), &INFLUENCE_ATTRIBUTES),
+        layout(16, &COLOR_ATTRIBUTES),
+        layout(12, &REST_ATTRIBUTES),
+        layout(4, &SYMMETRY_ATTRIBUTES),
+        layout(12, &REST_NORMAL_ATTRIBUTES),
+    ]
 }
