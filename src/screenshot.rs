@@ -304,6 +304,45 @@ pub fn render_window(
     render_ui(gpu, viewer, &mut state, width, height, 1.0, samples)
 }
 
+/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
+/// rendered offscreen at `width`×`height` pixels.
+/// With a comparison open, both sides as its layout shows them (see [`crate::compare::draw`]).
+pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
+    render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
+}
+
+/// [`render_view`] drawn with `samples` per pixel (1 for none, else a count from
+/// [`Msaa::samples`](crate::render::Msaa::samples)).
+pub fn render_view_with(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    width: u32,
+    height: u32,
+    samples: u32,
+) -> Result<image::RgbaImage, GpuError> {
+    if viewer.comparison().is_some() {
+        return crate::compare::draw::render_comparison(gpu, viewer, width, height, samples);
+    }
+    render_one_side(gpu, viewer, width, height, samples)
+}
+
+/// [`render_view_with`] of the viewer's active document alone.
+fn render_one_side(
+    gpu: &Gpu,
+    viewer: &mut Viewer,
+    width: u32,
+    height: u32,
+    samples: u32,
+) -> Result<image::RgbaImage, GpuError> {
+    let start = std::time::Instant::now();
+    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    let (target, mut renderer) = ViewRenderer::offscreen_target(gpu, width, height, samples)?;
+    lap("renderer created");
+    let image = renderer.render_image(gpu, &target, viewer, None, None);
+    lap("rig uploaded, frame written, drawn and read back");
+    image
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,43 +403,4 @@ mod tests {
         assert_eq!(first, dir.join("Fox-001.png"));
         assert_eq!(second, dir.join("Fox-002.png"));
     }
-}
-
-/// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
-/// rendered offscreen at `width`×`height` pixels.
-/// With a comparison open, both sides as its layout shows them (see [`crate::compare::draw`]).
-pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
-    render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
-}
-
-/// [`render_view`] drawn with `samples` per pixel (1 for none, else a count from
-/// [`Msaa::samples`](crate::render::Msaa::samples)).
-pub fn render_view_with(
-    gpu: &Gpu,
-    viewer: &mut Viewer,
-    width: u32,
-    height: u32,
-    samples: u32,
-) -> Result<image::RgbaImage, GpuError> {
-    if viewer.comparison().is_some() {
-        return crate::compare::draw::render_comparison(gpu, viewer, width, height, samples);
-    }
-    render_one_side(gpu, viewer, width, height, samples)
-}
-
-/// [`render_view_with`] of the viewer's active document alone.
-fn render_one_side(
-    gpu: &Gpu,
-    viewer: &mut Viewer,
-    width: u32,
-    height: u32,
-    samples: u32,
-) -> Result<image::RgbaImage, GpuError> {
-    let start = std::time::Instant::now();
-    let lap = |what: &str| log::debug!("{what}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
-    let (target, mut renderer) = ViewRenderer::offscreen_target(gpu, width, height, samples)?;
-    lap("renderer created");
-    let image = renderer.render_image(gpu, &target, viewer, None, None);
-    lap("rig uploaded, frame written, drawn and read back");
-    image
 }
