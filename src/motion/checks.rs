@@ -273,43 +273,15 @@ fn check_clip(
     let bones: Vec<usize> = (0..rig.nodes.len()).filter(|&n| rig.hierarchy().bones[n]).collect();
     let root = clip_root(rig, c);
     let frames = ((clip.duration * options.frames_per_second).ceil() as usize + 1).max(2);
-    let mut sampler = ClipSampler::new(rig);
-    let mut root_path = Vec::with_capacity(frames);
-    let mut foot_paths: Vec<Vec<Vec3>> = vec![Vec::with_capacity(frames); feet.len()];
-    let mut first: Vec<(Vec3, Quat)> = Vec::new();
-    let mut last: Vec<(Vec3, Quat)> = Vec::new();
-    for k in 0..frames {
-        let worlds = sampler.worlds_at(Some(c), sample_time(clip.duration, k, frames));
-        root_path.push(root.map_or(Vec3::ZERO, |r| worlds[r].w_axis.truncate()));
-        for (path, &foot) in foot_paths.iter_mut().zip(feet) {
-            path.push(worlds[foot].w_axis.truncate());
-        }
-        if k == 0 || k + 1 == frames {
-            let places = bones.iter().map(|&b| {
-                let (_, rotation, translation) = worlds[b].to_scale_rotation_translation();
-                (translation, rotation)
-            });
-            if k == 0 {
-                first.extend(places)
-            } else {
-                last.extend(places)
-            }
-        }
-    }
+    let ClipPaths {
+        root: root_path,
+        feet: foot_paths,
+        first,
+        last,
+    } = ClipPaths::sample(rig, c, (root, feet, &bones), frames);
     let travel = ground(root_path[frames - 1] - root_path[0]);
     let in_place = stays_in_place(&root_path, height, options);
-    let mut seam = (0.0f32, 0.0f32, None::<usize>, 0.0f32);
-    for (i, ((p0, q0), (p1, q1))) in first.iter().zip(&last).enumerate() {
-        let position = (*p1 - travel - *p0).length() / height;
-        let rotation = rotation_angle_deg(*q0, *q1);
-        seam.0 = seam.0.max(position);
-        seam.1 = seam.1.max(rotation);
-        let limits = &options.thresholds;
-        let badness = (position / limits.max_seam_position).max(rotation / limits.max_seam_rotation_deg);
-        if seam.2.is_none() || badness > seam.3 {
-            seam = (seam.0, seam.1, Some(bones[i]), badness);
-        }
-    }
+    let seam = worst_seam(&first, &last, travel, height, options);
     let (seam_source, seam_source_rotation) = local_seam_jump(rig, c, &bones);
     let dt = clip.duration / (frames - 1) as f32;
     let contact_paths = (!std::ptr::eq(rig, contacts_rig)).then(|| {
@@ -360,9 +332,9 @@ fn check_clip(
         clip: clip.name.clone(),
         duration: clip.duration,
         loops: !options.one_shot.contains(&clip.name),
-        seam_position_error: seam.0,
-        seam_rotation_error_deg: seam.1,
-        seam_worst_joint: seam.2.map(|n| rig.nodes[n].name.clone()),
+        seam_position_error: seam.position,
+        seam_rotation_error_deg: seam.rotation_deg,
+        seam_worst_joint: seam.worst.map(|i| rig.nodes[bones[i]].name.clone()),
         seam_source_joint: seam_source.map(|n| rig.nodes[n].name.clone()),
         seam_source_rotation_deg: seam_source_rotation,
         feet: feet_motion,
@@ -382,6 +354,87 @@ fn check_clip(
             in_place,
         },
     }
+}
+
+/// A clip sampled at `frames` even moments: the root's and each foot's world positions, and
+/// every bone's world place at the first and last moments.
+struct ClipPaths {
+    root: Vec<Vec3>,
+    feet: Vec<Vec<Vec3>>,
+    first: Vec<(Vec3, Quat)>,
+    last: Vec<(Vec3, Quat)>,
+}
+
+impl ClipPaths {
+    fn sample(rig: &Rig, c: usize, (root, feet, bones): (Option<usize>, &[usize], &[usize]), frames: usize) -> Self {
+        let duration = rig.clips[c].duration;
+        let mut sampler = ClipSampler::new(rig);
+        let mut paths = ClipPaths {
+            root: Vec::with_capacity(frames),
+            feet: vec![Vec::with_capacity(frames); feet.len()],
+            first: Vec::new(),
+            last: Vec::new(),
+        };
+        for k in 0..frames {
+            let worlds = sampler.worlds_at(Some(c), sample_time(duration, k, frames));
+            paths
+                .root
+                .push(root.map_or(Vec3::ZERO, |r| worlds[r].w_axis.truncate()));
+            for (path, &foot) in paths.feet.iter_mut().zip(feet) {
+                path.push(worlds[foot].w_axis.truncate());
+            }
+            if k == 0 || k + 1 == frames {
+                let places = bones.iter().map(|&b| {
+                    let (_, rotation, translation) = worlds[b].to_scale_rotation_translation();
+                    (translation, rotation)
+                });
+                if k == 0 {
+                    paths.first.extend(places)
+                } else {
+                    paths.last.extend(places)
+                }
+            }
+        }
+        paths
+    }
+}
+
+/// How far a looping clip jumps where it wraps: the largest position (a fraction of the rig's
+/// height) and rotation differences of any bone between its first and last moments, the
+/// root's travel taken out, and the bone (its index in the places) worst against the limits.
+struct Seam {
+    position: f32,
+    rotation_deg: f32,
+    worst: Option<usize>,
+}
+
+/// The [`Seam`] between the bones' places at the `first` and `last` moments of a clip whose
+/// root travels `travel`.
+fn worst_seam(
+    first: &[(Vec3, Quat)],
+    last: &[(Vec3, Quat)],
+    travel: Vec3,
+    height: f32,
+    options: &MotionOptions,
+) -> Seam {
+    let limits = &options.thresholds;
+    let mut seam = Seam {
+        position: 0.0,
+        rotation_deg: 0.0,
+        worst: None,
+    };
+    let mut worst_badness = 0.0f32;
+    for (i, ((p0, q0), (p1, q1))) in first.iter().zip(last).enumerate() {
+        let position = (*p1 - travel - *p0).length() / height;
+        let rotation = rotation_angle_deg(*q0, *q1);
+        seam.position = seam.position.max(position);
+        seam.rotation_deg = seam.rotation_deg.max(rotation);
+        let badness = (position / limits.max_seam_position).max(rotation / limits.max_seam_rotation_deg);
+        if seam.worst.is_none() || badness > worst_badness {
+            (seam.worst, worst_badness) = (Some(i), badness);
+        }
+    }
+    seam
 }
 
 /// Among `bones`, the one whose local rotation differs most between the clip's first and last
