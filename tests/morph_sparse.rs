@@ -5,39 +5,17 @@
 
 #[path = "common/gpu.rs"]
 mod gpu;
+#[path = "common/random.rs"]
+mod random;
 
 use glam::Vec3;
+use random::Random;
 use rigscope::anim::morph::{MorphedPrimitive, apply_morph};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::MorphTarget;
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::synthetic::{add_face_targets, skinned_tube};
-
-/// A small deterministic generator (xorshift), so that failures repeat.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// In [-1, 1).
-    fn float(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn vec(&mut self) -> Vec3 {
-        Vec3::new(self.float(), self.float(), self.float())
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A face-like primitive: a bind pose with -0.0 components on its middle line and normals not
 /// quite unit, and targets given per vertex, each moving a patch of consecutive vertices (some

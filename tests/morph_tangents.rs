@@ -4,39 +4,17 @@
 
 #[path = "common/gpu.rs"]
 mod gpu;
+#[path = "common/random.rs"]
+mod random;
 
 use glam::{Vec3, Vec4};
+use random::Random;
 use rigscope::anim::morph::MorphedPrimitive;
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::{MorphTarget, Rig};
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::synthetic::skinned_tube;
-
-/// A small deterministic generator (xorshift), so that failures repeat.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// In [-1, 1).
-    fn float(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn vec(&mut self) -> Vec3 {
-        Vec3::new(self.float(), self.float(), self.float())
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Tangents of `n` vertices, not quite unit, the bitangent's sign of either kind (one -0.0 in
 /// `w`, which a morph must keep), some components -0.0.
