@@ -26,11 +26,7 @@ const POSES: usize = 16;
 
 fn poses(rig: &Rig) -> Vec<PoseBuffers> {
     (0..POSES)
-        .map(|k| {
-            let mut pose = PoseBuffers::new(rig);
-            pose.evaluate(rig, Some(0), 2.0 * k as f32 / POSES as f32);
-            pose
-        })
+        .map(|k| PoseBuffers::at(rig, Some(0), 2.0 * k as f32 / POSES as f32))
         .collect()
 }
 

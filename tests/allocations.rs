@@ -47,6 +47,15 @@ fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
 }
 
 fn check(name: &str, rig: Rig) {
+    check_allowing(name, rig, 0);
+}
+
+/// Work handed from the calling thread to rayon's pool goes through its queue, which takes a
+/// new block of room every 63 hand-overs: that many frames share one allocation.
+const FRAMES_PER_QUEUE_BLOCK: usize = 63;
+
+/// [`check`], allowing `allowed` allocations in the 100 frames.
+fn check_allowing(name: &str, rig: Rig, allowed: usize) {
     let mut viewer = Viewer::new(rig, None);
     viewer.player_mut().playing = true;
     viewer.player_mut().looping = true;
@@ -86,7 +95,10 @@ fn check(name: &str, rig: Rig) {
                 frame(&mut viewer, &is_joint, &mut lines);
             }
         });
-        assert_eq!(count, 0, "{name}, {method:?}: 100 frames allocated {count} times");
+        assert!(
+            count <= allowed,
+            "{name}, {method:?}: 100 frames allocated {count} times"
+        );
         assert!(!lines.is_empty(), "{name}: the skeleton overlay has lines");
         let moved = viewer
             .skin_on_cpu()
@@ -132,4 +144,19 @@ fn a_hundred_frames_of_a_face_with_many_morph_targets_allocate_nothing() {
     let mut face = rigscope::synthetic::skinned_tube(20_000, 64);
     rigscope::synthetic::add_face_targets(&mut face, 200, 5);
     check("synthetic face", face);
+}
+
+/// A face big enough for its morph and skinning to be split over two threads (with linear
+/// blending, each half skinned right after its morph; the calling thread is watched): nothing
+/// per frame, only the blocks of rayon's queue that the hand-overs to the other thread fill, at
+/// most two a frame (the morph's and the blend's).
+#[test]
+fn a_face_morphed_and_skinned_on_two_threads_allocates_nothing_per_frame() {
+    let mut face = rigscope::synthetic::skinned_tube(70_000, 64);
+    rigscope::synthetic::add_face_targets(&mut face, 60, 5);
+    check_allowing(
+        "big synthetic face",
+        face,
+        (2 * 100usize).div_ceil(FRAMES_PER_QUEUE_BLOCK),
+    );
 }

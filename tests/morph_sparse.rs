@@ -14,6 +14,7 @@ use rigscope::anim::morph::{MorphedPrimitive, apply_morph};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::render::compute::ComputeSkinner;
 use rigscope::rig::MorphTarget;
+use rigscope::skin::fast::{skin_lbs, threads_for};
 use rigscope::skin::{SkinnedPose, SkinningMethod};
 use rigscope::synthetic::{add_face_targets, skinned_tube};
 
@@ -292,4 +293,55 @@ fn the_gpu_adds_only_the_targets_in_use_and_matches_the_cpu_on_a_face_of_many_ta
             assert_eq!(unmorphed, plain, "{method:?} at {time}");
         }
     }
+}
+
+/// Big enough for linear blend skinning to split over two threads, where each half is skinned
+/// piece by piece right after its morph: the same bits as morphing the whole bind pose, then
+/// skinning it, over frames that keep their targets, change them, use none or one at an
+/// infinite weight.
+#[test]
+fn morphing_and_skinning_half_by_half_equals_morphing_then_skinning_bit_for_bit() {
+    let mut rig = skinned_tube(70_000, 64);
+    add_face_targets(&mut rig, 60, 5);
+    let primitive = &rig.meshes[0].primitives[0];
+    let vertices = primitive.vertex_count();
+    let influences = primitive.influences.as_ref().expect("the tube is skinned");
+    let targets = rig.morphs.of(0, 0);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        assert_eq!(threads_for(vertices, 0), 2, "the skinning splits");
+        let mut skinned = SkinnedPose::new(&rig);
+        let mut pose = PoseBuffers::new(&rig);
+        let (mut morphed_p, mut morphed_n) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+        let (mut want_p, mut want_n) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+        for frame in 0..16 {
+            pose.evaluate(&rig, Some(0), 0.13 * frame as f32);
+            let weights = &mut pose.morph_weights[0];
+            match frame {
+                6 | 7 => weights[7] = 0.3 + 0.1 * frame as f32,
+                8 => weights.fill(0.0),
+                9 => weights[3] = f32::INFINITY,
+                _ => {}
+            }
+            skinned.skin(&rig, &pose, SkinningMethod::Lbs);
+            apply_morph(
+                targets,
+                &pose.morph_weights[0],
+                &primitive.positions,
+                &primitive.normals,
+                &mut morphed_p,
+                &mut morphed_n,
+            );
+            if frame == 8 {
+                // No target in use: skinned from the bind pose as it is.
+                morphed_p.copy_from_slice(&primitive.positions);
+                morphed_n.copy_from_slice(&primitive.normals);
+            }
+            let palette = &pose.palettes[0];
+            skin_lbs(palette, influences, &morphed_p, &morphed_n, &mut want_p, &mut want_n);
+            let got = &skinned.meshes[0][0];
+            assert_eq!(bits(&got.positions), bits(&want_p), "frame {frame}: positions");
+            assert_eq!(bits(&got.normals), bits(&want_n), "frame {frame}: normals");
+        }
+    });
 }

@@ -6,6 +6,9 @@ use crate::anim::layers::{BlendMode, LayerSample};
 use crate::anim::sample::hermite;
 use crate::rig::{Interpolation, MorphChannel, MorphTarget, Rig};
 use glam::{Vec3, Vec4};
+use sum::{morph_part, morph_part_again};
+
+mod sum;
 
 /// Weight of target `target` of `channel` at `time` (clamped to the first and last keys).
 pub fn sample_morph_channel(channel: &MorphChannel, target: usize, time: f32) -> f32 {
@@ -198,6 +201,8 @@ pub struct MorphedPrimitive {
     /// Per half, for each entry of `last_targets` there in target order: whether it is its
     /// vertex's first term (the sum starts from the bind pose there, not from the last frame).
     firsts: [Vec<bool>; 2],
+    /// Per half, room for where each target in use has got to (see [`by_chunks`]).
+    cursors: [Vec<std::ops::Range<usize>>; 2],
 }
 
 impl MorphedPrimitive {
@@ -215,6 +220,7 @@ impl MorphedPrimitive {
             active: Vec::with_capacity(targets),
             last_targets: Vec::with_capacity(targets),
             firsts: [0, 1].map(|_| Vec::with_capacity(vertices)),
+            cursors: [0, 1].map(|_| Vec::with_capacity(targets)),
         }
     }
 
@@ -237,11 +243,57 @@ impl MorphedPrimitive {
     /// `self.positions`/`self.normals`; false (and nothing written) when no weight is non-zero,
     /// where the bind pose is to be used as it is.
     pub fn apply(&mut self, targets: &[MorphTarget], weights: &[f32], positions: &[Vec3], normals: &[Vec3]) -> bool {
+        let no_more = |_: usize, _: &[Vec3], _: &[Vec3]| ();
+        let Some(frame) = self.start_frame(targets, weights, positions, normals) else {
+            return false;
+        };
+        // Each half of the vertices takes its part of every target, in target order, so each
+        // vertex sums as it would in one piece.
+        let split = frame.entries >= PARALLEL_ENTRIES && rayon::current_num_threads() > 1;
+        let mid = if split { positions.len() / 2 } else { positions.len() };
+        self.morph_halves(frame, mid, (no_more, no_more));
+        true
+    }
+
+    /// [`MorphedPrimitive::apply`] split at vertex `mid` over two threads, each handing its
+    /// half of the morphed bind pose to its part of `then` as soon as it is morphed, piece by
+    /// piece in order while the targets in use stay the same: `then(start, positions, normals)`
+    /// for the vertices from `start` (counted from the half's first). Skinning there reads the
+    /// vertices the morph moved while they are in that core's cache, and the two threads start
+    /// once for both steps. False (and `then` not called) when no weight is non-zero.
+    pub fn apply_then<A, B>(
+        &mut self,
+        targets: &[MorphTarget],
+        weights: &[f32],
+        (positions, normals): (&[Vec3], &[Vec3]),
+        mid: usize,
+        then: (A, B),
+    ) -> bool
+    where
+        A: FnMut(usize, &[Vec3], &[Vec3]) + Send,
+        B: FnMut(usize, &[Vec3], &[Vec3]) + Send,
+    {
+        let Some(frame) = self.start_frame(targets, weights, positions, normals) else {
+            return false;
+        };
+        self.morph_halves(frame, mid.min(positions.len()), then);
+        true
+    }
+
+    /// Lists the targets in use; None when there is none. Otherwise readies the kept buffers
+    /// and says what kind of frame this is.
+    fn start_frame<'a>(
+        &mut self,
+        targets: &'a [MorphTarget],
+        weights: &[f32],
+        positions: &'a [Vec3],
+        normals: &'a [Vec3],
+    ) -> Option<Frame<'a>> {
         self.active.clear();
         let in_use = targets.iter().zip(weights).enumerate().filter(|(_, (_, w))| **w != 0.0);
         self.active.extend(in_use.map(|(t, (_, &w))| (t as u32, w)));
         if self.active.is_empty() {
-            return false;
+            return None;
         }
         let entries: usize = (self.active.iter())
             .map(|&(t, w)| {
@@ -252,10 +304,31 @@ impl MorphedPrimitive {
                 }
             })
             .sum();
-        // Each half of the vertices takes its part of every target, in target order, so each
-        // vertex sums as it would in one piece.
-        let split = entries >= PARALLEL_ENTRIES && rayon::current_num_threads() > 1;
-        let mid = if split { positions.len() / 2 } else { positions.len() };
+        let finite = self.active.iter().all(|(_, w)| w.is_finite());
+        let same = finite
+            && !self.last_targets.is_empty()
+            && self
+                .last_targets
+                .iter()
+                .copied()
+                .eq(self.active.iter().map(|&(t, _)| t));
+        Some(Frame {
+            targets,
+            bind: (positions, normals),
+            entries,
+            finite,
+            same,
+        })
+    }
+
+    /// Morphs the vertices below `mid` and those from `mid` on (on two threads when both have
+    /// some), each half then handed to its part of `then`.
+    fn morph_halves<A, B>(&mut self, mut frame: Frame<'_>, mid: usize, (then0, mut then1): (A, B))
+    where
+        A: FnMut(usize, &[Vec3], &[Vec3]) + Send,
+        B: FnMut(usize, &[Vec3], &[Vec3]) + Send,
+    {
+        let (positions, normals) = frame.bind;
         if !self.ready || self.applies == u32::MAX || mid != self.mid {
             self.positions.copy_from_slice(positions);
             for (out, n) in self.normals.iter_mut().zip(normals) {
@@ -267,18 +340,11 @@ impl MorphedPrimitive {
             self.mid = mid;
             self.ready = true;
             self.last_targets.clear();
+            frame.same = false;
         }
-        let finite = self.active.iter().all(|(_, w)| w.is_finite());
-        let same = finite
-            && !self.last_targets.is_empty()
-            && self
-                .last_targets
-                .iter()
-                .copied()
-                .eq(self.active.iter().map(|&(t, _)| t));
-        if !same {
+        if !frame.same {
             self.last_targets.clear();
-            if finite {
+            if frame.finite {
                 self.last_targets.extend(self.active.iter().map(|&(t, _)| t));
             }
         }
@@ -289,30 +355,95 @@ impl MorphedPrimitive {
         let (s0, s1) = self.stamp.split_at_mut(mid);
         let [l0, l1] = &mut self.lists;
         let [f0, f1] = &mut self.firsts;
-        let active = &self.active;
-        let part = |start: usize,
-                    out: (&mut [Vec3], &mut [Vec3]),
-                    stamp: &mut [u32],
-                    lists: &mut (Vec<u32>, Vec<u32>),
-                    firsts: &mut Vec<bool>| {
-            let bind = (
-                &positions[start..start + out.0.len()],
-                &normals[start..start + out.0.len()],
-            );
-            if same {
-                morph_part_again(targets, active, start, bind, out, &lists.0, firsts);
-            } else {
-                firsts.clear();
-                let firsts = finite.then_some(firsts);
-                morph_part(targets, active, start, bind, out, stamp, lists, firsts, now);
-            }
+        let [c0, c1] = &mut self.cursors;
+        let (active, frame) = (&self.active[..], &frame);
+        let first = Half {
+            start: 0,
+            out: (p0, n0),
+            stamp: s0,
+            lists: l0,
+            firsts: f0,
+            cursors: c0,
         };
-        if split {
-            rayon::join(|| part(0, (p0, n0), s0, l0, f0), || part(mid, (p1, n1), s1, l1, f1));
-        } else {
-            part(0, (p0, n0), s0, l0, f0);
+        if p1.is_empty() {
+            frame.morph(active, now, first, then0);
+            return then1(0, &[], &[]);
         }
-        true
+        let second = Half {
+            start: mid,
+            out: (p1, n1),
+            stamp: s1,
+            lists: l1,
+            firsts: f1,
+            cursors: c1,
+        };
+        rayon::join(
+            || frame.morph(active, now, first, then0),
+            || frame.morph(active, now, second, then1),
+        );
+    }
+}
+
+/// One frame of [`MorphedPrimitive::apply`]: the targets and the bind pose, and what the
+/// targets in use are like.
+struct Frame<'a> {
+    targets: &'a [MorphTarget],
+    bind: (&'a [Vec3], &'a [Vec3]),
+    /// Terms in all: the entries of the targets in use (every vertex for a weight that is not
+    /// finite).
+    entries: usize,
+    /// Whether every weight in use is finite.
+    finite: bool,
+    /// Whether the targets in use are the last frame's, all at finite weights.
+    same: bool,
+}
+
+/// The vertices from `start` on that `out` holds, with their kept state.
+struct Half<'a> {
+    start: usize,
+    out: (&'a mut [Vec3], &'a mut [Vec3]),
+    stamp: &'a mut [u32],
+    lists: &'a mut (Vec<u32>, Vec<u32>),
+    firsts: &'a mut Vec<bool>,
+    cursors: &'a mut Vec<std::ops::Range<usize>>,
+}
+
+impl Frame<'_> {
+    /// Morphs `half` by the targets `active`, in apply number `now`, then hands it to `then`.
+    fn morph(&self, active: &[(u32, f32)], now: u32, half: Half<'_>, mut then: impl FnMut(usize, &[Vec3], &[Vec3])) {
+        let (start, len) = (half.start, half.out.0.len());
+        let bind = (&self.bind.0[start..start + len], &self.bind.1[start..start + len]);
+        let (out_p, out_n) = half.out;
+        if self.same {
+            let again = (&mut *out_p, &mut *out_n);
+            let (touched, firsts) = (&half.lists.0[..], &half.firsts[..]);
+            morph_part_again(
+                self.targets,
+                active,
+                (start, bind),
+                again,
+                (touched, firsts),
+                half.cursors,
+                &mut then,
+            );
+        } else {
+            half.firsts.clear();
+            let firsts = self.finite.then_some(half.firsts);
+            let out = (&mut *out_p, &mut *out_n);
+            morph_part(
+                self.targets,
+                active,
+                start,
+                bind,
+                out,
+                half.stamp,
+                half.lists,
+                firsts,
+                now,
+                half.cursors,
+            );
+            then(0, out_p, out_n);
+        }
     }
 }
 
@@ -421,152 +552,6 @@ impl MorphedTangents {
         for &v in moved.iter() {
             tangents[v as usize] = normalized(tangents[v as usize]);
         }
-    }
-}
-
-/// One part of [`MorphedPrimitive::apply`]: the vertices from `start` on that `out` holds, with
-/// their bind pose `bind`, their stamps and their lists (moved last time, moved now). With
-/// `firsts`, records for each entry whether it is its vertex's first term (for
-/// [`morph_part_again`]).
-#[allow(clippy::too_many_arguments)]
-fn morph_part(
-    targets: &[MorphTarget],
-    active: &[(u32, f32)],
-    start: usize,
-    (positions, normals): (&[Vec3], &[Vec3]),
-    (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
-    stamp: &mut [u32],
-    (touched, touching): &mut (Vec<u32>, Vec<u32>),
-    mut firsts: Option<&mut Vec<bool>>,
-    now: u32,
-) {
-    touching.clear();
-    let len = out_p.len();
-    for &(t, w) in active {
-        let target = &targets[t as usize];
-        // A vertex's first term this frame starts from its bind pose as it is (normal not
-        // normalized), whatever the last frame left there. Done apart from the sum, whose loop
-        // then only adds.
-        let mut first = |v: usize| {
-            let first = stamp[v] != now;
-            if first {
-                stamp[v] = now;
-                touching.push(v as u32);
-                out_p[v] = positions[v];
-                out_n[v] = normals[v];
-            }
-            first
-        };
-        if w.is_finite() {
-            let range = entries_in(target, start, start + len);
-            let vertices = target.vertices[range].iter().map(|&v| first(v as usize - start));
-            match firsts.as_deref_mut() {
-                Some(firsts) => firsts.extend(vertices),
-                None => vertices.for_each(|_| ()),
-            }
-        } else {
-            for v in 0..len {
-                first(v);
-            }
-        }
-        add_target_range(target, start, w, out_p, out_n);
-    }
-    normalize_listed(out_n, touching);
-    // What the last frame moved and this one does not goes back to the bind pose.
-    for &v in touched.iter() {
-        let v = v as usize;
-        if stamp[v] != now {
-            out_p[v] = positions[v];
-            out_n[v] = normals[v].normalize_or_zero();
-        }
-    }
-    std::mem::swap(touched, touching);
-}
-
-/// [`morph_part`] for a frame whose targets in use (all at finite weights) are the last
-/// frame's: the vertices they move are `touched`, the last frame's, and `firsts` says which
-/// entry starts its vertex's sum, so each term is added in one pass (the first from the bind
-/// pose) and no vertex needs resetting, stamping or listing. The same operations in the same
-/// order as `morph_part`: the same bits.
-fn morph_part_again(
-    targets: &[MorphTarget],
-    active: &[(u32, f32)],
-    start: usize,
-    (positions, normals): (&[Vec3], &[Vec3]),
-    (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
-    touched: &[u32],
-    firsts: &[bool],
-) {
-    let len = out_p.len();
-    let mut firsts = firsts.iter();
-    for &(t, w) in active {
-        let target = &targets[t as usize];
-        let range = entries_in(target, start, start + len);
-        let entries = (target.vertices[range.clone()].iter())
-            .zip(&target.position_offsets[range.clone()])
-            .zip(&target.normal_offsets[range]);
-        for (((&v, &dp), &dn), &first) in entries.zip(&mut firsts) {
-            let v = v as usize - start;
-            let (p, n) = if first {
-                (positions[v], normals[v])
-            } else {
-                (out_p[v], out_n[v])
-            };
-            out_p[v] = p + dp * w;
-            out_n[v] = n + dn * w;
-        }
-    }
-    normalize_listed(out_n, touched);
-}
-
-/// `normals[v] = normals[v].normalize_or_zero()` for each `v` of `list`: on x86-64 four at a
-/// time in SSE lanes, with `Vec3::normalize_or_zero`'s operations in its order (x² + y², plus
-/// z², its square root, one over that, kept where finite and positive, times each component),
-/// each correctly rounded as the scalar ones are, so the bits are the same; the square root and
-/// the division take as long for four lanes as for one.
-fn normalize_listed(normals: &mut [Vec3], list: &[u32]) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    let list = {
-        use std::arch::x86_64::*;
-        let mut groups = list.chunks_exact(4);
-        for group in &mut groups {
-            // Element by element, not through an array of `Vec3`: that is stored 12 bytes at a
-            // time and read back 16 at a time, and each such read waits for the stores to
-            // reach the cache (it took longer than the arithmetic).
-            let (a, b, c, d) = (
-                group[0] as usize,
-                group[1] as usize,
-                group[2] as usize,
-                group[3] as usize,
-            );
-            let (na, nb, nc, nd) = (normals[a], normals[b], normals[c], normals[d]);
-            let (mut x, mut y, mut z) = ([0.0f32; 4], [0.0f32; 4], [0.0f32; 4]);
-            // SAFETY: SSE and SSE2 are enabled at compile time (the `cfg` above; every x86-64
-            // CPU has them); the stores write the three arrays of four floats above.
-            unsafe {
-                let nx = _mm_setr_ps(na.x, nb.x, nc.x, nd.x);
-                let ny = _mm_setr_ps(na.y, nb.y, nc.y, nd.y);
-                let nz = _mm_setr_ps(na.z, nb.z, nc.z, nd.z);
-                let dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(nx, nx), _mm_mul_ps(ny, ny)), _mm_mul_ps(nz, nz));
-                let rcp = _mm_div_ps(_mm_set1_ps(1.0), _mm_sqrt_ps(dot));
-                // Finite and positive: below infinity and above zero (a NaN is neither).
-                let keep = _mm_and_ps(
-                    _mm_cmplt_ps(rcp, _mm_set1_ps(f32::INFINITY)),
-                    _mm_cmpgt_ps(rcp, _mm_setzero_ps()),
-                );
-                _mm_storeu_ps(x.as_mut_ptr(), _mm_and_ps(keep, _mm_mul_ps(nx, rcp)));
-                _mm_storeu_ps(y.as_mut_ptr(), _mm_and_ps(keep, _mm_mul_ps(ny, rcp)));
-                _mm_storeu_ps(z.as_mut_ptr(), _mm_and_ps(keep, _mm_mul_ps(nz, rcp)));
-            }
-            normals[a] = Vec3::new(x[0], y[0], z[0]);
-            normals[b] = Vec3::new(x[1], y[1], z[1]);
-            normals[c] = Vec3::new(x[2], y[2], z[2]);
-            normals[d] = Vec3::new(x[3], y[3], z[3]);
-        }
-        groups.remainder()
-    };
-    for &v in list {
-        normals[v as usize] = normals[v as usize].normalize_or_zero();
     }
 }
 

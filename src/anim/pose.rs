@@ -154,6 +154,13 @@ impl PoseBuffers {
         pose
     }
 
+    /// Buffers for `rig` holding `clip` at `time` with no other input.
+    pub fn at(rig: &Rig, clip: Option<usize>, time: f32) -> PoseBuffers {
+        let mut pose = PoseBuffers::new(rig);
+        pose.evaluate(rig, clip, time);
+        pose
+    }
+
     /// Evaluates `clip` at `time` with no other input (see [`evaluate_pose`]).
     pub fn evaluate(&mut self, rig: &Rig, clip: Option<usize>, time: f32) -> StageTimes {
         evaluate_pose(rig, &PoseInputs::clip_at(clip, time), self)

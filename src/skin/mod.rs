@@ -12,7 +12,7 @@ use crate::anim::{Bounds, PoseBuffers};
 /// How joint transforms are blended: named with the rig, which records the method a file asks
 /// for.
 pub use crate::rig::SkinningMethod;
-use crate::rig::{Influences, Rig};
+use crate::rig::{Inf, Influences, MorphTarget, Rig};
 pub use blend::DqsBlend;
 pub use dqs::{DualQuat, dual_quat_palette, max_non_rigidity, skin_dqs};
 use glam::{Mat3, Mat4, Vec3, Vec4};
@@ -231,17 +231,6 @@ impl SkinnedPose {
                 let Some(influences) = &primitive.influences else {
                     continue;
                 };
-                // Morph targets deform the bind pose; skinning then moves the result.
-                let targets = rig.morphs.of(instance.mesh, k);
-                let (positions, normals) = (&primitive.positions, &primitive.normals);
-                let (p, n, tangents) =
-                    if !targets.is_empty() && morphed.apply(targets, &pose.morph_weights[i], positions, normals) {
-                        morphed.apply_tangents(targets, &primitive.tangents);
-                        let tangents = morphed.tangents.or(&primitive.tangents);
-                        (&morphed.positions, &morphed.normals, tangents)
-                    } else {
-                        (&primitive.positions, &primitive.normals, &primitive.tangents[..])
-                    };
                 let skin = PrimitiveSkinning {
                     method,
                     pose,
@@ -249,7 +238,29 @@ impl SkinnedPose {
                     influences,
                     blend: self.blend.of(i, k),
                 };
-                skin.run(p, n, &mut out.positions, &mut out.normals, &mut self.blend_scratch);
+                // Morph targets deform the bind pose; skinning then moves the result.
+                let targets = rig.morphs.of(instance.mesh, k);
+                let (positions, normals) = (&primitive.positions[..], &primitive.normals[..]);
+                let weights = &pose.morph_weights[i];
+                let mut skinned = false;
+                let morphing = !targets.is_empty()
+                    && match skin.split_with_morph(positions.len()) {
+                        Some(mid) => {
+                            skinned = skin.morph_then_skin(morphed, targets, weights, (positions, normals), mid, out);
+                            skinned
+                        }
+                        None => morphed.apply(targets, weights, positions, normals),
+                    };
+                let (p, n, tangents) = if morphing {
+                    morphed.apply_tangents(targets, &primitive.tangents);
+                    let tangents = morphed.tangents.or(&primitive.tangents);
+                    (&morphed.positions[..], &morphed.normals[..], tangents)
+                } else {
+                    (positions, normals, &primitive.tangents[..])
+                };
+                if !skinned {
+                    skin.run(p, n, &mut out.positions, &mut out.normals, &mut self.blend_scratch);
+                }
                 if tangents.len() == p.len() {
                     let tips = &mut self.tangent_tips;
                     tips.place(p, tangents);
@@ -278,6 +289,46 @@ struct PrimitiveSkinning<'a> {
 }
 
 impl PrimitiveSkinning<'_> {
+    /// Where a morphed primitive of `vertices` vertices is split to be morphed and skinned half
+    /// by half ([`PrimitiveSkinning::morph_then_skin`]): where linear blend skinning splits it
+    /// over two threads, at the same vertex; None otherwise.
+    fn split_with_morph(&self, vertices: usize) -> Option<usize> {
+        let threads = fast::threads_for(vertices, 0);
+        (self.method == SkinningMethod::Lbs && threads == 2).then(|| fast::run_length(vertices, threads))
+    }
+
+    /// Morphs the bind pose `bind` into `morphed` and skins it into `out`, each half of the
+    /// vertices (split at `mid`) on its own thread right after its morph; false (nothing
+    /// written) when no target is in use. Each vertex goes through the kernel it meets in
+    /// [`fast::skin_lbs_parallel`]'s runs: the same bits.
+    fn morph_then_skin(
+        &self,
+        morphed: &mut MorphedPrimitive,
+        targets: &[MorphTarget],
+        weights: &[f32],
+        bind: (&[Vec3], &[Vec3]),
+        mid: usize,
+        out: &mut SkinnedPrimitive,
+    ) -> bool {
+        let kernel = fast::Kernel::detect();
+        let palette = &self.pose.palettes[self.instance][..];
+        let influences = Inf::of(self.influences);
+        let vertices = bind.0.len();
+        let (positions0, positions1) = out.positions.split_at_mut(mid);
+        let (normals0, normals1) = out.normals.split_at_mut(mid);
+        let inputs = |range: std::ops::Range<usize>| (palette, influences.vertices(range));
+        morphed.apply_then(
+            targets,
+            weights,
+            bind,
+            mid,
+            (
+                skin_half(kernel, inputs(0..mid), (positions0, normals0)),
+                skin_half(kernel, inputs(mid..vertices), (positions1, normals1)),
+            ),
+        )
+    }
+
     fn run(
         &self,
         positions: &[Vec3],
@@ -319,6 +370,29 @@ impl PrimitiveSkinning<'_> {
                 blend_scratch,
             ),
         }
+    }
+}
+
+/// Linear blend skinning of one half of a morphed primitive into `out` (positions, normals),
+/// piece by piece as its morphed bind pose is made (see `morph_then_skin`): each call skins
+/// the vertices from `start` (counted from the half's first).
+fn skin_half<'a>(
+    kernel: fast::Kernel,
+    (palette, influences): (&'a [Mat4], Inf<'a>),
+    (out_positions, out_normals): (&'a mut [Vec3], &'a mut [Vec3]),
+) -> impl FnMut(usize, &[Vec3], &[Vec3]) + Send + 'a {
+    move |start, positions, normals| {
+        let vertices = start..start + positions.len();
+        let out = (&mut out_positions[vertices.clone()], &mut out_normals[vertices.clone()]);
+        fast::Job::new(
+            palette,
+            influences.vertices(vertices),
+            positions,
+            Some((normals, out.1)),
+            out.0,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .run(kernel)
     }
 }
 
