@@ -146,6 +146,14 @@ fn a_hundred_frames_of_a_face_with_many_morph_targets_allocate_nothing() {
     check("synthetic face", face);
 }
 
+/// A mesh big enough for its skinning to be split over two threads (the calling thread is
+/// watched): nothing per frame, only the blocks of rayon's queue, one hand-over a frame.
+#[test]
+fn a_mesh_skinned_on_two_threads_allocates_nothing_per_frame() {
+    let tube = rigscope::synthetic::skinned_tube(70_000, 64);
+    check_allowing("big synthetic tube", tube, 100usize.div_ceil(FRAMES_PER_QUEUE_BLOCK));
+}
+
 /// A face big enough for its morph and skinning to be split over two threads (with linear
 /// blending, each half skinned right after its morph; the calling thread is watched): nothing
 /// per frame, only the blocks of rayon's queue that the hand-overs to the other thread fill, at
