@@ -345,3 +345,66 @@ fn morphing_and_skinning_half_by_half_equals_morphing_then_skinning_bit_for_bit(
         }
     });
 }
+
+/// The split between two threads balances the frame's terms and the vertices' cost, counted
+/// here vertex by vertex: the first aligned vertex at which the cost below reaches half.
+#[test]
+fn the_split_balances_terms_and_vertices() {
+    let vertices = 40_000;
+    let face = face(vertices, 40, 0xba1a);
+    let sparse = face.sparse();
+    let mut weights = vec![0.0f32; 40];
+    for t in [0, 2, 5, 9, 17] {
+        weights[t] = 0.5;
+    }
+    let morphed = MorphedPrimitive::new(vertices, 40);
+    for (align, vertex_cost) in [(1, 0.0), (16, 0.8), (16, 0.05)] {
+        let mid = morphed.balanced_split(&sparse, &weights, vertices, align, vertex_cost);
+        // Per vertex: its cost and its terms (an entry of each target in use that lists it).
+        let mut terms = vec![0usize; vertices];
+        for (target, _) in sparse.iter().zip(&weights).filter(|(_, w)| **w != 0.0) {
+            for &v in &target.vertices {
+                terms[v as usize] += 1;
+            }
+        }
+        let below = |m: usize| (0..m).map(|v| vertex_cost as f64 + terms[v] as f64).sum::<f64>();
+        let half = below(vertices) / 2.0;
+        // The split counts in f32: within its rounding of the total.
+        let rounding = 1e-5 * half;
+        assert_eq!(mid % align, 0, "aligned");
+        assert!(
+            below(mid) >= half - rounding,
+            "{align}, {vertex_cost}: {} below {mid} of {}",
+            below(mid),
+            2.0 * half
+        );
+        assert!(
+            below(mid - align) < half + rounding,
+            "{align}, {vertex_cost}: the first such"
+        );
+    }
+}
+
+/// While the targets in use stay the same, the split stays where the last frame had it (the
+/// frames then keep their lists), whatever their weights.
+#[test]
+fn the_split_stays_while_the_targets_in_use_stay() {
+    let vertices = 40_000;
+    let face = face(vertices, 40, 0x5717);
+    let sparse = face.sparse();
+    let mut morphed = MorphedPrimitive::new(vertices, 40);
+    let mut weights = vec![0.0f32; 40];
+    weights[3] = 0.5;
+    weights[8] = 0.25;
+    let mid = morphed.balanced_split(&sparse, &weights, vertices, 16, 0.8);
+    let bind = (&face.positions[..], &face.normals[..]);
+    let ignore = |_: usize, _: &[Vec3], _: &[Vec3]| ();
+    assert!(morphed.apply_then(&sparse, &weights, bind, mid, (ignore, ignore)));
+    weights[3] = 1.25;
+    assert_eq!(morphed.balanced_split(&sparse, &weights, vertices, 16, 0.8), mid);
+    // Unaligned for this request: balanced afresh, as when another target joins.
+    assert_eq!(morphed.balanced_split(&sparse, &weights, vertices, 7, 0.8) % 7, 0);
+    weights[11] = 0.5;
+    let moved = morphed.balanced_split(&sparse, &weights, vertices, 16, 0.8);
+    assert_eq!(moved % 16, 0);
+}

@@ -250,7 +250,11 @@ impl MorphedPrimitive {
         // Each half of the vertices takes its part of every target, in target order, so each
         // vertex sums as it would in one piece.
         let split = frame.entries >= PARALLEL_ENTRIES && rayon::current_num_threads() > 1;
-        let mid = if split { positions.len() / 2 } else { positions.len() };
+        let mid = if split {
+            self.balanced_split(targets, weights, positions.len(), 1, 0.0)
+        } else {
+            positions.len()
+        };
         self.morph_halves(frame, mid, (no_more, no_more));
         true
     }
@@ -278,6 +282,78 @@ impl MorphedPrimitive {
         };
         self.morph_halves(frame, mid.min(positions.len()), then);
         true
+    }
+
+    /// Where to split `vertices` vertices over two threads for `weights`: the frame's terms
+    /// (every vertex for a weight that is not finite) plus `vertex_cost` terms a vertex balanced
+    /// between the halves, the second starting at a multiple of `align`. While the targets in
+    /// use stay the last apply's, where that apply split (when aligned so), so that the frames
+    /// that keep their targets keep their lists.
+    pub fn balanced_split(
+        &self,
+        targets: &[MorphTarget],
+        weights: &[f32],
+        vertices: usize,
+        align: usize,
+        vertex_cost: f32,
+    ) -> usize {
+        let align = align.max(1);
+        let in_use = || targets.iter().zip(weights).enumerate().filter(|(_, (_, w))| **w != 0.0);
+        let kept = self.ready
+            && self.mid < vertices
+            && self.mid.is_multiple_of(align)
+            && in_use().all(|(_, (_, w))| w.is_finite())
+            && !self.last_targets.is_empty()
+            && self.last_targets.iter().copied().eq(in_use().map(|(t, _)| t as u32));
+        if kept {
+            return self.mid;
+        }
+        let terms_below = |m: usize| -> usize {
+            in_use()
+                .map(|(_, (target, w))| {
+                    if w.is_finite() {
+                        target.vertices.partition_point(|&v| (v as usize) < m)
+                    } else {
+                        m
+                    }
+                })
+                .sum()
+        };
+        let cost = |m: usize| vertex_cost * m as f32 + terms_below(m) as f32;
+        let half = cost(vertices) / 2.0;
+        // The first multiple of `align` whose cost below reaches half (the cost grows with m).
+        let (mut low, mut high) = (1, vertices / align);
+        while low < high {
+            let m = (low + high) / 2;
+            if cost(m * align) < half {
+                low = m + 1;
+            } else {
+                high = m;
+            }
+        }
+        (low * align).min(vertices)
+    }
+
+    /// Moves the split between the halves to `mid`: the lists of the vertices the last apply
+    /// moved are dealt again (the stamps and the kept pose do not depend on it); the marks of
+    /// which terms start their sums do, so the next apply lists its terms afresh.
+    fn move_split(&mut self, mid: usize) {
+        let old = self.mid as u32;
+        let [(first, scratch), (second, _)] = &mut self.lists;
+        scratch.clear();
+        scratch.extend(first.iter().copied());
+        scratch.extend(second.iter().map(|&v| v + old));
+        first.clear();
+        second.clear();
+        for &v in scratch.iter() {
+            match (v as usize).checked_sub(mid) {
+                None => first.push(v),
+                Some(v) => second.push(v as u32),
+            }
+        }
+        scratch.clear();
+        self.mid = mid;
+        self.last_targets.clear();
     }
 
     /// Lists the targets in use; None when there is none. Otherwise readies the kept buffers
@@ -329,7 +405,11 @@ impl MorphedPrimitive {
         B: FnMut(usize, &[Vec3], &[Vec3]) + Send,
     {
         let (positions, normals) = frame.bind;
-        if !self.ready || self.applies == u32::MAX || mid != self.mid {
+        if self.ready && self.applies < u32::MAX && mid != self.mid {
+            self.move_split(mid);
+            frame.same = false;
+        }
+        if !self.ready || self.applies == u32::MAX {
             self.positions.copy_from_slice(positions);
             for (out, n) in self.normals.iter_mut().zip(normals) {
                 *out = n.normalize_or_zero();

@@ -244,12 +244,13 @@ impl SkinnedPose {
                 let weights = &pose.morph_weights[i];
                 let mut skinned = false;
                 let morphing = !targets.is_empty()
-                    && match skin.split_with_morph(positions.len()) {
-                        Some(mid) => {
-                            skinned = skin.morph_then_skin(morphed, targets, weights, (positions, normals), mid, out);
-                            skinned
-                        }
-                        None => morphed.apply(targets, weights, positions, normals),
+                    && if skin.splits_with_morph(positions.len()) {
+                        let mid =
+                            morphed.balanced_split(targets, weights, positions.len(), 16, SKINNED_VERTEX_IN_TERMS);
+                        skinned = skin.morph_then_skin(morphed, targets, weights, (positions, normals), mid, out);
+                        skinned
+                    } else {
+                        morphed.apply(targets, weights, positions, normals)
                     };
                 let (p, n, tangents) = if morphing {
                     morphed.apply_tangents(targets, &primitive.tangents);
@@ -279,6 +280,14 @@ impl SkinnedPose {
     }
 }
 
+/// What skinning a vertex (linear blending, positions and normals) costs in terms of a morph
+/// target (a term added and its share of renormalizing), for splitting a morphed primitive's
+/// vertices between two threads so that morph and skinning together balance. On an Intel
+/// Emerald Rapids with AVX-512 (`cargo bench --bench morph`, 100k vertices) a vertex takes
+/// 4.0 ns of one thread's time (200 µs for the frame without targets on two threads) and a term
+/// 4.8 ns (the morph alone, 45 µs, waits for the half with 9.4k of the 15.6k terms).
+const SKINNED_VERTEX_IN_TERMS: f32 = 0.8;
+
 /// One primitive's skinning as a frame asks for it: the method, and the pose's palettes and blend.
 struct PrimitiveSkinning<'a> {
     method: SkinningMethod,
@@ -289,18 +298,17 @@ struct PrimitiveSkinning<'a> {
 }
 
 impl PrimitiveSkinning<'_> {
-    /// Where a morphed primitive of `vertices` vertices is split to be morphed and skinned half
-    /// by half ([`PrimitiveSkinning::morph_then_skin`]): where linear blend skinning splits it
-    /// over two threads, at the same vertex; None otherwise.
-    fn split_with_morph(&self, vertices: usize) -> Option<usize> {
-        let threads = fast::threads_for(vertices, 0);
-        (self.method == SkinningMethod::Lbs && threads == 2).then(|| fast::run_length(vertices, threads))
+    /// Whether a morphed primitive of `vertices` vertices is morphed and skinned half by half
+    /// ([`PrimitiveSkinning::morph_then_skin`]): where linear blend skinning would split it over
+    /// two threads.
+    fn splits_with_morph(&self, vertices: usize) -> bool {
+        self.method == SkinningMethod::Lbs && fast::threads_for(vertices, 0) == 2
     }
 
     /// Morphs the bind pose `bind` into `morphed` and skins it into `out`, each half of the
-    /// vertices (split at `mid`) on its own thread right after its morph; false (nothing
-    /// written) when no target is in use. Each vertex goes through the kernel it meets in
-    /// [`fast::skin_lbs_parallel`]'s runs: the same bits.
+    /// vertices (split at `mid`, a multiple of the kernels' 16-vertex blocks) on its own thread
+    /// right after its morph; false (nothing written) when no target is in use. Each vertex goes
+    /// through the kernel it meets in [`fast::skin_lbs_parallel`]'s runs: the same bits.
     fn morph_then_skin(
         &self,
         morphed: &mut MorphedPrimitive,

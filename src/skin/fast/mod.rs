@@ -291,12 +291,6 @@ pub fn static_transform(m: &Mat4, positions: &[Vec3], normals: &[Vec3], out_p: &
     }
 }
 
-/// The vertices of each run when [`skin_lbs_parallel`] splits `vertices` over `threads`:
-/// whole blocks of the widest kernel, so that only the last run has a tail.
-pub fn run_length(vertices: usize, threads: usize) -> usize {
-    vertices.div_ceil(threads.max(1)).div_ceil(16) * 16
-}
-
 /// Below this many vertices per thread, handing a run to another thread costs more than it
 /// saves (measured by the threads table of `cargo bench --bench skinning`).
 pub const MIN_VERTICES_PER_THREAD: usize = 32_768;
@@ -330,7 +324,8 @@ pub fn skin_lbs_parallel(
     if threads <= 1 {
         return job.run(kernel);
     }
-    let chunk = run_length(job.len(), threads);
+    // Whole blocks of the widest kernel per run: only the last run has a tail.
+    let chunk = job.len().div_ceil(threads).div_ceil(16) * 16;
     rayon::scope(|scope| {
         let mut rest = job;
         while rest.len() > chunk {
