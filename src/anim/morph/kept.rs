@@ -1,7 +1,7 @@
 //! The morphed bind pose kept from frame to frame: the targets in use each frame, the vertices
 //! they move, and the split of that work between two threads.
 
-use super::sum::{morph_part, morph_part_again};
+use super::sum::{Plan, morph_part, morph_part_again};
 use crate::rig::MorphTarget;
 use glam::{Vec3, Vec4};
 
@@ -36,9 +36,9 @@ pub struct MorphedPrimitive {
     /// The targets the last apply used, all at finite weights (empty otherwise): while a frame
     /// uses the same ones, the vertices they move are the same, listed in `lists[..].0`.
     last_targets: Vec<u32>,
-    /// Per half, for each entry of `last_targets` there in target order: whether it is its
-    /// vertex's first term (the sum starts from the bind pose there, not from the last frame).
-    firsts: [Vec<bool>; 2],
+    /// Per half, the terms of `last_targets` there as the frame that listed them added them
+    /// (which start their vertex's sum from the bind pose, which add to the last frame's).
+    plans: [Plan; 2],
     /// Per half, room for where each target in use has got to (see `by_chunks` in the sum).
     cursors: [Vec<std::ops::Range<usize>>; 2],
 }
@@ -57,7 +57,7 @@ impl MorphedPrimitive {
             mid: vertices,
             active: Vec::with_capacity(targets),
             last_targets: Vec::with_capacity(targets),
-            firsts: [0, 1].map(|_| Vec::with_capacity(vertices)),
+            plans: [0, 1].map(|_| Plan::with_capacity(vertices)),
             cursors: [0, 1].map(|_| Vec::with_capacity(targets)),
         }
     }
@@ -218,8 +218,9 @@ impl MorphedPrimitive {
                 }
             })
             .sum();
-        let finite = self.active.iter().all(|(_, w)| w.is_finite());
-        let same = finite
+        // A plan numbers the targets in use in u16.
+        let keeps_plan = self.active.len() <= usize::from(u16::MAX) && self.active.iter().all(|(_, w)| w.is_finite());
+        let same = keeps_plan
             && !self.last_targets.is_empty()
             && self
                 .last_targets
@@ -230,7 +231,7 @@ impl MorphedPrimitive {
             targets,
             bind: (positions, normals),
             entries,
-            finite,
+            keeps_plan,
             same,
         })
     }
@@ -262,7 +263,7 @@ impl MorphedPrimitive {
         }
         if !frame.same {
             self.last_targets.clear();
-            if frame.finite {
+            if frame.keeps_plan {
                 self.last_targets.extend(self.active.iter().map(|&(t, _)| t));
             }
         }
@@ -272,7 +273,7 @@ impl MorphedPrimitive {
         let (n0, n1) = self.normals.split_at_mut(mid);
         let (s0, s1) = self.stamp.split_at_mut(mid);
         let [l0, l1] = &mut self.lists;
-        let [f0, f1] = &mut self.firsts;
+        let [f0, f1] = &mut self.plans;
         let [c0, c1] = &mut self.cursors;
         let (active, frame) = (&self.active[..], &frame);
         let first = Half {
@@ -280,7 +281,7 @@ impl MorphedPrimitive {
             out: (p0, n0),
             stamp: s0,
             lists: l0,
-            firsts: f0,
+            plan: f0,
             cursors: c0,
         };
         if p1.is_empty() {
@@ -292,7 +293,7 @@ impl MorphedPrimitive {
             out: (p1, n1),
             stamp: s1,
             lists: l1,
-            firsts: f1,
+            plan: f1,
             cursors: c1,
         };
         rayon::join(
@@ -310,8 +311,9 @@ struct Frame<'a> {
     /// Terms in all: the entries of the targets in use (every vertex for a weight that is not
     /// finite).
     entries: usize,
-    /// Whether every weight in use is finite.
-    finite: bool,
+    /// Whether the frame's terms are recorded for the next frames: every weight in use is
+    /// finite (one that is not moves every vertex) and the targets in use are numbered in u16.
+    keeps_plan: bool,
     /// Whether the targets in use are the last frame's, all at finite weights.
     same: bool,
 }
@@ -322,7 +324,7 @@ struct Half<'a> {
     out: (&'a mut [Vec3], &'a mut [Vec3]),
     stamp: &'a mut [u32],
     lists: &'a mut (Vec<u32>, Vec<u32>),
-    firsts: &'a mut Vec<bool>,
+    plan: &'a mut Plan,
     cursors: &'a mut Vec<std::ops::Range<usize>>,
 }
 
@@ -334,19 +336,10 @@ impl Frame<'_> {
         let (out_p, out_n) = half.out;
         if self.same {
             let again = (&mut *out_p, &mut *out_n);
-            let (touched, firsts) = (&half.lists.0[..], &half.firsts[..]);
-            morph_part_again(
-                self.targets,
-                active,
-                (start, bind),
-                again,
-                (touched, firsts),
-                half.cursors,
-                &mut then,
-            );
+            morph_part_again(self.targets, active, bind, again, (&half.lists.0, half.plan), &mut then);
         } else {
-            half.firsts.clear();
-            let firsts = self.finite.then_some(half.firsts);
+            half.plan.clear();
+            let plan = self.keeps_plan.then_some(half.plan);
             let out = (&mut *out_p, &mut *out_n);
             morph_part(
                 self.targets,
@@ -356,7 +349,7 @@ impl Frame<'_> {
                 out,
                 half.stamp,
                 half.lists,
-                firsts,
+                plan,
                 now,
                 half.cursors,
             );
