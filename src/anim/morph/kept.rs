@@ -336,7 +336,7 @@ impl Frame<'_> {
         let (out_p, out_n) = half.out;
         if self.same {
             let again = (&mut *out_p, &mut *out_n);
-            morph_part_again(self.targets, active, bind, again, (&half.lists.0, half.plan), &mut then);
+            morph_part_again(self.targets, active, again, (&half.lists.0, half.plan), &mut then);
         } else {
             half.plan.clear();
             let plan = self.keeps_plan.then_some(half.plan);

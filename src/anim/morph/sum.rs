@@ -41,6 +41,9 @@ struct Stretch {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Plan {
     stretches: Vec<Stretch>,
+    /// The bind pose of the vertices the stretches that start sums start, in their order: read
+    /// in one sweep where the bind pose's own arrays would be read a run here and there.
+    bind: (Vec<Vec3>, Vec<Vec3>),
     /// Per chunk, how many stretches lie in it and the chunks before.
     chunk_ends: Vec<u32>,
 }
@@ -51,12 +54,15 @@ impl Plan {
     pub(super) fn with_capacity(vertices: usize) -> Self {
         Plan {
             stretches: Vec::with_capacity(vertices / 8),
+            bind: (Vec::with_capacity(vertices / 2), Vec::with_capacity(vertices / 2)),
             chunk_ends: Vec::with_capacity(vertices.div_ceil(CHUNK)),
         }
     }
 
     pub(super) fn clear(&mut self) {
         self.stretches.clear();
+        self.bind.0.clear();
+        self.bind.1.clear();
         self.chunk_ends.clear();
     }
 
@@ -171,6 +177,10 @@ impl FirstSum<'_> {
         self.out.1[v] = n + dn * w;
         if let Some(plan) = self.plan.as_deref_mut() {
             plan.push(slot, entry, v, first);
+            if first {
+                plan.bind.0.push(p);
+                plan.bind.1.push(n);
+            }
         }
     }
 
@@ -184,12 +194,13 @@ impl FirstSum<'_> {
     }
 }
 
-/// Adds the terms of `stretch` (targets in use `active`, bind pose `bind`) into `out`.
+/// Adds the terms of `stretch` (targets in use `active`) into `out`; one that starts its
+/// vertices' sums starts them from `bind`, the rest of its plan's bind pose, and takes its part.
 #[inline(always)]
 fn add_stretch(
     targets: &[MorphTarget],
     active: &[(u32, f32)],
-    bind: (&[Vec3], &[Vec3]),
+    bind: &mut (&[Vec3], &[Vec3]),
     (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
     stretch: &Stretch,
 ) {
@@ -204,24 +215,23 @@ fn add_stretch(
     );
     let (out_p, out_n) = (&mut out_p[vertices.clone()], &mut out_n[vertices.clone()]);
     if stretch.first {
-        add_scaled_from(out_p, &bind.0[vertices.clone()], dp, w);
-        add_scaled_from(out_n, &bind.1[vertices], dn, w);
+        let ((bind_p, rest_p), (bind_n, rest_n)) = (bind.0.split_at(len), bind.1.split_at(len));
+        add_scaled_from(out_p, bind_p, dp, w);
+        add_scaled_from(out_n, bind_n, dn, w);
+        *bind = (rest_p, rest_n);
     } else {
         add_scaled(out_p, dp, w);
         add_scaled(out_n, dn, w);
     }
 }
 
-/// Asks for the lines [`add_stretch`] will touch for `stretch`.
+/// Asks for the lines of the sums [`add_stretch`] will touch for `stretch` (the plan's bind
+/// pose is read in order, which the CPU foresees).
 #[inline(always)]
-fn prefetch_stretch(bind: (&[Vec3], &[Vec3]), out: (&[Vec3], &[Vec3]), stretch: &Stretch) {
+fn prefetch_stretch(out: (&[Vec3], &[Vec3]), stretch: &Stretch) {
     let vertices = stretch.vertex as usize..stretch.vertex as usize + usize::from(stretch.len);
     prefetch_span(out.0, vertices.clone());
-    prefetch_span(out.1, vertices.clone());
-    if stretch.first {
-        prefetch_span(bind.0, vertices.clone());
-        prefetch_span(bind.1, vertices);
-    }
+    prefetch_span(out.1, vertices);
 }
 
 /// `out = from + offsets·w`, component by component (a `Vec3`'s `p + d * w` in lanes: the
@@ -313,20 +323,20 @@ pub(super) fn morph_part(
 pub(super) fn morph_part_again(
     targets: &[MorphTarget],
     active: &[(u32, f32)],
-    bind: (&[Vec3], &[Vec3]),
     (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
     (touched, plan): (&[u32], &Plan),
     then: &mut ChunkTaker<'_>,
 ) {
     let len = out_p.len();
+    let mut bind = (&plan.bind.0[..], &plan.bind.1[..]);
     let (mut touched, mut from) = (touched, 0);
     for (chunk, &end) in plan.chunk_ends.iter().enumerate() {
         let end = end as usize;
         for (k, stretch) in plan.stretches[from..end].iter().enumerate() {
             if let Some(ahead) = plan.stretches.get(from + k + STRETCHES_AHEAD) {
-                prefetch_stretch(bind, (out_p, out_n), ahead);
+                prefetch_stretch((out_p, out_n), ahead);
             }
-            add_stretch(targets, active, bind, (&mut *out_p, &mut *out_n), stretch);
+            add_stretch(targets, active, &mut bind, (&mut *out_p, &mut *out_n), stretch);
         }
         from = end;
         let vertices = (chunk * CHUNK).min(len)..((chunk + 1) * CHUNK).min(len);
