@@ -44,8 +44,9 @@ pub(super) struct Plan {
     /// The bind pose of the vertices the stretches that start sums start, in their order: read
     /// in one sweep where the bind pose's own arrays would be read a run here and there.
     bind: (Vec<Vec3>, Vec<Vec3>),
-    /// Per chunk, how many stretches lie in it and the chunks before.
-    chunk_ends: Vec<u32>,
+    /// Per chunk, how many stretches lie in it and the chunks before, and how many of the
+    /// vertices the frame moved (listed in the order it first moved them).
+    chunk_ends: Vec<(u32, u32)>,
 }
 
 impl Plan {
@@ -189,7 +190,8 @@ impl FirstSum<'_> {
         normalize_listed(self.out.1, &self.touching[self.normalized..]);
         self.normalized = self.touching.len();
         if let Some(plan) = self.plan.as_deref_mut() {
-            plan.chunk_ends.push(plan.stretches.len() as u32);
+            plan.chunk_ends
+                .push((plan.stretches.len() as u32, self.touching.len() as u32));
         }
     }
 }
@@ -329,8 +331,8 @@ pub(super) fn morph_part_again(
 ) {
     let len = out_p.len();
     let mut bind = (&plan.bind.0[..], &plan.bind.1[..]);
-    let (mut touched, mut from) = (touched, 0);
-    for (chunk, &end) in plan.chunk_ends.iter().enumerate() {
+    let (mut from, mut listed_from) = (0, 0);
+    for (chunk, &(end, listed_end)) in plan.chunk_ends.iter().enumerate() {
         let end = end as usize;
         for (k, stretch) in plan.stretches[from..end].iter().enumerate() {
             if let Some(ahead) = plan.stretches.get(from + k + STRETCHES_AHEAD) {
@@ -339,10 +341,9 @@ pub(super) fn morph_part_again(
             add_stretch(targets, active, &mut bind, (&mut *out_p, &mut *out_n), stretch);
         }
         from = end;
+        normalize_listed(out_n, &touched[listed_from..listed_end as usize]);
+        listed_from = listed_end as usize;
         let vertices = (chunk * CHUNK).min(len)..((chunk + 1) * CHUNK).min(len);
-        let (listed, rest) = touched.split_at(touched.partition_point(|&v| (v as usize) < vertices.end));
-        normalize_listed(out_n, listed);
-        touched = rest;
         then(vertices.start, &out_p[vertices.clone()], &out_n[vertices]);
     }
 }
