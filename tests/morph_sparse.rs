@@ -131,6 +131,44 @@ fn a_morph_split_over_two_threads_equals_the_dense_sum_bit_for_bit() {
     sparse_equals_dense(40_000, 40, 0xface);
 }
 
+/// A target that moves every vertex of a mesh bigger than a recorded stretch of terms can hold
+/// (65535 consecutive vertices), with a second one over part of it: the frames that keep their
+/// targets, whose terms follow the first frame's record, still give the dense sum's bits.
+#[test]
+fn a_target_moving_more_vertices_in_a_row_than_a_stretch_holds_equals_the_dense_sum() {
+    let vertices = 150_000;
+    let mut random = Random(0x57e7);
+    let positions: Vec<Vec3> = (0..vertices).map(|_| random.vec()).collect();
+    let normals: Vec<Vec3> = (0..vertices).map(|_| random.vec() * 1.5).collect();
+    let everywhere = (
+        (0..vertices).map(|_| random.vec()).collect::<Vec<_>>(),
+        (0..vertices).map(|_| random.vec() * 0.1).collect::<Vec<_>>(),
+    );
+    let mut part = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+    for v in 120_000..135_000 {
+        (part.0[v], part.1[v]) = (random.vec(), random.vec() * 0.1);
+    }
+    let face = Face {
+        positions,
+        normals,
+        dense: vec![everywhere, part],
+    };
+    let sparse = face.sparse();
+    assert_eq!(
+        sparse[0].vertices.len(),
+        vertices,
+        "the first target moves every vertex"
+    );
+    let mut morphed = MorphedPrimitive::new(vertices, 2);
+    for frame in 0..4 {
+        let weights = [0.3 + 0.2 * frame as f32, -0.7 + 0.1 * frame as f32];
+        assert!(morphed.apply(&sparse, &weights, &face.positions, &face.normals));
+        let (want_p, want_n) = face.reference(&weights);
+        assert_eq!(bits(&morphed.positions), bits(&want_p), "frame {frame}: positions");
+        assert_eq!(bits(&morphed.normals), bits(&want_n), "frame {frame}: normals");
+    }
+}
+
 fn sparse_equals_dense(vertices: usize, targets: usize, seed: u64) {
     let face = face(vertices, targets, seed);
     let sparse = face.sparse();

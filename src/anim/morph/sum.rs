@@ -44,8 +44,10 @@ pub(super) struct Plan {
     /// The bind pose of the vertices the stretches that start sums start, in their order: read
     /// in one sweep where the bind pose's own arrays would be read a run here and there.
     bind: (Vec<Vec3>, Vec<Vec3>),
-    /// Per chunk, how many stretches lie in it and the chunks before, and how many of the
-    /// vertices the frame moved (listed in the order it first moved them).
+    /// Per chunk, how many stretches start in it and the chunks before, and how many of the
+    /// vertices the frame moved (listed in the order it first moved them). A stretch may run on
+    /// into the next chunks, where nothing came between: its terms there are their vertices'
+    /// first in target order all the same, and are added before those chunks are finished.
     chunk_ends: Vec<(u32, u32)>,
 }
 
