@@ -70,3 +70,16 @@ pub(crate) fn report_kernels(family: &str) -> Vec<Kernel> {
     );
     here
 }
+
+/// Asks the CPU to fetch the cache line holding `address` ahead of a read (on x86-64; nothing
+/// elsewhere). Only a hint: any address will do, even past the end of an allocation.
+#[inline(always)]
+pub fn prefetch<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults and reads nothing into the program.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}

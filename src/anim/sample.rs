@@ -103,26 +103,17 @@ fn interval_near_hint(times: &[f32], time: f32, hint: usize) -> Option<usize> {
 /// later), so that sampling many channels overlaps their memory latency.
 #[inline(always)]
 pub fn prefetch_keys(channel: &Channel, hint: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let per_key = if channel.interpolation == Interpolation::CubicSpline {
-            3
-        } else {
-            1
-        };
-        // `wrapping_add`: the addresses are only hints and may lie past the end.
-        let time = channel.times.as_ptr().wrapping_add(hint);
-        let value = channel.values.as_ptr().wrapping_add(hint * per_key);
-        // SAFETY: prefetching never faults and reads nothing into the program.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(time as *const i8);
-            _mm_prefetch::<_MM_HINT_T0>(value as *const i8);
-            _mm_prefetch::<_MM_HINT_T0>(value.wrapping_add(2 * per_key) as *const i8);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (channel, hint);
+    let per_key = if channel.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    // `wrapping_add`: the addresses are only hints and may lie past the end.
+    let time = channel.times.as_ptr().wrapping_add(hint);
+    let value = channel.values.as_ptr().wrapping_add(hint * per_key);
+    crate::cpu::prefetch(time);
+    crate::cpu::prefetch(value);
+    crate::cpu::prefetch(value.wrapping_add(2 * per_key));
 }
 
 /// The channel's value at `time` (seconds). Times before the first key or after the last clamp

@@ -97,18 +97,14 @@ impl Plan {
 /// Asks the CPU to fetch the lines of `slice[range]` (nothing past the end).
 #[inline(always)]
 fn prefetch_span(slice: &[Vec3], range: std::ops::Range<usize>) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(items) = slice.get(range) {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         // Five 12-byte vectors span 60 bytes, less than a line: every line is asked for.
-        let asked = items.iter().step_by(5).chain(items.last());
-        for item in asked {
-            // SAFETY: prefetching never faults and reads nothing into the program.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((item as *const Vec3).cast()) };
-        }
+        items
+            .iter()
+            .step_by(5)
+            .chain(items.last())
+            .for_each(|item| crate::cpu::prefetch(item));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, range);
 }
 
 /// Visits the terms of the targets in use (all at finite weights) at the `len` vertices from
