@@ -273,7 +273,7 @@ impl MorphedPrimitive {
         let (n0, n1) = self.normals.split_at_mut(mid);
         let (s0, s1) = self.stamp.split_at_mut(mid);
         let [l0, l1] = &mut self.lists;
-        let [f0, f1] = &mut self.plans;
+        let [plan0, plan1] = &mut self.plans;
         let [c0, c1] = &mut self.cursors;
         let (active, frame) = (&self.active[..], &frame);
         let first = Half {
@@ -281,7 +281,7 @@ impl MorphedPrimitive {
             out: (p0, n0),
             stamp: s0,
             lists: l0,
-            plan: f0,
+            plan: plan0,
             cursors: c0,
         };
         if p1.is_empty() {
@@ -293,7 +293,7 @@ impl MorphedPrimitive {
             out: (p1, n1),
             stamp: s1,
             lists: l1,
-            plan: f1,
+            plan: plan1,
             cursors: c1,
         };
         rayon::join(

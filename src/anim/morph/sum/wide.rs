@@ -1,72 +1,8 @@
 //! The moved normals' renormalization sixteen consecutive vertices at a time with AVX-512.
 
 use super::Vec3;
+use crate::skin::fast::lanes::{deinterleave3, interleave3};
 use std::arch::x86_64::*;
-
-/// Lanes of three registers holding sixteen `Vec3` (48 floats: a, b, c) that a two-step
-/// permute gathers into one component per register, or scatters back.
-struct Lanes {
-    /// `permutex2var(a, first, b)`: lanes from the first two registers.
-    first: [i32; 16],
-    /// `permutex2var(that, second, c)`: the lanes kept, or (from 16 on) those from `c`.
-    second: [i32; 16],
-}
-
-/// Gathering component `k` (x 0, y 1, z 2) of vertex i (float 3i + k of the 48) into lane i.
-const fn gather(k: usize) -> Lanes {
-    let (mut first, mut second) = ([0; 16], [0; 16]);
-    let mut i = 0;
-    while i < 16 {
-        let at = 3 * i + k;
-        if at < 32 {
-            (first[i], second[i]) = (at as i32, i as i32);
-        } else {
-            second[i] = (16 + at - 32) as i32;
-        }
-        i += 1;
-    }
-    Lanes { first, second }
-}
-
-/// Scattering x, y, z (vertex i in lane i) back into float j of register `part` (floats
-/// 16·part + j of the 48): from x and y first, then from z.
-const fn scatter(part: usize) -> Lanes {
-    let (mut first, mut second) = ([0; 16], [0; 16]);
-    let mut j = 0;
-    while j < 16 {
-        let at = 16 * part + j;
-        let (vertex, k) = (at / 3, at % 3);
-        match k {
-            0 => (first[j], second[j]) = (vertex as i32, j as i32),
-            1 => (first[j], second[j]) = (16 + vertex as i32, j as i32),
-            _ => second[j] = (16 + vertex) as i32,
-        }
-        j += 1;
-    }
-    Lanes { first, second }
-}
-
-const GATHER: [Lanes; 3] = [gather(0), gather(1), gather(2)];
-const SCATTER: [Lanes; 3] = [scatter(0), scatter(1), scatter(2)];
-
-/// # Safety
-/// AVX-512 F.
-#[inline(always)]
-unsafe fn indices(i: &[i32; 16]) -> __m512i {
-    // SAFETY: the caller's contract; `i` is 64 readable bytes.
-    unsafe { _mm512_loadu_si512(i.as_ptr().cast()) }
-}
-
-/// # Safety
-/// AVX-512 F.
-#[inline(always)]
-unsafe fn permute(lanes: &Lanes, a: __m512, b: __m512, c: __m512) -> __m512 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let two = _mm512_permutex2var_ps(a, indices(&lanes.first), b);
-        _mm512_permutex2var_ps(two, indices(&lanes.second), c)
-    }
-}
 
 /// Normalizes the vertices of `run` (at most sixteen) as `super::normalize_four` does each.
 ///
@@ -84,16 +20,11 @@ unsafe fn normalize_run(run: &mut [Vec3]) {
     let p = run.as_mut_ptr().cast::<f32>();
     // SAFETY: the caller's contract; the masked loads and stores touch the run's floats alone.
     unsafe {
-        // Written out, not mapped over arrays: a closure does not take the function's target
-        // features, and the intrinsics in it would become calls.
-        let a = _mm512_maskz_loadu_ps(masks[0], p);
-        let b = _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16));
-        let c = _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32));
-        let (x, y, z) = (
-            permute(&GATHER[0], a, b, c),
-            permute(&GATHER[1], a, b, c),
-            permute(&GATHER[2], a, b, c),
-        );
+        let [x, y, z] = deinterleave3([
+            _mm512_maskz_loadu_ps(masks[0], p),
+            _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16)),
+            _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32)),
+        ]);
         let dot = _mm512_add_ps(
             _mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)),
             _mm512_mul_ps(z, z),
@@ -103,14 +34,14 @@ unsafe fn normalize_run(run: &mut [Vec3]) {
         // give +0 in every component, as `Vec3::ZERO`.
         let keep = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(rcp, _mm512_set1_ps(f32::INFINITY))
             & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(rcp, _mm512_setzero_ps());
-        let (x, y, z) = (
+        let [a, b, c] = interleave3([
             _mm512_maskz_mul_ps(keep, x, rcp),
             _mm512_maskz_mul_ps(keep, y, rcp),
             _mm512_maskz_mul_ps(keep, z, rcp),
-        );
-        _mm512_mask_storeu_ps(p, masks[0], permute(&SCATTER[0], x, y, z));
-        _mm512_mask_storeu_ps(p.wrapping_add(16), masks[1], permute(&SCATTER[1], x, y, z));
-        _mm512_mask_storeu_ps(p.wrapping_add(32), masks[2], permute(&SCATTER[2], x, y, z));
+        ]);
+        _mm512_mask_storeu_ps(p, masks[0], a);
+        _mm512_mask_storeu_ps(p.wrapping_add(16), masks[1], b);
+        _mm512_mask_storeu_ps(p.wrapping_add(32), masks[2], c);
     }
 }
 

@@ -229,6 +229,42 @@ unsafe fn indices(i: &[i32; 16]) -> __m512i {
     unsafe { _mm512_loadu_si512(i.as_ptr().cast()) }
 }
 
+/// Sixteen packed `Vec3`s (48 floats in three registers) as their x, y and z, vertex i in lane i.
+///
+/// # Safety
+/// AVX-512 F.
+#[inline(always)]
+pub(crate) unsafe fn deinterleave3([a, b, c]: [__m512; 3]) -> [__m512; 3] {
+    let mut out = [a; 3];
+    // A loop, not a map over the array: a closure does not take its caller's target features,
+    // and the intrinsics in it would become calls.
+    for (out, (first, second)) in out.iter_mut().zip(&DEINTERLEAVE) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let ab = _mm512_permutex2var_ps(a, indices(first), b);
+            *out = _mm512_permutex2var_ps(ab, indices(second), c);
+        }
+    }
+    out
+}
+
+/// The inverse of [`deinterleave3`]: x, y and z packed again into three registers of 48 floats.
+///
+/// # Safety
+/// AVX-512 F.
+#[inline(always)]
+pub(crate) unsafe fn interleave3([x, y, z]: [__m512; 3]) -> [__m512; 3] {
+    let mut out = [x; 3];
+    for (out, (first, second)) in out.iter_mut().zip(&INTERLEAVE) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let xy = _mm512_permutex2var_ps(x, indices(first), y);
+            *out = _mm512_permutex2var_ps(xy, indices(second), z);
+        }
+    }
+    out
+}
+
 // SAFETY: every method is an AVX-512 F intrinsic (BW for `block_slots`'s 16-bit joints, which
 // every AVX-512 kernel enables); the trait's contract puts the CPU check on
 // the caller.
@@ -279,26 +315,19 @@ unsafe impl Lanes for __m512 {
     unsafe fn load3(p: *const f32) -> [Self; 3] {
         // SAFETY: as `splat`; `p` covers 48 floats (the trait's contract).
         unsafe {
-            let (a, b, c) = (
+            deinterleave3([
                 _mm512_loadu_ps(p),
                 _mm512_loadu_ps(p.add(16)),
                 _mm512_loadu_ps(p.add(32)),
-            );
-            let mut out = [a; 3];
-            for (out, (first, second)) in out.iter_mut().zip(&DEINTERLEAVE) {
-                let ab = _mm512_permutex2var_ps(a, indices(first), b);
-                *out = _mm512_permutex2var_ps(ab, indices(second), c);
-            }
-            out
+            ])
         }
     }
     #[inline(always)]
     unsafe fn store3(p: *mut f32, [x, y, z]: [Self; 3]) {
         // SAFETY: as `splat`; `p` covers 48 floats (the trait's contract).
         unsafe {
-            for (r, (first, second)) in INTERLEAVE.iter().enumerate() {
-                let xy = _mm512_permutex2var_ps(x, indices(first), y);
-                _mm512_storeu_ps(p.add(16 * r), _mm512_permutex2var_ps(xy, indices(second), z));
+            for (r, packed) in interleave3([x, y, z]).into_iter().enumerate() {
+                _mm512_storeu_ps(p.add(16 * r), packed);
             }
         }
     }
@@ -308,9 +337,8 @@ unsafe impl Lanes for __m512 {
         // SAFETY: as `splat`; `p` covers 48 floats and is aligned on 64 bytes (the trait's
         // contract).
         unsafe {
-            for (r, (first, second)) in INTERLEAVE.iter().enumerate() {
-                let xy = _mm512_permutex2var_ps(x, indices(first), y);
-                _mm512_stream_ps(p.add(16 * r), _mm512_permutex2var_ps(xy, indices(second), z));
+            for (r, packed) in interleave3([x, y, z]).into_iter().enumerate() {
+                _mm512_stream_ps(p.add(16 * r), packed);
             }
         }
     }
