@@ -37,7 +37,7 @@ pub struct MorphedPrimitive {
     /// uses the same ones, the vertices they move are the same, listed in `lists[..].0`.
     last_targets: Vec<u32>,
     /// Per half, the terms of `last_targets` there as the frame that listed them added them
-    /// (which start their vertex's sum from the bind pose, which add to the last frame's).
+    /// (which start their vertex's sum from the bind pose, which add to it, which end it).
     plans: [Plan; 2],
     /// Per half, room for where each target in use has got to (see `by_chunks` in the sum).
     cursors: [Vec<std::ops::Range<usize>>; 2],
@@ -336,7 +336,7 @@ impl Frame<'_> {
         let (out_p, out_n) = half.out;
         if self.same {
             let again = (&mut *out_p, &mut *out_n);
-            morph_part_again(self.targets, active, again, (&half.lists.0, half.plan), &mut then);
+            morph_part_again(self.targets, active, again, half.plan, &mut then);
         } else {
             half.plan.clear();
             let plan = self.keeps_plan.then_some(half.plan);

@@ -21,7 +21,8 @@ type ChunkTaker<'a> = dyn FnMut(usize, &[Vec3], &[Vec3]) + 'a;
 const STRETCHES_AHEAD: usize = 4;
 
 /// Terms of a frame that go together: consecutive entries of one target in use at consecutive
-/// vertices, all starting their vertices' sums (from the bind pose) or all adding to them.
+/// vertices, all starting their vertices' sums (from the bind pose) or all adding to them, and
+/// all ending them or none.
 #[derive(Debug, Clone, Copy)]
 struct Stretch {
     /// First entry in the target's arrays.
@@ -32,6 +33,21 @@ struct Stretch {
     /// Which target in use (its place in the frame's list).
     slot: u16,
     first: bool,
+    /// Whether these are their vertices' last terms, after which their normals are normalized.
+    last: bool,
+}
+
+impl Stretch {
+    /// The part of the stretch from its term `from` to (not including) `to`.
+    fn part(&self, from: u16, to: u16, last: bool) -> Stretch {
+        Stretch {
+            entry: self.entry + u32::from(from),
+            vertex: self.vertex + u32::from(from),
+            len: to - from,
+            last,
+            ..*self
+        }
+    }
 }
 
 /// A half's terms as a frame with new targets in use added them, stretch by stretch and chunk by
@@ -44,11 +60,12 @@ pub(super) struct Plan {
     /// The bind pose of the vertices the stretches that start sums start, in their order: read
     /// in one sweep where the bind pose's own arrays would be read a run here and there.
     bind: (Vec<Vec3>, Vec<Vec3>),
-    /// Per chunk, how many stretches start in it and the chunks before, and how many of the
-    /// vertices the frame moved (listed in the order it first moved them). A stretch may run on
+    /// Per chunk, how many stretches start in it and the chunks before. A stretch may run on
     /// into the next chunks, where nothing came between: its terms there are their vertices'
     /// first in target order all the same, and are added before those chunks are finished.
-    chunk_ends: Vec<(u32, u32)>,
+    chunk_ends: Vec<u32>,
+    /// Room for the stretches while they are split at their vertices' last terms.
+    split: Vec<Stretch>,
 }
 
 impl Plan {
@@ -59,6 +76,7 @@ impl Plan {
             stretches: Vec::with_capacity(vertices / 8),
             bind: (Vec::with_capacity(vertices / 2), Vec::with_capacity(vertices / 2)),
             chunk_ends: Vec::with_capacity(vertices.div_ceil(CHUNK)),
+            split: Vec::with_capacity(vertices / 8),
         }
     }
 
@@ -90,7 +108,50 @@ impl Plan {
             len: 1,
             slot: slot as u16,
             first,
+            last: false,
         });
+    }
+
+    /// Splits the stretches where their vertices' last terms start or stop, and marks those
+    /// that hold them, so that a frame following the plan normalizes each moved normal as its
+    /// last term is added, while it is in a register, instead of reading it back after. `stamp`
+    /// is the part's, where every vertex the plan moves, those of `moved`, holds `now`; they
+    /// hold it again after.
+    fn mark_last_terms(&mut self, stamp: &mut [u32], now: u32, moved: &[u32]) {
+        // Never an apply's number (see `kept`, which starts again before reaching it).
+        const SEEN: u32 = u32::MAX;
+        self.split.clear();
+        // Walking back, a vertex's last term is the first met; each chunk's end is rewritten to
+        // the parts made from the stretches after it, then counted from the front.
+        let mut chunks_left = self.chunk_ends.len();
+        for (i, stretch) in self.stretches.iter().enumerate().rev() {
+            while chunks_left > 0 && self.chunk_ends[chunks_left - 1] as usize > i {
+                self.chunk_ends[chunks_left - 1] = self.split.len() as u32;
+                chunks_left -= 1;
+            }
+            let (mut to, mut to_last) = (stretch.len, None);
+            for k in (0..stretch.len).rev() {
+                let v = stretch.vertex as usize + usize::from(k);
+                let last = stamp[v] != SEEN;
+                stamp[v] = SEEN;
+                match to_last {
+                    Some(same) if same == last => {}
+                    Some(other) => {
+                        self.split.push(stretch.part(k + 1, to, other));
+                        to = k + 1;
+                        to_last = Some(last);
+                    }
+                    None => to_last = Some(last),
+                }
+            }
+            self.split.push(stretch.part(0, to, to_last.unwrap_or(false)));
+        }
+        self.chunk_ends[..chunks_left].fill(self.split.len() as u32);
+        let parts = self.split.len() as u32;
+        self.chunk_ends.iter_mut().for_each(|end| *end = parts - *end);
+        self.split.reverse();
+        std::mem::swap(&mut self.stretches, &mut self.split);
+        moved.iter().for_each(|&v| stamp[v as usize] = now);
     }
 }
 
@@ -188,16 +249,45 @@ impl FirstSum<'_> {
         normalize_listed(self.out.1, &self.touching[self.normalized..]);
         self.normalized = self.touching.len();
         if let Some(plan) = self.plan.as_deref_mut() {
-            plan.chunk_ends
-                .push((plan.stretches.len() as u32, self.touching.len() as u32));
+            plan.chunk_ends.push(plan.stretches.len() as u32);
+        }
+    }
+}
+
+/// How a stretch's terms are added: `out[k] = from[k] + offsets[k]·w` component by component
+/// (a `Vec3`'s `p + d * w`, a product and then a sum: the same bits), from `out` itself where
+/// `from` is None, and with `normalize` each result then normalized as
+/// `Vec3::normalize_or_zero` normalizes it (see [`normalize_listed`]).
+trait AddTerms {
+    /// # Safety
+    /// The CPU has the features the implementation names.
+    unsafe fn add(out: &mut [Vec3], from: Option<&[Vec3]>, offsets: &[Vec3], w: f32, normalize: bool);
+}
+
+/// [`AddTerms`] on any CPU, float by float (the compiler's vectors) and normalized four at a
+/// time in SSE lanes on x86-64.
+struct FloatByFloat;
+
+impl AddTerms for FloatByFloat {
+    #[inline(always)]
+    unsafe fn add(out: &mut [Vec3], from: Option<&[Vec3]>, offsets: &[Vec3], w: f32, normalize: bool) {
+        match from {
+            Some(from) => add_scaled_from(out, from, offsets, w),
+            None => add_scaled(out, offsets, w),
+        }
+        if normalize {
+            normalize_consecutive(out);
         }
     }
 }
 
 /// Adds the terms of `stretch` (targets in use `active`) into `out`; one that starts its
 /// vertices' sums starts them from `bind`, the rest of its plan's bind pose, and takes its part.
+///
+/// # Safety
+/// As [`AddTerms::add`] for `T`.
 #[inline(always)]
-fn add_stretch(
+unsafe fn add_stretch<T: AddTerms>(
     targets: &[MorphTarget],
     active: &[(u32, f32)],
     bind: &mut (&[Vec3], &[Vec3]),
@@ -214,14 +304,17 @@ fn add_stretch(
         &target.normal_offsets[entries],
     );
     let (out_p, out_n) = (&mut out_p[vertices.clone()], &mut out_n[vertices.clone()]);
-    if stretch.first {
+    let from = if stretch.first {
         let ((bind_p, rest_p), (bind_n, rest_n)) = (bind.0.split_at(len), bind.1.split_at(len));
-        add_scaled_from(out_p, bind_p, dp, w);
-        add_scaled_from(out_n, bind_n, dn, w);
         *bind = (rest_p, rest_n);
+        (Some(bind_p), Some(bind_n))
     } else {
-        add_scaled(out_p, dp, w);
-        add_scaled(out_n, dn, w);
+        (None, None)
+    };
+    // SAFETY: the caller's contract.
+    unsafe {
+        T::add(out_p, from.0, dp, w, false);
+        T::add(out_n, from.1, dn, w, stretch.last);
     }
 }
 
@@ -282,6 +375,9 @@ pub(super) fn morph_part(
             plan,
         };
         by_chunks(targets, active, start, len, cursors, &mut sum);
+        if let Some(plan) = sum.plan {
+            plan.mark_last_terms(sum.stamp, now, sum.touching);
+        }
     } else {
         // A weight that is not finite moves every vertex (see `add_target`): target by target.
         for &(t, w) in active {
@@ -316,31 +412,52 @@ pub(super) fn morph_part(
 }
 
 /// [`morph_part`] for a frame whose targets in use (all at finite weights) are the last
-/// frame's: the vertices they move are `touched`, the last frame's, and `plan` holds the terms
-/// as that frame added them, so each term is added in one pass (the first from the bind pose)
-/// and no vertex needs resetting, stamping or listing; each chunk goes to `then` once its sums
-/// are done. The same operations in the same order as `morph_part`: the same bits.
+/// frame's: `plan` holds the terms as that frame added them, so each term is added in one pass
+/// (the first from the bind pose, the last normalizing the normal) and no vertex needs
+/// resetting, stamping or listing (the vertices moved are the last frame's); each chunk goes
+/// to `then` once its sums are done. The same operations in the same order as `morph_part`:
+/// the same bits.
 pub(super) fn morph_part_again(
     targets: &[MorphTarget],
     active: &[(u32, f32)],
+    out: (&mut [Vec3], &mut [Vec3]),
+    plan: &Plan,
+    then: &mut ChunkTaker<'_>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::Kernel::Avx512.is_available() {
+        // SAFETY: the CPU has AVX-512 F and BW (`is_available` above).
+        return unsafe { wide::follow_plan(targets, active, out, plan, then) };
+    }
+    // SAFETY: `FloatByFloat` needs nothing of the CPU.
+    unsafe { follow_plan::<FloatByFloat>(targets, active, out, plan, then) }
+}
+
+/// [`morph_part_again`] with the terms added by `T`.
+///
+/// # Safety
+/// As [`AddTerms::add`] for `T`.
+#[inline(always)]
+unsafe fn follow_plan<T: AddTerms>(
+    targets: &[MorphTarget],
+    active: &[(u32, f32)],
     (out_p, out_n): (&mut [Vec3], &mut [Vec3]),
-    (touched, plan): (&[u32], &Plan),
+    plan: &Plan,
     then: &mut ChunkTaker<'_>,
 ) {
     let len = out_p.len();
     let mut bind = (&plan.bind.0[..], &plan.bind.1[..]);
-    let (mut from, mut listed_from) = (0, 0);
-    for (chunk, &(end, listed_end)) in plan.chunk_ends.iter().enumerate() {
+    let mut from = 0;
+    for (chunk, &end) in plan.chunk_ends.iter().enumerate() {
         let end = end as usize;
         for (k, stretch) in plan.stretches[from..end].iter().enumerate() {
             if let Some(ahead) = plan.stretches.get(from + k + STRETCHES_AHEAD) {
                 prefetch_stretch((out_p, out_n), ahead);
             }
-            add_stretch(targets, active, &mut bind, (&mut *out_p, &mut *out_n), stretch);
+            // SAFETY: the caller's contract.
+            unsafe { add_stretch::<T>(targets, active, &mut bind, (&mut *out_p, &mut *out_n), stretch) };
         }
         from = end;
-        normalize_listed(out_n, &touched[listed_from..listed_end as usize]);
-        listed_from = listed_end as usize;
         let vertices = (chunk * CHUNK).min(len)..((chunk + 1) * CHUNK).min(len);
         then(vertices.start, &out_p[vertices.clone()], &out_n[vertices]);
     }
@@ -375,6 +492,23 @@ fn normalize_in_fours(normals: &mut [Vec3], list: &[u32]) {
     };
     for &v in list {
         normalize_one(normals, v);
+    }
+}
+
+/// [`normalize_listed`] at every vertex of `normals`.
+fn normalize_consecutive(normals: &mut [Vec3]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    let done = {
+        let fours = normals.len() / 4 * 4;
+        for v in (0..fours as u32).step_by(4) {
+            normalize_four(normals, [v, v + 1, v + 2, v + 3]);
+        }
+        fours
+    };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let done = 0;
+    for v in done..normals.len() {
+        normalize_one(normals, v as u32);
     }
 }
 
@@ -423,6 +557,126 @@ mod wide;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A frame that follows the plan of the one before, on the path this CPU takes and on the
+    /// one others take, against the sum written out: target by target in target order, the
+    /// normals normalized after. The targets overlap, so stretches are split where their
+    /// vertices' last terms start or stop, and one runs on past the first chunk into the next,
+    /// where another overlaps it. Each chunk must be finished, normals normalized, when it is
+    /// handed on.
+    #[test]
+    fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
+        let vertices = 3 * CHUNK;
+        let bind_p: Vec<Vec3> = (0..vertices).map(|v| Vec3::new(v as f32 * 1e-3, 1.0, -0.5)).collect();
+        let bind_n: Vec<Vec3> = (0..vertices)
+            .map(|v| Vec3::new((v as f32 * 0.1).sin(), 2.0, (v as f32 * 0.3).cos()))
+            .collect();
+        // Vertex ranges each target moves: 1, the last in the first chunk, runs on into the second
+        // (where 0 moves nothing), and 2 overlaps it there and at a few vertices further on; 3
+        // overlaps 2 and 0, and leaves the normal of vertex 9000 at zero. Every weight changes
+        // from the frame that makes the plan to the one that follows it.
+        let ranges = [
+            vec![100..300, 8500..8600],
+            vec![3900..4250, 7001..7002],
+            vec![4200..4400, 7000..7003],
+            vec![4380..5050, 8550..8650, 9000..9001],
+        ];
+        let targets: Vec<MorphTarget> = (ranges.iter().enumerate())
+            .map(|(t, ranges)| {
+                let (mut dp, mut dn) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+                for v in ranges.iter().flat_map(|r| r.clone()) {
+                    let f = (v * (t + 3)) as f32;
+                    dp[v] = Vec3::new((f * 0.7).sin(), (f * 0.2).cos(), 0.3);
+                    dn[v] = Vec3::new((f * 0.11).cos(), -0.5, (f * 0.9).sin());
+                }
+                if t == 3 {
+                    dn[9000] = -bind_n[9000] / 0.5;
+                }
+                MorphTarget::sparse(&dp, &dn, &bind_p, &bind_n)
+            })
+            .collect();
+        let written_out = |active: &[(u32, f32)]| {
+            let (mut p, mut n) = (bind_p.clone(), bind_n.clone());
+            for &(t, w) in active {
+                let target = &targets[t as usize];
+                for (k, &v) in target.vertices.iter().enumerate() {
+                    p[v as usize] += target.position_offsets[k] * w;
+                    n[v as usize] += target.normal_offsets[k] * w;
+                }
+            }
+            n.iter_mut().for_each(|n| *n = n.normalize_or_zero());
+            (p, n)
+        };
+        let bits = |values: &[Vec3]| {
+            values
+                .iter()
+                .map(|v| v.to_array().map(f32::to_bits))
+                .collect::<Vec<_>>()
+        };
+        let recorded: [(u32, f32); 4] = [(0, 0.5), (1, -1.25), (2, 0.75), (3, 0.25)];
+        let (mut out_p, mut out_n) = (
+            bind_p.clone(),
+            bind_n.iter().map(|n| n.normalize_or_zero()).collect::<Vec<_>>(),
+        );
+        let (mut stamp, mut lists, mut plan, mut cursors) =
+            (vec![0; vertices], Default::default(), Plan::default(), Vec::new());
+        let out = (&mut out_p[..], &mut out_n[..]);
+        morph_part(
+            &targets,
+            &recorded,
+            0,
+            (&bind_p, &bind_n),
+            out,
+            &mut stamp,
+            &mut lists,
+            Some(&mut plan),
+            1,
+            &mut cursors,
+        );
+        let (want_p, want_n) = written_out(&recorded);
+        assert_eq!(
+            (bits(&out_p), bits(&out_n)),
+            (bits(&want_p), bits(&want_n)),
+            "the frame that made the plan"
+        );
+        assert!(plan.stretches.iter().any(|s| s.last) && plan.stretches.iter().any(|s| !s.last));
+        let spills = |s: &Stretch| (s.vertex as usize) < CHUNK && s.vertex as usize + usize::from(s.len) > CHUNK;
+        assert!(
+            plan.stretches[..plan.chunk_ends[0] as usize].iter().any(spills),
+            "no stretch runs on into the second chunk"
+        );
+        // The same targets at other weights, from what that frame left.
+        let following: [(u32, f32); 4] = [(0, -0.25), (1, 2.0), (2, 0.125), (3, 0.5)];
+        let (want_p, want_n) = written_out(&following);
+        type Follow = unsafe fn(&[MorphTarget], &[(u32, f32)], (&mut [Vec3], &mut [Vec3]), &Plan, &mut ChunkTaker<'_>);
+        let mut paths: Vec<(&str, Follow)> = vec![("float by float", follow_plan::<FloatByFloat>)];
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::Kernel::Avx512.is_available() {
+            paths.push(("sixteen at a time", wide::follow_plan));
+        }
+        for (path, follow) in paths {
+            let (mut p, mut n) = (out_p.clone(), out_n.clone());
+            let mut handed = Vec::new();
+            let mut check = |start: usize, p: &[Vec3], n: &[Vec3]| {
+                let range = start..start + p.len();
+                assert_eq!(
+                    bits(n),
+                    bits(&want_n[range.clone()]),
+                    "{path}: normals handed on from {start}"
+                );
+                assert_eq!(
+                    bits(p),
+                    bits(&want_p[range]),
+                    "{path}: positions handed on from {start}"
+                );
+                handed.push(start);
+            };
+            // SAFETY: the wide path is listed only where the CPU has AVX-512 F and BW.
+            unsafe { follow(&targets, &following, (&mut p, &mut n), &plan, &mut check) };
+            assert_eq!(handed, [0, CHUNK, 2 * CHUNK], "{path}");
+            assert_eq!((bits(&p), bits(&n)), (bits(&want_p), bits(&want_n)), "{path}");
+        }
+    }
 
     /// Normals of every kind (unit, long, short, subnormal, zero, infinite, NaN) at listed
     /// vertices in runs of sixteen, broken runs and single ones: each normalized as

@@ -1,30 +1,31 @@
-//! The moved normals' renormalization sixteen consecutive vertices at a time with AVX-512.
+//! The moved normals' renormalization, and the terms of a frame that follows its plan, sixteen
+//! consecutive vertices at a time with AVX-512.
 
-use super::Vec3;
+use super::{AddTerms, ChunkTaker, Plan, Vec3};
+use crate::rig::MorphTarget;
 use crate::skin::fast::lanes::{deinterleave3, interleave3};
 use std::arch::x86_64::*;
 
-/// Normalizes the vertices of `run` (at most sixteen) as `super::normalize_four` does each.
+/// The masks that reach the first `vertices` (at most sixteen) of sixteen packed `Vec3`s in
+/// three registers: float k is lane k % 16 of register k / 16, so loads and stores under them
+/// touch nothing past those vertices.
+#[inline(always)]
+fn float_masks(vertices: usize) -> [u16; 3] {
+    let floats = 3 * vertices.min(16);
+    let below = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+    [0, 16, 32].map(|from: usize| ((below(floats) & !below(from)) >> from) as u16)
+}
+
+/// Sixteen packed `Vec3`s (48 floats in three registers), each normalized as
+/// `super::normalize_four` normalizes it.
 ///
 /// # Safety
 /// AVX-512 F.
 #[inline(always)]
-unsafe fn normalize_run(run: &mut [Vec3]) {
-    // Float k of the run is lane k % 16 of register k / 16: masks that reach only the run's
-    // floats, so the loads and stores touch nothing past it.
-    let floats = 3 * run.len().min(16);
-    let masks = [0, 16, 32].map(|from: usize| {
-        let below = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
-        ((below(floats) & !below(from)) >> from) as u16
-    });
-    let p = run.as_mut_ptr().cast::<f32>();
-    // SAFETY: the caller's contract; the masked loads and stores touch the run's floats alone.
+unsafe fn normalized(packed: [__m512; 3]) -> [__m512; 3] {
+    // SAFETY: the caller's contract.
     unsafe {
-        let [x, y, z] = deinterleave3([
-            _mm512_maskz_loadu_ps(masks[0], p),
-            _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16)),
-            _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32)),
-        ]);
+        let [x, y, z] = deinterleave3(packed);
         let dot = _mm512_add_ps(
             _mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)),
             _mm512_mul_ps(z, z),
@@ -34,10 +35,28 @@ unsafe fn normalize_run(run: &mut [Vec3]) {
         // give +0 in every component, as `Vec3::ZERO`.
         let keep = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(rcp, _mm512_set1_ps(f32::INFINITY))
             & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(rcp, _mm512_setzero_ps());
-        let [a, b, c] = interleave3([
+        interleave3([
             _mm512_maskz_mul_ps(keep, x, rcp),
             _mm512_maskz_mul_ps(keep, y, rcp),
             _mm512_maskz_mul_ps(keep, z, rcp),
+        ])
+    }
+}
+
+/// Normalizes the vertices of `run` (at most sixteen) as `super::normalize_four` does each.
+///
+/// # Safety
+/// AVX-512 F.
+#[inline(always)]
+unsafe fn normalize_run(run: &mut [Vec3]) {
+    let masks = float_masks(run.len());
+    let p = run.as_mut_ptr().cast::<f32>();
+    // SAFETY: the caller's contract; the masked loads and stores touch the run's floats alone.
+    unsafe {
+        let [a, b, c] = normalized([
+            _mm512_maskz_loadu_ps(masks[0], p),
+            _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16)),
+            _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32)),
         ]);
         _mm512_mask_storeu_ps(p, masks[0], a);
         _mm512_mask_storeu_ps(p.wrapping_add(16), masks[1], b);
@@ -70,4 +89,64 @@ pub(super) unsafe fn normalize_runs(normals: &mut [Vec3], list: &[u32]) {
         unsafe { normalize_run(&mut normals[first..first + run]) };
         i += run;
     }
+}
+
+/// [`AddTerms`] sixteen vertices at a time, the sums normalized in the registers they are made in.
+struct Sixteen;
+
+impl AddTerms for Sixteen {
+    /// # Safety
+    /// AVX-512 F.
+    #[inline(always)]
+    unsafe fn add(out: &mut [Vec3], from: Option<&[Vec3]>, offsets: &[Vec3], w: f32, normalize: bool) {
+        let n = out.len();
+        assert!(offsets.len() == n && from.is_none_or(|from| from.len() == n));
+        let mut k = 0;
+        while k < n {
+            let masks = float_masks(n - k);
+            // SAFETY: the caller's contract (AVX-512 F); the masks reach vertices k to
+            // min(k + 16, n) alone, all in the three slices (lengths asserted above), and
+            // `out` is read before it is written.
+            unsafe {
+                let o = out.as_mut_ptr().add(k).cast::<f32>();
+                let f = from.map_or(o.cast_const(), |from| from.as_ptr().add(k).cast::<f32>());
+                let d = offsets.as_ptr().add(k).cast::<f32>();
+                let w = _mm512_set1_ps(w);
+                // Written out, not through a closure, which would not have this code's features.
+                let terms = [
+                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[0], d), w),
+                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[1], d.wrapping_add(16)), w),
+                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[2], d.wrapping_add(32)), w),
+                ];
+                let mut sums = [
+                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[0], f), terms[0]),
+                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[1], f.wrapping_add(16)), terms[1]),
+                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[2], f.wrapping_add(32)), terms[2]),
+                ];
+                if normalize {
+                    sums = normalized(sums);
+                }
+                _mm512_mask_storeu_ps(o, masks[0], sums[0]);
+                _mm512_mask_storeu_ps(o.wrapping_add(16), masks[1], sums[1]);
+                _mm512_mask_storeu_ps(o.wrapping_add(32), masks[2], sums[2]);
+            }
+            k += 16;
+        }
+    }
+}
+
+/// `super::morph_part_again` with the terms added sixteen vertices at a time.
+///
+/// # Safety
+/// AVX-512 F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn follow_plan(
+    targets: &[MorphTarget],
+    active: &[(u32, f32)],
+    out: (&mut [Vec3], &mut [Vec3]),
+    plan: &Plan,
+    then: &mut ChunkTaker<'_>,
+) {
+    // SAFETY: `Sixteen` needs AVX-512 F, this function's contract.
+    unsafe { super::follow_plan::<Sixteen>(targets, active, out, plan, then) }
 }
