@@ -285,9 +285,10 @@ impl SkinnedPose {
 /// vertices between two threads so that morph and skinning together balance. On an Intel
 /// Emerald Rapids with AVX-512 (`cargo bench --bench morph`, 100k vertices) a vertex takes
 /// 4.0 ns of one thread's time (200 µs for the frame without targets on two threads) and a term
-/// 4.8 ns (the morph alone, 45 µs, waits for the half with 9.4k of the 15.6k terms). Since the
-/// frames that keep their targets follow a plan, 0.6 and 1.1 measured the same as 0.8.
-const SKINNED_VERTEX_IN_TERMS: f32 = 0.8;
+/// of a frame that follows its plan 2.9 ns (the morph alone, 21 µs, over 14.5k terms on two
+/// threads). In alternating `morph_ratio` runs 1.4 gave 1.142–1.162 against 1.144–1.163 for
+/// the 0.8 measured before the plan, and 0.4 1.153–1.190.
+const SKINNED_VERTEX_IN_TERMS: f32 = 1.4;
 
 /// One primitive's skinning as a frame asks for it: the method, and the pose's palettes and blend.
 struct PrimitiveSkinning<'a> {
