@@ -25,7 +25,9 @@ pub struct MorphedPrimitive {
     /// Per half of the vertices (the second empty when not split): the vertices the last apply
     /// moved there, each once, and those this one moves.
     lists: [(Vec<u32>, Vec<u32>); 2],
-    /// Per vertex, the number of the last apply that moved it (`applies` counts them).
+    /// Per vertex, the number of the last apply that moved it (`applies` counts them from 1),
+    /// or 0 once a plan has been made from that apply (see `Plan::mark_last_terms`): only
+    /// whether it is the current apply's number counts.
     stamp: Vec<u32>,
     applies: u32,
     /// Where the vertices were split at the last apply (their count when not split); the lists

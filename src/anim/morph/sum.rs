@@ -115,11 +115,16 @@ impl Plan {
     /// Splits the stretches where their vertices' last terms start or stop, and marks those
     /// that hold them, so that a frame following the plan normalizes each moved normal as its
     /// last term is added, while it is in a register, instead of reading it back after. `stamp`
-    /// is the part's, where every vertex the plan moves, those of `moved`, holds `now`; they
-    /// hold it again after.
-    fn mark_last_terms(&mut self, stamp: &mut [u32], now: u32, moved: &[u32]) {
-        // Never an apply's number (see `kept`, which starts again before reaching it).
-        const SEEN: u32 = u32::MAX;
+    /// is the part's, where every vertex the plan moves holds `now`, the frame's apply number;
+    /// they hold 0 after, which is never one (the next frame only asks whether they hold its
+    /// number).
+    fn mark_last_terms(&mut self, stamp: &mut [u32], now: u32) {
+        if self.stretches.iter().all(|stretch| stretch.first) {
+            // No vertex takes two terms.
+            self.stretches.iter_mut().for_each(|stretch| stretch.last = true);
+            return;
+        }
+        const SEEN: u32 = 0;
         self.split.clear();
         // Walking back, a vertex's last term is the first met; each chunk's end is rewritten to
         // the parts made from the stretches after it, then counted from the front.
@@ -132,7 +137,7 @@ impl Plan {
             let (mut to, mut to_last) = (stretch.len, None);
             for k in (0..stretch.len).rev() {
                 let v = stretch.vertex as usize + usize::from(k);
-                let last = stamp[v] != SEEN;
+                let last = stamp[v] == now;
                 stamp[v] = SEEN;
                 match to_last {
                     Some(same) if same == last => {}
@@ -151,7 +156,6 @@ impl Plan {
         self.chunk_ends.iter_mut().for_each(|end| *end = parts - *end);
         self.split.reverse();
         std::mem::swap(&mut self.stretches, &mut self.split);
-        moved.iter().for_each(|&v| stamp[v as usize] = now);
     }
 }
 
@@ -364,6 +368,7 @@ pub(super) fn morph_part(
 ) {
     touching.clear();
     let len = out_p.len();
+    let mut plan = plan;
     if active.iter().all(|(_, w)| w.is_finite()) {
         let mut sum = FirstSum {
             bind: (positions, normals),
@@ -372,12 +377,9 @@ pub(super) fn morph_part(
             now,
             touching: &mut *touching,
             normalized: 0,
-            plan,
+            plan: plan.as_deref_mut(),
         };
         by_chunks(targets, active, start, len, cursors, &mut sum);
-        if let Some(plan) = sum.plan {
-            plan.mark_last_terms(sum.stamp, now, sum.touching);
-        }
     } else {
         // A weight that is not finite moves every vertex (see `add_target`): target by target.
         for &(t, w) in active {
@@ -407,6 +409,10 @@ pub(super) fn morph_part(
             out_p[v] = positions[v];
             out_n[v] = normals[v].normalize_or_zero();
         }
+    }
+    // Last, as it changes the stamps the loop above reads.
+    if let Some(plan) = plan {
+        plan.mark_last_terms(stamp, now);
     }
     std::mem::swap(touched, touching);
 }

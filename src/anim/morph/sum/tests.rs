@@ -6,8 +6,8 @@ use super::*;
 /// one others take, against the sum written out: target by target in target order, the
 /// normals normalized after. The targets overlap, so stretches are split where their
 /// vertices' last terms start or stop, and one runs on past the first chunk into the next,
-/// where another overlaps it. Each chunk must be finished, normals normalized, when it is
-/// handed on.
+/// where another overlaps it; then that one alone, each term its vertex's first and last.
+/// Each chunk must be finished, normals normalized, when it is handed on.
 #[test]
 fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
     let vertices = 3 * CHUNK;
@@ -17,8 +17,7 @@ fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
         .collect();
     // Vertex ranges each target moves: 1, the last in the first chunk, runs on into the second
     // (where 0 moves nothing), and 2 overlaps it there and at a few vertices further on; 3
-    // overlaps 2 and 0, and leaves the normal of vertex 9000 at zero. Every weight changes
-    // from the frame that makes the plan to the one that follows it.
+    // overlaps 2 and 0, and leaves the normal of vertex 9000 at zero.
     let ranges = [
         vec![100..300, 8500..8600],
         vec![3900..4250, 7001..7002],
@@ -57,68 +56,80 @@ fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
             .map(|v| v.to_array().map(f32::to_bits))
             .collect::<Vec<_>>()
     };
-    let recorded: [(u32, f32); 4] = [(0, 0.5), (1, -1.25), (2, 0.75), (3, 0.25)];
-    let (mut out_p, mut out_n) = (
-        bind_p.clone(),
-        bind_n.iter().map(|n| n.normalize_or_zero()).collect::<Vec<_>>(),
-    );
-    let (mut stamp, mut lists, mut plan, mut cursors) =
-        (vec![0; vertices], Default::default(), Plan::default(), Vec::new());
-    let out = (&mut out_p[..], &mut out_n[..]);
-    morph_part(
-        &targets,
-        &recorded,
-        0,
-        (&bind_p, &bind_n),
-        out,
-        &mut stamp,
-        &mut lists,
-        Some(&mut plan),
-        1,
-        &mut cursors,
-    );
-    let (want_p, want_n) = written_out(&recorded);
-    assert_eq!(
-        (bits(&out_p), bits(&out_n)),
-        (bits(&want_p), bits(&want_n)),
-        "the frame that made the plan"
-    );
-    assert!(plan.stretches.iter().any(|s| s.last) && plan.stretches.iter().any(|s| !s.last));
-    let spills = |s: &Stretch| (s.vertex as usize) < CHUNK && s.vertex as usize + usize::from(s.len) > CHUNK;
-    assert!(
-        plan.stretches[..plan.chunk_ends[0] as usize].iter().any(spills),
-        "no stretch runs on into the second chunk"
-    );
-    // The same targets at other weights, from what that frame left.
-    let following: [(u32, f32); 4] = [(0, -0.25), (1, 2.0), (2, 0.125), (3, 0.5)];
-    let (want_p, want_n) = written_out(&following);
-    type Follow = unsafe fn(&[MorphTarget], &[(u32, f32)], (&mut [Vec3], &mut [Vec3]), &Plan, &mut ChunkTaker<'_>);
-    let mut paths: Vec<(&str, Follow)> = vec![("float by float", follow_plan::<FloatByFloat>)];
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::Kernel::Avx512.is_available() {
-        paths.push(("sixteen at a time", wide::follow_plan));
-    }
-    for (path, follow) in paths {
-        let (mut p, mut n) = (out_p.clone(), out_n.clone());
-        let mut handed = Vec::new();
-        let mut check = |start: usize, p: &[Vec3], n: &[Vec3]| {
-            let range = start..start + p.len();
-            assert_eq!(
-                bits(n),
-                bits(&want_n[range.clone()]),
-                "{path}: normals handed on from {start}"
-            );
-            assert_eq!(
-                bits(p),
-                bits(&want_p[range]),
-                "{path}: positions handed on from {start}"
-            );
-            handed.push(start);
-        };
-        // SAFETY: the wide path is listed only where the CPU has AVX-512 F and BW.
-        unsafe { follow(&targets, &following, (&mut p, &mut n), &plan, &mut check) };
-        assert_eq!(handed, [0, CHUNK, 2 * CHUNK], "{path}");
-        assert_eq!((bits(&p), bits(&n)), (bits(&want_p), bits(&want_n)), "{path}");
+    // Every target, overlapping, and target 1 alone, whose vertices take one term each; every
+    // weight changes from the frame that makes the plan to the one that follows it.
+    let overlapping: [&[(u32, f32)]; 2] = [
+        &[(0, 0.5), (1, -1.25), (2, 0.75), (3, 0.25)],
+        &[(0, -0.25), (1, 2.0), (2, 0.125), (3, 0.5)],
+    ];
+    let alone: [&[(u32, f32)]; 2] = [&[(1, -1.25)], &[(1, 2.0)]];
+    for ([recorded, following], overlapping) in [(overlapping, true), (alone, false)] {
+        let case = if overlapping { "" } else { ", target 1 alone" };
+        let (mut out_p, mut out_n) = (
+            bind_p.clone(),
+            bind_n.iter().map(|n| n.normalize_or_zero()).collect::<Vec<_>>(),
+        );
+        let (mut stamp, mut lists, mut plan, mut cursors) =
+            (vec![0; vertices], Default::default(), Plan::default(), Vec::new());
+        let out = (&mut out_p[..], &mut out_n[..]);
+        morph_part(
+            &targets,
+            recorded,
+            0,
+            (&bind_p, &bind_n),
+            out,
+            &mut stamp,
+            &mut lists,
+            Some(&mut plan),
+            1,
+            &mut cursors,
+        );
+        let (want_p, want_n) = written_out(recorded);
+        assert_eq!(
+            (bits(&out_p), bits(&out_n)),
+            (bits(&want_p), bits(&want_n)),
+            "the frame that made the plan{case}"
+        );
+        if overlapping {
+            assert!(plan.stretches.iter().any(|s| s.last) && plan.stretches.iter().any(|s| !s.last));
+        } else {
+            assert!(plan.stretches.iter().all(|s| s.first && s.last));
+        }
+        let spills = |s: &Stretch| (s.vertex as usize) < CHUNK && s.vertex as usize + usize::from(s.len) > CHUNK;
+        assert!(
+            plan.stretches[..plan.chunk_ends[0] as usize].iter().any(spills),
+            "no stretch runs on into the second chunk"
+        );
+        // The same targets at other weights, from what that frame left.
+        let (want_p, want_n) = written_out(following);
+        type Follow = unsafe fn(&[MorphTarget], &[(u32, f32)], (&mut [Vec3], &mut [Vec3]), &Plan, &mut ChunkTaker<'_>);
+        let mut paths: Vec<(&str, Follow)> = vec![("float by float", follow_plan::<FloatByFloat>)];
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::Kernel::Avx512.is_available() {
+            paths.push(("sixteen at a time", wide::follow_plan));
+        }
+        for (path, follow) in paths {
+            let (mut p, mut n) = (out_p.clone(), out_n.clone());
+            let mut handed = Vec::new();
+            let mut check = |start: usize, p: &[Vec3], n: &[Vec3]| {
+                let range = start..start + p.len();
+                assert_eq!(
+                    bits(n),
+                    bits(&want_n[range.clone()]),
+                    "{path}{case}: normals handed on from {start}"
+                );
+                assert_eq!(
+                    bits(p),
+                    bits(&want_p[range]),
+                    "{path}{case}: positions handed on from {start}"
+                );
+                handed.push(start);
+            };
+            // SAFETY: the wide path is listed only where the CPU has AVX-512 F and BW.
+            unsafe { follow(&targets, following, (&mut p, &mut n), &plan, &mut check) };
+            assert_eq!(handed, [0, CHUNK, 2 * CHUNK], "{path}{case}");
+            assert_eq!((bits(&p), bits(&n)), (bits(&want_p), bits(&want_n)), "{path}{case}");
+        }
     }
 }
 
