@@ -10,34 +10,11 @@ use super::*;
 /// Each chunk must be finished, normals normalized, when it is handed on.
 #[test]
 fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
-    let vertices = 3 * CHUNK;
-    let bind_p: Vec<Vec3> = (0..vertices).map(|v| Vec3::new(v as f32 * 1e-3, 1.0, -0.5)).collect();
-    let bind_n: Vec<Vec3> = (0..vertices)
-        .map(|v| Vec3::new((v as f32 * 0.1).sin(), 2.0, (v as f32 * 0.3).cos()))
-        .collect();
-    // Vertex ranges each target moves: 1, the last in the first chunk, runs on into the second
-    // (where 0 moves nothing), and 2 overlaps it there and at a few vertices further on; 3
-    // overlaps 2 and 0, and leaves the normal of vertex 9000 at zero.
-    let ranges = [
-        vec![100..300, 8500..8600],
-        vec![3900..4250, 7001..7002],
-        vec![4200..4400, 7000..7003],
-        vec![4380..5050, 8550..8650, 9000..9001],
-    ];
-    let targets: Vec<MorphTarget> = (ranges.iter().enumerate())
-        .map(|(t, ranges)| {
-            let (mut dp, mut dn) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
-            for v in ranges.iter().flat_map(|r| r.clone()) {
-                let f = (v * (t + 3)) as f32;
-                dp[v] = Vec3::new((f * 0.7).sin(), (f * 0.2).cos(), 0.3);
-                dn[v] = Vec3::new((f * 0.11).cos(), -0.5, (f * 0.9).sin());
-            }
-            if t == 3 {
-                dn[9000] = -bind_n[9000] / 0.5;
-            }
-            MorphTarget::sparse(&dp, &dn, &bind_p, &bind_n)
-        })
-        .collect();
+    let Face {
+        bind: (bind_p, bind_n),
+        targets,
+    } = overlapping_face();
+    let vertices = bind_p.len();
     let written_out = |active: &[(u32, f32)]| {
         let (mut p, mut n) = (bind_p.clone(), bind_n.clone());
         for &(t, w) in active {
@@ -130,6 +107,47 @@ fn a_frame_following_the_plan_sums_as_the_frame_that_made_it() {
             assert_eq!(handed, [0, CHUNK, 2 * CHUNK], "{path}{case}");
             assert_eq!((bits(&p), bits(&n)), (bits(&want_p), bits(&want_n)), "{path}{case}");
         }
+    }
+}
+
+/// A bind pose of three chunks and four targets that overlap, for following a plan.
+struct Face {
+    bind: (Vec<Vec3>, Vec<Vec3>),
+    targets: Vec<MorphTarget>,
+}
+
+fn overlapping_face() -> Face {
+    let vertices = 3 * CHUNK;
+    let bind_p: Vec<Vec3> = (0..vertices).map(|v| Vec3::new(v as f32 * 1e-3, 1.0, -0.5)).collect();
+    let bind_n: Vec<Vec3> = (0..vertices)
+        .map(|v| Vec3::new((v as f32 * 0.1).sin(), 2.0, (v as f32 * 0.3).cos()))
+        .collect();
+    // Vertex ranges each target moves: 1, the last in the first chunk, runs on into the second
+    // (where 0 moves nothing), and 2 overlaps it there and at a few vertices further on; 3
+    // overlaps 2 and 0, and leaves the normal of vertex 9000 at zero.
+    let ranges = [
+        vec![100..300, 8500..8600],
+        vec![3900..4250, 7001..7002],
+        vec![4200..4400, 7000..7003],
+        vec![4380..5050, 8550..8650, 9000..9001],
+    ];
+    let targets: Vec<MorphTarget> = (ranges.iter().enumerate())
+        .map(|(t, ranges)| {
+            let (mut dp, mut dn) = (vec![Vec3::ZERO; vertices], vec![Vec3::ZERO; vertices]);
+            for v in ranges.iter().flat_map(|r| r.clone()) {
+                let f = (v * (t + 3)) as f32;
+                dp[v] = Vec3::new((f * 0.7).sin(), (f * 0.2).cos(), 0.3);
+                dn[v] = Vec3::new((f * 0.11).cos(), -0.5, (f * 0.9).sin());
+            }
+            if t == 3 {
+                dn[9000] = -bind_n[9000] / 0.5;
+            }
+            MorphTarget::sparse(&dp, &dn, &bind_p, &bind_n)
+        })
+        .collect();
+    Face {
+        bind: (bind_p, bind_n),
+        targets,
     }
 }
 
