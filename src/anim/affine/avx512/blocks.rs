@@ -315,6 +315,87 @@ unsafe fn mul_columns(a: &Mat4, b: *const Rows, lane: usize) -> __m512 {
     }
 }
 
+/// The worlds of the nodes of `block` (the converted block of nodes `start..end`), each from
+/// the node before's world (`previous`, row-major when the flag says so) or its parent's: a
+/// pair of chain links by the pair's converted product, another chained node by its converted
+/// local. Returns where it stopped (early, before a pair whose second local is in the next
+/// block), the last world and whether it is row-major, and how many pairs started at even
+/// offsets.
+///
+/// # Safety
+/// AVX-512 F and FMA; `block`'s rows written by [`convert`] for the locals `start..end`.
+#[inline(always)]
+unsafe fn products(
+    nodes: &[Node],
+    locals: &[Trs],
+    worlds: &mut [Mat4],
+    std::ops::Range { start, end }: std::ops::Range<usize>,
+    block: Block,
+    (mut previous, mut previous_rows): (__m512, bool),
+) -> (usize, __m512, bool, usize) {
+    let mut aligned = 0;
+    let mut i = start;
+    while i < end {
+        let (offset, lane) = (i - start, (i - start) / 2);
+        let rows = if offset % 2 == 0 { block.even } else { block.odd };
+        // SAFETY: the caller's contract; every index is bounds-checked; `lane < 16`.
+        unsafe {
+            let chained = nodes[i].parent.is_some_and(|p| p + 1 == i);
+            if chained && nodes.get(i + 1).is_some_and(|n| n.parent == Some(i)) {
+                if i + 1 == end {
+                    // The pair's second local is in the next block.
+                    break;
+                }
+                let pair = if offset % 2 == 0 {
+                    aligned += 1;
+                    rows_of(block.pairs, lane)
+                } else {
+                    // An odd local and the even one after it: their product as `per_joint`
+                    // computes it, its rows spread from the register.
+                    let pair = transpose(mul(columns(trs(&locals[i])), trs(&locals[i + 1])));
+                    [
+                        _mm512_shuffle_f32x4::<0x00>(pair, pair),
+                        _mm512_shuffle_f32x4::<0x55>(pair, pair),
+                        _mm512_shuffle_f32x4::<0xAA>(pair, pair),
+                    ]
+                };
+                if !previous_rows {
+                    previous = transpose(previous);
+                }
+                let parent = splats(previous);
+                store(&mut worlds[i], transpose(mul_rows(parent, rows_of(rows, lane))));
+                previous = mul_rows(parent, pair);
+                store(&mut worlds[i + 1], transpose(previous));
+                previous_rows = true;
+                i += 2;
+                continue;
+            }
+            match nodes[i].parent {
+                Some(_) if chained => {
+                    if !previous_rows {
+                        previous = transpose(previous);
+                    }
+                    previous = mul_rows(splats(previous), rows_of(rows, lane));
+                    store(&mut worlds[i], transpose(previous));
+                    previous_rows = true;
+                }
+                Some(p) => {
+                    previous = mul_columns(&worlds[p], rows, lane);
+                    store(&mut worlds[i], previous);
+                    previous_rows = false;
+                }
+                None => {
+                    previous = trs(&locals[i]);
+                    store(&mut worlds[i], previous);
+                    previous_rows = false;
+                }
+            }
+            i += 1;
+        }
+    }
+    (i, previous, previous_rows, aligned)
+}
+
 /// The world pass: blocks of 32 nodes converted ahead while they hold pairs of chain links at
 /// even offsets (at least one in eight), [`per_joint`] for the other blocks, a first node
 /// that would put the pairs at odd offsets, and the last nodes. Same contract and same bits
@@ -383,68 +464,11 @@ pub(super) unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut
         // `Rows` lie within `scratch` (`at < 4096`), aligned as `Rows` (`base` and `at` are
         // multiples of 64), and `convert` writes all of them before anything reads them.
         unsafe { convert(these, block) };
-        let mut aligned = 0;
-        let mut i = start;
-        while i < end {
-            let (offset, lane) = (i - start, (i - start) / 2);
-            let rows = if offset % 2 == 0 { block.even } else { block.odd };
-            // SAFETY: the features are enabled; every index is bounds-checked; `lane < 16`.
-            unsafe {
-                let chained = nodes[i].parent.is_some_and(|p| p + 1 == i);
-                if chained && nodes.get(i + 1).is_some_and(|n| n.parent == Some(i)) {
-                    if i + 1 == end {
-                        // The pair's second local is in the next block.
-                        break;
-                    }
-                    let pair = if offset % 2 == 0 {
-                        aligned += 1;
-                        rows_of(block.pairs, lane)
-                    } else {
-                        // An odd local and the even one after it: their product as `per_joint`
-                        // computes it, its rows spread from the register.
-                        let pair = transpose(mul(columns(trs(&locals[i])), trs(&locals[i + 1])));
-                        [
-                            _mm512_shuffle_f32x4::<0x00>(pair, pair),
-                            _mm512_shuffle_f32x4::<0x55>(pair, pair),
-                            _mm512_shuffle_f32x4::<0xAA>(pair, pair),
-                        ]
-                    };
-                    if !previous_rows {
-                        previous = transpose(previous);
-                    }
-                    let parent = splats(previous);
-                    store(&mut worlds[i], transpose(mul_rows(parent, rows_of(rows, lane))));
-                    previous = mul_rows(parent, pair);
-                    store(&mut worlds[i + 1], transpose(previous));
-                    previous_rows = true;
-                    i += 2;
-                    continue;
-                }
-                match nodes[i].parent {
-                    Some(_) if chained => {
-                        if !previous_rows {
-                            previous = transpose(previous);
-                        }
-                        previous = mul_rows(splats(previous), rows_of(rows, lane));
-                        store(&mut worlds[i], transpose(previous));
-                        previous_rows = true;
-                    }
-                    Some(p) => {
-                        previous = mul_columns(&worlds[p], rows, lane);
-                        store(&mut worlds[i], previous);
-                        previous_rows = false;
-                    }
-                    None => {
-                        previous = trs(&locals[i]);
-                        store(&mut worlds[i], previous);
-                        previous_rows = false;
-                    }
-                }
-                i += 1;
-            }
-        }
+        let aligned;
+        // SAFETY: the features are enabled; `convert` wrote the block's rows above.
+        (start, previous, previous_rows, aligned) =
+            unsafe { products(nodes, locals, worlds, start..end, block, (previous, previous_rows)) };
         chains = aligned >= BLOCK / 8;
-        start = i;
     }
     if previous_rows {
         // SAFETY: the features are enabled.
