@@ -16,6 +16,37 @@ fn float_masks(vertices: usize) -> [u16; 3] {
     [0, 16, 32].map(|from: usize| ((below(floats) & !below(from)) >> from) as u16)
 }
 
+/// The packed `Vec3`s at `p` that `masks` reach (see [`float_masks`]), in three registers,
+/// zeros elsewhere.
+///
+/// # Safety
+/// AVX-512 F; the floats the masks reach readable.
+#[inline(always)]
+unsafe fn load_packed(p: *const f32, masks: [u16; 3]) -> [__m512; 3] {
+    // SAFETY: the caller's contract; masked lanes are not read.
+    unsafe {
+        [
+            _mm512_maskz_loadu_ps(masks[0], p),
+            _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16)),
+            _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32)),
+        ]
+    }
+}
+
+/// Stores the floats of `packed` that `masks` reach at `p`, as [`load_packed`] read them.
+///
+/// # Safety
+/// AVX-512 F; the floats the masks reach writable.
+#[inline(always)]
+unsafe fn store_packed(p: *mut f32, masks: [u16; 3], packed: [__m512; 3]) {
+    // SAFETY: the caller's contract; masked lanes are not written.
+    unsafe {
+        _mm512_mask_storeu_ps(p, masks[0], packed[0]);
+        _mm512_mask_storeu_ps(p.wrapping_add(16), masks[1], packed[1]);
+        _mm512_mask_storeu_ps(p.wrapping_add(32), masks[2], packed[2]);
+    }
+}
+
 /// Sixteen packed `Vec3`s (48 floats in three registers), each normalized as
 /// `super::normalize_four` normalizes it.
 ///
@@ -52,16 +83,7 @@ unsafe fn normalize_run(run: &mut [Vec3]) {
     let masks = float_masks(run.len());
     let p = run.as_mut_ptr().cast::<f32>();
     // SAFETY: the caller's contract; the masked loads and stores touch the run's floats alone.
-    unsafe {
-        let [a, b, c] = normalized([
-            _mm512_maskz_loadu_ps(masks[0], p),
-            _mm512_maskz_loadu_ps(masks[1], p.wrapping_add(16)),
-            _mm512_maskz_loadu_ps(masks[2], p.wrapping_add(32)),
-        ]);
-        _mm512_mask_storeu_ps(p, masks[0], a);
-        _mm512_mask_storeu_ps(p.wrapping_add(16), masks[1], b);
-        _mm512_mask_storeu_ps(p.wrapping_add(32), masks[2], c);
-    }
+    unsafe { store_packed(p, masks, normalized(load_packed(p, masks))) }
 }
 
 /// [`super::normalize_listed`] run by run: each stretch of the list that counts up by one
@@ -112,23 +134,17 @@ impl AddTerms for Sixteen {
                 let f = from.map_or(o.cast_const(), |from| from.as_ptr().add(k).cast::<f32>());
                 let d = offsets.as_ptr().add(k).cast::<f32>();
                 let w = _mm512_set1_ps(w);
+                let ([f0, f1, f2], [d0, d1, d2]) = (load_packed(f, masks), load_packed(d, masks));
                 // Written out, not through a closure, which would not have this code's features.
-                let terms = [
-                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[0], d), w),
-                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[1], d.wrapping_add(16)), w),
-                    _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[2], d.wrapping_add(32)), w),
-                ];
                 let mut sums = [
-                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[0], f), terms[0]),
-                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[1], f.wrapping_add(16)), terms[1]),
-                    _mm512_add_ps(_mm512_maskz_loadu_ps(masks[2], f.wrapping_add(32)), terms[2]),
+                    _mm512_add_ps(f0, _mm512_mul_ps(d0, w)),
+                    _mm512_add_ps(f1, _mm512_mul_ps(d1, w)),
+                    _mm512_add_ps(f2, _mm512_mul_ps(d2, w)),
                 ];
                 if normalize {
                     sums = normalized(sums);
                 }
-                _mm512_mask_storeu_ps(o, masks[0], sums[0]);
-                _mm512_mask_storeu_ps(o.wrapping_add(16), masks[1], sums[1]);
-                _mm512_mask_storeu_ps(o.wrapping_add(32), masks[2], sums[2]);
+                store_packed(o, masks, sums);
             }
             k += 16;
         }
