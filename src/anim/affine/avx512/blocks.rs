@@ -194,18 +194,21 @@ unsafe fn store_rows(e: &[[__m512; 3]; 4], rows: *mut Rows) {
     }
 }
 
-/// Converts a block of locals into `block`'s rows.
+/// Converts a block of locals into `block`'s rows; the odd locals' rows only when `odd` (a
+/// block that [`is_chain`] never reads them).
 ///
 /// # Safety
 /// AVX-512 F and FMA; [`PACKED`]; `block`'s rows writable.
 #[inline(always)]
-unsafe fn convert(locals: &[Trs; BLOCK], block: Block) {
+unsafe fn convert(locals: &[Trs; BLOCK], block: Block, odd: bool) {
     // SAFETY: the caller's contract.
     unsafe {
         let a = elements(locals, 0);
         let b = elements(locals, 1);
         store_rows(&a, block.even);
-        store_rows(&b, block.odd);
+        if odd {
+            store_rows(&b, block.odd);
+        }
         // Rows 0–2 of a · b as `super::mul` computes them: column c, row r is
         // (a[1][r]·b[c][1] + a[0][r]·b[c][0]) + (a[3][r]·T[c] + a[2][r]·b[c][2]), T = (0, 0, 0, 1).
         let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
@@ -313,6 +316,40 @@ unsafe fn mul_columns(a: &Mat4, b: *const Rows, lane: usize) -> __m512 {
         let far = _mm512_fmadd_ps(a3, translation, _mm512_mul_ps(a2, b2));
         _mm512_add_ps(near, far)
     }
+}
+
+/// Whether each node of `nodes[range]` is the child of the node before it: then every pair
+/// of chain links in the block starts at an even offset, and [`chain_products`] takes them.
+fn is_chain(nodes: &[Node], range: std::ops::Range<usize>) -> bool {
+    let start = range.start;
+    nodes.get(range).is_some_and(|block| {
+        block
+            .iter()
+            .zip(start..)
+            .all(|(node, i)| i > 0 && node.parent == Some(i - 1))
+    })
+}
+
+/// [`products`] for a block that [`is_chain`]: sixteen pairs of links with nothing to decide
+/// per node, so that each pair is its two products and their stores. Returns the last world,
+/// row-major.
+///
+/// # Safety
+/// AVX-512 F and FMA; `block`'s even and pairs' rows written by [`convert`] for the block's
+/// locals.
+#[inline(always)]
+unsafe fn chain_products(worlds: &mut [Mat4; BLOCK], block: Block, previous: __m512) -> __m512 {
+    let mut previous = previous;
+    for (lane, pair) in worlds.chunks_exact_mut(2).enumerate() {
+        // SAFETY: the caller's contract; `lane < 16`.
+        unsafe {
+            let parent = splats(previous);
+            store(&mut pair[0], transpose(mul_rows(parent, rows_of(block.even, lane))));
+            previous = mul_rows(parent, rows_of(block.pairs, lane));
+            store(&mut pair[1], transpose(previous));
+        }
+    }
+    previous
 }
 
 /// The worlds of the nodes of `block` (the converted block of nodes `start..end`), each from
@@ -460,10 +497,23 @@ pub(super) unsafe fn local_to_world(nodes: &[Node], locals: &[Trs], worlds: &mut
             pairs: even.wrapping_add(1),
             odd: even.wrapping_add(2),
         };
+        let chain = is_chain(nodes, start..end);
         // SAFETY: the features are enabled and `PACKED` is this function's contract; the three
         // `Rows` lie within `scratch` (`at < 4096`), aligned as `Rows` (`base` and `at` are
-        // multiples of 64), and `convert` writes all of them before anything reads them.
-        unsafe { convert(these, block) };
+        // multiples of 64), and `convert` writes all that the products read before they do.
+        unsafe { convert(these, block, !chain) };
+        if chain {
+            // `is_chain` found nodes `start..end`, and there are as many worlds as nodes.
+            let block_worlds: &mut [Mat4; BLOCK] = (&mut worlds[start..end]).try_into().expect("a block of worlds");
+            if !previous_rows {
+                // SAFETY: the features are enabled.
+                previous = unsafe { transpose(previous) };
+            }
+            // SAFETY: the features are enabled; `convert` wrote the block's rows above.
+            previous = unsafe { chain_products(block_worlds, block, previous) };
+            (start, previous_rows) = (end, true);
+            continue;
+        }
         let aligned;
         // SAFETY: the features are enabled; `convert` wrote the block's rows above.
         (start, previous, previous_rows, aligned) =
