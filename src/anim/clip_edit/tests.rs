@@ -1,4 +1,5 @@
 use super::*;
+use crate::anim::rig_height;
 use crate::rig::{Clip, Morphs, Node};
 use crate::synthetic::{Shape, skeleton, trs_clip};
 use glam::Quat;
