@@ -372,11 +372,7 @@ fn resample_channel(channel: &mut Channel, times: &[f32], limit: Limit, scratch:
     let reduced = Channel {
         node: channel.node,
         property: channel.property,
-        interpolation: if step {
-            Interpolation::Step
-        } else {
-            Interpolation::Linear
-        },
+        interpolation: reduced_interpolation(step),
         times: scratch.kept.iter().map(|&k| times[k]).collect(),
         values: scratch.kept.iter().map(|&k| samples[k]).collect(),
     };
@@ -427,11 +423,7 @@ fn resample_morph_channel(channel: &mut MorphChannel, times: &[f32], tolerance: 
     let reduced = MorphChannel {
         clip: channel.clip,
         node: channel.node,
-        interpolation: if step {
-            Interpolation::Step
-        } else {
-            Interpolation::Linear
-        },
+        interpolation: reduced_interpolation(step),
         times: scratch.kept.iter().map(|&k| times[k]).collect(),
         values: scratch.kept.iter().flat_map(|&k| key(k).iter().copied()).collect(),
         targets: n,
@@ -450,5 +442,14 @@ fn resample_morph_channel(channel: &mut MorphChannel, times: &[f32], tolerance: 
         channel.times = times.to_vec();
         channel.values = weights.clone();
         0.0
+    }
+}
+
+/// A reduced channel's interpolation: step channels stay step, the others become linear.
+fn reduced_interpolation(step: bool) -> Interpolation {
+    if step {
+        Interpolation::Step
+    } else {
+        Interpolation::Linear
     }
 }
