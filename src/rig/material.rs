@@ -1,0 +1,133 @@
+//! Materials as files describe them (glTF's metallic-roughness model), and their textures.
+
+use glam::{Vec2, Vec3, Vec4};
+
+#[derive(Debug, Clone)]
+pub struct Material {
+    pub name: String,
+    pub base_color: Vec4,
+    pub base_color_texture: Option<usize>,
+    /// The texture coordinates the base color texture reads, as the file declares them. The
+    /// importer has already applied them: a primitive's `uvs` are that set, transformed.
+    pub base_color_uv: UvTransform,
+    /// How metallic the surface is (0 dielectric, 1 metal), multiplied by the blue channel of
+    /// the metallic-roughness texture.
+    pub metallic: f32,
+    /// Perceptual roughness (0 mirror, 1 rough), multiplied by that texture's green channel.
+    pub roughness: f32,
+    pub metallic_roughness_texture: Option<TextureRef>,
+    /// A tangent-space normal map; `normal_scale` scales its x and y.
+    pub normal_texture: Option<TextureRef>,
+    pub normal_scale: f32,
+    /// Ambient occlusion in the red channel, applied at `occlusion_strength` (0 none, 1 full).
+    pub occlusion_texture: Option<TextureRef>,
+    pub occlusion_strength: f32,
+    /// Multiplied by `emissive`.
+    pub emissive_texture: Option<TextureRef>,
+    pub double_sided: bool,
+    pub alpha_mode: AlphaMode,
+    /// Alpha below which a `Mask` material discards the fragment.
+    pub alpha_cutoff: f32,
+    /// Emitted color (emissive factor × KHR_materials_emissive_strength).
+    pub emissive: Vec3,
+    /// KHR_materials_unlit: the base color is shown as it is, without lighting.
+    pub unlit: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            name: "default".into(),
+            base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
+            base_color_texture: None,
+            base_color_uv: UvTransform::default(),
+            // A plain dielectric, as meshes without a material were drawn before materials were
+            // physically based (glTF's own default, metallic 1, is read from a file's material).
+            metallic: 0.0,
+            roughness: 0.5,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
+            emissive_texture: None,
+            double_sided: false,
+            alpha_mode: AlphaMode::Opaque,
+            alpha_cutoff: 0.5,
+            emissive: Vec3::ZERO,
+            unlit: false,
+        }
+    }
+}
+
+/// How a material uses the base color's alpha.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    #[default]
+    Opaque,
+    Mask,
+    Blend,
+}
+
+/// A texture's coordinate set and its KHR_texture_transform (offset, counter-clockwise
+/// rotation in radians, scale).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UvTransform {
+    pub set: u32,
+    pub offset: Vec2,
+    pub rotation: f32,
+    pub scale: Vec2,
+}
+
+impl Default for UvTransform {
+    fn default() -> Self {
+        UvTransform {
+            set: 0,
+            offset: Vec2::ZERO,
+            rotation: 0.0,
+            scale: Vec2::ONE,
+        }
+    }
+}
+
+impl UvTransform {
+    /// `uv` moved as KHR_texture_transform says: translation · rotation · scale, with the
+    /// rotation matrix rows (cos, sin) and (−sin, cos).
+    pub fn apply(&self, uv: Vec2) -> Vec2 {
+        let (sin, cos) = self.rotation.sin_cos();
+        let scaled = uv * self.scale;
+        Vec2::new(cos * scaled.x + sin * scaled.y, -sin * scaled.x + cos * scaled.y) + self.offset
+    }
+
+    pub fn is_identity(&self) -> bool {
+        self.offset == Vec2::ZERO && self.rotation == 0.0 && self.scale == Vec2::ONE
+    }
+
+    /// [`UvTransform::apply`] as the rows of a 3×2 matrix: `uv' = (row0 · (u, v, 1), row1 ·
+    /// (u, v, 1))`, which the shader reads.
+    pub fn rows(&self) -> [Vec3; 2] {
+        let (sin, cos) = self.rotation.sin_cos();
+        let s = self.scale;
+        [
+            Vec3::new(cos * s.x, sin * s.y, self.offset.x),
+            Vec3::new(-sin * s.x, cos * s.y, self.offset.y),
+        ]
+    }
+}
+
+/// A texture a material samples, and the coordinates it reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureRef {
+    /// Index into `Rig::textures`.
+    pub texture: usize,
+    pub uv: UvTransform,
+}
+
+/// An sRGB RGBA8 image.
+#[derive(Debug, Clone)]
+pub struct Texture {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    pub rgba8: Vec<u8>,
+}
