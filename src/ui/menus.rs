@@ -11,7 +11,7 @@ pub(super) fn menu_bar(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiSta
             ui.menu_button("Edit", |ui| {
                 super::history::edit_menu(ui, viewer);
                 ui.separator();
-                super::gizmo::pose_menu(ui, viewer, state);
+                super::poses::pose_menu(ui, viewer, state);
             });
             ui.menu_button("View", |ui| view_menu(ui, viewer, state, actions));
             ui.menu_button("Tools", |ui| tools_menu(ui, state));

@@ -23,6 +23,7 @@ mod menus;
 pub mod paint;
 pub mod path_prompt;
 mod playback;
+pub mod poses;
 pub mod repair;
 pub mod report;
 pub mod skeleton;
@@ -343,7 +344,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     }
     discard::discard_window(ui.ctx(), viewer, state, &mut actions);
     path_prompt::path_prompt_window(ui.ctx(), viewer, state);
-    gizmo::save_pose_window(ui.ctx(), viewer, state);
+    poses::save_pose_window(ui.ctx(), viewer, state);
     if ui.input(|i| i.pointer.any_released()) {
         // A drag of a slider or of a joint in the view ends: its pose changes were one edit.
         viewer.end_gesture();
