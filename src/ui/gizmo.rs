@@ -1,21 +1,23 @@
 //! Posing by hand in the 3D view: the rotation gizmo on the selected joint (rings drawn with egui's
 //! painter, hovered and dragged), Blender's pose-mode keys (`R`, `G`, then `X`/`Y`/`Z`, digits, Enter or
 //! Esc; `Alt+R`, `Alt+G` clear), and the IK tool that drags a hand's or foot's goal. The math lives in
-//! [`crate::anim::gizmo`]; this file turns the cursor into rays and the results into pose edits.
+//! [`crate::anim::gizmo`]; this file turns the cursor into rays and the results into pose edits, the
+//! keys' modal transform in [`modal`] and the IK tool in [`ik_tool`].
 
 use super::UiState;
 use super::poses::{copy_pose, paste_pose};
 use crate::anim::JointOverride;
-use crate::anim::gizmo::modal::{JointFrame, ModalKey, ModalKind, ModalStep, ModalTransform};
+use crate::anim::gizmo::modal::ModalKind;
 use crate::anim::gizmo::{
-    GizmoSpace, Ray, RingDrag, RingKind, RotationGizmo, axis_frame, pick_ring, ray_plane_hit, ring_basis,
-    rotate_override, snap, world_per_point, world_rotation,
+    GizmoSpace, Ray, RingDrag, RingKind, RotationGizmo, axis_frame, pick_ring, ring_basis, rotate_override, snap,
+    world_per_point, world_rotation,
 };
-use crate::anim::ik_layer::IkGoal;
 use crate::retarget::pose_copy::PoseClipboard;
 use crate::viewer::Viewer;
 use egui::{Color32, Event, Key, Modifiers, PointerButton, Pos2, Stroke};
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat4, Vec3};
+use ik_tool::{IkDrag, ik_tool, paint_ik_goals};
+use modal::{Modal, paint_modal, run_modal, start_modal};
 
 /// The axis rings' radius on screen, in points: the gizmo keeps its size whatever the zoom.
 pub const GIZMO_RADIUS_POINTS: f32 = 70.0;
@@ -23,8 +25,9 @@ pub const GIZMO_RADIUS_POINTS: f32 = 70.0;
 const RING_GRAB_POINTS: f32 = 7.0;
 /// Straight segments each ring is drawn with.
 const RING_SEGMENTS: usize = 64;
-/// The IK goal's handle, in points.
-const IK_HANDLE_POINTS: f32 = 6.0;
+
+mod ik_tool;
+mod modal;
 
 const HIGHLIGHT: Color32 = Color32::from_rgb(255, 220, 40);
 
@@ -93,20 +96,6 @@ struct GizmoDrag {
     angle: f32,
 }
 
-struct Modal {
-    node: usize,
-    transform: ModalTransform,
-    /// The overlay's text, made again only when the transform changes.
-    text: String,
-}
-
-struct IkDrag {
-    goal: usize,
-    plane_normal: Vec3,
-    start_hit: Vec3,
-    start_target: Vec3,
-}
-
 /// How the view looks at the world this frame.
 struct ViewGeometry {
     viewport: egui::Rect,
@@ -167,29 +156,6 @@ fn gizmo_of(viewer: &Viewer, geometry: &ViewGeometry, space: GizmoSpace) -> Opti
         view_direction,
     };
     Some((node, gizmo, scale))
-}
-
-/// Where the joint stands and how the view looks at it, for a modal transform starting now.
-fn joint_frame(viewer: &mut Viewer, node: usize, geometry: &ViewGeometry) -> Option<JointFrame> {
-    let before = *viewer.animation().overrides.get(node)?;
-    let parent = viewer.rig().nodes.get(node)?.parent;
-    let worlds = &viewer.pose().worlds;
-    let world = *worlds.get(node)?;
-    let parent_world = parent.and_then(|p| worlds.get(p).copied()).unwrap_or(Mat4::IDENTITY);
-    let center = world.w_axis.truncate();
-    let toward_camera = (geometry.eye - center).try_normalize()?;
-    let view = viewer.view.camera.view();
-    let on_screen = geometry.to_screen(center)?;
-    Some(JointFrame {
-        before,
-        world_rotation: world_rotation(&world),
-        parent_world,
-        toward_camera,
-        screen_right: view.row(0).truncate(),
-        screen_up: view.row(1).truncate(),
-        world_per_point: geometry.world_per_point(center),
-        center: Vec2::new(on_screen.x, on_screen.y),
-    })
 }
 
 /// The view's posing tools for this frame: keys, the gizmo, the IK tool, and what they draw. Returns
@@ -348,143 +314,6 @@ pub fn joint_translates(rig: &crate::rig::Rig, node: usize) -> bool {
         .any(|c| c.node == node && c.property == crate::rig::Property::Translation)
 }
 
-fn start_modal(
-    ui: &egui::Ui,
-    viewer: &mut Viewer,
-    state: &mut UiState,
-    node: usize,
-    kind: ModalKind,
-    geometry: &ViewGeometry,
-) {
-    let Some(cursor) = ui.input(|i| i.pointer.latest_pos()) else {
-        return;
-    };
-    let Some(frame) = joint_frame(viewer, node, geometry) else {
-        return;
-    };
-    // The edit before this one is over: what this transform confirms is an edit of its own.
-    viewer.end_gesture();
-    let transform = ModalTransform::new(kind, frame, Vec2::new(cursor.x, cursor.y));
-    let text = transform.describe();
-    state.pose_tools.modal = Some(Modal { node, transform, text });
-}
-
-fn modal_key(key: Key) -> Option<ModalKey> {
-    Some(match key {
-        Key::X => ModalKey::Axis(0),
-        Key::Y => ModalKey::Axis(1),
-        Key::Z => ModalKey::Axis(2),
-        Key::Num0 => ModalKey::Digit(0),
-        Key::Num1 => ModalKey::Digit(1),
-        Key::Num2 => ModalKey::Digit(2),
-        Key::Num3 => ModalKey::Digit(3),
-        Key::Num4 => ModalKey::Digit(4),
-        Key::Num5 => ModalKey::Digit(5),
-        Key::Num6 => ModalKey::Digit(6),
-        Key::Num7 => ModalKey::Digit(7),
-        Key::Num8 => ModalKey::Digit(8),
-        Key::Num9 => ModalKey::Digit(9),
-        Key::Minus => ModalKey::Minus,
-        Key::Period => ModalKey::Point,
-        Key::Backspace => ModalKey::Backspace,
-        Key::Enter => ModalKey::Confirm,
-        Key::Escape => ModalKey::Cancel,
-        _ => return None,
-    })
-}
-
-/// One frame of a running `R` or `G`: it takes the keyboard (no other key acts while it runs) and the
-/// pointer; the joint shows the result at once, and only a confirmed one is an edit.
-fn run_modal(ui: &egui::Ui, viewer: &mut Viewer, tools: &mut PoseToolsState) {
-    let Some(modal) = tools.modal.as_mut() else { return };
-    let mut step = ModalStep::Going;
-    let mut changed = false;
-    ui.input_mut(|i| {
-        for event in &i.events {
-            if let Event::Key { key, pressed: true, .. } = event
-                && let Some(key) = modal_key(*key)
-                && step == ModalStep::Going
-            {
-                step = modal.transform.key(key);
-                changed = true;
-            }
-        }
-        i.events.retain(|e| {
-            !matches!(
-                e,
-                Event::Key { .. } | Event::Text(_) | Event::Copy | Event::Cut | Event::Paste(_)
-            )
-        });
-        if step == ModalStep::Going {
-            if i.pointer.button_pressed(PointerButton::Primary) {
-                step = ModalStep::Confirmed;
-            } else if i.pointer.button_pressed(PointerButton::Secondary) {
-                step = ModalStep::Cancelled;
-            }
-            if step != ModalStep::Going {
-                tools.swallow_pointer = true;
-            }
-        }
-        if let Some(at) = i.pointer.latest_pos() {
-            let snapping = i.modifiers.ctrl || i.modifiers.command;
-            changed |= modal.transform.pointer(Vec2::new(at.x, at.y), snapping);
-        }
-    });
-    let node = modal.node;
-    if node >= viewer.animation().overrides.len() {
-        tools.modal = None;
-        return;
-    }
-    let before = modal.transform.frame.before;
-    match step {
-        ModalStep::Going => {
-            if changed {
-                modal.text = modal.transform.describe();
-                let shown = modal.transform.result();
-                // A preview, not an edit: a cancel leaves no step in the history.
-                if viewer.animation().overrides[node] != shown {
-                    viewer.animation_mut().overrides[node] = shown;
-                }
-            }
-        }
-        ModalStep::Confirmed => {
-            let result = modal.transform.result();
-            viewer.animation_mut().overrides[node] = before;
-            viewer.end_gesture();
-            viewer.set_override(node, result);
-            viewer.end_gesture();
-            tools.modal = None;
-        }
-        ModalStep::Cancelled => {
-            viewer.animation_mut().overrides[node] = before;
-            tools.modal = None;
-        }
-    }
-}
-
-fn paint_modal(ui: &egui::Ui, tools: &PoseToolsState, geometry: &ViewGeometry) {
-    let Some(modal) = tools.modal.as_ref() else { return };
-    let painter = ui.painter_at(geometry.viewport);
-    let center = modal.transform.frame.center;
-    if let Some(cursor) = ui.input(|i| i.pointer.latest_pos()) {
-        painter.line_segment(
-            [egui::pos2(center.x, center.y), cursor],
-            Stroke::new(1.0, Color32::from_gray(200)),
-        );
-    }
-    overlay_text(&painter, geometry.viewport, &modal.text);
-}
-
-/// A line of text over the view's bottom left corner, readable on any background.
-fn overlay_text(painter: &egui::Painter, viewport: egui::Rect, text: &str) {
-    let at = viewport.left_bottom() + egui::vec2(12.0, -12.0);
-    let font = egui::FontId::proportional(16.0);
-    let galley = painter.layout_no_wrap(text.to_owned(), font, HIGHLIGHT);
-    let rect = egui::Align2::LEFT_BOTTOM.anchor_size(at, galley.size()).expand(4.0);
-    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(160));
-    painter.galley(rect.min + egui::vec2(4.0, 4.0), galley, HIGHLIGHT);
-}
-
 /// Hovering and dragging the gizmo's rings. Returns whether it took the pointer.
 fn gizmo_drag(
     ui: &egui::Ui,
@@ -619,142 +448,5 @@ fn paint_gizmo(ui: &egui::Ui, viewer: &Viewer, tools: &PoseToolsState, geometry:
             egui::FontId::proportional(14.0),
             HIGHLIGHT,
         );
-    }
-}
-
-/// The IK tool (on with `I`) or Ctrl+Alt+drag: moves the selected end joint's goal in the view plane
-/// through it, making the goal when there is none. Returns whether it took the pointer.
-fn ik_tool(
-    ui: &egui::Ui,
-    response: &egui::Response,
-    viewer: &mut Viewer,
-    state: &mut UiState,
-    geometry: &ViewGeometry,
-) -> bool {
-    let (alt, shift, ctrl, pointer, press_origin) = ui.input(|i| {
-        (
-            i.modifiers.alt,
-            i.modifiers.shift,
-            i.modifiers.ctrl || i.modifiers.command,
-            i.pointer.latest_pos(),
-            i.pointer.press_origin(),
-        )
-    });
-    if let Some(drag) = state.pose_tools.ik_drag.as_ref() {
-        if !response.dragged_by(PointerButton::Primary) {
-            state.pose_tools.ik_drag = None;
-            viewer.end_gesture();
-        } else if let Some(at) = pointer {
-            let ray = geometry.ray(viewer, at);
-            if let Some(distance) = ray_plane_hit(ray.origin, ray.direction, drag.start_hit, drag.plane_normal) {
-                let target = drag.start_target + (ray.origin + ray.direction * distance - drag.start_hit);
-                let goal = drag.goal;
-                if viewer
-                    .animation()
-                    .ik_goals
-                    .get(goal)
-                    .is_some_and(|g| g.target != target)
-                {
-                    viewer.record_pose_edit("move IK goal");
-                    viewer.animation_mut().ik_goals[goal].target = target;
-                }
-            }
-        }
-        return true;
-    }
-    if response.clicked()
-        && !ctrl
-        && let Some(at) = response.interact_pointer_pos()
-        && let Some(end) = goal_handle_at(viewer, geometry, at)
-    {
-        // A click on a goal's handle selects the joint it pulls, ready to drag it.
-        viewer.view.selected_joint = Some(end);
-        return true;
-    }
-    let wanted = (state.pose_tools.ik_tool && !alt && !shift && !ctrl) || (alt && ctrl);
-    if !(wanted && response.drag_started_by(PointerButton::Primary)) {
-        return false;
-    }
-    let (Some(node), Some(origin)) = (viewer.view.selected_joint, press_origin) else {
-        return false;
-    };
-    let existing = viewer.animation().ik_goals.iter().position(|g| g.end == node);
-    let goal = match existing {
-        Some(goal) => goal,
-        None => {
-            let Some(at) = viewer.last_pose().worlds.get(node).map(|w| w.w_axis.truncate()) else {
-                return true;
-            };
-            let Some(goal) = IkGoal::for_end_joint(&viewer.rig().nodes, node, at) else {
-                let name = &viewer.rig().nodes[node].name;
-                state.toast(format!(
-                    "{name} is not the end of a two-bone chain: select a hand or a foot to drag its IK goal"
-                ));
-                return true;
-            };
-            viewer.end_gesture();
-            viewer.record_pose_edit("add IK goal");
-            viewer.animation_mut().ik_goals.push(goal);
-            viewer.animation().ik_goals.len() - 1
-        }
-    };
-    let start_target = viewer.animation().ik_goals[goal].target;
-    let Some(plane_normal) = (start_target - geometry.eye).try_normalize() else {
-        return true;
-    };
-    let ray = geometry.ray(viewer, origin);
-    let Some(distance) = ray_plane_hit(ray.origin, ray.direction, start_target, plane_normal) else {
-        return true;
-    };
-    if existing.is_some() {
-        viewer.end_gesture();
-    }
-    state.pose_tools.ik_drag = Some(IkDrag {
-        goal,
-        plane_normal,
-        start_hit: ray.origin + ray.direction * distance,
-        start_target,
-    });
-    true
-}
-
-/// The end joint of the IK goal whose handle is drawn under `at`, the nearest one when several are.
-fn goal_handle_at(viewer: &Viewer, geometry: &ViewGeometry, at: Pos2) -> Option<usize> {
-    let reach = IK_HANDLE_POINTS + 3.0;
-    (viewer.animation().ik_goals.iter())
-        .filter(|goal| goal.enabled)
-        .filter_map(|goal| Some((goal.end, geometry.to_screen(goal.target)?.distance(at))))
-        .filter(|&(_, distance)| distance <= reach)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(end, _)| end)
-}
-
-/// Each IK goal's target as a small handle, tied to the joint it pulls; the selected joint's goal
-/// highlighted.
-fn paint_ik_goals(ui: &egui::Ui, viewer: &Viewer, geometry: &ViewGeometry) {
-    let goals = &viewer.animation().ik_goals;
-    if goals.is_empty() {
-        return;
-    }
-    let painter = ui.painter_at(geometry.viewport);
-    let worlds = &viewer.last_pose().worlds;
-    for goal in goals.iter().filter(|g| g.enabled) {
-        let Some(target) = geometry.to_screen(goal.target) else {
-            continue;
-        };
-        let selected = viewer.view.selected_joint == Some(goal.end);
-        let color = if selected {
-            HIGHLIGHT
-        } else {
-            Color32::from_rgb(230, 100, 230)
-        };
-        if let Some(end) = worlds
-            .get(goal.end)
-            .and_then(|w| geometry.to_screen(w.w_axis.truncate()))
-        {
-            painter.line_segment([end, target], Stroke::new(1.0, color.gamma_multiply(0.6)));
-        }
-        painter.circle_stroke(target, IK_HANDLE_POINTS, Stroke::new(2.0, color));
-        painter.circle_filled(target, 2.0, color);
     }
 }
