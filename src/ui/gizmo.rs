@@ -2,7 +2,7 @@
 //! painter, hovered and dragged), Blender's pose-mode keys (`R`, `G`, then `X`/`Y`/`Z`, digits, Enter or
 //! Esc; `Alt+R`, `Alt+G` clear), and the IK tool that drags a hand's or foot's goal. The math lives in
 //! [`crate::anim::gizmo`]; this file turns the cursor into rays and the results into pose edits, the
-//! keys' modal transform in [`modal`] and the IK tool in [`ik_tool`].
+//! keys' modal transform in `modal` and the IK tool in `ik_tool`.
 
 use super::UiState;
 use super::poses::{copy_pose, paste_pose};
