@@ -331,25 +331,34 @@ fn is_chain(nodes: &[Node], range: std::ops::Range<usize>) -> bool {
 }
 
 /// [`products`] for a block that [`is_chain`]: sixteen pairs of links with nothing to decide
-/// per node, so that each pair is its two products and their stores. Returns the last world,
-/// row-major.
+/// per node, each pair its two products, then the stores of the pair before. Returns the last
+/// world, row-major.
 ///
 /// # Safety
 /// AVX-512 F and FMA; `block`'s even and pairs' rows written by [`convert`] for the block's
 /// locals.
 #[inline(always)]
 unsafe fn chain_products(worlds: &mut [Mat4; BLOCK], block: Block, previous: __m512) -> __m512 {
-    let mut previous = previous;
-    for (lane, pair) in worlds.chunks_exact_mut(2).enumerate() {
-        // SAFETY: the caller's contract; `lane < 16`.
-        unsafe {
+    // SAFETY: the caller's contract; every `lane` below is under 16.
+    unsafe {
+        let parent = splats(previous);
+        let mut first = mul_rows(parent, rows_of(block.even, 0));
+        let mut previous = mul_rows(parent, rows_of(block.pairs, 0));
+        for lane in 1..BLOCK / 2 {
             let parent = splats(previous);
-            store(&mut pair[0], transpose(mul_rows(parent, rows_of(block.even, lane))));
-            previous = mul_rows(parent, rows_of(block.pairs, lane));
-            store(&mut pair[1], transpose(previous));
+            let next_first = mul_rows(parent, rows_of(block.even, lane));
+            let next = mul_rows(parent, rows_of(block.pairs, lane));
+            // The pair before's transposes and stores come after this pair's products: the
+            // shuffle unit takes the older of two ready shuffles first, and the splats above
+            // are what the chain waits for.
+            store(&mut worlds[2 * lane - 2], transpose(first));
+            store(&mut worlds[2 * lane - 1], transpose(previous));
+            (first, previous) = (next_first, next);
         }
+        store(&mut worlds[BLOCK - 2], transpose(first));
+        store(&mut worlds[BLOCK - 1], transpose(previous));
+        previous
     }
-    previous
 }
 
 /// The worlds of the nodes of `block` (the converted block of nodes `start..end`), each from
