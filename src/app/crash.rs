@@ -17,7 +17,7 @@ static CONTEXT: Mutex<CrashContext> = Mutex::new(CrashContext {
     files: Vec::new(),
 });
 
-/// A report's file name starts so; one already announced ends in [`SEEN`].
+/// A report's file name starts so; one already announced ends in `SEEN`.
 const PREFIX: &str = "crash-";
 const SEEN: &str = ".seen.txt";
 
@@ -104,7 +104,7 @@ pub fn write_report(folder: &Path, text: &str) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
-/// The reports in `folder` not announced yet, marked announced (renamed to end in [`SEEN`]):
+/// The reports in `folder` not announced yet, marked announced (renamed to end in `SEEN`):
 /// their new paths, oldest first.
 pub fn take_unseen_reports(folder: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder) else {

@@ -336,7 +336,7 @@ impl Viewer {
             }));
     }
 
-    /// The skeleton overlay's per-node errors (see [`Viewer::update_joint_errors`]), as of the
+    /// The skeleton overlay's per-node errors (see `Viewer::update_joint_errors`), as of the
     /// last frame drawn with the skeleton shown.
     pub fn joint_errors(&self) -> Option<&[f32]> {
         self.compare.as_ref().map(|c| c.joint_errors.as_slice())

@@ -137,7 +137,7 @@ fn storage_layout(
     })
 }
 
-/// The bind group of a [`storage_layout`]: `buffers` at bindings 0, 1, … in order.
+/// The bind group of a `storage_layout`: `buffers` at bindings 0, 1, … in order.
 pub fn storage_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,

@@ -1,6 +1,6 @@
-//! The 3D view: pipelines built once, a rig's buffers built on load ([`upload`]), palettes (or
-//! CPU-skinned vertices) written per frame ([`frame`]), and the scene pass recorded from them
-//! ([`encode`]).
+//! The 3D view: pipelines built once, a rig's buffers built on load (`upload`), palettes (or
+//! CPU-skinned vertices) written per frame (`frame`), and the scene pass recorded from them
+//! (`encode`).
 
 use crate::anim::Attachment;
 use crate::anim::{Bounds, PoseBuffers};

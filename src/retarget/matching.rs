@@ -31,7 +31,7 @@ fn bare_name(name: &str) -> &str {
     if rest.is_empty() { name } else { rest }
 }
 
-/// The key two names of one joint share: [`bare_name`], lower case, separators removed
+/// The key two names of one joint share: `bare_name`, lower case, separators removed
 /// (`LeftArm`, `left_arm` and `Left Arm` all give `leftarm`).
 pub fn normalized_name(name: &str) -> String {
     bare_name(name)
@@ -210,7 +210,7 @@ fn pair_by_key(
 type NameKey = fn(&str) -> Option<String>;
 
 /// Matches `source`'s joints to `target`'s: first the pairs in `map`, then equal humanoid bones
-/// ([`super::humanoid`]: a VRM file's map, or what the names mean), then equal names, then equal
+/// (`super::humanoid`: a VRM file's map, or what the names mean), then equal names, then equal
 /// [`normalized_name`]s, then equal [`name_without_suffix`]es, each unique on both sides.
 pub fn match_joints(source: &Rig, target: &Rig, map: &JointMap) -> JointMatch {
     let mut target_of = vec![None; source.nodes.len()];

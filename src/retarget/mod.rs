@@ -1,7 +1,7 @@
 //! Clips from another file, carried onto this rig's skeleton.
 //!
 //! Joints are paired by name ([`match_joints`]). The target is first turned into the source's
-//! rest pose, bone by bone and parents first (its *retarget pose*, see [`alignment`]); each
+//! rest pose, bone by bone and parents first (its *retarget pose*, see `alignment`); each
 //! paired joint's animated rotation is then carried as its change from the source's rest, in
 //! world space (turned to the way the target character faces), onto that retarget pose, and
 //! turned back into a local rotation parent first. Different rest poses (T-pose and A-pose,

@@ -4,9 +4,9 @@
 //! The file is read again as JSON (`serde_json::Value`, so unknown extensions, extras, names
 //! and materials pass through untouched) and only the accessors of the attributes whose data
 //! changed are pointed at new data, and only the animations the plan encodes anew get new
-//! accessors, in new buffer views of one new or grown buffer (see [`document`] and
-//! [`animations`]); every part of the JSON the save leaves unchanged is written as the original
-//! text ([`json_text`]). Every kind of edit goes through the one writer, [`save_edits`]. Writing
+//! accessors, in new buffer views of one new or grown buffer (see `document` and
+//! `animations`); every part of the JSON the save leaves unchanged is written as the original
+//! text (`json_text`). Every kind of edit goes through the one writer, [`save_edits`]. Writing
 //! goes through a temporary file in the output's folder that is renamed into place, so a failed
 //! write leaves no partial file.
 //!

@@ -6,10 +6,10 @@
 //! their base colour textures embedded as PNG), [`gltf_files`] (the GLB container, or `.gltf`
 //! JSON with a `.bin` beside it) and [`write_files`] (every file through a temporary file that
 //! is renamed into place). Clips are encoded by the same code as the writer that edits a file
-//! ([`super::animations::encode_clip`]).
+//! (`super::animations::encode_clip`).
 //!
 //! [`write_rig`] writes the whole rig: nodes in the order the importer reads them back
-//! (breadth first from the roots, see [`FileOrder`]), meshes with their skins' joints and
+//! (breadth first from the roots, see `FileOrder`), meshes with their skins' joints and
 //! weights, morph targets with their default weights and names, skins with their inverse bind
 //! matrices, materials and textures, and every clip with its morph weight channels.
 

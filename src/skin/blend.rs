@@ -120,7 +120,7 @@ pub(crate) fn mask_share(influences: &Influences, masked_joints: &[bool], vertic
 }
 
 /// Weight blended skinning of every vertex: linear blend skinning (the fast kernels) into the
-/// outputs, then, over the runs of vertices that hold a blend above 0 ([`blended_runs`]), dual
+/// outputs, then, over the runs of vertices that hold a blend above 0 (`blended_runs`), dual
 /// quaternion skinning into `scratch` (grown to the primitive's size on first use, then
 /// reused), mixed in by `blend`.
 ///
@@ -176,7 +176,7 @@ pub fn skin_blended(
     }
 }
 
-/// Vertices per chunk of the blend that [`blended_runs`] tests at once.
+/// Vertices per chunk of the blend that `blended_runs` tests at once.
 const RUN_CHUNK: usize = 32;
 
 /// Runs of whole chunks of [`RUN_CHUNK`] vertices (the last one cut to the blend's end) that

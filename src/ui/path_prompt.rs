@@ -73,7 +73,7 @@ impl PathPrompt {
 }
 
 /// The entries of the folder `typed` is in whose names start with what follows its last
-/// separator, as paths to type (folders end with a separator), sorted, at most [`SUGGESTIONS`];
+/// separator, as paths to type (folders end with a separator), sorted, at most `SUGGESTIONS`;
 /// hidden entries only when the name typed starts with a dot.
 pub fn completions(typed: &str) -> Vec<String> {
     let (folder, start) = match typed.rfind(std::path::is_separator) {

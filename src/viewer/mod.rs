@@ -382,7 +382,7 @@ impl Viewer {
 
     /// The frame's one changing step: the other side of a comparison follows the active one,
     /// both poses (and the CPU path's vertices) are brought up to date, and the checks the view
-    /// shows are started or collected ([`Viewer::update_checks`]). Returns what the pose cost
+    /// shows are started or collected (`Viewer::update_checks`). Returns what the pose cost
     /// with any evaluation made since the last frame (`None`: nothing changed). After it,
     /// [`Viewer::frame_state`] reads the frame.
     pub fn prepare_frame(&mut self) -> Option<FrameStages> {

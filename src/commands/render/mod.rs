@@ -68,6 +68,8 @@ pub struct RenderArgs {
     #[arg(long, value_name = "X,Y,Z", value_parser = look::parse_point)]
     pub look_at: Option<Vec3>,
     /// Blend a clip over the base clip: CLIP[:WEIGHT[:add]] (repeatable; mixed unless `add`).
+    // The brackets are the help text's syntax, not links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_parser = parse_layer)]
     pub layer: Vec<(String, f32, BlendMode)>,
     /// Attach a marker (axes and a box) to a joint (repeatable).
@@ -90,6 +92,8 @@ pub struct RenderArgs {
     /// Boxed: the command enum's variants stay near one size.
     #[command(flatten)]
     pub look: Box<LookArgs>,
+    // The brackets are the help text's syntax, not links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Where the camera looks from, around the framed rig: AZIMUTH,ELEVATION[,ZOOM] in degrees
     /// (azimuth 0 looks from +Z, 90 from +X; elevation above the ground; zoom 2 twice as close).
     /// The viewer's framing (about 34,17) when omitted.

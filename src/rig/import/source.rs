@@ -36,7 +36,7 @@ pub enum FileError {
     GrewTooLarge { path: PathBuf },
 }
 
-/// Reads a regular file of at most [`MAX_BYTES`].
+/// Reads a regular file of at most `MAX_BYTES`.
 pub fn read_file_bounded(path: &Path) -> Result<Vec<u8>, FileError> {
     let open = |e| FileError::Open {
         path: path.to_owned(),

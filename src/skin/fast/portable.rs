@@ -1,5 +1,5 @@
-//! Any CPU: four vertices at a time in glam's `Vec4` lanes ([`skin`]), and one at a time
-//! ([`range`]) for the rest and for what the block kernels hand back.
+//! Any CPU: four vertices at a time in glam's `Vec4` lanes (`skin`), and one at a time
+//! (`range`) for the rest and for what the block kernels hand back.
 
 use super::block::{Blend, run, run_blending};
 use super::lanes::V3;
