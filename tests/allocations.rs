@@ -3,7 +3,7 @@
 //! overrides, palettes), skinning on the CPU with LBS and with DQS, building the skeleton
 //! overlay's lines and recording the frame's timings.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use rigscope::anim::JointOverride;
@@ -13,9 +13,6 @@ use rigscope::rig::Rig;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::timings::FrameTimings;
 use rigscope::viewer::Viewer;
-
-#[global_allocator]
-static ALLOCATOR: common::counting::Counting = common::counting::Counting;
 
 /// Allocations made by `f` on this thread.
 fn allocations_in(f: impl FnOnce()) -> usize {

@@ -2,10 +2,10 @@
 //! can be worked out by hand, through the library and through `rigscope audit` and
 //! `rigscope inspect --vertex`; and on the shared real rigs.
 
-mod common;
+use crate::common;
 
-use common::rigscope;
-use common::skinned::{SkinnedMesh, TestJoint, blend, elbow, hard_elbow};
+use crate::common::rigscope;
+use crate::common::skinned::{SkinnedMesh, TestJoint, blend, elbow, hard_elbow};
 use glam::{DVec3, Quat, Vec3};
 use rigscope::audit::{self, AuditOptions, AuditReport, Axis, Curve, JointAudit};
 use rigscope::skin::SkinningMethod;

@@ -1,9 +1,9 @@
 //! The Audit window driven as a person would: opened by its key, run, and its worst joint
 //! clicked; then the pose, selection and skinned vertices checked against the audit's numbers.
 
-mod common;
+use crate::common;
 
-use common::skinned::hard_elbow;
+use crate::common::skinned::hard_elbow;
 use egui_kittest::kittest::Queryable;
 use glam::{Mat4, Quat, Vec3};
 use rigscope::ui::audit::row_label;

@@ -10,9 +10,9 @@
 //! When a folder is absent (a fresh clone) its test prints why and passes; when it is present,
 //! any misbehaviour fails it.
 
-mod common;
+use crate::common;
 
-use common::shared_folder;
+use crate::common::shared_folder;
 use rigscope::commands::status::{EXIT_FAILED, EXIT_FLAGGED};
 use rigscope::report::{RigReport, Severity};
 use rigscope::rig::load_file;

@@ -1,9 +1,8 @@
 //! `rigscope bench`: the headless frame loop runs on every path and its last line of output is
 //! one JSON object with the per-stage medians and the ratios to the static path.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 #[test]
 fn bench_prints_medians_for_every_path_and_json_last() {

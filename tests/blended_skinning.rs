@@ -2,9 +2,8 @@
 //! DQS mask by joint: positions worked out by hand in f64, the mask's blend by hand, and the
 //! GPU's shared skinning function against the CPU path.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};

@@ -4,7 +4,7 @@
 //! resampled clip against the original sampled at 30 Hz and interpolated between, joint by joint
 //! in world space, within bounds derived from the tolerances.
 
-mod common;
+use crate::common;
 
 use glam::{DQuat, DVec4, Mat4, Quat, Vec3, Vec4};
 use rigscope::anim::clip_edit::{

@@ -3,9 +3,9 @@
 //! saved and read back: names, count, the trimmed clip against the trim made independently on
 //! the file as read, and the untouched clip as the file had it.
 
-mod common;
+use crate::common;
 
-use common::bits;
+use crate::common::bits;
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
 use rigscope::anim::clip_edit;

@@ -2,7 +2,7 @@
 //! clips, the skeleton and meshes unchanged, the input untouched; exit codes and nothing written
 //! on a bad argument.
 
-mod common;
+use crate::common;
 
 use rigscope::anim::clip_edit;
 use rigscope::anim::sample_channel;

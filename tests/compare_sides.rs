@@ -2,9 +2,8 @@
 //! choice: the other side skins as the active one does (path, method and DQS mask, carried by
 //! joint name) until it is given a skinning of its own.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::Vec3;
 use rigscope::compare::CompareLayout;

@@ -3,11 +3,10 @@
 //! itself is that file drawn with its wireframe (the other side's back edges hidden by the
 //! active side's surface); `render --compare` writes such an image.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::different_pixels;
+use crate::common::different_pixels;
 use egui_kittest::kittest::Queryable;
 use image::RgbaImage;
 use rigscope::compare::CompareLayout;

@@ -2,11 +2,10 @@
 //! meshopt, Draco, WebP) against their originals: the same joints and clips, the same skinned
 //! surface at a clip time within the encoding's quantization, and the same picture.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::shared_rigs;
+use crate::common::shared_rigs;
 use glam::Vec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Codec, Rig, RigError};

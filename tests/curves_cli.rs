@@ -1,9 +1,8 @@
 //! `rigscope inspect` on hand-built clips: the `keys-jump` threshold as a flag, and
 //! `--curves --rotation` printing rotation keys and samples as angles.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -2,9 +2,9 @@
 //! time line dragged (seeking the playback), a key clicked for its tangents; what it plots
 //! checked against `motion::curves`, the data `inspect --curves` prints.
 
-mod common;
+use crate::common;
 
-use common::skinned::{SkinnedMesh, elbow_joints, only};
+use crate::common::skinned::{SkinnedMesh, elbow_joints, only};
 use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3, Vec4};
 use rigscope::motion::curves::{KeyFlag, Reading, SAMPLES_PER_SECOND, joint_curves};

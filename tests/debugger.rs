@@ -1,8 +1,7 @@
 //! The skinning debugger on synthetic rigs whose answers are known: joints bent by hand,
 //! dual quaternions against linear blend on a twist, and the colors of every debug view.
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 use glam::{DMat4, DQuat, Mat4, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;

@@ -2,8 +2,7 @@
 //! drawn in one; the proxy of a heavy rig covers what the whole mesh covers with far fewer
 //! triangles; a kept image copied onto the frame equals the scene drawn straight into it.
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 use image::RgbaImage;
 use rigscope::draw::ViewRenderer;

@@ -2,9 +2,9 @@
 //! matrix, one clip key, a renamed joint, reordered vertices), the shared rigs against their
 //! compressed copies, and the command's exit status.
 
-mod common;
+use crate::common;
 
-use common::{load_demo, run_rigscope, shared_folder};
+use crate::common::{load_demo, run_rigscope, shared_folder};
 use glam::{Mat4, Quat, Vec3, Vec4};
 use rigscope::compare::{ClipStatus, RigDiff, Thresholds, compare, compare_with_progress};
 use rigscope::rig::{Interpolation, Property, Rig};

@@ -2,9 +2,9 @@
 //! joint's translation, posed at chosen times; the reported skinned-vertex and joint distances
 //! are the key's offset as linear interpolation spreads it, worked out by hand.
 
-mod common;
+use crate::common;
 
-use common::{run_rigscope, split_glb};
+use crate::common::{run_rigscope, split_glb};
 use serde_json::{Value, json};
 use std::path::Path;
 

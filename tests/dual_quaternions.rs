@@ -4,11 +4,10 @@
 //! quaternions would drop: DQS must then land where LBS does, except where their blending
 //! differs (bent joints), on the CPU and on the GPU alike.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::{load_rig, shared_rigs};
+use crate::common::{load_rig, shared_rigs};
 use glam::Vec3;
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::rig::Rig;

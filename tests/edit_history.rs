@@ -3,7 +3,7 @@
 //! a save writes what is in effect after undos (clip edits and repaired weights in one file);
 //! the document knows whether it has edits a save would write.
 
-mod common;
+use crate::common;
 
 use rigscope::anim::JointOverride;
 use rigscope::rig::{Rig, load_file};

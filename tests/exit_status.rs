@@ -2,9 +2,7 @@
 //! something, 2 could not run (a file that does not load, a bad argument); and every command
 //! with `--json` prints one error document shape when it fails.
 
-mod common;
-
-use common::{run_rigscope, temp_dir};
+use crate::common::{run_rigscope, temp_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

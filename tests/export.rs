@@ -3,9 +3,9 @@
 //! rig's pose read back by the importer against an f64 skinning of the original, and the
 //! refusals (exit 2, nothing written).
 
-mod common;
+use crate::common;
 
-use common::{farthest_from_nearest, run_rigscope, shared_rigs, temp_dir};
+use crate::common::{farthest_from_nearest, run_rigscope, shared_rigs, temp_dir};
 use glam::{DMat3, DMat4, DVec3, DVec4, Vec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;

@@ -3,9 +3,9 @@
 //! morph offsets; a meshopt stream with the exponential filter; a texture transform with a
 //! rotation and a texture coordinate override; KTX2 textures; alpha modes; a VRM avatar.
 
-mod common;
+use crate::common;
 
-use common::gltf_with;
+use crate::common::gltf_with;
 use glam::{Vec2, Vec3};
 use rigscope::rig::{AlphaMode, Rig, RigError, load_slice};
 use serde_json::{Value, json};

@@ -2,9 +2,9 @@
 //! `SkinningType: "Blend"` and per-vertex `BlendWeights`, two bones, and a take that twists one
 //! of them about its bone; the skinned positions are worked out by hand in f64.
 
-mod common;
+use crate::common;
 
-use common::fbx::{Y_UP_CENTIMETRES_HEADER, cluster, rotation_take, skinned_vertices, triangle_mesh};
+use crate::common::fbx::{Y_UP_CENTIMETRES_HEADER, cluster, rotation_take, skinned_vertices, triangle_mesh};
 use glam::DVec3;
 use rigscope::rig::load_slice;
 use rigscope::skin::SkinningMethod;

@@ -3,9 +3,9 @@
 //! different proportions and joint axes, so the check is on what the retargeting keeps: each
 //! limb's world direction, the same in both rigs at every time.
 
-mod common;
+use crate::common;
 
-use common::shared_rigs;
+use crate::common::shared_rigs;
 use glam::Vec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::retarget::{JointMap, RetargetOptions, load_clips_into};

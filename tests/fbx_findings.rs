@@ -1,10 +1,10 @@
 //! The report's FBX findings, each on a file known to have (or lack) what it names: hand-written
 //! FBX files and shared ones whose content was read by hand (fbx/SOURCES.md, the ASCII text).
 
-mod common;
+use crate::common;
 
-use common::fbx::{bind_pose_at, many_cluster_fbx, one_cluster_fbx};
-use common::shared_rigs;
+use crate::common::fbx::{bind_pose_at, many_cluster_fbx, one_cluster_fbx};
+use crate::common::shared_rigs;
 use rigscope::report::{Finding, FindingCode, RigReport, Severity};
 use rigscope::rig::{Rig, load_slice};
 

@@ -2,9 +2,9 @@
 //! triangle in centimetres bound to one bone by one cluster, and one take that turns the bone
 //! 90° about Z in a second.
 
-mod common;
+use crate::common;
 
-use common::fbx::{lift_blend_shape, one_cluster_fbx, skinned_lbs};
+use crate::common::fbx::{lift_blend_shape, one_cluster_fbx, skinned_lbs};
 use glam::DVec3;
 use rigscope::rig::load_slice;
 

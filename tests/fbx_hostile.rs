@@ -4,15 +4,12 @@
 //! the data does not back would take. A fixed random sequence, so that a failure is
 //! reproducible; the `load_fbx` fuzz target explores the same space without end.
 
-mod common;
+use crate::common;
 
-use common::shared_rigs;
+use crate::common::shared_rigs;
 use rigscope::report::RigReport;
 use rigscope::rig::{FbxErrorKind, RigError, load_slice};
 use std::time::{Duration, Instant};
-
-#[global_allocator]
-static ALLOCATOR: common::counting::Counting = common::counting::Counting;
 
 /// No single allocation a broken file causes may reach this; the largest shared FBX file
 /// (3.7 MB) may use 123 MiB in all.

@@ -4,9 +4,7 @@
 //! at full weight cannot make. Positions at 25/50/75/100 % are worked out by hand from the rule
 //! FBX and ufbx follow (linear from zero to the first shape, then from shape to shape).
 
-mod common;
-
-use common::fbx::{linear_curve, one_cluster_fbx, skinned_lbs};
+use crate::common::fbx::{linear_curve, one_cluster_fbx, skinned_lbs};
 use glam::DVec3;
 use rigscope::rig::{Rig, RigError, load_slice};
 

@@ -5,7 +5,7 @@
 //! coordinates, joints (as joint names) and weights, morph targets with their default weights
 //! and names, materials and their base colour textures, and every clip sampled at 30 Hz.
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec3};
 use rigscope::anim::PoseBuffers;

@@ -3,9 +3,9 @@
 //! tool's own deformed mesh (`fbx/truth/*.obj`, see fbx/SOURCES.md); Mixamo rigs come out in
 //! metres facing +Z.
 
-mod common;
+use crate::common;
 
-use common::{farthest_from_nearest, shared_rigs};
+use crate::common::{farthest_from_nearest, shared_rigs};
 use glam::{DMat4, DVec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;

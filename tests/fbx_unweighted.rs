@@ -4,9 +4,7 @@
 //! of the cluster and its mesh node parented to the bone, 5 cm along Z: positions worked out by
 //! hand.
 
-mod common;
-
-use common::fbx::one_cluster_fbx;
+use crate::common::fbx::one_cluster_fbx;
 use glam::DVec3;
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::load_slice;

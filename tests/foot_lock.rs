@@ -1,11 +1,10 @@
 //! Foot locking: feet held where they land during their contacts, measured the way
 //! `audit --motion` measures foot slide, on the shared walks and on a clip made to slide.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::*;
+use crate::common::*;
 use glam::{Quat, Vec3};
 use rigscope::anim::foot_lock::{FootLock, heading_of};
 use rigscope::anim::{ClipSampler, PoseBuffers, PoseInputs, evaluate_pose, rig_height};

@@ -2,9 +2,8 @@
 //! `bench --orbit`): a frame evaluates the pose once and, on the CPU path, skins it once,
 //! whichever path and method draw it.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use rigscope::draw::{Clock, FrameStep, ViewRenderer};
 use rigscope::render::Offscreen;

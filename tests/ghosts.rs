@@ -2,9 +2,8 @@
 //! allocating once shown, and drawn where a plain render at their moment has the mesh, in their
 //! tint, the same on both skinning paths.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use egui_kittest::kittest::Queryable;
 use image::RgbaImage;
@@ -13,9 +12,6 @@ use rigscope::anim::{FRAME_SECONDS, GhostOptions, PoseBuffers};
 use rigscope::render::material::GHOST_TINT_SHARE;
 use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::Viewer;
-
-#[global_allocator]
-static ALLOCATOR: common::counting::Counting = common::counting::Counting;
 
 fn ghosts(count: u32, every: u32) -> GhostOptions {
     GhostOptions {

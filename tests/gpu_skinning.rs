@@ -1,9 +1,8 @@
 //! The shared WGSL skinning function, run in a compute pass and read back, against an f64 linear
 //! blend skinning written here independently of the crate's CPU path.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::{DMat3, DMat4, DVec3, DVec4, Mat4, Vec3};
 use rigscope::anim::JointOverride;

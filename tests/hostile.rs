@@ -2,16 +2,13 @@
 //! must load to a clear error that names the problem, or load with a report finding that does,
 //! without a large allocation.
 
-mod common;
+use crate::common;
 
+use crate::common::gltf_with;
 use base64::Engine;
-use common::gltf_with;
 use rigscope::report::{RigReport, Severity};
 use rigscope::rig::{GlbError, Rig, RigError, UriError, glb_container, load_file, load_slice};
 use serde_json::{Value, json};
-
-#[global_allocator]
-static ALLOCATOR: common::counting::Counting = common::counting::Counting;
 
 /// No single allocation a hostile file causes may reach this: what a file claims (counts,
 /// lengths, set numbers) must not be reserved before the data backs it.

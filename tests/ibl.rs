@@ -2,9 +2,8 @@
 //! read back and compared with the f64 integrals of `render::ibl`; the shaded view under an
 //! environment against the split sum by hand; `render --environment` and `--light`.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::{DVec3, Quat, Vec3};
 use rigscope::render::environment::{Environment, Equirect, Lighting};

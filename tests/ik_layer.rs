@@ -2,9 +2,8 @@
 //! in front of its chest, the rest of the body as the clip has it; a point out of reach
 //! straightens the arm towards it.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;

@@ -1,9 +1,9 @@
 //! The importer against the files themselves: every shared rig is loaded with
 //! `rigscope::rig::load_file` and compared with values read independently from its glTF JSON.
 
-mod common;
+use crate::common;
 
-use common::{Doc, array, index, json_node_name, rig_node_of, shared_rigs};
+use crate::common::{Doc, array, index, json_node_name, rig_node_of, shared_rigs};
 use rigscope::rig::demo::{DEMO_GLB, DEMO_JOINTS, demo_glb};
 use rigscope::rig::{Primitive, Property, Rig, load_file};
 use std::path::PathBuf;

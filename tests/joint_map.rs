@@ -3,7 +3,7 @@
 //! transforms against the source file's keys composed in f64), and the pair is kept in the
 //! settings for that pair of skeletons and used on the next load.
 
-mod common;
+use crate::common;
 
 use egui_kittest::kittest::Queryable;
 use glam::{DMat4, DQuat, DVec3};

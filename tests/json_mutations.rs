@@ -3,11 +3,10 @@
 //! load or fail with an error, never panic, and never take long. A fixed random sequence, so a
 //! failure is reproducible; the `load_json` fuzz target explores the same space without end.
 
-mod common;
 #[path = "common/json_mutation.rs"]
 mod json_mutation;
 
-use common::{shared_rigs, split_glb};
+use crate::common::{shared_rigs, split_glb};
 use rigscope::report::RigReport;
 use rigscope::rig::{RigError, glb_container, load_slice};
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Layers, crossfades and attachments against poses worked out by hand in f64.
 
-mod common;
+use crate::common;
 
 use glam::{DQuat, DVec3, Quat, Vec3, Vec4};
 use rigscope::anim::{Attachment, BlendMode, Layer};

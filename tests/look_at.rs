@@ -2,9 +2,7 @@
 //! matrices, with the neck and spine sharing the turn; over a playing clip, in the window
 //! (following the camera, undone like any pose edit) and from the command line.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glam::{Mat4, Vec3};
 use rigscope::anim::look_at::{LookAt, find_head};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};

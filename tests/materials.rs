@@ -2,8 +2,7 @@
 //! nodes and mirroring joints (a negative determinant flips the winding), alpha MASK and BLEND,
 //! unlit, emission and vertex colors. Rendered offscreen and read back pixel by pixel.
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 use glam::{Mat4, Vec3, Vec4};
 use gpu::{linear, srgb8};

@@ -1,7 +1,7 @@
 //! Mirroring a pose left ↔ right on Xbot: mirroring twice gives the pose back, and the mirrored
 //! pose's skinned mesh is the mirror image of the original within Xbot's own asymmetry at rest.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use rigscope::anim::mirror::{PoseMirror, world_matrices};

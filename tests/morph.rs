@@ -1,8 +1,7 @@
 //! Morph targets: weights sampled from `weights` channels, applied before skinning on the CPU
 //! path and in the shaders' shared function (compute pass), and drawn.
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 use glam::{Mat4, Vec2, Vec3};
 use rigscope::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose};

@@ -3,10 +3,8 @@
 //! bit, signed zeros and weights that are not finite included; on the GPU the pre-pass and the
 //! shaders' morph against the CPU path on a face of many targets.
 
-#[path = "common/gpu.rs"]
-mod gpu;
-#[path = "common/random.rs"]
-mod random;
+use crate::common::gpu;
+use crate::common::random;
 
 use glam::Vec3;
 use random::Random;

@@ -2,10 +2,8 @@
 //! tangents, morphed on the CPU path as a dense sum written here gives them (bit for bit) and in
 //! f64, skinned after the morph, the same on the GPU, and written back by the glTF writer.
 
-#[path = "common/gpu.rs"]
-mod gpu;
-#[path = "common/random.rs"]
-mod random;
+use crate::common::gpu;
+use crate::common::random;
 
 use glam::{Vec3, Vec4};
 use random::Random;

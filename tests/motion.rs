@@ -1,9 +1,8 @@
 //! Clip motion: files with a skeleton and clips but no mesh are drawn as bones, framed over
 //! their clips, and reported as having no mesh.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use egui_kittest::kittest::Queryable;
 use glam::{Vec3, Vec4};

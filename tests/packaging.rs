@@ -2,11 +2,10 @@
 //! man pages from the command-line definition, and the Linux archive of `packaging/linux.sh`
 //! unpacked, run and installed under a temporary prefix.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::has_program;
+use crate::common::has_program;
 use egui_kittest::kittest::Queryable;
 use rigscope::ui::about::{COMMIT, VERSION};
 use std::collections::BTreeSet;

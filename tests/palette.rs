@@ -1,9 +1,9 @@
 //! Joint palettes: which clips start at the bind pose, an f64 check of the palette formula, and
 //! CPU skinning at the bind pose.
 
-mod common;
+use crate::common;
 
-use common::{Doc, array, index, json_rest_trs, rig_node_of, shared_rigs};
+use crate::common::{Doc, array, index, json_rest_trs, rig_node_of, shared_rigs};
 use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;

@@ -4,7 +4,7 @@
 //! on the shared rigs (at rest and part-way through their first clip) and on 256-joint chains
 //! and bushes. Where the CPU has no AVX-512 the test says so and checks nothing.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
 use rigscope::anim::{build_palette_with, local_to_world_with, sample_clip};

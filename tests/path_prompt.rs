@@ -1,7 +1,7 @@
 //! File ▸ Open by path… (and the field offered when no native dialog opens): a path typed, Tab
 //! completing it from the file system, Enter opening it.
 
-mod common;
+use crate::common;
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;

@@ -2,9 +2,9 @@
 //! texture coordinate set and KHR_texture_transform, the raw coordinate sets and tangents those
 //! textures need, against the shared files' JSON and hand-written documents.
 
-mod common;
+use crate::common;
 
-use common::{Doc, gltf_with};
+use crate::common::{Doc, gltf_with};
 use glam::{Vec2, Vec4};
 use rigscope::rig::{Material, Rig, TextureRef, UvTransform, load_slice};
 use serde_json::{Value, json};

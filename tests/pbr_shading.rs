@@ -3,8 +3,7 @@
 //! surface point, normal and view direction are known; emissive textures with their own
 //! coordinate set and transform.
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 use glam::{DVec3, Quat, Vec2, Vec3, Vec4};
 use gpu::srgb8;

@@ -2,7 +2,7 @@
 //! keys with axis locks and typed amounts, clearing with `Alt+R`, and dragging a hand's IK goal. Each is
 //! checked against the joint's world transform computed apart from the UI, and against the edit history.
 
-mod common;
+use crate::common;
 
 use egui::{Event, Key, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;

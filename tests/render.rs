@@ -2,11 +2,10 @@
 //! pixel with a stored golden image. `RIGSCOPE_BLESS=1 cargo test --release --test render`
 //! rewrites the golden images (check them by eye before committing).
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::{different_pixels, differs};
+use crate::common::{different_pixels, differs};
 use image::RgbaImage;
 use rigscope::render::GpuError;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! projecting a known point by hand; `--transparent` makes alpha the coverage; `--tonemap` and
 //! `--exposure` change the shaded view only as far as the curves say.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use serde_json::json;

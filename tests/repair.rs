@@ -1,9 +1,9 @@
 //! The weight repairs on small rigs built here, against weights worked out by hand, and on the
 //! shared real rigs (their repaired weights pass the rig report's weight checks).
 
-mod common;
+use crate::common;
 
-use common::skinned::{SkinnedMesh, TestJoint, blend, only};
+use crate::common::skinned::{SkinnedMesh, TestJoint, blend, only};
 use glam::Vec3;
 use rigscope::repair::{self, FillMode, MirrorDirection, Repair, RepairPlan};
 use rigscope::rig::{Influences, Rig};

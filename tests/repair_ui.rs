@@ -1,9 +1,9 @@
 //! The Repair weights window driven as a person would: opened from Tools, its counts read, the
 //! repair previewed, Before and After switched and the preview ended.
 
-mod common;
+use crate::common;
 
-use common::skinned::{SkinnedMesh, TestJoint, only};
+use crate::common::skinned::{SkinnedMesh, TestJoint, only};
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use rigscope::viewer::Viewer;

@@ -2,10 +2,8 @@
 //! data (read by the test helpers, not the importer), and from small rigs built here whose
 //! expected findings follow from the numbers written into them.
 
-mod common;
-
+use crate::common::{Doc, array, index, shared_rigs};
 use base64::Engine;
-use common::{Doc, array, index, shared_rigs};
 use glam::{Mat4, Quat, Vec3};
 use rigscope::report::{Finding, RigReport, Severity};
 use rigscope::rig::{Rig, load_file, load_slice};

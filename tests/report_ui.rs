@@ -1,7 +1,7 @@
 //! The Report panel driven like a person would: findings found by their text and clicked, then
 //! the viewer's selected joint checked.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use egui_kittest::Harness;

@@ -1,9 +1,8 @@
 //! `audit --motion`'s rest and bind pose checks on real rigs: the upper arms' angles against
 //! ones worked out in f64 from the file's node transforms, and the pose named from them.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::{DMat4, DQuat, DVec3};
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! changed playing a clip exactly as the original, identical skeletons copying locals exactly,
 //! and the Mixamo rigs of the shared corpus onto Ready Player Me and ybot.
 
-mod common;
+use crate::common;
 
-use common::rigscope;
+use crate::common::rigscope;
 use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot, Quat, Vec3, Vec4};
 use rigscope::anim::PoseBuffers;
 use rigscope::retarget::{JointMap, RetargetOptions, retarget_clips, retarget_pose, with_clips_from};

@@ -2,9 +2,9 @@
 //! (Appendix C) written here, separately from `rigscope::anim`: synthetic channels first, then
 //! the nine clips of InterpolationTest.gltf read straight from its binary buffer.
 
-mod common;
+use crate::common;
 
-use common::{Doc, index, json_rest_trs, rig_node_of, shared_rigs};
+use crate::common::{Doc, index, json_rest_trs, rig_node_of, shared_rigs};
 use glam::{Quat, Vec3, Vec4};
 use rigscope::anim::{PoseBuffers, key_interval, sample_channel, sample_clip};
 use rigscope::rig::{Channel, Interpolation, Property, Trs};

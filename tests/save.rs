@@ -2,9 +2,9 @@
 //! was (rig and JSON), normalized integer weights sum exactly to 1 in their stored form, a failed
 //! write leaves nothing, and `rigscope fix` clears the weight-sum findings of real rigs.
 
-mod common;
+use crate::common;
 
-use common::{Doc, array, rigscope, same, shared_folder, shared_rigs, temp_dir};
+use crate::common::{Doc, array, rigscope, same, shared_folder, shared_rigs, temp_dir};
 use rigscope::report::{FindingCode, RigReport};
 use rigscope::rig::{Influences, Rig, load_file};
 use rigscope::save::{SaveError, SaveOptions, save_repaired};

@@ -3,9 +3,9 @@
 //! ones as they were, the rest of the rig unchanged and the input untouched; a plan the file or
 //! the rig cannot satisfy is a typed error that writes nothing.
 
-mod common;
+use crate::common;
 
-use common::{Doc, bits, same, shared_folder, shared_rigs, temp_dir};
+use crate::common::{Doc, bits, same, shared_folder, shared_rigs, temp_dir};
 use glam::Vec4;
 use rigscope::rig::{Clip, Interpolation, MorphChannel, Property, Rig, load_file};
 use rigscope::save::{

@@ -2,9 +2,9 @@
 //! and exits, and the first window loads it (Unix only).
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
-use common::viewer_command;
+use crate::common::viewer_command;
 use rigscope::rig::demo::demo_glb;
 use rigscope::settings::CONFIG_DIR_ENV;
 use std::io::BufRead;

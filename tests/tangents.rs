@@ -2,9 +2,9 @@
 //! tangents an exporter stored, and the frames the importer gives normal-mapped primitives that
 //! have none.
 
-mod common;
+use crate::common;
 
-use common::Doc;
+use crate::common::Doc;
 use glam::{Vec3, Vec4};
 
 #[test]
@@ -242,8 +242,7 @@ fn dual_quaternion_skinning_keeps_each_tangent_s_angle_to_its_normal() {
     assert!(checked >= 4);
 }
 
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common::gpu;
 
 #[test]
 fn the_gpu_moves_tangents_as_the_cpu_path_does_for_every_method() {

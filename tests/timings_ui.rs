@@ -1,7 +1,7 @@
 //! The Timings panel shows what the frame loop recorded: opened like a person would, its stage
 //! rows, medians and rig facts found by their text.
 
-mod common;
+use crate::common;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -1,7 +1,7 @@
 //! The UI driven as a person would: widgets found by their labels, clicked, dragged and typed
 //! into, then the viewer's state checked.
 
-mod common;
+use crate::common;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

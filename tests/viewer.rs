@@ -1,6 +1,6 @@
 //! Viewer state without a window: loading in the background, failed loads, playback controls.
 
-mod common;
+use crate::common;
 
 use rigscope::viewer::Viewer;
 

@@ -3,9 +3,8 @@
 //! restores the loaded rig bit for bit, and Save as… writes a file that differs from the input
 //! only in its weights.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
 use glam::{DMat4, DVec3, Mat4};
 use rigscope::render::compute::ComputeSkinner;

@@ -1,10 +1,10 @@
 //! The windowed path for real: the viewer opens a window (under Xvfb when there is no display),
 //! draws frames with egui, and exits cleanly after a set number of frames.
 
-mod common;
+use crate::common;
 
-use common::skinned::{SkinnedMesh, TestJoint, blend};
-use common::viewer_command;
+use crate::common::skinned::{SkinnedMesh, TestJoint, blend};
+use crate::common::viewer_command;
 use glam::Vec3;
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -2,11 +2,10 @@
 //! path, play, switch views, bend and reset; hot reload when the file changes on disk;
 //! screenshots and frame sequences; settings that stick; the keyboard map.
 
-mod common;
-#[path = "common/gpu.rs"]
-mod gpu;
+use crate::common;
+use crate::common::gpu;
 
-use common::viewer_command;
+use crate::common::viewer_command;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

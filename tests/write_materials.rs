@@ -2,7 +2,7 @@
 //! texture, each reading the coordinates and transform it read before; tangents; and morph
 //! targets' tangent offsets. A file built here is loaded, written and loaded again.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use glam::{Vec2, Vec3};

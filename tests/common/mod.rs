@@ -6,6 +6,8 @@
 
 pub mod counting;
 pub mod fbx;
+pub mod gpu;
+pub mod random;
 pub mod skinned;
 
 use serde_json::Value;
