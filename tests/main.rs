@@ -89,3 +89,25 @@ mod viewer_repair;
 mod window;
 mod workflow;
 mod write_materials;
+
+/// `autotests = false` in Cargo.toml: a file under `tests/` runs only if it is declared above.
+#[test]
+fn every_file_under_tests_is_a_module_of_this_binary() {
+    let declared = include_str!("main.rs");
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&folder).expect("the tests folder") {
+        let path = entry.expect("an entry of the tests folder").path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
+            files += 1;
+            assert!(
+                declared.contains(&format!("\nmod {stem};\n")),
+                "tests/{stem}.rs is not declared in tests/main.rs, so its tests never run"
+            );
+        }
+    }
+    assert!(files > 70, "only {files} test files found in {}", folder.display());
+}
