@@ -1,4 +1,4 @@
-//! Structure-aware: a rig's JSON, edited by the same mutations as `tests/json_mutations.rs` (one
+//! Structure-aware: a rig's JSON, edited by the same mutations as `tests/files/json_mutations.rs` (one
 //! to three values changed, removed or retyped), with the fuzzer's bytes choosing what to edit.
 //! The seeds (`seed_corpus.py`) are the shared rigs, compressed ones included, so the edits
 //! land on real accessors, buffer views and extension objects.

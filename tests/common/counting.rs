@@ -1,6 +1,6 @@
 //! A global allocator that counts, per thread and while that thread asks for it, the
-//! allocations made and the largest one. A test binary installs it with
-//! `#[global_allocator] static ALLOCATOR: common::counting::Counting = common::counting::Counting;`.
+//! allocations made and the largest one. Every test binary has it (through `common`): threads
+//! that do not ask run as with the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -8,6 +8,9 @@ use std::cell::Cell;
 /// Counts allocations (and reallocations) per thread, while that thread asks to be watched
 /// (tests run in parallel threads; each counts only its own).
 pub struct Counting;
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 thread_local! {
     static WATCHED: Cell<bool> = const { Cell::new(false) };

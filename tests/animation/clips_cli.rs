@@ -207,7 +207,7 @@ fn bad_arguments_exit_2_and_no_change_exits_1_writing_nothing() {
     let args = base(&[]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     assert_fails_writing_nothing(&args, &out, 1, "nothing changed");
-    // An FBX input is checked as strictly (its conversion is tests/fbx_to_gltf.rs).
+    // An FBX input is checked as strictly (its conversion is tests/fbx/fbx_to_gltf.rs).
     let fbx = rigs.join("fbx/Samba Dancing.fbx");
     assert_fails_writing_nothing(
         &[

@@ -70,7 +70,7 @@ fn readyplayer_me_materials_keep_their_factors_and_textures() {
                     }
                     tangent_primitives += 1;
                 }
-                // A normal map without TANGENT: generated (tests/tangents.rs checks how).
+                // A normal map without TANGENT: generated (tests/rendering/tangents.rs checks how).
                 (Some(_), None) => assert_eq!(primitive.tangents.len(), primitive.vertex_count()),
                 // Without a normal map the tangents are not read.
                 _ => assert!(primitive.tangents.is_empty(), "mesh {m} primitive {p}"),
@@ -92,7 +92,7 @@ fn michelle_is_half_metallic_with_textures_and_gets_generated_tangents() {
     assert_eq!(body.base_color_texture, Some(2));
     assert_eq!(body.metallic_roughness_texture, texture(3, 0));
     assert_eq!(body.normal_texture, texture(1, 0));
-    // A normal map without TANGENT: the importer generates them (tests/tangents.rs).
+    // A normal map without TANGENT: the importer generates them (tests/rendering/tangents.rs).
     let primitive = &rig.meshes[0].primitives[0];
     assert_eq!(primitive.tangents.len(), primitive.vertex_count());
 }

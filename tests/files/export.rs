@@ -1,5 +1,5 @@
 //! `rigscope export`: the OBJ of an FBX rig's pose against the mesh its authoring tool deformed
-//! itself (`fbx/truth`, as `tests/fbx_truth.rs` compares the skinned vertices), the GLB of a glTF
+//! itself (`fbx/truth`, as `tests/fbx/fbx_truth.rs` compares the skinned vertices), the GLB of a glTF
 //! rig's pose read back by the importer against an f64 skinning of the original, and the
 //! refusals (exit 2, nothing written).
 
@@ -11,7 +11,7 @@ use rigscope::anim::PoseBuffers;
 use rigscope::rig::Rig;
 use std::path::Path;
 
-/// As `tests/fbx_truth.rs`: how far (metres) an exported vertex may be from the nearest vertex
+/// As `tests/fbx/fbx_truth.rs`: how far (metres) an exported vertex may be from the nearest vertex
 /// of the tool's mesh and the reverse (the OBJs print 6 decimals of a centimetre; the rig is
 /// f32). The OBJ prints each f32 in full, so exporting adds nothing to it.
 const TRUTH_TOLERANCE: f64 = 2e-6;
@@ -62,7 +62,7 @@ fn read_obj(path: &Path) -> Obj {
     obj
 }
 
-/// Two of `tests/fbx_truth.rs`'s pairs (Y-up files in centimetres): the FBX, the tool's OBJ, the
+/// Two of `tests/fbx/fbx_truth.rs`'s pairs (Y-up files in centimetres): the FBX, the tool's OBJ, the
 /// clip, and the time in the clip (the file's time less the stack's start).
 const TRUTHS: &[(&str, &str, Option<&str>, f64)] = &[
     (

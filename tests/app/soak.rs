@@ -4,8 +4,8 @@
 //! now and then, and checks that resident memory stops growing after a warm-up.
 //!
 //! ```sh
-//! cargo test --release --test integration soak:: -- --ignored --nocapture
-//! RIGSCOPE_SOAK_SECONDS=60 RIGSCOPE_SOAK_VERBOSE=1 cargo test --release --test integration soak:: -- --ignored --nocapture
+//! cargo test --release --test app soak:: -- --ignored --nocapture
+//! RIGSCOPE_SOAK_SECONDS=60 RIGSCOPE_SOAK_VERBOSE=1 cargo test --release --test app soak:: -- --ignored --nocapture
 //! ```
 //!
 //! The adapter is the one `rigscope render` would use (`WGPU_BACKEND` picks another). On Mesa
@@ -48,7 +48,7 @@ fn load_rig() -> (rigscope::rig::Rig, String) {
 }
 
 #[test]
-#[ignore = "runs for minutes; cargo test --release --test integration soak:: -- --ignored"]
+#[ignore = "runs for minutes; cargo test --release --test app soak:: -- --ignored"]
 fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let seconds = std::env::var("RIGSCOPE_SOAK_SECONDS")

@@ -3,7 +3,7 @@
 //! load or fail with an error, never panic, and never take long. A fixed random sequence, so a
 //! failure is reproducible; the `load_json` fuzz target explores the same space without end.
 
-#[path = "common/json_mutation.rs"]
+#[path = "../common/json_mutation.rs"]
 mod json_mutation;
 
 use crate::common::{shared_rigs, split_glb};

@@ -1,0 +1,14 @@
+//! The rig checks: the report, the range-of-motion audit and weight symmetry, weight repairs,
+//! comparing two files, and the exit status every subcommand shares.
+//!
+//! One test binary per folder under `tests/`: each file here is a module of this one.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod audit;
+mod diff;
+mod diff_poses;
+mod exit_status;
+mod repair;
+mod report;
