@@ -135,6 +135,11 @@ fn leave_out_display_device_selection() {
 }
 
 fn main() -> ExitCode {
+    // Refused before anything else, `--version` included: a bug report or a test run under a
+    // kernel the CPU lacks would otherwise say it ran code it did not.
+    if let Err(e) = rigscope::cpu::Kernel::forced() {
+        return finish(Err(CommandError::Failed(e.to_string())), ErrorOutput::Text);
+    }
     let cli = Cli::parse();
     if cli.command.is_some() {
         leave_out_display_device_selection();

@@ -222,8 +222,9 @@ type Select<'a> = Option<(usize, &'a mut Vec<(f32, [u32; 3])>)>;
 /// Measures `pose`'s triangles into `totals` and each one's squared factor into `factors`.
 fn lanes(pose: &Pose<'_>, totals: &mut TriangleTotals, factors: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above; the function is otherwise safe code.
+    if crate::cpu::Kernel::Avx2Fma.is_enabled() {
+        // SAFETY: the CPU has AVX2 (`is_enabled` implies `is_available`, which checks it); the
+        // function is otherwise safe code.
         return unsafe { lanes_avx2(pose, totals, factors) };
     }
     lanes_body(pose, totals, factors);

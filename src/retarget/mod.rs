@@ -31,7 +31,7 @@ pub use matching::{
 };
 
 use crate::anim::local_to_world;
-use crate::rig::{Clip, Rig, RigError, Trs};
+use crate::rig::{Clip, MorphChannel, Rig, RigError, Trs};
 use glam::{Mat4, Quat, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -90,7 +90,8 @@ struct Skeletons<'a> {
     /// Per target node: its bone, as (target child, source child), whose direction the
     /// alignment matched and the limb errors measure.
     bones: Vec<Option<(usize, usize)>>,
-    /// Lowest rest height of the reported joints (the ground hip heights are measured from).
+    /// Lowest height of the reported joints at rest (the ground hip heights are measured from),
+    /// the target's in its retarget pose.
     source_floor: f32,
     target_floor: f32,
     /// Turn about the vertical from the way the source character faces to the way the target
@@ -202,6 +203,11 @@ impl<'a> Skeletons<'a> {
             target_rest,
         };
         skeletons.retarget_rotations = skeletons.retarget_pose();
+        // The hip heights compared are those of the two rigs standing in the same pose: legs
+        // spread or bent at rest raise the target's feet, which says nothing of its size.
+        let mut standing = Pose::new(target);
+        standing.set(target, &skeletons.retarget_locals());
+        skeletons.target_floor = floor(target, &standing);
         skeletons
     }
 
@@ -441,9 +447,94 @@ pub fn retarget_clips(
     (clips, report)
 }
 
-/// `rig` with every clip of `source` carried onto it and appended, each marked as coming from
-/// `origin` and renamed `name (file)` when the rig already has a clip of that name. Morph
-/// weights follow meshes whose targets share names.
+/// A clip file's clips carried onto a rig but not yet added to it: what adding them as one edit
+/// of a document puts in (see [`CarriedClips::add_to`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CarriedClips {
+    /// The file the clips come from.
+    pub origin: PathBuf,
+    /// Bound to the rig's nodes, named as in the file.
+    pub clips: Vec<Clip>,
+    /// Morph weights following meshes whose targets share names, their `clip` counted from the
+    /// first carried clip.
+    pub morph_channels: Vec<MorphChannel>,
+    /// What the carrying matched and left out (clip names as in the file).
+    pub report: RetargetReport,
+}
+
+impl CarriedClips {
+    /// Every clip of `source` carried onto `rig` (see [`retarget_clips`]), with morph weights.
+    pub fn carry(rig: &Rig, source: &Rig, origin: &Path, map: &JointMap, options: &RetargetOptions) -> CarriedClips {
+        let (clips, mut report) = retarget_clips(source, rig, map, options);
+        let morph = morph::carry_morph_channels(source, rig, 0);
+        for (clip_report, counts) in report.clips.iter_mut().zip(&morph.counts) {
+            (clip_report.matched_morph_channels, clip_report.dropped_morph_channels) = *counts;
+        }
+        CarriedClips {
+            origin: origin.to_path_buf(),
+            clips,
+            morph_channels: morph.channels,
+            report,
+        }
+    }
+
+    /// Appends the clips to `rig` (the rig they were carried onto, or one with the same nodes),
+    /// each marked as coming from the file and renamed `name (file)` where the rig already has
+    /// a clip of that name; the clips and the report here take the names the clips got.
+    pub fn add_to(&mut self, rig: &mut Rig) {
+        let first = rig.clips.len();
+        rig.morphs
+            .channels
+            .extend(self.morph_channels.iter().map(|channel| MorphChannel {
+                clip: first + channel.clip,
+                ..channel.clone()
+            }));
+        let file = (self.origin.file_name()).map_or_else(
+            || self.origin.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        for (clip, clip_report) in self.clips.iter_mut().zip(&mut self.report.clips) {
+            if rig.clips.iter().any(|c| c.name == clip.name) {
+                clip.name = format!("{} ({file})", clip.name);
+            }
+            clip.source = Some(self.origin.clone());
+            clip_report.name = clip.name.clone();
+            // The import facts are per clip, index for index.
+            if rig.facts.channels.len() == rig.clips.len() {
+                rig.facts.channels.push(Vec::new());
+            }
+            rig.clips.push(clip.clone());
+        }
+        // Without skins, which nodes count as bones depends on the clips' channels.
+        rig.hierarchy_cache = Default::default();
+    }
+
+    /// Loads `path` and carries its clips onto `rig` (see [`CarriedClips::carry`]), its joints
+    /// matched with the map `maps` keeps for the two skeletons, if any, and over it the pairs
+    /// of `pairs`.
+    pub fn load(
+        rig: &Rig,
+        path: &Path,
+        (maps, pairs): (&JointMaps, &JointMap),
+        options: &RetargetOptions,
+    ) -> Result<CarriedClips, RetargetError> {
+        let source = crate::rig::load_file(path).map_err(|source| RetargetError::Load {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if source.clips.is_empty() {
+            return Err(RetargetError::NoClips {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut map = maps.get(&JointMap::key(&source, rig)).cloned().unwrap_or_default();
+        map.by_hand
+            .extend(pairs.by_hand.iter().map(|(from, to)| (from.clone(), to.clone())));
+        Ok(CarriedClips::carry(rig, &source, path, &map, options))
+    }
+}
+
+/// `rig` with every clip of `source` carried onto it and appended (see [`CarriedClips`]).
 pub fn with_clips_from(
     mut rig: Rig,
     source: &Rig,
@@ -451,48 +542,21 @@ pub fn with_clips_from(
     map: &JointMap,
     options: &RetargetOptions,
 ) -> (Rig, RetargetReport) {
-    let (clips, mut report) = retarget_clips(source, &rig, map, options);
-    let first = rig.clips.len();
-    let morph = morph::carry_morph_channels(source, &rig, first);
-    for (clip_report, counts) in report.clips.iter_mut().zip(&morph.counts) {
-        (clip_report.matched_morph_channels, clip_report.dropped_morph_channels) = *counts;
-    }
-    rig.morphs.channels.extend(morph.channels);
-    let file = origin
-        .file_name()
-        .map_or_else(|| origin.display().to_string(), |f| f.to_string_lossy().into_owned());
-    for (mut clip, clip_report) in clips.into_iter().zip(&mut report.clips) {
-        if rig.clips.iter().any(|c| c.name == clip.name) {
-            clip.name = format!("{} ({file})", clip.name);
-        }
-        clip.source = Some(origin.to_path_buf());
-        clip_report.name = clip.name.clone();
-        rig.clips.push(clip);
-    }
-    (rig, report)
+    let mut carried = CarriedClips::carry(&rig, source, origin, map, options);
+    carried.add_to(&mut rig);
+    (rig, carried.report)
 }
 
-/// Loads `path` and adds its clips to `rig` (see [`with_clips_from`]), its joints matched with
-/// the map `maps` keeps for the two skeletons, if any, and over it the pairs of `pairs`.
+/// Loads `path` and adds its clips to `rig` (see [`CarriedClips::load`]).
 pub fn load_clips_into(
-    rig: Rig,
+    mut rig: Rig,
     path: &Path,
-    (maps, pairs): (&JointMaps, &JointMap),
+    maps: (&JointMaps, &JointMap),
     options: &RetargetOptions,
 ) -> Result<(Rig, RetargetReport), RetargetError> {
-    let source = crate::rig::load_file(path).map_err(|source| RetargetError::Load {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if source.clips.is_empty() {
-        return Err(RetargetError::NoClips {
-            path: path.to_path_buf(),
-        });
-    }
-    let mut map = maps.get(&JointMap::key(&source, &rig)).cloned().unwrap_or_default();
-    map.by_hand
-        .extend(pairs.by_hand.iter().map(|(from, to)| (from.clone(), to.clone())));
-    Ok(with_clips_from(rig, &source, path, &map, options))
+    let mut carried = CarriedClips::load(&rig, path, maps, options)?;
+    carried.add_to(&mut rig);
+    Ok((rig, carried.report))
 }
 
 /// Files whose clips are added to a rig, and how they are carried over (`--clips FILE`).

@@ -200,7 +200,7 @@ pub enum Interpolation {
 }
 
 /// One animated property of one node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Channel {
     pub node: usize,
     pub property: Property,
@@ -212,7 +212,7 @@ pub struct Channel {
     pub values: Vec<Vec4>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     pub name: String,
     /// Time of the last key of any channel, in seconds.

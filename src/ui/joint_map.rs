@@ -23,7 +23,7 @@ pub fn open_when_loaded(viewer: &Viewer, open: &mut bool, after_load: &mut bool)
     let unmatched = |r: &crate::retarget::RetargetReport| {
         !r.joints.unmatched_source.is_empty() || !r.joints.unmatched_target.is_empty()
     };
-    *open |= viewer.document().retarget_reports.iter().any(unmatched);
+    *open |= viewer.document().carried().iter().map(|c| &c.report).any(unmatched);
 }
 
 /// The window, while `open`.

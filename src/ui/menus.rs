@@ -47,7 +47,7 @@ fn file_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, action
     {
         actions.push(UiAction::LoadClipsDialog);
     }
-    let has_clip_files = !viewer.document().clip_files.is_empty();
+    let has_clip_files = !viewer.document().clip_files().is_empty();
     if ui
         .add_enabled(has_clip_files, egui::Button::new("Map joints of added clips…"))
         .clicked()

@@ -115,8 +115,8 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
 /// (the whole report on hover).
 fn clip_files(ui: &mut egui::Ui, viewer: &Viewer) {
     let document = viewer.document();
-    for (file, report) in document.clip_files.iter().zip(&document.retarget_reports) {
-        let name = super::file_label(file);
+    for crate::retarget::CarriedClips { origin, report, .. } in document.carried() {
+        let name = super::file_label(origin);
         let unmatched = report.joints.unmatched_target.len();
         ui.label(format!(
             "{} clips from {name}: {} joints matched, {unmatched} of this rig's left unanimated",

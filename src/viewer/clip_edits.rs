@@ -10,9 +10,12 @@
 //! weight channels, the import facts that are per clip, origins).
 
 use crate::anim::clip_edit::{self, ClipEditError};
+use crate::retarget::CarriedClips;
 use crate::rig::{Channel, ChannelFacts, Clip, DroppedChannel, Interpolation, MorphChannel, Property, Rig, Trs};
 use crate::save::PlannedAnimation;
 use glam::Vec4;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One edit of a document's clip list. Clips are named by their index in the rig at the time
 /// of the edit.
@@ -53,11 +56,21 @@ pub enum ClipEdit {
         name: String,
         pose: Vec<(usize, Trs)>,
     },
+    /// Appends the clips of a clip file carried onto the rig (File ▸ Load clips from…,
+    /// `--clips`), renamed where a name is taken (see [`CarriedClips::add_to`]).
+    AddCarried {
+        carried: Arc<CarriedClips>,
+    },
+    /// Takes out the clips carried from `carried`'s file and adds them as carried again (the
+    /// Joint mapping window's Apply, with other joint pairs).
+    Recarry {
+        carried: Arc<CarriedClips>,
+    },
 }
 
 impl ClipEdit {
-    /// The clip the edit changes.
-    pub fn clip(&self) -> usize {
+    /// The clip the edit changes (`None`: it adds clips after the last).
+    pub fn clip(&self) -> Option<usize> {
         match *self {
             ClipEdit::Rename { clip, .. }
             | ClipEdit::Trim { clip, .. }
@@ -65,16 +78,20 @@ impl ClipEdit {
             | ClipEdit::Resample { clip, .. }
             | ClipEdit::Drop { clip }
             | ClipEdit::LockFeet { clip }
-            | ClipEdit::AddPose { clip, .. } => clip,
+            | ClipEdit::AddPose { clip, .. } => Some(clip),
+            ClipEdit::AddCarried { .. } | ClipEdit::Recarry { .. } => None,
         }
     }
 
     /// How Edit ▸ Undo names the edit made on `rig` (as it was before): "trim Walk".
     pub fn label(&self, rig: &Rig) -> String {
-        if let ClipEdit::AddPose { name, .. } = self {
-            return format!("save pose as {name}");
+        match self {
+            ClipEdit::AddPose { name, .. } => return format!("save pose as {name}"),
+            ClipEdit::AddCarried { carried } => return format!("load clips from {}", file_name(&carried.origin)),
+            ClipEdit::Recarry { carried } => return format!("map joints of {}", file_name(&carried.origin)),
+            _ => {}
         }
-        let name = rig.clips.get(self.clip()).map_or("?", |c| c.name.as_str());
+        let name = (self.clip().and_then(|c| rig.clips.get(c))).map_or("?", |c| c.name.as_str());
         match self {
             ClipEdit::Rename { name: new, .. } => format!("rename {name} to {new}"),
             ClipEdit::Trim { .. } => format!("trim {name}"),
@@ -82,11 +99,14 @@ impl ClipEdit {
             ClipEdit::Resample { rate, .. } => format!("resample {name} at {rate} fps"),
             ClipEdit::Drop { .. } => format!("drop {name}"),
             ClipEdit::LockFeet { .. } => format!("lock the feet of {name}"),
-            ClipEdit::AddPose { .. } => unreachable!("named above"),
+            ClipEdit::AddPose { .. } | ClipEdit::AddCarried { .. } | ClipEdit::Recarry { .. } => {
+                unreachable!("named above")
+            }
         }
     }
 
-    fn apply(&self, rig: &mut Rig) -> Result<(), ClipEditError> {
+    /// Makes the edit on `rig`; an edit that adds clips records here the names they got.
+    fn apply(&mut self, rig: &mut Rig) -> Result<(), ClipEditError> {
         match *self {
             ClipEdit::Rename { clip, ref name } => clip_edit::rename(rig, clip, name),
             ClipEdit::Trim { clip, start, end } => clip_edit::trim(rig, clip, start, end),
@@ -106,8 +126,33 @@ impl ClipEdit {
                 ref name,
                 ref pose,
             } => add_pose_clip(rig, clip, name, pose),
+            ClipEdit::AddCarried { ref mut carried } => {
+                Arc::make_mut(carried).add_to(rig);
+                Ok(())
+            }
+            ClipEdit::Recarry { ref mut carried } => {
+                for clip in carried_from(rig, &carried.origin).into_iter().rev() {
+                    clip_edit::drop_clip(rig, clip)?;
+                }
+                Arc::make_mut(carried).add_to(rig);
+                Ok(())
+            }
         }
     }
+}
+
+/// The indices of `rig`'s clips carried from `file`, in order.
+fn carried_from(rig: &Rig, file: &Path) -> Vec<usize> {
+    (rig.clips.iter().enumerate())
+        .filter(|(_, c)| c.source.as_deref() == Some(file))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A path as a short label names it: its file name.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned())
 }
 
 /// Adds the one-key clip of [`ClipEdit::AddPose`]; nodes the rig does not have (it was reloaded
@@ -227,8 +272,8 @@ impl ClipEdits {
                 keys_changed: false,
             })
             .collect();
-        // Edits only ever remove clips (carried clips arrive with a reload, which makes a new
-        // record), so the indices as read are ids no later clip can take.
+        // Clips added later take ids above every id in the record, so the indices as read are
+        // ids no later clip can take.
         ClipEdits {
             origins,
             log: Vec::new(),
@@ -236,18 +281,39 @@ impl ClipEdits {
     }
 
     /// The record of `rig` (freshly read) with `log` made on it again, in order, with each
-    /// edit's undo step as when first made. Stops at the first edit that fails: the edits after
-    /// it name clips by index, which would no longer be the clips they meant.
-    pub(super) fn replayed(rig: &mut Rig, log: &[ClipEdit]) -> (ClipEdits, Vec<ReplayedStep>, Option<ReplayFailure>) {
+    /// edit's undo step as when first made; clips carried from a file are added as `recarried`
+    /// carries them onto the fresh rig where it has that file (the file or the joint pairs may
+    /// have changed). Stops at the first edit that fails: the edits after it name clips by
+    /// index, which would no longer be the clips they meant.
+    pub(super) fn replayed(
+        rig: &mut Rig,
+        log: &[ClipEdit],
+        recarried: &[Arc<CarriedClips>],
+    ) -> (ClipEdits, Vec<ReplayedStep>, Option<ReplayFailure>) {
         let mut edits = ClipEdits::for_rig(rig);
         let mut steps = Vec::with_capacity(log.len());
+        let fresh = |carried: &Arc<CarriedClips>| {
+            (recarried.iter())
+                .find(|fresh| fresh.origin == carried.origin)
+                .unwrap_or(carried)
+                .clone()
+        };
         for (k, edit) in log.iter().enumerate() {
+            let edit = match edit {
+                ClipEdit::AddCarried { carried } => ClipEdit::AddCarried {
+                    carried: fresh(carried),
+                },
+                ClipEdit::Recarry { carried } => ClipEdit::Recarry {
+                    carried: fresh(carried),
+                },
+                _ => edit.clone(),
+            };
             let label = edit.label(rig);
             match edits.apply(rig, edit.clone()) {
                 Ok(before) => steps.push((label, before)),
                 Err(error) => {
                     let failure = ReplayFailure {
-                        edit: edit.clone(),
+                        edit,
                         error,
                         skipped: log.len() - k - 1,
                     };
@@ -265,6 +331,27 @@ impl ClipEdits {
     /// The edits made since the file was read (less those undone).
     pub fn log(&self) -> &[ClipEdit] {
         &self.log
+    }
+
+    /// The clip files whose clips were added and are still in the record, in the order they
+    /// were added, with what carrying each matched (clip names as the file has them).
+    pub fn carried(&self) -> Vec<&CarriedClips> {
+        let mut files: Vec<&CarriedClips> = Vec::new();
+        for edit in &self.log {
+            if let ClipEdit::AddCarried { carried } | ClipEdit::Recarry { carried } = edit {
+                // A file carried again (other joint pairs) keeps its place, as carried last.
+                match files.iter_mut().find(|c| c.origin == carried.origin) {
+                    Some(slot) => *slot = carried,
+                    None => files.push(carried),
+                }
+            }
+        }
+        files
+    }
+
+    /// The files of [`ClipEdits::carried`].
+    pub fn clip_files(&self) -> Vec<PathBuf> {
+        self.carried().into_iter().map(|c| c.origin.clone()).collect()
     }
 
     /// Each clip's id, in rig order (see [`ClipOrigin::id`]).
@@ -298,8 +385,12 @@ impl ClipEdits {
 
     /// Makes `edit` on `rig` and records it, returning the clip data before it (for the undo
     /// step); on an error the rig and the record are as they were.
-    pub(super) fn apply(&mut self, rig: &mut Rig, edit: ClipEdit) -> Result<ClipSnapshot, ClipEditError> {
+    pub(super) fn apply(&mut self, rig: &mut Rig, mut edit: ClipEdit) -> Result<ClipSnapshot, ClipEditError> {
         let before = self.snapshot(rig);
+        let replaced = match &edit {
+            ClipEdit::Recarry { carried } => carried_from(rig, &carried.origin),
+            _ => Vec::new(),
+        };
         if let Err(e) = edit.apply(rig) {
             // The edits promise to leave the rig alone on an error; putting the snapshot back
             // makes that hold whatever an edit did before it failed.
@@ -315,15 +406,22 @@ impl ClipEdits {
             | ClipEdit::Resample { clip, .. }
             | ClipEdit::LockFeet { clip } => self.origins[clip].keys_changed = true,
             ClipEdit::Rename { .. } => {}
-            ClipEdit::AddPose { ref name, .. } => {
-                // Larger than every id in the record, so no clip shown before is taken for it.
-                let id = self.origins.iter().map(|o| o.id + 1).max().unwrap_or(0);
-                self.origins.push(ClipOrigin {
-                    id,
-                    animation: None,
-                    name_read: name.clone(),
-                    keys_changed: true,
-                });
+            ClipEdit::AddPose { .. } | ClipEdit::AddCarried { .. } | ClipEdit::Recarry { .. } => {
+                // Larger than every id in the record, so no clip shown before is taken for one
+                // of them.
+                let first_id = self.origins.iter().map(|o| o.id + 1).max().unwrap_or(0);
+                for &clip in replaced.iter().rev() {
+                    self.origins.remove(clip);
+                }
+                let added = &rig.clips[self.origins.len()..];
+                for (id, clip) in (first_id..).zip(added) {
+                    self.origins.push(ClipOrigin {
+                        id,
+                        animation: None,
+                        name_read: clip.name.clone(),
+                        keys_changed: true,
+                    });
+                }
             }
         }
         self.log.push(edit);

@@ -5,7 +5,7 @@ use super::symmetry::{SymmetryJob, SymmetryView};
 use crate::anim::Bounds;
 use crate::reload::{FileStamp, FileWatcher};
 use crate::report::RigReport;
-use crate::retarget::RetargetReport;
+use crate::retarget::CarriedClips;
 use crate::rig::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,11 +58,6 @@ pub struct Document {
     pub(super) changed_at: Option<Instant>,
     /// The file's stamp when the load that produced this document began.
     pub(super) loaded_stamp: Option<FileStamp>,
-    /// Files whose clips were added to the rig (File ▸ Load clips from…), in order; reloading
-    /// the document adds them again, and their changes on disk reload it.
-    pub clip_files: Vec<PathBuf>,
-    /// What carrying each clip file's clips onto the rig matched and left out.
-    pub retarget_reports: Vec<RetargetReport>,
     /// The symmetry view's check, run the first time the view shows this rig.
     pub(super) symmetry: Option<SymmetryView>,
     /// That check while it runs on a thread (see `Viewer::background_checks`).
@@ -93,8 +88,6 @@ impl Document {
             watcher: None,
             changed_at: None,
             loaded_stamp: None,
-            clip_files: Vec::new(),
-            retarget_reports: Vec::new(),
             symmetry: None,
             symmetry_job: None,
             repair: Default::default(),
@@ -103,13 +96,24 @@ impl Document {
         }
     }
 
+    /// Files whose clips were added to the rig (File ▸ Load clips from…, `--clips`) by edits
+    /// in effect, in order: a reload carries them again, and their changes on disk reload it.
+    pub fn clip_files(&self) -> Vec<PathBuf> {
+        self.clip_edits.clip_files()
+    }
+
+    /// The clips of each of [`Document::clip_files`] as carried, with what carrying them
+    /// matched and left out.
+    pub fn carried(&self) -> Vec<&CarriedClips> {
+        self.clip_edits.carried()
+    }
+
     /// The files to watch for this document: the file itself, those it uses and the clip
     /// files added to it.
     pub(super) fn watched_files(&self) -> Option<Vec<PathBuf>> {
         let sources = self.path.is_some().then_some(&self.rig.sources).into_iter().flatten();
-        let files: Vec<PathBuf> = (self.path.iter().chain(sources).chain(&self.clip_files))
-            .cloned()
-            .collect();
+        let clip_files = self.clip_files();
+        let files: Vec<PathBuf> = (self.path.iter().chain(sources).chain(&clip_files)).cloned().collect();
         (!files.is_empty()).then_some(files)
     }
 }

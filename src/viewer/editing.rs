@@ -9,6 +9,7 @@ use super::history::{Direction, History, PoseSnapshot, StepState};
 use crate::anim::JointOverride;
 use crate::anim::clip_edit::ClipEditError;
 use crate::job::Job;
+use crate::retarget::CarriedClips;
 use crate::retarget::pose_copy::PoseClipboard;
 use crate::rig::Rig;
 use crate::save::{PlannedAnimation, SaveError, SaveOptions, Saved};
@@ -285,23 +286,54 @@ impl Viewer {
     /// becomes a new generation (caches made from the old clips are dropped: the report, the
     /// curves, the repair analysis) and playback moves to where its clip went.
     fn change_clips<T, E>(&mut self, change: impl FnOnce(&mut Rig, &mut ClipEdits) -> Result<T, E>) -> Result<T, E> {
-        let document = &mut self.documents[self.active];
+        self.change_clips_of(self.active, change)
+    }
+
+    /// [`Viewer::change_clips`] on document `index`, shown or not.
+    fn change_clips_of<T, E>(
+        &mut self,
+        index: usize,
+        change: impl FnOnce(&mut Rig, &mut ClipEdits) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let document = &mut self.documents[index];
         let before = document.clip_edits.ids();
         // Cloned only when something else holds the rig (a running check), which keeps its copy.
         let rig = Arc::make_mut(&mut document.rig);
         let done = change(rig, &mut document.clip_edits)?;
         self.last_generation += 1;
-        let document = &mut self.documents[self.active];
+        let document = &mut self.documents[index];
         let old = std::mem::replace(&mut document.generation, self.last_generation);
         document.report = None;
         document.repair.forget_analysis();
         let after = document.clip_edits.ids();
         self.follow_generation(old, self.last_generation);
-        let document = &self.documents[self.active];
-        let moved = |clip: usize| before.get(clip).and_then(|id| after.iter().position(|a| a == id));
-        self.playback.clips_changed(&document.rig, moved);
-        self.mark_dirty();
+        if index == self.active {
+            let document = &self.documents[self.active];
+            let moved = |clip: usize| before.get(clip).and_then(|id| after.iter().position(|a| a == id));
+            self.playback.clips_changed(&document.rig, moved);
+            self.mark_dirty();
+        }
         Ok(done)
+    }
+
+    /// Adds a clip file's carried clips to document `index` as one edit of its history, in
+    /// place of those carried from the file before with `replace`.
+    pub(super) fn add_carried_clips(&mut self, index: usize, carried: Arc<CarriedClips>, replace: bool) {
+        let edit = match replace {
+            true => ClipEdit::Recarry { carried },
+            false => ClipEdit::AddCarried { carried },
+        };
+        let label = edit.label(&self.documents[index].rig);
+        let added = self.change_clips_of(index, |rig, edits| edits.apply(rig, edit));
+        match added {
+            Ok(before) if index == self.active => {
+                self.record_edit(label, StepState::Clips(before));
+            }
+            Ok(before) => {
+                self.documents[index].history.push(label, StepState::Clips(before));
+            }
+            Err(e) => self.diagnostics.error = Some(format!("cannot add the clips: {e}")),
+        }
     }
 
     /// Writes the active document's file with its edits (its clips as edited, see
@@ -429,13 +461,14 @@ impl Viewer {
         &self,
         generation: u64,
         rig: &mut Rig,
+        recarried: &[Arc<CarriedClips>],
     ) -> Option<(ClipEdits, Vec<ReplayedStep>, Option<String>)> {
         let document = self.documents.iter().find(|d| d.generation == generation)?;
         let log = document.clip_edits.log();
         if log.is_empty() {
             return None;
         }
-        let (edits, steps, failure) = ClipEdits::replayed(rig, log);
+        let (edits, steps, failure) = ClipEdits::replayed(rig, log, recarried);
         let message = failure.map(|ReplayFailure { edit, error, skipped }| {
             let later = match skipped {
                 0 => String::new(),

@@ -51,8 +51,8 @@ impl Viewer {
     /// One table per clip file added to the active document, in the order they were added.
     pub fn joint_map_tables(&self) -> Vec<JointMapTable> {
         let document = self.document();
-        (document.clip_files.iter().zip(&document.retarget_reports))
-            .map(|(file, report)| JointMapTable::new(file, report, self.joint_maps.get(&report.map_key)))
+        (document.carried().iter())
+            .map(|c| JointMapTable::new(&c.origin, &c.report, self.joint_maps.get(&c.report.map_key)))
             .collect()
     }
 
@@ -85,9 +85,10 @@ impl Viewer {
         self.retarget_pose_shown
     }
 
-    /// Loads the active document again in the background, its clip files' joints matched with
-    /// the pairs kept now.
+    /// Carries the active document's clip files again in the background, their joints matched
+    /// with the pairs kept now; the clips carried then replace the old ones as one edit per
+    /// file, over every edit made before.
     pub fn apply_joint_maps(&mut self) {
-        self.reload();
+        self.recarry_clip_files();
     }
 }

@@ -4,7 +4,8 @@ use super::*;
 use crate::job::Job;
 use crate::reload::{FileStamp, FileWatcher};
 use crate::render::OrbitCamera;
-use crate::retarget::{JointMap, JointMaps, RetargetError, RetargetOptions, RetargetReport, load_clips_into};
+use crate::retarget::{CarriedClips, JointMap, JointMaps, RetargetError, RetargetOptions};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A load running on a background thread.
@@ -13,8 +14,6 @@ pub(super) struct PendingLoad {
     path: Option<PathBuf>,
     started: Instant,
     job: Job<Result<Loaded, LoadError>>,
-    /// The clip files whose clips the load adds to the rig.
-    clip_files: Vec<PathBuf>,
     /// The generation of the document this load reloads; `None` when it opens a file in place
     /// of the active document. A reload of the active document keeps the view, selection,
     /// playback and bends.
@@ -25,10 +24,14 @@ pub(super) struct PendingLoad {
     /// finishes); the load of a file just saved from the document does not, as the edits are
     /// in it.
     keep_clip_edits: bool,
+    /// The clips carried replace those already carried from the same files (other joint
+    /// pairs) instead of being added beside them.
+    recarry: bool,
 }
 
-/// A rig with the clips of its clip files added, and what adding each matched.
-type Loaded = (Rig, Vec<RetargetReport>);
+/// The rig read (`None` when the load only carried clips onto the document's rig), and each
+/// clip file's clips carried onto it, in order, to be added as edits of the document.
+type Loaded = (Option<Rig>, Vec<Arc<CarriedClips>>);
 
 /// Why a document could not be loaded: its own file, or one of its clip files.
 #[derive(Debug, thiserror::Error)]
@@ -39,22 +42,32 @@ enum LoadError {
     Clips(#[from] RetargetError),
 }
 
-/// Opens the rig at `path` (the demo rig for `None`) and adds the clips of `clip_files`, joints
-/// matched by name and by the hand-made `maps`.
+/// What a load reads: the rig at a path (the demo rig for `None`), or only clip files to carry
+/// onto a rig already open.
+enum LoadSource {
+    File(Option<PathBuf>),
+    Onto(Arc<Rig>),
+}
+
+/// Reads the rig of `source` and carries the clips of `clip_files` onto it, joints matched by
+/// name and by the hand-made `maps`; the clips are not added (adding them is an edit).
 fn load(
-    path: Option<&Path>,
+    source: LoadSource,
     clip_files: &[PathBuf],
     maps: &JointMaps,
     (options, pairs): &(RetargetOptions, JointMap),
 ) -> Result<Loaded, LoadError> {
-    let mut rig = crate::rig::open(path)?;
-    let mut reports = Vec::with_capacity(clip_files.len());
-    for file in clip_files {
-        let (with_clips, report) = load_clips_into(rig, file, (maps, pairs), options)?;
-        rig = with_clips;
-        reports.push(report);
-    }
-    Ok((rig, reports))
+    let (read, onto) = match source {
+        LoadSource::File(path) => (Some(crate::rig::open(path.as_deref())?), None),
+        LoadSource::Onto(rig) => (None, Some(rig)),
+    };
+    let Some(rig) = read.as_ref().or(onto.as_deref()) else {
+        unreachable!("one of the two is set above")
+    };
+    let carried = (clip_files.iter())
+        .map(|file| CarriedClips::load(rig, file, (maps, pairs), options).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((read, carried))
 }
 
 /// How messages name a file being loaded (`None`: the demo rig).
@@ -87,45 +100,91 @@ impl Viewer {
 
     /// Starts adding the clips of `clips_file` to the active document's rig (joints matched
     /// by name and by the pairs [`Viewer::joint_maps`] keeps for the two skeletons, rotations
-    /// carried from its rest pose onto the rig's): the document is loaded
-    /// again in the background with the clip files it has and this one, keeping clip, time
-    /// and bends. The clip file is watched with the document from then on.
+    /// carried from its rest pose onto the rig's): they are carried in the background onto the
+    /// rig as it is now, then added as one edit, which Undo takes back out; every earlier edit
+    /// stays. The clip file is watched with the document from then on.
     pub fn load_clips_from(&mut self, clips_file: PathBuf) {
         self.load_clips_from_files([clips_file]);
     }
 
-    /// [`Viewer::load_clips_from`] for several files at once, in order.
+    /// [`Viewer::load_clips_from`] for several files at once, in order (one edit each); a file
+    /// whose clips are already in the document is not added again.
     pub fn load_clips_from_files(&mut self, files: impl IntoIterator<Item = PathBuf>) {
         let document = self.document();
-        let mut clip_files = document.clip_files.clone();
+        let added = document.clip_files();
+        let mut clip_files: Vec<PathBuf> = Vec::new();
         for file in files {
-            if !clip_files.contains(&file) {
+            if !added.contains(&file) && !clip_files.contains(&file) {
                 clip_files.push(file);
             }
         }
-        let (path, generation) = (document.path.clone(), document.generation);
-        self.start_load(path, Some(generation), clip_files);
+        if clip_files.is_empty() {
+            return;
+        }
+        let (rig, generation) = (Arc::clone(&document.rig), document.generation);
+        let label = format!("clips for {}", label(document.path.as_deref()));
+        self.start_job(label, LoadSource::Onto(rig), Some(generation), clip_files, None);
     }
 
     pub(super) fn start_load(&mut self, path: Option<PathBuf>, reload_of: Option<u64>, clip_files: Vec<PathBuf>) {
-        log::info!(
-            "{} {}",
-            if reload_of.is_some() { "reloading" } else { "opening" },
-            label(path.as_deref())
-        );
         let stamp = path.as_deref().and_then(FileStamp::of);
-        let (thread_path, thread_clip_files) = (path.clone(), clip_files.clone());
+        self.start_job(
+            label(path.as_deref()),
+            LoadSource::File(path),
+            reload_of,
+            clip_files,
+            stamp,
+        );
+    }
+
+    fn start_job(
+        &mut self,
+        what: String,
+        source: LoadSource,
+        reload_of: Option<u64>,
+        clip_files: Vec<PathBuf>,
+        stamp: Option<FileStamp>,
+    ) {
+        log::info!(
+            "{} {what}",
+            match (&source, reload_of) {
+                (LoadSource::Onto(_), _) => "carrying",
+                (LoadSource::File(_), Some(_)) => "reloading",
+                (LoadSource::File(_), None) => "opening",
+            }
+        );
+        let path = match &source {
+            LoadSource::File(path) => path.clone(),
+            LoadSource::Onto(_) => self.document().path.clone(),
+        };
         let (maps, carry) = (self.joint_maps.clone(), self.clip_carry.clone());
-        let job = Job::spawn(move || load(thread_path.as_deref(), &thread_clip_files, &maps, &carry));
+        let job = Job::spawn(move || load(source, &clip_files, &maps, &carry));
         self.pending = Some(PendingLoad {
             path,
             started: Instant::now(),
             job,
-            clip_files,
             reload_of,
             stamp,
             keep_clip_edits: true,
+            recarry: false,
         });
+    }
+
+    /// Carries the clips of every clip file of the active document again, in the background,
+    /// onto the rig as it is now, with the joint pairs kept now; each file's new clips then
+    /// replace its old ones as one edit (Undo gives the old ones back).
+    pub(super) fn recarry_clip_files(&mut self) {
+        let document = self.document();
+        let clip_files = document.clip_files();
+        if clip_files.is_empty() || self.pending.is_some() {
+            return;
+        }
+        let (rig, generation) = (Arc::clone(&document.rig), document.generation);
+        let label = format!("clips for {}", label(document.path.as_deref()));
+        self.start_job(label, LoadSource::Onto(rig), Some(generation), clip_files, None);
+        if let Some(pending) = &mut self.pending {
+            pending.recarry = true;
+        }
     }
 
     /// The load started last opens a file that already holds the document's clip edits.
@@ -157,9 +216,9 @@ impl Viewer {
             return;
         }
         let document = &self.documents[index];
-        if document.path.is_some() || !document.clip_files.is_empty() {
-            let (path, clip_files) = (document.path.clone(), document.clip_files.clone());
-            self.start_load(path, Some(document.generation), clip_files);
+        let clip_files = document.clip_files();
+        if document.path.is_some() || !clip_files.is_empty() {
+            self.start_load(document.path.clone(), Some(document.generation), clip_files);
         }
     }
 
@@ -338,20 +397,37 @@ impl Viewer {
                 }
             }
         };
-        let (path, started, reload_of, clip_files, stamp, keep_clip_edits) = (
+        let (path, started, reload_of, stamp, keep_clip_edits, recarry) = (
             pending.path,
             pending.started,
             pending.reload_of,
-            pending.clip_files,
             pending.stamp,
             pending.keep_clip_edits,
+            pending.recarry,
         );
         match received {
             Err(_) => {
                 self.diagnostics.error = Some(format!("loading {} stopped unexpectedly", label(path.as_deref())));
                 false
             }
-            Ok(Ok((mut rig, retarget_reports))) => {
+            Ok(Ok((None, carried))) => {
+                self.diagnostics.error = None;
+                let Some(target) = reload_of.and_then(|g| self.documents.iter().position(|d| d.generation == g)) else {
+                    // Closed (or replaced) while the clips were carried.
+                    return false;
+                };
+                log::info!(
+                    "carried the clips of {} file(s) in {:.0} ms",
+                    carried.len(),
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                for carried in carried {
+                    self.add_carried_clips(target, carried, recarry);
+                }
+                self.update_watchers();
+                true
+            }
+            Ok(Ok((Some(mut rig), carried))) => {
                 log::info!(
                     "{} {} in {:.0} ms",
                     if reload_of.is_some() { "reloaded" } else { "opened" },
@@ -367,10 +443,11 @@ impl Viewer {
                         None => return false,
                     },
                 };
-                // Clip edits are part of the document: a reload (clips added, the file changed
-                // on disk, a repair saved) makes them again on what it read.
+                // Clip edits are part of the document: a reload (the file changed on disk, a
+                // repair saved) makes them again on what it read, its carried clips carried
+                // anew onto it.
                 let replayed = (reload_of.filter(|_| keep_clip_edits))
-                    .and_then(|generation| self.replay_clip_edits(generation, &mut rig));
+                    .and_then(|generation| self.replay_clip_edits(generation, &mut rig, &carried));
                 if target == self.active {
                     let kept = reload_of.is_some().then(|| self.keep_state());
                     self.set_rig(rig, path);
@@ -388,6 +465,11 @@ impl Viewer {
                         document.history.push(label, super::history::StepState::Clips(before));
                     }
                     self.diagnostics.error = failure;
+                } else if reload_of.is_none() {
+                    // A file opened with clip files (`--clips`): adding them is the first edit.
+                    for carried in carried {
+                        self.add_carried_clips(target, carried, false);
+                    }
                 }
                 let document = &mut self.documents[target];
                 // Changes seen before this load began are in it; so is any change whose file
@@ -397,7 +479,6 @@ impl Viewer {
                 if disk_is_loaded || document.changed_at.is_none_or(|at| at <= started) {
                     document.file_changed = false;
                 }
-                (document.clip_files, document.retarget_reports) = (clip_files, retarget_reports);
                 self.update_watchers();
                 true
             }

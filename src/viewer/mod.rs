@@ -352,8 +352,8 @@ impl Viewer {
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
         let shown_rest = (self.retarget_pose_shown)
-            .and_then(|file| document.retarget_reports.get(file))
-            .map(|report| report.retarget_pose.as_slice());
+            .and_then(|file| document.carried().get(file).copied())
+            .map(|carried| carried.report.retarget_pose.as_slice());
         (self.playback).refresh(
             &document.rig,
             cpu_needed || self.marks.any() || !repaired.is_empty(),

@@ -351,7 +351,7 @@ impl Viewer {
         let saved = crate::save::save_changes(&input, output, &changes, SaveOptions::default())?;
         self.end_repair_preview();
         let document = self.document();
-        let (generation, clip_files) = (document.generation, document.clip_files.clone());
+        let (generation, clip_files) = (document.generation, document.clip_files());
         self.start_load(Some(output.to_owned()), Some(generation), clip_files);
         Ok(saved)
     }

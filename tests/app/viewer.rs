@@ -200,8 +200,8 @@ fn clips_from_another_file_are_added_kept_on_reload_and_pose_like_their_source()
     wait_for_load(&mut viewer);
     assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(viewer.rig().clips.len(), 2 * own_clips);
-    assert_eq!(viewer.document().clip_files, std::slice::from_ref(&clips_file));
-    let report = &viewer.document().retarget_reports[0];
+    assert_eq!(viewer.document().clip_files(), std::slice::from_ref(&clips_file));
+    let report = &viewer.document().carried()[0].report;
     assert!(report.joints.unmatched_target.is_empty(), "{}", report.summary());
 
     // The same skeleton: the carried clip poses like the clip it came from at its keys and at
@@ -250,5 +250,5 @@ fn clips_from_another_file_are_added_kept_on_reload_and_pose_like_their_source()
         "{error}"
     );
     assert_eq!(viewer.document().generation, generation, "the rig stays");
-    assert_eq!(viewer.document().clip_files, [clips_file]);
+    assert_eq!(viewer.document().clip_files(), [clips_file]);
 }

@@ -342,3 +342,49 @@ fn render_ui_fix_draws_the_window_previewing_the_repair_and_prints_what_it_chang
     let image = image::open(&out).expect("a PNG was written");
     assert_eq!((image.width(), image.height()), (800, 500));
 }
+
+/// Loading clips after a repair was previewed adds them as an edit of their own over the
+/// repair: the weights stay repaired, Undo takes the clips back out, and the repair is the edit
+/// under them.
+#[test]
+fn loading_clips_keeps_a_previewed_repair_and_undo_takes_the_clips_back_out() {
+    let Some((mut viewer, _)) = robot_viewer() else {
+        return;
+    };
+    let own_clips = viewer.rig().clips.len();
+    assert!(viewer.preview_repair(&normalize_only()));
+    let repaired = bits(viewer.rig());
+    let loaded_bits = bits(&common::load_rig(
+        &common::shared_folder("rigs/real").unwrap(),
+        "RobotExpressive.glb",
+    ));
+    assert_ne!(repaired, loaded_bits, "the repair changes weights");
+    let clips_file = common::shared_folder("rigs/real").unwrap().join("RobotExpressive.glb");
+
+    viewer.load_clips_from(clips_file.clone());
+    viewer.wait_for_load();
+    assert_eq!(viewer.diagnostics.error, None);
+    assert_eq!(viewer.rig().clips.len(), 2 * own_clips, "the file's clips are added");
+    assert_eq!(bits(viewer.rig()), repaired, "the weights stay repaired");
+    assert_eq!(viewer.document().clip_files(), [clips_file]);
+    assert_eq!(
+        viewer.history().undo_label(),
+        Some("load clips from RobotExpressive.glb")
+    );
+
+    assert!(viewer.undo().is_some());
+    assert_eq!(viewer.rig().clips.len(), own_clips, "Undo takes the clips back out");
+    assert_eq!(bits(viewer.rig()), repaired, "and leaves the repair");
+    assert!(viewer.document().clip_files().is_empty());
+    assert!(
+        viewer
+            .history()
+            .undo_label()
+            .is_some_and(|l| l.starts_with("repair weights")),
+        "{:?}",
+        viewer.history().undo_label()
+    );
+    assert!(viewer.redo().is_some());
+    assert_eq!(viewer.rig().clips.len(), 2 * own_clips, "Redo adds them again");
+    assert_eq!(bits(viewer.rig()), repaired);
+}

@@ -201,3 +201,38 @@ fn render_pulls_a_hand_to_the_ik_target_and_names_a_joint_that_is_not_a_chain_en
     assert!(stderr.contains("not the end of a two-bone chain"), "{stderr}");
     assert!(!dir.join("bad.png").exists());
 }
+
+/// An IK goal set as an edit stays through loading clips (they arrive as an edit of their own,
+/// over it), and still holds the hand where it was.
+#[test]
+fn an_ik_goal_stays_when_clips_are_loaded() {
+    let Some(folder) = common::shared_folder("rigs/real") else {
+        return;
+    };
+    let mut viewer = Viewer::new(Rig::default(), None);
+    viewer.open_now(&folder.join("Xbot.glb")).unwrap();
+    let hand = node(viewer.rig(), ":LeftHand");
+    let walk = viewer.rig().find_clip("walk").unwrap();
+    viewer.select_clip(Some(walk));
+    let target = viewer.pose().worlds[hand].w_axis.truncate() + Vec3::new(0.0, 0.05, 0.05);
+    let goal = IkGoal::for_end_joint(&viewer.rig().nodes, hand, target).unwrap();
+    viewer.record_pose_edit("IK goal");
+    viewer.animation_mut().ik_goals.push(IkGoal { soften: 1.0, ..goal });
+    viewer.end_gesture();
+    let own_clips = viewer.rig().clips.len();
+
+    viewer.load_clips_from(folder.join("Xbot.glb"));
+    viewer.wait_for_load();
+    assert_eq!(viewer.diagnostics.error, None);
+    assert_eq!(viewer.rig().clips.len(), 2 * own_clips);
+    assert_eq!(viewer.animation().ik_goals.len(), 1, "the goal stays");
+    assert_eq!(viewer.player().clip, Some(walk), "playback stays on its clip");
+    let pose = viewer.pose();
+    assert_eq!(pose.ik_outcomes, [IkOutcome::Reached]);
+    assert!((pose.worlds[hand].w_axis.truncate() - target).length() < 1e-4);
+
+    assert!(viewer.undo().is_some(), "the clips go");
+    assert_eq!(viewer.rig().clips.len(), own_clips);
+    assert_eq!(viewer.animation().ik_goals.len(), 1, "the goal is the edit under them");
+    assert_eq!(viewer.history().undo_label(), Some("IK goal"));
+}

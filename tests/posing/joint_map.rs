@@ -265,15 +265,20 @@ fn robot_expressive_spine_paired_by_hand_drives_ybots_spine() {
         assert!(table.unmatched_source.iter().any(|n| n == from), "{from}");
         assert!(table.unmatched_target.iter().any(|n| n == to), "{to}");
     }
-    let matched_before: Vec<usize> = (viewer.document().retarget_reports[0].clips.iter())
+    let matched_before: Vec<usize> = (viewer.document().carried()[0].report.clips.iter())
         .map(|c| c.matched_channels)
         .collect();
 
     for (from, to) in pairs {
         viewer.set_joint_pair(&table.key, from, Some(to));
     }
+    let clip_count = viewer.rig().clips.len();
     viewer.apply_joint_maps();
     wait_for_load(&mut viewer);
+    // The clips carried again replace the old ones, as one edit that Undo takes back.
+    assert_eq!(viewer.rig().clips.len(), clip_count);
+    let label = viewer.history().undo_label().unwrap_or_default().to_owned();
+    assert!(label.starts_with("map joints of "), "{label}");
     let map = viewer.joint_maps[&table.key].clone();
     let expected = match_joints(&source, viewer.rig(), &map);
     let table = viewer.joint_map_tables().remove(0);
@@ -285,7 +290,7 @@ fn robot_expressive_spine_paired_by_hand_drives_ybots_spine() {
     );
     // Each clip now carries the channels of the two joints as well, counted in the file.
     let paired: Vec<usize> = pairs.iter().map(|(from, _)| source.find_node(from).unwrap()).collect();
-    let report = &viewer.document().retarget_reports[0];
+    let report = &viewer.document().carried()[0].report;
     for ((clip, before), source_clip) in report.clips.iter().zip(&matched_before).zip(&source.clips) {
         let paired_channels = (source_clip.channels.iter())
             .filter(|c| paired.contains(&c.node))
@@ -401,7 +406,7 @@ fn the_retarget_pose_stands_an_a_posed_avatar_in_the_t_pose_of_its_clips() {
         "retarget pose {got}° against Michelle's rest {want}°"
     );
     let locals = viewer.pose().locals.clone();
-    assert_eq!(locals, viewer.document().retarget_reports[0].retarget_pose);
+    assert_eq!(locals, viewer.document().carried()[0].report.retarget_pose);
 
     harness.get_by_label("Show the retarget pose").click();
     harness.run();
@@ -423,7 +428,7 @@ fn the_window_s_map_joint_pairs_a_joint_for_every_clip_file_it_adds() {
     };
     viewer.load_clips_from(file.clone());
     wait_for_load(&mut viewer);
-    let report = &viewer.document().retarget_reports[0];
+    let report = &viewer.document().carried()[0].report;
     assert!(
         report.joints.unmatched_source.is_empty(),
         "{:?}",

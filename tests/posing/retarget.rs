@@ -355,18 +355,25 @@ fn carries_joint_directions(facing: f64) {
 }
 
 /// Bones of `rig` turned at rest about the world axis across them and the vertical, by
-/// `degrees` (down for a positive angle), with the rest of the rig left as it was: the
-/// inverse binds stay, so the mesh is bound as before and only the rest pose differs.
+/// `degrees` (down for a positive angle; a vertical bone, a leg, turns sideways about the
+/// forward axis), with the rest of the rig left as it was: the inverse binds stay, so the mesh
+/// is bound as before and only the rest pose differs.
 fn with_rest_bones_lowered(mut rig: Rig, bones: &[(&str, &str)], degrees: f32) -> Rig {
     let rest = worlds_f64(&rig, None, 0.0);
     for &(joint, child) in bones {
         let (j, c) = (rig.find_node(joint).unwrap(), rig.find_node(child).unwrap());
         let along = bone(&rest, j, c);
-        let axis = along.cross(DVec3::NEG_Y).normalize();
+        // Across a vertical bone and the vertical there is no axis: its cross product is zero,
+        // and normalizing it would give the bone a NaN rest rotation.
+        let axis = along
+            .cross(DVec3::NEG_Y)
+            .try_normalize()
+            .unwrap_or_else(|| along.cross(DVec3::X).normalize());
         let turn = DQuat::from_axis_angle(axis, f64::from(degrees).to_radians());
         let parent = rig.nodes[j].parent.map_or(DQuat::IDENTITY, |p| rotation_of(&rest[p]));
         let local = (parent.inverse() * turn * parent).as_quat();
         rig.nodes[j].rest.rotation = (local * rig.nodes[j].rest.rotation).normalize();
+        assert!(rig.nodes[j].rest.rotation.is_finite(), "{joint}: {axis}");
     }
     rig
 }
@@ -396,6 +403,13 @@ fn plays_as_the_original(original: &Rig, changed: &Rig, label: &str) {
             let want = worlds_f64(original, Some(clip), time);
             let got = worlds_f64(changed, Some(carried), time);
             for &j in &joints {
+                // A NaN would pass every `<` below unseen.
+                assert!(
+                    got[j].is_finite(),
+                    "{label}: {} is not finite in {} at {time}",
+                    original.nodes[j].name,
+                    clip.name
+                );
                 far = far.max((position(&got[j]) - position(&want[j])).length() / size);
                 let angle = angle_between(rotation_of(&got[j]), rotation_of(&want[j])).to_degrees();
                 if angle > turned.0 {
@@ -413,6 +427,10 @@ fn plays_as_the_original(original: &Rig, changed: &Rig, label: &str) {
             clip.name
         );
     }
+    eprintln!(
+        "{label}: joints {far:.2e} of the rig's size and {:.2e}° off the original",
+        turned.0
+    );
     assert!(far < 1e-5, "{label}: joints {far} of the rig's size off the original");
     assert!(
         turned.0 < 0.01,
@@ -449,6 +467,66 @@ fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
         assert_eq!(local.translation, node.rest.translation);
     }
     plays_as_the_original(&original, &spread, "arms lowered, elbow and legs turned");
+}
+
+/// `rig` with every node's rest rotation turned by `radians` about an axis of its own (a fixed
+/// sequence of directions), translations and inverse binds left as they were.
+fn with_rest_perturbed(mut rig: Rig, radians: f64) -> Rig {
+    for (k, node) in rig.nodes.iter_mut().enumerate() {
+        let k = k as f64;
+        let axis = DVec3::new((k * 1.7).sin(), (k * 2.3 + 1.0).cos(), (k * 0.9 + 0.5).sin()).normalize();
+        let turn = DQuat::from_axis_angle(axis, radians);
+        node.rest.rotation = (turn * node.rest.rotation.as_dquat()).normalize().as_quat();
+    }
+    rig
+}
+
+/// The carried clip does not stand on a knife's edge: turning every rest rotation of the
+/// target by 1e-6 rad (a few ulps of an f32 quaternion) moves the carried poses by about as
+/// much, and the perturbed rig still plays the clip as the original.
+#[test]
+fn a_rest_pose_changed_by_a_millionth_of_a_radian_carries_the_same_clip() {
+    let mut original = source_rig();
+    original.clips.push(source_clip(&original));
+    let a_posed = with_rest_bones_lowered(
+        original.clone(),
+        &[("LeftArm", "LeftForeArm"), ("RightArm", "RightForeArm")],
+        60.0,
+    );
+    let spread = with_rest_bones_lowered(
+        a_posed.clone(),
+        &[
+            ("LeftForeArm", "LeftHand"),
+            ("LeftUpLeg", "LeftLeg"),
+            ("RightUpLeg", "RightLeg"),
+        ],
+        -15.0,
+    );
+    for (label, rig) in [
+        ("arms lowered", a_posed),
+        ("arms lowered, elbow and legs turned", spread),
+    ] {
+        let perturbed = with_rest_perturbed(rig.clone(), 1e-6);
+        let carried =
+            |target: &Rig| retarget_clips(&original, target, &JointMap::default(), &RetargetOptions::default()).0;
+        let (exact, nudged) = (carried(&rig), carried(&perturbed));
+        let size = 1.7;
+        let (mut far, mut turned) = (0.0f64, 0.0f64);
+        for k in 0..=12 {
+            let time = f64::from(original.clips[0].duration) * f64::from(k) / 12.0;
+            let a = worlds_f64(&rig, Some(&exact[0]), time);
+            let b = worlds_f64(&perturbed, Some(&nudged[0]), time);
+            for (a, b) in a.iter().zip(&b) {
+                assert!(b.is_finite(), "{label}: not finite at {time}");
+                far = far.max((position(a) - position(b)).length() / size);
+                turned = turned.max(angle_between(rotation_of(a), rotation_of(b)));
+            }
+        }
+        eprintln!("{label}: perturbed by 1e-6 rad, joints move {far:.2e} of the size, turn {turned:.2e} rad");
+        assert!(far < 1e-5, "{label}: joints {far} of the rig's size apart");
+        assert!(turned < 1e-4, "{label}: joints turned {turned} rad apart");
+        plays_as_the_original(&original, &perturbed, &format!("{label}, perturbed"));
+    }
 }
 
 #[test]

@@ -431,8 +431,8 @@ pub(super) fn morph_part_again(
     then: &mut ChunkTaker<'_>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::Kernel::Avx512.is_available() {
-        // SAFETY: the CPU has AVX-512 F and BW (`is_available` above).
+    if crate::cpu::Kernel::Avx512.is_enabled() {
+        // SAFETY: the CPU has AVX-512 F and BW (`is_enabled` implies `is_available`).
         return unsafe { wide::follow_plan(targets, active, out, plan, then) };
     }
     // SAFETY: `FloatByFloat` needs nothing of the CPU.
@@ -478,8 +478,8 @@ unsafe fn follow_plan<T: AddTerms>(
 /// and the division take about as long for many lanes as for one.
 fn normalize_listed(normals: &mut [Vec3], list: &[u32]) {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::Kernel::Avx512.is_available() {
-        // SAFETY: the CPU has AVX-512 F and BW (`is_available` above).
+    if crate::cpu::Kernel::Avx512.is_enabled() {
+        // SAFETY: the CPU has AVX-512 F and BW (`is_enabled` implies `is_available`).
         return unsafe { wide::normalize_runs(normals, list) };
     }
     normalize_in_fours(normals, list);

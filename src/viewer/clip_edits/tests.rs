@@ -294,7 +294,7 @@ fn a_reload_makes_the_edits_again_and_stops_at_one_that_no_longer_fits() {
         edits.apply(&mut edited, edit.clone()).unwrap();
     }
     let mut reloaded = rig();
-    let (again, steps, failure) = ClipEdits::replayed(&mut reloaded, edits.log());
+    let (again, steps, failure) = ClipEdits::replayed(&mut reloaded, edits.log(), &[]);
     assert_eq!(failure, None);
     assert_eq!(bits(&reloaded), bits(&edited));
     assert_eq!(again.plan(&reloaded), edits.plan(&edited));
@@ -304,7 +304,7 @@ fn a_reload_makes_the_edits_again_and_stops_at_one_that_no_longer_fits() {
     // The file changed on disk: its first clip is now too short for the trim.
     let mut shorter = rig();
     clip_edit::trim(&mut shorter, 1, 0.0, 0.25).unwrap();
-    let (partial, steps, failure) = ClipEdits::replayed(&mut shorter, edits.log());
+    let (partial, steps, failure) = ClipEdits::replayed(&mut shorter, edits.log(), &[]);
     assert_eq!(steps.len(), 1);
     let failure = failure.expect("the trim no longer fits");
     assert_eq!((failure.edit.clone(), failure.skipped), (log[1].clone(), 1));
