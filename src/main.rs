@@ -3,7 +3,7 @@ use rigscope::cli::RigArgs;
 use rigscope::commands::clips::ClipsArgs;
 use rigscope::commands::status::{ErrorOutput, finish};
 use rigscope::commands::{
-    CommandError, Outcome, audit, bench, diff, edit_clips, export, fix, inspect, make_demo, packaging, render,
+    CommandError, Outcome, audit, bench, check, diff, edit_clips, export, fix, inspect, make_demo, packaging, render,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,6 +53,11 @@ enum Command {
     /// with 1 when a joint crosses a threshold (or too many vertices are asymmetric), 2 when the
     /// file cannot be loaded or a --joint names no joint.
     Audit(audit::AuditArgs),
+    /// How each engine (Unity, Unreal, Godot, three.js, Babylon.js, Bevy, Filament, the Sample
+    /// Renderer) draws the rig, against the file's own drawing over the rest pose and every clip.
+    /// Exits with 1 when a listed engine draws a vertex past the tolerance or does not load the
+    /// file, 2 when the file cannot be loaded.
+    Check(check::CheckArgs),
     /// Repair skin weights (normalize, limit influences) and write the result as a new .glb or
     /// .gltf that keeps everything else. Exits with 0 when something was repaired, 1 when nothing
     /// needed it, 2 when the file cannot be loaded or the output cannot be written.
@@ -92,6 +97,7 @@ fn run(command: &Command) -> ExitCode {
         Command::Render(args) => (render::run(args), ErrorOutput::Text),
         Command::Inspect(args) => (inspect::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Audit(args) => (audit::run(args), ErrorOutput::json_if(args.json, &args.file)),
+        Command::Check(args) => (check::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Fix(args) => (fix::run(args), ErrorOutput::Text),
         Command::Clips(args) => (edit_clips::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Diff(args) => (diff::run(args), ErrorOutput::json_if(args.json, &args.a)),

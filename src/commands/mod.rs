@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod audit_motion;
 pub mod bench;
+pub mod check;
 pub mod clips;
 pub mod curves;
 pub mod diff;

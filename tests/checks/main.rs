@@ -9,6 +9,7 @@ mod common;
 mod audit;
 mod diff;
 mod diff_poses;
+mod engine_profiles;
 mod exit_status;
 mod repair;
 mod report;
