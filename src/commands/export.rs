@@ -46,6 +46,9 @@ pub struct ExportArgs {
     /// The file to write: .obj (a .mtl and the textures as PNG go beside it) or .glb.
     #[arg(long)]
     pub out: PathBuf,
+    /// Write the mesh as this engine profile draws it (see `rigscope check`).
+    #[arg(long, value_name = "NAME", value_parser = crate::engine::parse_engine)]
+    pub engine: Option<crate::engine::Engine>,
 }
 
 /// The two formats a pose is written in.
@@ -88,6 +91,8 @@ pub enum ExportError {
     TimeWithoutClip(f32, String),
     #[error(transparent)]
     Skinning(#[from] crate::cli::NoNodeError),
+    #[error(transparent)]
+    Engine(#[from] crate::engine::EngineRefusal),
     #[error("{0} has no mesh with triangles to export")]
     NothingToExport(String),
     #[error("the pose puts vertices of '{0}' at infinity or NaN; nothing was written")]
@@ -178,6 +183,10 @@ pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }
+    let rig = match args.engine {
+        Some(engine) => engine.draw(&rig)?,
+        None => rig,
+    };
     let clip = match &args.clip {
         Some(key) => Some(rig.find_clip(key).ok_or_else(|| {
             let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();

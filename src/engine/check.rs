@@ -63,9 +63,39 @@ fn poses(rig: &Rig) -> Vec<(Option<usize>, f32)> {
     poses
 }
 
+/// The height distances are measured against: the vertical extent of the skinned mesh at rest
+/// as the file draws it (its bounds' size for a flat mesh), else of the skeleton.
+pub fn drawn_height(rig: &Rig) -> f64 {
+    let pose = PoseBuffers::new(rig);
+    let mut bounds = crate::anim::Bounds::EMPTY;
+    let mut positions = Vec::new();
+    for (i, instance) in rig.instances.iter().enumerate() {
+        for primitive in (instance.skin.is_some().then_some(&rig.meshes[instance.mesh].primitives))
+            .into_iter()
+            .flatten()
+        {
+            let Some(influences) = &primitive.influences else {
+                continue;
+            };
+            positions.resize(primitive.vertex_count(), Vec3::ZERO);
+            skin_lbs_positions_exact(&pose.palettes[i], influences, &primitive.positions, &mut positions);
+            positions.iter().for_each(|&p| bounds.include(p));
+        }
+    }
+    let (vertical, size) = (bounds.max.y - bounds.min.y, bounds.size());
+    let height = if vertical > 1e-6 {
+        vertical
+    } else if size > 1e-6 {
+        size
+    } else {
+        rig_height(rig)
+    };
+    f64::from(height)
+}
+
 /// Checks `rig` against each of `engines`.
 pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
-    let height = f64::from(rig_height(rig));
+    let height = drawn_height(rig);
     let drawn: Vec<Result<Rig, EngineRefusal>> = engines.iter().map(|e| e.draw(rig)).collect();
     let mut checks: Vec<EngineCheck> = (engines.iter().zip(&drawn))
         .map(|(&engine, drawn)| EngineCheck {
@@ -89,7 +119,9 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
             }
             let palette = &pose.palettes[i];
             for (p, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
-                let Some(influences) = &primitive.influences else { continue };
+                let Some(influences) = &primitive.influences else {
+                    continue;
+                };
                 let n = primitive.vertex_count();
                 file_positions.resize(n, Vec3::ZERO);
                 engine_positions.resize(n, Vec3::ZERO);
@@ -136,19 +168,17 @@ fn moved_flags(rig: &Rig) -> Vec<Vec<Vec<bool>>> {
 
 /// Vertices whose influences differ between `rig` and the engine's `drawn`.
 fn rows_changed(rig: &Rig, drawn: &Rig) -> usize {
-    (rig.meshes.iter().flat_map(|m| &m.primitives).zip(drawn.meshes.iter().flat_map(|m| &m.primitives)))
-        .filter_map(|(a, b)| Some((a.influences.as_ref()?, b.influences.as_ref()?, a.vertex_count())))
-        .map(|(a, b, n)| (0..n).filter(|&v| !a.of_vertex(v).eq(b.of_vertex(v))).count())
-        .sum()
+    (rig.meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .zip(drawn.meshes.iter().flat_map(|m| &m.primitives)))
+    .filter_map(|(a, b)| Some((a.influences.as_ref()?, b.influences.as_ref()?, a.vertex_count())))
+    .map(|(a, b, n)| (0..n).filter(|&v| !a.of_vertex(v).eq(b.of_vertex(v))).count())
+    .sum()
 }
 
 /// Vertex `v`'s non-zero influences by joint name.
-fn named_joints(
-    rig: &Rig,
-    skin: Option<usize>,
-    influences: &crate::rig::Influences,
-    v: usize,
-) -> Vec<(String, f32)> {
+fn named_joints(rig: &Rig, skin: Option<usize>, influences: &crate::rig::Influences, v: usize) -> Vec<(String, f32)> {
     let skin = skin.map(|s| &rig.skins[s]);
     (influences.of_vertex(v))
         .filter(|&(_, w)| w != 0.0)
@@ -194,7 +224,11 @@ fn findings(engine: Engine, rig: &Rig) -> Vec<String> {
                     "mesh '{}': {} morph targets, past the cap of {limit} ({})",
                     rig.meshes.get(mesh).map_or("?", |m| m.name.as_str()),
                     targets.len(),
-                    if past == PastCap::Truncates { "the rest left out" } else { "refused" }
+                    if past == PastCap::Truncates {
+                        "the rest left out"
+                    } else {
+                        "refused"
+                    }
                 ));
             }
         }

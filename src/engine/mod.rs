@@ -129,7 +129,9 @@ impl Engine {
 
     /// The profile `name` names (see [`Engine::name`]).
     pub fn by_name(name: &str) -> Option<Engine> {
-        Engine::ALL.into_iter().find(|e| e.name().eq_ignore_ascii_case(name.trim()))
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
     }
 
     /// Joints one skin may have.
@@ -347,17 +349,18 @@ pub enum EngineRefusal {
     },
 }
 
+/// `--engine`: one profile by name.
+pub fn parse_engine(name: &str) -> Result<Engine, String> {
+    Engine::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+        format!("no engine profile '{}': use one of {}", name.trim(), names.join(", "))
+    })
+}
+
 /// `--engines`: `all`, or names separated by commas.
 pub fn parse_engines(value: &str) -> Result<Vec<Engine>, String> {
     if value.trim().eq_ignore_ascii_case("all") {
         return Ok(Engine::ALL.to_vec());
     }
-    (value.split(','))
-        .map(|name| {
-            Engine::by_name(name).ok_or_else(|| {
-                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
-                format!("no engine profile '{}': use all or {}", name.trim(), names.join(", "))
-            })
-        })
-        .collect()
+    value.split(',').map(parse_engine).collect()
 }

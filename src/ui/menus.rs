@@ -113,6 +113,7 @@ fn view_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, action
         viewer.reset_view();
     }
     ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
+    engine_menu(ui, viewer);
     ui.separator();
     ui.horizontal(|ui| {
         ui.label("Theme");
@@ -134,6 +135,26 @@ fn view_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, action
             actions.push(UiAction::ChooseScreenshotFolder);
         }
     });
+}
+
+/// View ▸ Engine: the file's own drawing, or the rig as one engine draws it.
+fn engine_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.menu_button("Engine", |ui| {
+        let shown = viewer.view.engine;
+        let mut chosen = shown;
+        ui.radio_value(&mut chosen, None, "The file (glTF as specified)");
+        ui.separator();
+        for engine in crate::engine::Engine::ALL {
+            ui.radio_value(&mut chosen, Some(engine), engine.label());
+        }
+        if chosen != shown
+            && let Err(refusal) = viewer.set_engine(chosen)
+        {
+            viewer.diagnostics.error = Some(refusal.to_string());
+        }
+    })
+    .response
+    .on_hover_text("Draw the rig as an engine reads it: the influences it keeps, how it renormalizes them, its caps");
 }
 
 /// The tool windows.

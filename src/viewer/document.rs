@@ -3,6 +3,7 @@
 
 use super::symmetry::{SymmetryJob, SymmetryView};
 use crate::anim::Bounds;
+use crate::engine::Engine;
 use crate::reload::{FileStamp, FileWatcher};
 use crate::report::RigReport;
 use crate::retarget::CarriedClips;
@@ -72,6 +73,18 @@ pub struct Document {
     /// The rig as read, kept once a repair changed its weights: a save writes the primitives
     /// whose weights differ from it.
     pub(super) weights_read: Option<Arc<Rig>>,
+    /// The rig as an engine draws it, while View ▸ Engine shows one (see [`crate::engine`]).
+    pub(super) engine_drawing: Option<EngineDrawing>,
+}
+
+/// The rig as an engine draws it, made from one generation of the document's rig.
+pub(super) struct EngineDrawing {
+    pub engine: Engine,
+    /// The generation of the document's rig it was made from.
+    pub from: u64,
+    pub rig: Arc<Rig>,
+    /// Its own generation, so that the renderer uploads it as a rig of its own.
+    pub generation: u64,
 }
 
 impl Document {
@@ -93,6 +106,16 @@ impl Document {
             repair: Default::default(),
             history: Default::default(),
             weights_read: None,
+            engine_drawing: None,
+        }
+    }
+
+    /// The rig drawn and its generation: the engine's drawing of the rig when one is made for
+    /// this generation of it, else the rig itself.
+    pub fn shown_rig(&self) -> (&Arc<Rig>, u64) {
+        match &self.engine_drawing {
+            Some(drawing) if drawing.from == self.generation => (&drawing.rig, drawing.generation),
+            _ => (&self.rig, self.generation),
         }
     }
 

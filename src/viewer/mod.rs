@@ -65,9 +65,10 @@ impl<'a> SideInputs<'a> {
             view,
             ..
         } = self;
+        let (rig, generation) = document.shown_rig();
         FrameState {
-            rig: &document.rig,
-            generation: document.generation,
+            rig,
+            generation,
             rest_bounds: document.rest_bounds,
             pose: &playback.pose,
             skinned: &playback.skinned,
@@ -349,13 +350,15 @@ impl Viewer {
     fn refresh(&mut self, cpu_needed: bool) {
         self.refresh_foot_lock();
         self.follow_camera_with_look_at();
+        self.refresh_engine_drawing();
         let document = &self.documents[self.active];
         let repaired = document.repair.marks();
         let shown_rest = (self.retarget_pose_shown)
             .and_then(|file| document.carried().get(file).copied())
             .map(|carried| carried.report.retarget_pose.as_slice());
+        // The engine's drawing has the rig's nodes and clips: only its weights differ.
         (self.playback).refresh(
-            &document.rig,
+            document.shown_rig().0,
             cpu_needed || self.marks.any() || !repaired.is_empty(),
             shown_rest,
         );
@@ -366,6 +369,50 @@ impl Viewer {
         if self.marks.stale {
             self.marks.update(&document.rig, &self.playback, repaired);
         }
+    }
+
+    /// Shows the rig as `engine` draws it (`None`: as the file says) in every view and on both
+    /// skinning paths. Refused, the file's drawing staying, where the engine does not load it.
+    pub fn set_engine(&mut self, engine: Option<crate::engine::Engine>) -> Result<(), crate::engine::EngineRefusal> {
+        if let Some(engine) = engine {
+            engine.check_loads(&self.documents[self.active].rig)?;
+        }
+        self.view.engine = engine;
+        self.refresh_engine_drawing();
+        self.playback.mark_dirty();
+        Ok(())
+    }
+
+    /// Makes the active document's engine drawing for the engine chosen and the rig's current
+    /// generation, once; drops it when no engine is chosen or the engine refuses the rig as it
+    /// is now (said in the diagnostics).
+    fn refresh_engine_drawing(&mut self) {
+        let document = &self.documents[self.active];
+        let current = |d: &document::EngineDrawing| Some(d.engine) == self.view.engine && d.from == document.generation;
+        if document.engine_drawing.as_ref().is_some_and(current)
+            || (self.view.engine.is_none() && document.engine_drawing.is_none())
+        {
+            return;
+        }
+        let drawing = match self.view.engine.map(|e| (e, e.draw(&document.rig))) {
+            Some((engine, Ok(rig))) => {
+                self.last_generation += 1;
+                Some(document::EngineDrawing {
+                    engine,
+                    from: document.generation,
+                    rig: Arc::new(rig),
+                    generation: self.last_generation,
+                })
+            }
+            Some((_, Err(refusal))) => {
+                self.diagnostics.error = Some(format!("{refusal}; the file's own drawing is shown"));
+                self.view.engine = None;
+                None
+            }
+            None => None,
+        };
+        self.documents[self.active].engine_drawing = drawing;
+        self.playback.mark_dirty();
     }
 
     /// The current pose (evaluated first if an input changed).

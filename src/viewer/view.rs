@@ -10,4 +10,6 @@ pub struct View {
     /// The selected node (a joint, usually): highlighted, shown in the weights view, bent by
     /// the joint controls.
     pub selected_joint: Option<usize>,
+    /// The engine whose drawing of the rig is shown (View ▸ Engine); `None`: the file's own.
+    pub engine: Option<crate::engine::Engine>,
 }

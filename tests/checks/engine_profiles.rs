@@ -29,7 +29,9 @@ fn fixture(joints: usize, turned: usize, rows: &[[(u16, f32); 8]]) -> Rig {
             },
         })
         .collect();
-    let inverse_binds = (0..joints).map(|j| Mat4::from_translation(-Vec3::Y * j as f32)).collect();
+    let inverse_binds = (0..joints)
+        .map(|j| Mat4::from_translation(-Vec3::Y * j as f32))
+        .collect();
     let positions: Vec<Vec3> = (0..rows.len()).map(|v| Vec3::new(1.0, v as f32 * 0.1, 0.0)).collect();
     let mut influences = Influences {
         sets: 2,
@@ -50,7 +52,9 @@ fn fixture(joints: usize, turned: usize, rows: &[[(u16, f32); 8]]) -> Rig {
         uv_sets: Default::default(),
         tangents: Vec::new(),
         influences: Some(influences),
-        indices: (0..count as u32).chain(std::iter::repeat_n(0, (3 - count % 3) % 3)).collect(),
+        indices: (0..count as u32)
+            .chain(std::iter::repeat_n(0, (3 - count % 3) % 3))
+            .collect(),
         material: None,
         colors: Vec::new(),
         positions,
@@ -196,7 +200,14 @@ fn r1_six_influences_are_cut_to_the_first_set_renormalized_or_not_by_engine() {
 fn r2_r6_a_vertex_without_weight_is_drawn_where_each_engine_puts_it() {
     // Vertex 0: set 0 all zero, set 1 on j3 (a 12-influence rig's tail). Vertex 1: no weight at
     // all, JOINTS_0.x naming j2.
-    let rig = fixture(4, 2, &[row(&[(0, 0.0), (1, 0.0), (2, 0.0), (3, 0.0), (3, 1.0)]), row(&[(2, 0.0)])]);
+    let rig = fixture(
+        4,
+        2,
+        &[
+            row(&[(0, 0.0), (1, 0.0), (2, 0.0), (3, 0.0), (3, 1.0)]),
+            row(&[(2, 0.0)]),
+        ],
+    );
     assert_drawn("R2", &rig, 2, 0, |engine| match engine {
         Engine::SampleRenderer | Engine::BabylonJs | Engine::Godot => w(&[(3, 1.0)]),
         // Set 0 alone is empty.
@@ -273,7 +284,12 @@ fn r10_a_skin_of_identity_binds_draws_the_same_everywhere() {
     rig.nodes.iter_mut().for_each(|n| n.rest.translation = Vec3::ZERO);
     let checks = check_engines(&rig, &Engine::ALL);
     for check in &checks {
-        assert_eq!((check.rows_changed, check.worst_distance()), (0, 0.0), "{}", check.engine);
+        assert_eq!(
+            (check.rows_changed, check.worst_distance()),
+            (0, 0.0),
+            "{}",
+            check.engine
+        );
     }
 }
 
@@ -292,7 +308,11 @@ fn r8_three_hundred_joints_are_refused_by_filament_and_read_out_of_range_on_webg
     let turned = follows(p, 299, 299);
     for engine in Engine::ALL.into_iter().filter(|&e| e != Engine::Filament) {
         let got = drawn_by(engine, &rig)[0].as_dvec3();
-        let want = if engine == Engine::BevyWebGl2 { DVec3::ZERO } else { turned };
+        let want = if engine == Engine::BevyWebGl2 {
+            DVec3::ZERO
+        } else {
+            turned
+        };
         // f32 positions 300 units from the origin: 1e-5 of the chain's height.
         assert!((got - want).length() < 3e-3, "{}: {got} against {want}", engine.name());
     }
@@ -343,7 +363,12 @@ fn r7_only_the_sample_renderer_lights_a_transformed_skinned_node_with_its_transf
         ..Trs::IDENTITY
     };
     for check in check_engines(&rig, &Engine::ALL) {
-        assert_eq!(check.worst_distance(), 0.0, "positions ignore the node: {}", check.engine);
+        assert_eq!(
+            check.worst_distance(),
+            0.0,
+            "positions ignore the node: {}",
+            check.engine
+        );
         assert_eq!(
             check.findings.len(),
             usize::from(check.engine == "sample-renderer"),
@@ -363,7 +388,7 @@ fn check_on_fox_agrees_with_an_f64_skinning_of_the_rows_each_engine_keeps() {
     let Some(rigs) = common::shared_rigs() else { return };
     let rig = common::load_rig(&rigs, "Fox.glb");
     let checks = check_engines(&rig, &[Engine::Unity1, Engine::ThreeJs]);
-    let height = f64::from(rigscope::anim::rig_height(&rig));
+    let height = rigscope::engine::check::drawn_height(&rig);
     let (unity1, three) = (&checks[0], &checks[1]);
     assert_eq!(three.worst_distance(), 0.0, "Fox's weights are four normalized floats");
     let worst = unity1.worst.as_ref().expect("one weight moves vertices");
@@ -379,7 +404,11 @@ fn check_on_fox_agrees_with_an_f64_skinning_of_the_rows_each_engine_keeps() {
     let file: DVec3 = (pairs.iter())
         .map(|&(j, w)| (palette[usize::from(j)] * p).truncate() * f64::from(w))
         .sum();
-    let largest = pairs.iter().copied().reduce(|a, b| if b.1 > a.1 { b } else { a }).unwrap();
+    let largest = pairs
+        .iter()
+        .copied()
+        .reduce(|a, b| if b.1 > a.1 { b } else { a })
+        .unwrap();
     let one = (palette[usize::from(largest.0)] * p).truncate();
     let reference = (file - one).length() / height;
     assert!(
@@ -387,4 +416,45 @@ fn check_on_fox_agrees_with_an_f64_skinning_of_the_rows_each_engine_keeps() {
         "check says {} of the height, f64 says {reference}",
         worst.distance
     );
+}
+
+/// View ▸ Engine: the viewer's CPU path skins the engine's influences, the file's drawing comes
+/// back with "the file", and an engine that refuses the rig leaves the file's drawing shown.
+#[test]
+fn the_viewer_draws_the_engine_chosen_and_keeps_the_file_where_an_engine_refuses() {
+    let Some(rigs) = common::shared_rigs() else { return };
+    let fox = common::load_rig(&rigs, "Fox.glb");
+    let mut viewer = rigscope::viewer::Viewer::new(fox.clone(), None);
+    viewer.set_skinning(rigscope::skin::SkinningPath::Cpu, rigscope::skin::SkinningMethod::Lbs);
+    viewer.select_clip(fox.find_clip("Run"));
+    viewer.seek(0.87);
+    let instance = fox.instances.iter().position(|i| i.skin.is_some()).unwrap();
+    let positions = |viewer: &mut rigscope::viewer::Viewer| {
+        let rig = std::sync::Arc::clone(viewer.document().shown_rig().0);
+        viewer.skin_on_cpu().positions(&rig, instance, 0).to_vec()
+    };
+    let file = positions(&mut viewer);
+    viewer.set_engine(Some(Engine::Unity1)).unwrap();
+    let unity1 = positions(&mut viewer);
+    let drawn = Engine::Unity1.draw(&fox).unwrap();
+    let pose = PoseBuffers::at(&drawn, fox.find_clip("Run"), 0.87);
+    let primitive = &drawn.meshes[fox.instances[instance].mesh].primitives[0];
+    let mut want = vec![Vec3::ZERO; primitive.vertex_count()];
+    rigscope::skin::fast::skin_lbs_positions(
+        &pose.palettes[instance],
+        primitive.influences.as_ref().unwrap(),
+        &primitive.positions,
+        &mut want,
+    );
+    let off = |a: &[Vec3], b: &[Vec3]| a.iter().zip(b).map(|(a, b)| (*a - *b).length()).fold(0.0f32, f32::max);
+    assert!(off(&unity1, &want) < 1e-5, "{}", off(&unity1, &want));
+    assert!(off(&unity1, &file) > 1.0, "one weight moves Fox's vertices visibly");
+    viewer.set_engine(None).unwrap();
+    assert_eq!(positions(&mut viewer), file);
+
+    let mut viewer = rigscope::viewer::Viewer::new(fixture(300, 299, &[row(&[(299, 1.0)])]), None);
+    assert!(viewer.set_engine(Some(Engine::Filament)).is_err());
+    assert_eq!(viewer.view.engine, None);
+    viewer.set_engine(Some(Engine::Bevy)).unwrap();
+    assert_eq!(viewer.view.engine, Some(Engine::Bevy));
 }

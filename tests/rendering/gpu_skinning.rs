@@ -294,3 +294,17 @@ fn the_comparison_lists_the_vertices_over_its_threshold_worst_first() {
         assert!((d.deviation / (moved * size) - 1.0).abs() < 1e-3, "{d:?}");
     }
 }
+
+/// The GPU skins what an engine profile draws: Fox's influences as each engine keeps them,
+/// through the compute pass, against the f64 reference of those influences.
+#[test]
+fn the_gpu_pass_draws_each_engine_profile_as_its_influences_say() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let Some(dir) = common::shared_rigs() else { return };
+    let skinner = ComputeSkinner::new(&gpu);
+    let fox = common::load_rig(&dir, "Fox.glb");
+    for engine in rigscope::engine::Engine::ALL {
+        let drawn = engine.draw(&fox).expect("every engine loads Fox");
+        check(&format!("Fox as {}", engine.name()), &skinner, &gpu, &drawn);
+    }
+}

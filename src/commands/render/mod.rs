@@ -40,6 +40,11 @@ pub struct RenderArgs {
     pub size: (u32, u32),
     #[command(flatten)]
     pub view: ViewArgs,
+    /// Draw the rig as this engine profile draws it (see `rigscope check`): unity-editor, unity,
+    /// unity-2, unity-1, unreal, godot, three, babylon, bevy, bevy-webgl2, filament,
+    /// sample-renderer.
+    #[arg(long, value_name = "NAME", value_parser = crate::engine::parse_engine)]
+    pub engine: Option<crate::engine::Engine>,
     /// The selected joint (by node name): its weights in `--view weights`, highlighted in the skeleton.
     #[arg(long)]
     pub joint: Option<String>,
@@ -159,6 +164,7 @@ impl RenderArgs {
             camera: self.camera,
             clips: self.clips.files(),
             repair: self.fix.plan(),
+            engine: self.engine,
             compare: (self.compare.as_deref()).map(|file| (demo_or_file(file).map(PathBuf::from), self.layout)),
             msaa: self.msaa,
             look: (*self.look).clone(),

@@ -51,6 +51,8 @@ pub struct RenderRequest {
     pub clips: crate::retarget::ClipFiles,
     /// Weight repairs run on the loaded rig before it is drawn (none by default).
     pub repair: crate::repair::RepairPlan,
+    /// The engine profile the rig is drawn as (`--engine`; the file's own drawing when `None`).
+    pub engine: Option<crate::engine::Engine>,
     /// A second file drawn as the other side of a comparison (`--compare`; `None` for the
     /// demo rig), and how.
     pub compare: Option<(Option<PathBuf>, crate::compare::CompareLayout)>,
@@ -142,6 +144,9 @@ fn load_rig(request: &RenderRequest) -> Result<Rig, CommandError> {
             eprintln!("fix: {line}");
         }
         rig = repaired;
+    }
+    if let Some(engine) = request.engine {
+        rig = engine.draw(&rig).map_err(|e| CommandError::Failed(e.to_string()))?;
     }
     Ok(rig)
 }
