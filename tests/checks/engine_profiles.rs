@@ -458,3 +458,29 @@ fn the_viewer_draws_the_engine_chosen_and_keeps_the_file_where_an_engine_refuses
     viewer.set_engine(Some(Engine::Bevy)).unwrap();
     assert_eq!(viewer.view.engine, Some(Engine::Bevy));
 }
+
+/// `rigscope check`'s exit status and JSON: 1 when an engine listed draws past the tolerance,
+/// 0 when none does, 2 for a file that cannot be read or an engine that does not exist.
+#[test]
+fn check_exits_by_the_engines_listed_and_prints_json() {
+    let Some(rigs) = common::shared_rigs() else { return };
+    let fox = rigs.join("Fox.glb");
+    let fox = fox.to_str().unwrap();
+    let (status, stdout, _) = common::run_rigscope(&["check", fox, "--engines", "unity-1,three", "--json"]);
+    assert_eq!(status, Some(1));
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let engines = document["engines"].as_array().unwrap();
+    assert_eq!(engines.len(), 2);
+    assert_eq!(engines[0]["engine"], "unity-1");
+    assert_eq!(engines[0]["flagged"], true);
+    assert!(engines[0]["worst"]["distance"].as_f64().unwrap() > 0.1);
+    assert_eq!(engines[1]["flagged"], false);
+    let (status, stdout, _) = common::run_rigscope(&["check", fox, "--engines", "three"]);
+    assert_eq!(status, Some(0), "{stdout}");
+    assert!(stdout.contains("three.js"), "{stdout}");
+    let (status, _, stderr) = common::run_rigscope(&["check", "/nonexistent.glb"]);
+    assert_eq!(status, Some(2), "{stderr}");
+    let (status, _, stderr) = common::run_rigscope(&["check", fox, "--engines", "ogre"]);
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("no engine profile 'ogre'"), "{stderr}");
+}
