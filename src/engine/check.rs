@@ -6,6 +6,7 @@
 use super::{Cap, Engine, EngineRefusal, NodeTransform, PastCap};
 use crate::anim::{PoseBuffers, rig_height};
 use crate::rig::Rig;
+use crate::skin::blend_matrix;
 use crate::skin::fast::skin_lbs_positions_exact;
 use glam::Vec3;
 
@@ -93,88 +94,151 @@ pub fn drawn_height(rig: &Rig) -> f64 {
     f64::from(height)
 }
 
-/// Checks `rig` against each of `engines`.
-pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
-    let height = drawn_height(rig);
-    let drawn: Vec<Result<Rig, EngineRefusal>> = engines.iter().map(|e| e.draw(rig)).collect();
-    let mut checks: Vec<EngineCheck> = (engines.iter().zip(&drawn))
-        .map(|(&engine, drawn)| EngineCheck {
-            engine: engine.name(),
-            label: engine.label(),
-            refused: drawn.as_ref().err().map(ToString::to_string),
-            rows_changed: drawn.as_ref().map_or(0, |d| rows_changed(rig, d)),
-            vertices_moved: 0,
-            worst: None,
-            findings: findings(engine, rig),
-        })
-        .collect();
-    let mut moved: Vec<Vec<Vec<Vec<bool>>>> = drawn.iter().map(|_| moved_flags(rig)).collect();
-    let mut pose = PoseBuffers::new(rig);
-    let (mut file_positions, mut engine_positions) = (Vec::new(), Vec::new());
-    for (clip, time) in poses(rig) {
-        pose.evaluate(rig, clip, time);
-        for (i, instance) in rig.instances.iter().enumerate() {
-            if instance.skin.is_none() {
+/// Per skinned instance and primitive, the vertices whose influences an engine changes (the
+/// only ones it can draw elsewhere).
+type ChangedVertices = Vec<(usize, usize, Vec<usize>)>;
+
+fn changed_vertices(rig: &Rig, drawn: &Rig) -> ChangedVertices {
+    let mut changed = Vec::new();
+    for (i, instance) in rig.instances.iter().enumerate().filter(|(_, i)| i.skin.is_some()) {
+        let pairs = rig.meshes[instance.mesh]
+            .primitives
+            .iter()
+            .zip(&drawn.meshes[instance.mesh].primitives);
+        for (p, (file, engine)) in pairs.enumerate() {
+            let (Some(a), Some(b)) = (&file.influences, &engine.influences) else {
                 continue;
-            }
-            let palette = &pose.palettes[i];
-            for (p, primitive) in rig.meshes[instance.mesh].primitives.iter().enumerate() {
-                let Some(influences) = &primitive.influences else {
-                    continue;
-                };
-                let n = primitive.vertex_count();
-                file_positions.resize(n, Vec3::ZERO);
-                engine_positions.resize(n, Vec3::ZERO);
-                skin_lbs_positions_exact(palette, influences, &primitive.positions, &mut file_positions);
-                for ((check, drawn), moved) in checks.iter_mut().zip(&drawn).zip(&mut moved) {
-                    let Ok(drawn) = drawn else { continue };
-                    let Some(engine_influences) = &drawn.meshes[instance.mesh].primitives[p].influences else {
-                        continue;
-                    };
-                    skin_lbs_positions_exact(palette, engine_influences, &primitive.positions, &mut engine_positions);
-                    for (v, (a, b)) in file_positions.iter().zip(&engine_positions).enumerate() {
-                        let distance = f64::from((*a - *b).length()) / height;
-                        if distance > MOVED {
-                            moved[instance.mesh][p][v] = true;
-                        }
-                        if distance > check.worst_distance() || (distance.is_nan() && check.worst.is_none()) {
-                            check.worst = Some(WorstVertex {
-                                distance: if distance.is_nan() { f64::INFINITY } else { distance },
-                                mesh: rig.meshes[instance.mesh].name.clone(),
-                                primitive: p,
-                                vertex: v,
-                                clip: clip.map(|c| rig.clips[c].name.clone()),
-                                time,
-                                joints: named_joints(rig, instance.skin, influences, v),
-                            });
-                        }
-                    }
-                }
+            };
+            let vertices: Vec<usize> = (0..file.vertex_count())
+                .filter(|&v| !a.of_vertex(v).eq(b.of_vertex(v)))
+                .collect();
+            if !vertices.is_empty() {
+                changed.push((i, p, vertices));
             }
         }
     }
-    for (check, moved) in checks.iter_mut().zip(&moved) {
-        check.vertices_moved = moved.iter().flatten().flatten().filter(|&&m| m).count();
-    }
-    checks
+    changed
 }
 
-/// Per mesh, per primitive, per vertex: false (a flag set once the vertex moves).
-fn moved_flags(rig: &Rig) -> Vec<Vec<Vec<bool>>> {
-    (rig.meshes.iter())
-        .map(|m| m.primitives.iter().map(|p| vec![false; p.vertex_count()]).collect())
+/// One pose's farthest vertex of one drawing, and the vertices it moved.
+#[derive(Default)]
+struct PoseResult {
+    worst: Option<(f64, usize, usize, usize)>,
+    moved: Vec<(usize, usize, usize)>,
+}
+
+/// Checks `rig` against each of `engines`. Only the vertices whose influences an engine changes
+/// are skinned, both ways, per pose (each with [`blend_matrix`], so that an unchanged row
+/// could not differ); engines that draw alike are measured once; poses run in parallel.
+pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
+    use rayon::prelude::*;
+    let height = drawn_height(rig);
+    let drawn: Vec<Result<Rig, EngineRefusal>> = engines.iter().map(|e| e.draw(rig)).collect();
+    let changed: Vec<ChangedVertices> = (drawn.iter())
+        .map(|d| d.as_ref().map_or_else(|_| Vec::new(), |d| changed_vertices(rig, d)))
+        .collect();
+    // The first engine drawing each distinct set of influences measures it for the others.
+    let measured_by: Vec<usize> = (0..drawn.len())
+        .map(|k| (0..k).find(|&j| same_influences(&drawn[j], &drawn[k])).unwrap_or(k))
+        .collect();
+    let poses = poses(rig);
+    let per_pose: Vec<Vec<PoseResult>> = poses
+        .par_iter()
+        .map_init(
+            || PoseBuffers::new(rig),
+            |pose, &(clip, time)| {
+                pose.evaluate(rig, clip, time);
+                (drawn.iter().zip(&changed).enumerate())
+                    .map(|(k, (drawn, changed))| match drawn {
+                        Ok(drawn) if measured_by[k] == k => measure_pose(rig, drawn, changed, pose, height),
+                        _ => PoseResult::default(),
+                    })
+                    .collect()
+            },
+        )
+        .collect();
+    (engines.iter().enumerate())
+        .map(|(k, &engine)| {
+            let source = measured_by[k];
+            let mut moved = std::collections::HashSet::new();
+            let mut worst: Option<(f64, usize, usize, usize, usize)> = None;
+            for (pose_index, results) in per_pose.iter().enumerate() {
+                let result = &results[source];
+                moved.extend(result.moved.iter().copied());
+                if let Some((distance, i, p, v)) = result.worst
+                    && worst.is_none_or(|w| distance > w.0)
+                {
+                    worst = Some((distance, i, p, v, pose_index));
+                }
+            }
+            let rows_changed = changed[k].iter().map(|(_, _, v)| v.len()).sum();
+            EngineCheck {
+                engine: engine.name(),
+                label: engine.label(),
+                refused: drawn[k].as_ref().err().map(ToString::to_string),
+                rows_changed,
+                vertices_moved: moved.len(),
+                worst: worst.map(|(distance, i, p, v, pose_index)| {
+                    let instance = &rig.instances[i];
+                    let (clip, time) = poses[pose_index];
+                    let influences = rig.meshes[instance.mesh].primitives[p].influences.as_ref();
+                    WorstVertex {
+                        distance,
+                        mesh: rig.meshes[instance.mesh].name.clone(),
+                        primitive: p,
+                        vertex: v,
+                        clip: clip.map(|c| rig.clips[c].name.clone()),
+                        time,
+                        joints: influences.map_or_else(Vec::new, |inf| named_joints(rig, instance.skin, inf, v)),
+                    }
+                }),
+                findings: findings(engine, rig),
+            }
+        })
         .collect()
 }
 
-/// Vertices whose influences differ between `rig` and the engine's `drawn`.
-fn rows_changed(rig: &Rig, drawn: &Rig) -> usize {
-    (rig.meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .zip(drawn.meshes.iter().flat_map(|m| &m.primitives)))
-    .filter_map(|(a, b)| Some((a.influences.as_ref()?, b.influences.as_ref()?, a.vertex_count())))
-    .map(|(a, b, n)| (0..n).filter(|&v| !a.of_vertex(v).eq(b.of_vertex(v))).count())
-    .sum()
+/// Whether two drawings bind every vertex alike (two refusals never count as alike).
+fn same_influences(a: &Result<Rig, EngineRefusal>, b: &Result<Rig, EngineRefusal>) -> bool {
+    let (Ok(a), Ok(b)) = (a, b) else { return false };
+    fn influences(rig: &Rig) -> impl Iterator<Item = Option<&crate::rig::Influences>> {
+        rig.meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.influences.as_ref())
+    }
+    influences(a).zip(influences(b)).all(|pair| match pair {
+        (Some(x), Some(y)) => x.joints == y.joints && x.weights == y.weights,
+        (x, y) => x.is_none() && y.is_none(),
+    })
+}
+
+/// The changed vertices of one drawing at one pose: each skinned both ways, the distance a
+/// fraction of `height` (a NaN counts as infinitely far).
+fn measure_pose(rig: &Rig, drawn: &Rig, changed: &ChangedVertices, pose: &PoseBuffers, height: f64) -> PoseResult {
+    let mut result = PoseResult::default();
+    for (i, p, vertices) in changed {
+        let (i, p) = (*i, *p);
+        let mesh = rig.instances[i].mesh;
+        let palette = &pose.palettes[i];
+        let (file, engine) = (&rig.meshes[mesh].primitives[p], &drawn.meshes[mesh].primitives[p]);
+        let (Some(a), Some(b)) = (&file.influences, &engine.influences) else {
+            continue;
+        };
+        for &v in vertices {
+            let position = file.positions[v];
+            let at = |influences| blend_matrix(palette, influences, v).transform_point3(position);
+            let distance = f64::from((at(a) - at(b)).length()) / height;
+            let distance = if distance.is_nan() { f64::INFINITY } else { distance };
+            if distance > MOVED {
+                result.moved.push((i, p, v));
+            }
+            if result.worst.is_none_or(|w| distance > w.0) {
+                result.worst = Some((distance, i, p, v));
+            }
+        }
+    }
+    result
 }
 
 /// Vertex `v`'s non-zero influences by joint name.
