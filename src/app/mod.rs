@@ -565,7 +565,7 @@ impl DialogWatch {
 
 fn pick_rig_file(title: &str, folder: Option<&Path>) -> Option<PathBuf> {
     let mut dialog = rfd::FileDialog::new()
-        .add_filter("glTF, VRM and FBX", &["gltf", "glb", "vrm", "fbx"])
+        .add_filter("glTF, VRM and FBX", crate::rig::RIG_FILE_EXTENSIONS)
         .set_title(title);
     if let Some(folder) = folder {
         dialog = dialog.set_directory(folder);

@@ -68,6 +68,9 @@ pub(super) struct Analysis<'r> {
     pub(super) size: Vec<usize>,
     /// Rest-pose world matrices.
     pub(super) rest_worlds: Vec<Mat4>,
+    /// The whole rig's size in the bind pose (see [`bind_pose_size`]), what joint moves are
+    /// measured against.
+    pub(super) bind_size: f32,
     /// Every primitive, drawn or not, in mesh order, and which of them belong to each mesh.
     pub(super) views: Vec<PrimitiveView<'r>>,
     pub(super) views_of_mesh: Vec<Vec<usize>>,
@@ -97,6 +100,7 @@ impl<'r> Analysis<'r> {
         }
         let (pre, size) = preorder(rig);
         let rest: Vec<Trs> = rig.nodes.iter().map(|n| n.rest).collect();
+        let rest_worlds = worlds_of(rig, &rest);
         let views = primitive_views(rig);
         let mut views_of_mesh = vec![Vec::new(); rig.meshes.len()];
         for (k, view) in views.iter().enumerate() {
@@ -123,7 +127,8 @@ impl<'r> Analysis<'r> {
             top,
             pre,
             size,
-            rest_worlds: worlds_of(rig, &rest),
+            bind_size: bind_pose_size(rig, &rest_worlds),
+            rest_worlds,
             views,
             views_of_mesh,
             users_of_skin,

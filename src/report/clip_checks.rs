@@ -64,7 +64,7 @@ impl<'r> Analysis<'r> {
                         Property::Scale => local.scale = v.truncate(),
                     }
                 }
-                pose_deviation(rig, i, &worlds_of(rig, &locals))
+                pose_deviation(rig, i, &worlds_of(rig, &locals), self.bind_size)
             });
             if let Some(d) = first_frame_vs_bind
                 && !d.is_bind_pose()

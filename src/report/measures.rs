@@ -51,16 +51,17 @@ pub(super) fn worlds_of(rig: &Rig, locals: &[Trs]) -> Vec<Mat4> {
 
 /// How far the joints of instance `i`'s skin are from the bind pose when the nodes are at
 /// `worlds`: each joint against the place its inverse bind matrix undoes, with the bound mesh
-/// placed where [`bind_placement`] says. Sizes are in world units, relative to the mesh's size
-/// there.
-pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation {
+/// placed where [`bind_placement`] says. Sizes are in world units, relative to `rig_size` (see
+/// [`bind_pose_size`]).
+pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4], rig_size: f32) -> Deviation {
     let instance = rig.instances[i];
     let skin = &rig.skins[instance.skin.unwrap_or(0)];
     let placement = bind_placement(skin, worlds, Some(instance.node));
-    let mut size = mesh_size(rig, instance.mesh) * largest_axis_scale(&placement);
-    if size.is_nan() || size <= 0.0 {
-        size = 1.0;
-    }
+    let size = if rig_size.is_nan() || rig_size <= 0.0 {
+        1.0
+    } else {
+        rig_size
+    };
     let mut deviation = Deviation {
         distance: 0.0,
         relative: 0.0,
@@ -83,26 +84,28 @@ pub(super) fn pose_deviation(rig: &Rig, i: usize, worlds: &[Mat4]) -> Deviation 
     deviation
 }
 
-/// The longest of a matrix's three axes: how much it scales lengths at most.
-fn largest_axis_scale(m: &Mat4) -> f32 {
-    m.x_axis
-        .xyz()
-        .length()
-        .max(m.y_axis.xyz().length())
-        .max(m.z_axis.xyz().length())
-}
-
-/// Diagonal of the bounding box of a mesh's bind-pose vertices.
-pub(super) fn mesh_size(rig: &Rig, mesh: usize) -> f32 {
-    let mut min = Vec3::splat(f32::INFINITY);
-    let mut max = Vec3::splat(f32::NEG_INFINITY);
-    for p in rig.meshes[mesh].primitives.iter().flat_map(|p| &p.positions) {
-        if p.is_finite() {
-            min = min.min(*p);
-            max = max.max(*p);
+/// Diagonal of the bounding box of the whole rig in the bind pose, in world units when the nodes
+/// are at `worlds`: every mesh instance's vertices, a skinned one placed where
+/// [`bind_placement`] puts it, another by its node. A joint's move is measured against the
+/// figure, not against whichever mesh (an eye) its skin happens to be drawn with first.
+pub(super) fn bind_pose_size(rig: &Rig, worlds: &[Mat4]) -> f32 {
+    let mut bounds = crate::anim::Bounds::EMPTY;
+    for instance in &rig.instances {
+        let placement = match instance.skin.and_then(|s| rig.skins.get(s)) {
+            Some(skin) => bind_placement(skin, worlds, Some(instance.node)),
+            None => worlds.get(instance.node).copied().unwrap_or(Mat4::IDENTITY),
+        };
+        let Some(mesh) = rig.meshes.get(instance.mesh) else {
+            continue;
+        };
+        for &p in mesh.primitives.iter().flat_map(|p| &p.positions) {
+            let p = placement.transform_point3(p);
+            if p.is_finite() {
+                bounds.include(p);
+            }
         }
     }
-    if min.x > max.x { 0.0 } else { (max - min).length() }
+    bounds.size()
 }
 
 /// Depth-first preorder numbers and subtree sizes of the node hierarchy.

@@ -205,7 +205,7 @@ pub struct SkinSummary {
 pub struct Deviation {
     /// Largest joint displacement, in mesh units.
     pub distance: f32,
-    /// `distance` relative to the size of the mesh (its bounding box diagonal).
+    /// `distance` relative to the size of the rig in the bind pose (its bounding box diagonal).
     pub relative: f32,
     /// The joint (rig node) that moved most.
     pub joint: usize,

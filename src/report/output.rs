@@ -257,7 +257,7 @@ pub(super) fn describe_deviation(rig: &Rig, d: &Deviation) -> String {
         return "matches".into();
     }
     format!(
-        "joints move up to {:.4} ({:.1}% of the mesh size, {}) and turn up to {:.1}° ({})",
+        "joints move up to {:.4} ({:.1}% of the rig's size, {}) and turn up to {:.1}° ({})",
         d.distance,
         d.relative * 100.0,
         node_label(rig, d.joint),

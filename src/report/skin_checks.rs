@@ -20,7 +20,9 @@ impl<'r> Analysis<'r> {
             self.usage_findings(s, &users, &used);
             self.hierarchy_findings(s, shared_hierarchy, skeleton);
             self.inverse_bind_findings(s);
-            let rest_vs_bind = users.first().map(|&i| pose_deviation(rig, i, &self.rest_worlds));
+            let rest_vs_bind = users
+                .first()
+                .map(|&i| pose_deviation(rig, i, &self.rest_worlds, self.bind_size));
             summaries.push(SkinSummary {
                 name: skin.name.clone(),
                 joints: skin.joints.len(),

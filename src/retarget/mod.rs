@@ -241,6 +241,10 @@ impl<'a> Skeletons<'a> {
     fn retarget_pose(&self) -> Vec<Quat> {
         let target = self.target;
         let children = &target.hierarchy().children;
+        let human = human_bones(target);
+        let turns_freely = |node: usize| {
+            (human[node].as_deref()).is_some_and(|bone| BALL_JOINTS.iter().any(|ball| bone.ends_with(ball)))
+        };
         let mut rotations = vec![Quat::IDENTITY; target.nodes.len()];
         for (t, node) in target.nodes.iter().enumerate() {
             let following = match node.parent {
@@ -266,11 +270,16 @@ impl<'a> Skeletons<'a> {
                 .filter(|&(_, sc)| is_under(self.source, sc, s))
                 .map(|(c, sc)| pair(c, sc))
                 .collect();
-            // The next bone along the chain, rigid with this joint until its own turn.
-            let next = self.bones[child].map(|(grandchild, source_grandchild)| DirectionPair {
-                target: carried * self.target_offset(child, grandchild),
-                source: self.source_offset(source_child, source_grandchild),
-            });
+            // The next bone along the chain, rigid with this joint until its own turn; no bend
+            // plane where the child is a ball joint, whose rest angle is a pose: a shoulder's
+            // arm hangs below it in an A-pose and above it in a T-pose, and matching those
+            // would roll the shoulder half a turn about its own bone.
+            let next = self.bones[child]
+                .filter(|_| !turns_freely(child))
+                .map(|(grandchild, source_grandchild)| DirectionPair {
+                    target: carried * self.target_offset(child, grandchild),
+                    source: self.source_offset(source_child, source_grandchild),
+                });
             let directions = JointDirections {
                 bone: Some(pair(child, source_child)),
                 siblings,
@@ -281,6 +290,9 @@ impl<'a> Skeletons<'a> {
         rotations
     }
 }
+
+/// The humanoid joints that turn freely about every axis (`leftUpperArm`, `rightUpperLeg`, …).
+const BALL_JOINTS: [&str; 2] = ["UpperArm", "UpperLeg"];
 
 /// The nearest mapped nodes under `node` (through unmapped ones: twist and helper joints).
 fn mapped_children<'h>(

@@ -18,8 +18,8 @@ pub use error::{BudgetExceeded, Codec, FbxError, FbxErrorKind, FileError, RigErr
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{
-    Budget, FbxFinding, FbxFindingKind, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file, load_slice,
-    mikktspace_tangents, read_file_bounded,
+    Budget, FbxFinding, FbxFindingKind, RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file,
+    load_slice, mikktspace_tangents, read_file_bounded,
 };
 pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;

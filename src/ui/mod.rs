@@ -356,7 +356,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             let rect = ui.max_rect();
             let response = ui.allocate_rect(rect, Sense::click_and_drag());
             if !gizmo::pose_tools(ui, &response, rect, viewer, state) {
-                viewport::viewport_controls(ui, &response, viewer);
+                viewport::viewport_controls(ui, &response, viewer, state.pose_tools.ik_tool);
             }
             viewport::joint_labels(ui, rect, viewer);
             legend::legend(ui, rect, viewer);

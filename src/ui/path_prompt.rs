@@ -30,6 +30,26 @@ impl PathPurpose {
             PathPurpose::Environment => "Light with the environment map",
         }
     }
+
+    /// The extensions of the files the action opens or writes, as its native dialog filters them.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            PathPurpose::Open | PathPurpose::LoadClips | PathPurpose::Compare => crate::rig::RIG_FILE_EXTENSIONS,
+            PathPurpose::SaveAs => &["glb", "gltf"],
+            PathPurpose::Environment => &["hdr"],
+        }
+    }
+
+    /// What the empty field says to type: "path to a .glb or .gltf file".
+    fn hint(self) -> String {
+        let extensions: Vec<String> = self.extensions().iter().map(|e| format!(".{e}")).collect();
+        let listed = match extensions.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => "any".to_owned(),
+        };
+        format!("path to a {listed} file")
+    }
 }
 
 /// The path field while it is open.
@@ -73,9 +93,10 @@ impl PathPrompt {
 }
 
 /// The entries of the folder `typed` is in whose names start with what follows its last
-/// separator, as paths to type (folders end with a separator), sorted, at most `SUGGESTIONS`;
-/// hidden entries only when the name typed starts with a dot.
-pub fn completions(typed: &str) -> Vec<String> {
+/// separator, as paths to type (folders end with a separator), sorted, at most `SUGGESTIONS`:
+/// folders, and files only with one of `extensions` (in any case); hidden entries only when the
+/// name typed starts with a dot.
+pub fn completions(typed: &str, extensions: &[&str]) -> Vec<String> {
     let (folder, start) = match typed.rfind(std::path::is_separator) {
         Some(at) => (&typed[..=at], &typed[at + 1..]),
         None => ("", typed),
@@ -92,8 +113,13 @@ pub fn completions(typed: &str) -> Vec<String> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let shown = name.starts_with(start) && (start.starts_with('.') || !name.starts_with('.'));
-            let folder_mark = entry.file_type().ok()?.is_dir().then_some(std::path::MAIN_SEPARATOR);
+            // Through links: a link to a folder is a folder to go into.
+            let is_folder = std::fs::metadata(entry.path()).ok()?.is_dir();
+            let readable = is_folder
+                || (Path::new(&name).extension().and_then(|e| e.to_str()))
+                    .is_some_and(|e| extensions.iter().any(|wanted| e.eq_ignore_ascii_case(wanted)));
+            let shown = readable && name.starts_with(start) && (start.starts_with('.') || !name.starts_with('.'));
+            let folder_mark = is_folder.then_some(std::path::MAIN_SEPARATOR);
             shown.then(|| format!("{folder}{name}{}", folder_mark.map(String::from).unwrap_or_default()))
         })
         .collect();
@@ -121,7 +147,7 @@ pub fn path_prompt_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut 
     let Some(mut prompt) = state.path_prompt.take() else {
         return;
     };
-    let suggestions = completions(&prompt.text);
+    let suggestions = completions(&prompt.text, prompt.purpose.extensions());
     let (mut go, mut cancel) = (false, false);
     egui::Window::new(prompt.purpose.title())
         .collapsible(false)
@@ -136,7 +162,7 @@ pub fn path_prompt_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut 
                 .add(
                     egui::TextEdit::singleline(&mut prompt.text)
                         .desired_width(480.0)
-                        .hint_text("path to a .glb, .gltf, .vrm or .fbx file")
+                        .hint_text(prompt.purpose.hint())
                         .lock_focus(true),
                 )
                 .labelled_by(label.id);
@@ -197,27 +223,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn completions_list_the_folder_s_matching_entries_folders_marked_and_hidden_ones_on_request() {
+    fn completions_list_folders_and_the_files_of_the_extensions_asked_hidden_ones_on_request() {
         let dir = tempfile::tempdir().unwrap();
-        for file in ["walk.glb", "wave.gltf", "run.fbx", ".hidden.glb"] {
+        for file in [
+            "walk.glb",
+            "wave.gltf",
+            "wave2.GLB",
+            "run.fbx",
+            "walk.png",
+            ".hidden.glb",
+        ] {
             std::fs::write(dir.path().join(file), b"").unwrap();
         }
         std::fs::create_dir(dir.path().join("walks")).unwrap();
         let folder = format!("{}{}", dir.path().display(), std::path::MAIN_SEPARATOR);
         let sep = std::path::MAIN_SEPARATOR;
+        let rigs = PathPurpose::Open.extensions();
         assert_eq!(
-            completions(&format!("{folder}wa")),
+            completions(&format!("{folder}wa"), rigs),
             [
                 format!("{folder}walk.glb"),
                 format!("{folder}walks{sep}"),
-                format!("{folder}wave.gltf")
+                format!("{folder}wave.gltf"),
+                format!("{folder}wave2.GLB")
             ]
         );
-        assert_eq!(completions(&folder).len(), 4, "every entry but the hidden one");
-        assert_eq!(completions(&format!("{folder}.h")), [format!("{folder}.hidden.glb")]);
-        assert!(completions(&format!("{folder}nothing")).is_empty());
-        assert!(completions("/no/such/folder/x").is_empty());
-        let walks = completions(&format!("{folder}wal"));
+        assert_eq!(
+            completions(&folder, rigs).len(),
+            5,
+            "every entry but the picture and the hidden one"
+        );
+        let saved = completions(&folder, PathPurpose::SaveAs.extensions());
+        assert_eq!(saved.len(), 4, "no FBX to save as: {saved:?}");
+        assert_eq!(
+            completions(&folder, PathPurpose::Environment.extensions()),
+            [format!("{folder}walks{sep}")]
+        );
+        assert_eq!(
+            completions(&format!("{folder}.h"), rigs),
+            [format!("{folder}.hidden.glb")]
+        );
+        assert!(completions(&format!("{folder}nothing"), rigs).is_empty());
+        assert!(completions("/no/such/folder/x", rigs).is_empty());
+        let walks = completions(&format!("{folder}wal"), rigs);
         assert_eq!(common_start(&walks), Some(format!("{folder}walk")));
+    }
+
+    #[test]
+    fn the_hint_names_the_extensions_the_action_takes() {
+        assert_eq!(PathPurpose::SaveAs.hint(), "path to a .glb or .gltf file");
+        assert_eq!(PathPurpose::Open.hint(), "path to a .glb, .gltf, .vrm or .fbx file");
+        assert_eq!(PathPurpose::Environment.hint(), "path to a .hdr file");
     }
 }

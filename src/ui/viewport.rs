@@ -2,9 +2,12 @@
 //! drawn over the view, and toasts.
 
 use super::*;
+use crate::anim::ik_layer::chain_end_for_pick;
 use crate::viewer::VertexRef;
 
-pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer) {
+/// With `picks_chain_ends` (the IK tool on), a click selects the hand or foot of what it lands on
+/// (see [`chain_end_for_pick`]), the joint a drag then pulls.
+pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer: &mut Viewer, picks_chain_ends: bool) {
     let delta = response.drag_delta();
     let (shift, alt, command) = ui.input(|i| (i.modifiers.shift, i.modifiers.alt, i.modifiers.command));
     if response.dragged_by(PointerButton::Primary) && alt {
@@ -40,7 +43,10 @@ pub(super) fn viewport_controls(ui: &egui::Ui, response: &egui::Response, viewer
         && let Some(pointer) = response.interact_pointer_pos()
         && let Some(node) = pick(viewer, response.rect, pointer)
     {
-        viewer.view.selected_joint = Some(node);
+        let end = picks_chain_ends
+            .then(|| chain_end_for_pick(viewer.rig(), node))
+            .flatten();
+        viewer.view.selected_joint = Some(end.unwrap_or(node));
     }
 }
 

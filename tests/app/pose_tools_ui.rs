@@ -543,3 +543,105 @@ fn the_euler_read_out_goes_on_past_ninety_degrees_instead_of_jumping_half_a_turn
     assert_eq!(sliders.degrees, Vec3::new(0.0, 120.0, 0.0));
     assert_eq!(sliders.rotation, bend, "the read-out belongs to the bend in force");
 }
+
+/// readyplayer.me's avatar at rest, seen from the front (the camera on +Z) 0.8 m from its right hand.
+fn facing_the_right_hand() -> Option<(Harness<'static, Session>, usize)> {
+    let rigs = common::shared_folder("corpus/rigs")?;
+    let rig = common::load_rig(&rigs, "readyplayer.me.glb");
+    let hand = rig.find_node("RightHand").unwrap();
+    let mut viewer = Viewer::new(rig, None);
+    viewer.player_mut().playing = false;
+    viewer.select_clip(None);
+    let at = viewer.pose().worlds[hand].w_axis.truncate();
+    let camera = &mut viewer.view.camera;
+    (camera.yaw, camera.pitch, camera.distance, camera.target) = (0.0, 0.0, 0.8, at);
+    Some((harness_of(viewer), hand))
+}
+
+fn click(harness: &mut Harness<'static, Session>, at: Pos2) {
+    harness.event(Event::PointerMoved(at));
+    harness.run();
+    press(harness, at, true);
+    press(harness, at, false);
+    harness.run();
+}
+
+fn selected_name(harness: &Harness<'static, Session>) -> String {
+    let viewer = &harness.state().viewer;
+    let node = viewer.view.selected_joint.expect("a joint is selected");
+    viewer.rig().nodes[node].name.clone()
+}
+
+#[test]
+fn with_the_ik_tool_a_click_on_a_finger_picks_the_hand_and_the_drag_brings_the_hand_to_its_goal() {
+    let Some((mut harness, hand)) = facing_the_right_hand() else {
+        return;
+    };
+    let position = |h: &mut Harness<'static, Session>, name: &str| {
+        let node = h.state().viewer.rig().find_node(name).unwrap();
+        joint_world(h, node).w_axis.truncate()
+    };
+    // Halfway along the ring finger's middle bone: its bone is drawn there, and a finger's skin
+    // (the index finger's, in front of it from here).
+    let finger = (position(&mut harness, "RightHandRing2") + position(&mut harness, "RightHandRing3")) * 0.5;
+    let on_finger = on_screen(harness.state(), finger);
+    for skeleton in [false, true] {
+        harness.state_mut().viewer.view.options.skeleton.show = skeleton;
+        harness.state_mut().ui.pose_tools.ik_tool = false;
+        click(&mut harness, on_finger);
+        let without_tool = selected_name(&harness);
+        assert!(
+            without_tool.starts_with("RightHand") && without_tool != "RightHand",
+            "the click lands on a finger (skeleton shown: {skeleton}): {without_tool}"
+        );
+        harness.state_mut().ui.pose_tools.ik_tool = true;
+        click(&mut harness, on_finger);
+        assert_eq!(selected_name(&harness), "RightHand", "skeleton shown: {skeleton}");
+    }
+
+    // Dragged 60 points from the hand towards the elbow: the goal moves that far in the view plane
+    // through the hand, and the arm bends to put the hand on it.
+    let at = joint_world(&mut harness, hand).w_axis.truncate();
+    let start = on_screen(harness.state(), at);
+    let elbow = position(&mut harness, "RightForeArm");
+    let elbow = on_screen(harness.state(), elbow);
+    let towards_elbow = (elbow - start).normalized();
+    let moved = start + towards_elbow * 60.0;
+    harness.event(Event::PointerMoved(start));
+    press(&mut harness, start, true);
+    harness.step();
+    for k in 1..=6 {
+        harness.event(Event::PointerMoved(start.lerp(moved, k as f32 / 6.0)));
+        harness.step();
+    }
+    press(&mut harness, moved, false);
+    harness.run();
+
+    let session = harness.state();
+    let camera = &session.viewer.view.camera;
+    let per_point = 2.0 * (camera.eye().z - at.z) * (camera.fov_y * 0.5).tan() / session.viewport.height();
+    // Screen y grows downwards, world y upwards.
+    let expected = at + Vec3::new(towards_elbow.x, -towards_elbow.y, 0.0) * 60.0 * per_point;
+    let goals = &session.viewer.animation().ik_goals;
+    assert_eq!(goals.len(), 1);
+    let rig = session.viewer.rig();
+    assert_eq!(
+        (goals[0].end, goals[0].mid, goals[0].start),
+        (
+            hand,
+            rig.find_node("RightForeArm").unwrap(),
+            rig.find_node("RightArm").unwrap()
+        )
+    );
+    let moved_by = 60.0 * per_point;
+    assert!(
+        (goals[0].target - expected).length() < 1e-3 * moved_by,
+        "target {} expected {expected}",
+        goals[0].target
+    );
+    let reached = joint_world(&mut harness, hand).w_axis.truncate();
+    assert!(
+        (reached - expected).length() < 1e-3 * moved_by,
+        "the hand is at {reached}, its goal at {expected} ({moved_by} from where it was)"
+    );
+}

@@ -422,7 +422,7 @@ fn first_frame_deviation_is_measured_against_the_binds() {
 /// A mesh bound under a turned, centimetre-scaled armature (as Mixamo exports): the inverse
 /// binds are relative to the mesh node, so every `world(joint) · inverseBind` is that node's
 /// world matrix at rest and the mesh is drawn there undeformed. That is the bind pose, and
-/// distances are in world units against the mesh's size where it is drawn.
+/// distances are in world units against the rig's size where it is drawn.
 #[test]
 fn binds_relative_to_a_scaled_turned_mesh_node_are_the_bind_pose_there() {
     let turn = Quat::from_rotation_x(90f32.to_radians());
@@ -567,4 +567,55 @@ fn the_json_report_carries_every_finding() {
     assert_eq!(document["meshes"][0]["primitives"][0]["vertices"], 6);
     let text = report.to_text(&rig);
     assert!(text.contains("skinned-mesh-transform"), "{text}");
+}
+
+/// readyplayer.me's avatar with Michelle's clips: the first frame's joint move is measured against
+/// the whole figure (the box around every primitive's POSITION bounds the file gives), not
+/// against the eye mesh the first skinned instance draws.
+#[test]
+fn a_first_frame_s_move_is_relative_to_the_whole_rig_s_size() {
+    let Some(corpus) = crate::common::shared_folder("corpus/rigs") else {
+        return;
+    };
+    let path = corpus.join("readyplayer.me.glb");
+    let clips = rigscope::retarget::ClipFiles {
+        files: vec![corpus.join("Michelle.glb")],
+        ..Default::default()
+    };
+    let (rig, _) = clips.add_to(load_file(&path).unwrap()).unwrap();
+    let report = RigReport::new(&rig);
+    let samba = (report.clips.iter())
+        .find(|c| c.name.contains("SambaDance"))
+        .expect("Michelle's clip is carried over");
+    let moved = samba.first_frame_vs_bind.expect("measured");
+
+    let doc = Doc::open(&path);
+    let (mut low, mut high) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    let meshes = doc.array("meshes");
+    for node in doc.array("nodes").iter().filter(|n| n.get("mesh").is_some()) {
+        assert!(
+            node.get("skin").is_some(),
+            "every mesh is skinned, bound in world space"
+        );
+        for primitive in array(&meshes[index(&node["mesh"], "mesh")], "primitives") {
+            let accessor = &doc.array("accessors")[index(&primitive["attributes"]["POSITION"], "POSITION")];
+            let corner = |key: &str| {
+                let v = crate::common::numbers(&accessor[key]);
+                Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+            };
+            low = low.min(corner("min"));
+            high = high.max(corner("max"));
+        }
+    }
+    let size = (high - low).length();
+    assert!(
+        (moved.relative - moved.distance / size).abs() < 1e-4 * moved.relative,
+        "{} of the rig's {size}: {} expected, {} reported",
+        moved.distance,
+        moved.distance / size,
+        moved.relative
+    );
+    let text = report.to_text(&rig);
+    let percent = format!("{:.1}% of the rig's size", moved.distance / size * 100.0);
+    assert!(text.contains(&percent), "{percent} in\n{text}");
 }

@@ -236,3 +236,47 @@ fn an_ik_goal_stays_when_clips_are_loaded() {
     assert_eq!(viewer.animation().ik_goals.len(), 1, "the goal is the edit under them");
     assert_eq!(viewer.history().undo_label(), Some("IK goal"));
 }
+
+#[test]
+fn a_pick_on_a_finger_or_a_toe_gives_the_hand_or_the_foot_and_a_rig_without_human_names_its_nearest_chain_end() {
+    use rigscope::anim::ik_layer::chain_end_for_pick;
+    let Some(rig) = xbot() else { return };
+    let under = |joint: usize, ancestor: usize| {
+        std::iter::successors(Some(joint), |&n| rig.nodes[n].parent).any(|n| n == ancestor)
+    };
+    for end in [":LeftHand", ":RightHand", ":LeftFoot", ":RightFoot"] {
+        let end = node(&rig, end);
+        let below: Vec<usize> = (0..rig.nodes.len()).filter(|&n| under(n, end)).collect();
+        // The hands' 20 finger joints and the hand; the feet's toe, its end and the foot.
+        assert!(below.len() >= 3, "{}", rig.nodes[end].name);
+        for joint in below {
+            assert_eq!(chain_end_for_pick(&rig, joint), Some(end), "{}", rig.nodes[joint].name);
+        }
+    }
+    let forearm = node(&rig, ":LeftForeArm");
+    assert_eq!(
+        chain_end_for_pick(&rig, forearm),
+        Some(forearm),
+        "above the hand, the joint picked pulls its own chain"
+    );
+
+    // Names that say nothing: a finger joint is the end of the chain of the two finger joints above it.
+    let mut unnamed = rig.clone();
+    for (i, joint) in unnamed.nodes.iter_mut().enumerate() {
+        joint.name = format!("bone{i}");
+    }
+    let finger = node(&rig, ":LeftHandIndex3");
+    assert_eq!(chain_end_for_pick(&unnamed, finger), Some(finger));
+
+    // The demo's chain joint0 → … → joint5: joint2 is the first with two bones above it.
+    let demo = common::load_demo();
+    let find = |name: &str| demo.find_node(name).unwrap();
+    for (picked, end) in [
+        ("joint5", Some("joint5")),
+        ("joint2", Some("joint2")),
+        ("joint1", None),
+        ("joint0", None),
+    ] {
+        assert_eq!(chain_end_for_pick(&demo, find(picked)), end.map(find), "{picked}");
+    }
+}

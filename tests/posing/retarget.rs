@@ -1004,3 +1004,86 @@ fn morph_target_names_are_read_from_mesh_extras() {
     // Five meshes have mouthOpen and mouthSmile.
     assert_eq!(named, 5);
 }
+
+/// The angle (degrees) of `turn`'s twist about `bone`: what is left of the turn once the part
+/// that swings `bone` elsewhere is taken out.
+fn twist_degrees(turn: DQuat, bone: DVec3) -> f64 {
+    let bone = bone.normalize();
+    let along = DVec3::new(turn.x, turn.y, turn.z).dot(bone) * bone;
+    let twist = DQuat::from_xyzw(along.x, along.y, along.z, turn.w).normalize();
+    2.0 * twist.w.abs().min(1.0).acos().to_degrees()
+}
+
+/// A joint's rest rotation and the direction of its bone (its child's rest translation), read
+/// from the file.
+fn rest_and_bone(doc: &common::Doc, joint: &str, child: &str) -> (DQuat, DVec3) {
+    let nodes = doc.array("nodes");
+    let trs = |name: &str| {
+        let i = (0..nodes.len())
+            .find(|&i| common::json_node_name(&doc.json, i) == name)
+            .unwrap();
+        common::json_rest_trs(&nodes[i])
+    };
+    let [x, y, z, w] = trs(joint).1;
+    (DQuat::from_xyzw(x, y, z, w), DVec3::from_array(trs(child).0))
+}
+
+/// The first key of `joint`'s rotation in the file's clip `clip`.
+fn first_rotation_key(doc: &common::Doc, clip: &str, joint: &str) -> DQuat {
+    let node = (0..doc.array("nodes").len())
+        .find(|&i| common::json_node_name(&doc.json, i) == joint)
+        .unwrap();
+    let animation = (doc.array("animations").iter())
+        .find(|a| a["name"].as_str() == Some(clip))
+        .unwrap();
+    let channel = (common::array(animation, "channels").iter())
+        .find(|c| c["target"]["node"].as_u64() == Some(node as u64) && c["target"]["path"] == "rotation")
+        .unwrap();
+    let sampler = &common::array(animation, "samplers")[common::index(&channel["sampler"], "sampler")];
+    let key = &doc.read_floats(common::index(&sampler["output"], "output"))[0];
+    DQuat::from_xyzw(key[0], key[1], key[2], key[3]).normalize()
+}
+
+/// Michelle's SambaDance carried onto readyplayer.me: Michelle's clavicle slopes down to a level
+/// arm (T-pose), the avatar's is level over a hanging arm (A-pose). The shoulders' bend planes
+/// face opposite ways for that alone; taken for the shoulders' roll, they turned each shoulder
+/// half a turn about its own bone (174° on the right where Michelle's turns 3°).
+#[test]
+fn a_shoulder_keeps_the_roll_of_the_source_s_shoulder_between_a_t_pose_and_an_a_pose() {
+    let Some(corpus) = common::shared_folder("corpus/rigs") else {
+        return;
+    };
+    let avatar_path = corpus.join("readyplayer.me.glb");
+    let clips = rigscope::retarget::ClipFiles {
+        files: vec![corpus.join("Michelle.glb")],
+        ..Default::default()
+    };
+    let (rig, _) = clips.add_to(rigscope::rig::load_file(&avatar_path).unwrap()).unwrap();
+    let samba = rig.find_clip("SambaDance").unwrap();
+    let mut carried = vec![Trs::IDENTITY; rig.nodes.len()];
+    let mut hints = vec![0; rig.clips[samba].channels.len()];
+    rigscope::anim::sample_clip(&rig.nodes, Some(&rig.clips[samba]), 0.0, &mut hints, &mut carried);
+    let (michelle, avatar) = (
+        common::Doc::open(&corpus.join("Michelle.glb")),
+        common::Doc::open(&avatar_path),
+    );
+    for side in ["Left", "Right"] {
+        let (shoulder, arm) = (format!("mixamorig:{side}Shoulder"), format!("mixamorig:{side}Arm"));
+        let (rest, bone) = rest_and_bone(&michelle, &shoulder, &arm);
+        let key = first_rotation_key(&michelle, "SambaDance", &shoulder);
+        let source = twist_degrees(rest.conjugate() * key, bone);
+
+        let (shoulder, arm) = (format!("{side}Shoulder"), format!("{side}Arm"));
+        let (rest, bone) = rest_and_bone(&avatar, &shoulder, &arm);
+        let key = carried[rig.find_node(&shoulder).unwrap()].rotation.as_dquat();
+        let target = twist_degrees(rest.conjugate() * key, bone);
+        assert!(
+            source < 10.0,
+            "{side}: Michelle's shoulder turns {source:.1}° about its bone"
+        );
+        assert!(
+            (target - source).abs() < 10.0,
+            "{side}: the carried shoulder turns {target:.1}° about its bone, Michelle's {source:.1}°"
+        );
+    }
+}

@@ -48,6 +48,9 @@ pub use tangents::mikktspace_tangents;
 const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
+/// The extensions of the files [`load_file`] reads, as file dialogs and the path field offer them.
+pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "fbx"];
+
 /// Loads a `.gltf`, `.glb`, `.vrm` or `.fbx` file; external buffers and images are looked up next to it.
 pub fn load_file(path: &Path) -> Result<Rig, RigError> {
     let bytes = source::read_file_bounded(path)?;

@@ -3,7 +3,7 @@
 
 use super::{HIGHLIGHT, UiState, ViewGeometry};
 use crate::anim::gizmo::ray_plane_hit;
-use crate::anim::ik_layer::IkGoal;
+use crate::anim::ik_layer::{IkGoal, chain_end_for_pick};
 use crate::viewer::Viewer;
 use egui::{Color32, PointerButton, Pos2, Stroke};
 use glam::Vec3;
@@ -18,8 +18,9 @@ pub(super) struct IkDrag {
     start_target: Vec3,
 }
 
-/// The IK tool (on with `I`) or Ctrl+Alt+drag: moves the selected end joint's goal in the view plane
-/// through it, making the goal when there is none. Returns whether it took the pointer.
+/// The IK tool (on with `I`) or Ctrl+Alt+drag: moves the goal of the selected joint's chain end (the
+/// hand or foot it lies under) in the view plane through it, making the goal when there is none.
+/// Returns whether it took the pointer.
 pub(super) fn ik_tool(
     ui: &egui::Ui,
     response: &egui::Response,
@@ -71,9 +72,18 @@ pub(super) fn ik_tool(
     if !(wanted && response.drag_started_by(PointerButton::Primary)) {
         return false;
     }
-    let (Some(node), Some(origin)) = (viewer.view.selected_joint, press_origin) else {
+    let (Some(selected), Some(origin)) = (viewer.view.selected_joint, press_origin) else {
         return false;
     };
+    let Some(node) = chain_end_for_pick(viewer.rig(), selected) else {
+        let name = &viewer.rig().nodes[selected].name;
+        state.toast(format!(
+            "{name} has no two-bone chain above it: select a hand or a foot to drag its IK goal"
+        ));
+        return true;
+    };
+    // A finger selected in the outliner drags its hand: the selection shows what moves.
+    viewer.view.selected_joint = Some(node);
     let existing = viewer.animation().ik_goals.iter().position(|g| g.end == node);
     let goal = match existing {
         Some(goal) => goal,
@@ -82,10 +92,6 @@ pub(super) fn ik_tool(
                 return true;
             };
             let Some(goal) = IkGoal::for_end_joint(&viewer.rig().nodes, node, at) else {
-                let name = &viewer.rig().nodes[node].name;
-                state.toast(format!(
-                    "{name} is not the end of a two-bone chain: select a hand or a foot to drag its IK goal"
-                ));
                 return true;
             };
             viewer.end_gesture();
