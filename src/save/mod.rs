@@ -21,6 +21,7 @@ mod document;
 mod encode;
 mod json_text;
 pub mod new_gltf;
+mod placement;
 mod quantize;
 
 pub use animations::{ChannelRef, ClipProblem, PlannedAnimation};

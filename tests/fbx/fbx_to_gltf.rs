@@ -9,7 +9,7 @@ use crate::common;
 
 use glam::{Quat, Vec3};
 use rigscope::anim::PoseBuffers;
-use rigscope::rig::{Rig, Trs};
+use rigscope::rig::{Node, Rig, Trs};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -84,7 +84,19 @@ fn rotation_gap(a: Quat, b: Quat) -> f32 {
 /// above the FBX rig's roots, which must be the identity and hold exactly those roots.
 fn assert_same_nodes(fbx: &Rig, gltf: &Rig, added_root: Option<&str>) {
     let (a, b) = (names(fbx), names(gltf));
-    assert_eq!(gltf.nodes.len(), fbx.nodes.len() + usize::from(added_root.is_some()));
+    // Each skinned mesh placed elsewhere than on a transform-free root comes on a node of its
+    // own at the root, named after its node, with no transform.
+    let moved: Vec<&Node> = (gltf.nodes.iter())
+        .filter(|n| n.name.ends_with(" mesh") && !a.contains_key(n.name.as_str()))
+        .collect();
+    for node in &moved {
+        assert!(node.parent.is_none(), "'{}' is at the root", node.name);
+        assert_trs_close(&node.rest, &Trs::IDENTITY, 0.0, &node.name);
+    }
+    assert_eq!(
+        gltf.nodes.len(),
+        fbx.nodes.len() + usize::from(added_root.is_some()) + moved.len()
+    );
     for (i, node) in fbx.nodes.iter().enumerate() {
         let j = *b
             .get(node.name.as_str())
@@ -120,8 +132,10 @@ fn assert_same_meshes(fbx: &Rig, gltf: &Rig) {
             assert!(gltf.instances.iter().all(|i| i.node != b[node.as_str()]), "'{node}'");
             continue;
         }
+        // A skinned mesh may have moved to the root, onto a node of its own.
+        let moved = b.get(format!("{node} mesh").as_str()).copied();
         let other = (gltf.instances.iter())
-            .find(|i| i.node == b[node.as_str()])
+            .find(|i| i.node == b[node.as_str()] || Some(i.node) == moved)
             .unwrap_or_else(|| panic!("no mesh on '{node}' in the glTF"));
         let mesh_b = &gltf.meshes[other.mesh];
         assert_eq!(mesh_a.name, mesh_b.name);

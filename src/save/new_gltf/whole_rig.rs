@@ -148,6 +148,7 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
     set_list(&mut document, "skins", skins);
     set_list(&mut document, "animations", animations);
     materials.add_to(&mut document);
+    notes.extend(super::super::placement::place_skinned_meshes_at_root(&mut document));
 
     let files = gltf_files(document, chunk, out, format)?;
     for (path, _) in &files {
