@@ -34,6 +34,12 @@ pub struct FixArgs {
     /// Copy weights from one side to the other through the symmetry check's vertex and joint pairs.
     #[arg(long, value_enum)]
     pub mirror: Option<MirrorDirection>,
+    /// Repair for these engines (`all`, or profile names separated by commas, as `rigscope
+    /// check` takes them): fill, limit to the fewest influences any of them reads, normalize.
+    /// The output is then checked against each engine and against the input's drawing.
+    #[arg(long = "for", value_name = "all|ENGINE,...", value_parser = crate::engine::parse_engines,
+          conflicts_with_all = ["normalize", "limit", "prune", "fill", "mirror"])]
+    pub for_engines: Option<std::vec::Vec<crate::engine::Engine>>,
     /// Print what would change without writing anything.
     #[arg(long)]
     pub dry_run: bool,
@@ -45,6 +51,9 @@ pub struct FixArgs {
 impl FixArgs {
     /// The repairs asked for, in the order [`crate::repair::apply`] runs them.
     pub fn plan(&self) -> RepairPlan {
+        if let Some(engines) = &self.for_engines {
+            return crate::engine::Engine::repairs_for(engines);
+        }
         RepairPlan {
             normalize: self.normalize,
             limit: self.limit.map(usize::from),
@@ -62,7 +71,7 @@ pub fn run(args: &FixArgs) -> Result<Outcome, CommandError> {
     let plan = args.plan();
     if plan.is_empty() {
         return Err(CommandError::Argument(
-            "no repair asked for: give --normalize, --limit, --prune, --fill or --mirror".into(),
+            "no repair asked for: give --for, --normalize, --limit, --prune, --fill or --mirror".into(),
         ));
     }
     let original = crate::rig::load_file(&args.file).map_err(|source| CommandError::Load {
@@ -77,6 +86,9 @@ pub fn run(args: &FixArgs) -> Result<Outcome, CommandError> {
         path: args.file.clone(),
         source,
     })?;
+    if let Some(engines) = &args.for_engines {
+        report_for_engines(&original, &repaired, engines);
+    }
     if changes.is_empty() {
         println!("{label}: nothing needed fixing; nothing written");
         return Ok(Outcome::Flagged);
@@ -103,6 +115,23 @@ pub fn run(args: &FixArgs) -> Result<Outcome, CommandError> {
         println!("wrote {}", path.display());
     }
     Ok(Outcome::Passed)
+}
+
+/// What `fix --for` made of the rig: how far the repaired drawing is from the input's, and how
+/// far each engine draws the repaired rig from its own drawing.
+fn report_for_engines(original: &Rig, repaired: &Rig, engines: &[crate::engine::Engine]) {
+    let moved = crate::engine::check::drawing_distance(original, repaired);
+    println!("the repaired drawing is within {moved:.3e} of the height of the input's, over every clip at 30 Hz");
+    for check in crate::engine::check::check_engines(repaired, engines) {
+        match &check.refused {
+            Some(refused) => println!("  {}: {refused}", check.label),
+            None => println!(
+                "  {}: draws the repaired rig within {:.3e} of the height",
+                check.label,
+                check.worst_distance()
+            ),
+        }
+    }
 }
 
 /// Which weight repairs to run; with `--fix` alone: fill, prune 1/255, limit 4 and normalize.

@@ -198,6 +198,25 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
         .collect()
 }
 
+/// The farthest `other` (the same rig, its vertices bound otherwise: repaired, say) draws a
+/// vertex from `rig`'s drawing over the same poses, as a fraction of `rig`'s height.
+pub fn drawing_distance(rig: &Rig, other: &Rig) -> f64 {
+    use rayon::prelude::*;
+    let height = drawn_height(rig);
+    let changed = changed_vertices(rig, other);
+    (poses(rig).par_iter())
+        .map_init(
+            || PoseBuffers::new(rig),
+            |pose, &(clip, time)| {
+                pose.evaluate(rig, clip, time);
+                measure_pose(rig, other, &changed, pose, height)
+                    .worst
+                    .map_or(0.0, |w| w.0)
+            },
+        )
+        .reduce(|| 0.0, f64::max)
+}
+
 /// Whether two drawings bind every vertex alike (two refusals never count as alike).
 fn same_influences(a: &Result<Rig, EngineRefusal>, b: &Result<Rig, EngineRefusal>) -> bool {
     let (Ok(a), Ok(b)) = (a, b) else { return false };

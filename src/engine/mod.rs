@@ -134,6 +134,28 @@ impl Engine {
             .find(|e| e.name().eq_ignore_ascii_case(name.trim()))
     }
 
+    /// Influences a vertex may have for the engine to draw it as the file says.
+    pub fn influence_limit(self) -> usize {
+        match self {
+            Engine::Unity1 => 1,
+            Engine::Unity2 => 2,
+            Engine::Godot | Engine::BabylonJs | Engine::SampleRenderer => 8,
+            _ => 4,
+        }
+    }
+
+    /// The weight repairs that make a file every one of `engines` draws as the file says:
+    /// vertices without weight given the nearest bone, the largest influences the strictest
+    /// engine reads kept (sorted, largest first), and every vertex's weights summing to 1.
+    pub fn repairs_for(engines: &[Engine]) -> crate::repair::RepairPlan {
+        crate::repair::RepairPlan {
+            normalize: true,
+            limit: engines.iter().map(|e| e.influence_limit()).min(),
+            fill: Some(crate::repair::FillMode::NearestBone),
+            ..crate::repair::RepairPlan::default()
+        }
+    }
+
     /// Joints one skin may have.
     ///
     /// Filament: `RenderableManager::Builder::build` requires `mSkinningBoneCount <=

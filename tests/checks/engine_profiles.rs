@@ -484,3 +484,28 @@ fn check_exits_by_the_engines_listed_and_prints_json() {
     assert_eq!(status, Some(2));
     assert!(stderr.contains("no engine profile 'ogre'"), "{stderr}");
 }
+
+/// `fix --for`: RobotExpressive's hands, whose weights sum to as much as 1.76, drawn apart by the
+/// engines that renormalize and those that do not; after the fix every engine listed draws the
+/// file within 1e-4 of its height, and the fix says how far its drawing moved.
+#[test]
+fn fix_for_engines_makes_a_file_every_listed_engine_draws_alike() {
+    let Some(real) = common::shared_folder("rigs/real") else {
+        return;
+    };
+    let input = real.join("RobotExpressive.glb");
+    let dir = common::temp_dir("fix_for_engines");
+    let output = dir.join("robot.fixed.glb");
+    let (input, output) = (input.to_str().unwrap(), output.to_str().unwrap());
+    let engines = "three,bevy,babylon";
+    let (status, _, _) = common::run_rigscope(&["check", input, "--engines", engines, "--tolerance", "1e-4"]);
+    assert_eq!(status, Some(1), "the engines draw the input apart");
+    let (status, stdout, stderr) = common::run_rigscope(&["fix", input, "--for", engines, "--out", output]);
+    assert_eq!(status, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("the repaired drawing is within"), "{stdout}");
+    assert_eq!(stdout.matches("draws the repaired rig within").count(), 3, "{stdout}");
+    let (status, stdout, _) = common::run_rigscope(&["check", output, "--engines", engines, "--tolerance", "1e-4"]);
+    assert_eq!(status, Some(0), "{stdout}");
+    let (status, _, stderr) = common::run_rigscope(&["fix", input, "--for", "three", "--normalize", "--out", output]);
+    assert_eq!(status, Some(2), "--for stands alone: {stderr}");
+}
