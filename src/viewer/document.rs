@@ -73,6 +73,10 @@ pub struct Document {
     /// The rig as read, kept once a repair changed its weights: a save writes the primitives
     /// whose weights differ from it.
     pub(super) weights_read: Option<Arc<Rig>>,
+    /// The file changed on disk under edits: the reload waits for [`super::ReloadAnswer`].
+    pub reload_asked: bool,
+    /// The user kept the edits over a change on disk: not watched again until saved.
+    pub(super) watch_paused: bool,
     /// The rig as an engine draws it, while View ▸ Engine shows one (see [`crate::engine`]).
     pub(super) engine_drawing: Option<EngineDrawing>,
 }
@@ -107,6 +111,8 @@ impl Document {
             history: Default::default(),
             weights_read: None,
             engine_drawing: None,
+            reload_asked: false,
+            watch_paused: false,
         }
     }
 
@@ -134,6 +140,9 @@ impl Document {
     /// The files to watch for this document: the file itself, those it uses and the clip
     /// files added to it.
     pub(super) fn watched_files(&self) -> Option<Vec<PathBuf>> {
+        if self.watch_paused {
+            return None;
+        }
         let sources = self.path.is_some().then_some(&self.rig.sources).into_iter().flatten();
         let clip_files = self.clip_files();
         let files: Vec<PathBuf> = (self.path.iter().chain(sources).chain(&clip_files)).cloned().collect();

@@ -153,6 +153,20 @@ impl History {
         };
     }
 
+    /// Whether any edit can be undone: a reload would have something to keep or drop.
+    pub fn has_edits(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// The labels of the edits a reload cannot make again on what it reads (weight repairs:
+    /// a repair replaces the whole rig it was made on).
+    pub fn edits_a_reload_drops(&self) -> Vec<String> {
+        (self.undo.iter())
+            .filter(|s| matches!(s.state, StepState::Rig(_)))
+            .map(|s| s.label.clone())
+            .collect()
+    }
+
     /// The label of the edit Undo would take back.
     pub fn undo_label(&self) -> Option<&str> {
         self.undo.last().map(|s| s.label.as_str())

@@ -18,7 +18,7 @@ pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_
 pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
-pub use loading::label;
+pub use loading::{ReloadAnswer, ReloadQuestion, label};
 pub use look_at::{LookAtTarget, NoHead};
 pub(crate) use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};

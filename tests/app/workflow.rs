@@ -49,7 +49,7 @@ fn harness<'a>(viewer: Viewer) -> Harness<'a, Session> {
 }
 
 /// Ticks the viewer (as the window's clock does) until `done` holds, or panics after [`BOUND`].
-fn tick_until(viewer: &mut Viewer, what: &str, mut done: impl FnMut(&Viewer) -> bool) -> Duration {
+fn tick_until(viewer: &mut Viewer, what: &str, mut done: impl FnMut(&mut Viewer) -> bool) -> Duration {
     let started = Instant::now();
     while !done(viewer) {
         assert!(started.elapsed() < BOUND, "{what} did not happen within {BOUND:?}");
@@ -244,9 +244,15 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     viewer.set_override(joint5, bend);
     let (camera, view, generation) = (viewer.view.camera, viewer.view.options, viewer.document().generation);
 
-    // The artist exports a version with four joints over the old file.
+    // The artist exports a version with four joints over the old file. The bends are edits, so
+    // the viewer asks first; the answer keeps them.
     std::fs::write(&file, demo_glb(4)).unwrap();
-    let took = tick_until(&mut viewer, "the hot reload", |v| v.document().generation != generation);
+    let took = tick_until(&mut viewer, "the hot reload", |v| {
+        if v.reload_question().is_some() {
+            v.answer_reload(0, rigscope::viewer::ReloadAnswer::ReloadKeepingEdits);
+        }
+        v.document().generation != generation
+    });
     println!("hot reload of the demo rig took {:.0} ms", took.as_secs_f64() * 1e3);
     assert_eq!(viewer.diagnostics.error, None);
     assert_eq!(joint_names(&viewer), ["joint0", "joint1", "joint2", "joint3"]);
@@ -799,4 +805,57 @@ fn clicking_beside_a_bone_selects_the_joint_it_turns_about() {
     }
     harness.run();
     assert_eq!(harness.state().viewer.view.selected_joint, Some(parent));
+}
+
+/// A file changed on disk under edits is not reloaded by itself: the viewer asks, and each
+/// answer does what it says (edits made again, the document kept and no longer watched, or the
+/// edits dropped).
+#[test]
+fn a_change_on_disk_under_edits_asks_before_reloading() {
+    use rigscope::viewer::{ClipEdit, ReloadAnswer};
+    let dir = common::temp_dir("reload-under-edits");
+    let file = dir.join("tail.glb");
+    let changed_under_edits = |answer: ReloadAnswer| {
+        std::fs::write(&file, demo_glb(5)).unwrap();
+        let mut viewer = Viewer::new(common::load_demo(), None);
+        viewer.open_now(&file).unwrap();
+        viewer.watch_files(None);
+        let name = viewer.rig().clips[0].name.clone();
+        viewer
+            .edit_clip(ClipEdit::Rename {
+                clip: 0,
+                name: "Renamed".into(),
+            })
+            .unwrap();
+        let generation = viewer.document().generation;
+        std::fs::write(&file, demo_glb(6)).unwrap();
+        tick_until(&mut viewer, "the change mark", |v| v.document().file_changed);
+        // Long after the changes settled, as the viewer's clock sees it.
+        viewer.poll_files(Instant::now() + rigscope::reload::DEBOUNCE * 3);
+        assert!(viewer.loading().is_none(), "nothing reloads under edits");
+        let question = viewer.reload_question().expect("the viewer asks");
+        assert_eq!((question.document, question.dropped.len()), (0, 0));
+        viewer.answer_reload(0, answer);
+        if viewer.loading().is_some() {
+            viewer.wait_for_load();
+        }
+        assert!(viewer.reload_question().is_none(), "answered once");
+        (viewer, name, generation)
+    };
+
+    let (viewer, _, _) = changed_under_edits(ReloadAnswer::ReloadKeepingEdits);
+    assert_eq!(joint_names(&viewer).len(), 6, "the new file is read");
+    assert_eq!(viewer.rig().clips[0].name, "Renamed", "the edit is made again");
+    assert_eq!(viewer.history().undo_label(), Some("rename Wave to Renamed"));
+
+    let (viewer, _, generation) = changed_under_edits(ReloadAnswer::KeepMine);
+    assert_eq!(viewer.document().generation, generation, "the document stays");
+    assert_eq!(joint_names(&viewer).len(), 5);
+    assert!(!viewer.is_watching(), "not watched until saved");
+
+    let (viewer, name, _) = changed_under_edits(ReloadAnswer::ReloadDroppingEdits);
+    assert_eq!(joint_names(&viewer).len(), 6);
+    assert_eq!(viewer.rig().clips[0].name, name, "the edit is dropped");
+    assert!(viewer.history().undo_label().is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
