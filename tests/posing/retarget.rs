@@ -440,8 +440,9 @@ fn plays_as_the_original(original: &Rig, changed: &Rig, label: &str) {
     );
 }
 
-#[test]
-fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
+/// The source figure with its clip, and two rigs of it whose rest pose alone changed: the arms
+/// lowered 60° into an A-pose, and that with the left elbow and both legs turned 15° more.
+fn rest_changed_rigs() -> (Rig, Rig, Rig) {
     let mut original = source_rig();
     original.clips.push(source_clip(&original));
     let a_posed = with_rest_bones_lowered(
@@ -458,6 +459,12 @@ fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
         ],
         -15.0,
     );
+    (original, a_posed, spread)
+}
+
+#[test]
+fn a_rig_whose_rest_pose_alone_changed_plays_a_clip_as_the_original() {
+    let (original, a_posed, spread) = rest_changed_rigs();
     plays_as_the_original(&original, &a_posed, "arms lowered 60°");
     // Its retarget pose is the original's rest: the arms raised back where they were.
     let pose = retarget_pose(&original, &a_posed, &JointMap::default());
@@ -486,22 +493,7 @@ fn with_rest_perturbed(mut rig: Rig, radians: f64) -> Rig {
 /// much, and the perturbed rig still plays the clip as the original.
 #[test]
 fn a_rest_pose_changed_by_a_millionth_of_a_radian_carries_the_same_clip() {
-    let mut original = source_rig();
-    original.clips.push(source_clip(&original));
-    let a_posed = with_rest_bones_lowered(
-        original.clone(),
-        &[("LeftArm", "LeftForeArm"), ("RightArm", "RightForeArm")],
-        60.0,
-    );
-    let spread = with_rest_bones_lowered(
-        a_posed.clone(),
-        &[
-            ("LeftForeArm", "LeftHand"),
-            ("LeftUpLeg", "LeftLeg"),
-            ("RightUpLeg", "RightLeg"),
-        ],
-        -15.0,
-    );
+    let (original, a_posed, spread) = rest_changed_rigs();
     for (label, rig) in [
         ("arms lowered", a_posed),
         ("arms lowered, elbow and legs turned", spread),
