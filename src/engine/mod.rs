@@ -369,6 +369,9 @@ pub enum EngineRefusal {
         targets: usize,
         limit: usize,
     },
+    /// The drawing was made on a thread that stopped unexpectedly.
+    #[error("making the engine's drawing stopped unexpectedly: {0}")]
+    Stopped(String),
 }
 
 /// `--engine`: one profile by name.

@@ -79,6 +79,16 @@ pub struct Document {
     pub(super) watch_paused: bool,
     /// The rig as an engine draws it, while View ▸ Engine shows one (see [`crate::engine`]).
     pub(super) engine_drawing: Option<EngineDrawing>,
+    /// That drawing being made on a thread of its own (a million vertices take longer than a
+    /// frame); the file's drawing is shown meanwhile.
+    pub(super) engine_job: Option<EngineJob>,
+}
+
+/// An engine's drawing of one generation of the document's rig, being made.
+pub(super) struct EngineJob {
+    pub engine: Engine,
+    pub from: u64,
+    pub job: crate::job::Job<Result<Rig, crate::engine::EngineRefusal>>,
 }
 
 /// The rig as an engine draws it, made from one generation of the document's rig.
@@ -111,6 +121,7 @@ impl Document {
             history: Default::default(),
             weights_read: None,
             engine_drawing: None,
+            engine_job: None,
             reload_asked: false,
             watch_paused: false,
         }

@@ -384,22 +384,56 @@ impl Viewer {
     }
 
     /// Makes the active document's engine drawing for the engine chosen and the rig's current
-    /// generation, once; drops it when no engine is chosen or the engine refuses the rig as it
-    /// is now (said in the diagnostics).
+    /// generation, once (on a thread of its own with [`Viewer::background_checks`], the file's
+    /// drawing shown until it is done); drops it when no engine is chosen or the engine refuses
+    /// the rig as it is now (said in the diagnostics).
     fn refresh_engine_drawing(&mut self) {
-        let document = &self.documents[self.active];
-        let current = |d: &document::EngineDrawing| Some(d.engine) == self.view.engine && d.from == document.generation;
-        if document.engine_drawing.as_ref().is_some_and(current)
-            || (self.view.engine.is_none() && document.engine_drawing.is_none())
+        let wanted = self.view.engine;
+        let document = &mut self.documents[self.active];
+        let generation = document.generation;
+        let made = match document.engine_job.take() {
+            Some(running) if Some(running.engine) == wanted && running.from == generation => {
+                match running.job.try_wait() {
+                    Err(job) => {
+                        document.engine_job = Some(document::EngineJob { job, ..running });
+                        return;
+                    }
+                    Ok(result) => Some((
+                        running.engine,
+                        result.unwrap_or_else(|p| Err(crate::engine::EngineRefusal::Stopped(p.0))),
+                    )),
+                }
+            }
+            // Made for another engine or another generation of the rig: not wanted any more.
+            _ => None,
+        };
+        let current = |d: &document::EngineDrawing| Some(d.engine) == wanted && d.from == generation;
+        if made.is_none()
+            && (document.engine_drawing.as_ref().is_some_and(current)
+                || (wanted.is_none() && document.engine_drawing.is_none()))
         {
             return;
         }
-        let drawing = match self.view.engine.map(|e| (e, e.draw(&document.rig))) {
+        let made = match (made, wanted) {
+            (Some(made), _) => Some(made),
+            (None, None) => None,
+            (None, Some(engine)) if self.background_checks => {
+                let rig = Arc::clone(&document.rig);
+                document.engine_job = Some(document::EngineJob {
+                    engine,
+                    from: generation,
+                    job: crate::job::Job::spawn(move || engine.draw(&rig)),
+                });
+                return;
+            }
+            (None, Some(engine)) => Some((engine, engine.draw(&document.rig))),
+        };
+        let drawing = match made {
             Some((engine, Ok(rig))) => {
                 self.last_generation += 1;
                 Some(document::EngineDrawing {
                     engine,
-                    from: document.generation,
+                    from: generation,
                     rig: Arc::new(rig),
                     generation: self.last_generation,
                 })
@@ -627,5 +661,6 @@ impl Viewer {
             || self.saving.is_some()
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
             || self.comparing_in_background()
+            || self.document().engine_job.is_some()
     }
 }

@@ -452,6 +452,26 @@ fn the_viewer_draws_the_engine_chosen_and_keeps_the_file_where_an_engine_refuses
     viewer.set_engine(None).unwrap();
     assert_eq!(positions(&mut viewer), file);
 
+    // In the window the drawing is made on a thread: the file's drawing stays until it is done.
+    viewer.background_checks = true;
+    let file_generation = viewer.document().shown_rig().1;
+    viewer.set_engine(Some(Engine::Unity1)).unwrap();
+    assert_eq!(
+        viewer.document().shown_rig().1,
+        file_generation,
+        "not swapped in mid-frame"
+    );
+    let started = std::time::Instant::now();
+    while viewer.document().shown_rig().1 == file_generation {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the drawing never came"
+        );
+        viewer.prepare_frame();
+        std::thread::yield_now();
+    }
+    assert_eq!(positions(&mut viewer), unity1);
+
     let mut viewer = rigscope::viewer::Viewer::new(fixture(300, 299, &[row(&[(299, 1.0)])]), None);
     assert!(viewer.set_engine(Some(Engine::Filament)).is_err());
     assert_eq!(viewer.view.engine, None);
