@@ -9,17 +9,23 @@ use rigscope::ui::UiState;
 use rigscope::ui::path_prompt::{PathPrompt, PathPurpose};
 use rigscope::viewer::Viewer;
 
-#[test]
-fn a_typed_path_completed_with_tab_opens_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("demo-typed.glb");
-    std::fs::write(&file, rigscope::rig::demo::DEMO_GLB).unwrap();
+/// The main window with File ▸ Open by path… chosen.
+fn path_prompt_opened() -> egui_kittest::Harness<'static, (Viewer, UiState)> {
     let mut harness = common::main_window(Viewer::new(common::load_demo(), None), 1400.0, 1000.0);
     harness.run();
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Open by path…").click();
     harness.run();
+    harness
+}
+
+#[test]
+fn a_typed_path_completed_with_tab_opens_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo-typed.glb");
+    std::fs::write(&file, rigscope::rig::demo::DEMO_GLB).unwrap();
+    let mut harness = path_prompt_opened();
     let typed = format!("{}{}demo-ty", dir.path().display(), std::path::MAIN_SEPARATOR);
     let field = harness.get_by_role_and_label(Role::TextInput, "Path");
     field.focus();
@@ -48,12 +54,7 @@ fn the_field_suggests_folders_and_only_the_files_the_action_takes() {
     }
     std::fs::create_dir(dir.path().join("takes")).unwrap();
     let folder = format!("{}{}", dir.path().display(), std::path::MAIN_SEPARATOR);
-    let mut harness = common::main_window(Viewer::new(common::load_demo(), None), 1400.0, 1000.0);
-    harness.run();
-    harness.get_by_label("File").click();
-    harness.run();
-    harness.get_by_label("Open by path…").click();
-    harness.run();
+    let mut harness = path_prompt_opened();
     let shown = |harness: &mut egui_kittest::Harness<'_, (Viewer, UiState)>, purpose: PathPurpose| {
         harness.state_mut().1.path_prompt = Some(PathPrompt {
             purpose,

@@ -59,6 +59,17 @@ fn press(harness: &mut Harness<'static, Session>, pos: Pos2, pressed: bool) {
     });
 }
 
+/// A drag with the primary button from `start` to `end` in six steps, a frame each.
+fn drag(harness: &mut Harness<'static, Session>, start: Pos2, end: Pos2) {
+    press(harness, start, true);
+    harness.step();
+    for k in 1..=6 {
+        harness.event(Event::PointerMoved(start.lerp(end, k as f32 / 6.0)));
+        harness.step();
+    }
+    press(harness, end, false);
+}
+
 /// The world Z ring's point at `degrees` (from world X towards world Y), at the gizmo's radius: 70 points
 /// at the joint's distance from the eye.
 fn z_ring_point(harness: &Harness<'static, Session>, center: Vec3, degrees: f32) -> Pos2 {
@@ -298,13 +309,7 @@ fn ctrl_alt_dragging_a_hand_makes_its_ik_goal_and_moves_it_in_the_view_plane() {
     harness.event(Event::PointerMoved(start));
     harness.run();
     harness.event(Event::ModifiersChanged(Modifiers::COMMAND | Modifiers::ALT));
-    press(&mut harness, start, true);
-    harness.step();
-    for k in 1..=6 {
-        harness.event(Event::PointerMoved(start.lerp(moved, k as f32 / 6.0)));
-        harness.step();
-    }
-    press(&mut harness, moved, false);
+    drag(&mut harness, start, moved);
     harness.event(Event::ModifiersChanged(Modifiers::NONE));
     harness.run();
 
@@ -608,13 +613,7 @@ fn with_the_ik_tool_a_click_on_a_finger_picks_the_hand_and_the_drag_brings_the_h
     let towards_elbow = (elbow - start).normalized();
     let moved = start + towards_elbow * 60.0;
     harness.event(Event::PointerMoved(start));
-    press(&mut harness, start, true);
-    harness.step();
-    for k in 1..=6 {
-        harness.event(Event::PointerMoved(start.lerp(moved, k as f32 / 6.0)));
-        harness.step();
-    }
-    press(&mut harness, moved, false);
+    drag(&mut harness, start, moved);
     harness.run();
 
     let session = harness.state();
