@@ -4,8 +4,7 @@
 
 use super::ik::{TwoBoneIk, current_bend_pole};
 use crate::anim::local_to_world;
-use crate::retarget::human_bones;
-use crate::rig::{Node, Rig, Trs};
+use crate::rig::{Node, Trs};
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 /// One goal: the chain start → mid → end (nodes: upper arm, forearm, hand; or thigh, shin,
@@ -45,35 +44,6 @@ impl IkGoal {
             enabled: true,
         })
     }
-}
-
-/// The humanoid bones an IK goal pulls: the ends of the arms' and legs' two-bone chains.
-const HUMANOID_CHAIN_ENDS: [&str; 4] = ["leftHand", "rightHand", "leftFoot", "rightFoot"];
-
-/// The joint an IK goal pulls when `picked` is clicked: on a humanoid rig, the hand or foot
-/// `picked` lies under (a click lands on a finger or a toe as often as on the hand or the
-/// foot, and a goal on a finger bends the finger, not the arm); else the nearest joint from
-/// `picked` up with two bones of the skeleton above it. `None` when no joint from `picked` up
-/// has such a chain.
-pub fn chain_end_for_pick(rig: &Rig, picked: usize) -> Option<usize> {
-    let nodes = &rig.nodes;
-    let above = |from: usize| std::iter::successors(Some(from), |&n| nodes.get(n)?.parent);
-    let human = human_bones(rig);
-    let is_chain_end = |n: usize| {
-        human
-            .get(n)
-            .and_then(Option::as_deref)
-            .is_some_and(|b| HUMANOID_CHAIN_ENDS.contains(&b))
-    };
-    if let Some(end) = above(picked).find(|&n| is_chain_end(n)) {
-        return Some(end);
-    }
-    let bones = &rig.hierarchy().bones;
-    let is_bone = |n: Option<usize>| n.is_some_and(|n| bones.get(n).copied().unwrap_or(false));
-    above(picked).find(|&n| {
-        let mid = nodes[n].parent;
-        is_bone(Some(n)) && is_bone(mid) && is_bone(mid.and_then(|m| nodes[m].parent))
-    })
 }
 
 /// What a goal did on the last pose.

@@ -22,7 +22,7 @@ mod report;
 
 pub use alignment::{DirectionPair, JointDirections, align};
 use bake::retarget_clip;
-pub use humanoid::{bone_by_name, human_bones};
+pub use humanoid::{bone_by_name, chain_end_for_pick, human_bones};
 pub use limbs::LimbError;
 pub use report::{ClipReport, RetargetReport};
 

@@ -2,7 +2,7 @@
 //! drawn over the view, and toasts.
 
 use super::*;
-use crate::anim::ik_layer::chain_end_for_pick;
+use crate::retarget::chain_end_for_pick;
 use crate::viewer::VertexRef;
 
 /// With `picks_chain_ends` (the IK tool on), a click selects the hand or foot of what it lands on

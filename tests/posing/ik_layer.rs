@@ -239,7 +239,7 @@ fn an_ik_goal_stays_when_clips_are_loaded() {
 
 #[test]
 fn a_pick_on_a_finger_or_a_toe_gives_the_hand_or_the_foot_and_a_rig_without_human_names_its_nearest_chain_end() {
-    use rigscope::anim::ik_layer::chain_end_for_pick;
+    use rigscope::retarget::chain_end_for_pick;
     let Some(rig) = xbot() else { return };
     let under = |joint: usize, ancestor: usize| {
         std::iter::successors(Some(joint), |&n| rig.nodes[n].parent).any(|n| n == ancestor)

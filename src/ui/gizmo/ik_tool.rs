@@ -3,7 +3,8 @@
 
 use super::{HIGHLIGHT, UiState, ViewGeometry};
 use crate::anim::gizmo::ray_plane_hit;
-use crate::anim::ik_layer::{IkGoal, chain_end_for_pick};
+use crate::anim::ik_layer::IkGoal;
+use crate::retarget::chain_end_for_pick;
 use crate::viewer::Viewer;
 use egui::{Color32, PointerButton, Pos2, Stroke};
 use glam::Vec3;
