@@ -18,12 +18,13 @@ pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_
 pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
-pub use loading::{ReloadAnswer, ReloadQuestion, label};
+pub use loading::label;
 pub use look_at::{LookAtTarget, NoHead};
 pub(crate) use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 pub(crate) use playback::Playback;
 pub use playback::WorkDone;
+pub use reload_question::{ReloadAnswer, ReloadQuestion};
 pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
 
@@ -41,6 +42,7 @@ mod loading;
 mod look_at;
 mod marks;
 mod playback;
+mod reload_question;
 mod repair;
 mod symmetry;
 mod view;
