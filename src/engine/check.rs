@@ -3,11 +3,12 @@
 //! fraction of the rig's height. The pose is the same for both (a profile changes only how
 //! vertices are bound), so each pose's palettes are built once.
 
-use super::{Cap, Engine, EngineRefusal, NodeTransform, PastCap};
+use super::findings::{PoseShading, findings};
+use super::{Engine, EngineRefusal};
 use crate::anim::{PoseBuffers, rig_height};
 use crate::rig::Rig;
-use crate::skin::blend_matrix;
 use crate::skin::fast::skin_lbs_positions_exact;
+use crate::skin::{SkinnedPose, SkinningMethod, blend_matrix};
 use glam::Vec3;
 
 /// Samples per second of each clip.
@@ -141,16 +142,25 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
     let measured_by: Vec<usize> = (0..drawn.len())
         .map(|k| (0..k).find(|&j| same_influences(&drawn[j], &drawn[k])).unwrap_or(k))
         .collect();
+    // Drawings that change nodes or morph targets move every vertex, not only rebound ones.
+    let whole: Vec<bool> = (drawn.iter())
+        .map(|d| d.as_ref().is_ok_and(|d| poses_or_morphs_differ(rig, d)))
+        .collect();
     let poses = poses(rig);
+    let shading = PoseShading::needed_by(engines).then(|| PoseShading::of(rig, &poses));
     let per_pose: Vec<Vec<PoseResult>> = poses
         .par_iter()
         .map_init(
-            || PoseBuffers::new(rig),
-            |pose, &(clip, time)| {
-                pose.evaluate(rig, clip, time);
+            || WholeDrawings::new(rig, &drawn, &whole),
+            |buffers, &(clip, time)| {
+                buffers.file.evaluate(rig, clip, time);
+                buffers.file_skinned_at = None;
                 (drawn.iter().zip(&changed).enumerate())
                     .map(|(k, (drawn, changed))| match drawn {
-                        Ok(drawn) if measured_by[k] == k => measure_pose(rig, drawn, changed, pose, height),
+                        Ok(drawn) if measured_by[k] == k && whole[k] => {
+                            buffers.measure(rig, k, drawn, (clip, time), height)
+                        }
+                        Ok(drawn) if measured_by[k] == k => measure_pose(rig, drawn, changed, &buffers.file, height),
                         _ => PoseResult::default(),
                     })
                     .collect()
@@ -192,7 +202,7 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                         joints: influences.map_or_else(Vec::new, |inf| named_joints(rig, instance.skin, inf, v)),
                     }
                 }),
-                findings: findings(engine, rig),
+                findings: findings(engine, rig, shading.as_ref()),
             }
         })
         .collect()
@@ -217,9 +227,81 @@ pub fn drawing_distance(rig: &Rig, other: &Rig) -> f64 {
         .reduce(|| 0.0, f64::max)
 }
 
-/// Whether two drawings bind every vertex alike (two refusals never count as alike).
+/// Whether `drawn` poses its nodes or morphs its vertices otherwise than `rig`.
+fn poses_or_morphs_differ(rig: &Rig, drawn: &Rig) -> bool {
+    rig.nodes.iter().zip(&drawn.nodes).any(|(a, b)| a.rest != b.rest) || rig.morphs.targets != drawn.morphs.targets
+}
+
+/// The buffers one thread measures whole drawings with: the file's pose, skinned once per pose
+/// when some engine needs it, and each such engine's own pose and vertices.
+struct WholeDrawings {
+    file: PoseBuffers,
+    /// Made the first time a whole drawing is measured.
+    file_skinned: Option<SkinnedPose>,
+    /// The pose `file_skinned` was skinned at, `None` when it is stale.
+    file_skinned_at: Option<(Option<usize>, f32)>,
+    /// Per engine, its pose and vertices where its drawing is measured whole.
+    engines: Vec<Option<(PoseBuffers, SkinnedPose)>>,
+}
+
+impl WholeDrawings {
+    fn new(rig: &Rig, drawn: &[Result<Rig, EngineRefusal>], whole: &[bool]) -> WholeDrawings {
+        WholeDrawings {
+            file: PoseBuffers::new(rig),
+            file_skinned: None,
+            file_skinned_at: None,
+            engines: (drawn.iter().zip(whole))
+                .map(|(d, &w)| match d {
+                    Ok(d) if w => Some((PoseBuffers::new(d), SkinnedPose::new(d))),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Every vertex of engine `k`'s drawing against the file's at `pose` (the file's pose
+    /// already evaluated), each placed in the world.
+    fn measure(&mut self, rig: &Rig, k: usize, drawn: &Rig, pose: (Option<usize>, f32), height: f64) -> PoseResult {
+        let file_skinned = self.file_skinned.get_or_insert_with(|| SkinnedPose::new(rig));
+        if self.file_skinned_at != Some(pose) {
+            file_skinned.skin(rig, &self.file, SkinningMethod::Lbs);
+            self.file_skinned_at = Some(pose);
+        }
+        let Some((engine_pose, engine_skinned)) = &mut self.engines[k] else {
+            return PoseResult::default();
+        };
+        engine_pose.evaluate(drawn, pose.0, pose.1);
+        engine_skinned.skin(drawn, engine_pose, SkinningMethod::Lbs);
+        let mut result = PoseResult::default();
+        for i in 0..rig.instances.len() {
+            let (file_world, engine_world) = (self.file.instance_world(rig, i), engine_pose.instance_world(drawn, i));
+            for p in 0..rig.meshes[rig.instances[i].mesh].primitives.len() {
+                let file = file_skinned.positions(rig, i, p);
+                let engine = engine_skinned.positions(drawn, i, p);
+                for (v, (a, b)) in file.iter().zip(engine).enumerate() {
+                    let apart = file_world.transform_point3(*a) - engine_world.transform_point3(*b);
+                    let distance = f64::from(apart.length()) / height;
+                    let distance = if distance.is_nan() { f64::INFINITY } else { distance };
+                    if distance > MOVED {
+                        result.moved.push((i, p, v));
+                    }
+                    if result.worst.is_none_or(|w| distance > w.0) {
+                        result.worst = Some((distance, i, p, v));
+                    }
+                }
+            }
+        }
+        result
+    }
+}
+
+/// Whether two drawings bind, pose and morph every vertex alike (two refusals never count as
+/// alike).
 fn same_influences(a: &Result<Rig, EngineRefusal>, b: &Result<Rig, EngineRefusal>) -> bool {
     let (Ok(a), Ok(b)) = (a, b) else { return false };
+    if poses_or_morphs_differ(a, b) {
+        return false;
+    }
     fn influences(rig: &Rig) -> impl Iterator<Item = Option<&crate::rig::Influences>> {
         rig.meshes
             .iter()
@@ -272,62 +354,4 @@ fn named_joints(rig: &Rig, skin: Option<usize>, influences: &crate::rig::Influen
             (name, weight)
         })
         .collect()
-}
-
-/// What the engine does to `rig` besides moving vertices.
-fn findings(engine: Engine, rig: &Rig) -> Vec<String> {
-    let mut found = Vec::new();
-    if let Some(Cap { limit, past }) = engine.joint_cap() {
-        for skin in rig.skins.iter().filter(|s| s.joints.len() > limit) {
-            let what = match past {
-                PastCap::Refuses => "refused",
-                PastCap::Warns => "loads with a warning",
-                PastCap::Truncates => "joints past it left out",
-                PastCap::Splits => "split into sections",
-                PastCap::ReadsOutOfRange => "joints past it read out of range",
-            };
-            found.push(format!(
-                "skin '{}': {} joints, past the cap of {limit} ({what})",
-                skin.name,
-                skin.joints.len()
-            ));
-        }
-    }
-    for (mesh, primitives) in rig.morphs.targets.iter().enumerate() {
-        for targets in primitives {
-            // Positions always; normals and tangents where the targets move them.
-            let attributes = targets.first().map_or(1, |t| {
-                1 + usize::from(t.normal_offsets.iter().any(|n| *n != Vec3::ZERO))
-                    + usize::from(!t.tangent_offsets.is_empty())
-            });
-            if let Some(Cap { limit, past }) = engine.morph_cap(attributes)
-                && targets.len() > limit
-            {
-                found.push(format!(
-                    "mesh '{}': {} morph targets, past the cap of {limit} ({})",
-                    rig.meshes.get(mesh).map_or("?", |m| m.name.as_str()),
-                    targets.len(),
-                    if past == PastCap::Truncates {
-                        "the rest left out"
-                    } else {
-                        "refused"
-                    }
-                ));
-            }
-        }
-    }
-    if engine.node_transform() == NodeTransform::LightsWithIt {
-        let rest = PoseBuffers::new(rig);
-        let moved = (rig.instances.iter())
-            .filter(|i| i.skin.is_some())
-            .filter(|i| !rest.worlds[i.node].abs_diff_eq(glam::Mat4::IDENTITY, 1e-6))
-            .count();
-        if moved > 0 {
-            found.push(format!(
-                "{moved} skinned mesh node(s) with a transform of their own: positions ignore it, \
-                 but normals and the winding use it"
-            ));
-        }
-    }
-    found
 }

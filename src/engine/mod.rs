@@ -5,13 +5,15 @@
 //!
 //! Covered: which influence sets are read, top-N selection and sorting, renormalization and
 //! what a vertex of zero weights becomes, repeated joints, weight quantization, joint caps
-//! (refused, or joints read out of range), morph target caps, and the skinned mesh node's own
-//! transform (every engine listed ignores it for positions, as glTF says; the Sample Renderer
-//! still lights and winds with it). Not drawn: the morph caps and the Sample Renderer's fp16 morph
-//! storage are reported, not applied; Godot's bones inserted for non-joint nodes and Babylon's
-//! replaced `skin.skeleton` change indices or placement only.
+//! (refused, or joints read out of range), morph target caps (refused, or the targets past them
+//! left out) and the Sample Renderer's fp16 morph storage, node matrices decomposed the engine's
+//! way (the Sample Renderer loses a mirror given as a `matrix`; Filament turns a mirrored joint
+//! that a clip rotates), and the skinned mesh node's own transform (every engine listed ignores
+//! it for positions, as glTF says). What changes lighting, winding or the skeleton's make-up but
+//! not the positions is reported by [`findings`], not drawn.
 
 pub mod check;
+pub mod findings;
 pub mod rules;
 
 use crate::rig::{Influences, Rig};
@@ -290,7 +292,51 @@ impl Engine {
                 }
             }
         }
+        self.read_node_transforms(&mut drawn);
+        self.read_morph_targets(&mut drawn);
         Ok(drawn)
+    }
+
+    /// The nodes' rest transforms as the engine keeps them.
+    fn read_node_transforms(self, rig: &mut Rig) {
+        match self {
+            Engine::SampleRenderer => {
+                let given = &rig.facts.node_given_as_matrix;
+                let matrices = &rig.facts.node_matrices;
+                for (n, node) in rig.nodes.iter_mut().enumerate() {
+                    if given.get(n) == Some(&true)
+                        && let Some(matrix) = matrices.get(n)
+                    {
+                        node.rest = rules::sample_renderer_matrix_trs(*matrix);
+                    }
+                }
+            }
+            Engine::Filament => {
+                for node in &mut rig.nodes {
+                    rules::filament_mirror_as_negated_scale(&mut node.rest);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The morph targets as the engine keeps them: past its cap left out, stored as the
+    /// engine stores them.
+    fn read_morph_targets(self, rig: &mut Rig) {
+        for primitives in &mut rig.morphs.targets {
+            for targets in primitives.iter_mut() {
+                if let Some(Cap {
+                    limit,
+                    past: PastCap::Truncates,
+                }) = self.morph_cap(morph_attributes(targets))
+                {
+                    rules::morph_targets_past_cap_left_out(targets, limit);
+                }
+                if self == Engine::SampleRenderer {
+                    targets.iter_mut().for_each(rules::morph_offsets_in_half_floats);
+                }
+            }
+        }
     }
 
     /// Whether the engine loads `rig`: its joint and morph caps.
@@ -350,6 +396,15 @@ impl Engine {
             weights,
         }
     }
+}
+
+/// The attributes one primitive's targets move, as the engines count them against their caps:
+/// positions always; normals and tangents where the targets move them.
+pub fn morph_attributes(targets: &[crate::rig::MorphTarget]) -> usize {
+    targets.first().map_or(1, |t| {
+        1 + usize::from(t.normal_offsets.iter().any(|n| *n != glam::Vec3::ZERO))
+            + usize::from(!t.tangent_offsets.is_empty())
+    })
 }
 
 /// Why an engine does not load a rig.

@@ -145,3 +145,111 @@ pub fn joints_past_cap_add_nothing(row: &mut Row, limit: usize) {
         }
     }
 }
+
+/// A node given as a `matrix`, as the Sample Renderer reads it: the scale is the length of each
+/// axis (never negative), the rotation the quaternion of the axes divided by it, found by
+/// gl-matrix's `mat4.getRotation` and normalized. A mirror (a negative determinant) has no
+/// positive-scale rotation, so the quaternion comes from an improper matrix and the mirror is
+/// lost.
+///
+/// Sample Renderer: source/gltf/node.js `applyMatrix` (`mat4.getScaling`, the columns divided
+/// by it, `mat4.getRotation`, `quat.normalize`); gl-matrix mat4.js `getRotation`.
+pub fn sample_renderer_matrix_trs(matrix: glam::Mat4) -> crate::rig::Trs {
+    let axes = [
+        matrix.x_axis.truncate(),
+        matrix.y_axis.truncate(),
+        matrix.z_axis.truncate(),
+    ];
+    let scale = glam::Vec3::new(axes[0].length(), axes[1].length(), axes[2].length());
+    // `m[c][r]`: column c, row r of the unit-axis matrix, as gl-matrix indexes `mat[4c + r]`.
+    let unit = |c: usize| if scale[c] > 0.0 { axes[c] / scale[c] } else { axes[c] };
+    let m = [unit(0), unit(1), unit(2)];
+    let trace = m[0].x + m[1].y + m[2].z;
+    let (x, y, z, w);
+    if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        (w, x, y, z) = (
+            0.25 * s,
+            (m[1].z - m[2].y) / s,
+            (m[2].x - m[0].z) / s,
+            (m[0].y - m[1].x) / s,
+        );
+    } else if m[0].x > m[1].y && m[0].x > m[2].z {
+        let s = (1.0 + m[0].x - m[1].y - m[2].z).sqrt() * 2.0;
+        (w, x, y, z) = (
+            (m[1].z - m[2].y) / s,
+            0.25 * s,
+            (m[0].y + m[1].x) / s,
+            (m[2].x + m[0].z) / s,
+        );
+    } else if m[1].y > m[2].z {
+        let s = (1.0 + m[1].y - m[0].x - m[2].z).sqrt() * 2.0;
+        (w, x, y, z) = (
+            (m[2].x - m[0].z) / s,
+            (m[0].y + m[1].x) / s,
+            0.25 * s,
+            (m[1].z + m[2].y) / s,
+        );
+    } else {
+        let s = (1.0 + m[2].z - m[0].x - m[1].y).sqrt() * 2.0;
+        (w, x, y, z) = (
+            (m[0].y - m[1].x) / s,
+            (m[2].x + m[0].z) / s,
+            (m[1].z + m[2].y) / s,
+            0.25 * s,
+        );
+    }
+    crate::rig::Trs {
+        translation: matrix.w_axis.truncate(),
+        rotation: glam::Quat::from_vec4(glam::Vec4::new(x, y, z, w).normalize_or(glam::Vec4::W)),
+        scale,
+    }
+}
+
+/// A node whose transform mirrors (an odd number of negative scale factors), as Filament's
+/// animator keeps it: each tick it decomposes the node's matrix with all three scales negated
+/// when the determinant is negative, then writes the channels it has over that. The rest matrix
+/// is unchanged, but a clip that turns the node without scaling it combines its rotation with
+/// the negated scale: a joint scaled (-1, 1, 1) is drawn turned 180° about X (inf).
+///
+/// Filament: libs/gltfio/src/Animator.cpp `applyAnimation` with `decomposeMatrix`
+/// (libs/gltfio/src/math.h), which negates the scale when the determinant is below zero.
+pub fn filament_mirror_as_negated_scale(rest: &mut crate::rig::Trs) {
+    let s = rest.scale;
+    if s.x * s.y * s.z >= 0.0 {
+        return;
+    }
+    // R · diag(s) = (R · Rx(180°)) · diag(-|s|) when exactly one factor is negative; with
+    // three negative ones the scale is already -|s|.
+    let negative = s.cmplt(glam::Vec3::ZERO);
+    if negative.bitmask().count_ones() == 1 {
+        let turn_axis = glam::Vec3::select(negative, glam::Vec3::ONE, glam::Vec3::ZERO);
+        rest.rotation = (rest.rotation * glam::Quat::from_axis_angle(turn_axis, std::f32::consts::PI)).normalize();
+    }
+    rest.scale = -s.abs();
+}
+
+/// Morph target offsets stored as 16-bit floats: each rounded to the nearest `f16`, so that
+/// large offsets move in steps (4 units at 5000).
+///
+/// Sample Renderer: primitive.js `_createDataTextureArray` uploads targets as RGBA16F
+/// ("16-bit half-precision").
+pub fn morph_offsets_in_half_floats(target: &mut crate::rig::MorphTarget) {
+    let round = |v: &mut glam::Vec3| {
+        *v = glam::Vec3::from(v.to_array().map(|c| half::f16::from_f32(c).to_f32()));
+    };
+    target.position_offsets.iter_mut().for_each(round);
+    target.normal_offsets.iter_mut().for_each(round);
+    target.tangent_offsets.iter_mut().for_each(round);
+}
+
+/// Targets past the engine's cap are left out: they move nothing whatever their weight.
+///
+/// Filament: `targetsCount > MAX_MORPH_TARGETS` (256) warns and truncates (AssetLoader.cpp).
+/// Sample Renderer: primitive.js `initGl` uses only the targets whose attributes fit
+/// `MAX_ARRAY_TEXTURE_LAYERS` ("Only N of M are used").
+pub fn morph_targets_past_cap_left_out(targets: &mut [crate::rig::MorphTarget], limit: usize) {
+    for target in targets.iter_mut().skip(limit) {
+        *target = crate::rig::MorphTarget::default();
+    }
+}

@@ -427,6 +427,9 @@ pub struct ImportFacts {
     pub humanoid: Vec<(String, usize)>,
     /// Each node's local matrix as the file gives it (its `matrix`, or its TRS composed).
     pub node_matrices: Vec<Mat4>,
+    /// Per node: whether the file gives its transform as a `matrix` rather than as TRS (engines
+    /// that decompose a matrix their own way draw such a node differently).
+    pub node_given_as_matrix: Vec<bool>,
     /// Per skin: the `skeleton` node the file names, if any.
     pub skin_skeletons: Vec<Option<usize>>,
     /// Per mesh, per kept primitive (parallel to `Mesh::primitives`).

@@ -18,7 +18,7 @@ const TURN: f64 = std::f64::consts::FRAC_PI_2;
 
 /// A chain of `joints` joints up +Y one unit apart, joint `turned` turned by [`TURN`] at the end
 /// of the clip; one vertex per row of `rows` (8 slots: sets 0 and 1), at (1, v·0.1, 0).
-fn fixture(joints: usize, turned: usize, rows: &[[(u16, f32); 8]]) -> Rig {
+pub(super) fn fixture(joints: usize, turned: usize, rows: &[[(u16, f32); 8]]) -> Rig {
     let nodes: Vec<Node> = (0..joints)
         .map(|j| Node {
             name: format!("j{j}"),
@@ -101,7 +101,7 @@ fn fixture(joints: usize, turned: usize, rows: &[[(u16, f32); 8]]) -> Rig {
 
 /// Where a vertex at `p` bound to `joint` alone is at the clip's end: joints at or after the
 /// turned one turn about its place, the others stay.
-fn follows(p: DVec3, joint: u16, turned: usize) -> DVec3 {
+pub(super) fn follows(p: DVec3, joint: u16, turned: usize) -> DVec3 {
     if usize::from(joint) < turned {
         return p;
     }
@@ -129,7 +129,7 @@ fn expected(drawn: &Drawn, p: DVec3, turned: usize) -> DVec3 {
 
 /// The engine's drawing of vertex `v` of `rig` at the clip's end, through the profile and
 /// Rigscope's own pose and skinning.
-fn drawn_by(engine: Engine, rig: &Rig) -> Vec<Vec3> {
+pub(super) fn drawn_by(engine: Engine, rig: &Rig) -> Vec<Vec3> {
     let drawn = engine.draw(rig).expect("the engine loads the fixture");
     let pose = PoseBuffers::at(&drawn, Some(0), 1.0);
     let primitive = &drawn.meshes[0].primitives[0];
@@ -159,7 +159,7 @@ fn assert_drawn(label: &str, rig: &Rig, turned: usize, v: usize, want: impl Fn(E
     }
 }
 
-fn row(slots: &[(u16, f32)]) -> [(u16, f32); 8] {
+pub(super) fn row(slots: &[(u16, f32)]) -> [(u16, f32); 8] {
     let mut row = [(0, 0.0); 8];
     row[..slots.len()].copy_from_slice(slots);
     row

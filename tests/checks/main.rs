@@ -10,6 +10,7 @@ mod audit;
 mod diff;
 mod diff_poses;
 mod engine_profiles;
+mod engine_shading;
 mod exit_status;
 mod repair;
 mod report;

@@ -121,6 +121,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         slot,
         order,
         node_matrices,
+        given_as_matrix,
     } = skeleton::read_nodes(&document)?;
     let humanoid = vrm_humanoid
         .into_iter()
@@ -131,6 +132,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         humanoid,
         gltf_node: order,
         node_matrices,
+        node_given_as_matrix: given_as_matrix,
         notes,
         ..ImportFacts::default()
     };

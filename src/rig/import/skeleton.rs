@@ -13,6 +13,7 @@ pub struct Hierarchy {
     pub order: Vec<usize>,
     /// Each node's local matrix as the file gives it.
     pub node_matrices: Vec<Mat4>,
+    pub given_as_matrix: Vec<bool>,
 }
 
 /// The node tree, sorted parents-first, with rest transforms.
@@ -24,6 +25,7 @@ pub fn read_nodes(document: &gltf::Document) -> Result<Hierarchy, RigError> {
     }
     let gltf_nodes: Vec<gltf::Node> = document.nodes().collect();
     let mut node_matrices = Vec::with_capacity(order.len());
+    let mut given_as_matrix = Vec::with_capacity(order.len());
     let mut nodes = Vec::with_capacity(order.len());
     for &old in &order {
         let node = &gltf_nodes[old];
@@ -35,6 +37,7 @@ pub fn read_nodes(document: &gltf::Document) -> Result<Hierarchy, RigError> {
             )));
         }
         node_matrices.push(matrix);
+        given_as_matrix.push(matches!(node.transform(), gltf::scene::Transform::Matrix { .. }));
         let (t, r, s) = node.transform().decomposed();
         // A matrix with a zero scale axis has no rotation to recover; identity keeps it collapsed.
         let rotation = Vec4::from(r).normalize_or(Vec4::W);
@@ -53,6 +56,7 @@ pub fn read_nodes(document: &gltf::Document) -> Result<Hierarchy, RigError> {
         slot,
         order,
         node_matrices,
+        given_as_matrix,
     })
 }
 
