@@ -78,9 +78,16 @@ pub fn run(args: &FixArgs) -> Result<Outcome, CommandError> {
         path: args.file.clone(),
         source,
     })?;
-    let (repaired, summary) = crate::repair::apply(&original, &plan);
+    let (mut repaired, summary) = crate::repair::apply(&original, &plan);
     for line in summary_lines(&original, &summary) {
         println!("{line}");
+    }
+    for engine in (args.for_engines.iter().flatten()).filter(|e| e.stores_weights_in_bytes()) {
+        let changed = engine.store_influences(&mut repaired);
+        println!(
+            "weights stored as {} stores them (multiples of 1/255): {changed} vertices",
+            engine.label()
+        );
     }
     let changes = changed_primitives(&original, &repaired).map_err(|source| CommandError::Unsaveable {
         path: args.file.clone(),

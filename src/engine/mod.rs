@@ -158,6 +158,32 @@ impl Engine {
         }
     }
 
+    /// Whether the engine stores weights in fewer bits than a float: a file meant for it
+    /// should hold weights it can store exactly.
+    ///
+    /// Unreal: "Use High Precision Skin Weights" (16-bit) defaults to false: 8 bits (doc,
+    /// SkeletalMeshBuildSettings).
+    pub fn stores_weights_in_bytes(self) -> bool {
+        self == Engine::Unreal
+    }
+
+    /// Rewrites `rig`'s influences to the ones this engine would store, so that the engine
+    /// reads back exactly what the file holds. Returns how many vertices changed.
+    pub fn store_influences(self, rig: &mut Rig) -> usize {
+        let mut changed = 0;
+        for primitive in rig.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+            if let Some(influences) = &mut primitive.influences {
+                let stored = self.rewrite(influences);
+                let vertices = influences.joints.len() / influences.sets.max(1);
+                changed += (0..vertices)
+                    .filter(|&v| !influences.of_vertex(v).eq(stored.of_vertex(v)))
+                    .count();
+                *influences = stored;
+            }
+        }
+        changed
+    }
+
     /// Joints one skin may have.
     ///
     /// Filament: `RenderableManager::Builder::build` requires `mSkinningBoneCount <=

@@ -517,13 +517,17 @@ fn fix_for_engines_makes_a_file_every_listed_engine_draws_alike() {
     let dir = common::temp_dir("fix_for_engines");
     let output = dir.join("robot.fixed.glb");
     let (input, output) = (input.to_str().unwrap(), output.to_str().unwrap());
-    let engines = "three,bevy,babylon";
+    let engines = "three,bevy,babylon,unreal";
     let (status, _, _) = common::run_rigscope(&["check", input, "--engines", engines, "--tolerance", "1e-4"]);
     assert_eq!(status, Some(1), "the engines draw the input apart");
     let (status, stdout, stderr) = common::run_rigscope(&["fix", input, "--for", engines, "--out", output]);
     assert_eq!(status, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("the repaired drawing is within"), "{stdout}");
-    assert_eq!(stdout.matches("draws the repaired rig within").count(), 3, "{stdout}");
+    assert_eq!(stdout.matches("draws the repaired rig within").count(), 4, "{stdout}");
+    assert!(
+        stdout.contains("multiples of 1/255"),
+        "Unreal keeps 8-bit weights: {stdout}"
+    );
     let (status, stdout, _) = common::run_rigscope(&["check", output, "--engines", engines, "--tolerance", "1e-4"]);
     assert_eq!(status, Some(0), "{stdout}");
     let (status, _, stderr) = common::run_rigscope(&["fix", input, "--for", "three", "--normalize", "--out", output]);
