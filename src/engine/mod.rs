@@ -43,6 +43,9 @@ pub enum Engine {
     Filament,
     /// The Khronos glTF Sample Renderer.
     SampleRenderer,
+    /// Blender's glTF importer, deformed by its armature modifier: where artists check a rig
+    /// before it ships.
+    Blender,
 }
 
 /// What an engine does past one of its caps.
@@ -78,7 +81,7 @@ pub enum NodeTransform {
 
 impl Engine {
     /// Every profile, in the order tables list them.
-    pub const ALL: [Engine; 12] = [
+    pub const ALL: [Engine; 13] = [
         Engine::UnityEditor,
         Engine::Unity4,
         Engine::Unity2,
@@ -91,6 +94,7 @@ impl Engine {
         Engine::BevyWebGl2,
         Engine::Filament,
         Engine::SampleRenderer,
+        Engine::Blender,
     ];
 
     /// The name `--engines` and `--engine` take.
@@ -108,6 +112,7 @@ impl Engine {
             Engine::BevyWebGl2 => "bevy-webgl2",
             Engine::Filament => "filament",
             Engine::SampleRenderer => "sample-renderer",
+            Engine::Blender => "blender",
         }
     }
 
@@ -126,6 +131,7 @@ impl Engine {
             Engine::BevyWebGl2 => "Bevy (WebGL2)",
             Engine::Filament => "Filament",
             Engine::SampleRenderer => "Khronos Sample Renderer",
+            Engine::Blender => "Blender (glTF import, armature)",
         }
     }
 
@@ -141,7 +147,7 @@ impl Engine {
         match self {
             Engine::Unity1 => 1,
             Engine::Unity2 => 2,
-            Engine::Godot | Engine::BabylonJs | Engine::SampleRenderer => 8,
+            Engine::Godot | Engine::BabylonJs | Engine::SampleRenderer | Engine::Blender => 8,
             _ => 4,
         }
     }
@@ -303,6 +309,12 @@ impl Engine {
             // Both sets summed as they are; `if (skin == mat4(0)) return mat4(1)`
             // (animation.glsl:66-67), which is Rigscope's own rule.
             Engine::SampleRenderer => {}
+            // Every set, each weight into its joint's vertex group, the armature dividing by
+            // the total.
+            Engine::Blender => {
+                repeated_joint_keeps_last(row);
+                blender_armature_weights(row);
+            }
         }
     }
 

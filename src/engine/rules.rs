@@ -111,6 +111,47 @@ pub fn merge_repeated_joints_by_max(row: &mut Row) {
     }
 }
 
+/// A joint named twice keeps the weight of its last slot: each weight is written into the
+/// joint's vertex group, replacing the one before.
+///
+/// Blender 3.4: io_scene_gltf2 blender/imp/gltf2_blender_mesh.py:328-331,
+/// `vgs[j].add((vi,), w, 'REPLACE')` for each non-zero weight in slot order (run: a vertex
+/// bound to j4 at .3 then .2 and j0 at .5 follows j4 at .2/.7; tools/engines).
+pub fn repeated_joint_keeps_last(row: &mut Row) {
+    for i in (0..row.len()).rev() {
+        if row[i].1 == 0.0 {
+            continue;
+        }
+        for j in 0..i {
+            if row[j].1 != 0.0 && row[j].0 == row[i].0 {
+                row[j] = EMPTY;
+            }
+        }
+    }
+}
+
+/// The total weight below which Blender's armature leaves a vertex undeformed.
+pub const BLENDER_LEAST_WEIGHT: f32 = 1e-4;
+
+/// Blender's armature modifier divides a vertex's deformation by its total weight when that is
+/// above 1e-4, and leaves the vertex where the import put it otherwise: at its bind position,
+/// or at the origin for a vertex of no weight at all, which the importer's skinning into the
+/// bind pose divides by a zero weight sum.
+///
+/// Blender 3.4: armature_deform.c `if (contrib > 0.0001f)`; io_scene_gltf2
+/// gltf2_blender_mesh.py:535-564 `skin_into_bind_pose`, `skinning_mats /= weight_sums` (run:
+/// both checked on tools/engines/fixture.py's vertices).
+pub fn blender_armature_weights(row: &mut Row) {
+    let sum = weight_sum(row);
+    if sum == 0.0 {
+        zero_row_at_origin(row);
+    } else if sum <= BLENDER_LEAST_WEIGHT {
+        row.iter_mut().for_each(|slot| slot.1 = 0.0);
+    } else {
+        renormalize(row);
+    }
+}
+
 /// Weights stored in 8 bits: each rounded to a multiple of 1/255, the rounding's remainder
 /// given to the largest so that they still sum to 255/255.
 ///
