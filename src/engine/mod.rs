@@ -332,6 +332,7 @@ impl Engine {
         }
         self.read_node_transforms(&mut drawn);
         self.read_morph_targets(&mut drawn);
+        self.read_clips(&mut drawn);
         Ok(drawn)
     }
 
@@ -355,6 +356,15 @@ impl Engine {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The clips as the engine plays them.
+    fn read_clips(self, rig: &mut Rig) {
+        if self == Engine::Blender {
+            for channel in rig.clips.iter_mut().flat_map(|c| &mut c.channels) {
+                rules::rotation_keys_blended_by_component(channel);
+            }
         }
     }
 

@@ -294,3 +294,52 @@ pub fn morph_targets_past_cap_left_out(targets: &mut [crate::rig::MorphTarget], 
         *target = crate::rig::MorphTarget::default();
     }
 }
+
+/// The largest turn between two keys written for [`rotation_keys_blended_by_component`]: keys
+/// 1° apart follow the normalized straight blend of a 90° turn within 1e-5 rad (measured: the
+/// slerp between them is timed differently along the same arc).
+const COMPONENT_BLEND_STEP_RADIANS: f32 = std::f32::consts::PI / 180.0;
+
+/// Linear rotation keys blended component by component and normalized (nlerp), not along the
+/// arc (slerp): between keys 90° apart the two part by up to 0.92°. Written as keys close
+/// enough that Rigscope's slerp between them follows the normalized blend.
+///
+/// Blender 3.4: io_scene_gltf2 gltf2_blender_animation_node.py makes one F-curve per quaternion
+/// component with the sampler's interpolation, after flipping antipodal neighbours; the pose
+/// normalizes the quaternion (run: SimpleSkin at 0.4 s, 1.06e-3 of the height off under slerp).
+pub fn rotation_keys_blended_by_component(channel: &mut crate::rig::Channel) {
+    use crate::rig::{Interpolation, Property};
+    if channel.property != Property::Rotation
+        || channel.interpolation != Interpolation::Linear
+        || channel.times.len() != channel.values.len()
+    {
+        return;
+    }
+    let mut times = Vec::with_capacity(channel.times.len());
+    let mut values = Vec::with_capacity(channel.values.len());
+    let mut previous: Option<glam::Vec4> = None;
+    for k in 0..channel.times.len() {
+        // Each key on the side of the one before, as the importer flips them.
+        let mut key = channel.values[k];
+        if let Some(before) = previous
+            && before.dot(key) < 0.0
+        {
+            key = -key;
+        }
+        if let Some(before) = previous {
+            let (t0, t1) = (channel.times[k - 1], channel.times[k]);
+            let turn = 2.0 * before.normalize().dot(key.normalize()).abs().min(1.0).acos();
+            let steps = ((turn / COMPONENT_BLEND_STEP_RADIANS).ceil() as usize).clamp(1, 512);
+            for step in 1..steps {
+                let s = step as f32 / steps as f32;
+                times.push(t0 + (t1 - t0) * s);
+                values.push(before.lerp(key, s).normalize_or(glam::Vec4::W));
+            }
+        }
+        times.push(channel.times[k]);
+        values.push(key);
+        previous = Some(key);
+    }
+    channel.times = times;
+    channel.values = values;
+}

@@ -185,7 +185,7 @@ fn r1_six_influences_are_cut_to_the_first_set_renormalized_or_not_by_engine() {
     let all = w(&[(0, 0.3), (1, 0.2), (2, 0.1), (3, 0.1), (4, 0.2), (5, 0.1)]);
     let first = |scale: f64| w(&[(0, 0.3 * scale), (1, 0.2 * scale), (2, 0.1 * scale), (3, 0.1 * scale)]);
     assert_drawn("R1", &rig, 4, 0, |engine| match engine {
-        Engine::SampleRenderer | Engine::BabylonJs | Engine::Godot => all.clone(),
+        Engine::SampleRenderer | Engine::BabylonJs | Engine::Godot | Engine::Blender => all.clone(),
         Engine::ThreeJs | Engine::Filament | Engine::UnityEditor => first(1.0 / 0.7),
         Engine::Bevy | Engine::BevyWebGl2 | Engine::Unity4 => first(1.0),
         Engine::Unity2 => w(&[(0, 0.6), (1, 0.4)]),
@@ -209,7 +209,7 @@ fn r2_r6_a_vertex_without_weight_is_drawn_where_each_engine_puts_it() {
         ],
     );
     assert_drawn("R2", &rig, 2, 0, |engine| match engine {
-        Engine::SampleRenderer | Engine::BabylonJs | Engine::Godot => w(&[(3, 1.0)]),
+        Engine::SampleRenderer | Engine::BabylonJs | Engine::Godot | Engine::Blender => w(&[(3, 1.0)]),
         // Set 0 alone is empty.
         Engine::ThreeJs => w(&[(0, 1.0)]),
         Engine::Filament | Engine::Unreal => Drawn::Unmoved,
@@ -258,6 +258,7 @@ fn r5_weights_summing_to_a_half_are_scaled_up_only_by_the_renormalizing_engines(
         | Engine::UnityEditor
         | Engine::Filament
         | Engine::BabylonJs
+        | Engine::Blender
         | Engine::Unity2 => full.clone(),
         Engine::Unity1 => w(&[(0, 1.0)]),
         Engine::SampleRenderer | Engine::Bevy | Engine::BevyWebGl2 | Engine::Unity4 => half.clone(),
@@ -271,10 +272,27 @@ fn r9_a_joint_named_twice_is_summed_except_in_unreal_which_keeps_the_larger() {
     assert_drawn("R9", &rig, 3, 0, |engine| match engine {
         // .3 and .5 renormalized to .375 and .625: 95.6 and 159.4 units → 96 + 159.
         Engine::Unreal => w(&[(3, byte(96)), (0, byte(159))]),
+        // Each weight replaces the one before in j3's vertex group: .2 and .5, renormalized.
+        Engine::Blender => w(&[(3, 0.2 / 0.7), (0, 0.5 / 0.7)]),
         Engine::Unity2 => w(&[(0, 0.5 / 0.8), (3, 0.3 / 0.8)]),
         Engine::Unity1 => w(&[(0, 1.0)]),
         _ => w(&[(3, 0.5), (0, 0.5)]),
     });
+}
+
+#[test]
+fn blender_leaves_a_vertex_of_less_than_1e4_weight_where_the_mesh_has_it() {
+    // 5e-5 on j1 alone: the armature deforms only above a total of 1e-4; the others scale the
+    // turn up (or not) as they do any weight sum.
+    let rig = fixture(2, 1, &[row(&[(1, 0.00005)])]);
+    let p = rig.meshes[0].primitives[0].positions[0].as_dvec3();
+    let got = drawn_by(Engine::Blender, &rig)[0].as_dvec3();
+    assert!((got - p).length() < 1e-6, "Blender drew {got}, the mesh has {p}");
+    let three = drawn_by(Engine::ThreeJs, &rig)[0].as_dvec3();
+    assert!(
+        (three - follows(p, 1, 1)).length() < 1e-5,
+        "three.js renormalizes: {three}"
+    );
 }
 
 #[test]

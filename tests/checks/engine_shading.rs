@@ -263,3 +263,26 @@ fn r20_godot_and_babylon_make_bones_of_a_node_between_joints() {
     let checks = check_engines(&rig, &Engine::ALL);
     assert!(checks.iter().all(|c| c.worst_distance() == 0.0));
 }
+
+#[test]
+fn blender_blends_linear_rotation_keys_component_by_component() {
+    // j1 turns 0 → 90° about Z over the second. A quarter in, the normalized straight blend of
+    // the quaternions has turned 2·atan2(¼·sin 45°, ¾ + ¼·cos 45°), not 22.5°.
+    let rig = fixture(2, 1, &[row(&[(1, 1.0)])]);
+    let half = std::f64::consts::FRAC_PI_4;
+    let want = 2.0 * (0.25 * half.sin()).atan2(0.75 + 0.25 * half.cos());
+    for (engine, want) in [(Engine::Blender, want), (Engine::Godot, std::f64::consts::FRAC_PI_8)] {
+        let drawn = engine.draw(&rig).unwrap();
+        let pose = rigscope::anim::PoseBuffers::at(&drawn, Some(0), 0.25);
+        let x_axis = pose.worlds[1].x_axis.truncate().as_dvec3();
+        let turned = x_axis.y.atan2(x_axis.x);
+        // The keys the rule writes follow the blend within 1e-5 rad; slerp parts by 1.6e-2.
+        assert!(
+            (turned - want).abs() < 1e-5,
+            "{}: turned {}°, expected {}°",
+            engine.name(),
+            turned.to_degrees(),
+            want.to_degrees()
+        );
+    }
+}

@@ -18,8 +18,8 @@ bpy.ops.wm.read_factory_settings(use_empty=True)
 scene = bpy.context.scene
 scene.render.fps, scene.render.fps_base = 1000, 1.0
 bpy.ops.import_scene.gltf(filepath=path)
-starts = [a.frame_range[0] for a in bpy.data.actions]
-frame = (min(starts) if starts else 0.0) + seconds * scene.render.fps
+# The importer keys glTF time t at frame t * fps (a clip starting later keeps its delay).
+frame = seconds * scene.render.fps
 scene.frame_set(int(frame), subframe=frame - int(frame))
 depsgraph = bpy.context.evaluated_depsgraph_get()
 for obj in scene.objects:

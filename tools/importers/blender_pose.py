@@ -21,10 +21,9 @@ scene = bpy.context.scene
 scene.render.fps, scene.render.fps_base = 1000, 1.0  # a key every millisecond: no rounding of TIME
 bpy.ops.import_scene.gltf(filepath=path)
 
-# The importer keys time t at frame t * fps, from the first animation's start.
-starts = [a.frame_range[0] for a in bpy.data.actions]
-start = min(starts) if starts else 0.0
-frame = start + seconds * scene.render.fps
+# The importer keys glTF time t at frame t * fps: a clip whose first key is later than 0 keeps
+# its delay.
+frame = seconds * scene.render.fps
 scene.frame_set(int(frame), subframe=frame - int(frame))
 
 depsgraph = bpy.context.evaluated_depsgraph_get()
