@@ -158,7 +158,7 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                 (drawn.iter().zip(&changed).enumerate())
                     .map(|(k, (drawn, changed))| match drawn {
                         Ok(drawn) if measured_by[k] == k && whole[k] => {
-                            buffers.measure(rig, k, drawn, (clip, time), height)
+                            buffers.measure(rig, k, drawn, changed, (clip, time), height)
                         }
                         Ok(drawn) if measured_by[k] == k => measure_pose(rig, drawn, changed, &buffers.file, height),
                         _ => PoseResult::default(),
@@ -227,9 +227,12 @@ pub fn drawing_distance(rig: &Rig, other: &Rig) -> f64 {
         .reduce(|| 0.0, f64::max)
 }
 
-/// Whether `drawn` poses its nodes or morphs its vertices otherwise than `rig`.
+/// Whether `drawn` poses its nodes (at rest or by its clips) or morphs its vertices otherwise
+/// than `rig`.
 fn poses_or_morphs_differ(rig: &Rig, drawn: &Rig) -> bool {
-    rig.nodes.iter().zip(&drawn.nodes).any(|(a, b)| a.rest != b.rest) || rig.morphs.targets != drawn.morphs.targets
+    rig.nodes.iter().zip(&drawn.nodes).any(|(a, b)| a.rest != b.rest)
+        || rig.clips != drawn.clips
+        || rig.morphs.targets != drawn.morphs.targets
 }
 
 /// The buffers one thread measures whole drawings with: the file's pose, skinned once per pose
@@ -242,6 +245,20 @@ struct WholeDrawings {
     file_skinned_at: Option<(Option<usize>, f32)>,
     /// Per engine, its pose and vertices where its drawing is measured whole.
     engines: Vec<Option<(PoseBuffers, SkinnedPose)>>,
+    /// The farthest any vertex is from its mesh's origin: how far a matrix's error reaches.
+    reach: f32,
+}
+
+/// Whether two poses place every vertex within `tolerance` of each other: their palettes and
+/// unskinned instances' matrices differ by less than `tolerance` at `reach` from the origin.
+fn poses_agree(a: &PoseBuffers, b: &PoseBuffers, reach: f32, tolerance: f64) -> bool {
+    let apart = |m: &glam::Mat4, n: &glam::Mat4| {
+        let linear = (0..3).map(|c| (m.col(c) - n.col(c)).truncate().length()).sum::<f32>();
+        f64::from(linear * reach + (m.w_axis - n.w_axis).truncate().length())
+    };
+    let palettes = a.palettes.iter().flatten().zip(b.palettes.iter().flatten());
+    let worlds = a.worlds.iter().zip(&b.worlds);
+    a.morph_weights == b.morph_weights && palettes.chain(worlds).all(|(m, n)| apart(m, n) < tolerance)
 }
 
 impl WholeDrawings {
@@ -256,21 +273,40 @@ impl WholeDrawings {
                     _ => None,
                 })
                 .collect(),
+            reach: (rig.meshes.iter().flat_map(|m| &m.primitives))
+                .flat_map(|p| &p.positions)
+                .map(|p| p.length())
+                .fold(0.0, f32::max),
         }
     }
 
     /// Every vertex of engine `k`'s drawing against the file's at `pose` (the file's pose
     /// already evaluated), each placed in the world.
-    fn measure(&mut self, rig: &Rig, k: usize, drawn: &Rig, pose: (Option<usize>, f32), height: f64) -> PoseResult {
+    fn measure(
+        &mut self,
+        rig: &Rig,
+        k: usize,
+        drawn: &Rig,
+        changed: &ChangedVertices,
+        pose: (Option<usize>, f32),
+        height: f64,
+    ) -> PoseResult {
+        let Some((engine_pose, engine_skinned)) = &mut self.engines[k] else {
+            return PoseResult::default();
+        };
+        engine_pose.evaluate(drawn, pose.0, pose.1);
+        // Where the engine's pose moves no vertex by a visible amount (a clip's keys blended
+        // otherwise but dense), only the rebound vertices can be drawn elsewhere.
+        if rig.morphs.targets == drawn.morphs.targets
+            && poses_agree(&self.file, engine_pose, self.reach, MOVED * 0.1 * height)
+        {
+            return measure_pose(rig, drawn, changed, &self.file, height);
+        }
         let file_skinned = self.file_skinned.get_or_insert_with(|| SkinnedPose::new(rig));
         if self.file_skinned_at != Some(pose) {
             file_skinned.skin(rig, &self.file, SkinningMethod::Lbs);
             self.file_skinned_at = Some(pose);
         }
-        let Some((engine_pose, engine_skinned)) = &mut self.engines[k] else {
-            return PoseResult::default();
-        };
-        engine_pose.evaluate(drawn, pose.0, pose.1);
         engine_skinned.skin(drawn, engine_pose, SkinningMethod::Lbs);
         let mut result = PoseResult::default();
         for i in 0..rig.instances.len() {

@@ -295,12 +295,20 @@ fn blender_leaves_a_vertex_of_less_than_1e4_weight_where_the_mesh_has_it() {
     );
 }
 
+/// Every engine but Blender: the fixtures' clip turns a joint 90° between two keys, which
+/// Blender blends component by component (see engine_shading's
+/// `blender_blends_linear_rotation_keys_component_by_component`), so it draws every turning
+/// vertex apart mid-clip whatever the rule a test is about.
+pub(super) fn slerping_engines() -> Vec<Engine> {
+    Engine::ALL.into_iter().filter(|&e| e != Engine::Blender).collect()
+}
+
 #[test]
 fn r10_a_skin_of_identity_binds_draws_the_same_everywhere() {
     let mut rig = fixture(3, 1, &[row(&[(1, 1.0)])]);
     rig.skins[0].inverse_binds = vec![Mat4::IDENTITY; 3];
     rig.nodes.iter_mut().for_each(|n| n.rest.translation = Vec3::ZERO);
-    let checks = check_engines(&rig, &Engine::ALL);
+    let checks = check_engines(&rig, &slerping_engines());
     for check in &checks {
         assert_eq!(
             (check.rows_changed, check.worst_distance()),
@@ -380,7 +388,7 @@ fn r7_only_the_sample_renderer_lights_a_transformed_skinned_node_with_its_transf
         rotation: Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
         ..Trs::IDENTITY
     };
-    for check in check_engines(&rig, &Engine::ALL) {
+    for check in check_engines(&rig, &slerping_engines()) {
         assert_eq!(
             check.worst_distance(),
             0.0,
