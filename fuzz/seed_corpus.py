@@ -8,7 +8,7 @@ load_gltf gets glTF JSON documents with embedded (data URI) buffers; load_glb ge
 fuzz target's own format: two little-endian bytes giving the JSON length, the JSON, then the
 binary chunk; load_json gets 16 bytes of mutation choices, then the load_glb format, made from
 the shared rigs including the compressed ones (meshopt, Draco, quantized, WebP); load_fbx gets
-the shared FBX files under 1 MB as they are.
+the shared FBX files under 1 MB as they are; load_bvh gets the shared BVH files as they are.
 """
 
 import base64
@@ -20,6 +20,7 @@ FUZZ = pathlib.Path(__file__).resolve().parent
 PROJECT = FUZZ.parent
 RIGS = PROJECT.parent / "shared" / "rigs"
 BAD = PROJECT.parent / "shared" / "bad-gltf"
+MOTION = PROJECT.parent / "shared" / "corpus" / "motion"
 
 
 def embedded_gltf(path):
@@ -99,7 +100,12 @@ def main():
         if path.stat().st_size < 1 << 20:
             (fbx_dir / path.name).write_bytes(path.read_bytes())
             count += 1
-    print(f"seeded {count} documents into {gltf_dir}, {glb_dir}, {json_dir} and {fbx_dir}")
+    bvh_dir = FUZZ / "corpus" / "load_bvh"
+    bvh_dir.mkdir(parents=True, exist_ok=True)
+    for path in sorted((MOTION / "bvh").glob("*.bvh")):
+        (bvh_dir / path.name).write_bytes(path.read_bytes())
+        count += 1
+    print(f"seeded {count} documents into {gltf_dir}, {glb_dir}, {json_dir}, {fbx_dir} and {bvh_dir}")
 
 
 if __name__ == "__main__":

@@ -5,11 +5,41 @@
 use crate::anim::{BlendMode, GhostOptions};
 use crate::names::Named;
 use crate::render::{DeformationMeasure, SurfaceAxis, ViewMode, ViewOptions};
-use crate::rig::{Rig, RigError};
+use crate::rig::{LoadOptions, Rig, RigError};
 use crate::skin::SkinningMethod;
 use crate::synthetic::{add_face_targets, skinned_tube};
 use crate::viewer::Viewer;
 use glam::Vec3;
+
+/// `--bvh-scale`: how the commands that read rigs and clips read a BVH file's lengths.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct BvhScaleArg {
+    /// Metres per length unit of a .bvh file (0.01 for centimetres, 0.0254 for inches), instead
+    /// of the unit guessed from the skeleton's size.
+    #[arg(long = "bvh-scale", value_name = "METRES", value_parser = parse_bvh_scale)]
+    pub bvh_scale: Option<f64>,
+}
+
+impl BvhScaleArg {
+    pub fn options(&self) -> LoadOptions {
+        LoadOptions {
+            bvh_scale: self.bvh_scale,
+        }
+    }
+}
+
+/// A `--bvh-scale` value that is not a positive number.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("'{0}' is not a positive number of metres per unit (e.g. 0.01 for centimetres)")]
+pub struct BvhScaleError(pub String);
+
+/// `--bvh-scale`: a positive, finite number.
+pub fn parse_bvh_scale(text: &str) -> Result<f64, BvhScaleError> {
+    match text.trim().parse::<f64>() {
+        Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
+        _ => Err(BvhScaleError(text.to_owned())),
+    }
+}
 
 /// Where the rig the window or `rigscope bench` shows comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,9 +104,14 @@ impl RigSource {
 
     /// The rig, and the file it came from.
     pub fn open(&self) -> Result<(Rig, Option<std::path::PathBuf>), SourceError> {
+        self.open_with(&LoadOptions::default())
+    }
+
+    /// [`RigSource::open`] with what a file leaves open told by `options`.
+    pub fn open_with(&self, options: &LoadOptions) -> Result<(Rig, Option<std::path::PathBuf>), SourceError> {
         Ok(match self {
             RigSource::Demo => (crate::rig::open(None)?, None),
-            RigSource::File(file) => (crate::rig::open(Some(file))?, Some(file.clone())),
+            RigSource::File(file) => (crate::rig::open_with(Some(file), options)?, Some(file.clone())),
             RigSource::Synthetic(size) => {
                 let SyntheticSize { vertices, joints, .. } = *size;
                 if joints == 0 || joints > usize::from(u16::MAX) || vertices == 0 {
@@ -95,7 +130,7 @@ impl RigSource {
 /// Where the rig comes from, as the window and `rigscope bench` take it.
 #[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct RigArgs {
-    /// A .gltf, .glb, .vrm or .fbx file; the built-in demo rig when omitted (or `demo`).
+    /// A .gltf, .glb, .vrm, .fbx or .bvh file; the built-in demo rig when omitted (or `demo`).
     #[arg(conflicts_with = "synthetic")]
     pub file: Option<std::path::PathBuf>,
     /// A generated skinned tube of VERTICES,JOINTS (4 influences) instead of a file, e.g.

@@ -71,7 +71,7 @@
 //! - [`job`]: work on a thread of its own with progress and cancel (loads, checks, the audit).
 //! - [`reload`]: watching the open file and the files it uses (hot reload).
 //! - [`synthetic`]: generated rigs of any size for benchmarks and `--synthetic`.
-//! - [`rig`]: a glTF or FBX file → the immutable [`rig::Rig`] (import, hierarchy facts, binds).
+//! - [`rig`]: a glTF, FBX or BVH file → the immutable [`rig::Rig`] (import, hierarchy facts, binds).
 //! - [`anim`]: clip sampling, playback, layers, IK and the pose → palette pipeline.
 //! - [`skin`]: CPU skinning (reference and fast LBS, DQS, weight blended) and picking.
 //! - [`motion`]: clip motion over time: bounds, `audit --motion` checks, curves, rest pose.
@@ -81,7 +81,7 @@
 //! - [`retarget`]: clips carried from another file onto this skeleton.
 //! - [`compare`]: what changed between two files of one rig (`diff`), and the comparison shown
 //!   in the viewer: the other side, its drawing and the Compare window.
-//! - [`save`]: writing a glTF back with repaired weights and edited clips.
+//! - [`save`]: writing a glTF back with repaired weights and edited clips; a clip as BVH.
 //! - [`engine`]: engine profiles: a rig as Unity, Unreal, Godot, three.js, Babylon.js, Bevy,
 //!   Filament or the Sample Renderer draws it, and how far that is from the file (`check`).
 //! - [`timings`]: a frame's cost stage by stage (Timings panel, `bench`).

@@ -9,11 +9,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Hands the file `source` names to the Rigscope window already open, if one listens (see
-/// [`single_instance`]); `true` when it took it. Clip files go with a window of its own.
+/// [`single_instance`]); `true` when it took it. Clip files, and a way of reading files the
+/// open window was not told (`--bvh-scale`), go with a window of its own.
 #[cfg(unix)]
 pub(super) fn hand_over_to_open_window(source: &RigSource, clips: &crate::retarget::ClipFiles) -> bool {
     let RigSource::File(file) = source else { return false };
-    if !clips.files.is_empty() {
+    if !clips.files.is_empty() || clips.options.read != crate::rig::LoadOptions::default() {
         return false;
     }
     match single_instance::hand_over(&single_instance::socket_path(), std::slice::from_ref(file)) {

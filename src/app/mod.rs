@@ -86,7 +86,7 @@ pub fn run(
     }
     crash::install();
     let settings = Settings::load();
-    let (rig, loaded_path, error) = match source.open() {
+    let (rig, loaded_path, error) = match source.open_with(&clips.options.read) {
         Ok((rig, path)) => (rig, path, None),
         Err(e) => {
             let shown = match &source {
@@ -565,7 +565,7 @@ impl DialogWatch {
 
 fn pick_rig_file(title: &str, folder: Option<&Path>) -> Option<PathBuf> {
     let mut dialog = rfd::FileDialog::new()
-        .add_filter("glTF, VRM and FBX", crate::rig::RIG_FILE_EXTENSIONS)
+        .add_filter("glTF, VRM, FBX and BVH", crate::rig::RIG_FILE_EXTENSIONS)
         .set_title(title);
     if let Some(folder) = folder {
         dialog = dialog.set_directory(folder);

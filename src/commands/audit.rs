@@ -1,7 +1,7 @@
 //! `rigscope audit`: the range-of-motion audit and the weight symmetry check of a file, as
 //! text or JSON, with an exit status a pipeline can gate on.
 
-use super::status::{CommandError, Outcome, open_rig};
+use super::status::{CommandError, Outcome, open_rig_with};
 use crate::audit::{
     AuditOptions, AuditReport, JointAudit, SymmetryOptions, SymmetryReport, Thresholds, VertexRef, Violation,
 };
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// The arguments of `rigscope audit`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct AuditArgs {
-    /// A .gltf, .glb, .vrm or .fbx file; `demo` audits the built-in demo rig.
+    /// A .gltf, .glb, .vrm, .fbx or .bvh file; `demo` audits the built-in demo rig.
     pub file: PathBuf,
     /// Print one JSON document instead of text.
     #[arg(long)]
@@ -123,8 +123,9 @@ impl AuditArgs {
 /// or `--dqs-joint` the rig lacks is an error.
 pub fn run(args: &AuditArgs) -> Result<Outcome, CommandError> {
     let label = args.file.display().to_string();
-    let rig = open_rig(&args.file)?;
-    let rig = super::clips::add_clip_files(rig, &args.clips.files())?;
+    let clip_files = args.clips.files();
+    let rig = open_rig_with(&args.file, &clip_files.options.read)?;
+    let rig = super::clips::add_clip_files(rig, &clip_files)?;
     if args.motion.motion {
         return super::audit_motion::run(&rig, &label, &args.motion, args.json);
     }

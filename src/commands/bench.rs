@@ -72,7 +72,7 @@ pub struct BenchOptions {
 impl BenchOptions {
     /// The rig, with the clips of `clips` added, and the file it came from.
     pub fn open(&self) -> Result<(crate::rig::Rig, Option<std::path::PathBuf>), CommandError> {
-        let (rig, path) = self.rig.open().map_err(|error| match (error, &self.rig) {
+        let (rig, path) = (self.rig.open_with(&self.clips.options.read)).map_err(|error| match (error, &self.rig) {
             (SourceError::Rig(source), RigSource::File(path)) => CommandError::Load {
                 path: path.clone(),
                 source,

@@ -1,6 +1,7 @@
 //! `--clips FILE` of the window, `render`, `audit` and `bench`: clips of other files carried onto
 //! the rig.
 
+use crate::cli::BvhScaleArg;
 use crate::retarget::{ClipFiles, JointMap, RetargetError, RetargetOptions};
 use crate::rig::Rig;
 use std::path::PathBuf;
@@ -8,9 +9,10 @@ use std::path::PathBuf;
 /// The command-line arguments that add clips from other files.
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct ClipsArgs {
-    /// Add the clips of another .gltf/.glb file, retargeted onto this rig's skeleton by joint
-    /// name and by the pairs kept from the Joint mapping window (repeatable). They follow the
-    /// rig's own clips; one whose name is taken is called `NAME (FILE)`.
+    /// Add the clips of another file (.gltf, .glb, .vrm, .fbx or .bvh), retargeted onto this
+    /// rig's skeleton by joint name and by the pairs kept from the Joint mapping window
+    /// (repeatable). They follow the rig's own clips; one whose name is taken is called
+    /// `NAME (FILE)`.
     #[arg(long = "clips", value_name = "FILE")]
     pub clips: Vec<PathBuf>,
     /// With --clips: keep the added clips' root over its rest place (no travel on the ground).
@@ -20,6 +22,9 @@ pub struct ClipsArgs {
     /// names (repeatable; over name matching); `SOURCE=` leaves SOURCE out.
     #[arg(long = "map-joint", value_name = "SOURCE=TARGET", value_parser = parse_joint_pair, requires = "clips")]
     pub map_joint: Vec<(String, String)>,
+    /// Read for the rig and for every --clips file.
+    #[command(flatten)]
+    pub bvh: BvhScaleArg,
 }
 
 /// A `--map-joint` value that is not `SOURCE=TARGET`.
@@ -41,6 +46,7 @@ impl ClipsArgs {
             files: self.clips.clone(),
             options: RetargetOptions {
                 in_place: self.in_place,
+                read: self.bvh.options(),
                 ..RetargetOptions::default()
             },
             maps: Default::default(),

@@ -1,7 +1,7 @@
 //! `rigscope inspect FILE --curves --joint NAME [--clip NAME] [--json]`: one joint's animation
 //! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
 
-use super::status::{CommandError, Outcome, open_rig};
+use super::status::{CommandError, Outcome, open_rig_with};
 use crate::cli::find_node;
 use crate::motion::curves::{Reading, SAMPLES_PER_SECOND, joint_curves};
 use crate::motion::rotation::RotationView;
@@ -36,9 +36,14 @@ pub struct CurvesArgs {
 
 /// Prints the curves of `args.joint` in the clip asked for, as text or one JSON document. A file
 /// that does not load, or names no such joint or clip, is an error.
-pub fn print(file: &Path, args: &CurvesArgs, as_json: bool) -> Result<Outcome, CommandError> {
+pub fn print(
+    file: &Path,
+    read: &crate::rig::LoadOptions,
+    args: &CurvesArgs,
+    as_json: bool,
+) -> Result<Outcome, CommandError> {
     let label = file.display().to_string();
-    let rig = open_rig(file)?;
+    let rig = open_rig_with(file, read)?;
     let joint = args.joint.as_deref().unwrap_or_default();
     let node = find_node(&rig, joint)?;
     let clip = match &args.clip {

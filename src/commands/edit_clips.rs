@@ -5,12 +5,15 @@
 //! `--add`, `--trim`, `--in-place`, `--lock-feet`, `--resample`, `--drop`, then `--rename`.
 //!
 //! A glTF input is written back through [`save_animations`], which keeps the file's JSON and its
-//! untouched animations as read. An FBX input has no glTF JSON to keep: the imported rig is
-//! written as a new glTF ([`crate::save::write_rig`]: meshes, skins, morph targets, materials,
-//! textures, nodes and every clip encoded anew), so `--out` alone converts it.
+//! untouched animations as read. An FBX or BVH input has no glTF JSON to keep: the imported rig
+//! is written as a new glTF ([`crate::save::write_rig`]: meshes, skins, morph targets,
+//! materials, textures, nodes and every clip encoded anew), so `--out` alone converts it. An
+//! output ending in `.bvh` is one clip (`--clip`, else the first) written as BVH motion capture
+//! ([`write_bvh`]), whatever the input.
 
 use super::status::{CommandError, Outcome};
 use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
+use crate::cli::BvhScaleArg;
 use crate::commands::clips::parse_joint_pair;
 use crate::motion::foot_lock::{FootLockOptions, bake_foot_lock};
 use crate::motion::{
@@ -18,22 +21,23 @@ use crate::motion::{
     checks::{check_one_clip, check_one_clip_on_contacts_of},
 };
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
-use crate::rig::Rig;
-use crate::save::{PlannedAnimation, SaveOptions, save_animations, write_rig};
+use crate::rig::{BvhRotationOrder, Rig};
+use crate::save::{BvhOptions, PlannedAnimation, SaveOptions, save_animations, write_bvh, write_rig};
 use serde::Serialize;
 use std::path::PathBuf;
 
 /// The arguments of `rigscope clips`.
 #[derive(clap::Args, Debug, Clone)]
 #[command(
-    after_help = "An FBX FILE has no glTF to keep: the output is a new glTF of the imported rig (meshes \
-with skins and morph targets, materials and textures, the skeleton and every clip, edited or not), so \
-`rigscope clips FILE.fbx --out FILE.glb` alone converts it (exit 0)."
+    after_help = "An FBX or BVH FILE has no glTF to keep: the output is a new glTF of the imported rig \
+(meshes with skins and morph targets, materials and textures, the skeleton and every clip, edited or \
+not), so `rigscope clips FILE.fbx --out FILE.glb` alone converts it (exit 0). An --out ending in .bvh \
+writes one clip (--clip, else the first), carried or not, as BVH motion capture in metres."
 )]
 pub struct EditClipsArgs {
-    /// The .gltf, .glb, .vrm or .fbx file whose clips are edited (it is never written). An FBX
-    /// file is written as a new glTF of its meshes, skins, materials, skeleton and clips, so
-    /// `--out` alone converts it.
+    /// The .gltf, .glb, .vrm, .fbx or .bvh file whose clips are edited (it is never written). An
+    /// FBX or BVH file is written as a new glTF of its meshes, skins, materials, skeleton and
+    /// clips, so `--out` alone converts it.
     pub file: PathBuf,
     /// Carry every clip of SOURCE onto FILE's skeleton (repeatable); a name already taken
     /// becomes `NAME (SOURCE)`.
@@ -69,9 +73,20 @@ pub struct EditClipsArgs {
     /// Leave CLIP out of the output (repeatable).
     #[arg(long = "drop", value_name = "CLIP")]
     pub drop: Vec<String>,
-    /// Where to write (.glb or .gltf); required unless --dry-run.
+    /// Where to write (.glb or .gltf, or .bvh for one clip); required unless --dry-run.
     #[arg(long, required_unless_present = "dry_run")]
     pub out: Option<PathBuf>,
+    /// With an --out ending in .bvh: the clip written, by name or index (the first when
+    /// omitted).
+    #[arg(long, value_name = "CLIP")]
+    pub clip: Option<String>,
+    /// With an --out ending in .bvh: the order each joint's rotation channels are listed and
+    /// composed in.
+    #[arg(long, value_name = "ORDER", default_value_t = BvhRotationOrder::default(), value_parser = crate::names::cli::<BvhRotationOrder>())]
+    pub bvh_order: BvhRotationOrder,
+    /// Read for FILE and for every --add file.
+    #[command(flatten)]
+    pub bvh: BvhScaleArg,
     /// Do everything but write.
     #[arg(long)]
     pub dry_run: bool,
@@ -243,8 +258,13 @@ pub fn run(args: &EditClipsArgs) -> Result<Outcome, CommandError> {
 
 /// Edits the clips as `args` ask, writes the result and fills `report` in.
 fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, CommandError> {
-    let rig = load(&args.file)?;
-    let fbx = is_fbx_file(&args.file);
+    let rig = load(&args.file, args)?;
+    let written_anew = rig.facts.bvh.is_some() || is_fbx_file(&args.file);
+    let bvh_out = args
+        .out
+        .as_ref()
+        .and_then(|o| o.extension())
+        .is_some_and(|e| e.eq_ignore_ascii_case("bvh"));
     let mut edited = EditedClips::new(rig);
     // With --json, standard output is the report's alone.
     let say = |line: String| {
@@ -254,11 +274,11 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
             println!("{line}");
         }
     };
-    if fbx {
+    if written_anew && !bvh_out {
         // No glTF animation to keep as read: every clip is encoded from the imported rig.
         edited.origins.fill(Origin::Encoded);
         say(format!(
-            "{} is an FBX file: the output is a new glTF written from the imported rig",
+            "{} is not a glTF file: the output is a new glTF written from the imported rig",
             args.file.display()
         ));
     }
@@ -266,8 +286,9 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     edit_keys(args, &mut edited, report, &say)?;
     drop_and_rename(args, &mut edited, &say)?;
 
-    // An FBX input always has something to write: the rig itself, as glTF.
-    report.changed = fbx || !edited.is_unchanged();
+    // An FBX or BVH input, or a BVH output, always has something to write: the rig itself
+    // in another format.
+    report.changed = written_anew || bvh_out || !edited.is_unchanged();
     if !report.changed {
         say(format!("{}: nothing changed; nothing written", args.file.display()));
         return Ok(Outcome::Flagged);
@@ -276,7 +297,10 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
         say("dry run: nothing written".to_owned());
         return Ok(Outcome::Passed);
     };
-    let saved = if fbx {
+    if bvh_out {
+        return write_clip_as_bvh(args, &edited.rig, out, report, &say);
+    }
+    let saved = if written_anew {
         let mut inputs = vec![args.file.clone()];
         inputs.extend(args.add.iter().cloned());
         let generator = format!("Rigscope clips, from {}", edited.rig.name);
@@ -309,7 +333,7 @@ fn carry_clips(
         by_hand: args.map_joint.iter().cloned().collect(),
     };
     for source_path in &args.add {
-        let source = load(source_path)?;
+        let source = load(source_path, args)?;
         if source.clips.is_empty() {
             return Err(RetargetError::NoClips {
                 path: source_path.clone(),
@@ -427,11 +451,47 @@ fn drop_and_rename(args: &EditClipsArgs, edited: &mut EditedClips, say: &dyn Fn(
     Ok(())
 }
 
-fn load(path: &std::path::Path) -> Result<Rig, CommandError> {
-    crate::rig::load_file(path).map_err(|source| CommandError::Load {
+fn load(path: &std::path::Path, args: &EditClipsArgs) -> Result<Rig, CommandError> {
+    crate::rig::load_file_with(path, &args.bvh.options()).map_err(|source| CommandError::Load {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Writes the clip `--clip` names (the first when it names none) as BVH at `out`.
+fn write_clip_as_bvh(
+    args: &EditClipsArgs,
+    rig: &Rig,
+    out: &std::path::Path,
+    report: &mut ClipsReport,
+    say: &dyn Fn(String),
+) -> Result<Outcome, CommandError> {
+    let clip = match &args.clip {
+        Some(name) => clip_edit::find_clip(rig, name)?,
+        None if rig.clips.is_empty() => {
+            return Err(CommandError::Argument(format!(
+                "{} has no clip to write as BVH",
+                args.file.display()
+            )));
+        }
+        None => 0,
+    };
+    let options = BvhOptions {
+        order: args.bvh_order,
+        rate: None,
+    };
+    write_bvh(rig, clip, out, &options).map_err(|source| CommandError::Save {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    say(format!(
+        "wrote {} (clip '{}', rotations {})",
+        out.display(),
+        rig.clips[clip].name,
+        args.bvh_order
+    ));
+    report.written = vec![out.to_path_buf()];
+    Ok(Outcome::Passed)
 }
 
 /// Whether `path` holds FBX, by its first bytes and its name (as the importer tells).

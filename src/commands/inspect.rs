@@ -1,7 +1,7 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
-use super::status::{CommandError, Outcome, open_rig};
+use super::status::{CommandError, Outcome, open_rig_with};
 use crate::anim::PoseBuffers;
 use crate::report::{ReportLimits, RigReport};
 use crate::rig::Rig;
@@ -12,8 +12,10 @@ use std::path::PathBuf;
 /// The arguments of `rigscope inspect`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct InspectArgs {
-    /// A .gltf, .glb, .vrm or .fbx file; `demo` inspects the built-in demo rig.
+    /// A .gltf, .glb, .vrm, .fbx or .bvh file; `demo` inspects the built-in demo rig.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub bvh: crate::cli::BvhScaleArg,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
@@ -56,11 +58,11 @@ impl ReportLimitArgs {
 /// instead (see [`vertex_info`]); with `--curves`, one joint's curves (see [`super::curves`]).
 pub fn run(args: &InspectArgs) -> Result<Outcome, CommandError> {
     if args.curves.curves {
-        return super::curves::print(&args.file, &args.curves, args.json);
+        return super::curves::print(&args.file, &args.bvh.options(), &args.curves, args.json);
     }
     let label = args.file.display().to_string();
     let started = std::time::Instant::now();
-    let rig = open_rig(&args.file)?;
+    let rig = open_rig_with(&args.file, &args.bvh.options())?;
     let load_seconds = started.elapsed().as_secs_f64();
     let limits = args.limits.limits()?;
     if let Some((mesh, primitive, index)) = args.vertex {

@@ -196,7 +196,12 @@ pub fn finish(result: Result<Outcome, CommandError>, output: ErrorOutput) -> Exi
 
 /// The rig at `file`, or the built-in demo rig when `file` is `demo`.
 pub fn open_rig(file: &Path) -> Result<Rig, CommandError> {
-    crate::rig::open(demo_or_file(file)).map_err(|source| CommandError::Load {
+    open_rig_with(file, &crate::rig::LoadOptions::default())
+}
+
+/// [`open_rig`] with what a file leaves open told by `options`.
+pub fn open_rig_with(file: &Path, options: &crate::rig::LoadOptions) -> Result<Rig, CommandError> {
+    crate::rig::open_with(demo_or_file(file), options).map_err(|source| CommandError::Load {
         path: file.to_owned(),
         source,
     })

@@ -31,7 +31,7 @@ pub use matching::{
 };
 
 use crate::anim::local_to_world;
-use crate::rig::{Clip, MorphChannel, Rig, RigError, Trs};
+use crate::rig::{Clip, LoadOptions, MorphChannel, Rig, RigError, Trs};
 use glam::{Mat4, Quat, Vec3};
 use std::path::{Path, PathBuf};
 
@@ -44,6 +44,8 @@ pub struct RetargetOptions {
     /// Samples per second added between the source's keys where those keys alone do not carry
     /// the motion (clips with step or cubic spline channels).
     pub resample_rate: f32,
+    /// How the clip files are read (a BVH file's unit).
+    pub read: LoadOptions,
 }
 
 impl Default for RetargetOptions {
@@ -51,6 +53,7 @@ impl Default for RetargetOptions {
         RetargetOptions {
             in_place: false,
             resample_rate: 30.0,
+            read: LoadOptions::default(),
         }
     }
 }
@@ -530,7 +533,7 @@ impl CarriedClips {
         (maps, pairs): (&JointMaps, &JointMap),
         options: &RetargetOptions,
     ) -> Result<CarriedClips, RetargetError> {
-        let source = crate::rig::load_file(path).map_err(|source| RetargetError::Load {
+        let source = crate::rig::load_file_with(path, &options.read).map_err(|source| RetargetError::Load {
             path: path.to_path_buf(),
             source,
         })?;

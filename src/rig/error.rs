@@ -3,7 +3,7 @@
 
 use super::GlbError;
 use super::import::SUPPORTED_EXTENSIONS;
-pub use super::import::{BudgetExceeded, FbxError, FbxErrorKind, FileError, UriError};
+pub use super::import::{BudgetExceeded, BvhError, FbxError, FbxErrorKind, FileError, UriError};
 use std::sync::Arc;
 
 /// A load or validation failure.
@@ -53,6 +53,9 @@ pub enum RigError {
     /// ufbx could not read the FBX file (truncated, corrupt, over the memory budget).
     #[error(transparent)]
     Fbx(#[from] FbxError),
+    /// The BVH text is not what the format says, on the line named.
+    #[error(transparent)]
+    Bvh(#[from] BvhError),
     /// Decoding the file would take more memory than a file of its size may use.
     #[error(transparent)]
     Budget(#[from] BudgetExceeded),

@@ -14,20 +14,27 @@ mod skinning;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-pub use error::{BudgetExceeded, Codec, FbxError, FbxErrorKind, FileError, RigError, UriError};
+pub use error::{BudgetExceeded, BvhError, Codec, FbxError, FbxErrorKind, FileError, RigError, UriError};
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{
-    Budget, FbxFinding, FbxFindingKind, RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, human_bytes, is_fbx, load_file,
-    load_slice, mikktspace_tangents, read_file_bounded,
+    Budget, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, FbxFinding, FbxFindingKind, LoadOptions,
+    RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx,
+    load_file, load_file_with, load_slice, load_slice_with, mikktspace_tangents, read_file_bounded,
+    rotation_from_degrees,
 };
 pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;
 
 /// Opens `path`, or the built-in demo rig when there is none.
 pub fn open(path: Option<&std::path::Path>) -> Result<Rig, RigError> {
+    open_with(path, &LoadOptions::default())
+}
+
+/// [`open`] with what a file leaves open told by `options`.
+pub fn open_with(path: Option<&std::path::Path>, options: &LoadOptions) -> Result<Rig, RigError> {
     match path {
-        Some(path) => load_file(path),
+        Some(path) => load_file_with(path, options),
         None => load_slice(demo::DEMO_GLB, None, "demo.glb"),
     }
 }
@@ -450,6 +457,8 @@ pub struct ImportFacts {
     pub notes: Vec<String>,
     /// What an FBX file holds that the report names on its own (empty for glTF).
     pub fbx_findings: Vec<FbxFinding>,
+    /// What a BVH file held (`None` for other files).
+    pub bvh: Option<BvhFacts>,
 }
 
 impl ImportFacts {

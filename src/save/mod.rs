@@ -17,6 +17,7 @@
 //! therefore written element for element in that order.
 
 mod animations;
+pub mod bvh;
 mod document;
 mod encode;
 mod json_text;
@@ -25,6 +26,7 @@ mod placement;
 mod quantize;
 
 pub use animations::{ChannelRef, ClipProblem, PlannedAnimation};
+pub use bvh::{BvhOptions, write_bvh};
 pub use new_gltf::write_rig;
 pub use quantize::{quantize_weights_u8, quantize_weights_u16};
 

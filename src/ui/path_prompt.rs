@@ -272,7 +272,10 @@ mod tests {
     #[test]
     fn the_hint_names_the_extensions_the_action_takes() {
         assert_eq!(PathPurpose::SaveAs.hint(), "path to a .glb or .gltf file");
-        assert_eq!(PathPurpose::Open.hint(), "path to a .glb, .gltf, .vrm or .fbx file");
+        assert_eq!(
+            PathPurpose::Open.hint(),
+            "path to a .glb, .gltf, .vrm, .fbx or .bvh file"
+        );
         assert_eq!(PathPurpose::Environment.hint(), "path to a .hdr file");
     }
 }

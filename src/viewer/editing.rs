@@ -353,10 +353,10 @@ impl Viewer {
         let weights_read = document.weights_read.clone();
         let generation = document.generation;
         let destination = output.to_owned();
-        // An FBX rig has no glTF to edit: the whole rig is written as a new one, its clips as
-        // they are now.
+        // An FBX or BVH rig has no glTF to edit: the whole rig is written as a new one, its
+        // clips as they are now.
         let write = move || {
-            if is_fbx_path(&input) {
+            if is_fbx_path(&input) || rig.facts.bvh.is_some() {
                 let generator = format!("Rigscope, from {}", rig.name);
                 crate::save::write_rig(&rig, &destination, std::slice::from_ref(&input), &generator)
             } else {

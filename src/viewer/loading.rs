@@ -58,7 +58,7 @@ fn load(
     (options, pairs): &(RetargetOptions, JointMap),
 ) -> Result<Loaded, LoadError> {
     let (read, onto) = match source {
-        LoadSource::File(path) => (Some(crate::rig::open(path.as_deref())?), None),
+        LoadSource::File(path) => (Some(crate::rig::open_with(path.as_deref(), &options.read)?), None),
         LoadSource::Onto(rig) => (None, Some(rig)),
     };
     let Some(rig) = read.as_ref().or(onto.as_deref()) else {
@@ -225,7 +225,7 @@ impl Viewer {
     /// Loads `path` on this thread in place of the active document (for tests and the command
     /// line).
     pub fn open_now(&mut self, path: &Path) -> Result<(), RigError> {
-        let rig = crate::rig::open(Some(path))?;
+        let rig = crate::rig::open_with(Some(path), &self.clip_carry.0.read)?;
         self.set_rig(rig, Some(path.to_owned()));
         Ok(())
     }

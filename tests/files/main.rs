@@ -7,6 +7,7 @@
 mod common;
 
 mod bad_gltf;
+mod bvh;
 mod compressed;
 mod export;
 mod extensions;

@@ -243,7 +243,7 @@ fn the_window_lists_the_unmatched_joints_applies_a_pair_and_clears_it() {
 }
 
 #[test]
-fn robot_expressive_spine_paired_by_hand_drives_ybots_spine() {
+fn robot_expressive_fingers_paired_by_hand_drive_ybots_fingers() {
     let (Some(rigs), Some(corpus)) = (common::shared_rigs(), common::shared_folder("corpus")) else {
         return;
     };
@@ -251,14 +251,21 @@ fn robot_expressive_spine_paired_by_hand_drives_ybots_spine() {
     let source = common::load_rig(&rigs, "real/RobotExpressive.glb");
     let target_file = corpus.join("rigs/ybot.glb");
     let target = common::load_rig(&corpus, "rigs/ybot.glb");
-    // The arms pair by humanoid bone (`UpperArm.L` is `LeftArm`); these names mean nothing to
-    // the profile.
-    let pairs = [("Abdomen", "mixamorig:Spine"), ("Index.L", "mixamorig:LeftHandIndex1")];
+    // The arms pair by humanoid bone (`UpperArm.L` is `LeftArm`), the spine by its place
+    // between the hips and the neck (`Abdomen` is the bottom of it, as `mixamorig:Spine` is);
+    // these names mean nothing to the profile.
+    let pairs = [
+        ("Index.L", "mixamorig:LeftHandIndex1"),
+        ("Index.R", "mixamorig:RightHandIndex1"),
+    ];
     let mut viewer = Viewer::new(target, Some(target_file));
     viewer.load_clips_from(source_file);
     wait_for_load(&mut viewer);
     let table = viewer.joint_map_tables().remove(0);
     let by_name = match_joints(&source, viewer.rig(), &JointMap::default());
+    let abdomen = source.find_node("Abdomen").unwrap();
+    let spine = viewer.rig().find_node("mixamorig:Spine");
+    assert_eq!(by_name.target_of[abdomen], spine, "the bottoms of the spines pair");
     assert_eq!(table.unmatched_source, by_name.unmatched_source);
     assert_eq!(table.unmatched_target, by_name.unmatched_target);
     for (from, to) in pairs {
@@ -297,13 +304,13 @@ fn robot_expressive_spine_paired_by_hand_drives_ybots_spine() {
             .count();
         assert_eq!(clip.matched_channels, before + paired_channels, "{}", clip.name);
     }
-    // And ybot's spine moves through them: its local rotation is keyed in every carried clip
-    // whose source animates the abdomen.
-    let spine = viewer.rig().find_node(pairs[0].1).unwrap();
+    // And ybot's finger moves through them: its local rotation is keyed in every carried clip
+    // whose source animates the robot's.
+    let finger = viewer.rig().find_node(pairs[0].1).unwrap();
     for (clip, source_clip) in report.clips.iter().zip(&source.clips) {
         let animated = source_clip.channels.iter().any(|c| c.node == paired[0]);
         let carried = &viewer.rig().clips[viewer.rig().find_clip(&clip.name).unwrap()];
-        let keyed = carried.channels.iter().any(|c| c.node == spine);
+        let keyed = carried.channels.iter().any(|c| c.node == finger);
         assert_eq!(keyed, animated, "{}", clip.name);
     }
 }

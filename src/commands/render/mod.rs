@@ -24,7 +24,7 @@ use std::path::PathBuf;
 /// The arguments of `rigscope render`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct RenderArgs {
-    /// A .gltf, .glb, .vrm or .fbx file; `demo` renders the built-in demo rig.
+    /// A .gltf, .glb, .vrm, .fbx or .bvh file; `demo` renders the built-in demo rig.
     pub file: PathBuf,
     /// The PNG to write; with `--sequence`, the folder for the frames.
     #[arg(long)]

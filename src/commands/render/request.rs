@@ -130,9 +130,11 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
 
 /// The request's rig with its `--clips` added and its repairs run.
 fn load_rig(request: &RenderRequest) -> Result<Rig, CommandError> {
-    let rig = crate::rig::open(request.file.as_deref()).map_err(|source| CommandError::Load {
-        path: request.file.clone().unwrap_or_else(|| "demo".into()),
-        source,
+    let rig = crate::rig::open_with(request.file.as_deref(), &request.clips.options.read).map_err(|source| {
+        CommandError::Load {
+            path: request.file.clone().unwrap_or_else(|| "demo".into()),
+            source,
+        }
     })?;
     let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips)?;
     for warning in rig.load_warnings() {

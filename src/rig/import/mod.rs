@@ -1,4 +1,5 @@
-//! glTF 2.0 (`.gltf`, `.glb`, `.vrm`) → [`Rig`].
+//! glTF 2.0 (`.gltf`, `.glb`, `.vrm`) → [`Rig`]; FBX files go to [`fbx`] and BVH motion
+//! capture to [`bvh`].
 //!
 //! The `gltf` crate parses the JSON; [`validate`] checks it (with the extensions Rigscope
 //! implements); everything that touches bytes is done here, one module per concern:
@@ -22,6 +23,7 @@
 mod accessor;
 mod accessor_check;
 mod animation;
+mod bvh;
 mod draco;
 mod extensions;
 mod fbx;
@@ -38,6 +40,10 @@ use accessor::Buffers;
 use std::path::Path;
 
 pub use accessor::{Budget, BudgetExceeded, human_bytes};
+pub use bvh::{
+    BvhError, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, degrees_between, degrees_from_rotation, is_bvh,
+    rotation_from_degrees,
+};
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
 pub use source::{FileError, UriError, read_file_bounded};
@@ -49,27 +55,53 @@ const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
 /// The extensions of the files [`load_file`] reads, as file dialogs and the path field offer them.
-pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "fbx"];
+pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "fbx", "bvh"];
 
-/// Loads a `.gltf`, `.glb`, `.vrm` or `.fbx` file; external buffers and images are looked up next to it.
+/// What a reader cannot tell from a file and is told instead.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Metres per length unit of a BVH file; `None` guesses the unit from the skeleton's size
+    /// (see [`BvhUnit::guess`]).
+    pub bvh_scale: Option<f64>,
+}
+
+/// Loads a `.gltf`, `.glb`, `.vrm`, `.fbx` or `.bvh` file; external buffers and images are
+/// looked up next to it.
 pub fn load_file(path: &Path) -> Result<Rig, RigError> {
+    load_file_with(path, &LoadOptions::default())
+}
+
+/// [`load_file`] with what the file leaves open told by `options`.
+pub fn load_file_with(path: &Path, options: &LoadOptions) -> Result<Rig, RigError> {
     let bytes = source::read_file_bounded(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    load_slice(&bytes, path.parent(), &name)
+    load_slice_with(&bytes, path.parent(), &name, options)
 }
 
-/// Loads glTF JSON, GLB or FBX bytes (FBX told by its content, or by a `.fbx` `name`).
-/// `base_dir` is where relative URIs point; `None` allows only embedded data (GLB chunks and
-/// data URIs, textures embedded in FBX).
+/// Loads glTF JSON, GLB, FBX or BVH bytes (FBX and BVH told by their content, or by a `.fbx`
+/// or `.bvh` `name`). `base_dir` is where relative URIs point; `None` allows only embedded data
+/// (GLB chunks and data URIs, textures embedded in FBX).
 ///
 /// A panic inside the import (a bug, or a crate's check that a hostile file got past) becomes
 /// a load error naming it, so that neither the viewer nor a command crashes on a file.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
+    load_slice_with(bytes, base_dir, name, &LoadOptions::default())
+}
+
+/// [`load_slice`] with what the file leaves open told by `options`.
+pub fn load_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    name: &str,
+    options: &LoadOptions,
+) -> Result<Rig, RigError> {
     std::panic::catch_unwind(|| {
-        if fbx::is_fbx(bytes, name) {
+        if bvh::is_bvh(bytes, name) {
+            bvh::load(bytes, name, options)
+        } else if fbx::is_fbx(bytes, name) {
             fbx::load(bytes, base_dir, name)
         } else {
             load_unguarded(bytes, base_dir, name)
