@@ -466,3 +466,146 @@ fn the_restore_question_lists_the_file_and_restore_brings_its_edits_back() {
     assert!(viewer.restore_offers().is_empty());
     assert!(harness.query_by_label("Restore unsaved edits?").is_none(), "answered");
 }
+
+/// The window as a person uses it, in a real process on an X server of the test's own: clips
+/// carried at start (`--clips`), two bends made with `R` and the mouse and confirmed with Enter,
+/// one undone with Ctrl+Z; then the process is killed with SIGKILL, and its journal restored
+/// through the restore question gives the document the window last journaled, bit for bit.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_window_killed_mid_session_is_restored_as_it_was() {
+    use common::xinput::{Input, Screen, XK_Control_L, XK_Return, XK_r, XK_z};
+    use egui_kittest::kittest::Queryable;
+    use std::io::BufRead;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let required = std::env::var_os(rigscope::render::REQUIRE_ADAPTER_ENV).is_some();
+    let Some(screen) = Screen::start(1280, 800) else {
+        assert!(!required, "no X server of the test's own could start");
+        return;
+    };
+    let Some(input) = Input::open(&screen.display) else {
+        assert!(!required, "no XTEST input (libX11 and libXtst)");
+        eprintln!("skipped: no libX11 or libXtst to give the window input");
+        return;
+    };
+    let dir = common::temp_dir("recovery-window");
+    let (config, runtime) = (dir.join("config"), dir.join("runtime"));
+    std::fs::create_dir_all(&runtime).unwrap();
+    let file = dir.join("tail.glb");
+    std::fs::write(&file, rigscope::rig::demo::demo_glb(4)).unwrap();
+    let clips = dir.join("clips.glb");
+    std::fs::write(&clips, rigscope::rig::demo::demo_glb(4)).unwrap();
+    let mut window = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"))
+        .arg(&file)
+        .arg("--clips")
+        .arg(&clips)
+        .arg("--new-window")
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env(rigscope::settings::CONFIG_DIR_ENV, &config)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("RUST_LOG", "rigscope=info,rigscope::viewer::recovery=debug")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the window starts");
+    let stderr = window.stderr.take().unwrap();
+    let (lines, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let mut log = String::new();
+    // Polls the window's log, up to a bound, for a line holding `needle`.
+    let mut wait_for = |needle: &str| -> Option<String> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            match received.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    log.push_str(&line);
+                    log.push('\n');
+                    if line.contains(needle) {
+                        return Some(line);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        eprintln!("no line with {needle:?} in the window's log:\n{log}");
+        None
+    };
+    // A person's pace: each key and move lands in a frame of its own (the clip plays, so the
+    // window draws continuously).
+    let pause = || std::thread::sleep(Duration::from_millis(300));
+    let mut steps = || -> Option<String> {
+        wait_for("window open")?;
+        wait_for("journal record 1 (load clips from")?;
+        let started = Instant::now();
+        let placed = loop {
+            if let Some(placed) = input.find_window("tail.glb") {
+                break placed;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the window is not on the screen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        input.focus(placed.window);
+        let (x, y) = (placed.x + placed.width / 2, placed.y + placed.height / 2);
+        // `R`, the pointer moved round the selected joint, Enter: a bend.
+        let bend = |turn: [i32; 2]| {
+            input.move_to(x, y);
+            pause();
+            input.key(&[], XK_r);
+            pause();
+            input.move_to(x + turn[0] / 2, y + turn[1] / 2);
+            pause();
+            input.move_to(x + turn[0], y + turn[1]);
+            pause();
+            input.key(&[], XK_Return);
+        };
+        bend([140, -90]);
+        wait_for("journal record 3 (pose)")?;
+        bend([-120, 70]);
+        wait_for("journal record 5 (pose)")?;
+        pause();
+        input.key(&[XK_Control_L], XK_z);
+        let undone = wait_for("journal record 6 (undo)")?;
+        Some(undone)
+    };
+    let undone = steps();
+    // Killed as `kill -9` does, mid-session: nothing of the window's own runs after it.
+    window.kill().unwrap();
+    let status = window.wait().unwrap();
+    let undone = undone.expect("the window journaled the session");
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+    let before = undone
+        .split("document ")
+        .nth(1)
+        .expect("the document's fingerprint")
+        .to_owned();
+
+    let journals = config.join(journal::FOLDER_NAME);
+    let mut viewer = Viewer::new(Rig::default(), None);
+    assert!(viewer.keep_journals(journals.clone()).is_empty());
+    let mut harness = common::main_window(viewer, 1280.0, 800.0);
+    harness.run();
+    assert!(harness.query_by_label("tail.glb: 3 edits not saved").is_some());
+    harness.get_by_label("Restore").click();
+    harness.run();
+    let viewer = &harness.state().0;
+    assert_eq!(viewer.document().path.as_deref(), Some(file.as_path()));
+    assert_eq!(viewer.document_fingerprint().to_string(), before);
+    assert!(viewer.history().redo_label().is_some_and(|l| l.starts_with("bend")));
+    assert!(
+        viewer.animation().overrides.iter().any(|o| !o.is_identity()),
+        "the first bend"
+    );
+    drop(harness);
+    let _ = std::fs::remove_dir_all(&dir);
+}
