@@ -179,3 +179,55 @@ fn file_facts_tell_other_bytes_from_the_same_bytes() {
     std::fs::remove_file(&file).unwrap();
     assert!(facts.changed(), "gone");
 }
+
+/// The records' JSON as journals of this format hold it (and `fuzz/seed_corpus.py` writes it):
+/// a change that fails here changes the format, and needs a new [`FORMAT_VERSION`].
+#[test]
+fn records_written_in_this_format_read_as_the_same_edits() {
+    let records = [
+        r#"{"Clip":{"Trim":{"clip":1,"start":1048576000,"end":1056964608}}}"#,
+        r#"{"Clip":{"AddCarried":{"file":"clips.glb","map":{"by_hand":{"Hips":"hips"}},"in_place":false,"resample_rate":1106247680,"len":1024,"modified_ns":null}}}"#,
+        r#"{"Repair":{"normalize":true,"limit":true,"limit_to":4}}"#,
+        r#"{"PoseStep":{"label":"bend joint1"}}"#,
+        r#"{"Pose":{"nodes":5,"bends":[[2,{"rotation":[0,0,1056964608,1061997773],"translation":[0,0,0],"scale":1065353216}]],"morph_weights":[[null,1056964608]],"ik_goals":[{"start":1,"mid":2,"end":3,"target":[0,1065353216,0],"pole_target":null,"weight":1065353216,"soften":1064849900,"enabled":true}],"look_at":null}}"#,
+        r#""Undo""#,
+        r#""EndRepairPreview""#,
+    ];
+    let mut bytes = encode(&header(), &[]).unwrap();
+    for record in records {
+        bytes.extend(frame(record.as_bytes()));
+    }
+    let entries = parse(&bytes).unwrap().entries;
+    assert_eq!(
+        entries[0],
+        Entry::Clip(ClipRecord::Trim {
+            clip: 1,
+            start: Exact::of(0.25),
+            end: Exact::of(0.5),
+        })
+    );
+    let Entry::Clip(ClipRecord::AddCarried(carry)) = &entries[1] else {
+        panic!("{:?}", entries[1])
+    };
+    assert_eq!(
+        (carry.resample_rate.get(), carry.map.by_hand["Hips"].as_str()),
+        (30.0, "hips")
+    );
+    assert!(matches!(&entries[2], Entry::Repair(options) if options.normalize && !options.mirror));
+    let Entry::Pose(pose) = &entries[4] else {
+        panic!("{:?}", entries[4])
+    };
+    assert_eq!(floats(pose.bends[0].1.rotation), [0.0, 0.0, 0.5, 0.8]);
+    assert_eq!(pose.morph_weights, [vec![None, Some(Exact::of(0.5))]]);
+    assert_eq!(pose.ik_goals[0].end, 3);
+    assert_eq!(entries[5], Entry::Undo);
+    assert_eq!(entries[6], Entry::EndRepairPreview);
+    // Written again, each record is the text it was read from.
+    for (record, entry) in records
+        .iter()
+        .zip(&entries)
+        .filter(|(_, e)| !matches!(e, Entry::Repair(_)))
+    {
+        assert_eq!(serde_json::to_string(entry).unwrap(), *record);
+    }
+}

@@ -39,7 +39,9 @@ pub fn restore_window(ctx: &egui::Context, viewer: &mut Viewer, state: &mut UiSt
                     "Restore onto the file as it is now"
                 };
                 ui.horizontal(|ui| {
-                    if ui.button(restore).clicked() {
+                    let waits = viewer.restore_waits();
+                    let button = ui.add_enabled(!waits, egui::Button::new(restore));
+                    if button.on_disabled_hover_text("A file is being loaded or saved").clicked() {
                         answer = Some((index, RestoreAnswer::Restore));
                     }
                     if ui

@@ -215,7 +215,7 @@ impl Viewer {
     }
 
     fn restore(&mut self, index: usize) -> Result<Restored, RestoreError> {
-        if self.pending.is_some() || self.saving.is_some() {
+        if self.restore_waits() {
             return Err(RestoreError::Busy);
         }
         let offer = &self.recovery.offers[index];
@@ -267,21 +267,36 @@ impl Viewer {
         })
     }
 
-    /// Shows `rig` read from `path` as the active document, its pose as the file opens.
+    /// Shows `rig` read from `path` as the active document, its pose as the file opens: in
+    /// place of the same file opened again without edits (as a start with the file does), or of
+    /// the demo rig alone, else beside the open documents.
     fn show_for_restore(&mut self, rig: Rig, path: PathBuf) {
-        let only_demo = self.documents.len() == 1 && self.document().path.is_none() && !self.history().has_edits();
-        if only_demo {
-            self.set_rig(rig, Some(path));
-        } else {
-            let index = self.add_document(rig, Some(path));
-            self.activate(index);
+        let unedited = |d: &super::Document| !d.history.has_edits();
+        let same_file = (self.documents.iter()).position(|d| d.path.as_deref() == Some(path.as_path()) && unedited(d));
+        let only_demo = self.documents.len() == 1 && self.document().path.is_none() && unedited(self.document());
+        match same_file {
+            Some(index) => {
+                self.activate(index);
+                self.set_rig(rig, Some(path));
+            }
+            None if only_demo => self.set_rig(rig, Some(path)),
+            None => {
+                let index = self.add_document(rig, Some(path));
+                self.activate(index);
+            }
         }
         // Showing a document carries the bends over by joint name: the journal starts from the
         // pose as the file opens.
         let rest = PoseSnapshot::of(&crate::anim::AnimationStack::new(self.rig()));
         rest.put(&mut self.playback.animation);
+        self.playback.animation.look_at_camera = false;
         self.recovery.pose_unwritten = false;
         self.mark_dirty();
+    }
+
+    /// Whether a restore would have to wait (a file is being loaded or saved).
+    pub fn restore_waits(&self) -> bool {
+        self.pending.is_some() || self.saving.is_some()
     }
 
     /// Makes one journal record again on the active document.
