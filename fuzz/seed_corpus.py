@@ -8,13 +8,16 @@ load_gltf gets glTF JSON documents with embedded (data URI) buffers; load_glb ge
 fuzz target's own format: two little-endian bytes giving the JSON length, the JSON, then the
 binary chunk; load_json gets 16 bytes of mutation choices, then the load_glb format, made from
 the shared rigs including the compressed ones (meshopt, Draco, quantized, WebP); load_fbx gets
-the shared FBX files under 1 MB as they are; load_bvh gets the shared BVH files as they are.
+the shared FBX files under 1 MB as they are; load_bvh gets the shared BVH files as they are;
+read_journal gets edit journal records (one of each kind), framed as a journal frames them, to
+follow a header the target writes.
 """
 
 import base64
 import json
 import pathlib
 import struct
+import zlib
 
 FUZZ = pathlib.Path(__file__).resolve().parent
 PROJECT = FUZZ.parent
@@ -58,6 +61,35 @@ def as_glb_input(doc):
     doc["buffers"] = [{"byteLength": len(blob)}]
     text = json.dumps(doc, separators=(",", ":")).encode()
     return struct.pack("<H", len(text)) + text + bytes(blob)
+
+
+# One journal record of each kind, as `rigscope::journal::records::Entry` serializes it (floats
+# as their bits).
+JOURNAL_ENTRIES = [
+    {"Clip": {"Trim": {"clip": 1, "start": 1048576000, "end": 1056964608}}},
+    {"Clip": {"Rename": {"clip": 0, "name": "Walk"}}},
+    {"Clip": {"AddCarried": {"file": "clips.glb", "map": {"by_hand": {"Hips": "hips"}}, "in_place": False,
+                             "resample_rate": 1106247680, "len": 1024, "modified_ns": None}}},
+    {"Clip": {"AddPose": {"clip": 2, "name": "Held", "pose": [[1, {"translation": [0, 0, 0],
+              "rotation": [0, 0, 0, 1065353216], "scale": [1065353216, 1065353216, 1065353216]}]]}}},
+    {"Repair": {"normalize": True, "limit": True, "limit_to": 4}},
+    {"PoseStep": {"label": "bend joint1"}},
+    {"Pose": {"nodes": 5, "bends": [[2, {"rotation": [0, 0, 1056964608, 1061997773], "translation": [0, 0, 0],
+              "scale": 1065353216}]], "morph_weights": [[None, 1056964608]],
+              "ik_goals": [{"start": 1, "mid": 2, "end": 3, "target": [0, 1065353216, 0], "pole_target": None,
+                            "weight": 1065353216, "soften": 1064849900, "enabled": True}],
+              "look_at": None}},
+    "Undo",
+    "Redo",
+    "EndRepairPreview",
+]
+
+
+def journal_record(value):
+    """A record framed as the journal frames it: length, CRC-32 of the length and payload, payload."""
+    payload = json.dumps(value, separators=(",", ":")).encode()
+    length = struct.pack("<I", len(payload))
+    return length + struct.pack("<I", zlib.crc32(length + payload)) + payload
 
 
 def main():
@@ -105,7 +137,13 @@ def main():
     for path in sorted((MOTION / "bvh").glob("*.bvh")):
         (bvh_dir / path.name).write_bytes(path.read_bytes())
         count += 1
-    print(f"seeded {count} documents into {gltf_dir}, {glb_dir}, {json_dir}, {fbx_dir} and {bvh_dir}")
+    journal_dir = FUZZ / "corpus" / "read_journal"
+    journal_dir.mkdir(parents=True, exist_ok=True)
+    (journal_dir / "every-kind").write_bytes(b"".join(journal_record(e) for e in JOURNAL_ENTRIES))
+    for k, entry in enumerate(JOURNAL_ENTRIES):
+        (journal_dir / f"entry-{k}").write_bytes(journal_record(entry))
+        count += 1
+    print(f"seeded {count} inputs into {gltf_dir}, {glb_dir}, {json_dir}, {fbx_dir}, {bvh_dir} and {journal_dir}")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@
 //! | --- | --- |
 //! | foundations | [`names`], [`cpu`], [`job`], [`reload`] |
 //! | model: the file, the pose, skinning | [`rig`], [`anim`], [`skin`], [`synthetic`] |
-//! | model: analyses and edits | [`motion`], [`audit`], [`report`], [`repair`], [`retarget`], [`compare`], [`save`], [`engine`] |
+//! | model: analyses and edits | [`motion`], [`audit`], [`report`], [`repair`], [`retarget`], [`compare`], [`save`], [`engine`], [`journal`] |
 //! | GPU | [`render`], [`timings`] |
 //! | viewer state | [`viewer`], [`settings`] |
 //! | drawing a frame | [`draw`] |
@@ -82,6 +82,8 @@
 //! - [`compare`]: what changed between two files of one rig (`diff`), and the comparison shown
 //!   in the viewer: the other side, its drawing and the Compare window.
 //! - [`save`]: writing a glTF back with repaired weights and edited clips; a clip as BVH.
+//! - [`journal`]: each open document's edits appended to a file as they are made, read back
+//!   whole or not at all after a crash (restoring them is `viewer/recovery.rs`).
 //! - [`engine`]: engine profiles: a rig as Unity, Unreal, Godot, three.js, Babylon.js, Bevy,
 //!   Filament or the Sample Renderer draws it, and how far that is from the file (`check`).
 //! - [`timings`]: a frame's cost stage by stage (Timings panel, `bench`).
@@ -108,6 +110,7 @@ pub mod cpu;
 pub mod draw;
 pub mod engine;
 pub mod job;
+pub mod journal;
 pub mod motion;
 pub mod names;
 pub mod reload;

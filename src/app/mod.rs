@@ -112,6 +112,15 @@ pub fn run(
         )),
         (None, error) => error,
     };
+    if let Some(folder) = crate::viewer::journal_folder() {
+        // Journals of a window that crashed or was killed: offered in the window, or set aside
+        // (and said so) when they do not read whole.
+        let unusable = viewer.keep_journals(folder);
+        if !unusable.is_empty() {
+            let shown = viewer.diagnostics.error.take().into_iter().chain(unusable);
+            viewer.diagnostics.error = Some(shown.collect::<Vec<_>>().join("\n"));
+        }
+    }
     viewer.background_checks = true;
     let mut ui_state = UiState::default();
     apply_settings(&settings, &mut viewer, &mut ui_state);
@@ -151,6 +160,11 @@ pub fn run(
     };
     event_loop.run_app(&mut app).map_err(WindowError::EventLoop)?;
     app.save_settings();
+    if app.fatal.is_none() {
+        // Closed as asked: unsaved edits were let go then. After a failure they stay journaled
+        // for the next start.
+        app.viewer.close_journals();
+    }
     match app.fatal {
         Some(e) => Err(e),
         None => Ok(()),
@@ -409,6 +423,8 @@ impl ApplicationHandler<Wake> for App {
                 for action in actions {
                     self.handle(event_loop, action);
                 }
+                // The pose the frame's edits left, journaled once it settles.
+                self.viewer.flush_journal();
                 let Some(state) = self.window.as_mut() else { return };
                 if let Some(error) = state.gpu.take_error() {
                     self.viewer.diagnostics.error = Some(error.to_string());

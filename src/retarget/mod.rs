@@ -475,6 +475,8 @@ pub struct CarriedClips {
     pub morph_channels: Vec<MorphChannel>,
     /// What the carrying matched and left out (clip names as in the file).
     pub report: RetargetReport,
+    /// How they were carried (with `report.map`, enough to carry them again the same way).
+    pub options: RetargetOptions,
 }
 
 impl CarriedClips {
@@ -490,6 +492,7 @@ impl CarriedClips {
             clips,
             morph_channels: morph.channels,
             report,
+            options: *options,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod paint;
 pub mod path_prompt;
 mod playback;
 pub mod poses;
+pub mod recovery;
 pub mod reload_question;
 pub mod repair;
 pub mod report;
@@ -345,6 +346,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     }
     discard::discard_window(ui.ctx(), viewer, state, &mut actions);
     reload_question::reload_question_window(ui.ctx(), viewer);
+    recovery::restore_window(ui.ctx(), viewer, state);
     path_prompt::path_prompt_window(ui.ctx(), viewer, state);
     poses::save_pose_window(ui.ctx(), viewer, state);
     if ui.input(|i| i.pointer.any_released()) {

@@ -82,6 +82,9 @@ pub struct Document {
     /// That drawing being made on a thread of its own (a million vertices take longer than a
     /// frame); the file's drawing is shown meanwhile.
     pub(super) engine_job: Option<EngineJob>,
+    /// Where the edits are journaled for recovery after a crash, once one was made (see
+    /// `recovery.rs`).
+    pub(super) journal: Option<super::recovery::DocumentJournal>,
 }
 
 /// An engine's drawing of one generation of the document's rig, being made.
@@ -124,6 +127,7 @@ impl Document {
             engine_job: None,
             reload_asked: false,
             watch_paused: false,
+            journal: None,
         }
     }
 

@@ -9,6 +9,7 @@ use super::history::{Direction, History, PoseSnapshot, StepState};
 use crate::anim::JointOverride;
 use crate::anim::clip_edit::ClipEditError;
 use crate::job::Job;
+use crate::journal::Entry;
 use crate::retarget::CarriedClips;
 use crate::retarget::pose_copy::PoseClipboard;
 use crate::rig::Rig;
@@ -115,9 +116,12 @@ impl Viewer {
         if let Some(blocked) = self.clip_edit_blocked() {
             return Err(blocked);
         }
+        self.write_pose();
         let label = edit.label(self.rig());
+        let record = super::recovery::clip_record(&edit);
         let before = self.change_clips(|rig, edits| edits.apply(rig, edit))?;
         self.record_edit(label, StepState::Clips(before));
+        self.journal(self.active, Entry::Clip(record));
         Ok(())
     }
 
@@ -136,10 +140,19 @@ impl Viewer {
     /// [`Viewer::end_gesture`]) are one edit.
     pub fn record_pose_edit(&mut self, label: &str) {
         if self.documents[self.active].history.joins_open_pose_step() {
+            self.note_pose_change();
             return;
         }
+        self.write_pose();
         let before = PoseSnapshot::of(&self.playback.animation);
         self.record_edit(label.to_owned(), StepState::Pose(before));
+        self.journal(
+            self.active,
+            Entry::PoseStep {
+                label: label.to_owned(),
+            },
+        );
+        self.note_pose_change();
     }
 
     /// Mirrors the pose left ↔ right (see [`crate::anim::mirror`]) as bends on the clip at
@@ -158,9 +171,9 @@ impl Viewer {
             .collect();
         self.end_gesture();
         self.record_pose_edit("mirror pose");
-        self.end_gesture();
         self.player_mut().playing = false;
         self.animation_mut().overrides = bends;
+        self.end_gesture();
         Ok(())
     }
 
@@ -199,9 +212,9 @@ impl Viewer {
             .collect();
         self.end_gesture();
         self.record_pose_edit(&format!("paste pose from {}", clipboard.source));
-        self.end_gesture();
         self.player_mut().playing = false;
         self.animation_mut().overrides = bends;
+        self.end_gesture();
         matched
     }
 
@@ -233,9 +246,10 @@ impl Viewer {
     }
 
     /// The gesture in progress ended (a mouse button was released): the next pose change is
-    /// an edit of its own.
+    /// an edit of its own, and the pose it left is journaled.
     pub fn end_gesture(&mut self) {
         self.documents[self.active].history.end_gesture();
+        self.write_pose();
     }
 
     /// Takes back the active document's last edit, whatever its kind; returns its label
@@ -253,10 +267,16 @@ impl Viewer {
         if self.clip_edit_blocked().is_some() {
             return None;
         }
+        self.write_pose();
         let mut step = self.documents[self.active].history.take(direction)?;
         self.exchange_state(&mut step.state);
         let label = step.label.clone();
         self.documents[self.active].history.taken(direction, step);
+        let entry = match direction {
+            Direction::Undo => Entry::Undo,
+            Direction::Redo => Entry::Redo,
+        };
+        self.journal(self.active, entry);
         Some(label)
     }
 
@@ -318,22 +338,28 @@ impl Viewer {
 
     /// Adds a clip file's carried clips to document `index` as one edit of its history, in
     /// place of those carried from the file before with `replace`.
-    pub(super) fn add_carried_clips(&mut self, index: usize, carried: Arc<CarriedClips>, replace: bool) {
+    pub(super) fn add_carried_clips(
+        &mut self,
+        index: usize,
+        carried: Arc<CarriedClips>,
+        replace: bool,
+    ) -> Result<(), ClipEditError> {
+        if index == self.active {
+            self.write_pose();
+        }
         let edit = match replace {
             true => ClipEdit::Recarry { carried },
             false => ClipEdit::AddCarried { carried },
         };
         let label = edit.label(&self.documents[index].rig);
-        let added = self.change_clips_of(index, |rig, edits| edits.apply(rig, edit));
-        match added {
-            Ok(before) if index == self.active => {
-                self.record_edit(label, StepState::Clips(before));
-            }
-            Ok(before) => {
-                self.documents[index].history.push(label, StepState::Clips(before));
-            }
-            Err(e) => self.diagnostics.error = Some(format!("cannot add the clips: {e}")),
-        }
+        let record = super::recovery::clip_record(&edit);
+        let before = self.change_clips_of(index, |rig, edits| edits.apply(rig, edit))?;
+        match index == self.active {
+            true => self.record_edit(label, StepState::Clips(before)),
+            false => self.documents[index].history.push(label, StepState::Clips(before)),
+        };
+        self.journal(index, Entry::Clip(record));
+        Ok(())
     }
 
     /// Writes the active document's file with its edits (its clips as edited, see
@@ -445,6 +471,9 @@ impl Viewer {
         if let Some(document) = self.documents.iter_mut().find(|d| d.generation == generation) {
             // Until the file written is open in its place, its contents are those saved.
             document.history.mark_saved();
+            if let Some(journal) = document.journal.take() {
+                journal.remove();
+            }
             self.start_load(Some(output.to_owned()), Some(generation), Vec::new());
             self.forget_clip_edits_on_load();
         }

@@ -41,6 +41,20 @@ pub(super) struct PoseSnapshot {
 }
 
 impl PoseSnapshot {
+    pub(super) fn new(
+        overrides: Vec<JointOverride>,
+        morph_overrides: Vec<Vec<Option<f32>>>,
+        ik_goals: Vec<IkGoal>,
+        look_at: Option<crate::anim::look_at::LookAt>,
+    ) -> PoseSnapshot {
+        PoseSnapshot {
+            overrides,
+            morph_overrides,
+            ik_goals,
+            look_at,
+        }
+    }
+
     pub(super) fn of(animation: &AnimationStack) -> PoseSnapshot {
         PoseSnapshot {
             overrides: animation.overrides.clone(),
@@ -48,6 +62,14 @@ impl PoseSnapshot {
             ik_goals: animation.ik_goals.clone(),
             look_at: animation.look_at.clone(),
         }
+    }
+
+    /// Puts this pose into `animation` (made for the same rig).
+    pub(super) fn put(self, animation: &mut AnimationStack) {
+        animation.overrides = self.overrides;
+        animation.morph_overrides = self.morph_overrides;
+        animation.ik_goals = self.ik_goals;
+        animation.look_at = self.look_at;
     }
 
     /// Puts this pose into `animation` and keeps the one it had. A pose recorded for a rig with
@@ -165,6 +187,14 @@ impl History {
             .filter(|s| matches!(s.state, StepState::Rig(_)))
             .map(|s| s.label.clone())
             .collect()
+    }
+
+    /// The labels of the steps Undo and Redo would take, the next last.
+    pub(super) fn labels(&self) -> (Vec<&str>, Vec<&str>) {
+        fn labels(steps: &[Step]) -> Vec<&str> {
+            steps.iter().map(|s| s.label.as_str()).collect()
+        }
+        (labels(&self.undo), labels(&self.redo))
     }
 
     /// The label of the edit Undo would take back.

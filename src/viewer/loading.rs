@@ -428,7 +428,9 @@ impl Viewer {
                     started.elapsed().as_secs_f64() * 1e3
                 );
                 for carried in carried {
-                    self.add_carried_clips(target, carried, recarry);
+                    if let Err(e) = self.add_carried_clips(target, carried, recarry) {
+                        self.diagnostics.error = Some(format!("cannot add the clips: {e}"));
+                    }
                 }
                 self.update_watchers();
                 true
@@ -474,8 +476,14 @@ impl Viewer {
                 } else if reload_of.is_none() {
                     // A file opened with clip files (`--clips`): adding them is the first edit.
                     for carried in carried {
-                        self.add_carried_clips(target, carried, false);
+                        if let Err(e) = self.add_carried_clips(target, carried, false) {
+                            self.diagnostics.error = Some(format!("cannot add the clips: {e}"));
+                        }
                     }
+                }
+                if reload_of.is_some() && keep_clip_edits {
+                    // The reloaded document holds the edits made again and the bends kept.
+                    self.journal_again(target);
                 }
                 let document = &mut self.documents[target];
                 // Changes seen before this load began are in it; so is any change whose file

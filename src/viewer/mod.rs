@@ -24,6 +24,7 @@ pub(crate) use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 pub(crate) use playback::Playback;
 pub use playback::WorkDone;
+pub use recovery::{DocumentFingerprint, RestoreAnswer, RestoreError, RestoreOffer, Restored, journal_folder};
 pub use reload_question::{ReloadAnswer, ReloadQuestion};
 pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_name};
 pub use view::View;
@@ -42,6 +43,7 @@ mod loading;
 mod look_at;
 mod marks;
 mod playback;
+mod recovery;
 mod reload_question;
 mod repair;
 mod symmetry;
@@ -140,6 +142,8 @@ pub struct Viewer {
     /// Show the rig standing in the retarget pose of this clip file (its index among the
     /// document's clip files) instead of playing (see `joint_maps.rs`).
     retarget_pose_shown: Option<usize>,
+    /// Where edits are journaled, and the journals found at start (see `recovery.rs`).
+    recovery: recovery::Recovery,
 }
 
 impl Viewer {
@@ -165,6 +169,7 @@ impl Viewer {
             saving: None,
             notice: None,
             retarget_pose_shown: None,
+            recovery: Default::default(),
         };
         viewer.set_rig(rig, path);
         viewer
@@ -232,6 +237,11 @@ impl Viewer {
         let (mut document, playback) = self.make_document(rig, path, previous);
         match self.documents.get_mut(index) {
             Some(old) => {
+                // Its edits are let go (asked first when a save would have written them), or a
+                // reload makes them again and journals them anew (`Viewer::journal_again`).
+                if let Some(journal) = old.journal.take() {
+                    journal.remove();
+                }
                 if old.path == document.path {
                     document.file_changed = old.file_changed;
                     document.changed_at = old.changed_at;
@@ -267,12 +277,15 @@ impl Viewer {
         if index >= self.documents.len() || index == self.active {
             return;
         }
+        self.write_pose();
         let kept = self.keep_state();
         self.active = index;
         let previous = self.take_playback();
         self.playback = Playback::for_rig(&self.documents[index].rig, Some(previous));
         self.show_active();
         self.restore_state(kept);
+        // The bends came over by joint name: the pose this document now shows is journaled.
+        self.note_pose_change();
     }
 
     /// Closes document `index` when another stays open; the one after it (or before, for the
@@ -289,7 +302,9 @@ impl Viewer {
             };
             self.activate(next);
         }
-        self.documents.remove(index);
+        if let Some(journal) = self.documents.remove(index).journal {
+            journal.remove();
+        }
         if self.active > index {
             self.active -= 1;
         }

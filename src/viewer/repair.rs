@@ -269,6 +269,7 @@ impl Viewer {
         document.repair.mark_changed = true;
         self.marks.stale = true;
         self.mark_dirty();
+        self.journal(self.active, crate::journal::Entry::Repair(*options));
         true
     }
 
@@ -322,6 +323,7 @@ impl Viewer {
         document.repair.preview = None;
         self.marks.stale = true;
         self.mark_dirty();
+        self.journal(self.active, crate::journal::Entry::EndRepairPreview);
     }
 
     /// Whether the vertices the preview changed are marked.

@@ -15,6 +15,7 @@ mod edit_history;
 mod packaging;
 mod path_prompt;
 mod pose_tools_ui;
+mod recovery;
 mod repair_ui;
 mod report_ui;
 mod single_instance;

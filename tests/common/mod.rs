@@ -9,6 +9,8 @@ pub mod fbx;
 pub mod gpu;
 pub mod random;
 pub mod skinned;
+#[cfg(target_os = "linux")]
+pub mod xinput;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

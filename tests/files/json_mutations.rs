@@ -4,7 +4,7 @@
 //! failure is reproducible; the `load_json` fuzz target explores the same space without end.
 
 #[path = "../common/json_mutation.rs"]
-mod json_mutation;
+pub(crate) mod json_mutation;
 
 use crate::common::{shared_rigs, split_glb};
 use rigscope::report::RigReport;

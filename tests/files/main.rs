@@ -14,6 +14,7 @@ mod extensions;
 mod fuzz_regressions;
 mod hostile;
 mod import;
+mod journal_mutations;
 mod json_mutations;
 mod pbr_import;
 mod save;
