@@ -167,6 +167,11 @@ impl History {
             .collect()
     }
 
+    /// How many edits Undo can take back (at most [`UNDO_DEPTH`]).
+    pub fn undo_count(&self) -> usize {
+        self.undo.len()
+    }
+
     /// The label of the edit Undo would take back.
     pub fn undo_label(&self) -> Option<&str> {
         self.undo.last().map(|s| s.label.as_str())
