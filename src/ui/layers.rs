@@ -262,13 +262,17 @@ fn layer_controls(
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.horizontal(|ui| {
             changed |= ui.checkbox(&mut layer.enabled, format!("Layer {}", i + 1)).changed();
+            // Named, so that a screen reader (and a test looking it up) finds the choice.
+            let label = ui.label("clip");
             egui::ComboBox::from_id_salt("clip")
                 .selected_text(&clips[layer.clip])
                 .show_ui(ui, |ui| {
                     for (c, name) in clips.iter().enumerate() {
                         changed |= ui.selectable_value(&mut layer.clip, c, name).changed();
                     }
-                });
+                })
+                .response
+                .labelled_by(label.id);
             if ui.button("Remove").clicked() {
                 *remove = Some(i);
             }
