@@ -16,6 +16,28 @@ struct Edited {
     ik_goals: Vec<IkGoal>,
 }
 
+impl Edited {
+    /// How Edit ▸ Undo names the change from `animation` to this; `None` when only the root's
+    /// trails changed, which draw and are no edit.
+    fn edit_label(&self, animation: &crate::anim::AnimationStack) -> Option<&'static str> {
+        if animation.ik_goals != self.ik_goals {
+            Some("IK goals")
+        } else if animation.morph_overrides != self.morph_overrides {
+            Some("morph weights")
+        } else if animation.layers != self.layers {
+            Some("layers")
+        } else if animation.crossfade_seconds != self.crossfade_seconds {
+            Some("crossfade")
+        } else if animation.root_motion.lock != self.root_motion.lock {
+            Some("root lock")
+        } else if animation.attachments != self.attachments {
+            Some("attachments")
+        } else {
+            None
+        }
+    }
+}
+
 pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     let animation = viewer.animation();
     let mut edited = Edited {
@@ -46,9 +68,9 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     }
     look_at_controls(ui, viewer);
     if changed {
-        let animation = viewer.animation();
-        if animation.ik_goals != edited.ik_goals || animation.morph_overrides != edited.morph_overrides {
-            viewer.record_pose_edit("IK goals and morph weights");
+        // Every change but the trails' is an edit (a slider dragged over many frames is one).
+        if let Some(label) = edited.edit_label(viewer.animation()) {
+            viewer.record_pose_edit(label);
         }
         let animation = viewer.animation_mut();
         animation.crossfade_seconds = edited.crossfade_seconds;
@@ -262,13 +284,17 @@ fn layer_controls(
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.horizontal(|ui| {
             changed |= ui.checkbox(&mut layer.enabled, format!("Layer {}", i + 1)).changed();
+            // Named, so that a screen reader (and a test looking it up) finds the choice.
+            let label = ui.label("clip");
             egui::ComboBox::from_id_salt("clip")
                 .selected_text(&clips[layer.clip])
                 .show_ui(ui, |ui| {
                     for (c, name) in clips.iter().enumerate() {
                         changed |= ui.selectable_value(&mut layer.clip, c, name).changed();
                     }
-                });
+                })
+                .response
+                .labelled_by(label.id);
             if ui.button("Remove").clicked() {
                 *remove = Some(i);
             }

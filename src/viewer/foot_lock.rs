@@ -19,10 +19,14 @@ impl Viewer {
         self.playback.animation.lock_feet
     }
 
-    /// Turns foot locking on or off, making the pins of the clip playing at once; says why
-    /// that clip cannot be locked (locking stays on, and holds the clips that can be).
+    /// Turns foot locking on or off, as a pose edit of its own, making the pins of the clip
+    /// playing at once; says why that clip cannot be locked (locking stays on, and holds the
+    /// clips that can be).
     pub fn set_lock_feet(&mut self, on: bool) -> Result<(), FootLockError> {
         if self.lock_feet() != on {
+            self.end_gesture();
+            self.record_pose_edit(if on { "lock feet" } else { "unlock feet" });
+            self.end_gesture();
             self.animation_mut().lock_feet = on;
         }
         self.refresh_foot_lock();

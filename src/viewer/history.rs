@@ -31,13 +31,22 @@ impl StepState {
     }
 }
 
-/// What a pose edit changes, kept whole: a pose is a few hundred joints at most.
+/// What a pose edit changes, kept whole: a pose is a few hundred joints at most. Everything
+/// the user lays over the clip is in it: the bends, morph weights set by hand, IK goals and
+/// look-at, and the layers, crossfade, root lock, attachments and foot lock of the Layers panel
+/// (the root's trails only draw, and stay out).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct PoseSnapshot {
     overrides: Vec<JointOverride>,
     morph_overrides: Vec<Vec<Option<f32>>>,
     ik_goals: Vec<IkGoal>,
     look_at: Option<crate::anim::look_at::LookAt>,
+    look_at_camera: bool,
+    layers: Vec<crate::anim::Layer>,
+    crossfade_seconds: f32,
+    root_lock: bool,
+    attachments: Vec<crate::anim::Attachment>,
+    lock_feet: bool,
 }
 
 impl PoseSnapshot {
@@ -61,6 +70,12 @@ impl PoseSnapshot {
             morph_overrides: animation.morph_overrides.clone(),
             ik_goals: animation.ik_goals.clone(),
             look_at: animation.look_at.clone(),
+            look_at_camera: animation.look_at_camera,
+            layers: animation.layers.clone(),
+            crossfade_seconds: animation.crossfade_seconds,
+            root_lock: animation.root_motion.lock,
+            attachments: animation.attachments.clone(),
+            lock_feet: animation.lock_feet,
         }
     }
 
@@ -84,6 +99,12 @@ impl PoseSnapshot {
         std::mem::swap(&mut self.morph_overrides, &mut animation.morph_overrides);
         std::mem::swap(&mut self.ik_goals, &mut animation.ik_goals);
         std::mem::swap(&mut self.look_at, &mut animation.look_at);
+        std::mem::swap(&mut self.look_at_camera, &mut animation.look_at_camera);
+        std::mem::swap(&mut self.layers, &mut animation.layers);
+        std::mem::swap(&mut self.crossfade_seconds, &mut animation.crossfade_seconds);
+        std::mem::swap(&mut self.root_lock, &mut animation.root_motion.lock);
+        std::mem::swap(&mut self.attachments, &mut animation.attachments);
+        std::mem::swap(&mut self.lock_feet, &mut animation.lock_feet);
         true
     }
 }
@@ -197,6 +218,11 @@ impl History {
         (labels(&self.undo), labels(&self.redo))
     }
 
+    /// How many edits Undo can take back (at most [`UNDO_DEPTH`]).
+    pub fn undo_count(&self) -> usize {
+        self.undo.len()
+    }
+
     /// The label of the edit Undo would take back.
     pub fn undo_label(&self) -> Option<&str> {
         self.undo.last().map(|s| s.label.as_str())
@@ -237,6 +263,12 @@ mod tests {
             morph_overrides: Vec::new(),
             ik_goals: Vec::new(),
             look_at: None,
+            look_at_camera: false,
+            layers: Vec::new(),
+            crossfade_seconds: 0.0,
+            root_lock: false,
+            attachments: Vec::new(),
+            lock_feet: false,
         })
     }
 

@@ -241,3 +241,75 @@ fn opening_another_rig_over_unsaved_edits_asks_first() {
     assert_ne!(viewer.document().path, opened);
     assert!(!viewer.has_unsaved_edits());
 }
+
+#[test]
+fn the_layers_panels_changes_are_edits_that_undo_to_the_document_as_opened() {
+    use egui_kittest::kittest::Queryable;
+    let dir = tempfile::tempdir().unwrap();
+    let viewer = demo_opened(dir.path());
+    let opened = viewer.document_state();
+    // Tall enough for the whole left panel, the Layers section open.
+    let mut harness = common::main_window(viewer, 1400.0, 2400.0);
+    harness.run();
+    harness.get_by_label("Layers, crossfade, attachments").click();
+    harness.run();
+    for button in [
+        "Add layer",
+        "Lock in place",
+        "Attach a marker to the selected joint",
+        "Lock feet",
+    ] {
+        harness.get_by_label(button).click();
+        harness.run();
+    }
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "crossfade")
+        .set_value_accesskit(0.5);
+    harness.run();
+
+    let viewer = &mut harness.state_mut().0;
+    let animation = viewer.animation();
+    assert_eq!(animation.layers.len(), 1);
+    assert!(animation.root_motion.lock, "root locked");
+    assert!(animation.lock_feet, "feet locked");
+    assert_eq!(animation.attachments.len(), 1);
+    assert_eq!(animation.crossfade_seconds, 0.5);
+    let changed = viewer.document_state();
+    assert_eq!(
+        changed.differences(&opened),
+        ["layers, crossfade, root motion, attachments, foot lock"]
+    );
+    let mut undone = Vec::new();
+    while let Some(label) = viewer.undo() {
+        undone.push(label);
+    }
+    assert_eq!(
+        undone,
+        ["crossfade", "lock feet", "attachments", "root lock", "layers"],
+        "each change is one edit"
+    );
+    assert_eq!(viewer.document_state(), opened, "undone, the document is as opened");
+    while viewer.redo().is_some() {}
+    assert_eq!(viewer.document_state(), changed, "redone, as it was");
+}
+
+#[test]
+fn undoing_keep_looking_here_makes_the_head_follow_the_camera_again() {
+    use rigscope::viewer::LookAtTarget;
+    let Some(rigs) = common::shared_rigs() else { return };
+    let mut viewer = Viewer::new(common::load_rig(&rigs, "Fox.glb"), None);
+    viewer
+        .set_look_at(Some(LookAtTarget::Camera))
+        .expect("the fox has a head");
+    viewer.end_gesture();
+    let point = viewer.look_at().unwrap().target;
+    viewer.set_look_at(Some(LookAtTarget::Point(point))).unwrap();
+    viewer.end_gesture();
+    assert!(!viewer.look_at_follows_camera());
+    assert_eq!(viewer.undo().as_deref(), Some("look at"));
+    assert!(viewer.look_at_follows_camera(), "the head follows the camera again");
+    assert_eq!(viewer.undo().as_deref(), Some("look at"));
+    assert!(viewer.look_at().is_none() && !viewer.look_at_follows_camera());
+    assert_eq!(viewer.redo().as_deref(), Some("look at"));
+    assert!(viewer.look_at_follows_camera(), "redone, it follows the camera");
+}

@@ -12,6 +12,7 @@ mod compare_sides;
 mod compare_view;
 mod curves_ui;
 mod edit_history;
+mod monkey;
 mod packaging;
 mod path_prompt;
 mod pose_tools_ui;

@@ -1,9 +1,20 @@
 //! A global allocator that counts, per thread and while that thread asks for it, the
-//! allocations made and the largest one. Every test binary has it (through `common`): threads
-//! that do not ask run as with the system allocator.
+//! allocations made and the largest one, and for the whole process the bytes allocated and not
+//! yet freed. Every test binary has it (through `common`): threads that do not ask run as with
+//! the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bytes allocated through Rust's allocator and not yet freed, by every thread: unlike resident
+/// memory, it does not count what the allocator keeps for reuse, nor the graphics driver's own.
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// [`LIVE_BYTES`] now.
+pub fn live_bytes() -> usize {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
 
 /// Counts allocations (and reallocations) per thread, while that thread asks to be watched
 /// (tests run in parallel threads; each counts only its own).
@@ -31,19 +42,34 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
         // SAFETY: forwarded as received (see the impl).
-        unsafe { System.alloc(layout) }
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
         // SAFETY: forwarded as received (see the impl).
-        unsafe { System.alloc_zeroed(layout) }
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size);
         // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        // A failed reallocation leaves the old block as it was.
+        if !moved.is_null() {
+            LIVE_BYTES.fetch_add(new_size, Ordering::Relaxed);
+            LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        moved
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
         // SAFETY: forwarded as received; `ptr` came from this allocator, that is from `System`.
         unsafe { System.dealloc(ptr, layout) }
     }
