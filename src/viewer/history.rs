@@ -50,17 +50,37 @@ pub(super) struct PoseSnapshot {
 }
 
 impl PoseSnapshot {
+    /// The bends, morph weights, IK goals and look-at given, the rest of the pose as
+    /// `animation` has it.
     pub(super) fn new(
         overrides: Vec<JointOverride>,
         morph_overrides: Vec<Vec<Option<f32>>>,
         ik_goals: Vec<IkGoal>,
         look_at: Option<crate::anim::look_at::LookAt>,
+        animation: &AnimationStack,
     ) -> PoseSnapshot {
         PoseSnapshot {
             overrides,
             morph_overrides,
             ik_goals,
             look_at,
+            ..PoseSnapshot::of_rest(animation)
+        }
+    }
+
+    /// What [`PoseSnapshot::new`] does not give: `animation`'s own, the hand-set parts empty.
+    fn of_rest(animation: &AnimationStack) -> PoseSnapshot {
+        PoseSnapshot {
+            overrides: Vec::new(),
+            morph_overrides: Vec::new(),
+            ik_goals: Vec::new(),
+            look_at: None,
+            look_at_camera: animation.look_at_camera,
+            layers: animation.layers.clone(),
+            crossfade_seconds: animation.crossfade_seconds,
+            root_lock: animation.root_motion.lock,
+            attachments: animation.attachments.clone(),
+            lock_feet: animation.lock_feet,
         }
     }
 

@@ -354,6 +354,7 @@ impl Viewer {
         let options = RetargetOptions {
             in_place: carry.in_place,
             resample_rate: carry.resample_rate.get(),
+            ..RetargetOptions::default()
         };
         let carried = CarriedClips::carry(self.rig(), &source, &carry.file, &carry.map, &options);
         (self.add_carried_clips(self.active, Arc::new(carried), replace)).map_err(|e| e.to_string())
@@ -863,5 +864,5 @@ fn pose_from_record(
             })
         }
     };
-    Ok(PoseSnapshot::new(overrides, morph_overrides, ik_goals, look_at))
+    Ok(PoseSnapshot::new(overrides, morph_overrides, ik_goals, look_at, animation))
 }
