@@ -864,5 +864,11 @@ fn pose_from_record(
             })
         }
     };
-    Ok(PoseSnapshot::new(overrides, morph_overrides, ik_goals, look_at, animation))
+    Ok(PoseSnapshot::new(
+        overrides,
+        morph_overrides,
+        ik_goals,
+        look_at,
+        animation,
+    ))
 }
