@@ -128,6 +128,21 @@ struct PoseResult {
     moved: Vec<(usize, usize, usize)>,
 }
 
+impl PoseResult {
+    /// Counts vertex `(instance, primitive, vertex)` drawn `apart` from the file's, as a
+    /// fraction of `height` (a NaN counts as infinitely far).
+    fn record(&mut self, apart: Vec3, height: f64, (i, p, v): (usize, usize, usize)) {
+        let distance = f64::from(apart.length()) / height;
+        let distance = if distance.is_nan() { f64::INFINITY } else { distance };
+        if distance > MOVED {
+            self.moved.push((i, p, v));
+        }
+        if self.worst.is_none_or(|w| distance > w.0) {
+            self.worst = Some((distance, i, p, v));
+        }
+    }
+}
+
 /// Checks `rig` against each of `engines`. Only the vertices whose influences an engine changes
 /// are skinned, both ways, per pose (each with [`blend_matrix`], so that an unchanged row
 /// could not differ); engines that draw alike are measured once; poses run in parallel.
@@ -316,14 +331,7 @@ impl WholeDrawings {
                 let engine = engine_skinned.positions(drawn, i, p);
                 for (v, (a, b)) in file.iter().zip(engine).enumerate() {
                     let apart = file_world.transform_point3(*a) - engine_world.transform_point3(*b);
-                    let distance = f64::from(apart.length()) / height;
-                    let distance = if distance.is_nan() { f64::INFINITY } else { distance };
-                    if distance > MOVED {
-                        result.moved.push((i, p, v));
-                    }
-                    if result.worst.is_none_or(|w| distance > w.0) {
-                        result.worst = Some((distance, i, p, v));
-                    }
+                    result.record(apart, height, (i, p, v));
                 }
             }
         }
@@ -365,14 +373,7 @@ fn measure_pose(rig: &Rig, drawn: &Rig, changed: &ChangedVertices, pose: &PoseBu
         for &v in vertices {
             let position = file.positions[v];
             let at = |influences| blend_matrix(palette, influences, v).transform_point3(position);
-            let distance = f64::from((at(a) - at(b)).length()) / height;
-            let distance = if distance.is_nan() { f64::INFINITY } else { distance };
-            if distance > MOVED {
-                result.moved.push((i, p, v));
-            }
-            if result.worst.is_none_or(|w| distance > w.0) {
-                result.worst = Some((distance, i, p, v));
-            }
+            result.record(at(a) - at(b), height, (i, p, v));
         }
     }
     result
