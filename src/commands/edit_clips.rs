@@ -277,8 +277,13 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     if written_anew && !bvh_out {
         // No glTF animation to keep as read: every clip is encoded from the imported rig.
         edited.origins.fill(Origin::Encoded);
+        let kind = if (args.file.extension()).is_some_and(|e| e.eq_ignore_ascii_case("bvh")) {
+            "a BVH file"
+        } else {
+            "an FBX file"
+        };
         say(format!(
-            "{} is not a glTF file: the output is a new glTF written from the imported rig",
+            "{} is {kind}: the output is a new glTF written from the imported rig",
             args.file.display()
         ));
     }
