@@ -22,7 +22,7 @@ pub struct PoseShading {
     /// against their mesh node's own winding, on single-sided materials.
     pub mirrored_vertices: usize,
     /// Vertices whose normal, turned by the skinning matrix itself rather than by its inverse
-    /// transpose, is more than [`SKEW_NOISE_DEGREES`] off at some pose.
+    /// transpose, is more than 1° (`SKEW_NOISE_DEGREES`) off at some pose.
     pub skewed_normals: usize,
     /// The largest such angle, in degrees.
     pub worst_skew_degrees: f32,

@@ -480,7 +480,7 @@ impl Viewer {
 
     /// Writes the active document's pose to its journal if a pose edit changed it since, unless
     /// a gesture (a drag) goes on and the pose was written less than
-    /// [`POSE_WRITES_WHILE_DRAGGING`] ago: a drag is written when it ends, and twice a second
+    /// half a second (`POSE_WRITES_WHILE_DRAGGING`) ago: a drag is written when it ends, and twice a second
     /// meanwhile. The window calls it after every frame.
     pub fn flush_journal(&mut self) {
         let dragging = self.documents[self.active].history.joins_open_pose_step();
