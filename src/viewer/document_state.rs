@@ -6,7 +6,9 @@
 //! -0.0 and 0.0 differ and a value off by one ulp is another state), named so that a mismatch
 //! says where the two states part. Large arrays (vertices, weights, keys) are digested as raw
 //! bytes; small records through their `Debug` form, whose floats print the shortest text that
-//! reads back to the same bits, so that a field added to them is covered without a change here.
+//! reads back to the same bits (every NaN prints alike, the one loss), so that a field added to
+//! them is covered without a change here. The digests are of one build: compare states made by
+//! the same program, not states stored by another version.
 
 use super::Viewer;
 use crate::rig::{Clip, Primitive, Rig};
