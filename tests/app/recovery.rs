@@ -676,8 +676,31 @@ fn a_window_killed_mid_session_is_restored_as_it_was() {
         .nth(1)
         .expect("the document's fingerprint")
         .to_owned();
-
     let journals = config.join(journal::FOLDER_NAME);
+    let left: Vec<PathBuf> = std::fs::read_dir(&journals)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+
+    // The next start offers it; closed unanswered, it leaves it for the start after.
+    let mut again = std::process::Command::new(env!("CARGO_BIN_EXE_rigscope"));
+    again
+        .args(["--new-window", "--exit-after-frames", "5"])
+        .env("DISPLAY", &screen.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env(rigscope::settings::CONFIG_DIR_ENV, &config)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("RUST_LOG", "rigscope=info");
+    let output = common::rigscope_with(&mut again);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} was left with unsaved edits", file.display())),
+        "{stderr}"
+    );
+    assert!(left[0].exists(), "not answered: kept");
+
     let mut viewer = Viewer::new(Rig::default(), None);
     assert!(viewer.keep_journals(journals.clone()).is_empty());
     let mut harness = common::main_window(viewer, 1280.0, 800.0);
