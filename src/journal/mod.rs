@@ -426,9 +426,14 @@ fn sync_folder(folder: &Path) {
 #[derive(Debug)]
 pub struct Found {
     pub path: PathBuf,
-    /// Holds the lock: another start meanwhile skips this journal.
-    _lock: File,
+    pub held: Held,
     pub journal: Result<Journal, JournalError>,
+}
+
+/// The lock on a journal found: another start meanwhile skips it. Dropping it lets go.
+#[derive(Debug)]
+pub struct Held {
+    _file: File,
 }
 
 /// The journals in `folder` that no running window holds, read, oldest name first.
@@ -443,13 +448,19 @@ pub fn find_left(folder: &Path) -> Vec<Found> {
     paths.sort();
     (paths.into_iter())
         .filter_map(|path| {
-            let lock = File::open(&path).ok()?;
+            let mut lock = File::open(&path).ok()?;
             // Held: a window still running writes it.
             lock.try_lock().ok()?;
-            let journal = read(&path);
+            // Read through the handle that holds the lock: on Windows a lock keeps other
+            // handles, this process's included, from reading.
+            let mut bytes = Vec::new();
+            let journal = match lock.read_to_end(&mut bytes) {
+                Ok(_) => parse(&bytes),
+                Err(e) => Err(e.into()),
+            };
             Some(Found {
                 path,
-                _lock: lock,
+                held: Held { _file: lock },
                 journal,
             })
         })

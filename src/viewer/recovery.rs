@@ -6,7 +6,8 @@
 //! (carried clips as how to carry them again), a weight repair as its options, undo and redo as
 //! records of their own, and a pose edit as its start (a step) followed by the pose it left. The
 //! pose is written when it settles (the gesture ends, another edit or an undo comes, the frame
-//! ends), not on every frame of a drag: a crash mid-drag loses that drag only.
+//! ends), and at most twice a second while a drag goes on: a crash mid-drag loses at most the
+//! last half second of that drag.
 
 use super::Viewer;
 use super::clip_edits::ClipEdit;
@@ -17,7 +18,7 @@ use crate::anim::look_at::{LookAt, MAX_LOOK_AT_JOINTS};
 use crate::journal::records::{
     BendRecord, CarryRecord, ClipRecord, Exact, IkGoalRecord, LookAtRecord, PoseRecord, TrsRecord, exact, floats,
 };
-use crate::journal::{self, Entry, FileFacts, Found, Header, JournalWriter};
+use crate::journal::{self, Entry, FileFacts, Found, Header, Held, JournalWriter};
 use crate::retarget::{CarriedClips, RetargetOptions};
 use crate::rig::{Rig, RigError, Trs};
 use glam::{Quat, Vec3};
@@ -43,12 +44,14 @@ pub(super) struct Recovery {
     pose_written_at: Option<std::time::Instant>,
 }
 
-/// How often, at most, the pose is written while a drag goes on.
-pub const POSE_WRITES_WHILE_DRAGGING: std::time::Duration = std::time::Duration::from_millis(500);
+/// While a drag goes on, the pose is written no more often than this.
+const POSE_WRITE_INTERVAL_WHILE_DRAGGING: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A journal found at start, read whole, waiting for an answer.
 struct Offer {
-    found: Found,
+    path: PathBuf,
+    /// Let go when the offer is answered.
+    held: Held,
     journal: journal::Journal,
     /// The files that hold other bytes than when the edits were made.
     changed: Vec<PathBuf>,
@@ -135,25 +138,32 @@ impl Viewer {
     /// returned lines say which and why.
     pub fn keep_journals(&mut self, folder: PathBuf) -> Vec<String> {
         let mut reports = Vec::new();
-        for found in journal::find_left(&folder) {
-            let name = found.path.display().to_string();
-            match found.journal {
-                Ok(ref journal) => {
-                    let journal = journal.clone();
+        for Found { path, held, journal } in journal::find_left(&folder) {
+            match journal {
+                Ok(journal) => {
+                    log::info!(
+                        "{} was left with unsaved edits ({}); offering to restore them",
+                        journal.header.document.display(),
+                        path.display()
+                    );
                     let changed = files_changed(&journal.header);
                     self.recovery.offers.push(Offer {
-                        found,
+                        path,
+                        held,
                         journal,
                         changed,
                     });
                 }
-                Err(ref error) => {
-                    let aside = journal::set_aside(&found.path);
-                    let aside = aside.map_or_else(
+                Err(error) => {
+                    drop(held);
+                    let aside = journal::set_aside(&path).map_or_else(
                         |e| format!("; it could not be set aside: {e}"),
                         |p| format!("; it was set aside as {}", p.display()),
                     );
-                    reports.push(format!("the edit journal {name} cannot be used: {error}{aside}"));
+                    reports.push(format!(
+                        "the edit journal {} cannot be used: {error}{aside}",
+                        path.display()
+                    ));
                 }
             }
         }
@@ -201,10 +211,8 @@ impl Viewer {
                 Ok(None)
             }
             RestoreAnswer::Discard => {
-                let offer = self.recovery.offers.remove(index);
-                let Offer { found, .. } = offer;
-                let path = found.path.clone();
-                drop(found);
+                let Offer { path, held, .. } = self.recovery.offers.remove(index);
+                drop(held);
                 if let Err(e) = journal::set_aside(&path) {
                     self.diagnostics.error = Some(format!("cannot set {} aside: {e}", path.display()));
                 }
@@ -218,8 +226,7 @@ impl Viewer {
         if self.restore_waits() {
             return Err(RestoreError::Busy);
         }
-        let offer = &self.recovery.offers[index];
-        let path = offer.journal.header.document.clone();
+        let path = self.recovery.offers[index].journal.header.document.clone();
         let rig = crate::rig::open(Some(&path)).map_err(|source| RestoreError::Open {
             path: path.clone(),
             source,
@@ -250,11 +257,12 @@ impl Viewer {
             path.display(),
             started.elapsed().as_secs_f64() * 1e3
         );
-        let Offer { found, .. } = offer;
-        let old = found.path.clone();
-        drop(found);
+        let Offer { path: old, held, .. } = offer;
+        drop(held);
         if stopped.is_none() {
-            let _ = std::fs::remove_file(&old);
+            if let Err(e) = std::fs::remove_file(&old) {
+                log::warn!("cannot remove the journal {} once restored: {e}", old.display());
+            }
         } else if let Err(e) = journal::set_aside(&old) {
             log::warn!("cannot set {} aside: {e}", old.display());
         }
@@ -479,13 +487,12 @@ impl Viewer {
     }
 
     /// Writes the active document's pose to its journal if a pose edit changed it since, unless
-    /// a gesture (a drag) goes on and the pose was written less than
-    /// half a second (`POSE_WRITES_WHILE_DRAGGING`) ago: a drag is written when it ends, and twice a second
-    /// meanwhile. The window calls it after every frame.
+    /// a gesture (a drag) goes on and the pose was written less than half a second ago: a drag is
+    /// written when it ends, and twice a second meanwhile. The window calls it after every frame.
     pub fn flush_journal(&mut self) {
         let dragging = self.documents[self.active].history.joins_open_pose_step();
         let written = self.recovery.pose_written_at;
-        if dragging && written.is_some_and(|at| at.elapsed() < POSE_WRITES_WHILE_DRAGGING) {
+        if dragging && written.is_some_and(|at| at.elapsed() < POSE_WRITE_INTERVAL_WHILE_DRAGGING) {
             return;
         }
         self.write_pose();
