@@ -2,52 +2,11 @@
 //! foot locking.
 
 use crate::anim::ik_layer::{IkGoal, IkOutcome};
-use crate::anim::{Attachment, BlendMode, Layer, RootMotion};
-use crate::viewer::Viewer;
-
-/// What the panel edits, copied out of the viewer's animation stack and written back only when
-/// a widget changed it (writing marks the pose for evaluation).
-struct Edited {
-    crossfade_seconds: f32,
-    layers: Vec<Layer>,
-    root_motion: RootMotion,
-    attachments: Vec<Attachment>,
-    morph_overrides: Vec<Vec<Option<f32>>>,
-    ik_goals: Vec<IkGoal>,
-}
-
-impl Edited {
-    /// How Edit ▸ Undo names the change from `animation` to this; `None` when only the root's
-    /// trails changed, which draw and are no edit.
-    fn edit_label(&self, animation: &crate::anim::AnimationStack) -> Option<&'static str> {
-        if animation.ik_goals != self.ik_goals {
-            Some("IK goals")
-        } else if animation.morph_overrides != self.morph_overrides {
-            Some("morph weights")
-        } else if animation.layers != self.layers {
-            Some("layers")
-        } else if animation.crossfade_seconds != self.crossfade_seconds {
-            Some("crossfade")
-        } else if animation.root_motion.lock != self.root_motion.lock {
-            Some("root lock")
-        } else if animation.attachments != self.attachments {
-            Some("attachments")
-        } else {
-            None
-        }
-    }
-}
+use crate::anim::{Attachment, BlendMode, Layer};
+use crate::viewer::{PoseEdit, PoseParts, Viewer};
 
 pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let animation = viewer.animation();
-    let mut edited = Edited {
-        crossfade_seconds: animation.crossfade_seconds,
-        layers: animation.layers.clone(),
-        root_motion: animation.root_motion,
-        attachments: animation.attachments.clone(),
-        morph_overrides: animation.morph_overrides.clone(),
-        ik_goals: animation.ik_goals.clone(),
-    };
+    let mut edited = PoseParts::of(viewer.animation());
     let morph_weights = viewer.pose().morph_weights.clone();
     let mut changed = false;
     ui.heading("Layers");
@@ -69,16 +28,7 @@ pub fn layers_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
     look_at_controls(ui, viewer);
     if changed {
         // Every change but the trails' is an edit (a slider dragged over many frames is one).
-        if let Some(label) = edited.edit_label(viewer.animation()) {
-            viewer.record_pose_edit(label);
-        }
-        let animation = viewer.animation_mut();
-        animation.crossfade_seconds = edited.crossfade_seconds;
-        animation.layers = edited.layers;
-        animation.root_motion = edited.root_motion;
-        animation.attachments = edited.attachments;
-        animation.morph_overrides = edited.morph_overrides;
-        animation.ik_goals = edited.ik_goals;
+        viewer.edit_pose(PoseEdit::Parts(edited));
     }
 }
 
@@ -215,7 +165,7 @@ fn lock_feet_controls(ui: &mut egui::Ui, viewer: &mut Viewer) {
     }
 }
 
-fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_change: &mut bool) {
+fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut PoseParts, any_change: &mut bool) {
     let mut changed = false;
     changed |= ui
         .add(
@@ -242,7 +192,7 @@ fn stack_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited, any_c
 }
 
 /// The layers over the base, each in its own group, and "Add layer". Returns whether any changed.
-fn layer_list(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited) -> bool {
+fn layer_list(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut PoseParts) -> bool {
     let mut changed = false;
     let clips: Vec<String> = viewer.rig().clips.iter().map(|c| c.name.clone()).collect();
     let selected = viewer.view.selected_joint;
@@ -342,7 +292,7 @@ fn layer_controls(
 
 /// Root motion locked in place, its trail, and the trail of the selected joint. Returns
 /// whether any changed.
-fn root_motion_controls(ui: &mut egui::Ui, edited: &mut Edited, selected: Option<usize>) -> bool {
+fn root_motion_controls(ui: &mut egui::Ui, edited: &mut PoseParts, selected: Option<usize>) -> bool {
     let mut changed = false;
     ui.label("Root motion");
     ui.horizontal(|ui| {
@@ -364,7 +314,7 @@ fn root_motion_controls(ui: &mut egui::Ui, edited: &mut Edited, selected: Option
 
 /// Markers attached to joints: one added to the selected joint, each one's offset, and
 /// removing them. Returns whether any changed.
-fn attachment_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut Edited) -> bool {
+fn attachment_controls(ui: &mut egui::Ui, viewer: &Viewer, edited: &mut PoseParts) -> bool {
     let mut changed = false;
     let selected = viewer.view.selected_joint;
     ui.label("Attachments");

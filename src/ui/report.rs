@@ -5,17 +5,6 @@
 use crate::report::{Finding, FindingCode, RigReport, Severity, node_label};
 use crate::rig::Rig;
 use crate::viewer::{VertexRef, Viewer, marks_on_every_instance};
-use std::sync::Arc;
-
-/// The report of the active document's rig, computed once and kept in the document.
-pub fn current_report(viewer: &mut Viewer) -> Arc<RigReport> {
-    let document = viewer.document_mut();
-    Arc::clone(
-        document
-            .report
-            .get_or_insert_with(|| Arc::new(RigReport::new(&document.rig))),
-    )
-}
 
 /// The joint a finding leads to: the node it names, or else the joint with the largest weight on
 /// the first vertex it lists (for a mesh drawn with a skin).
@@ -48,7 +37,7 @@ fn severity_color(ui: &egui::Ui, severity: Severity) -> egui::Color32 {
 }
 
 pub fn report_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let report = current_report(viewer);
+    let report = viewer.rig_report();
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
     let title = format!("Report: {errors} errors, {warnings} warnings");

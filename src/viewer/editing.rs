@@ -128,6 +128,7 @@ impl Viewer {
     /// Files an edit made on the active document in its history. A new edit ends a repair
     /// preview's before/after toggle: the repair stays, as the edit under this one.
     pub(super) fn record_edit(&mut self, label: String, before: StepState) -> u64 {
+        self.end_bend_preview(false);
         let document = &mut self.documents[self.active];
         if document.repair.end_preview_keeping_repair() {
             self.marks.stale = true;
@@ -139,6 +140,7 @@ impl Viewer {
     /// that the change can be undone: the changes of one gesture (until
     /// [`Viewer::end_gesture`]) are one edit.
     pub fn record_pose_edit(&mut self, label: &str) {
+        self.end_bend_preview(false);
         if self.documents[self.active].history.joins_open_pose_step() {
             self.note_pose_change();
             return;
@@ -267,6 +269,7 @@ impl Viewer {
         if self.clip_edit_blocked().is_some() {
             return None;
         }
+        self.end_bend_preview(false);
         self.write_pose();
         let mut step = self.documents[self.active].history.take(direction)?;
         self.exchange_state(&mut step.state);

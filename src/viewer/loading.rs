@@ -534,7 +534,7 @@ mod tests {
         let later = Instant::now() + Duration::from_secs(3600);
 
         viewer.reload();
-        let document = viewer.document_mut();
+        let document = &mut viewer.documents[viewer.active];
         (document.file_changed, document.changed_at) = (true, Some(later));
         assert!(viewer.wait_for_load());
         assert!(!viewer.document().file_changed);
@@ -548,7 +548,7 @@ mod tests {
         let replacement = dir.path().join("rig.glb.new");
         std::fs::write(&replacement, &longer).unwrap();
         std::fs::rename(&replacement, &file).unwrap();
-        let document = viewer.document_mut();
+        let document = &mut viewer.documents[viewer.active];
         (document.file_changed, document.changed_at) = (true, Some(later));
         assert!(viewer.wait_for_load());
         assert!(viewer.document().file_changed);

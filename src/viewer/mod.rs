@@ -25,6 +25,7 @@ pub(crate) use marks::Marks;
 pub use marks::{VertexRef, marks_on_every_instance};
 pub(crate) use playback::Playback;
 pub use playback::WorkDone;
+pub use pose_edit::{PoseEdit, PoseParts};
 pub use recovery::{DocumentFingerprint, RestoreAnswer, RestoreError, RestoreOffer, Restored, journal_folder};
 pub use reload_question::{ReloadAnswer, ReloadQuestion};
 pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_name};
@@ -45,6 +46,7 @@ mod loading;
 mod look_at;
 mod marks;
 mod playback;
+mod pose_edit;
 mod recovery;
 mod reload_question;
 mod repair;
@@ -182,10 +184,12 @@ impl Viewer {
         &self.documents[self.active]
     }
 
-    /// The active document, for the caches the panels keep in it (its report) and for marking
-    /// its file seen.
-    pub fn document_mut(&mut self) -> &mut Document {
-        &mut self.documents[self.active]
+    /// The report of the active document's rig, made the first time it is asked for and kept in
+    /// the document until its rig changes.
+    pub fn rig_report(&mut self) -> Arc<crate::report::RigReport> {
+        let document = &mut self.documents[self.active];
+        let report = (document.report).get_or_insert_with(|| Arc::new(crate::report::RigReport::new(&document.rig)));
+        Arc::clone(report)
     }
 
     /// The active document's rig.
@@ -449,9 +453,9 @@ impl Viewer {
         &self.playback.animation
     }
 
-    /// The layers, crossfade, root motion, bends and attachments, for editing; marks the pose
-    /// for evaluation.
-    pub fn animation_mut(&mut self) -> &mut AnimationStack {
+    /// The layers, crossfade, root motion, bends and attachments, for the viewer's own edits
+    /// (others go through [`Viewer::edit_pose`]); marks the pose for evaluation.
+    fn animation_mut(&mut self) -> &mut AnimationStack {
         self.mark_dirty();
         &mut self.playback.animation
     }

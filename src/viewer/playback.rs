@@ -46,6 +46,8 @@ pub struct Playback {
     pub(crate) bind_worlds: Option<Option<Vec<glam::Mat4>>>,
     /// What the foot lock's pins were made for (see [`super::foot_lock`]).
     pub(super) foot_lock_state: super::foot_lock::FootLockState,
+    /// The bend shown while `R` or `G` runs (see [`super::pose_edit`]).
+    pub(super) bend_preview: Option<super::pose_edit::BendPreview>,
 }
 
 impl Playback {
@@ -61,6 +63,7 @@ impl Playback {
             path: SkinningPath::Gpu,
             method: SkinningMethod::Lbs,
             dirty: true,
+            bend_preview: None,
             cpu_skinned: false,
             stage_times: None,
             work_done: WorkDone::default(),

@@ -333,7 +333,7 @@ impl Viewer {
 
     pub fn mark_repaired_vertices(&mut self, mark: bool) {
         if self.document().repair.mark_changed != mark {
-            self.document_mut().repair.mark_changed = mark;
+            self.documents[self.active].repair.mark_changed = mark;
             self.marks.stale = true;
         }
     }

@@ -86,7 +86,7 @@ impl Viewer {
     /// result. A check of a document no longer open is left to finish on its own.
     pub fn ensure_symmetry(&mut self) {
         let background = self.background_checks;
-        self.document_mut().ensure_symmetry(background);
+        self.documents[self.active].ensure_symmetry(background);
     }
 
     /// [`Viewer::ensure_symmetry`] for the other side of a comparison.
@@ -100,7 +100,7 @@ impl Viewer {
     /// Runs the symmetry check of the active document to its end here, taking the result of
     /// one already running (for the command line and tests, which have nothing else to do).
     pub fn wait_for_symmetry(&mut self) {
-        self.document_mut().ensure_symmetry(false);
+        self.documents[self.active].ensure_symmetry(false);
     }
 
     /// What the symmetry check found in the active document, once the symmetry view has run it.

@@ -117,7 +117,7 @@ fn viewer_with_layer(base: usize, layer: Layer, time: f32) -> Viewer {
     let mut viewer = Viewer::new(rig(), None);
     viewer.player_mut().playing = false;
     viewer.select_clip(Some(base));
-    viewer.animation_mut().layers.push(layer);
+    viewer.edit_pose_parts(|parts| parts.layers.push(layer));
     viewer.seek(time);
     viewer
 }
@@ -210,9 +210,11 @@ fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
     });
     let mut viewer = Viewer::new(elsewhere, None);
     viewer.select_clip(Some(0));
-    viewer.animation_mut().layers.push(Layer {
-        mask: Some(2),
-        ..Layer::new(1)
+    viewer.edit_pose_parts(|parts| {
+        parts.layers.push(Layer {
+            mask: Some(2),
+            ..Layer::new(1)
+        })
     });
     viewer.seek(0.5);
     assert!(
@@ -225,7 +227,7 @@ fn a_mask_limits_a_layer_to_a_joint_and_its_descendants() {
 fn a_crossfade_at_half_its_duration_equals_a_half_mix() {
     let mut fading = Viewer::new(rig(), None);
     fading.select_clip(Some(0));
-    fading.animation_mut().crossfade_seconds = 0.4;
+    fading.edit_pose_parts(|parts| parts.crossfade_seconds = 0.4);
     fading.select_clip(Some(1));
     assert!(fading.animation().fade.is_some());
     fading.player_mut().playing = true;
@@ -264,7 +266,7 @@ fn an_attachment_follows_its_fox_joint_through_a_clip() {
         rotation_degrees: Vec3::new(0.0, 90.0, 0.0),
         size: 5.0,
     };
-    viewer.animation_mut().attachments.push(attachment);
+    viewer.edit_pose_parts(|parts| parts.attachments.push(attachment));
     let walk = viewer.rig().find_clip("Walk").unwrap();
     viewer.select_clip(Some(walk));
     let duration = viewer.clip_duration();

@@ -371,19 +371,19 @@ fn inspect_curves_prints_the_keys_and_samples_and_the_report_finds_the_flip() {
 fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects() {
     let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
     let head = viewer.rig().find_node("Head").unwrap();
-    viewer.animation_mut().root_motion.trail_joint = Some(head);
+    viewer.edit_pose_parts(|parts| parts.root_motion.trail_joint = Some(head));
     viewer.player_mut().playing = false;
     viewer.player_mut().time = 0.5;
     viewer.mark_dirty();
     viewer.pose();
     // One point per frame of the 1 s clip: the head carried 1/30 along x each frame.
-    let points = viewer.animation_mut().trail.points.clone();
+    let points = viewer.animation().trail.points.clone();
     assert_eq!(points.len(), 31);
     for (k, p) in points.iter().enumerate() {
         let expected = bone_positions(WALK * k as f32 / 30.0)[2];
         assert!((*p - expected).length() < 1e-5, "frame {k}: {p} against {expected}");
     }
-    assert!(!viewer.animation_mut().trail.on_ground);
+    assert!(!viewer.animation().trail.on_ground);
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
@@ -398,7 +398,7 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
             "the trail is drawn at ({x:.1}, {y:.1})"
         );
     }
-    viewer.animation_mut().root_motion.trail_joint = None;
+    viewer.edit_pose_parts(|parts| parts.root_motion.trail_joint = None);
     viewer.mark_dirty();
     let without = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
     let (x, y) = to_pixel(points[0]);

@@ -10,7 +10,7 @@ use rigscope::anim::JointOverride;
 use rigscope::anim::ik_layer::IkGoal;
 use rigscope::journal::{self, JournalError};
 use rigscope::rig::Rig;
-use rigscope::viewer::{ClipEdit, LookAtTarget, RepairOptions, RestoreAnswer, Viewer};
+use rigscope::viewer::{ClipEdit, LookAtTarget, PoseEdit, RepairOptions, RestoreAnswer, Viewer};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -113,21 +113,19 @@ fn play_a_session(viewer: &mut Viewer, clips: &Path) {
     let end = chain_end(viewer);
     let place = viewer.pose().worlds[end].w_axis.truncate();
     let goal = IkGoal::for_end_joint(&viewer.rig().nodes, end, place + glam::Vec3::new(0.1, 0.2, 0.0)).unwrap();
-    viewer.record_pose_edit("add IK goal");
-    viewer.animation_mut().ik_goals.push(goal);
+    viewer.edit_pose(PoseEdit::AddIkGoal(goal));
     viewer.end_gesture();
     // A drag of the goal over three frames: one edit.
     for k in 1..=3 {
-        viewer.record_pose_edit("move IK goal");
-        viewer.animation_mut().ik_goals[0].target = place + glam::Vec3::new(0.05 * k as f32, 0.3, 0.0);
+        let target = place + glam::Vec3::new(0.05 * k as f32, 0.3, 0.0);
+        viewer.edit_pose(PoseEdit::MoveIkGoal { goal: 0, target });
     }
     viewer.end_gesture();
     assert_eq!(viewer.undo().as_deref(), Some("move IK goal"));
     assert_eq!(viewer.redo().as_deref(), Some("move IK goal"));
 
     if let Some(weights) = viewer.animation().morph_overrides.iter().position(|w| !w.is_empty()) {
-        viewer.record_pose_edit("morph weight");
-        viewer.animation_mut().morph_overrides[weights][0] = Some(0.7);
+        viewer.edit_pose_parts(|parts| parts.morph_overrides[weights][0] = Some(0.7));
         viewer.end_gesture();
     }
     if viewer

@@ -165,14 +165,14 @@ fn activating_a_document_carries_clip_time_selection_and_bends_by_name() {
 #[test]
 fn each_document_keeps_its_own_report_and_closing_one_shows_another() {
     let mut viewer = Viewer::new(demo_named("first"), None);
-    let first_report = rigscope::ui::report::current_report(&mut viewer);
+    let first_report = viewer.rig_report();
     viewer.add_document(demo_named("second"), None);
     viewer.activate(1);
     assert!(viewer.document().report.is_none(), "not computed for the second yet");
-    let second_report = rigscope::ui::report::current_report(&mut viewer);
+    let second_report = viewer.rig_report();
     assert!(!std::sync::Arc::ptr_eq(&first_report, &second_report));
     viewer.activate(0);
-    let again = rigscope::ui::report::current_report(&mut viewer);
+    let again = viewer.rig_report();
     assert!(
         std::sync::Arc::ptr_eq(&first_report, &again),
         "kept while the document stays open"

@@ -283,9 +283,11 @@ fn hot_reload_shows_the_new_file_and_keeps_camera_view_clip_time_selection_and_b
     assert_eq!(viewer.title(), "• tail.glb — Rigscope");
 
     // With hot reload off, a change only marks the title until the person reloads (F5).
+    std::fs::write(&file, demo_glb(5)).unwrap();
+    tick_until(&mut viewer, "the reload of a good file", |v| !v.document().file_changed);
+    let generation = viewer.document().generation;
     viewer.hot_reload = false;
     viewer.diagnostics.error = None;
-    viewer.document_mut().file_changed = false;
     std::fs::write(&file, demo_glb(6)).unwrap();
     tick_until(&mut viewer, "the change mark", |v| v.document().file_changed);
     // Long after the changes settled, as the viewer's clock sees it.

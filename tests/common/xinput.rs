@@ -43,6 +43,9 @@ impl Screen {
                 &format!("{width}x{height}x24"),
                 "-nolisten",
                 "tcp",
+                // By default the server resets when its last client leaves, and a connection made
+                // during the reset is refused: the readiness probe below is such a client.
+                "-noreset",
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

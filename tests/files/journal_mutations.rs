@@ -68,8 +68,7 @@ fn a_session_s_journal(dir: &Path) -> (PathBuf, Vec<u8>) {
     }
     let end = viewer.rig().nodes.len() - 1;
     let goal = IkGoal::for_end_joint(&viewer.rig().nodes, end, glam::Vec3::new(0.3, 1.0, 0.2)).unwrap();
-    viewer.record_pose_edit("add IK goal");
-    viewer.animation_mut().ik_goals.push(goal);
+    viewer.edit_pose(rigscope::viewer::PoseEdit::AddIkGoal(goal));
     viewer.end_gesture();
     viewer.undo();
     viewer.redo();

@@ -10,7 +10,7 @@ use glam::Vec3;
 use rigscope::anim::ik_layer::{IkGoal, IkOutcome};
 use rigscope::anim::{PoseBuffers, PoseInputs, evaluate_pose};
 use rigscope::rig::Rig;
-use rigscope::viewer::Viewer;
+use rigscope::viewer::{PoseEdit, Viewer};
 
 fn xbot() -> Option<Rig> {
     let real = common::shared_rigs()?.join("real");
@@ -124,7 +124,7 @@ fn the_viewer_plays_a_clip_with_its_ik_goals() {
     let start = viewer.pose().worlds[hand].w_axis.truncate();
     let target = start + Vec3::new(0.0, 0.05, 0.05);
     let goal = IkGoal::for_end_joint(&viewer.rig().nodes, hand, target).unwrap();
-    viewer.animation_mut().ik_goals.push(IkGoal { soften: 1.0, ..goal });
+    viewer.edit_pose(PoseEdit::AddIkGoal(IkGoal { soften: 1.0, ..goal }));
     let pose = viewer.pose();
     assert_eq!(pose.ik_outcomes, [IkOutcome::Reached]);
     assert!((pose.worlds[hand].w_axis.truncate() - target).length() < 1e-4);
@@ -216,8 +216,7 @@ fn an_ik_goal_stays_when_clips_are_loaded() {
     viewer.select_clip(Some(walk));
     let target = viewer.pose().worlds[hand].w_axis.truncate() + Vec3::new(0.0, 0.05, 0.05);
     let goal = IkGoal::for_end_joint(&viewer.rig().nodes, hand, target).unwrap();
-    viewer.record_pose_edit("IK goal");
-    viewer.animation_mut().ik_goals.push(IkGoal { soften: 1.0, ..goal });
+    viewer.edit_pose(PoseEdit::AddIkGoal(IkGoal { soften: 1.0, ..goal }));
     viewer.end_gesture();
     let own_clips = viewer.rig().clips.len();
 
@@ -234,7 +233,7 @@ fn an_ik_goal_stays_when_clips_are_loaded() {
     assert!(viewer.undo().is_some(), "the clips go");
     assert_eq!(viewer.rig().clips.len(), own_clips);
     assert_eq!(viewer.animation().ik_goals.len(), 1, "the goal is the edit under them");
-    assert_eq!(viewer.history().undo_label(), Some("IK goal"));
+    assert_eq!(viewer.history().undo_label(), Some("add IK goal"));
 }
 
 #[test]

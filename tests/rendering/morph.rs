@@ -370,7 +370,7 @@ fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
     let mut viewer = rigscope::viewer::Viewer::new(rig, None);
     viewer.select_clip(Some(0));
     viewer.player_mut().time = 0.5;
-    viewer.animation_mut().crossfade_seconds = 0.4;
+    viewer.edit_pose_parts(|parts| parts.crossfade_seconds = 0.4);
     viewer.select_clip(Some(1));
     viewer.player_mut().playing = true;
     viewer.tick(0.2);

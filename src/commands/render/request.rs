@@ -8,7 +8,7 @@ use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
 use crate::skin::SkinningPath;
-use crate::viewer::Viewer;
+use crate::viewer::{PoseEdit, PoseParts, Viewer};
 use glam::Vec3;
 use std::path::PathBuf;
 
@@ -93,7 +93,9 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     }
     let joints = named_joints(&rig, request)?;
     let mut viewer = Viewer::new(rig, request.file.clone());
-    viewer.animation_mut().ik_goals = joints.ik_goals;
+    for goal in joints.ik_goals {
+        viewer.edit_pose(PoseEdit::AddIkGoal(goal));
+    }
     viewer.view.options = request.view;
     viewer.view.options.skeleton.show |= viewer.rig().instances.is_empty();
     viewer.player_mut().select(clip);
@@ -190,12 +192,13 @@ fn named_joints(rig: &Rig, request: &RenderRequest) -> Result<NamedJoints, Comma
 
 /// The request's clip layers, attachment markers and root motion.
 fn add_layers_and_markers(viewer: &mut Viewer, request: &RenderRequest) -> Result<(), CommandError> {
+    let mut parts = PoseParts::of(viewer.animation());
     for (clip, weight, mode) in &request.layers {
         let index = viewer
             .rig()
             .find_clip(clip)
             .ok_or_else(|| CommandError::Argument(format!("no clip '{clip}' to layer in {}", viewer.rig().name)))?;
-        viewer.animation_mut().layers.push(Layer {
+        parts.layers.push(Layer {
             weight: *weight,
             mode: *mode,
             ..Layer::new(index)
@@ -204,7 +207,7 @@ fn add_layers_and_markers(viewer: &mut Viewer, request: &RenderRequest) -> Resul
     let size = viewer.document().rest_bounds.size().max(1e-3) * 0.06;
     for name in &request.attach {
         let node = find_node(viewer.rig(), name)?;
-        viewer.animation_mut().attachments.push(Attachment {
+        parts.attachments.push(Attachment {
             node,
             offset: Vec3::ZERO,
             rotation_degrees: Vec3::ZERO,
@@ -214,10 +217,11 @@ fn add_layers_and_markers(viewer: &mut Viewer, request: &RenderRequest) -> Resul
     let trail_joint = (request.trail_joint.as_deref())
         .map(|name| find_node(viewer.rig(), name))
         .transpose()?;
-    viewer.animation_mut().root_motion = RootMotion {
+    parts.root_motion = RootMotion {
         trail_joint,
         ..request.root_motion
     };
+    viewer.edit_pose(PoseEdit::Parts(parts));
     Ok(())
 }
 

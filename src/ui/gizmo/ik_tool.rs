@@ -5,7 +5,7 @@ use super::{HIGHLIGHT, UiState, ViewGeometry};
 use crate::anim::gizmo::ray_plane_hit;
 use crate::anim::ik_layer::IkGoal;
 use crate::retarget::chain_end_for_pick;
-use crate::viewer::Viewer;
+use crate::viewer::{PoseEdit, Viewer};
 use egui::{Color32, PointerButton, Pos2, Stroke};
 use glam::Vec3;
 
@@ -46,16 +46,10 @@ pub(super) fn ik_tool(
             let ray = geometry.ray(viewer, at);
             if let Some(distance) = ray_plane_hit(ray.origin, ray.direction, drag.start_hit, drag.plane_normal) {
                 let target = drag.start_target + (ray.origin + ray.direction * distance - drag.start_hit);
-                let goal = drag.goal;
-                if viewer
-                    .animation()
-                    .ik_goals
-                    .get(goal)
-                    .is_some_and(|g| g.target != target)
-                {
-                    viewer.record_pose_edit("move IK goal");
-                    viewer.animation_mut().ik_goals[goal].target = target;
-                }
+                viewer.edit_pose(PoseEdit::MoveIkGoal {
+                    goal: drag.goal,
+                    target,
+                });
             }
         }
         return true;
@@ -96,8 +90,7 @@ pub(super) fn ik_tool(
                 return true;
             };
             viewer.end_gesture();
-            viewer.record_pose_edit("add IK goal");
-            viewer.animation_mut().ik_goals.push(goal);
+            viewer.edit_pose(PoseEdit::AddIkGoal(goal));
             viewer.animation().ik_goals.len() - 1
         }
     };

@@ -126,28 +126,20 @@ pub(super) fn run_modal(ui: &egui::Ui, viewer: &mut Viewer, tools: &mut PoseTool
         tools.modal = None;
         return;
     }
-    let before = modal.transform.frame.before;
     match step {
         ModalStep::Going => {
             if changed {
                 modal.text = modal.transform.describe();
-                let shown = modal.transform.result();
-                // A preview, not an edit: a cancel leaves no step in the history.
-                if viewer.animation().overrides[node] != shown {
-                    viewer.animation_mut().overrides[node] = shown;
-                }
+                viewer.preview_bend(node, modal.transform.result());
             }
         }
         ModalStep::Confirmed => {
-            let result = modal.transform.result();
-            viewer.animation_mut().overrides[node] = before;
-            viewer.end_gesture();
-            viewer.set_override(node, result);
-            viewer.end_gesture();
+            viewer.preview_bend(node, modal.transform.result());
+            viewer.end_bend_preview(true);
             tools.modal = None;
         }
         ModalStep::Cancelled => {
-            viewer.animation_mut().overrides[node] = before;
+            viewer.end_bend_preview(false);
             tools.modal = None;
         }
     }
