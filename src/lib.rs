@@ -58,11 +58,10 @@
 //! | commands | [`cli`], [`commands`], [`screenshot`] (and `src/main.rs`, which dispatches to them) |
 //! | the window | [`app`], the composition root |
 //!
-//! A feature folder keeps a feature's parts together, each at the layer of what it holds:
-//! [`compare`] is the model, with its state in the viewer (`compare/view.rs`, part of
-//! [`viewer`]), its drawing ([`compare::draw`], part of [`draw`]) and its window
-//! ([`compare::panel`], part of [`ui`]). The rules above count each part with the module it is
-//! part of; the model's files use none of the other parts.
+//! `tests/checks/module_graph.rs` reads the source and holds the code to this table and to
+//! having no circles. The comparing feature is therefore in three places, each at the layer of
+//! what it holds: the model in [`compare`], the comparison the viewer keeps in
+//! [`viewer::Comparison`], its drawing in [`draw::compare`] and its window in [`ui::compare`].
 //!
 //! # Modules
 //!

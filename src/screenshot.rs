@@ -306,7 +306,7 @@ pub fn render_window(
 
 /// The 3D view as the viewer shows it (same camera, pose and view options), without the UI,
 /// rendered offscreen at `width`×`height` pixels.
-/// With a comparison open, both sides as its layout shows them (see [`crate::compare::draw`]).
+/// With a comparison open, both sides as its layout shows them (see [`crate::draw::compare`]).
 pub fn render_view(gpu: &Gpu, viewer: &mut Viewer, width: u32, height: u32) -> Result<image::RgbaImage, GpuError> {
     render_view_with(gpu, viewer, width, height, crate::render::scene::OFFSCREEN_SAMPLES)
 }
@@ -321,7 +321,7 @@ pub fn render_view_with(
     samples: u32,
 ) -> Result<image::RgbaImage, GpuError> {
     if viewer.comparison().is_some() {
-        return crate::compare::draw::render_comparison(gpu, viewer, width, height, samples);
+        return crate::draw::compare::render_comparison(gpu, viewer, width, height, samples);
     }
     render_one_side(gpu, viewer, width, height, samples)
 }

@@ -221,7 +221,7 @@ impl WindowState {
         let ppp = full_output.pixels_per_point;
         let viewport = ui::viewport_pixels(output.viewport, ppp);
         self.last_viewport = Some(viewport);
-        let aspect = crate::compare::draw::active_aspect(viewer, viewport);
+        let aspect = crate::draw::compare::active_aspect(viewer, viewport);
         self.keep_other_side_renderer(viewer.comparison().is_some());
         let other_side = self.other_side.as_mut();
         let screen = egui_wgpu::ScreenDescriptor {
@@ -241,8 +241,8 @@ impl WindowState {
             let scene_draw = match other_side {
                 Some(other) => {
                     // The other side from the frame state the step prepared.
-                    crate::compare::draw::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
-                    crate::compare::draw::encode_detailed(
+                    crate::draw::compare::prepare_other_side(recording.gpu, other, recording.viewer, viewport);
+                    crate::draw::compare::encode_detailed(
                         detail,
                         recording.gpu,
                         (recording.renderer, other),

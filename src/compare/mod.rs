@@ -9,22 +9,19 @@
 //! repeat), vertices by bind position within a tolerance from the mesh's own vertex spacing,
 //! clips by name.
 //!
-//! The feature's other parts sit beside the model, each at its own layer (see the crate's
-//! layers): the comparison shown in the viewer (`view.rs`: the other side's document and
-//! playback, following the active side), its drawing ([`draw`]), the Compare window
-//! ([`panel`]) and the text of `rigscope diff` (`output.rs`; the command is
-//! `commands/diff.rs`). The model's modules use none of them.
+//! The feature's other parts are in the modules of their layers (see the crate's layers): the
+//! comparison the viewer keeps (`viewer::Comparison`: the other side's document and playback,
+//! following the active side), its drawing (`draw::compare`), the Compare window
+//! (`ui::compare`); the text of `rigscope diff` is `output.rs` here (the command is
+//! `commands/diff.rs`). This module uses none of them.
 
 mod clips;
-pub mod draw;
 mod materials;
 mod output;
-pub mod panel;
 mod poses;
 mod progress;
 mod skeleton;
 mod vertices;
-mod view;
 
 use crate::anim::{Bounds, PoseBuffers};
 use crate::rig::Rig;
@@ -39,7 +36,6 @@ pub use poses::{PoseAt, PoseDiff, PoseError, PoseRequest, compare_poses, compare
 pub use progress::{CompareProgress, ProgressFn};
 pub use skeleton::{JointChange, Reparented, SkeletonDiff, SkinRebase};
 pub use vertices::{UnmatchedVertex, VertexChange, VertexRef, WeightsDiff};
-pub use view::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, Side, joint_error};
 
 /// Where two rigs may differ before they count as different.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -192,7 +192,7 @@ fn view_mode_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
             );
             if viewer
                 .comparison()
-                .is_some_and(|c| c.layout == crate::compare::CompareLayout::Side)
+                .is_some_and(|c| c.layout == crate::viewer::CompareLayout::Side)
             {
                 items.push(LegendItem::Text(
                     "each side against the other, its vertices matched from its side".to_owned(),
@@ -237,7 +237,7 @@ fn view_mode_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
 fn comparison_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
     if viewer.comparison().is_some() && viewer.view.options.skeleton.show {
         let position = crate::render::skeleton::JOINT_ERROR_FULL_SCALE * 100.0;
-        let degrees = crate::compare::JOINT_ROTATION_FULL_SCALE_DEGREES;
+        let degrees = crate::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
         items.push(LegendItem::Ramp {
             color: &heat_ramp,
             ends: ["0".to_owned(), format!("≥ {position} % of size or {degrees}°")],

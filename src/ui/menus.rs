@@ -277,7 +277,7 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
         return;
     };
     ui.horizontal(|ui| {
-        for &layout in <crate::compare::CompareLayout as strum::VariantArray>::VARIANTS {
+        for &layout in <crate::viewer::CompareLayout as strum::VariantArray>::VARIANTS {
             ui.radio_value(&mut comparison.layout, layout, layout.label());
         }
     });

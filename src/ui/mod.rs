@@ -9,6 +9,7 @@ pub mod audit;
 pub mod audit_motion;
 pub mod clip_list;
 pub mod commands;
+pub mod compare;
 pub mod curves;
 pub mod discard;
 pub mod dqs_mask;
@@ -374,7 +375,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     about::about_window(ui.ctx(), &mut state.about_open, &info.adapter);
     audit::audit_window(ui.ctx(), viewer, &mut state.audit);
     repair::repair_window(ui.ctx(), viewer, &mut state.repair, &mut actions);
-    crate::compare::panel::compare_window(ui.ctx(), viewer);
+    crate::ui::compare::compare_window(ui.ctx(), viewer);
     joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
     curves::curves_window(ui.ctx(), viewer, &mut state.curves);
 

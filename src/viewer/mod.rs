@@ -3,7 +3,6 @@
 //! time and input; the UI edits it.
 
 use crate::anim::{AnimationStack, JointOverride, Player, PoseBuffers};
-use crate::compare::Comparison;
 use crate::reload::Waker;
 use crate::render::FrameState;
 pub use crate::repair::{REPAIRS, RepairOptions};
@@ -11,6 +10,7 @@ use crate::rig::{Rig, RigError};
 use crate::skin::{SkinnedPose, SkinningMethod, SkinningPath, posed_bounds};
 use crate::timings::FrameStages;
 pub use clip_edits::{ClipEdit, ClipEdits, ClipOrigin};
+pub use comparison::{CompareLayout, Comparison, JOINT_ROTATION_FULL_SCALE_DEGREES, Side, joint_error};
 pub use diagnostics::Diagnostics;
 pub use document::{Document, influence_counts};
 pub use document_state::DocumentState;
@@ -32,6 +32,7 @@ pub use repair::{RepairAnalysis, RepairSaveError, changed_vertices, suggested_na
 pub use view::View;
 
 mod clip_edits;
+mod comparison;
 mod diagnostics;
 mod document;
 mod document_state;

@@ -6,9 +6,9 @@ use crate::common;
 use crate::common::gpu;
 
 use glam::Vec3;
-use rigscope::compare::CompareLayout;
 use rigscope::rig::Rig;
 use rigscope::skin::{SkinnedPose, SkinningMethod, SkinningPath};
+use rigscope::viewer::CompareLayout;
 use rigscope::viewer::Viewer;
 
 /// Every skinned vertex position of `skinned`, instance by instance.
@@ -130,7 +130,7 @@ fn side_by_side_halves_of_the_same_rig_with_a_dqs_mask_draw_the_same_pixels() {
     viewer.frame_all();
     let (width, height) = (320, 160);
     let image = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).expect("renders");
-    let (left, right) = rigscope::compare::draw::split_width(width);
+    let (left, right) = rigscope::draw::compare::split_width(width);
     assert_eq!(left, right);
     let mut differing = 0;
     for y in 0..height {

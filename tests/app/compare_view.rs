@@ -9,11 +9,11 @@ use crate::common::gpu;
 use crate::common::different_pixels;
 use egui_kittest::kittest::Queryable;
 use image::RgbaImage;
-use rigscope::compare::CompareLayout;
-use rigscope::compare::draw::split_width;
+use rigscope::draw::compare::split_width;
 use rigscope::render::{Gpu, OrbitCamera};
 use rigscope::rig::Rig;
 use rigscope::screenshot::render_view;
+use rigscope::viewer::CompareLayout;
 use rigscope::viewer::Viewer;
 use std::path::Path;
 use std::process::Command;
@@ -274,7 +274,7 @@ fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views()
     let worst = diff.weights.changed_vertices[0];
     assert_eq!((worst.a.mesh, worst.a.primitive_index, worst.a.vertex), (0, 0, 0));
     assert!((worst.difference - 0.5).abs() < 1e-6, "{}", worst.difference);
-    click_entry(&mut harness, &rigscope::compare::panel::vertex_entry(&worst));
+    click_entry(&mut harness, &rigscope::ui::compare::vertex_entry(&worst));
     let viewer = &harness.state().0;
     let marked = |v: &rigscope::compare::VertexRef| rigscope::viewer::VertexRef {
         instance: v.instance,
@@ -292,7 +292,7 @@ fn the_compare_window_lists_the_worst_first_and_a_click_shows_it_in_both_views()
     viewer.compare_with(packed, None, CompareLayout::Overlay);
     let (diff, mut harness) = compared(viewer);
     let walk = diff.clips.iter().find(|c| c.name == "Walk").expect("Walk compared");
-    click_entry(&mut harness, &rigscope::compare::panel::clip_entry(walk));
+    click_entry(&mut harness, &rigscope::ui::compare::clip_entry(walk));
     let viewer = &harness.state().0;
     assert_eq!(viewer.player().clip, viewer.rig().find_clip("Walk"));
     assert_eq!(Some(viewer.player().time), walk.worst_time);
@@ -333,8 +333,8 @@ fn the_skeleton_overlay_measures_each_joints_error_against_its_match() {
 #[test]
 fn a_turned_joint_is_coloured_by_the_larger_of_its_position_and_rotation_error() {
     use glam::{DMat4, DQuat, DVec3};
-    use rigscope::compare::JOINT_ROTATION_FULL_SCALE_DEGREES;
     use rigscope::render::skeleton::JOINT_ERROR_FULL_SCALE;
+    use rigscope::viewer::JOINT_ROTATION_FULL_SCALE_DEGREES;
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let demo = || rigscope::rig::open(None).expect("demo rig");
     let rig = demo();

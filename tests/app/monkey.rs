@@ -204,7 +204,7 @@ impl Screen {
             }
         }
         let viewport = ui::viewport_pixels(ui.viewport, RENDER_SCALE);
-        let aspect = rigscope::compare::draw::active_aspect(viewer, viewport);
+        let aspect = rigscope::draw::compare::active_aspect(viewer, viewport);
         if viewer.comparison().is_none() {
             self.other_side = None;
         } else if self.other_side.is_none() {
@@ -228,8 +228,8 @@ impl Screen {
             let mut draw = |encoder: &mut wgpu::CommandEncoder, targets: &RenderTargets, view: &wgpu::TextureView| {
                 match other_side {
                     Some(ref mut other) => {
-                        rigscope::compare::draw::prepare_other_side(gpu, other, recording.viewer, viewport);
-                        rigscope::compare::draw::encode_detailed(
+                        rigscope::draw::compare::prepare_other_side(gpu, other, recording.viewer, viewport);
+                        rigscope::draw::compare::encode_detailed(
                             detail,
                             gpu,
                             (&mut *recording.renderer, &mut **other),

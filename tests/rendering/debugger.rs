@@ -485,7 +485,7 @@ fn the_weight_difference_view_colors_each_vertex_by_its_difference_from_the_othe
     let mut viewer = Viewer::new(mirrored_quads_rig(), None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
     let other = reweighted_quads_rig();
-    viewer.compare_with(other, None, rigscope::compare::CompareLayout::Side);
+    viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
     viewer.view.options.mode = ViewMode::WeightDifference;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);
@@ -544,7 +544,7 @@ fn the_other_side_of_a_comparison_is_colored_by_its_difference_from_the_active_f
     let reverse = rigscope::compare::compare(&other, &active, &rigscope::compare::Thresholds::default());
     let mut viewer = Viewer::new(active, None);
     gpu::look_along_minus_z(&mut viewer, 6.0);
-    viewer.compare_with(other, None, rigscope::compare::CompareLayout::Side);
+    viewer.compare_with(other, None, rigscope::viewer::CompareLayout::Side);
     viewer.view.options.mode = ViewMode::WeightDifference;
     let target = Offscreen::new(&gpu, 300, 120).unwrap();
     let mut renderer = ViewRenderer::offscreen(&gpu);

@@ -257,11 +257,11 @@ fn the_window_way_ends_on_the_whole_scene_even_after_a_screenshot_cut_in() {
 
 #[test]
 fn a_heavy_comparison_shows_each_sides_proxy_while_the_view_moves_then_both_whole() {
-    use rigscope::compare::CompareLayout;
-    use rigscope::compare::draw::{encode_comparison, encode_detailed, prepare_other_side};
     use rigscope::draw::DetailedView;
+    use rigscope::draw::compare::{encode_comparison, encode_detailed, prepare_other_side};
     use rigscope::render::PixelRect;
     use rigscope::render::detail::SceneDraw;
+    use rigscope::viewer::CompareLayout;
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let rig = skinned_tube(200_000, 8);
     assert!(rig.triangle_count() >= PROXY_ABOVE_TRIANGLES);
@@ -272,7 +272,7 @@ fn a_heavy_comparison_shows_each_sides_proxy_while_the_view_moves_then_both_whol
         width: 240,
         height: 160,
     };
-    let aspect = rigscope::compare::draw::active_aspect;
+    let aspect = rigscope::draw::compare::active_aspect;
     let (mut viewer, mut active) = prepared(&gpu, rig.clone(), target.aspect());
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;

@@ -55,7 +55,7 @@ pub struct RenderRequest {
     pub engine: Option<crate::engine::Engine>,
     /// A second file drawn as the other side of a comparison (`--compare`; `None` for the
     /// demo rig), and how.
-    pub compare: Option<(Option<PathBuf>, crate::compare::CompareLayout)>,
+    pub compare: Option<(Option<PathBuf>, crate::viewer::CompareLayout)>,
     /// Multisampling (`--msaa`); [`Msaa::Auto`](crate::render::Msaa::Auto) decides as the
     /// window does: 4× on a GPU, none on a CPU adapter.
     pub msaa: crate::render::Msaa,

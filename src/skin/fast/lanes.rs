@@ -455,5 +455,3 @@ unsafe impl Lanes for Vec4 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86;
-#[cfg(target_arch = "x86_64")]
-pub(crate) use x86::{deinterleave3, interleave3};

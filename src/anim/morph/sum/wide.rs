@@ -2,8 +2,8 @@
 //! consecutive vertices at a time with AVX-512.
 
 use super::{AddTerms, ChunkTaker, Plan, Vec3};
+use crate::cpu::interleave::{deinterleave3, interleave3};
 use crate::rig::MorphTarget;
-use crate::skin::fast::lanes::{deinterleave3, interleave3};
 use std::arch::x86_64::*;
 
 /// The masks that reach the first `vertices` (at most sixteen) of sixteen packed `Vec3`s in

@@ -1,7 +1,7 @@
 //! The Compare window: what differs between the open file and the file compared with, worst
 //! first (joints, vertices, clips); clicking an entry shows it in both views.
 
-use super::{ClipDiff, JointChange, RigDiff, Thresholds, VertexChange};
+use crate::compare::{ClipDiff, JointChange, RigDiff, Thresholds, VertexChange};
 use crate::viewer::{VertexRef, Viewer};
 use std::sync::Arc;
 
@@ -82,7 +82,7 @@ pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
     }
 }
 
-fn vertex_ref(vertex: &super::VertexRef) -> VertexRef {
+fn vertex_ref(vertex: &crate::compare::VertexRef) -> VertexRef {
     VertexRef {
         instance: vertex.instance,
         primitive: vertex.primitive_index,

@@ -3,13 +3,13 @@
 //! wireframe drawn into the active side's view, hidden where the active side's surface is in
 //! front of it.
 
-use super::CompareLayout;
-use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
+use super::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::detail::ScenePortion;
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, GpuError, Offscreen, PixelRect, RenderTargets, ViewOptions};
 use crate::timings::FrameTimings;
+use crate::viewer::CompareLayout;
 use crate::viewer::Viewer;
 use std::hash::{Hash, Hasher};
 

@@ -1,6 +1,8 @@
 //! Drawing the viewer's state: the one path every picture takes, whether it goes to the
 //! window, an offscreen render, a screenshot, a sequence, `render --ui` or `bench`.
 
+pub mod compare;
+
 use crate::render::FrameState;
 use crate::render::detail::{DetailPolicy, SceneDraw, ScenePortion};
 use crate::render::offscreen::Overlay;

@@ -2,14 +2,14 @@
 //! (with its own skinning choice and DQS mask), following the active side's clock and looked
 //! at through the active side's camera and view options.
 
-use super::{CompareProgress, NodeMatch, RigDiff, Thresholds};
+use super::{Document, Marks, Playback, SideInputs, VertexRef, View, Viewer, apply_dqs_mask};
 use crate::anim::{Player, PoseBuffers};
 use crate::audit::VertexSymmetry;
+use crate::compare::{CompareProgress, NodeMatch, RigDiff, Thresholds};
 use crate::render::skeleton::JOINT_ERROR_FULL_SCALE;
 use crate::render::{FrameState, ViewMode};
 use crate::rig::Rig;
 use crate::skin::{SkinningMethod, SkinningPath};
-use crate::viewer::{Document, Marks, Playback, SideInputs, VertexRef, View, Viewer, apply_dqs_mask};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -156,7 +156,7 @@ pub const JOINT_ROTATION_FULL_SCALE_DEGREES: f32 = 10.0;
 /// larger against its full scale.
 pub fn joint_error(mine: &glam::Mat4, theirs: &glam::Mat4, size: f32) -> f32 {
     let position = mine.w_axis.truncate().distance(theirs.w_axis.truncate()) / size;
-    let degrees = super::rotation_between(mine, theirs);
+    let degrees = crate::compare::rotation_between(mine, theirs);
     position.max(degrees / JOINT_ROTATION_FULL_SCALE_DEGREES * JOINT_ERROR_FULL_SCALE)
 }
 
@@ -294,7 +294,7 @@ impl Viewer {
         let (rig, other) = (Arc::clone(&document.rig), Arc::clone(comparison.other.rig()));
         let compare = move |progress: &CompareProgress| {
             let mut report = |fraction, what: &str| progress.set(fraction, what);
-            super::compare_with_progress(&rig, &other, &Thresholds::default(), &mut report)
+            crate::compare::compare_with_progress(&rig, &other, &Thresholds::default(), &mut report)
         };
         if !self.background_checks {
             comparison.diff = Some((generation, Arc::new(compare(&CompareProgress::default()))));
@@ -348,7 +348,7 @@ impl Viewer {
     }
 
     /// How far the comparison running on its thread has got: the fraction done and what it is
-    /// doing (see [`super::compare_with_progress`]).
+    /// doing (see [`crate::compare::compare_with_progress`]).
     pub fn comparison_progress(&self) -> Option<(f32, String)> {
         let (_, job) = self.compare.as_ref()?.diff_job.as_ref()?;
         Some(job.progress().get())

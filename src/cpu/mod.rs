@@ -1,6 +1,9 @@
 //! Which SIMD kernels this CPU runs: one run-time dispatch for every kernel family (skinning,
 //! dual quaternions, palette builds).
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod interleave;
+
 /// The environment variable that forces one kernel for every family in the process:
 /// `portable`, `avx2` or `avx512`. A bug report can then say which code ran, and a machine with
 /// AVX-512 can run the code an AVX2 laptop runs.
