@@ -94,8 +94,9 @@
 //! - [`screenshot`]: screenshots and the whole UI rendered offscreen.
 //! - [`app`]: the window: winit event loop, surface, renderers and egui; the composition root.
 //! - [`cli`]: what the command line names and the arguments commands share.
-//! - [`commands`]: the headless subcommands (render, inspect, audit, diff, bench, fix, clips,
-//!   export, make-demo), one module each.
+//! - [`commands`]: the headless subcommands (render, inspect, audit, check, diff, bench, fix,
+//!   clips, export, make-demo, completions, man), one module each, and the exit status they
+//!   share.
 //!
 //! Which file inside a module holds what is in `docs/architecture.md`.
 

@@ -1,10 +1,10 @@
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use rigscope::cli::ClipsArgs;
 use rigscope::cli::RigArgs;
-use rigscope::commands::clips::ClipsArgs;
-use rigscope::commands::status::{ErrorOutput, finish};
 use rigscope::commands::{
-    CommandError, Outcome, audit, bench, check, diff, edit_clips, export, fix, inspect, make_demo, packaging, render,
+    CommandError, Outcome, audit, bench, check, clips, completions, diff, export, fix, inspect, make_demo, man, render,
 };
+use rigscope::commands::{ErrorOutput, finish};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,7 +66,7 @@ enum Command {
     /// drop), writing a new .glb or .gltf that keeps everything else; an FBX rig is written
     /// whole as a new glTF. Exits with 0 when written, 1 when nothing changed, 2 on a bad
     /// argument or a file that cannot be read or written.
-    Clips(edit_clips::EditClipsArgs),
+    Clips(clips::EditClipsArgs),
     /// Compare two files of the same rig: joints, bind and rest poses, vertices and weights
     /// (matched by bind position), clips (world-space joint error over the whole clip),
     /// materials and report findings. Exits with 1 when they differ beyond the thresholds, 2
@@ -84,10 +84,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print a shell completion script (for packages: `rigscope completions bash > rigscope.bash`).
     #[command(hide = true)]
-    Completions(packaging::CompletionsArgs),
+    Completions(completions::CompletionsArgs),
     /// Write man pages into a folder: rigscope.1 and one per subcommand (rigscope-render.1, …).
     #[command(hide = true)]
-    Man(packaging::ManArgs),
+    Man(man::ManArgs),
 }
 
 /// Runs a subcommand; a failure goes to standard error, and as JSON to standard output when
@@ -99,13 +99,13 @@ fn run(command: &Command) -> ExitCode {
         Command::Audit(args) => (audit::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Check(args) => (check::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Fix(args) => (fix::run(args), ErrorOutput::Text),
-        Command::Clips(args) => (edit_clips::run(args), ErrorOutput::json_if(args.json, &args.file)),
+        Command::Clips(args) => (clips::run(args), ErrorOutput::json_if(args.json, &args.file)),
         Command::Diff(args) => (diff::run(args), ErrorOutput::json_if(args.json, &args.a)),
         Command::Export(args) => (export::run(args), ErrorOutput::Text),
         Command::MakeDemo(args) => (make_demo::run(args), ErrorOutput::Text),
         Command::Bench(args) => (bench::run(args), ErrorOutput::json_if(args.json, &args.rig.label())),
-        Command::Completions(args) => (packaging::completions(args, Cli::command()), ErrorOutput::Text),
-        Command::Man(args) => (packaging::man_pages(args, Cli::command()), ErrorOutput::Text),
+        Command::Completions(args) => (completions::run(args, Cli::command()), ErrorOutput::Text),
+        Command::Man(args) => (man::run(args, Cli::command()), ErrorOutput::Text),
     };
     finish(result, errors)
 }

@@ -1,7 +1,7 @@
 //! `rigscope check`: how each engine profile draws a file (see [`crate::engine`]), as a table
 //! of engines × findings, or JSON.
 
-use super::status::{CommandError, Outcome, open_rig};
+use crate::commands::{CommandError, Outcome, open_rig};
 use crate::engine::check::{EngineCheck, SAMPLE_RATE, check_engines};
 use crate::engine::{Engine, parse_engines};
 use serde_json::json;

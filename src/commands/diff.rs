@@ -1,7 +1,7 @@
 //! `rigscope diff`: what changed between two files of the same rig, as text or JSON, with an
 //! exit status a pipeline can gate on.
 
-use super::status::{CommandError, Outcome, open_rig};
+use crate::commands::{CommandError, Outcome, open_rig};
 use crate::compare::{PoseRequest, Thresholds, compare_with_poses};
 use serde_json::json;
 use std::fmt::Write;

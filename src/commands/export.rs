@@ -16,9 +16,9 @@
 //! into place once all of them are written (as [`crate::save`] and the PNG writer do), and never
 //! over a file the rig was read from.
 
-use super::status::{CommandError, Outcome};
 use crate::anim::PoseBuffers;
 use crate::anim::morph::{apply_morph, is_morphed};
+use crate::commands::{CommandError, Outcome};
 use crate::rig::{Material, Rig};
 use crate::save::new_gltf::{Chunk, Materials, gltf_files, png_bytes, write_files};
 use crate::save::{OutputFormat, SaveError, same_file};
@@ -175,7 +175,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CommandError> {
 pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
     // The output's name is checked first: a wrong one is refused without loading anything.
     ExportFormat::of_path(&args.out)?;
-    let input = super::status::demo_or_file(&args.file).map(Path::to_path_buf);
+    let input = crate::commands::demo_or_file(&args.file).map(Path::to_path_buf);
     let rig = crate::rig::open(input.as_deref()).map_err(|source| ExportError::Load {
         path: args.file.clone(),
         source,

@@ -2,7 +2,7 @@
 //! or `.gltf` that keeps everything else (see [`crate::save`]); the same repairs on `render
 //! --fix`, which only draws them; and the lines that say what the repairs changed.
 
-use super::status::{CommandError, Outcome};
+use crate::commands::{CommandError, Outcome};
 use crate::repair::{DEFAULT_LIMIT, DEFAULT_PRUNE, FillMode, MirrorDirection, RepairPlan, RepairSummary};
 use crate::rig::Rig;
 use crate::save::{SaveOptions, changed_primitives, save_changes};

@@ -1,6 +1,6 @@
 //! `rigscope make-demo`: the built-in demo rig written as a GLB file.
 
-use super::status::{CommandError, Outcome};
+use crate::commands::{CommandError, Outcome};
 use std::path::PathBuf;
 
 /// The arguments of `rigscope make-demo`.

@@ -13,7 +13,7 @@
 use crate::common;
 
 use crate::common::shared_folder;
-use rigscope::commands::status::{EXIT_FAILED, EXIT_FLAGGED};
+use rigscope::commands::{EXIT_FAILED, EXIT_FLAGGED};
 use rigscope::report::{RigReport, Severity};
 use rigscope::rig::load_file;
 use serde_json::Value;

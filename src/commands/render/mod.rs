@@ -7,9 +7,9 @@ mod request;
 pub use look::{LookArgs, LookError, Orbit};
 pub use request::{RenderRequest, viewer_for};
 
-use super::status::{CommandError, Outcome, demo_or_file};
 use crate::anim::{BlendMode, RootMotion};
 use crate::cli::{SkinningChoice, ViewArgs, parse_bend, parse_ik_target, parse_layer, parse_size};
+use crate::commands::{CommandError, Outcome, demo_or_file};
 use crate::draw::{Clock, ViewRenderer};
 use crate::names;
 use crate::render::camera::CameraAngle;
@@ -121,7 +121,7 @@ pub struct RenderArgs {
     #[arg(long, requires_all = ["ui", "joint"])]
     pub curves: bool,
     #[command(flatten)]
-    pub clips: super::clips::ClipsArgs,
+    pub clips: crate::cli::ClipsArgs,
     #[command(flatten)]
     pub fix: super::fix::RenderFixArgs,
     /// Draw a second file beside (or over) the first, through the same camera, at the same

@@ -3,7 +3,7 @@
 use crate::anim::ik_layer::IkGoal;
 use crate::anim::{Attachment, BlendMode, JointOverride, Layer, RootMotion};
 use crate::cli::{SkinningChoice, find_node};
-use crate::commands::status::CommandError;
+use crate::commands::CommandError;
 use crate::render::camera::CameraAngle;
 use crate::render::{Gpu, ViewOptions};
 use crate::rig::Rig;
@@ -138,7 +138,7 @@ fn load_rig(request: &RenderRequest) -> Result<Rig, CommandError> {
             source,
         }
     })?;
-    let mut rig = crate::commands::clips::add_clip_files(rig, &request.clips)?;
+    let mut rig = crate::cli::add_clip_files(rig, &request.clips)?;
     for warning in rig.load_warnings() {
         eprintln!("warning: {warning}");
     }

@@ -2,8 +2,10 @@
 //! CPU) → write the frame → encode → submit → wait, on an offscreen target — for the GPU path,
 //! the CPU path and the same mesh drawn static, with the medians of every stage.
 
-use super::status::{CommandError, Outcome};
+pub mod orbit;
+
 use crate::cli::{RigArgs, RigSource, SkinningChoice, SourceError, ViewArgs};
+use crate::commands::{CommandError, Outcome};
 use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
 use crate::render::{Gpu, Offscreen, ViewMode};
@@ -34,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub orbit: bool,
     #[command(flatten)]
-    pub clips: super::clips::ClipsArgs,
+    pub clips: crate::cli::ClipsArgs,
     #[command(flatten)]
     pub method: SkinningChoice,
 }
@@ -79,7 +81,7 @@ impl BenchOptions {
             },
             (error, _) => error.into(),
         })?;
-        let rig = super::clips::add_clip_files(rig, &self.clips)?;
+        let rig = crate::cli::add_clip_files(rig, &self.clips)?;
         Ok((rig, path))
     }
 }
@@ -443,12 +445,12 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     })
 }
 
-/// `rigscope bench`: runs [`run_bench`] (or with `--orbit` [`super::orbit::run_orbit`]) and
+/// `rigscope bench`: runs [`run_bench`] (or with `--orbit` [`orbit::run_orbit`]) and
 /// prints the table (unless `--json`) and, as the last line, the JSON object.
 pub fn run(args: &BenchArgs) -> Result<Outcome, CommandError> {
     let options = args.options();
     let (text, json) = if args.orbit {
-        let report = super::orbit::run_orbit(&options)?;
+        let report = orbit::run_orbit(&options)?;
         (report.to_text(), report.to_json())
     } else {
         let report = run_bench(&options)?;

@@ -1,11 +1,13 @@
 //! `rigscope audit`: the range-of-motion audit and the weight symmetry check of a file, as
 //! text or JSON, with an exit status a pipeline can gate on.
 
-use super::status::{CommandError, Outcome, open_rig_with};
+pub mod motion;
+
 use crate::audit::{
     AuditOptions, AuditReport, JointAudit, SymmetryOptions, SymmetryReport, Thresholds, VertexRef, Violation,
 };
 use crate::cli::find_node;
+use crate::commands::{CommandError, Outcome, open_rig_with};
 use crate::skin::SkinningMethod;
 use crate::skin::blend::DqsBlend;
 use serde_json::{Value, json};
@@ -76,9 +78,9 @@ pub struct AuditArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     #[command(flatten)]
-    pub clips: super::clips::ClipsArgs,
+    pub clips: crate::cli::ClipsArgs,
     #[command(flatten)]
-    pub motion: super::audit_motion::MotionArgs,
+    pub motion: motion::MotionArgs,
 }
 
 impl AuditArgs {
@@ -125,9 +127,9 @@ pub fn run(args: &AuditArgs) -> Result<Outcome, CommandError> {
     let label = args.file.display().to_string();
     let clip_files = args.clips.files();
     let rig = open_rig_with(&args.file, &clip_files.options.read)?;
-    let rig = super::clips::add_clip_files(rig, &clip_files)?;
+    let rig = crate::cli::add_clip_files(rig, &clip_files)?;
     if args.motion.motion {
-        return super::audit_motion::run(&rig, &label, &args.motion, args.json);
+        return motion::run(&rig, &label, &args.motion, args.json);
     }
     let options = checked_options(&rig, &label, args)?;
     let report = crate::audit::audit(&rig, &options);

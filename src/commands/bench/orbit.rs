@@ -3,8 +3,8 @@
 //! holds still until the whole scene is finished and kept; every frame is timed from its
 //! first CPU work to the GPU's end, with what it drew.
 
-use super::bench::BenchOptions;
-use super::status::CommandError;
+use super::BenchOptions;
+use crate::commands::CommandError;
 use crate::draw::{Clock, DetailedView, FrameStep, ViewRenderer};
 use crate::render::detail::SceneDraw;
 use crate::render::timer::GpuTimer;

@@ -1,8 +1,8 @@
 //! `rigscope inspect FILE --curves --joint NAME [--clip NAME] [--json]`: one joint's animation
 //! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
 
-use super::status::{CommandError, Outcome, open_rig_with};
 use crate::cli::find_node;
+use crate::commands::{CommandError, Outcome, open_rig_with};
 use crate::motion::curves::{Reading, SAMPLES_PER_SECOND, joint_curves};
 use crate::motion::rotation::RotationView;
 use crate::names::Named;

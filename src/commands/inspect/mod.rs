@@ -1,8 +1,10 @@
 //! `rigscope inspect`: the rig report of a file, as text or JSON, with an exit status a
 //! pipeline can gate on.
 
-use super::status::{CommandError, Outcome, open_rig_with};
+pub mod curves;
+
 use crate::anim::PoseBuffers;
+use crate::commands::{CommandError, Outcome, open_rig_with};
 use crate::report::{ReportLimits, RigReport};
 use crate::rig::Rig;
 use serde::Serialize;
@@ -24,7 +26,7 @@ pub struct InspectArgs {
     #[arg(long, value_name = "MESH:PRIMITIVE:INDEX", value_parser = parse_vertex)]
     pub vertex: Option<(usize, usize, u32)>,
     #[command(flatten)]
-    pub curves: super::curves::CurvesArgs,
+    pub curves: curves::CurvesArgs,
     #[command(flatten)]
     pub limits: ReportLimitArgs,
 }
@@ -55,10 +57,10 @@ impl ReportLimitArgs {
 
 /// `rigscope inspect`: prints the report of the file (the demo rig for `demo`) as text or as
 /// one JSON document, flagged when it has error findings. With `--vertex` it prints that vertex
-/// instead (see [`vertex_info`]); with `--curves`, one joint's curves (see [`super::curves`]).
+/// instead (see [`vertex_info`]); with `--curves`, one joint's curves (see [`curves`]).
 pub fn run(args: &InspectArgs) -> Result<Outcome, CommandError> {
     if args.curves.curves {
-        return super::curves::print(&args.file, &args.bvh.options(), &args.curves, args.json);
+        return curves::print(&args.file, &args.bvh.options(), &args.curves, args.json);
     }
     let label = args.file.display().to_string();
     let started = std::time::Instant::now();

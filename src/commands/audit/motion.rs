@@ -1,8 +1,8 @@
 //! `rigscope audit FILE --motion`: the clip motion checks (loop seam, foot contacts and
 //! sliding, root motion) per clip and the rig's rest pose against its bind pose, as text or JSON, exit status 1 when a clip exceeds the limits.
 
-use super::status::{CommandError, Outcome};
 use crate::cli::find_node;
+use crate::commands::{CommandError, Outcome};
 use crate::motion::checks::check_motion_on_contacts_of;
 use crate::motion::foot_lock::{FootLockOptions, bake_foot_lock};
 use crate::motion::{MotionOptions, MotionReport, MotionThresholds, check_motion, feet_by_name};

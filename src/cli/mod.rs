@@ -2,6 +2,9 @@
 //! arguments several commands share (the view, the skinning choice) and the parsers of compound
 //! values (sizes, bends, layers).
 
+mod clip_files;
+pub use clip_files::{ClipsArgs, JointPairError, add_clip_files, parse_joint_pair};
+
 use crate::anim::{BlendMode, GhostOptions};
 use crate::names::Named;
 use crate::render::{DeformationMeasure, SurfaceAxis, ViewMode, ViewOptions};
