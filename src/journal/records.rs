@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// An `f32` written as its bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Exact(pub u32);
 
@@ -117,7 +117,8 @@ pub struct TrsRecord {
     pub scale: [Exact; 3],
 }
 
-/// The pose a pose edit leaves: bends, morph weights set by hand, IK goals and the look-at.
+/// The pose a pose edit leaves: bends, morph weights set by hand, IK goals, the look-at and the
+/// Layers panel's part.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PoseRecord {
@@ -129,6 +130,53 @@ pub struct PoseRecord {
     pub morph_weights: Vec<Vec<Option<Exact>>>,
     pub ik_goals: Vec<IkGoalRecord>,
     pub look_at: Option<LookAtRecord>,
+    /// Written only when it holds something, so that a pose without it reads and writes as
+    /// format 1 did before the Layers panel's part was journaled.
+    #[serde(default, skip_serializing_if = "StackRecord::is_empty")]
+    pub stack: StackRecord,
+}
+
+/// The Layers panel's part of a pose: the layers, the crossfade, the root lock, the attachments
+/// and the foot lock (the root's trails only draw, and stay out).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackRecord {
+    pub layers: Vec<LayerRecord>,
+    pub crossfade_seconds: Exact,
+    pub root_lock: bool,
+    pub attachments: Vec<AttachmentRecord>,
+    pub lock_feet: bool,
+}
+
+impl StackRecord {
+    pub fn is_empty(&self) -> bool {
+        *self == StackRecord::default()
+    }
+}
+
+/// A clip layer (see `anim::Layer`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerRecord {
+    pub clip: usize,
+    pub weight: Exact,
+    pub speed: Exact,
+    pub time_offset: Exact,
+    pub looping: bool,
+    pub enabled: bool,
+    /// The blend mode's name (`mix`, `add`).
+    pub mode: String,
+    pub mask: Option<usize>,
+}
+
+/// A marker attached to a joint (see `anim::Attachment`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentRecord {
+    pub node: usize,
+    pub offset: [Exact; 3],
+    pub rotation_degrees: [Exact; 3],
+    pub size: Exact,
 }
 
 /// A bend (see `anim::JointOverride`).

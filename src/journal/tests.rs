@@ -37,6 +37,27 @@ fn entries() -> Vec<Entry> {
             morph_weights: vec![vec![None, Some(Exact::of(0.5))]],
             ik_goals: Vec::new(),
             look_at: None,
+            stack: StackRecord {
+                layers: vec![LayerRecord {
+                    clip: 0,
+                    weight: Exact::of(0.35),
+                    speed: Exact::of(-1.0),
+                    time_offset: Exact::of(f32::NAN),
+                    looping: false,
+                    enabled: true,
+                    mode: "add".into(),
+                    mask: Some(2),
+                }],
+                crossfade_seconds: Exact::of(0.3),
+                root_lock: true,
+                attachments: vec![AttachmentRecord {
+                    node: 1,
+                    offset: exact([0.0, -0.0, 0.02]),
+                    rotation_degrees: exact([0.0, 45.0, 0.0]),
+                    size: Exact::of(0.05),
+                }],
+                lock_feet: true,
+            },
         }),
         Entry::Undo,
         Entry::Redo,
@@ -230,4 +251,12 @@ fn records_written_in_this_format_read_as_the_same_edits() {
     {
         assert_eq!(serde_json::to_string(entry).unwrap(), *record);
     }
+}
+
+#[test]
+fn a_pose_record_of_a_journal_without_the_layers_part_reads_as_an_empty_stack() {
+    let earlier = r#"{"nodes":1,"bends":[],"morph_weights":[],"ik_goals":[],"look_at":null}"#;
+    let record: PoseRecord = serde_json::from_str(earlier).unwrap();
+    assert_eq!(record.stack, StackRecord::default());
+    assert_eq!(record.stack.crossfade_seconds.get(), 0.0);
 }

@@ -26,8 +26,8 @@ impl Viewer {
         if self.lock_feet() != on {
             self.end_gesture();
             self.record_pose_edit(if on { "lock feet" } else { "unlock feet" });
-            self.end_gesture();
             self.animation_mut().lock_feet = on;
+            self.end_gesture();
         }
         self.refresh_foot_lock();
         self.foot_lock_problem().cloned().map_or(Ok(()), Err)

@@ -50,37 +50,19 @@ pub(super) struct PoseSnapshot {
 }
 
 impl PoseSnapshot {
-    /// The bends, morph weights, IK goals and look-at given, the rest of the pose as
-    /// `animation` has it.
-    pub(super) fn new(
-        overrides: Vec<JointOverride>,
-        morph_overrides: Vec<Vec<Option<f32>>>,
-        ik_goals: Vec<IkGoal>,
-        look_at: Option<crate::anim::look_at::LookAt>,
-        animation: &AnimationStack,
-    ) -> PoseSnapshot {
+    /// The pose of the parts given.
+    pub(super) fn new(hand: HandPose, stack: StackParts) -> PoseSnapshot {
         PoseSnapshot {
-            overrides,
-            morph_overrides,
-            ik_goals,
-            look_at,
-            ..PoseSnapshot::of_rest(animation)
-        }
-    }
-
-    /// What [`PoseSnapshot::new`] does not give: `animation`'s own, the hand-set parts empty.
-    fn of_rest(animation: &AnimationStack) -> PoseSnapshot {
-        PoseSnapshot {
-            overrides: Vec::new(),
-            morph_overrides: Vec::new(),
-            ik_goals: Vec::new(),
-            look_at: None,
-            look_at_camera: animation.look_at_camera,
-            layers: animation.layers.clone(),
-            crossfade_seconds: animation.crossfade_seconds,
-            root_lock: animation.root_motion.lock,
-            attachments: animation.attachments.clone(),
-            lock_feet: animation.lock_feet,
+            overrides: hand.overrides,
+            morph_overrides: hand.morph_overrides,
+            ik_goals: hand.ik_goals,
+            look_at: hand.look_at,
+            look_at_camera: hand.look_at_camera,
+            layers: stack.layers,
+            crossfade_seconds: stack.crossfade_seconds,
+            root_lock: stack.root_lock,
+            attachments: stack.attachments,
+            lock_feet: stack.lock_feet,
         }
     }
 
@@ -100,11 +82,8 @@ impl PoseSnapshot {
     }
 
     /// Puts this pose into `animation` (made for the same rig).
-    pub(super) fn put(self, animation: &mut AnimationStack) {
-        animation.overrides = self.overrides;
-        animation.morph_overrides = self.morph_overrides;
-        animation.ik_goals = self.ik_goals;
-        animation.look_at = self.look_at;
+    pub(super) fn put(mut self, animation: &mut AnimationStack) {
+        self.swap(animation);
     }
 
     /// Puts this pose into `animation` and keeps the one it had. A pose recorded for a rig with
@@ -115,6 +94,11 @@ impl PoseSnapshot {
         {
             return false;
         }
+        self.swap(animation);
+        true
+    }
+
+    fn swap(&mut self, animation: &mut AnimationStack) {
         std::mem::swap(&mut self.overrides, &mut animation.overrides);
         std::mem::swap(&mut self.morph_overrides, &mut animation.morph_overrides);
         std::mem::swap(&mut self.ik_goals, &mut animation.ik_goals);
@@ -125,8 +109,25 @@ impl PoseSnapshot {
         std::mem::swap(&mut self.root_lock, &mut animation.root_motion.lock);
         std::mem::swap(&mut self.attachments, &mut animation.attachments);
         std::mem::swap(&mut self.lock_feet, &mut animation.lock_feet);
-        true
     }
+}
+
+/// The parts of a pose set by hand in the view: bends, morph weights, IK goals and the look-at.
+pub(super) struct HandPose {
+    pub overrides: Vec<JointOverride>,
+    pub morph_overrides: Vec<Vec<Option<f32>>>,
+    pub ik_goals: Vec<IkGoal>,
+    pub look_at: Option<crate::anim::look_at::LookAt>,
+    pub look_at_camera: bool,
+}
+
+/// The Layers panel's part of a pose.
+pub(super) struct StackParts {
+    pub layers: Vec<crate::anim::Layer>,
+    pub crossfade_seconds: f32,
+    pub root_lock: bool,
+    pub attachments: Vec<crate::anim::Attachment>,
+    pub lock_feet: bool,
 }
 
 /// One entry of the undo or redo list.

@@ -11,14 +11,16 @@
 
 use super::Viewer;
 use super::clip_edits::ClipEdit;
-use super::history::PoseSnapshot;
-use crate::anim::JointOverride;
+use super::history::{HandPose, PoseSnapshot, StackParts};
 use crate::anim::ik_layer::IkGoal;
 use crate::anim::look_at::{LookAt, MAX_LOOK_AT_JOINTS};
+use crate::anim::{Attachment, BlendMode, JointOverride, Layer};
 use crate::journal::records::{
-    BendRecord, CarryRecord, ClipRecord, Exact, IkGoalRecord, LookAtRecord, PoseRecord, TrsRecord, exact, floats,
+    AttachmentRecord, BendRecord, CarryRecord, ClipRecord, Exact, IkGoalRecord, LayerRecord, LookAtRecord, PoseRecord,
+    StackRecord, TrsRecord, exact, floats,
 };
 use crate::journal::{self, Entry, FileFacts, Found, Header, Held, JournalWriter};
+use crate::names::Named;
 use crate::retarget::{CarriedClips, RetargetOptions};
 use crate::rig::{Rig, RigError, Trs};
 use glam::{Quat, Vec3};
@@ -329,7 +331,6 @@ impl Viewer {
                 let rig = Arc::clone(self.rig());
                 let snapshot = pose_from_record(record, &rig, &self.playback.animation)?;
                 snapshot.put(&mut self.playback.animation);
-                self.playback.animation.look_at_camera = record.look_at.as_ref().is_some_and(|l| l.follows_camera);
                 self.note_pose_change();
                 self.mark_dirty();
                 Ok(())
@@ -748,6 +749,7 @@ impl PoseRecord {
             morph_weights: Vec::new(),
             ik_goals: Vec::new(),
             look_at: None,
+            stack: StackRecord::default(),
         }
     }
 }
@@ -786,6 +788,31 @@ fn pose_record(animation: &crate::anim::AnimationStack) -> PoseRecord {
             enabled: look_at.enabled,
             follows_camera: animation.look_at_camera,
         }),
+        stack: StackRecord {
+            layers: (animation.layers.iter())
+                .map(|layer| LayerRecord {
+                    clip: layer.clip,
+                    weight: Exact::of(layer.weight),
+                    speed: Exact::of(layer.speed),
+                    time_offset: Exact::of(layer.time_offset),
+                    looping: layer.looping,
+                    enabled: layer.enabled,
+                    mode: layer.mode.name().to_owned(),
+                    mask: layer.mask,
+                })
+                .collect(),
+            crossfade_seconds: Exact::of(animation.crossfade_seconds),
+            root_lock: animation.root_motion.lock,
+            attachments: (animation.attachments.iter())
+                .map(|attachment| AttachmentRecord {
+                    node: attachment.node,
+                    offset: exact(attachment.offset.to_array()),
+                    rotation_degrees: exact(attachment.rotation_degrees.to_array()),
+                    size: Exact::of(attachment.size),
+                })
+                .collect(),
+            lock_feet: animation.lock_feet,
+        },
     }
 }
 
@@ -871,11 +898,58 @@ fn pose_from_record(
             })
         }
     };
-    Ok(PoseSnapshot::new(
+    let hand = HandPose {
         overrides,
         morph_overrides,
         ik_goals,
         look_at,
-        animation,
-    ))
+        look_at_camera: record.look_at.as_ref().is_some_and(|l| l.follows_camera),
+    };
+    Ok(PoseSnapshot::new(hand, stack_from_record(&record.stack, rig)?))
+}
+
+/// The Layers panel's part of a pose record, checked against `rig`: clips and nodes in range,
+/// blend modes by name.
+fn stack_from_record(record: &StackRecord, rig: &Rig) -> Result<StackParts, String> {
+    let nodes = rig.nodes.len();
+    let node_in_range = |node: usize| match node < nodes {
+        true => Ok(node),
+        false => Err(format!("node {node} of a rig of {nodes}")),
+    };
+    let layers = (record.layers.iter())
+        .map(|layer| {
+            if layer.clip >= rig.clips.len() {
+                return Err(format!("a layer of clip {} of {}", layer.clip, rig.clips.len()));
+            }
+            let mode = BlendMode::from_name_ignoring_case(&layer.mode)
+                .ok_or_else(|| format!("a layer blended by '{}'", layer.mode))?;
+            Ok(Layer {
+                clip: layer.clip,
+                weight: layer.weight.get(),
+                speed: layer.speed.get(),
+                time_offset: layer.time_offset.get(),
+                looping: layer.looping,
+                enabled: layer.enabled,
+                mode,
+                mask: layer.mask.map(node_in_range).transpose()?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let attachments = (record.attachments.iter())
+        .map(|attachment| {
+            Ok(Attachment {
+                node: node_in_range(attachment.node)?,
+                offset: Vec3::from_array(floats(attachment.offset)),
+                rotation_degrees: Vec3::from_array(floats(attachment.rotation_degrees)),
+                size: attachment.size.get(),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(StackParts {
+        layers,
+        crossfade_seconds: record.crossfade_seconds.get(),
+        root_lock: record.root_lock,
+        attachments,
+        lock_feet: record.lock_feet,
+    })
 }

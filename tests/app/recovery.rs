@@ -6,8 +6,8 @@
 
 use crate::common;
 
-use rigscope::anim::JointOverride;
 use rigscope::anim::ik_layer::IkGoal;
+use rigscope::anim::{Attachment, BlendMode, JointOverride, Layer};
 use rigscope::journal::{self, JournalError};
 use rigscope::rig::Rig;
 use rigscope::viewer::{ClipEdit, LookAtTarget, PoseEdit, RepairOptions, RestoreAnswer, Viewer};
@@ -79,8 +79,9 @@ fn chain_end(viewer: &Viewer) -> usize {
 }
 
 /// A session of every kind of edit: clips carried from `clips` (a file), clip edits, a weight
-/// repair, bends over several frames, an IK goal, morph weights, a look-at, undo and redo, a pose
-/// saved as a clip, and one edit left undone (to redo).
+/// repair, bends over several frames, an IK goal, morph weights, a look-at, a layer, a crossfade,
+/// the root lock, a marker, the foot lock, undo and redo, a pose saved as a clip, and one edit
+/// left undone (to redo).
 fn play_a_session(viewer: &mut Viewer, clips: &Path) {
     viewer.load_clips_from(clips.to_owned());
     assert!(viewer.wait_for_load());
@@ -135,6 +136,26 @@ fn play_a_session(viewer: &mut Viewer, clips: &Path) {
         viewer.set_look_at_weights(0.4, 0.8);
         viewer.end_gesture();
     }
+    // The Layers panel's part: a masked layer, a crossfade, the root lock, a marker and the
+    // foot lock (a rig without feet refuses it, and nothing changes).
+    viewer.edit_pose_parts(|parts| {
+        parts.layers.push(Layer {
+            weight: 0.35,
+            mode: BlendMode::Additive,
+            mask: Some(joint),
+            ..Layer::new(0)
+        });
+        parts.crossfade_seconds = 0.3;
+        parts.root_motion.lock = true;
+        parts.attachments.push(Attachment {
+            node: end,
+            offset: glam::Vec3::new(0.0, 0.02, 0.0),
+            rotation_degrees: glam::Vec3::new(0.0, 45.0, 0.0),
+            size: 0.05,
+        });
+    });
+    viewer.end_gesture();
+    let _ = viewer.set_lock_feet(true);
     let _ = viewer.mirror_pose();
     viewer.save_pose_as_clip("Held").unwrap();
     viewer.set_override(
