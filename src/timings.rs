@@ -10,6 +10,39 @@ use crate::render::FrameUpload;
 use crate::rig::Rig;
 use std::time::{Duration, Instant};
 
+/// The process's resident memory now and at its highest, in bytes, as the kernel counts it
+/// (`VmRSS` and `VmHWM`). On a software adapter this includes the GPU's buffers and textures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResidentMemory {
+    pub now: u64,
+    pub peak: u64,
+}
+
+impl ResidentMemory {
+    /// Read from `/proc/self/status`; `None` where there is none (not Linux).
+    pub fn read() -> Option<ResidentMemory> {
+        ResidentMemory::parse(&std::fs::read_to_string("/proc/self/status").ok()?)
+    }
+
+    /// The figures of a `/proc/PID/status` text.
+    pub fn parse(status: &str) -> Option<ResidentMemory> {
+        let kib = |key: &str| -> Option<u64> {
+            let line = status.lines().find_map(|l| l.strip_prefix(key))?;
+            let value = line.trim().strip_suffix("kB")?.trim();
+            value.parse::<u64>().ok().map(|k| k * 1024)
+        };
+        Some(ResidentMemory {
+            now: kib("VmRSS:")?,
+            peak: kib("VmHWM:")?,
+        })
+    }
+}
+
+/// `bytes` in MiB with one decimal, as the figures are printed.
+pub fn mebibytes(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
 /// A stage of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -138,12 +171,15 @@ pub struct RigFacts {
     pub influences: usize,
     /// Palette matrices written per frame (4×4 f32).
     pub palette_bytes: usize,
+    /// The data's own size ([`Rig::data_bytes`]).
+    pub data_bytes: u64,
 }
 
 impl RigFacts {
     pub fn of(rig: &Rig) -> RigFacts {
         let mut facts = RigFacts {
             vertices: rig.vertex_count(),
+            data_bytes: rig.data_bytes(),
             ..RigFacts::default()
         };
         for instance in &rig.instances {
