@@ -339,6 +339,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn resident_memory_is_read_from_the_kernels_status_text() {
+        let status = "Name:\trigscope\nVmPeak:\t  900 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n";
+        let memory = ResidentMemory::parse(status).unwrap();
+        assert_eq!((memory.now, memory.peak), (1024 * 1024, 2048 * 1024));
+        assert_eq!(ResidentMemory::parse("VmRSS:\t1 kB\n"), None, "no peak");
+        assert_eq!(mebibytes(3 << 20), "3.0 MiB");
+        #[cfg(target_os = "linux")]
+        {
+            let own = ResidentMemory::read().unwrap();
+            assert!(own.now > 0 && own.peak >= own.now, "{own:?}");
+        }
+    }
+
+    #[test]
     fn medians_and_history_follow_what_was_recorded() {
         assert_eq!(median(vec![]), None);
         assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
