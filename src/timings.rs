@@ -10,6 +10,39 @@ use crate::render::FrameUpload;
 use crate::rig::Rig;
 use std::time::{Duration, Instant};
 
+/// The process's resident memory now and at its highest, in bytes, as the kernel counts it
+/// (`VmRSS` and `VmHWM`). On a software adapter this includes the GPU's buffers and textures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResidentMemory {
+    pub now: u64,
+    pub peak: u64,
+}
+
+impl ResidentMemory {
+    /// Read from `/proc/self/status`; `None` where there is none (not Linux).
+    pub fn read() -> Option<ResidentMemory> {
+        ResidentMemory::parse(&std::fs::read_to_string("/proc/self/status").ok()?)
+    }
+
+    /// The figures of a `/proc/PID/status` text.
+    pub fn parse(status: &str) -> Option<ResidentMemory> {
+        let kib = |key: &str| -> Option<u64> {
+            let line = status.lines().find_map(|l| l.strip_prefix(key))?;
+            let value = line.trim().strip_suffix("kB")?.trim();
+            value.parse::<u64>().ok().map(|k| k * 1024)
+        };
+        Some(ResidentMemory {
+            now: kib("VmRSS:")?,
+            peak: kib("VmHWM:")?,
+        })
+    }
+}
+
+/// `bytes` in MiB with one decimal, as the figures are printed.
+pub fn mebibytes(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
 /// A stage of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -138,12 +171,15 @@ pub struct RigFacts {
     pub influences: usize,
     /// Palette matrices written per frame (4×4 f32).
     pub palette_bytes: usize,
+    /// The data's own size ([`Rig::data_bytes`]).
+    pub data_bytes: u64,
 }
 
 impl RigFacts {
     pub fn of(rig: &Rig) -> RigFacts {
         let mut facts = RigFacts {
             vertices: rig.vertex_count(),
+            data_bytes: rig.data_bytes(),
             ..RigFacts::default()
         };
         for instance in &rig.instances {
@@ -301,6 +337,20 @@ pub fn format_seconds(seconds: f32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resident_memory_is_read_from_the_kernels_status_text() {
+        let status = "Name:\trigscope\nVmPeak:\t  900 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n";
+        let memory = ResidentMemory::parse(status).unwrap();
+        assert_eq!((memory.now, memory.peak), (1024 * 1024, 2048 * 1024));
+        assert_eq!(ResidentMemory::parse("VmRSS:\t1 kB\n"), None, "no peak");
+        assert_eq!(mebibytes(3 << 20), "3.0 MiB");
+        #[cfg(target_os = "linux")]
+        {
+            let own = ResidentMemory::read().unwrap();
+            assert!(own.now > 0 && own.peak >= own.now, "{own:?}");
+        }
+    }
 
     #[test]
     fn medians_and_history_follow_what_was_recorded() {

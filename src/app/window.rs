@@ -303,6 +303,7 @@ impl WindowState {
         }
         viewer.diagnostics.timings.gpu_timestamps = self.gpu_timer.is_some();
         viewer.diagnostics.timings.record(timings);
+        viewer.diagnostics.gpu_memory = self.renderer.gpu_memory();
         for id in &full_output.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }

@@ -9,8 +9,8 @@
 //! - `.glb`: one static mesh per primitive (no skin, no animation), its materials with their
 //!   base colour textures embedded as PNG.
 //!
-//! The rig keeps its images decoded (RGBA8, see [`crate::rig::Texture`]), not as the file's
-//! encoded bytes, so they are encoded anew as PNG (lossless: the same pixels come back).
+//! Each image is decoded again from the file's bytes (see [`crate::rig::Texture::rgba8`]) and
+//! encoded anew as PNG (lossless: the same pixels come back), whatever format the file used.
 //!
 //! Every file is written whole or not at all, through a temporary file beside it that is renamed
 //! into place once all of them are written (as [`crate::save`] and the PNG writer do), and never

@@ -146,19 +146,18 @@ fn material_changes(x: &Material, y: &Material) -> Vec<String> {
 /// Mean absolute difference of two images' RGBA bytes, as a fraction of 255; `None` when their
 /// sizes differ.
 fn mean_difference(a: &Texture, b: &Texture) -> Option<f32> {
-    if (a.width, a.height) != (b.width, b.height) || a.rgba8.len() != b.rgba8.len() {
+    if (a.width, a.height) != (b.width, b.height) {
         return None;
     }
-    if a.rgba8.is_empty() {
+    let (a, b) = (a.rgba8(), b.rgba8());
+    if a.len() != b.len() {
+        return None;
+    }
+    if a.is_empty() {
         return Some(0.0);
     }
-    let total: u64 = a
-        .rgba8
-        .iter()
-        .zip(&b.rgba8)
-        .map(|(&x, &y)| u64::from(x.abs_diff(y)))
-        .sum();
-    Some(total as f32 / (a.rgba8.len() as f32 * 255.0))
+    let total: u64 = a.iter().zip(b.iter()).map(|(&x, &y)| u64::from(x.abs_diff(y))).sum();
+    Some(total as f32 / (a.len() as f32 * 255.0))
 }
 
 /// Findings of B's report that A's lacks, and the reverse. Findings are told apart by code,

@@ -148,6 +148,11 @@ impl ViewRenderer {
         }
     }
 
+    /// What the uploaded rig takes on the GPU (`None` before one is uploaded).
+    pub fn gpu_memory(&self) -> Option<crate::render::GpuMemory> {
+        self.rig.as_ref().map(|(_, rig)| rig.gpu_memory())
+    }
+
     /// A renderer for [`Offscreen`] targets.
     pub fn offscreen(gpu: &Gpu) -> ViewRenderer {
         ViewRenderer::offscreen_with(gpu, crate::render::scene::OFFSCREEN_SAMPLES)

@@ -263,22 +263,36 @@ impl MorphBuffers {
 
 /// `texture` uploaded as sRGB (a color: base color, emission).
 pub(crate) fn create_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &Texture) -> wgpu::TextureView {
-    create_texture_as(device, queue, texture, wgpu::TextureFormat::Rgba8UnormSrgb)
+    create_texture_as(
+        device,
+        queue,
+        texture,
+        &texture.rgba8(),
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    )
 }
 
-/// `texture` uploaded in `format`: `Rgba8Unorm` for data sampled as stored (metallic-roughness,
-/// normals, occlusion), which an sRGB view would decode as if it were a color.
+/// The most bytes of pixels handed to the queue before the copies are waited for: the queue
+/// stages each write in a buffer of its own until the copy has run, and on a CPU adapter those
+/// buffers are process memory, so a 4096² image written at once cost 64 MiB more at the peak.
+const UPLOAD_BAND_BYTES: usize = 8 << 20;
+
+/// `texture`'s `rgba8` pixels uploaded in `format`: `Rgba8Unorm` for data sampled as stored
+/// (metallic-roughness, normals, occlusion), which an sRGB view would decode as if it were a
+/// color.
 pub(crate) fn create_texture_as(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     texture: &Texture,
+    rgba8: &[u8],
     format: wgpu::TextureFormat,
 ) -> wgpu::TextureView {
-    let descriptor = wgpu::TextureDescriptor {
+    let (width, height) = (texture.width, texture.height);
+    let gpu_texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some(&texture.name),
         size: wgpu::Extent3d {
-            width: texture.width,
-            height: texture.height,
+            width,
+            height,
             depth_or_array_layers: 1,
         },
         mip_level_count: 1,
@@ -287,15 +301,40 @@ pub(crate) fn create_texture_as(
         format,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
-    };
-    device
-        .create_texture_with_data(
-            queue,
-            &descriptor,
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &texture.rgba8,
-        )
-        .create_view(&wgpu::TextureViewDescriptor::default())
+    });
+    let row_bytes = width as usize * 4;
+    let band_rows = (UPLOAD_BAND_BYTES / row_bytes.max(1)).max(1);
+    let bands = rgba8.chunks(band_rows * row_bytes).take(height as usize);
+    let band_count = (height as usize).div_ceil(band_rows);
+    for (band, pixels) in bands.enumerate() {
+        let y = (band * band_rows) as u32;
+        let rows = (pixels.len() / row_bytes.max(1)) as u32;
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &gpu_texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d { x: 0, y, z: 0 },
+                aspect: wgpu::TextureAspect::All,
+            },
+            pixels,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row_bytes as u32),
+                rows_per_image: Some(rows),
+            },
+            wgpu::Extent3d {
+                width,
+                height: rows,
+                depth_or_array_layers: 1,
+            },
+        );
+        if band_count > 1 {
+            queue.submit([]);
+            // A lost device fails the draws that follow, where it is reported.
+            let _ = device.poll(wgpu::PollType::wait_indefinitely());
+        }
+    }
+    gpu_texture.create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 /// Each edge of a triangle list over `vertex_count` vertices once, as a line list (for the

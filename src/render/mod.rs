@@ -25,6 +25,6 @@ pub mod views;
 pub use camera::{CameraAngleError, OrbitCamera};
 pub use context::{Gpu, GpuError, REQUIRE_ADAPTER_ENV};
 pub use offscreen::Offscreen;
-pub use scene::{FrameState, FrameUpload, RigGpu, SceneRenderer};
+pub use scene::{FrameState, FrameUpload, GpuMemory, RigGpu, SceneRenderer};
 pub use targets::{Msaa, PixelRect, RenderTargets};
 pub use views::{DeformationMeasure, SkeletonOptions, SurfaceAxis, ViewMode, ViewOptions};

@@ -152,6 +152,11 @@ pub struct MorphGpu {
 }
 
 impl MorphGpu {
+    /// Bytes of its GPU buffers.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.deltas.size() + self.params.size()
+    }
+
     /// `targets` of a primitive of `vertices` vertices, uploaded sparse; nothing in use. Their
     /// tangent offsets are uploaded when the primitive `has_tangents` and a target moves them.
     pub fn new(

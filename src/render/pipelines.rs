@@ -43,16 +43,7 @@ impl SceneRenderer {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let white = create_texture(
-            device,
-            queue,
-            &Texture {
-                name: "white".into(),
-                width: 1,
-                height: 1,
-                rgba8: vec![255; 4],
-            },
-        );
+        let white = create_texture(device, queue, &Texture::from_rgba8("white", 1, 1, vec![255; 4]));
         let empty_palette = PaletteBuffers::new(device, &palette_layout, 1).bind_group;
         let empty_surface = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("no surface stream"),

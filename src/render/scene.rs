@@ -124,9 +124,31 @@ pub struct RigGpu {
     skinning: u32,
     /// A CPU-path surface stream as it is written (kept between frames: no allocation per frame).
     surface_scratch: Vec<[f32; 4]>,
+    /// What the rig's images take on the GPU.
+    texture_bytes: u64,
+}
+
+/// What a rig takes on the GPU: its buffers (vertex streams, indices, palettes, morph targets,
+/// overlays) and its textures, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GpuMemory {
+    pub buffers: u64,
+    pub textures: u64,
 }
 
 impl RigGpu {
+    /// What the rig takes on the GPU now.
+    pub fn gpu_memory(&self) -> GpuMemory {
+        let palettes: u64 = (self.palettes.iter().flatten())
+            .map(|p| p.matrices.size() + p.dual_quats.size())
+            .sum();
+        let draws: u64 = self.draws.iter().map(GpuDraw::buffer_bytes).sum();
+        GpuMemory {
+            buffers: palettes + draws + self.skeleton.size() + self.overlay.size(),
+            textures: self.texture_bytes,
+        }
+    }
+
     /// Whether some primitive has a proxy (the rig is heavy; see `render::detail`).
     pub fn has_proxy(&self) -> bool {
         self.draws.iter().any(|d| d.proxy.is_some())
@@ -194,6 +216,30 @@ struct GpuDraw {
 /// What a draw's bind group holds besides its uniform: the material's textures (white where it
 /// has none; the colour ones viewed as sRGB, the data ones as linear) and its surface stream
 /// (`shaders/mesh.wgsl`'s `surface`; a shared placeholder where the material reads none).
+impl GpuDraw {
+    fn buffer_bytes(&self) -> u64 {
+        let pair = |p: &Option<(wgpu::Buffer, wgpu::Buffer)>| p.as_ref().map_or(0, |(a, b)| a.size() + b.size());
+        let counted = |b: &Option<(wgpu::Buffer, u32)>| b.as_ref().map_or(0, |(b, _)| b.size());
+        let fixed = [
+            &self.positions,
+            &self.normals,
+            &self.uvs,
+            &self.influences,
+            &self.indices,
+            &self.uniform,
+            &self.colors,
+            &self.symmetry,
+            &self.morph.dqs_blend,
+        ];
+        fixed.iter().map(|b| b.size()).sum::<u64>()
+            + pair(&self.cpu_skinned)
+            + self.cpu_surface.as_ref().map_or(0, |(b, _)| b.size())
+            + counted(&self.proxy)
+            + counted(&self.edges)
+            + self.morph.morph.as_ref().map_or(0, MorphGpu::buffer_bytes)
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct DrawMaps {
     pub(super) base_color: wgpu::TextureView,

@@ -1,6 +1,8 @@
 //! Materials as files describe them (glTF's metallic-roughness model), and their textures.
 
 use glam::{Vec2, Vec3, Vec4};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone)]
 pub struct Material {
@@ -123,11 +125,89 @@ pub struct TextureRef {
     pub uv: UvTransform,
 }
 
-/// An sRGB RGBA8 image.
+/// An sRGB RGBA8 image. A file's image keeps only its encoded bytes once its first decode
+/// has been handed over (to the GPU upload, or to whichever command asks first): the decoded
+/// pixels of a 4096² texture are 64 MiB, its JPEG a few, and only the renderer, `export`,
+/// `diff` and Save as… read pixels, each once.
 #[derive(Debug, Clone)]
 pub struct Texture {
     pub name: String,
     pub width: u32,
     pub height: u32,
-    pub rgba8: Vec<u8>,
+    pixels: Pixels,
+}
+
+#[derive(Debug, Clone)]
+enum Pixels {
+    /// Made in memory (the demo rig, a stand-in): nothing to decode them from again.
+    Kept(Arc<[u8]>),
+    /// The file's encoded image, and its first decode until someone takes it. Clones share
+    /// the slot, so a rig copied before the upload does not keep a second 64 MiB alive.
+    Encoded {
+        bytes: Arc<[u8]>,
+        first: Arc<Mutex<Option<Vec<u8>>>>,
+    },
+}
+
+impl Texture {
+    /// A texture whose `rgba8` pixels (`width` × `height` × 4 bytes) live only in memory.
+    pub fn from_rgba8(name: impl Into<String>, width: u32, height: u32, rgba8: Vec<u8>) -> Texture {
+        Texture {
+            name: name.into(),
+            width,
+            height,
+            pixels: Pixels::Kept(rgba8.into()),
+        }
+    }
+
+    /// A file's image: its `encoded` bytes (PNG, JPEG, WebP, KTX2) and their decode, `rgba8`,
+    /// which the first call of [`Texture::rgba8`] takes.
+    pub(crate) fn from_encoded(name: String, width: u32, height: u32, encoded: Arc<[u8]>, rgba8: Vec<u8>) -> Texture {
+        Texture {
+            name,
+            width,
+            height,
+            pixels: Pixels::Encoded {
+                bytes: encoded,
+                first: Arc::new(Mutex::new(Some(rgba8))),
+            },
+        }
+    }
+
+    /// The pixels, row by row, 4 bytes each: for a file's image the import's decode the first
+    /// time, then a new decode of the file's bytes each time (they decoded once, so only a
+    /// failure to allocate could stop them; the image is then white).
+    pub fn rgba8(&self) -> Cow<'_, [u8]> {
+        match &self.pixels {
+            Pixels::Kept(rgba8) => Cow::Borrowed(rgba8),
+            Pixels::Encoded { bytes, first } => {
+                let taken = first.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                Cow::Owned(
+                    taken.unwrap_or_else(|| crate::rig::import::material::decode_again(bytes, self.width, self.height)),
+                )
+            }
+        }
+    }
+
+    /// Whether decoded pixels are held in memory: always for a texture made in memory, and for
+    /// a file's image until its first decode has been taken.
+    pub fn holds_pixels(&self) -> bool {
+        match &self.pixels {
+            Pixels::Kept(_) => true,
+            Pixels::Encoded { first, .. } => first.lock().map_or(true, |slot| slot.is_some()),
+        }
+    }
+
+    /// The file's encoded image, when the texture came from one.
+    pub fn encoded(&self) -> Option<&[u8]> {
+        match &self.pixels {
+            Pixels::Kept(_) => None,
+            Pixels::Encoded { bytes, .. } => Some(bytes),
+        }
+    }
+
+    /// Bytes of the decoded image (4 a pixel), held or not.
+    pub fn decoded_bytes(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * 4
+    }
 }

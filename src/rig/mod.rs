@@ -255,6 +255,55 @@ pub struct Rig {
 }
 
 impl Rig {
+    /// The data's own size in bytes, the yardstick of what loading the rig may cost: each
+    /// texture decoded with its whole mip chain, every vertex array and index, the morph
+    /// targets, and every clip's keys.
+    pub fn data_bytes(&self) -> u64 {
+        fn bytes<T>(v: &[T]) -> u64 {
+            std::mem::size_of_val(v) as u64
+        }
+        let textures: u64 = (self.textures.iter())
+            .map(|t| {
+                let (mut w, mut h, mut sum) = (u64::from(t.width), u64::from(t.height), 0);
+                loop {
+                    sum += w * h * 4;
+                    if w <= 1 && h <= 1 {
+                        break sum;
+                    }
+                    (w, h) = ((w / 2).max(1), (h / 2).max(1));
+                }
+            })
+            .sum();
+        let vertices: u64 = (self.meshes.iter().flat_map(|m| &m.primitives))
+            .map(|p| {
+                let influences = p
+                    .influences
+                    .as_ref()
+                    .map_or(0, |i| bytes(&i.joints) + bytes(&i.weights));
+                bytes(&p.positions)
+                    + bytes(&p.normals)
+                    + bytes(&p.uvs)
+                    + p.uv_sets.iter().map(|s| bytes(s)).sum::<u64>()
+                    + bytes(&p.tangents)
+                    + influences
+                    + bytes(&p.indices)
+                    + bytes(&p.colors)
+            })
+            .sum();
+        let morphs: u64 = (self.morphs.targets.iter().flatten().flatten())
+            .map(|t| {
+                bytes(&t.vertices) + bytes(&t.position_offsets) + bytes(&t.normal_offsets) + bytes(&t.tangent_offsets)
+            })
+            .sum::<u64>()
+            + (self.morphs.channels.iter())
+                .map(|c| bytes(&c.times) + bytes(&c.values))
+                .sum::<u64>();
+        let clips: u64 = (self.clips.iter().flat_map(|c| &c.channels))
+            .map(|c| bytes(&c.times) + bytes(&c.values))
+            .sum();
+        textures + vertices + morphs + clips
+    }
+
     /// Children, depths and joint facts of the nodes.
     pub fn hierarchy(&self) -> &Hierarchy {
         self.hierarchy_cache.0.get_or_init(|| Hierarchy::of(self))

@@ -113,13 +113,13 @@ fn type_name(components: usize) -> &'static str {
     }
 }
 
-/// `texture` encoded as PNG (the rig keeps images decoded; PNG gives the same pixels back);
+/// `texture` encoded as PNG (decoded from the file's image again; PNG gives the same pixels back);
 /// `None` for an image without pixels, which nothing could show.
 pub fn png_bytes(texture: &Texture) -> Option<Vec<u8>> {
     if texture.width == 0 || texture.height == 0 {
         return None;
     }
-    let image = image::RgbaImage::from_raw(texture.width, texture.height, texture.rgba8.clone())?;
+    let image = image::RgbaImage::from_raw(texture.width, texture.height, texture.rgba8().into_owned())?;
     let mut png = Vec::new();
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)

@@ -2,7 +2,7 @@
 //! as a rolling median, what sizes the work, and a button that copies it all as CSV.
 
 use crate::skin::SkinningPath;
-use crate::timings::{RigFacts, Stage, Timings, format_seconds};
+use crate::timings::{ResidentMemory, RigFacts, Stage, Timings, format_seconds, mebibytes};
 use crate::viewer::Viewer;
 
 /// Frames the medians cover (two seconds at 60 FPS).
@@ -83,6 +83,21 @@ fn timings_contents(ui: &mut egui::Ui, viewer: &Viewer) {
             ("Joints (palette entries)", facts.joints.to_string()),
             ("Influences per vertex", facts.influences.to_string()),
             ("Palette bytes per frame", facts.palette_bytes.to_string()),
+        ] {
+            ui.label(label);
+            ui.label(value);
+            ui.end_row();
+        }
+        // Read as the panel is drawn, and only then: it is open for a person to look at.
+        let resident = ResidentMemory::read().map_or("—".to_owned(), |r| {
+            format!("{} (peak {})", mebibytes(r.now), mebibytes(r.peak))
+        });
+        let gpu = viewer.diagnostics.gpu_memory.unwrap_or_default();
+        for (label, value) in [
+            ("Resident memory", resident),
+            ("The data's own size", mebibytes(facts.data_bytes)),
+            ("GPU buffer bytes", mebibytes(gpu.buffers)),
+            ("GPU texture bytes", mebibytes(gpu.textures)),
         ] {
             ui.label(label);
             ui.label(value);

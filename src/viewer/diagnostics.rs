@@ -1,6 +1,7 @@
 //! What the viewer shows about its own work: the frames' timings, the last error and the last
 //! CPU-versus-GPU comparison. Rendering and the app write it; the panels read it.
 
+use crate::render::GpuMemory;
 use crate::render::compute::Comparison;
 use crate::timings::Timings;
 
@@ -12,4 +13,6 @@ pub struct Diagnostics {
     pub error: Option<String>,
     /// The last CPU-vs-GPU comparison, until the pose or skinning changes.
     pub comparison: Option<Comparison>,
+    /// What the shown rig takes on the GPU (written by the window after each frame).
+    pub gpu_memory: Option<GpuMemory>,
 }

@@ -6,7 +6,7 @@ use crate::common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rigscope::skin::{SkinningMethod, SkinningPath};
-use rigscope::timings::{FrameTimings, Stage, format_seconds};
+use rigscope::timings::{FrameTimings, Stage, format_seconds, mebibytes};
 use rigscope::ui::UiState;
 use rigscope::ui::timings::GPU_PASS_UNSUPPORTED;
 use rigscope::viewer::Viewer;
@@ -63,4 +63,31 @@ fn without_the_cpu_path_no_cpu_skinning_row_is_shown() {
     assert!(harness.query_by_label("CPU skinning").is_none());
     assert!(harness.query_by_label(GPU_PASS_UNSUPPORTED).is_none());
     harness.get_by_label("GPU scene pass");
+}
+
+#[test]
+fn the_panel_shows_memory_the_data_and_the_gpu_hold() {
+    let mut viewer = Viewer::new(common::load_demo(), None);
+    record_frames(&mut viewer);
+    // Sizes no other row could show: 3 MiB of buffers and 64 MiB of textures.
+    viewer.diagnostics.gpu_memory = Some(rigscope::render::GpuMemory {
+        buffers: 3 << 20,
+        textures: 64 << 20,
+    });
+    let data = mebibytes(viewer.rig().data_bytes());
+    let mut harness = harness(viewer);
+    harness.run();
+    harness.get_by_label("Timings").click();
+    harness.run();
+    harness.get_by_label("Resident memory");
+    harness.get_by_label("GPU buffer bytes");
+    harness.get_by_label("3.0 MiB");
+    harness.get_by_label("GPU texture bytes");
+    harness.get_by_label("64.0 MiB");
+    harness.get_by_label("The data's own size");
+    assert!(harness.query_all_by_label(&data).count() >= 1, "{data}");
+    // Linux reads the kernel's figures: a resident size and a peak, not a dash.
+    if cfg!(target_os = "linux") {
+        assert!(harness.query_all_by_label_contains("MiB (peak ").count() == 1);
+    }
 }

@@ -238,7 +238,7 @@ fn assert_same_meshes(fbx: &Rig, gltf: &Rig) {
         if let (Some(ta), Some(tb)) = (ma.base_color_texture, mb.base_color_texture) {
             let (ta, tb) = (&fbx.textures[ta], &gltf.textures[tb]);
             assert_eq!((ta.width, ta.height), (tb.width, tb.height));
-            assert!(ta.rgba8 == tb.rgba8, "pixels of the texture of '{}'", ma.name);
+            assert!(ta.rgba8() == tb.rgba8(), "pixels of the texture of '{}'", ma.name);
         }
     }
 }

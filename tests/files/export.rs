@@ -250,7 +250,10 @@ fn a_glb_export_reloads_as_the_pose_with_its_materials_and_texture() {
             (got_texture.width, got_texture.height),
             (want_texture.width, want_texture.height)
         );
-        assert!(got_texture.rgba8 == want_texture.rgba8, "the texture's pixels changed");
+        assert!(
+            got_texture.rgba8() == want_texture.rgba8(),
+            "the texture's pixels changed"
+        );
     }
     let uvs =
         |rig: &Rig| -> Vec<glam::Vec2> { rig.meshes.iter().flat_map(|m| &m.primitives[0].uvs).copied().collect() };

@@ -23,7 +23,7 @@ fn assert_only_weights_changed(before: &Rig, repaired: &Rig, saved: &Rig) {
     same(&before.morphs, &saved.morphs, "morph targets");
     assert_eq!(before.textures.len(), saved.textures.len());
     for (a, b) in before.textures.iter().zip(&saved.textures) {
-        assert!(a.name == b.name && a.width == b.width && a.height == b.height && a.rgba8 == b.rgba8);
+        assert!(a.name == b.name && a.width == b.width && a.height == b.height && a.rgba8() == b.rgba8());
     }
     assert_eq!(before.meshes.len(), saved.meshes.len());
     for (m, ((old, new), saved_mesh)) in before

@@ -188,7 +188,8 @@ fn a_written_quad_keeps_its_materials_textures_tangents_and_tangent_offsets() {
     {
         assert_close(a, &b, &format!("texture {k}'s coordinates"));
     }
-    let pixels = |rig: &Rig, t: Option<rigscope::rig::TextureRef>| rig.textures[t.unwrap().texture].rgba8.clone();
+    let pixels =
+        |rig: &Rig, t: Option<rigscope::rig::TextureRef>| rig.textures[t.unwrap().texture].rgba8().into_owned();
     assert_eq!(
         pixels(&again, after.metallic_roughness_texture),
         pixels(&rig, before.metallic_roughness_texture)

@@ -22,3 +22,4 @@ mod pbr_shading;
 mod render;
 mod render_look;
 mod tangents;
+mod texture_memory;

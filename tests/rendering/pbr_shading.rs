@@ -246,12 +246,7 @@ fn a_wrong_brdf_would_be_caught() {
 
 /// A 2×2 sRGB texture, texels in reading order.
 fn texture(texels: [[u8; 4]; 4]) -> Texture {
-    Texture {
-        name: "2x2".into(),
-        width: 2,
-        height: 2,
-        rgba8: texels.concat(),
-    }
+    Texture::from_rgba8("2x2", 2, 2, texels.concat())
 }
 
 fn luminance(p: &image::Rgba<u8>) -> f32 {

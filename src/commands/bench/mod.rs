@@ -8,9 +8,9 @@ use crate::cli::{RigArgs, RigSource, SkinningChoice, SourceError, ViewArgs};
 use crate::commands::{CommandError, Outcome};
 use crate::draw::{Clock, FrameStep, ViewRenderer};
 use crate::render::timer::GpuTimer;
-use crate::render::{Gpu, Offscreen, ViewMode};
+use crate::render::{Gpu, GpuMemory, Offscreen, ViewMode};
 use crate::skin::{SkinningMethod, SkinningPath};
-use crate::timings::{FrameTimings, RigFacts, STAGE_COUNT, Stage, format_seconds, median};
+use crate::timings::{FrameTimings, ResidentMemory, RigFacts, STAGE_COUNT, Stage, format_seconds, mebibytes, median};
 use crate::viewer::Viewer;
 use std::time::Instant;
 
@@ -207,6 +207,10 @@ pub struct BenchReport {
     pub paths: Vec<PathResult>,
     /// The CPU skinning kernels alone on the rig's meshes (`None` without skinned vertices).
     pub kernels: Option<KernelRates>,
+    /// The process's resident memory after the frames (`None` where it cannot be read).
+    pub resident: Option<ResidentMemory>,
+    /// What the rig takes on the GPU.
+    pub gpu_memory: GpuMemory,
 }
 
 impl BenchReport {
@@ -280,6 +284,16 @@ impl BenchReport {
             ratio(BenchPath::Cpu, Stage::GpuPass),
             ratio(BenchPath::Cpu, Stage::Frame)
         );
+        let resident = self.resident.map_or("not measured".to_owned(), |r| {
+            format!("{} (peak {})", mebibytes(r.now), mebibytes(r.peak))
+        });
+        let _ = writeln!(
+            out,
+            "resident memory {resident}; GPU buffers {}, textures {}; the data's own size {}",
+            mebibytes(self.gpu_memory.buffers),
+            mebibytes(self.gpu_memory.textures),
+            mebibytes(f.data_bytes)
+        );
         if let Some(k) = &self.kernels {
             let _ = writeln!(
                 out,
@@ -322,6 +336,7 @@ impl BenchReport {
             "joints": self.facts.joints,
             "influences": self.facts.influences,
             "palette_bytes_per_frame": self.facts.palette_bytes,
+            "data_bytes": self.facts.data_bytes,
             "frames": self.frames,
             "size": [self.width, self.height],
             "view": self.view.to_string(),
@@ -334,6 +349,10 @@ impl BenchReport {
                 "lbs_ns_per_vertex": (k.lbs_ns * 100.0).round() / 100.0,
                 "dqs_ns_per_vertex": (k.dqs_ns * 100.0).round() / 100.0,
             })),
+            "resident_bytes": self.resident.map(|r| r.now),
+            "peak_resident_bytes": self.resident.map(|r| r.peak),
+            "gpu_buffer_bytes": self.gpu_memory.buffers,
+            "gpu_texture_bytes": self.gpu_memory.textures,
             "ratios": {
                 "gpu_over_static_pass": ratio(BenchPath::Gpu, Stage::GpuPass),
                 "cpu_over_static_pass": ratio(BenchPath::Cpu, Stage::GpuPass),
@@ -429,9 +448,12 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
             PathResult { path, medians }
         })
         .collect();
+    let gpu_memory = skinning_renderer.gpu_memory().unwrap_or_default();
     let kernels = kernel_rates(&mut viewer);
     Ok(BenchReport {
         kernels,
+        resident: ResidentMemory::read(),
+        gpu_memory,
         rig: viewer.rig().name.clone(),
         adapter: gpu.describe(),
         facts,

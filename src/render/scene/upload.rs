@@ -79,6 +79,7 @@ impl SceneRenderer {
             }),
             overlay_vertices: Vec::with_capacity(OVERLAY_CAPACITY),
             surface_scratch: Vec::new(),
+            texture_bytes: textures.bytes,
         }
     }
 }
@@ -89,6 +90,8 @@ impl SceneRenderer {
 struct RigTextures {
     srgb: Vec<Option<wgpu::TextureView>>,
     linear: Vec<Option<wgpu::TextureView>>,
+    /// What the uploaded images take on the GPU.
+    bytes: u64,
 }
 
 impl RigTextures {
@@ -108,18 +111,27 @@ impl RigTextures {
             }
         }
         let max_side = device.limits().max_texture_dimension_2d;
-        let upload = |uses: &[bool], format| -> Vec<Option<wgpu::TextureView>> {
-            (rig.textures.iter().zip(uses))
-                .map(|(t, &used)| {
-                    (used && t.width <= max_side && t.height <= max_side)
-                        .then(|| create_texture_as(device, queue, t, format))
-                })
-                .collect()
+        let mut textures = RigTextures {
+            srgb: Vec::with_capacity(n),
+            linear: Vec::with_capacity(n),
+            bytes: 0,
         };
-        RigTextures {
-            srgb: upload(&color, wgpu::TextureFormat::Rgba8UnormSrgb),
-            linear: upload(&data, wgpu::TextureFormat::Rgba8Unorm),
+        for ((t, &as_color), &as_data) in rig.textures.iter().zip(&color).zip(&data) {
+            let fits = t.width <= max_side && t.height <= max_side;
+            let (as_color, as_data) = (as_color && fits, as_data && fits);
+            // Read once for both views and dropped right after: a file's pixels are not kept.
+            let rgba8 = (as_color || as_data).then(|| t.rgba8());
+            let mut upload = |wanted: bool, format| {
+                let rgba8 = rgba8.as_deref().filter(|_| wanted)?;
+                textures.bytes += t.decoded_bytes();
+                Some(create_texture_as(device, queue, t, rgba8, format))
+            };
+            let srgb = upload(as_color, wgpu::TextureFormat::Rgba8UnormSrgb);
+            let linear = upload(as_data, wgpu::TextureFormat::Rgba8Unorm);
+            textures.srgb.push(srgb);
+            textures.linear.push(linear);
         }
+        textures
     }
 }
 

@@ -53,12 +53,7 @@ pub enum TextureError {
 
 /// Stand-in for an image that could not be loaded, so texture indices stay valid.
 pub fn missing_texture() -> Texture {
-    Texture {
-        name: "missing".into(),
-        width: 1,
-        height: 1,
-        rgba8: vec![255, 255, 255, 255],
-    }
+    Texture::from_rgba8("missing", 1, 1, vec![255, 255, 255, 255])
 }
 
 /// Every texture's image, decoded (`None`, with a warning, when it cannot be).
@@ -70,7 +65,6 @@ pub fn load_textures(
     warnings: &mut Vec<String>,
 ) -> Vec<Option<Texture>> {
     let images = &document.as_json().images;
-    // Several textures may share an image: it is decoded once, and copied for all but the last.
     let mut uses: BTreeMap<usize, usize> = BTreeMap::new();
     for texture in document.textures() {
         if let Ok(index) = texture_image(&texture, images.len()) {
@@ -81,35 +75,47 @@ pub fn load_textures(
         .keys()
         .map(|&index| image_bytes(document, &images[index], buffers, base_dir))
         .collect();
-    let mut decoded: HashMap<usize, Result<image::RgbaImage, TextureError>> = uses
+    let decoded = decode_images(&encoded, budget.left());
+    // Textures that share an image share one texture: the first to read its pixels takes the
+    // decode, the others decode the file's bytes again, rather than a copy each being kept.
+    let mut shared: HashMap<usize, Result<Texture, TextureError>> = uses
         .keys()
-        .copied()
-        .zip(decode_images(&encoded, budget.left()))
+        .zip(encoded)
+        .zip(decoded)
+        .map(|((&index, bytes), rgba)| {
+            let texture = rgba.and_then(|rgba| {
+                let bytes: Arc<[u8]> = bytes?.into();
+                let (width, height) = rgba.dimensions();
+                Ok(Texture::from_encoded(
+                    String::new(),
+                    width,
+                    height,
+                    bytes,
+                    rgba.into_raw(),
+                ))
+            });
+            (index, texture)
+        })
         .collect();
     document
         .textures()
         .map(|texture| {
             let label = texture_label(&texture, images);
             let result = texture_image(&texture, images.len()).and_then(|index| {
-                let left = uses.get_mut(&index).map_or(0, |n| {
+                let image = shared.get(&index).cloned();
+                let mut image = image.unwrap_or(Err(TextureError::NotDecoded))?;
+                budget.charge(image.decoded_bytes(), "the texture")?;
+                if uses.get_mut(&index).is_some_and(|n| {
                     *n -= 1;
-                    *n
-                });
-                let rgba = match (left, decoded.get(&index)) {
-                    (0, _) => decoded.remove(&index),
-                    (_, shared) => shared.cloned(),
-                };
-                let rgba = rgba.unwrap_or(Err(TextureError::NotDecoded))?;
-                budget.charge(rgba.len() as u64, "the texture")?;
-                Ok(rgba)
+                    *n == 0
+                }) {
+                    shared.remove(&index);
+                }
+                image.name.clone_from(&label);
+                Ok(image)
             });
             match result {
-                Ok(rgba) => Some(Texture {
-                    name: label,
-                    width: rgba.width(),
-                    height: rgba.height(),
-                    rgba8: rgba.into_raw(),
-                }),
+                Ok(image) => Some(image),
                 Err(e) => {
                     warnings.push(format!(
                         "texture {} ({label}) not loaded: {e}; drawn untextured",
@@ -130,12 +136,27 @@ pub fn decode_texture(name: &str, bytes: &[u8], budget: &mut Budget) -> Result<T
         .pop()
         .unwrap_or(Err(TextureError::NotDecoded))?;
     budget.charge(rgba.len() as u64, "the texture")?;
-    Ok(Texture {
-        name: name.to_owned(),
-        width: rgba.width(),
-        height: rgba.height(),
-        rgba8: rgba.into_raw(),
-    })
+    let (width, height) = rgba.dimensions();
+    Ok(Texture::from_encoded(
+        name.to_owned(),
+        width,
+        height,
+        bytes.into(),
+        rgba.into_raw(),
+    ))
+}
+
+/// `bytes` decoded again for [`Texture::rgba8`], after the import's decode was handed over:
+/// the same decoder on the same bytes, so the same pixels; white `width` × `height` if memory
+/// runs out this time.
+pub(crate) fn decode_again(bytes: &[u8], width: u32, height: u32) -> Vec<u8> {
+    match decode_image(bytes, MAX_BYTES / 2) {
+        Ok(rgba) if rgba.dimensions() == (width, height) => rgba.into_raw(),
+        Ok(_) | Err(_) => {
+            log::warn!("a {width}×{height} texture could not be decoded again; shown white");
+            vec![255; width as usize * height as usize * 4]
+        }
+    }
 }
 
 /// What a warning calls a texture: its image's name, or the image's index.

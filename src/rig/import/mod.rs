@@ -28,7 +28,7 @@ mod draco;
 mod extensions;
 mod fbx;
 mod geometry;
-mod material;
+pub(in crate::rig) mod material;
 mod meshopt;
 mod skeleton;
 mod source;
