@@ -19,6 +19,7 @@ mod json_mutations;
 mod pbr_import;
 mod save;
 mod save_clips;
+mod vrma;
 mod write_materials;
 
 /// A file under a folder of `tests/` runs only if its folder's `main.rs` declares it.

@@ -13,6 +13,7 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_texture_basisu",
     "KHR_materials_emissive_strength",
     "KHR_materials_unlit",
+    "VRMC_vrm_animation",
 ];
 
 /// Extensions whose data changes nothing Rigscope shows (VRM avatar metadata, lights, cameras'

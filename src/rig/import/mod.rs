@@ -34,6 +34,7 @@ mod skeleton;
 mod source;
 mod tangents;
 mod validate;
+mod vrm;
 
 use super::*;
 use accessor::Buffers;
@@ -48,6 +49,7 @@ pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
 pub use source::{FileError, UriError, read_file_bounded};
 pub use tangents::mikktspace_tangents;
+pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.
@@ -55,7 +57,7 @@ const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
 /// The extensions of the files [`load_file`] reads, as file dialogs and the path field offer them.
-pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "fbx", "bvh"];
+pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "vrma", "fbx", "bvh"];
 
 /// What a reader cannot tell from a file and is told instead.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -128,7 +130,11 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
-    let vrm_humanoid = extensions::vrm_humanoid(&root);
+    let vrma = vrm::read_vrma(&root)?;
+    let vrm_humanoid = match &vrma {
+        Some(vrma) => vrma.humanoid.clone(),
+        None => extensions::vrm_humanoid(&root),
+    };
     let document = gltf::Document::from_json_without_validation(root);
 
     let mut warnings = Vec::new();
@@ -184,6 +190,13 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         warnings: &mut warnings,
     };
     let (meshes, mut morphs) = read.meshes(&document, &materials)?;
+    read.facts.expressions = expressions(&document, &slot, &morphs, read.warnings);
+    read.facts.vrma = vrma.map(|vrma| VrmaFacts {
+        expressions: (vrma.expressions.into_iter())
+            .map(|(name, node)| (name, slot[node]))
+            .collect(),
+        look_at: vrma.look_at.map(|node| slot[node]),
+    });
     let clips = read.clips(&document, &slot, &mut morphs)?;
     let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
@@ -265,6 +278,23 @@ impl ReadState<'_> {
         }
         Ok(clips)
     }
+}
+
+/// An avatar's expressions, their binds checked against the meshes as read.
+fn expressions(
+    document: &gltf::Document,
+    slot: &[usize],
+    morphs: &Morphs,
+    warnings: &mut Vec<String>,
+) -> Vec<VrmExpression> {
+    let node_mesh: Vec<Option<usize>> = document.nodes().map(|n| n.mesh().map(|m| m.index())).collect();
+    let mesh_targets: Vec<usize> = (0..document.meshes().len()).map(|m| morphs.weight_count(m)).collect();
+    let targets = vrm::BindTargets {
+        node_mesh: &node_mesh,
+        mesh_targets: &mesh_targets,
+        slot,
+    };
+    vrm::vrm_expressions(document.as_json(), &targets, warnings)
 }
 
 /// The nodes that place a mesh, in node order.
