@@ -470,3 +470,87 @@ fn broken_vrma_extensions_are_refused_with_a_typed_error() {
         let _ = load_slice(&bytes[..end], None, "cut.vrma");
     }
 }
+
+/// The turn about +Y that makes `rig` face +Z with its left on +X, from its upper legs at rest
+/// (`left` and `right` by name).
+fn face_forward(rig: &Rig, left: &str, right: &str) -> DQuat {
+    let rest = PoseBuffers::new(rig);
+    let at = |name: &str| rest.worlds[rig.find_node(name).unwrap()].w_axis.truncate().as_dvec3();
+    let side = at(left) - at(right);
+    DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2 - side.x.atan2(side.z))
+}
+
+/// Writes clip `clip` of `rig` as VRM Animation, reads it back, and returns the largest joint
+/// position error (a fraction of the rig's height) and turn error (degrees) over every written
+/// key, against the rig's own clip turned to face +Z, and the number of bones compared.
+fn vrma_round_trip(rig: &Rig, clip: usize, legs: [&str; 2]) -> (f64, f64, usize) {
+    let bytes = rigscope::save::vrma::vrma_bytes(rig, clip).unwrap_or_else(|e| panic!("{}: {e}", rig.name));
+    let back = load_slice(&bytes, None, "back.vrma").unwrap_or_else(|e| panic!("{} as VRMA: {e}", rig.name));
+    let turn = face_forward(rig, legs[0], legs[1]);
+    let height = f64::from(rigscope::anim::rig_height(rig));
+    let compared: Vec<String> = back.nodes.iter().map(|n| n.name.clone()).collect();
+    assert_eq!(
+        back.facts.humanoid.len(),
+        compared.len(),
+        "every node written is a bone"
+    );
+    let (mut position, mut degrees) = (0.0f64, 0.0f64);
+    for &time in &back.clips[0].channels[0].times {
+        let (want, got) = (
+            crate::bvh::joint_poses(rig, clip, time),
+            crate::bvh::joint_poses(&back, 0, time),
+        );
+        for name in &compared {
+            let ((p0, r0), (p1, r1)) = (want[name], got[name]);
+            position = position.max((turn * p0 - p1).length() / height);
+            degrees = degrees.max(rigscope::rig::degrees_between(turn * r0 * turn.conjugate(), r1));
+        }
+    }
+    (position, degrees, compared.len())
+}
+
+/// A rig's own clip (Xbot, facing +Z) and a clip carried onto an avatar that faces −Z
+/// (Godette) written as VRM Animation read back to the same bone places and turns, the avatar
+/// turned to face +Z; the command writes the same file.
+#[test]
+fn a_clip_written_as_vrma_reads_back() {
+    let (Some(dir), Some([(_, xbot), _]), Some(vrm)) = (
+        vrma_folder(),
+        humanoid_rigs(),
+        common::shared_folder("corpus/motion/vrm"),
+    ) else {
+        return;
+    };
+    let rig = load_file(&xbot).expect("Xbot loads");
+    let (position, degrees, bones) = vrma_round_trip(&rig, 0, ["mixamorig:LeftUpLeg", "mixamorig:RightUpLeg"]);
+    println!(
+        "Xbot '{}' → VRMA → back: {bones} bones within {position:.2e} of the height and {degrees:.2e}°",
+        rig.clips[0].name
+    );
+    assert!(bones >= 20, "{bones} bones");
+    assert!(
+        position < 1e-4 && degrees < 0.01,
+        "{position} of the height, {degrees}°"
+    );
+
+    let (godette, report) = carry(&vrm.join("Godette_vrm_v4.vrm"), &dir.join("idle_loop.vrma"));
+    let clip = godette.find_clip(&report.clips[0].name).unwrap();
+    let (position, degrees, bones) = vrma_round_trip(&godette, clip, ["thigh.l_Armature", "thigh.r_Armature"]);
+    println!(
+        "idle_loop on Godette → VRMA → back: {bones} bones within {position:.2e} of the height and {degrees:.2e}°"
+    );
+    assert!(
+        position < 1e-4 && degrees < 0.01,
+        "{position} of the height, {degrees}°"
+    );
+
+    let out = common::temp_dir("vrma-out").join("xbot.vrma");
+    let (code, _, stderr) = common::run_rigscope(&["clips", xbot.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let written = std::fs::read(&out).unwrap();
+    assert_eq!(
+        written,
+        rigscope::save::vrma::vrma_bytes(&rig, 0).unwrap(),
+        "the command writes the same file"
+    );
+}
