@@ -17,6 +17,7 @@ mod import;
 mod journal_mutations;
 mod json_mutations;
 mod pbr_import;
+mod pointer;
 mod save;
 mod save_clips;
 mod vrma;

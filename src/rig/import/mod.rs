@@ -30,6 +30,7 @@ mod fbx;
 mod geometry;
 mod material;
 mod meshopt;
+mod pointer;
 mod skeleton;
 mod source;
 mod tangents;
@@ -47,6 +48,7 @@ pub use bvh::{
 };
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
+pub use pointer::{POINTER_EXTENSION, PointerFinding};
 pub use source::{FileError, UriError, read_file_bounded};
 pub use tangents::mikktspace_tangents;
 pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
@@ -127,9 +129,27 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     } else {
         (bytes, None)
     };
-    let root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+    // Pointer channels are rewritten or taken out before the typed parse, which refuses them.
+    let has_pointers = json
+        .windows(POINTER_EXTENSION.len())
+        .any(|w| w == POINTER_EXTENSION.as_bytes());
+    let (root, pointers): (gltf::json::Root, _) = if has_pointers {
+        let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+        let pointers = pointer::resolve_pointers(&mut value);
+        let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
+        (root, pointers)
+    } else {
+        let root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+        (root, pointer::Pointers::default())
+    };
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
+    if pointers.played > 0 {
+        notes.push(format!(
+            "{} animation channels given as {POINTER_EXTENSION} pointers to node properties play as node channels",
+            pointers.played
+        ));
+    }
     let vrma = vrm::read_vrma(&root)?;
     let vrm_humanoid = match &vrma {
         Some(vrma) => vrma.humanoid.clone(),
@@ -166,6 +186,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .filter_map(|(bone, node)| Some((bone, *slot.get(node)?)))
         .collect();
     let mut facts = ImportFacts {
+        pointer_findings: pointers.findings,
         data_errors,
         humanoid,
         gltf_node: order,
