@@ -80,7 +80,7 @@
 //! - [`retarget`]: clips carried from another file onto this skeleton.
 //! - [`compare`]: what changed between two files of one rig (`diff`), and the comparison shown
 //!   in the viewer: the other side, its drawing and the Compare window.
-//! - [`save`]: writing a glTF back with repaired weights and edited clips; a clip as BVH.
+//! - [`save`]: writing a glTF back with repaired weights and edited clips; a clip as BVH or as VRM Animation.
 //! - [`journal`]: each open document's edits appended to a file as they are made, read back
 //!   whole or not at all after a crash (restoring them is `viewer/recovery.rs`).
 //! - [`engine`]: engine profiles: a rig as Unity, Unreal, Godot, three.js, Babylon.js, Bevy,

@@ -20,14 +20,16 @@ pub const TRAIL_SAMPLES: usize = 96;
 /// Most frames a joint's trail has (a clip of over a minute is drawn at fewer points).
 pub const MAX_JOINT_TRAIL_FRAMES: usize = 2048;
 
-/// The node that carries a clip's root motion: the shallowest node with a translation channel.
+/// The node that carries a clip's root motion: the shallowest node with a translation channel
+/// (a VRM Animation's expression nodes, whose translation is a weight, left out).
 pub fn motion_root(rig: &Rig, clip: usize) -> Option<usize> {
     let depth = &rig.hierarchy().depth;
+    let is_track = |node: usize| (rig.facts.vrma.as_ref()).is_some_and(|v| v.is_track_node(node));
     rig.clips
         .get(clip)?
         .channels
         .iter()
-        .filter(|c| c.property == Property::Translation)
+        .filter(|c| c.property == Property::Translation && !is_track(c.node))
         .map(|c| c.node)
         .min_by_key(|&n| (depth.get(n).copied().unwrap_or(u32::MAX), n))
 }

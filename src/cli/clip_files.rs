@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// The command-line arguments that add clips from other files.
 #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
 pub struct ClipsArgs {
-    /// Add the clips of another file (.gltf, .glb, .vrm, .fbx or .bvh), retargeted onto this
+    /// Add the clips of another file (.gltf, .glb, .vrm, .vrma, .fbx or .bvh), retargeted onto this
     /// rig's skeleton by joint name and by the pairs kept from the Joint mapping window
     /// (repeatable). They follow the rig's own clips; one whose name is taken is called
     /// `NAME (FILE)`.

@@ -9,7 +9,8 @@
 //! is written as a new glTF ([`crate::save::write_rig`]: meshes, skins, morph targets,
 //! materials, textures, nodes and every clip encoded anew), so `--out` alone converts it. An
 //! output ending in `.bvh` is one clip (`--clip`, else the first) written as BVH motion capture
-//! ([`write_bvh`]), whatever the input.
+//! ([`write_bvh`]), whatever the input; one ending in `.vrma`, one clip of a humanoid rig as VRM
+//! Animation ([`write_vrma`]).
 
 use crate::anim::clip_edit::{self, ClipEditError, ResampleReport, ResampleTolerance};
 use crate::cli::BvhScaleArg;
@@ -22,7 +23,7 @@ use crate::motion::{
 };
 use crate::retarget::{JointMap, RetargetError, RetargetOptions, RetargetReport, with_clips_from};
 use crate::rig::{BvhRotationOrder, Rig};
-use crate::save::{BvhOptions, PlannedAnimation, SaveOptions, save_animations, write_bvh, write_rig};
+use crate::save::{BvhOptions, PlannedAnimation, SaveOptions, save_animations, write_bvh, write_rig, write_vrma};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -32,7 +33,8 @@ use std::path::PathBuf;
     after_help = "An FBX or BVH FILE has no glTF to keep: the output is a new glTF of the imported rig \
 (meshes with skins and morph targets, materials and textures, the skeleton and every clip, edited or \
 not), so `rigscope clips FILE.fbx --out FILE.glb` alone converts it (exit 0). An --out ending in .bvh \
-writes one clip (--clip, else the first), carried or not, as BVH motion capture in metres."
+writes one clip (--clip, else the first), carried or not, as BVH motion capture in metres; one ending \
+in .vrma writes it as VRM Animation (the rig must have a humanoid skeleton)."
 )]
 pub struct EditClipsArgs {
     /// The .gltf, .glb, .vrm, .fbx or .bvh file whose clips are edited (it is never written). An
@@ -73,11 +75,11 @@ pub struct EditClipsArgs {
     /// Leave CLIP out of the output (repeatable).
     #[arg(long = "drop", value_name = "CLIP")]
     pub drop: Vec<String>,
-    /// Where to write (.glb or .gltf, or .bvh for one clip); required unless --dry-run.
+    /// Where to write (.glb or .gltf, or .bvh or .vrma for one clip); required unless --dry-run.
     #[arg(long, required_unless_present = "dry_run")]
     pub out: Option<PathBuf>,
-    /// With an --out ending in .bvh: the clip written, by name or index (the first when
-    /// omitted).
+    /// With an --out ending in .bvh or .vrma: the clip written, by name or index (the first
+    /// when omitted).
     #[arg(long, value_name = "CLIP")]
     pub clip: Option<String>,
     /// With an --out ending in .bvh: the order each joint's rotation channels are listed and
@@ -260,11 +262,14 @@ pub fn run(args: &EditClipsArgs) -> Result<Outcome, CommandError> {
 fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, CommandError> {
     let rig = load(&args.file, args)?;
     let written_anew = rig.facts.bvh.is_some() || is_fbx_file(&args.file);
-    let bvh_out = args
-        .out
-        .as_ref()
-        .and_then(|o| o.extension())
-        .is_some_and(|e| e.eq_ignore_ascii_case("bvh"));
+    let out_is = |kind: &str| {
+        (args.out.as_ref())
+            .and_then(|o| o.extension())
+            .is_some_and(|e| e.eq_ignore_ascii_case(kind))
+    };
+    let (bvh_out, vrma_out) = (out_is("bvh"), out_is("vrma"));
+    // One clip written as motion alone, whatever the input.
+    let motion_out = bvh_out || vrma_out;
     let mut edited = EditedClips::new(rig);
     // With --json, standard output is the report's alone.
     let say = |line: String| {
@@ -274,7 +279,7 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
             println!("{line}");
         }
     };
-    if written_anew && !bvh_out {
+    if written_anew && !motion_out {
         // No glTF animation to keep as read: every clip is encoded from the imported rig.
         edited.origins.fill(Origin::Encoded);
         let kind = if (args.file.extension()).is_some_and(|e| e.eq_ignore_ascii_case("bvh")) {
@@ -291,9 +296,9 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     edit_keys(args, &mut edited, report, &say)?;
     drop_and_rename(args, &mut edited, &say)?;
 
-    // An FBX or BVH input, or a BVH output, always has something to write: the rig itself
-    // in another format.
-    report.changed = written_anew || bvh_out || !edited.is_unchanged();
+    // An FBX or BVH input, or a BVH or VRMA output, always has something to write: the rig
+    // itself in another format.
+    report.changed = written_anew || motion_out || !edited.is_unchanged();
     if !report.changed {
         say(format!("{}: nothing changed; nothing written", args.file.display()));
         return Ok(Outcome::Flagged);
@@ -304,6 +309,9 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
     };
     if bvh_out {
         return write_clip_as_bvh(args, &edited.rig, out, report, &say);
+    }
+    if vrma_out {
+        return write_clip_as_vrma(args, &edited.rig, out, report, &say);
     }
     let saved = if written_anew {
         let mut inputs = vec![args.file.clone()];
@@ -471,16 +479,7 @@ fn write_clip_as_bvh(
     report: &mut ClipsReport,
     say: &dyn Fn(String),
 ) -> Result<Outcome, CommandError> {
-    let clip = match &args.clip {
-        Some(name) => clip_edit::find_clip(rig, name)?,
-        None if rig.clips.is_empty() => {
-            return Err(CommandError::Argument(format!(
-                "{} has no clip to write as BVH",
-                args.file.display()
-            )));
-        }
-        None => 0,
-    };
+    let clip = chosen_clip(args, rig, "BVH")?;
     let options = BvhOptions {
         order: args.bvh_order,
         rate: None,
@@ -495,6 +494,36 @@ fn write_clip_as_bvh(
         rig.clips[clip].name,
         args.bvh_order
     ));
+    report.written = vec![out.to_path_buf()];
+    Ok(Outcome::Passed)
+}
+
+/// The clip `--clip` names, else the first, for an output of one clip as `format`.
+fn chosen_clip(args: &EditClipsArgs, rig: &Rig, format: &str) -> Result<usize, CommandError> {
+    match &args.clip {
+        Some(name) => Ok(clip_edit::find_clip(rig, name)?),
+        None if rig.clips.is_empty() => Err(CommandError::Argument(format!(
+            "{} has no clip to write as {format}",
+            args.file.display()
+        ))),
+        None => Ok(0),
+    }
+}
+
+/// Writes the clip `--clip` names (the first when it names none) as VRM Animation at `out`.
+fn write_clip_as_vrma(
+    args: &EditClipsArgs,
+    rig: &Rig,
+    out: &std::path::Path,
+    report: &mut ClipsReport,
+    say: &dyn Fn(String),
+) -> Result<Outcome, CommandError> {
+    let clip = chosen_clip(args, rig, "VRM Animation")?;
+    write_vrma(rig, clip, out).map_err(|source| CommandError::Save {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    say(format!("wrote {} (clip '{}')", out.display(), rig.clips[clip].name));
     report.written = vec![out.to_path_buf()];
     Ok(Outcome::Passed)
 }

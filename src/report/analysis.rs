@@ -258,6 +258,21 @@ impl<'r> Analysis<'r> {
                 .clip(dropped.clip),
             );
         }
+        for pointer in &rig.facts.pointer_findings {
+            let (severity, code) = if pointer.invalid {
+                (Severity::Error, FindingCode::ChannelLeftOut)
+            } else {
+                (Severity::Info, FindingCode::ChannelNotPlayed)
+            };
+            self.push(Finding::new(
+                severity,
+                code,
+                format!(
+                    "animation {} channel {} (pointer '{}') is not played: {}",
+                    pointer.animation, pointer.channel, pointer.pointer, pointer.reason
+                ),
+            ));
+        }
         for problem in &rig.facts.data_errors {
             self.push(Finding::new(Severity::Error, FindingCode::FileData, problem.clone()));
         }

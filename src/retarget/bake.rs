@@ -11,7 +11,7 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 
 /// The sorted, distinct times a clip is baked at: every key of every channel, and samples at
 /// `rate` per second over the clip when a channel steps or follows a spline.
-fn bake_times(clip: &Clip, rate: f32) -> Vec<f32> {
+pub(super) fn bake_times(clip: &Clip, rate: f32) -> Vec<f32> {
     let mut times: Vec<f32> = clip
         .channels
         .iter()
@@ -234,7 +234,9 @@ fn animated_properties(skeletons: &Skeletons, clip: &Clip, report: &mut ClipRepo
     let source = skeletons.source;
     let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
     let mut animated = vec![[false; 3]; source.nodes.len()];
-    for channel in &clip.channels {
+    let is_track = |node: usize| (source.facts.vrma.as_ref()).is_some_and(|v| v.is_track_node(node));
+    // Expression and gaze tracks are carried apart (see `vrma`), not as joints' motion.
+    for channel in clip.channels.iter().filter(|c| !is_track(c.node)) {
         let Some(flags) = animated.get_mut(channel.node) else {
             continue;
         };
@@ -282,9 +284,19 @@ fn driven_properties(
     let target_of = |s: usize| skeletons.target_of.get(s).copied().flatten();
     let mut stretched: Vec<Stretch> = Vec::new();
     let mut baked = Vec::new();
+    // A joint the alignment turned holds the source's rest through the clip even where the
+    // source does not animate it: its rest local would put it back in the target's own rest
+    // pose (an A-posed arm under a shoulder the clip turns).
+    let aligned = |t: usize| {
+        let parent = skeletons.target.nodes[t]
+            .parent
+            .map_or(Quat::IDENTITY, |p| skeletons.retarget_rotations[p]);
+        let local = parent.conjugate() * skeletons.retarget_rotations[t];
+        local.dot(skeletons.target.nodes[t].rest.rotation).abs() < 1.0 - 1e-6
+    };
     for (t, source_node) in skeletons.source_of.iter().enumerate() {
         let Some(s) = *source_node else { continue };
-        let mut turns = animated[s][Property::Rotation as usize];
+        let mut turns = animated[s][Property::Rotation as usize] || aligned(t);
         let mut above = source.nodes[s].parent;
         while let Some(p) = above.filter(|&p| target_of(p).is_none()) {
             turns |= animated[p][Property::Rotation as usize];

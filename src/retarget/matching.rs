@@ -137,7 +137,8 @@ fn candidate_nodes(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
             *flag = true;
         }
     }
-    (0..rig.nodes.len()).filter(move |&n| !carries_mesh[n] && !is_made_up(&rig.nodes[n].name))
+    let is_track = move |n: usize| (rig.facts.vrma.as_ref()).is_some_and(|v| v.is_track_node(n));
+    (0..rig.nodes.len()).filter(move |&n| !carries_mesh[n] && !is_made_up(&rig.nodes[n].name) && !is_track(n))
 }
 
 /// Nodes a skeleton's signature is made of: the skins' joints (each once, in node order), or

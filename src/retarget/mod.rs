@@ -19,12 +19,14 @@ mod matching;
 mod morph;
 pub mod pose_copy;
 mod report;
+mod vrma;
 
 pub use alignment::{DirectionPair, JointDirections, align};
 use bake::retarget_clip;
 pub use humanoid::{bone_by_name, chain_end_for_pick, human_bones};
 pub use limbs::LimbError;
 pub use report::{ClipReport, RetargetReport};
+pub use vrma::gaze_turn;
 
 pub use matching::{
     JointMap, JointMaps, JointMatch, SkeletonSignature, match_joints, name_without_suffix, normalized_name,
@@ -450,7 +452,11 @@ pub fn retarget_clips(
     let joints = match_joints(source, target, map);
     let skeletons = Skeletons::new(source, target, &joints);
     let (clips, reports) = (0..source.clips.len())
-        .map(|index| retarget_clip(&skeletons, index, options))
+        .map(|index| {
+            let (mut clip, mut report) = retarget_clip(&skeletons, index, options);
+            vrma::drive_gaze(&skeletons, index, &mut clip, &mut report);
+            (clip, report)
+        })
         .unzip();
     let report = RetargetReport {
         joints,
@@ -483,9 +489,12 @@ impl CarriedClips {
     /// Every clip of `source` carried onto `rig` (see [`retarget_clips`]), with morph weights.
     pub fn carry(rig: &Rig, source: &Rig, origin: &Path, map: &JointMap, options: &RetargetOptions) -> CarriedClips {
         let (clips, mut report) = retarget_clips(source, rig, map, options);
-        let morph = morph::carry_morph_channels(source, rig, 0);
-        for (clip_report, counts) in report.clips.iter_mut().zip(&morph.counts) {
-            (clip_report.matched_morph_channels, clip_report.dropped_morph_channels) = *counts;
+        let mut morph = morph::carry_morph_channels(source, rig, 0);
+        let expressions = vrma::expression_channels(source, rig, 0, &mut report.clips);
+        morph.channels.extend(expressions.channels);
+        for ((clip_report, counts), more) in report.clips.iter_mut().zip(&morph.counts).zip(&expressions.counts) {
+            clip_report.matched_morph_channels = counts.0 + more.0;
+            clip_report.dropped_morph_channels = counts.1 + more.1;
         }
         CarriedClips {
             origin: origin.to_path_buf(),

@@ -20,6 +20,11 @@ pub struct ClipReport {
     /// Morph weight channels carried over and left out.
     pub matched_morph_channels: usize,
     pub dropped_morph_channels: usize,
+    /// A VRM Animation's expressions the target has no binds for (the carried ones count as
+    /// morph channels).
+    pub dropped_expressions: Vec<String>,
+    /// The joints a VRM Animation's gaze turns (the eyes, else the head).
+    pub gaze: Vec<String>,
     /// Per bone of the target that has a counterpart in the source, the largest angle between
     /// its direction and the source bone's over the clip, largest first.
     pub limbs: Vec<LimbError>,
@@ -76,6 +81,18 @@ impl RetargetReport {
             }
             if let Some(root) = &clip.root {
                 text += &format!("; root {root} travel ×{:.3}", clip.root_scale);
+            }
+            if clip.matched_morph_channels > 0 {
+                text += &format!("; {} morph weight channels", clip.matched_morph_channels);
+            }
+            if !clip.dropped_expressions.is_empty() {
+                text += &format!(
+                    "; expressions the target has no binds for: {}",
+                    clip.dropped_expressions.join(", ")
+                );
+            }
+            if !clip.gaze.is_empty() {
+                text += &format!("; gaze turns {}", clip.gaze.join(", "));
             }
             text += "\n";
             if let Some(worst) = clip.worst_limb() {

@@ -56,6 +56,10 @@ pub enum RigError {
     /// The BVH text is not what the format says, on the line named.
     #[error(transparent)]
     Bvh(#[from] BvhError),
+    /// A VRM Animation file's extension names nodes it does not have or is not shaped as its
+    /// schema says.
+    #[error(transparent)]
+    Vrma(#[from] crate::rig::VrmaError),
     /// Decoding the file would take more memory than a file of its size may use.
     #[error(transparent)]
     Budget(#[from] BudgetExceeded),

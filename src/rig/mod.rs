@@ -18,10 +18,10 @@ pub use error::{BudgetExceeded, BvhError, Codec, FbxError, FbxErrorKind, FileErr
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{
-    Budget, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, FbxFinding, FbxFindingKind, LoadOptions,
-    RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx,
-    load_file, load_file_with, load_slice, load_slice_with, mikktspace_tangents, read_file_bounded,
-    rotation_from_degrees,
+    Budget, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, FbxFinding, FbxFindingKind, LoadOptions, MorphBind,
+    POINTER_EXTENSION, PointerFinding, RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, VRMA_EXTENSION, VrmExpression,
+    VrmaError, VrmaFacts, degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx, load_file,
+    load_file_with, load_slice, load_slice_with, mikktspace_tangents, read_file_bounded, rotation_from_degrees,
 };
 pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;
@@ -508,6 +508,12 @@ pub struct ImportFacts {
     pub fbx_findings: Vec<FbxFinding>,
     /// What a BVH file held (`None` for other files).
     pub bvh: Option<BvhFacts>,
+    /// What a VRM Animation file's nodes are besides bones (`None` for other files).
+    pub vrma: Option<VrmaFacts>,
+    /// A VRM avatar's expressions and the morph targets they blend (empty for other files).
+    pub expressions: Vec<VrmExpression>,
+    /// `KHR_animation_pointer` channels that do not play: broken or not played targets.
+    pub pointer_findings: Vec<PointerFinding>,
 }
 
 impl ImportFacts {

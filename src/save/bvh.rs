@@ -46,12 +46,12 @@ pub fn write_bvh(rig: &Rig, clip: usize, out: &Path, options: &BvhOptions) -> Re
 }
 
 /// One written joint: the rig node, the written joint above it, and what its lines hold.
-struct Joint {
-    node: usize,
-    parent: Option<usize>,
-    name: String,
+pub(super) struct Joint {
+    pub node: usize,
+    pub parent: Option<usize>,
+    pub name: String,
     /// The rest-pose step from the joint above (or from the origin, for a root), in metres.
-    offset: DVec3,
+    pub offset: DVec3,
     /// Written as an `End Site` (a leaf the clip does not animate).
     end_site: bool,
     /// Writes position channels before its rotation channels.
@@ -62,38 +62,19 @@ struct Joint {
 
 /// The BVH text of clip `clip` of `rig`.
 pub fn bvh_text(rig: &Rig, clip: usize, options: &BvhOptions) -> Result<String, SaveError> {
-    let problem = |problem: String| SaveError::RigData {
-        what: format!("clip {clip}"),
-        problem,
-    };
     let Some(the_clip) = rig.clips.get(clip) else {
         return Err(SaveError::NoClip {
             clip,
             count: rig.clips.len(),
         });
     };
-    let frame_time = match options.rate {
-        Some(rate) => 1.0 / rate,
-        None => clip_frame_time(rig, the_clip).unwrap_or(1.0 / DEFAULT_RATE),
-    };
-    if !(frame_time.is_finite() && frame_time > 0.0) {
-        return Err(problem(format!("{} is not a frame rate", 1.0 / frame_time)));
-    }
-    let duration = f64::from(the_clip.duration.max(0.0));
-    let frames = (duration / frame_time).round() + 1.0;
-    // The frame time is a positive number and the duration one at or above 0 (or infinite).
-    if frames > MAX_FRAMES {
-        return Err(problem(format!(
-            "{duration} s at {} frames a second is more than {MAX_FRAMES} frames",
-            1.0 / frame_time
-        )));
-    }
-    let frames = frames as usize;
+    let frames = Frames::of(rig, clip, options.rate)?;
+    let frame_time = frames.frame_time;
+    let time = |k: usize| frames.time(k);
+    let frames = frames.count;
     let mut joints = skeleton(rig, the_clip)?;
     let mut pose = PoseBuffers::new(rig);
     let mut frame = Frame::new(rig.nodes.len());
-    // Keys at `k × Frame Time` in f64, as a reader puts them.
-    let time = |k: usize| ((k as f64 * frame_time).min(duration)) as f32;
 
     // A joint whose step from the joint above changes over the clip takes position channels;
     // changes within single-float noise (a tenth of the reading's tolerance) do not count.
@@ -146,6 +127,56 @@ pub fn bvh_text(rig: &Rig, clip: usize, options: &BvhOptions) -> Result<String, 
     Ok(text)
 }
 
+/// The moments a clip is written at: evenly spaced frames over the whole clip.
+pub(super) struct Frames {
+    pub frame_time: f64,
+    pub count: usize,
+    duration: f64,
+}
+
+impl Frames {
+    /// Clip `clip`'s frames at `rate` a second, else at the rate of its keys, else at
+    /// [`DEFAULT_RATE`].
+    pub fn of(rig: &Rig, clip: usize, rate: Option<f64>) -> Result<Frames, SaveError> {
+        let Some(the_clip) = rig.clips.get(clip) else {
+            return Err(SaveError::NoClip {
+                clip,
+                count: rig.clips.len(),
+            });
+        };
+        let problem = |problem: String| SaveError::RigData {
+            what: format!("clip {clip}"),
+            problem,
+        };
+        let frame_time = match rate {
+            Some(rate) => 1.0 / rate,
+            None => clip_frame_time(rig, the_clip).unwrap_or(1.0 / DEFAULT_RATE),
+        };
+        if !(frame_time.is_finite() && frame_time > 0.0) {
+            return Err(problem(format!("{} is not a frame rate", 1.0 / frame_time)));
+        }
+        let duration = f64::from(the_clip.duration.max(0.0));
+        let frames = (duration / frame_time).round() + 1.0;
+        // The frame time is a positive number and the duration one at or above 0 (or infinite).
+        if frames > MAX_FRAMES {
+            return Err(problem(format!(
+                "{duration} s at {} frames a second is more than {MAX_FRAMES} frames",
+                1.0 / frame_time
+            )));
+        }
+        Ok(Frames {
+            frame_time,
+            count: frames as usize,
+            duration,
+        })
+    }
+
+    /// Frame `k`'s time: `k × frame time` in f64, as a reader puts it.
+    pub fn time(&self, k: usize) -> f32 {
+        ((k as f64 * self.frame_time).min(self.duration)) as f32
+    }
+}
+
 /// The clip's frame time: the spacing of its keys where every channel's keys are evenly spaced
 /// at one spacing, exactly a BVH file's `Frame Time` for the clip it was read as.
 fn clip_frame_time(rig: &Rig, clip: &Clip) -> Option<f64> {
@@ -174,6 +205,28 @@ fn clip_frame_time(rig: &Rig, clip: &Clip) -> Option<f64> {
 /// animate are end sites.
 fn skeleton(rig: &Rig, clip: &Clip) -> Result<Vec<Joint>, SaveError> {
     let bones = &rig.hierarchy().bones;
+    let mut joints = joints_of(rig, |node| bones[node])?;
+    let mut animated = vec![false; rig.nodes.len()];
+    for channel in &clip.channels {
+        if let Some(flag) = animated.get_mut(channel.node) {
+            *flag = true;
+        }
+    }
+    let mut has_children = vec![false; joints.len()];
+    for joint in &joints {
+        if let Some(p) = joint.parent {
+            has_children[p] = true;
+        }
+    }
+    for (j, joint) in joints.iter_mut().enumerate() {
+        joint.end_site = joint.parent.is_some() && !has_children[j] && !animated[joint.node];
+    }
+    Ok(joints)
+}
+
+/// The nodes `kept` picks as joints, parents first, each under its nearest kept node above,
+/// with their rest-pose steps and world rotations.
+pub(super) fn joints_of(rig: &Rig, kept: impl Fn(usize) -> bool) -> Result<Vec<Joint>, SaveError> {
     let rest = PoseBuffers::new(rig);
     let mut rotations = vec![DQuat::IDENTITY; rig.nodes.len()];
     world_rotations(rig, &rest, &mut rotations);
@@ -182,7 +235,7 @@ fn skeleton(rig: &Rig, clip: &Clip) -> Result<Vec<Joint>, SaveError> {
     let mut joints: Vec<Joint> = Vec::new();
     let mut names = std::collections::HashSet::new();
     for (node, data) in rig.nodes.iter().enumerate() {
-        if !bones[node] {
+        if !kept(node) {
             continue;
         }
         let parent = std::iter::successors(data.parent, |&p| rig.nodes.get(p)?.parent)
@@ -208,21 +261,6 @@ fn skeleton(rig: &Rig, clip: &Clip) -> Result<Vec<Joint>, SaveError> {
             what: "skeleton".into(),
             problem: "it has no joints to write".into(),
         });
-    }
-    let mut animated = vec![false; rig.nodes.len()];
-    for channel in &clip.channels {
-        if let Some(flag) = animated.get_mut(channel.node) {
-            *flag = true;
-        }
-    }
-    let mut has_children = vec![false; joints.len()];
-    for joint in &joints {
-        if let Some(p) = joint.parent {
-            has_children[p] = true;
-        }
-    }
-    for (j, joint) in joints.iter_mut().enumerate() {
-        joint.end_site = joint.parent.is_some() && !has_children[j] && !animated[joint.node];
     }
     Ok(joints)
 }
@@ -260,20 +298,20 @@ fn world_rotations(rig: &Rig, pose: &PoseBuffers, rotations: &mut [DQuat]) {
 }
 
 /// One moment's world rotations and positions of the rig's nodes.
-struct Frame {
+pub(super) struct Frame {
     rotations: Vec<DQuat>,
     positions: Vec<DVec3>,
 }
 
 impl Frame {
-    fn new(nodes: usize) -> Frame {
+    pub fn new(nodes: usize) -> Frame {
         Frame {
             rotations: vec![DQuat::IDENTITY; nodes],
             positions: vec![DVec3::ZERO; nodes],
         }
     }
 
-    fn set(&mut self, rig: &Rig, pose: &PoseBuffers, joints: &[Joint]) {
+    pub fn set(&mut self, rig: &Rig, pose: &PoseBuffers, joints: &[Joint]) {
         world_rotations(rig, pose, &mut self.rotations);
         for joint in joints {
             self.positions[joint.node] = pose.worlds[joint.node].w_axis.truncate().as_dvec3();
@@ -287,14 +325,14 @@ impl Frame {
     }
 
     /// Joint `j`'s rotation channels' turn: its own within the turn of the joint above.
-    fn local_rotation(&self, j: usize, joints: &[Joint]) -> DQuat {
+    pub fn local_rotation(&self, j: usize, joints: &[Joint]) -> DQuat {
         let parent = joints[j].parent.map_or(DQuat::IDENTITY, |p| self.turn(p, joints));
         (parent.conjugate() * self.turn(j, joints)).normalize()
     }
 
     /// Joint `j`'s position channels: its place relative to the joint above, in that joint's
     /// turned axes (a root's, in the world).
-    fn local_position(&self, j: usize, joints: &[Joint]) -> DVec3 {
+    pub fn local_position(&self, j: usize, joints: &[Joint]) -> DVec3 {
         let joint = &joints[j];
         match joint.parent {
             Some(p) => self.turn(p, joints).conjugate() * (self.positions[joint.node] - self.positions[joints[p].node]),

@@ -24,11 +24,13 @@ mod json_text;
 pub mod new_gltf;
 mod placement;
 mod quantize;
+pub mod vrma;
 
 pub use animations::{ChannelRef, ClipProblem, PlannedAnimation};
 pub use bvh::{BvhOptions, write_bvh};
 pub use new_gltf::write_rig;
 pub use quantize::{quantize_weights_u8, quantize_weights_u16};
+pub use vrma::write_vrma;
 
 use crate::rig::{FileError, GlbError, Influences, Rig};
 use std::io::Write;

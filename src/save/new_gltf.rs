@@ -97,6 +97,14 @@ impl Chunk {
         }))
     }
 
+    /// An encoded clip's data as a buffer view of its own, and the animation pointing at it.
+    pub(super) fn animation(&mut self, encoded: super::animations::EncodedClip) -> Value {
+        let view = self.view(&encoded.bytes, None);
+        let (animation, accessors) = encoded.placed(view, self.accessors.len());
+        self.accessors.extend(accessors);
+        animation
+    }
+
     fn accessor(&mut self, accessor: Value) -> usize {
         self.accessors.push(accessor);
         self.accessors.len() - 1

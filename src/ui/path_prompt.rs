@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(PathPurpose::SaveAs.hint(), "path to a .glb or .gltf file");
         assert_eq!(
             PathPurpose::Open.hint(),
-            "path to a .glb, .gltf, .vrm, .fbx or .bvh file"
+            "path to a .glb, .gltf, .vrm, .vrma, .fbx or .bvh file"
         );
         assert_eq!(PathPurpose::Environment.hint(), "path to a .hdr file");
     }

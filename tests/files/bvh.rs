@@ -257,7 +257,7 @@ fn the_cmu_walk_poses_every_joint_where_its_text_puts_it() {
 }
 
 /// Per node name: the world position and the world turn from the rest pose at `time`.
-fn joint_poses(rig: &Rig, clip: usize, time: f32) -> HashMap<String, (DVec3, DQuat)> {
+pub(crate) fn joint_poses(rig: &Rig, clip: usize, time: f32) -> HashMap<String, (DVec3, DQuat)> {
     let world_rotations = |pose: &PoseBuffers| {
         let mut rotations: Vec<DQuat> = Vec::with_capacity(rig.nodes.len());
         for (node, data) in rig.nodes.iter().enumerate() {

@@ -17,8 +17,10 @@ mod import;
 mod journal_mutations;
 mod json_mutations;
 mod pbr_import;
+mod pointer;
 mod save;
 mod save_clips;
+mod vrma;
 mod write_materials;
 
 /// A file under a folder of `tests/` runs only if its folder's `main.rs` declares it.

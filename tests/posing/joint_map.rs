@@ -305,13 +305,14 @@ fn robot_expressive_fingers_paired_by_hand_drive_ybots_fingers() {
         assert_eq!(clip.matched_channels, before + paired_channels, "{}", clip.name);
     }
     // And ybot's finger moves through them: its local rotation is keyed in every carried clip
-    // whose source animates the robot's.
+    // whose source animates the robot's (and in others too where the alignment turned it, to
+    // hold the source's rest).
     let finger = viewer.rig().find_node(pairs[0].1).unwrap();
     for (clip, source_clip) in report.clips.iter().zip(&source.clips) {
         let animated = source_clip.channels.iter().any(|c| c.node == paired[0]);
         let carried = &viewer.rig().clips[viewer.rig().find_clip(&clip.name).unwrap()];
         let keyed = carried.channels.iter().any(|c| c.node == finger);
-        assert_eq!(keyed, animated, "{}", clip.name);
+        assert!(keyed || !animated, "{}", clip.name);
     }
 }
 

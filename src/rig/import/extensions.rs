@@ -13,6 +13,8 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_texture_basisu",
     "KHR_materials_emissive_strength",
     "KHR_materials_unlit",
+    "VRMC_vrm_animation",
+    "KHR_animation_pointer",
 ];
 
 /// Extensions whose data changes nothing Rigscope shows (VRM avatar metadata, lights, cameras'

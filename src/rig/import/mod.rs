@@ -30,10 +30,12 @@ mod fbx;
 mod geometry;
 pub(in crate::rig) mod material;
 mod meshopt;
+mod pointer;
 mod skeleton;
 mod source;
 mod tangents;
 mod validate;
+mod vrm;
 
 use super::*;
 use accessor::Buffers;
@@ -46,8 +48,10 @@ pub use bvh::{
 };
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
+pub use pointer::{POINTER_EXTENSION, PointerFinding};
 pub use source::{FileError, UriError, read_file_bounded};
 pub use tangents::mikktspace_tangents;
+pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.
@@ -55,7 +59,7 @@ const DRAWN_VERTEX_BYTES: u64 = 64;
 const PALETTE_ENTRY_BYTES: u64 = 64 * 2;
 
 /// The extensions of the files [`load_file`] reads, as file dialogs and the path field offer them.
-pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "fbx", "bvh"];
+pub const RIG_FILE_EXTENSIONS: &[&str] = &["glb", "gltf", "vrm", "vrma", "fbx", "bvh"];
 
 /// What a reader cannot tell from a file and is told instead.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -125,10 +129,32 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     } else {
         (bytes, None)
     };
-    let root: gltf::json::Root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+    // Pointer channels are rewritten or taken out before the typed parse, which refuses them.
+    let has_pointers = json
+        .windows(POINTER_EXTENSION.len())
+        .any(|w| w == POINTER_EXTENSION.as_bytes());
+    let (root, pointers): (gltf::json::Root, _) = if has_pointers {
+        let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+        let pointers = pointer::resolve_pointers(&mut value);
+        let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
+        (root, pointers)
+    } else {
+        let root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+        (root, pointer::Pointers::default())
+    };
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
-    let vrm_humanoid = extensions::vrm_humanoid(&root);
+    if pointers.played > 0 {
+        notes.push(format!(
+            "{} animation channels given as {POINTER_EXTENSION} pointers to node properties play as node channels",
+            pointers.played
+        ));
+    }
+    let vrma = vrm::read_vrma(&root)?;
+    let vrm_humanoid = match &vrma {
+        Some(vrma) => vrma.humanoid.clone(),
+        None => extensions::vrm_humanoid(&root),
+    };
     let document = gltf::Document::from_json_without_validation(root);
 
     let mut warnings = Vec::new();
@@ -160,6 +186,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .filter_map(|(bone, node)| Some((bone, *slot.get(node)?)))
         .collect();
     let mut facts = ImportFacts {
+        pointer_findings: pointers.findings,
         data_errors,
         humanoid,
         gltf_node: order,
@@ -184,6 +211,13 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         warnings: &mut warnings,
     };
     let (meshes, mut morphs) = read.meshes(&document, &materials)?;
+    read.facts.expressions = expressions(&document, &slot, &morphs, read.warnings);
+    read.facts.vrma = vrma.map(|vrma| VrmaFacts {
+        expressions: (vrma.expressions.into_iter())
+            .map(|(name, node)| (name, slot[node]))
+            .collect(),
+        look_at: vrma.look_at.map(|node| slot[node]),
+    });
     let clips = read.clips(&document, &slot, &mut morphs)?;
     let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
@@ -265,6 +299,23 @@ impl ReadState<'_> {
         }
         Ok(clips)
     }
+}
+
+/// An avatar's expressions, their binds checked against the meshes as read.
+fn expressions(
+    document: &gltf::Document,
+    slot: &[usize],
+    morphs: &Morphs,
+    warnings: &mut Vec<String>,
+) -> Vec<VrmExpression> {
+    let node_mesh: Vec<Option<usize>> = document.nodes().map(|n| n.mesh().map(|m| m.index())).collect();
+    let mesh_targets: Vec<usize> = (0..document.meshes().len()).map(|m| morphs.weight_count(m)).collect();
+    let targets = vrm::BindTargets {
+        node_mesh: &node_mesh,
+        mesh_targets: &mesh_targets,
+        slot,
+    };
+    vrm::vrm_expressions(document.as_json(), &targets, warnings)
 }
 
 /// The nodes that place a mesh, in node order.

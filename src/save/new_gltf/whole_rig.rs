@@ -312,10 +312,7 @@ fn animations_json(
             }
             None => encode_clip(rig, clip, file_node, targets_on)?,
         };
-        let view = chunk.view(&encoded.bytes, None);
-        let (animation, accessors) = encoded.placed(view, chunk.accessors.len());
-        chunk.accessors.extend(accessors);
-        animations.push(animation);
+        animations.push(chunk.animation(encoded));
     }
     Ok(animations)
 }
