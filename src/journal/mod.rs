@@ -450,7 +450,7 @@ pub fn find_left(folder: &Path) -> Vec<Found> {
         .filter_map(|path| {
             let mut lock = File::open(&path).ok()?;
             // Held: a window still running writes it.
-            lock.try_lock().ok()?;
+            lock_soon(&lock)?;
             // Read through the handle that holds the lock: on Windows a lock keeps other
             // handles, this process's included, from reading.
             let mut bytes = Vec::new();
@@ -465,6 +465,26 @@ pub fn find_left(folder: &Path) -> Vec<Found> {
             })
         })
         .collect()
+}
+
+/// How long a start waits for a journal's lock to come free before it takes the journal as held.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Locks `file`, or `None` when another holder keeps it for [`LOCK_WAIT`]. A lock can outlive
+/// its holder by a moment: a process the holder's process is starting shares the lock through
+/// its copy of the descriptor until its `exec` closes it, so a window closing while it starts a
+/// helper (or a test beside it starting one) leaves the lock behind for that moment.
+fn lock_soon(file: &File) -> Option<()> {
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Some(()),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Renames the journal at `path` so that it is never offered again, keeping its bytes for a
