@@ -308,10 +308,10 @@ fn edit(args: &EditClipsArgs, report: &mut ClipsReport) -> Result<Outcome, Comma
         return Ok(Outcome::Passed);
     };
     if bvh_out {
-        return write_clip_as_bvh(args, &edited.rig, out, report, &say);
+        return write_one_clip(args, &edited.rig, out, report, &say, MotionFormat::Bvh);
     }
     if vrma_out {
-        return write_clip_as_vrma(args, &edited.rig, out, report, &say);
+        return write_one_clip(args, &edited.rig, out, report, &say, MotionFormat::Vrma);
     }
     let saved = if written_anew {
         let mut inputs = vec![args.file.clone()];
@@ -471,29 +471,46 @@ fn load(path: &std::path::Path, args: &EditClipsArgs) -> Result<Rig, CommandErro
     })
 }
 
-/// Writes the clip `--clip` names (the first when it names none) as BVH at `out`.
-fn write_clip_as_bvh(
+/// The formats that hold one clip and no mesh.
+#[derive(Clone, Copy)]
+enum MotionFormat {
+    Bvh,
+    Vrma,
+}
+
+/// Writes the clip `--clip` names (the first when it names none) at `out` as `format`.
+fn write_one_clip(
     args: &EditClipsArgs,
     rig: &Rig,
     out: &std::path::Path,
     report: &mut ClipsReport,
     say: &dyn Fn(String),
+    format: MotionFormat,
 ) -> Result<Outcome, CommandError> {
-    let clip = chosen_clip(args, rig, "BVH")?;
-    let options = BvhOptions {
-        order: args.bvh_order,
-        rate: None,
+    let label = match format {
+        MotionFormat::Bvh => "BVH",
+        MotionFormat::Vrma => "VRM Animation",
     };
-    write_bvh(rig, clip, out, &options).map_err(|source| CommandError::Save {
+    let clip = chosen_clip(args, rig, label)?;
+    let written = match format {
+        MotionFormat::Bvh => {
+            let options = BvhOptions {
+                order: args.bvh_order,
+                rate: None,
+            };
+            write_bvh(rig, clip, out, &options)
+        }
+        MotionFormat::Vrma => write_vrma(rig, clip, out),
+    };
+    written.map_err(|source| CommandError::Save {
         path: out.to_path_buf(),
         source,
     })?;
-    say(format!(
-        "wrote {} (clip '{}', rotations {})",
-        out.display(),
-        rig.clips[clip].name,
-        args.bvh_order
-    ));
+    let name = &rig.clips[clip].name;
+    say(match format {
+        MotionFormat::Bvh => format!("wrote {} (clip '{name}', rotations {})", out.display(), args.bvh_order),
+        MotionFormat::Vrma => format!("wrote {} (clip '{name}')", out.display()),
+    });
     report.written = vec![out.to_path_buf()];
     Ok(Outcome::Passed)
 }
@@ -508,24 +525,6 @@ fn chosen_clip(args: &EditClipsArgs, rig: &Rig, format: &str) -> Result<usize, C
         ))),
         None => Ok(0),
     }
-}
-
-/// Writes the clip `--clip` names (the first when it names none) as VRM Animation at `out`.
-fn write_clip_as_vrma(
-    args: &EditClipsArgs,
-    rig: &Rig,
-    out: &std::path::Path,
-    report: &mut ClipsReport,
-    say: &dyn Fn(String),
-) -> Result<Outcome, CommandError> {
-    let clip = chosen_clip(args, rig, "VRM Animation")?;
-    write_vrma(rig, clip, out).map_err(|source| CommandError::Save {
-        path: out.to_path_buf(),
-        source,
-    })?;
-    say(format!("wrote {} (clip '{}')", out.display(), rig.clips[clip].name));
-    report.written = vec![out.to_path_buf()];
-    Ok(Outcome::Passed)
 }
 
 /// Whether `path` holds FBX, by its first bytes and its name (as the importer tells).

@@ -351,18 +351,24 @@ fn r8_three_hundred_joints_are_refused_by_filament_and_read_out_of_range_on_webg
     assert!(by_name("three").findings.is_empty() && by_name("three").refused.is_none());
 }
 
-#[test]
-fn r15_three_hundred_morph_targets_are_refused_by_bevy_and_cut_by_filament() {
-    let mut rig = fixture(2, 1, &[row(&[(1, 1.0)]), row(&[(1, 1.0)]), row(&[(1, 1.0)])]);
+/// One morph target per weight in `weights` on the fixture's only mesh, each moving vertex 0
+/// by +X, with those default weights.
+pub(super) fn give_unit_targets(rig: &mut Rig, weights: Vec<f32>) {
     let target = MorphTarget {
         vertices: vec![0],
         position_offsets: vec![Vec3::X],
         normal_offsets: vec![Vec3::ZERO],
         tangent_offsets: Vec::new(),
     };
-    rig.morphs.targets = vec![vec![vec![target; 300]]];
-    rig.morphs.default_weights = vec![vec![0.0; 300]];
+    rig.morphs.targets = vec![vec![vec![target; weights.len()]]];
+    rig.morphs.default_weights = vec![weights];
     rig.morphs.target_names = vec![Vec::new()];
+}
+
+#[test]
+fn r15_three_hundred_morph_targets_are_refused_by_bevy_and_cut_by_filament() {
+    let mut rig = fixture(2, 1, &[row(&[(1, 1.0)]), row(&[(1, 1.0)]), row(&[(1, 1.0)])]);
+    give_unit_targets(&mut rig, vec![0.0; 300]);
     assert!(matches!(
         Engine::Bevy.draw(&rig),
         Err(EngineRefusal::TooManyMorphTargets {

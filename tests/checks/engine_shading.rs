@@ -3,7 +3,7 @@
 //! skeleton's make-up (reported as findings). Expected values are worked out by hand in each
 //! test, independently of the profile code.
 
-use super::engine_profiles::{drawn_by, fixture, row, slerping_engines};
+use super::engine_profiles::{drawn_by, fixture, give_unit_targets, row, slerping_engines};
 use glam::{DVec3, Mat4, Quat, Vec3};
 use rigscope::engine::check::{EngineCheck, check_engines, drawn_height};
 use rigscope::engine::{Engine, EngineRefusal};
@@ -182,15 +182,7 @@ fn r15_filament_draws_no_target_past_its_cap_and_the_sample_renderer_past_its_la
     // 300 targets; only the last has a weight. One attribute a target leaves the Sample
     // Renderer 2048 layers: all 300 kept.
     let mut rig = fixture(2, 1, &[row(&[(0, 1.0)]), row(&[(0, 1.0)]), row(&[(0, 1.0)])]);
-    let target = MorphTarget {
-        vertices: vec![0],
-        position_offsets: vec![Vec3::X],
-        normal_offsets: vec![Vec3::ZERO],
-        tangent_offsets: Vec::new(),
-    };
-    rig.morphs.targets = vec![vec![vec![target; 300]]];
-    rig.morphs.default_weights = vec![[vec![0.0; 299], vec![1.0]].concat()];
-    rig.morphs.target_names = vec![Vec::new()];
+    give_unit_targets(&mut rig, [vec![0.0; 299], vec![1.0]].concat());
     let checks = check_engines(&rig, &Engine::ALL);
     let height = drawn_height(&rig);
     for engine in Engine::ALL {
