@@ -204,9 +204,7 @@ pub fn export_file(args: &ExportArgs) -> Result<Exported, ExportError> {
     };
     check_time(&rig, clip, args.time)?;
     let mut viewer = Viewer::new(rig, input);
-    viewer.player_mut().select(clip);
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = args.time;
+    viewer.hold(clip, args.time);
     let method = args.method.apply(&mut viewer)?;
     viewer.set_skinning(SkinningPath::Cpu, method);
     export_viewer(&mut viewer, &args.out)

@@ -17,11 +17,10 @@ enum Pick {
 
 /// The Compare window, open while a comparison is.
 pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
-    let Some(comparison) = viewer.comparison_mut() else {
+    viewer.want_comparison_diff();
+    let Some(comparison) = viewer.comparison() else {
         return;
     };
-    comparison.want_diff();
-    let comparison = &*comparison;
     let other = comparison.other().rig().name.clone();
     let missing = comparison.missing_clip().map(str::to_owned);
     let error = comparison.diff_error.clone();
@@ -64,14 +63,12 @@ pub fn compare_window(ctx: &egui::Context, viewer: &mut Viewer) {
         Some(Pick::Joint(name)) => select_joint(viewer, &name),
         Some(Pick::Vertex(change)) => {
             viewer.inspect_vertex(Some(vertex_ref(&change.a)));
-            if let Some(comparison) = viewer.comparison_mut() {
-                comparison.other_mut().inspect_vertex(Some(vertex_ref(&change.b)));
-            }
+            viewer.inspect_other_vertex(Some(vertex_ref(&change.b)));
         }
         Some(Pick::Clip(clip)) => {
             if let Some(index) = clip.clip_a {
                 viewer.select_clip(Some(index));
-                viewer.player_mut().playing = false;
+                viewer.set_playing(false);
                 viewer.seek(clip.worst_time.unwrap_or(0.0));
             }
             if let Some(joint) = &clip.worst_joint {

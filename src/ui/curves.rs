@@ -382,7 +382,7 @@ fn plot_property(
         && let Some(pointer) = pointer
     {
         let time = transform.value_from_position(pointer).x.clamp(0.0, duration);
-        viewer.player_mut().playing = false;
+        viewer.set_playing(false);
         viewer.seek(time as f32);
     }
     if let Some(pointer) = response.hover_pos()

@@ -273,14 +273,18 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
     {
         actions.push(UiAction::CompareDialog);
     }
-    let Some(comparison) = viewer.comparison_mut() else {
+    let Some(shown) = viewer.comparison().map(|comparison| comparison.layout) else {
         return;
     };
+    let mut layout = shown;
     ui.horizontal(|ui| {
-        for &layout in <crate::viewer::CompareLayout as strum::VariantArray>::VARIANTS {
-            ui.radio_value(&mut comparison.layout, layout, layout.label());
+        for &choice in <crate::viewer::CompareLayout as strum::VariantArray>::VARIANTS {
+            ui.radio_value(&mut layout, choice, choice.label());
         }
     });
+    if layout != shown {
+        viewer.set_compare_layout(layout);
+    }
     if ui.button("Stop comparing").clicked() {
         viewer.stop_comparing();
     }

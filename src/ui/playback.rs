@@ -83,7 +83,7 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
         let mut looping = viewer.player().looping;
         if ui.checkbox(&mut looping, "Loop").changed() {
-            viewer.player_mut().looping = looping;
+            viewer.set_looping(looping);
         }
     });
     let duration = viewer.clip_duration();
@@ -107,7 +107,7 @@ pub(super) fn playback_panel(ui: &mut egui::Ui, viewer: &mut Viewer) {
         .logarithmic(true)
         .text("speed");
     if ui.add(slider).changed() {
-        viewer.player_mut().speed = speed;
+        viewer.set_speed(speed);
     }
 }
 

@@ -25,8 +25,7 @@ fn method_buttons(ui: &mut egui::Ui, method: &mut SkinningMethod) {
 /// While comparing, the other side's skinning: the same as this side's (its DQS mask carried
 /// by joint name), or a method of its own on this side's path.
 fn other_side_skinning(ui: &mut egui::Ui, viewer: &mut Viewer) {
-    let path = viewer.skinning_path();
-    let Some(comparison) = viewer.comparison_mut() else {
+    let Some(comparison) = viewer.comparison() else {
         return;
     };
     let side = comparison.other();
@@ -43,11 +42,7 @@ fn other_side_skinning(ui: &mut egui::Ui, viewer: &mut Viewer) {
         }
     });
     if same != comparison.same_skinning || (!same && method != side.skinning_method()) {
-        if same {
-            comparison.same_skinning = true;
-        } else {
-            comparison.set_other_skinning(path, method);
-        }
+        viewer.set_other_side_skinning((!same).then_some(method));
     }
 }
 

@@ -166,11 +166,6 @@ impl Comparison {
         &self.other
     }
 
-    /// The other side, for marking its vertices.
-    pub fn other_mut(&mut self) -> &mut Side {
-        &mut self.other
-    }
-
     pub(crate) fn other_document_mut(&mut self) -> &mut Document {
         &mut self.other.document
     }
@@ -372,8 +367,37 @@ impl Viewer {
         self.compare.as_ref()
     }
 
-    pub fn comparison_mut(&mut self) -> Option<&mut Comparison> {
-        self.compare.as_mut()
+    /// How the two sides are laid out; nothing without a comparison.
+    pub fn set_compare_layout(&mut self, layout: CompareLayout) {
+        if let Some(comparison) = &mut self.compare {
+            comparison.layout = layout;
+        }
+    }
+
+    /// Asks for the two files to be compared (the Compare window shows what it finds).
+    pub fn want_comparison_diff(&mut self) {
+        if let Some(comparison) = &mut self.compare {
+            comparison.want_diff();
+        }
+    }
+
+    /// The other side's skinning: `None` skins it as the active side, `Some(method)` with a
+    /// method of its own on the active side's path.
+    pub fn set_other_side_skinning(&mut self, method: Option<SkinningMethod>) {
+        let path = self.skinning_path();
+        if let Some(comparison) = &mut self.compare {
+            match method {
+                None => comparison.same_skinning = true,
+                Some(method) => comparison.set_other_skinning(path, method),
+            }
+        }
+    }
+
+    /// Inspects a vertex of the other side (its matched vertex, say).
+    pub fn inspect_other_vertex(&mut self, vertex: Option<VertexRef>) {
+        if let Some(comparison) = &mut self.compare {
+            comparison.other.inspect_vertex(vertex);
+        }
     }
 
     /// Moves the other side to the active side's state: the clip of the same name at the

@@ -443,11 +443,32 @@ impl Viewer {
         &self.playback.player
     }
 
-    /// The player, for changes the viewer's own methods do not make (speed, looping); marks the
-    /// pose for evaluation.
-    pub fn player_mut(&mut self) -> &mut Player {
+    fn player_mut(&mut self) -> &mut Player {
         self.mark_dirty();
         &mut self.playback.player
+    }
+
+    pub fn set_playing(&mut self, playing: bool) {
+        self.player_mut().playing = playing;
+    }
+
+    /// Whether the clip wraps at its end or stops there.
+    pub fn set_looping(&mut self, looping: bool) {
+        self.player_mut().looping = looping;
+    }
+
+    /// Playback speed, 1 for the clip's own.
+    pub fn set_speed(&mut self, speed: f32) {
+        self.player_mut().speed = speed;
+    }
+
+    /// Holds `clip` at `time`, paused: a still, with no crossfade from the clip shown before
+    /// and the time taken as given (a render or export of one moment).
+    pub fn hold(&mut self, clip: Option<usize>, time: f32) {
+        let player = self.player_mut();
+        player.select(clip);
+        player.playing = false;
+        player.time = time;
     }
 
     pub fn animation(&self) -> &AnimationStack {

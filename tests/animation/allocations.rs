@@ -21,8 +21,7 @@ fn allocations_in(f: impl FnOnce()) -> usize {
 
 /// One frame of the viewer's CPU work; `lines` is the skeleton overlay's reused buffer.
 fn frame(viewer: &mut Viewer, is_joint: &[bool], lines: &mut Vec<LineVertex>) {
-    let duration = viewer.clip_duration();
-    viewer.player_mut().advance(1.0 / 60.0, duration);
+    viewer.advance(1.0 / 60.0);
     let mut timings = FrameTimings::default();
     timings.record_stages(viewer.prepare_frame());
     let options = SkeletonOptions {
@@ -62,8 +61,8 @@ fn check_allowing(name: &str, rig: Rig, allowed: usize) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut viewer = Viewer::new(rig, None);
-    viewer.player_mut().playing = true;
-    viewer.player_mut().looping = true;
+    viewer.set_playing(true);
+    viewer.set_looping(true);
     // Bend a few joints by hand, as a user does.
     let joints: Vec<usize> = viewer
         .rig()

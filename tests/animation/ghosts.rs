@@ -27,8 +27,8 @@ fn demo_at(time: f32) -> Viewer {
     let mut viewer = Viewer::new(common::load_demo(), None);
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = time;
+    viewer.set_playing(false);
+    viewer.seek(time);
     viewer
 }
 
@@ -70,7 +70,7 @@ fn ghost_poses_are_the_clip_at_whole_frames_around_the_current_time() {
 #[test]
 fn eight_ghosts_each_side_cost_no_allocation_per_frame_after_the_first() {
     let mut viewer = demo_at(0.0);
-    viewer.player_mut().playing = true;
+    viewer.set_playing(true);
     viewer.view.options.ghosts = ghosts(8, 2);
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
         viewer.set_skinning(SkinningPath::Cpu, method);

@@ -115,7 +115,7 @@ fn same_rotation(a: Quat, b: DQuat) -> bool {
 
 fn viewer_with_layer(base: usize, layer: Layer, time: f32) -> Viewer {
     let mut viewer = Viewer::new(rig(), None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.select_clip(Some(base));
     viewer.edit_pose_parts(|parts| parts.layers.push(layer));
     viewer.seek(time);
@@ -230,7 +230,7 @@ fn a_crossfade_at_half_its_duration_equals_a_half_mix() {
     fading.edit_pose_parts(|parts| parts.crossfade_seconds = 0.4);
     fading.select_clip(Some(1));
     assert!(fading.animation().fade.is_some());
-    fading.player_mut().playing = true;
+    fading.set_playing(true);
     fading.tick(0.2);
     let mut mixed = viewer_with_layer(
         0,

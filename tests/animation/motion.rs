@@ -163,8 +163,8 @@ fn a_skeleton_only_file_draws_its_bones_where_the_joints_project() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
     viewer.view.options.grid = false;
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = 0.5;
+    viewer.set_playing(false);
+    viewer.seek(0.5);
     viewer.mark_dirty();
     let (width, height) = (SIDE, SIDE);
     let image = rigscope::screenshot::render_view(&gpu, &mut viewer, width, height).unwrap();
@@ -372,8 +372,8 @@ fn a_joint_trail_follows_the_joint_at_every_frame_and_is_drawn_where_it_projects
     let mut viewer = rigscope::viewer::Viewer::new(skeleton_only_rig(), None);
     let head = viewer.rig().find_node("Head").unwrap();
     viewer.edit_pose_parts(|parts| parts.root_motion.trail_joint = Some(head));
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = 0.5;
+    viewer.set_playing(false);
+    viewer.seek(0.5);
     viewer.mark_dirty();
     viewer.pose();
     // One point per frame of the 1 s clip: the head carried 1/30 along x each frame.

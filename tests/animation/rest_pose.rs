@@ -127,9 +127,9 @@ fn the_bind_pose_skeleton_is_drawn_where_the_inverted_inverse_bind_matrices_put_
     let mut viewer = rigscope::viewer::Viewer::new(rig, None);
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     // Bent well away from the bind pose, so that the green is not the current skeleton's.
-    viewer.player_mut().time = 0.5;
+    viewer.seek(0.5);
     viewer.view.options.bind_skeleton = true;
     viewer.mark_dirty();
     let side = 240;

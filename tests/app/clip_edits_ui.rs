@@ -67,7 +67,7 @@ fn rename_trim_drop_undo_and_save_write_what_the_list_shows() {
     let original = load_file(&input).expect("Fox.glb loads");
     assert_eq!(names(&original), ["Survey", "Walk", "Run"]);
     let mut viewer = Viewer::new(original.clone(), Some(input.clone()));
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     let mut harness = common::main_window(viewer, 1400.0, 1800.0);
     harness.run();
 

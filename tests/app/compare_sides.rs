@@ -82,7 +82,7 @@ fn the_other_side_skins_with_the_active_side_s_method_and_dqs_mask() {
 fn each_side_keeps_a_skinning_choice_of_its_own() {
     let mut viewer = compared_with_itself();
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
-    (viewer.comparison_mut().unwrap()).set_other_skinning(SkinningPath::Cpu, SkinningMethod::Dqs);
+    viewer.set_other_side_skinning(Some(SkinningMethod::Dqs));
     let (lbs, dqs) = both_sides(&mut viewer);
     // The reference: the demo rig alone at the same moment with each method.
     for (method, side) in [(SkinningMethod::Lbs, &lbs), (SkinningMethod::Dqs, &dqs)] {

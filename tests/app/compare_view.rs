@@ -28,9 +28,7 @@ fn still_viewer(rig: Rig, clip: Option<&str>, time: f32) -> Viewer {
     let mut viewer = Viewer::new(rig, None);
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    viewer.player_mut().select(clip);
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = time;
+    viewer.hold(clip, time);
     viewer
 }
 

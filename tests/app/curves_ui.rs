@@ -67,7 +67,7 @@ type Harness<'a> = egui_kittest::Harness<'a, (Viewer, rigscope::ui::UiState)>;
 
 fn opened_on(rig: Rig, joint: usize) -> Harness<'static> {
     let mut viewer = Viewer::new(rig, None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.view.selected_joint = Some(joint);
     let mut harness = common::main_window(viewer, 1400.0, 1000.0);
     harness.run();

@@ -8,7 +8,9 @@
 //! end of each rig's walk, on undoing every edit not giving back the document as opened bit for
 //! bit, or redoing them not giving back the last state (see
 //! [`rigscope::viewer::DocumentState`]); and on memory that grows from one walk of a rig to its
-//! next (see [`Memory`]). It runs for `RIGSCOPE_MONKEY_SECONDS` (60 unless set); the seed
+//! next (see [`Memory`]). After each rig's walk the document is saved as a new file, which must
+//! open in its place with its clips, and then changed on disk under an edit that the reload must
+//! keep (see `file_round`); the next rig opens over that unsaved edit. It runs for `RIGSCOPE_MONKEY_SECONDS` (60 unless set); the seed
 //! is printed, and `RIGSCOPE_MONKEY_SEED` replays it: the walk's actions depend on the seed alone,
 //! never on the machine's speed, which only decides where the walk stops.
 //!
@@ -16,6 +18,8 @@
 //! cargo test --release --test app monkey:: -- --ignored --nocapture
 //! RIGSCOPE_MONKEY_SECONDS=600 RIGSCOPE_MONKEY_SEED=7 cargo test --release --test app monkey:: -- --ignored --nocapture
 //! ```
+
+mod file_round;
 
 use crate::common;
 use crate::common::gpu;
@@ -1072,15 +1076,7 @@ impl Monkey {
         ui::open_from_dialog(viewer, ui, |_| Some(path.clone()));
         self.frame();
         if self.session().ui.discard_question.is_some() {
-            // The question's window shows from the frame after it is asked.
-            for _ in 0..5 {
-                if let Some(discard) = self.harness.query_by_label("Discard edits") {
-                    let at = discard.rect().center();
-                    self.click_anything(at, Modifiers::NONE);
-                    break;
-                }
-                self.frame();
-            }
+            self.click_when_shown("Discard edits");
             assert!(
                 self.session().ui.discard_question.is_none(),
                 "Discard edits answers the question"
@@ -1336,6 +1332,7 @@ fn walk(shared: &Path, gpu: Gpu, seed: u64, seconds: u64, trail: Rc<RefCell<Vec<
         ui_time: Duration::ZERO,
         draw_time: Duration::ZERO,
     };
+    let saved_files = common::temp_dir("monkey-saves");
     let started = Instant::now();
     let mut memory = Memory::new();
     let mut walks = 0;
@@ -1367,6 +1364,8 @@ fn walk(shared: &Path, gpu: Gpu, seed: u64, seconds: u64, trail: Rc<RefCell<Vec<
         }
         let edits = monkey.check_undo_and_redo(&opened);
         edits_checked += edits;
+        let round = monkey.file_round(&saved_files, walks);
+        monkey.note(round);
         walks += 1;
         let rss = resident_bytes() >> 20;
         let live = common::counting::live_bytes() >> 20;
@@ -1381,6 +1380,7 @@ fn walk(shared: &Path, gpu: Gpu, seed: u64, seconds: u64, trail: Rc<RefCell<Vec<
             break 'walk;
         }
     }
+    std::fs::remove_dir_all(&saved_files).expect("the saved files are removed");
     let minutes = started.elapsed().as_secs_f64() / 60.0;
     let per_frame = |time: Duration| time.as_secs_f64() * 1e3 / monkey.frames.max(1) as f64;
     eprintln!(

@@ -22,7 +22,7 @@ struct Session {
 /// The demo rig, paused, seen straight down −Z (the camera on +Z), `joint` selected.
 fn posing(joint: &str) -> (Harness<'static, Session>, usize) {
     let mut viewer = Viewer::new(common::load_demo(), None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.view.camera.yaw = 0.0;
     viewer.view.camera.pitch = 0.0;
     let node = viewer.rig().find_node(joint).unwrap();
@@ -416,7 +416,7 @@ fn ctrl_c_and_ctrl_v_carry_a_pose_onto_the_joints_of_the_same_names_and_say_how_
     let last = rig.nodes.iter().rposition(|n| n.name.starts_with("joint")).unwrap();
     rig.nodes[last].name = "tip".into();
     let mut viewer = Viewer::new(rig, None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.seek(0.7);
     let mut pasting = harness_of(viewer);
     pasting.state_mut().ui.pose_tools.clipboard = Some(copied);
@@ -456,7 +456,7 @@ fn a_pose_saved_as_a_clip_from_the_edit_menu_is_written_by_save_as() {
     std::fs::write(&file, rigscope::rig::demo::DEMO_GLB).unwrap();
     let mut viewer = Viewer::new(rigscope::rig::Rig::default(), None);
     viewer.open_now(&file).unwrap();
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.seek(0.4);
     let joint = viewer.rig().find_node("joint2").unwrap();
     viewer.set_override(joint, JointOverride::from_euler_degrees(Vec3::new(0.0, 30.0, 45.0)));
@@ -555,7 +555,7 @@ fn facing_the_right_hand() -> Option<(Harness<'static, Session>, usize)> {
     let rig = common::load_rig(&rigs, "readyplayer.me.glb");
     let hand = rig.find_node("RightHand").unwrap();
     let mut viewer = Viewer::new(rig, None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.select_clip(None);
     let at = viewer.pose().worlds[hand].w_axis.truncate();
     let camera = &mut viewer.view.camera;

@@ -63,7 +63,7 @@ fn playing_for_minutes_with_cpu_and_gpu_skinning_does_not_grow_memory() {
     let (rig, name) = load_rig();
     assert!(!rig.clips.is_empty(), "{name} has clips to play");
     let mut viewer = Viewer::new(rig, None);
-    viewer.player_mut().looping = true;
+    viewer.set_looping(true);
     let target = Offscreen::new(&gpu, 256, 192).expect("an offscreen target");
     let mut renderer = ViewRenderer::offscreen(&gpu);
 

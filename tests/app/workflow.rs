@@ -689,7 +689,7 @@ fn fox_edit_to_new_frame_loop_time() {
 #[test]
 fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
     let mut viewer = Viewer::new(common::load_demo(), None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     let mut harness = harness(viewer);
     harness.run();
     let viewport = harness.state().viewport;
@@ -740,7 +740,7 @@ fn ctrl_click_inspects_the_vertex_under_the_cursor_and_marks_it() {
 #[test]
 fn clicking_beside_a_bone_selects_the_joint_it_turns_about() {
     let mut viewer = Viewer::new(common::load_demo(), None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.view.options.skeleton.show = true;
     let mut harness = harness(viewer);
     harness.run();

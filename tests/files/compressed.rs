@@ -169,9 +169,7 @@ fn render(gpu: &rigscope::render::Gpu, rig: Rig, clip: &str, time: f32) -> image
     let clip = rig.find_clip(clip);
     let mut viewer = Viewer::new(rig, None);
     viewer.view.options.grid = false;
-    viewer.player_mut().select(clip);
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = time;
+    viewer.hold(clip, time);
     render_view(gpu, &mut viewer, 240, 180).expect("the rig renders")
 }
 

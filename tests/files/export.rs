@@ -370,8 +370,7 @@ fn the_windows_export_writes_what_the_command_writes() {
     let demo = common::load_demo();
     let clip = demo.clips[0].name.clone();
     let mut viewer = rigscope::viewer::Viewer::new(demo, None);
-    viewer.player_mut().select(Some(0));
-    viewer.player_mut().time = 0.25;
+    viewer.hold(Some(0), 0.25);
     viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Dqs);
     let mut suggested = String::new();
     let exported = rigscope::commands::export::export_from_dialog(&mut viewer, |_, name| {

@@ -334,9 +334,7 @@ fn the_layers_panel_locks_the_feet_of_the_clip_playing() {
     let pin = left.pins[0];
     let time = (pin.start + pin.end) / 2.0;
     let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), Some(rigs.join("real/Xbot.glb")));
-    viewer.player_mut().select(Some(clip));
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = time;
+    viewer.hold(Some(clip), time);
     let mut harness = common::main_window(viewer, 1400.0, 2400.0);
     harness.run();
     harness.get_by_label("Layers, crossfade, attachments").click();
@@ -420,14 +418,13 @@ fn locked_walks_keep_their_silhouette_outside_the_contacts() {
         let lock = plan_foot_lock(&rig, clip, &FootLockOptions::default()).unwrap();
         let mut viewer = rigscope::viewer::Viewer::new(rig.clone(), None);
         viewer.view.options.grid = false;
-        viewer.player_mut().select(Some(clip));
-        viewer.player_mut().playing = false;
+        viewer.hold(Some(clip), 0.0);
         let duration = rig.clips[clip].duration;
         let (mut free_worst, mut free_frames) = (1.0f32, 0);
         let mut held_overlaps = Vec::new();
         for k in 0..30 {
             let time = duration * k as f32 / 30.0;
-            viewer.player_mut().time = time;
+            viewer.seek(time);
             viewer.set_lock_feet(false).unwrap();
             let free = foreground(&rigscope::screenshot::render_view(&gpu, &mut viewer, 160, 160).unwrap());
             viewer.set_lock_feet(true).unwrap();

@@ -98,7 +98,7 @@ fn in_the_window_the_head_follows_the_camera_and_undo_takes_it_back() {
     let rig = load_rig(&rigs, "real/Xbot.glb");
     let head = find_head(&rig).unwrap();
     let mut viewer = Viewer::new(rig.clone(), None);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     let mut harness = main_window(viewer, 1400.0, 2400.0);
     harness.run();
     harness.get_by_label("Layers, crossfade, attachments").click();

@@ -20,7 +20,7 @@ fn xbot() -> Option<(Viewer, Rig)> {
 fn walk(viewer: &mut Viewer, time: f32) {
     let walk = viewer.rig().find_clip("walk").expect("Xbot has a walk");
     viewer.select_clip(Some(walk));
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.seek(time);
 }
 

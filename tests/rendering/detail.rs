@@ -67,7 +67,7 @@ fn largest_difference(a: &RgbaImage, b: &RgbaImage) -> u8 {
 fn prepared(gpu: &Gpu, rig: rigscope::rig::Rig, aspect: f32) -> (Viewer, ViewRenderer) {
     let mut viewer = Viewer::new(rig, None);
     viewer.select_clip(Some(0));
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.seek(0.3);
     let mut renderer = ViewRenderer::offscreen(gpu);
     renderer.prepare_viewer(gpu, &mut viewer, aspect, &mut FrameTimings::default());

@@ -114,8 +114,8 @@ fn dqs_renders_xbot_where_lbs_does_on_both_paths() {
     let Some(gpu) = gpu::gpu_or_skip() else { return };
     let mut viewer = Viewer::new(load_rig(&dir, "real/Xbot.glb"), None);
     viewer.view.options.grid = false;
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = 0.5;
+    viewer.set_playing(false);
+    viewer.seek(0.5);
     let foreground = |image: &image::RgbaImage| -> Vec<bool> {
         let background = *image.get_pixel(0, 0);
         image

@@ -228,7 +228,7 @@ fn drawing_applies_the_morph_on_both_paths() {
     let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
     viewer.view.options.grid = false;
     viewer.view.options.skeleton.show = false;
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.view.camera.yaw = 0.0;
     viewer.view.camera.pitch = 0.0;
     let target = rigscope::render::Offscreen::new(&gpu, 160, 160).unwrap();
@@ -261,8 +261,8 @@ fn a_ghost_takes_the_morph_weights_of_its_own_moment_on_both_paths() {
     viewer.view.options.skeleton.show = false;
     viewer.view.camera.yaw = 0.0;
     viewer.view.camera.pitch = 0.0;
-    viewer.player_mut().playing = false;
-    viewer.player_mut().looping = false;
+    viewer.set_playing(false);
+    viewer.set_looping(false);
     // One ghost 9 frames (0.3 s) after 0.3 s: the strip lifted by 0.6 against 0.3 now.
     viewer.view.options.ghosts = rigscope::anim::GhostOptions {
         show: true,
@@ -369,10 +369,10 @@ fn a_crossfade_blends_morph_weights_and_ends_without_a_jump() {
     });
     let mut viewer = rigscope::viewer::Viewer::new(rig, None);
     viewer.select_clip(Some(0));
-    viewer.player_mut().time = 0.5;
+    viewer.seek(0.5);
     viewer.edit_pose_parts(|parts| parts.crossfade_seconds = 0.4);
     viewer.select_clip(Some(1));
-    viewer.player_mut().playing = true;
+    viewer.set_playing(true);
     viewer.tick(0.2);
     let during = viewer.pose().morph_weights[0][0];
     assert!((during - 0.45).abs() < 1e-5, "halfway through the fade: {during}");
@@ -389,8 +389,8 @@ fn picking_hits_the_morphed_surface_that_is_drawn() {
     // row.
     let mut viewer = rigscope::viewer::Viewer::new(morph_rig(), None);
     viewer.select_clip(Some(0));
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = 1.0;
+    viewer.set_playing(false);
+    viewer.seek(1.0);
     for method in [SkinningMethod::Lbs, SkinningMethod::Dqs] {
         viewer.set_skinning(rigscope::skin::SkinningPath::Gpu, method);
         let hit = viewer

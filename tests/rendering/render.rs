@@ -277,12 +277,12 @@ fn the_cpu_path_uploads_its_vertices_only_after_skinning_them_again() {
     };
     assert_eq!(frame(&mut viewer), all_vertices, "the first frame");
     assert_eq!(frame(&mut viewer), 0, "nothing changed");
-    viewer.player_mut().time = 0.4;
+    viewer.seek(0.4);
     assert_eq!(frame(&mut viewer), all_vertices, "a new pose");
     assert_eq!(frame(&mut viewer), 0, "nothing changed");
     // Posed again on the GPU path: the CPU path skins and uploads when it comes back.
     viewer.set_skinning(SkinningPath::Gpu, SkinningMethod::Lbs);
-    viewer.player_mut().time = 0.8;
+    viewer.seek(0.8);
     assert_eq!(frame(&mut viewer), 0, "the GPU path uploads palettes only");
     viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
     assert_eq!(frame(&mut viewer), all_vertices, "back on the CPU path");

@@ -371,8 +371,8 @@ pub fn run_bench(options: &BenchOptions) -> Result<BenchReport, CommandError> {
     let (rig, path) = options.open()?;
     let facts = RigFacts::of(&rig);
     let mut viewer = Viewer::new(rig, path);
-    viewer.player_mut().playing = true;
-    viewer.player_mut().looping = true;
+    viewer.set_playing(true);
+    viewer.set_looping(true);
     options.view.apply(&mut viewer.view.options);
     let method = options.method.apply(&mut viewer)?;
     let gpu = Gpu::headless()?;

@@ -115,7 +115,7 @@ pub fn run_orbit(options: &BenchOptions) -> Result<OrbitReport, CommandError> {
     let (rig, path) = options.open()?;
     let triangles = rig.triangle_count();
     let mut viewer = Viewer::new(rig, path);
-    viewer.player_mut().playing = false;
+    viewer.set_playing(false);
     viewer.view.options.mode = options.view.view;
     let method = options.method.apply(&mut viewer)?;
     viewer.set_skinning(crate::skin::SkinningPath::Gpu, method);

@@ -98,9 +98,7 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     }
     viewer.view.options = request.view;
     viewer.view.options.skeleton.show |= viewer.rig().instances.is_empty();
-    viewer.player_mut().select(clip);
-    viewer.player_mut().playing = false;
-    viewer.player_mut().time = request.time;
+    viewer.hold(clip, request.time);
     if request.lock_feet {
         viewer.set_lock_feet(true)?;
     }
