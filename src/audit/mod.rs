@@ -11,6 +11,7 @@ pub mod mirror;
 pub mod motion;
 pub mod symmetry;
 mod triangles;
+pub mod turns;
 
 pub use motion::{Axis, Curve, JointAudit, PoseSample, Thresholds, Violation};
 pub use symmetry::{

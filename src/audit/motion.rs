@@ -273,7 +273,7 @@ pub(super) struct SkinFacts {
     pub(super) diagonal: f32,
 }
 
-fn skin_facts(rig: &Rig, space: &BindSpace) -> SkinFacts {
+pub(super) fn skin_facts(rig: &Rig, space: &BindSpace) -> SkinFacts {
     let skin = &rig.skins[space.skin];
     let n = skin.joints.len();
     let parents = joint_parents(rig, &skin.joints);
@@ -371,7 +371,7 @@ pub(crate) fn audit_joints(
 }
 
 /// A joint's bone axis, the child it points at, and the bone's length.
-fn bone(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize) -> (Vec3, Option<usize>, f32) {
+pub(super) fn bone(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize) -> (Vec3, Option<usize>, f32) {
     let skin = &rig.skins[space.skin];
     let pivot = space.pivot(k).unwrap_or(Vec3::ZERO);
     let tiny = 1e-5 * facts.diagonal.max(f32::MIN_POSITIVE);
@@ -401,7 +401,7 @@ fn bone(rig: &Rig, space: &BindSpace, facts: &SkinFacts, k: usize) -> (Vec3, Opt
 }
 
 /// Two unit axes across `bone`, from the bind frame `world`.
-fn bend_axes(world: &Mat4, bone: Vec3) -> (Vec3, Vec3) {
+pub(super) fn bend_axes(world: &Mat4, bone: Vec3) -> (Vec3, Vec3) {
     let candidates = [world.x_axis, world.y_axis, world.z_axis].map(|c| c.truncate().normalize_or_zero());
     let least = candidates
         .into_iter()

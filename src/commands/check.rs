@@ -91,21 +91,24 @@ pub fn table(checks: &[EngineCheck], tolerance: f64) -> String {
             let joints: Vec<String> = (worst.joints.iter())
                 .map(|(name, weight)| format!("{name} {weight:.3}"))
                 .collect();
+            let when = match (&worst.turn, &worst.clip) {
+                (Some(turn), _) => format!("at rest with {}", turn.describe()),
+                (None, Some(clip)) => format!("in {clip} at {:.2} s", worst.time),
+                (None, None) => "at the rest pose".to_owned(),
+            };
             out += &format!(
-                "  worst: {} primitive {} vertex {} in {} at {:.2} s ({})\n",
+                "  worst: {} primitive {} vertex {} {when} ({})\n",
                 worst.mesh,
                 worst.primitive,
                 worst.vertex,
-                worst.clip.as_deref().unwrap_or("the rest pose"),
-                worst.time,
                 joints.join(", ")
             );
         }
     }
     out += &format!(
         "rows: vertices whose influences the engine changes; moved: vertices drawn more than 1e-6 \
-         of the height away; worst: the farthest, as a fraction of the height, over the rest pose \
-         and every clip at {SAMPLE_RATE} Hz (✗: past {tolerance:e}, or not loaded)\n"
+         of the height away; worst: the farthest, as a fraction of the height, over the rest pose, \
+         every clip at {SAMPLE_RATE} Hz and the audit's sweep (each joint turned ±90°) (✗: past {tolerance:e}, or not loaded)\n"
     );
     out
 }

@@ -1,11 +1,13 @@
 //! How far each engine draws a rig from the file's own drawing: every skinned vertex skinned
-//! both ways at the rest pose and at every clip sampled at 30 Hz, the distance measured as a
-//! fraction of the rig's height. The pose is the same for both (a profile changes only how
+//! both ways at the rest pose, at every clip sampled at 30 Hz and at the audit's sweep poses at
+//! their largest angles (see [`crate::audit::turns`]), the distance measured as a fraction of
+//! the rig's height. The pose is the same for both (a profile changes only how
 //! vertices are bound), so each pose's palettes are built once.
 
 use super::findings::{PoseShading, findings};
 use super::{Engine, EngineRefusal};
-use crate::anim::{PoseBuffers, rig_height};
+use crate::anim::{JointOverride, PoseBuffers, PoseInputs, evaluate_pose, rig_height};
+use crate::audit::turns::{JointTurn, extreme_turns};
 use crate::rig::Rig;
 use crate::skin::fast::skin_lbs_positions_exact;
 use crate::skin::{SkinnedPose, SkinningMethod, blend_matrix};
@@ -28,6 +30,9 @@ pub struct WorstVertex {
     /// The clip (`None`: the rest pose) and the time in it.
     pub clip: Option<String>,
     pub time: f32,
+    /// The joint turned on the rest pose, when the vertex is farthest at one of the audit's
+    /// sweep poses (see [`JointTurn::describe`]).
+    pub turn: Option<JointTurn>,
     /// The vertex's joints as the file binds it, by name, with their weights.
     pub joints: Vec<(String, f32)>,
 }
@@ -55,14 +60,57 @@ impl EngineCheck {
     }
 }
 
-/// Every pose checked: the rest pose, then each clip at [`SAMPLE_RATE`], its end included.
-fn poses(rig: &Rig) -> Vec<(Option<usize>, f32)> {
+/// One pose both drawings are skinned at.
+#[derive(Debug, Clone, PartialEq)]
+enum CheckPose {
+    /// A clip (`None`: the rest pose) at a time in it.
+    Clip(Option<usize>, f32),
+    /// One joint of the rest pose turned alone.
+    Turn(JointTurn),
+}
+
+impl CheckPose {
+    /// Evaluates the pose of `rig` into `pose`; `overrides` is scratch of identities, left so.
+    fn evaluate(&self, rig: &Rig, pose: &mut PoseBuffers, overrides: &mut Vec<JointOverride>) {
+        match self {
+            &CheckPose::Clip(clip, time) => {
+                pose.evaluate(rig, clip, time);
+            }
+            CheckPose::Turn(turn) => {
+                overrides.resize(rig.nodes.len(), JointOverride::IDENTITY);
+                let Some(slot) = overrides.get_mut(turn.node) else {
+                    pose.evaluate(rig, None, 0.0);
+                    return;
+                };
+                *slot = turn.joint_override();
+                let inputs = PoseInputs {
+                    overrides,
+                    ..PoseInputs::clip_at(None, 0.0)
+                };
+                evaluate_pose(rig, &inputs, pose);
+                overrides[turn.node] = JointOverride::IDENTITY;
+            }
+        }
+    }
+}
+
+/// The clip poses checked: the rest pose, then each clip at [`SAMPLE_RATE`], its end included.
+fn clip_poses(rig: &Rig) -> Vec<(Option<usize>, f32)> {
     let mut poses = vec![(None, 0.0)];
     for (c, clip) in rig.clips.iter().enumerate() {
         let steps = (clip.duration * SAMPLE_RATE).ceil().max(0.0) as usize;
         poses.extend((0..=steps).map(|k| (Some(c), (k as f32 / SAMPLE_RATE).min(clip.duration))));
     }
     poses
+}
+
+/// Every pose checked: the clip poses, then the audit's sweep at its largest angles.
+fn poses(rig: &Rig) -> Vec<CheckPose> {
+    let clips = clip_poses(rig)
+        .into_iter()
+        .map(|(clip, time)| CheckPose::Clip(clip, time));
+    let turns = extreme_turns(rig, &crate::audit::AuditOptions::default());
+    clips.chain(turns.into_iter().map(CheckPose::Turn)).collect()
 }
 
 /// The height distances are measured against: the vertical extent of the skinned mesh at rest
@@ -162,18 +210,18 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
         .map(|d| d.as_ref().is_ok_and(|d| poses_or_morphs_differ(rig, d)))
         .collect();
     let poses = poses(rig);
-    let shading = PoseShading::needed_by(engines).then(|| PoseShading::of(rig, &poses));
+    let shading = PoseShading::needed_by(engines).then(|| PoseShading::of(rig, &clip_poses(rig)));
     let per_pose: Vec<Vec<PoseResult>> = poses
         .par_iter()
         .map_init(
             || WholeDrawings::new(rig, &drawn, &whole),
-            |buffers, &(clip, time)| {
-                buffers.file.evaluate(rig, clip, time);
+            |buffers, pose| {
+                pose.evaluate(rig, &mut buffers.file, &mut buffers.overrides);
                 buffers.file_skinned_at = None;
                 (drawn.iter().zip(&changed).enumerate())
                     .map(|(k, (drawn, changed))| match drawn {
                         Ok(drawn) if measured_by[k] == k && whole[k] => {
-                            buffers.measure(rig, k, drawn, changed, (clip, time), height)
+                            buffers.measure(rig, k, drawn, changed, pose, height)
                         }
                         Ok(drawn) if measured_by[k] == k => measure_pose(rig, drawn, changed, &buffers.file, height),
                         _ => PoseResult::default(),
@@ -205,7 +253,10 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                 vertices_moved: moved.len(),
                 worst: worst.map(|(distance, i, p, v, pose_index)| {
                     let instance = &rig.instances[i];
-                    let (clip, time) = poses[pose_index];
+                    let ((clip, time), turn) = match &poses[pose_index] {
+                        &CheckPose::Clip(clip, time) => ((clip, time), None),
+                        CheckPose::Turn(turn) => ((None, 0.0), Some(turn.clone())),
+                    };
                     let influences = rig.meshes[instance.mesh].primitives[p].influences.as_ref();
                     WorstVertex {
                         distance,
@@ -214,6 +265,7 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                         vertex: v,
                         clip: clip.map(|c| rig.clips[c].name.clone()),
                         time,
+                        turn,
                         joints: influences.map_or_else(Vec::new, |inf| named_joints(rig, instance.skin, inf, v)),
                     }
                 }),
@@ -231,9 +283,9 @@ pub fn drawing_distance(rig: &Rig, other: &Rig) -> f64 {
     let changed = changed_vertices(rig, other);
     (poses(rig).par_iter())
         .map_init(
-            || PoseBuffers::new(rig),
-            |pose, &(clip, time)| {
-                pose.evaluate(rig, clip, time);
+            || (PoseBuffers::new(rig), Vec::new()),
+            |(pose, overrides), at| {
+                at.evaluate(rig, pose, overrides);
                 measure_pose(rig, other, &changed, pose, height)
                     .worst
                     .map_or(0.0, |w| w.0)
@@ -257,7 +309,9 @@ struct WholeDrawings {
     /// Made the first time a whole drawing is measured.
     file_skinned: Option<SkinnedPose>,
     /// The pose `file_skinned` was skinned at, `None` when it is stale.
-    file_skinned_at: Option<(Option<usize>, f32)>,
+    file_skinned_at: Option<CheckPose>,
+    /// Scratch of identity overrides for the sweep's poses.
+    overrides: Vec<JointOverride>,
     /// Per engine, its pose and vertices where its drawing is measured whole.
     engines: Vec<Option<(PoseBuffers, SkinnedPose)>>,
     /// The farthest any vertex is from its mesh's origin: how far a matrix's error reaches.
@@ -282,6 +336,7 @@ impl WholeDrawings {
             file: PoseBuffers::new(rig),
             file_skinned: None,
             file_skinned_at: None,
+            overrides: Vec::new(),
             engines: (drawn.iter().zip(whole))
                 .map(|(d, &w)| match d {
                     Ok(d) if w => Some((PoseBuffers::new(d), SkinnedPose::new(d))),
@@ -303,13 +358,13 @@ impl WholeDrawings {
         k: usize,
         drawn: &Rig,
         changed: &ChangedVertices,
-        pose: (Option<usize>, f32),
+        pose: &CheckPose,
         height: f64,
     ) -> PoseResult {
         let Some((engine_pose, engine_skinned)) = &mut self.engines[k] else {
             return PoseResult::default();
         };
-        engine_pose.evaluate(drawn, pose.0, pose.1);
+        pose.evaluate(drawn, engine_pose, &mut self.overrides);
         // Where the engine's pose moves no vertex by a visible amount (a clip's keys blended
         // otherwise but dense), only the rebound vertices can be drawn elsewhere.
         if rig.morphs.targets == drawn.morphs.targets
@@ -318,9 +373,9 @@ impl WholeDrawings {
             return measure_pose(rig, drawn, changed, &self.file, height);
         }
         let file_skinned = self.file_skinned.get_or_insert_with(|| SkinnedPose::new(rig));
-        if self.file_skinned_at != Some(pose) {
+        if self.file_skinned_at.as_ref() != Some(pose) {
             file_skinned.skin(rig, &self.file, SkinningMethod::Lbs);
-            self.file_skinned_at = Some(pose);
+            self.file_skinned_at = Some(pose.clone());
         }
         engine_skinned.skin(drawn, engine_pose, SkinningMethod::Lbs);
         let mut result = PoseResult::default();

@@ -425,8 +425,7 @@ fn check_on_fox_agrees_with_an_f64_skinning_of_the_rows_each_engine_keeps() {
     assert_eq!(three.worst_distance(), 0.0, "Fox's weights are four normalized floats");
     let worst = unity1.worst.as_ref().expect("one weight moves vertices");
     // The worst vertex again, in f64: its file weights against its largest weight alone.
-    let clip = rig.find_clip(worst.clip.as_deref().unwrap()).unwrap();
-    let pose = PoseBuffers::at(&rig, Some(clip), worst.time);
+    let pose = worst_pose(&rig, worst);
     let instance = rig.instances.iter().position(|i| i.skin.is_some()).unwrap();
     let primitive = &rig.meshes[rig.instances[instance].mesh].primitives[worst.primitive];
     let influences = primitive.influences.as_ref().unwrap();
@@ -445,6 +444,69 @@ fn check_on_fox_agrees_with_an_f64_skinning_of_the_rows_each_engine_keeps() {
     let reference = (file - one).length() / height;
     assert!(
         (worst.distance - reference).abs() < 1e-5,
+        "check says {} of the height, f64 says {reference}",
+        worst.distance
+    );
+}
+
+/// The pose a check found its worst vertex at: a clip's moment, or a joint of the rest pose
+/// turned by the audit's sweep.
+fn worst_pose(rig: &Rig, worst: &rigscope::engine::check::WorstVertex) -> PoseBuffers {
+    let mut pose = PoseBuffers::new(rig);
+    let mut overrides = vec![rigscope::anim::JointOverride::IDENTITY; rig.nodes.len()];
+    if let Some(turn) = &worst.turn {
+        overrides[turn.node] = turn.joint_override();
+    }
+    let inputs = rigscope::anim::PoseInputs {
+        overrides: &overrides,
+        ..rigscope::anim::PoseInputs::clip_at(worst.clip.as_deref().and_then(|c| rig.find_clip(c)), worst.time)
+    };
+    rigscope::anim::evaluate_pose(rig, &inputs, &mut pose);
+    pose
+}
+
+/// A rig without clips still moves: check turns each joint of the rest pose ±90° about its
+/// bone and across it, as the audit does, where Unity at 2 weights drops a third influence
+/// that the rest pose hides. The worst distance is recomputed in f64 over the same turns.
+#[test]
+fn check_finds_a_dropped_influence_that_only_a_turned_joint_shows() {
+    let weights: [(u16, f32); 3] = [(0, 0.5), (1, 0.3), (2, 0.2)];
+    let mut rig = fixture(3, 1, &[row(&weights), row(&weights)]);
+    rig.clips.clear();
+    let check = &check_engines(&rig, &[Engine::Unity2])[0];
+    let worst = check.worst.as_ref().expect("a turned joint moves the vertex");
+    assert!(
+        worst.clip.is_none() && worst.turn.is_some(),
+        "found at a turn: {worst:?}"
+    );
+    // The vertices stand 0.1 apart vertically at rest: the height.
+    let height = 0.1;
+    // Unity keeps the two largest, scaled to sum to one.
+    let kept_sum = f64::from(weights[0].1) + f64::from(weights[1].1);
+    let unity = [weights[0], weights[1]].map(|(j, w)| (j, f64::from(w) / kept_sum));
+    let mut reference: f64 = 0.0;
+    for p in [DVec3::new(1.0, 0.0, 0.0), DVec3::new(1.0, 0.1, 0.0)] {
+        for turned in 0..3 {
+            let pivot = DVec3::Y * turned as f64;
+            for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
+                for degrees in [-90.0f64, 90.0] {
+                    let turn = DQuat::from_axis_angle(axis, degrees.to_radians());
+                    let moved = |joint: u16| {
+                        if usize::from(joint) < turned {
+                            p
+                        } else {
+                            turn * (p - pivot) + pivot
+                        }
+                    };
+                    let file: DVec3 = weights.iter().map(|&(j, w)| moved(j) * f64::from(w)).sum();
+                    let kept: DVec3 = unity.iter().map(|&(j, w)| moved(j) * w).sum();
+                    reference = reference.max((file - kept).length() / height);
+                }
+            }
+        }
+    }
+    assert!(
+        (worst.distance - reference).abs() < 1e-5 * reference,
         "check says {} of the height, f64 says {reference}",
         worst.distance
     );
