@@ -100,30 +100,64 @@ pub(super) fn place_skinned_meshes_at_root(document: &mut Value) -> Vec<String> 
                 "node '{name}' holds a skinned mesh in no scene: its mesh moved to node {new}, in no scene either"
             ));
         }
-        for animation in document
-            .get_mut("animations")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            for channel in animation
-                .get_mut("channels")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                let target = &mut channel["target"];
-                if target["node"].as_u64() == Some(node as u64) && target["path"] == "weights" {
-                    target["node"] = json!(new);
-                }
-            }
-        }
+        follow_the_mesh(document, node, new);
         notes.push(format!(
             "the skinned mesh of node '{name}' is written on a node of its own at the scene's root, without a \
              transform (glTF ignores a skinned mesh node's place; some importers apply it)"
         ));
     }
     notes
+}
+
+/// Points what named node `from` for its mesh at node `to`: morph weight channels (as a path or
+/// as a KHR_animation_pointer), and VRM 1.0's expression binds and first-person annotations.
+fn follow_the_mesh(document: &mut Value, from: usize, to: usize) {
+    let from_pointer = format!("/nodes/{from}/weights");
+    let retarget = |value: &mut Value| {
+        if value.as_u64() == Some(from as u64) {
+            *value = json!(to);
+        }
+    };
+    for channel in array_items(document.get_mut("animations"))
+        .flat_map(|animation| array_items(animation.get_mut("channels")))
+    {
+        let Some(target) = channel.get_mut("target") else { continue };
+        if target.get("path").and_then(Value::as_str) == Some("weights")
+            && let Some(node) = target.get_mut("node")
+        {
+            retarget(node);
+        }
+        let pointer = (target.pointer_mut("/extensions/KHR_animation_pointer/pointer"))
+            .filter(|p| p.as_str() == Some(from_pointer.as_str()));
+        if let Some(pointer) = pointer {
+            *pointer = json!(format!("/nodes/{to}/weights"));
+        }
+    }
+    let Some(vrm) = document.pointer_mut("/extensions/VRMC_vrm") else {
+        return;
+    };
+    for group in ["preset", "custom"] {
+        let Some(expressions) = vrm.pointer_mut(&format!("/expressions/{group}")).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for bind in expressions
+            .values_mut()
+            .flat_map(|expression| array_items(expression.get_mut("morphTargetBinds")))
+        {
+            if let Some(node) = bind.get_mut("node") {
+                retarget(node);
+            }
+        }
+    }
+    for annotation in array_items(vrm.pointer_mut("/firstPerson/meshAnnotations")) {
+        if let Some(node) = annotation.get_mut("node") {
+            retarget(node);
+        }
+    }
+}
+
+fn array_items(value: Option<&mut Value>) -> impl Iterator<Item = &mut Value> {
+    value.and_then(Value::as_array_mut).into_iter().flatten()
 }
 
 #[cfg(test)]
@@ -163,6 +197,35 @@ mod tests {
         // A mesh without a skin, and a skinned mesh already at the root, stay.
         assert_eq!(nodes[3]["mesh"], 1);
         assert_eq!(nodes[4]["mesh"], 2);
+    }
+
+    #[test]
+    fn pointers_and_vrm_binds_naming_the_mesh_node_follow_the_mesh() {
+        let mut document = json!({
+            "scenes": [{"nodes": [0]}],
+            "nodes": [
+                {"name": "Armature", "children": [1]},
+                {"name": "Face", "mesh": 0, "skin": 0}
+            ],
+            "animations": [{"channels": [
+                {"target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/1/weights"}}}, "sampler": 0},
+                {"target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/1/rotation"}}}, "sampler": 1}
+            ]}],
+            "extensions": {"VRMC_vrm": {
+                "expressions": {"preset": {"happy": {"morphTargetBinds": [{"node": 1, "index": 0, "weight": 1.0}]}},
+                                "custom": {"wink": {"morphTargetBinds": [{"node": 1, "index": 1, "weight": 1.0}]}}},
+                "firstPerson": {"meshAnnotations": [{"node": 1, "type": "thirdPersonOnly"}]}
+            }}
+        });
+        place_skinned_meshes_at_root(&mut document);
+        let pointer = "/extensions/KHR_animation_pointer/pointer";
+        let channels = &document["animations"][0]["channels"];
+        assert_eq!(channels[0]["target"].pointer(pointer), Some(&json!("/nodes/2/weights")));
+        assert_eq!(channels[1]["target"].pointer(pointer), Some(&json!("/nodes/1/rotation")));
+        let vrm = &document["extensions"]["VRMC_vrm"];
+        assert_eq!(vrm["expressions"]["preset"]["happy"]["morphTargetBinds"][0]["node"], 2);
+        assert_eq!(vrm["expressions"]["custom"]["wink"]["morphTargetBinds"][0]["node"], 2);
+        assert_eq!(vrm["firstPerson"]["meshAnnotations"][0]["node"], 2);
     }
 
     #[test]
