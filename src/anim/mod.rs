@@ -25,6 +25,7 @@ mod pose;
 pub mod root_motion;
 mod sample;
 mod sampler;
+pub mod spring_bones;
 mod stack;
 
 pub use affine::{

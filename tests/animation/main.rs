@@ -17,3 +17,4 @@ mod palette;
 mod palette_bits;
 mod rest_pose;
 mod sampling;
+mod spring_bones;
