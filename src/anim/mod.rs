@@ -20,6 +20,7 @@ pub mod layers;
 pub mod look_at;
 pub mod mirror;
 pub mod morph;
+pub mod node_constraints;
 mod player;
 mod pose;
 pub mod root_motion;

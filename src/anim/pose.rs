@@ -6,6 +6,7 @@ use crate::anim::foot_lock::FootLock;
 use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::look_at::LookAt;
+use crate::anim::node_constraints::apply_constraints;
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::spring_bones::SpringSim;
 use crate::anim::{
@@ -187,7 +188,8 @@ impl PoseBuffers {
 
 /// Evaluates the pose `inputs` describe into `pose`, stage after stage: sample the clip (or the
 /// clip faded from) → blend the crossfade and the layers → lock the root → apply bends → morph
-/// weights → world matrices → foot lock, IK, look-at → spring bones → palettes → dual
+/// weights → world matrices → foot lock, IK, look-at → node constraints → spring
+/// bones → palettes → dual
 /// quaternions. Skinning is the caller's next step.
 pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> StageTimes {
     let start = Instant::now();
@@ -274,6 +276,9 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
         Some(look_at) => look_at.apply(&rig.nodes, &mut pose.locals, &mut pose.worlds),
         None => false,
     };
+    if !rig.facts.constraints.is_empty() {
+        apply_constraints(&rig.nodes, &rig.facts.constraints, &mut pose.locals, &mut pose.worlds);
+    }
     if let (Some(seconds), Some(springs)) = (inputs.springs, &mut pose.springs) {
         springs.advance(&rig.nodes, seconds, &mut pose.locals, &mut pose.worlds);
     }

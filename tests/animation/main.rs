@@ -13,6 +13,7 @@ mod curves_cli;
 mod ghosts;
 mod layers;
 mod motion;
+mod node_constraints;
 mod palette;
 mod palette_bits;
 mod rest_pose;

@@ -36,6 +36,7 @@ mod source;
 mod tangents;
 mod validate;
 mod vrm;
+mod vrm_constraints;
 mod vrm_springs;
 
 use super::*;
@@ -53,6 +54,7 @@ pub use pointer::{POINTER_EXTENSION, PointerFinding};
 pub use source::{FileError, UriError, read_file_bounded};
 pub use tangents::mikktspace_tangents;
 pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
+pub use vrm_constraints::{CONSTRAINT_EXTENSION, ConstraintKind, NodeConstraint};
 pub use vrm_springs::{
     ColliderShape, SPRING_EXTENSION, SpringBones, SpringChain, SpringCollider, SpringJoint, SpringSettings,
     SpringSource, SpringTail, VRM0_TAIL_METRES,
@@ -218,6 +220,8 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let (meshes, mut morphs) = read.meshes(&document, &materials)?;
     read.facts.expressions = expressions(&document, &slot, &morphs, read.warnings);
     read.facts.springs = springs(&document, &slot, &nodes, read.warnings);
+    let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+    read.facts.constraints = vrm_constraints::read_constraints(document.as_json(), &slot, &parents, read.warnings);
     read.facts.vrma = vrma.map(|vrma| VrmaFacts {
         expressions: (vrma.expressions.into_iter())
             .map(|(name, node)| (name, slot[node]))
