@@ -379,3 +379,56 @@ fn the_three_vrm_sphere_sample_stays_outside_its_sphere() {
         );
     }
 }
+
+#[test]
+fn godettes_hair_swings_under_a_turning_head_without_allocating() {
+    let Some(dir) = common::shared_folder("corpus/motion/vrm") else {
+        return;
+    };
+    let rig = common::load_rig(&dir, "Godette_vrm_v4.vrm");
+    let head = rig.facts.humanoid.iter().find(|(bone, _)| bone == "head").unwrap().1;
+    let mut pose = PoseBuffers::new(&rig);
+    let rest = PoseBuffers::new(&rig);
+    let mut overrides = vec![JointOverride::IDENTITY; rig.nodes.len()];
+    let frames = 120;
+    let (_, allocated) = common::counting::watch(|| {
+        for frame in 0..frames {
+            let angle = 0.6 * (frame as f32 * SPRING_STEP_SECONDS * 3.0).sin();
+            overrides[head].rotation = glam::Quat::from_rotation_y(angle);
+            let inputs = PoseInputs {
+                overrides: &overrides,
+                springs: Some(SPRING_STEP_SECONDS),
+                ..PoseInputs::clip_at(None, 0.0)
+            };
+            evaluate_pose(&rig, &inputs, &mut pose);
+        }
+    });
+    assert_eq!(allocated.count, 0, "spring steps allocate nothing");
+    let springs = rig.facts.springs.as_ref().unwrap();
+    let mut swung: f32 = 0.0;
+    for joint in springs.chains.iter().flat_map(|c| &c.joints) {
+        // Each hair joint keeps its bone: its tail stays as far from it as at rest.
+        if let rigscope::rig::SpringTail::Node(tail) = joint.tail {
+            let length = |w: &[glam::Mat4]| (w[tail].w_axis - w[joint.node].w_axis).length();
+            assert!((length(&pose.worlds) - length(&rest.worlds)).abs() < 1e-5);
+        }
+        // How far the joint turned from what the head's turn alone gives it.
+        let carried = pose.worlds[head] * rest.worlds[head].inverse() * rest.worlds[joint.node];
+        let (_, turned, _) = pose.worlds[joint.node].to_scale_rotation_translation();
+        let (_, rigid, _) = carried.to_scale_rotation_translation();
+        swung = swung.max(turned.angle_between(rigid).to_degrees());
+    }
+    assert!(swung > 1.0, "the hair lags the head's turn by {swung}°");
+    let start = std::time::Instant::now();
+    let sim = pose.springs.as_mut().unwrap();
+    for _ in 0..1000 {
+        sim.advance(&rig.nodes, SPRING_STEP_SECONDS, &mut pose.locals, &mut pose.worlds);
+    }
+    eprintln!(
+        "Godette: {} chains, {} joints, {} colliders; one 60 Hz step with its world update: {:.1} µs",
+        springs.chains.len(),
+        springs.joint_count(),
+        springs.colliders.len(),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+}
