@@ -15,7 +15,7 @@
 //!   ▼
 //! pose         anim::evaluate_pose, once per change: sample the clips → blend crossfade and
 //!              layers → lock the root → bends and IK → morph weights → local TRS → world
-//!              matrices, parents first
+//!              matrices, parents first → VRM spring bones (the one state a pose carries)
 //!   │
 //!   ▼
 //! palette      anim: palette[j] = world[joint j] · inverseBind[j] per skin, and dual

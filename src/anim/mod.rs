@@ -20,11 +20,13 @@ pub mod layers;
 pub mod look_at;
 pub mod mirror;
 pub mod morph;
+pub mod node_constraints;
 mod player;
 mod pose;
 pub mod root_motion;
 mod sample;
 mod sampler;
+pub mod spring_bones;
 mod stack;
 
 pub use affine::{

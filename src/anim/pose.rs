@@ -6,7 +6,9 @@ use crate::anim::foot_lock::FootLock;
 use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::look_at::LookAt;
+use crate::anim::node_constraints::apply_constraints;
 use crate::anim::root_motion::{lock_to_rest, motion_root};
+use crate::anim::spring_bones::SpringSim;
 use crate::anim::{
     Fade, JointOverride, build_palette, build_palette_mat4, is_affine, local_to_world, morph, sample_clip,
 };
@@ -43,6 +45,9 @@ pub struct PoseInputs<'a> {
     pub foot_lock: Option<&'a FootLock>,
     /// The head turned to a point, after the IK goals.
     pub look_at: Option<&'a LookAt>,
+    /// Seconds of spring bone simulation to run over this pose, after everything above
+    /// (`None`: the springs are off and hang as the clip puts them).
+    pub springs: Option<f32>,
 }
 
 impl PoseInputs<'_> {
@@ -90,6 +95,9 @@ pub struct PoseBuffers {
     pub ik_outcomes: Vec<IkOutcome>,
     /// The last evaluation's look-at put the head's aim on its target.
     pub look_at_reached: bool,
+    /// The spring bones' running state (`None`: the rig has none). It is the one input a pose
+    /// carries from one evaluation to the next.
+    pub springs: Option<SpringSim>,
 }
 
 /// How a skin's palette is built: with affine math when every inverse bind matrix of the skin
@@ -149,6 +157,7 @@ impl PoseBuffers {
             palette_kernels: rig.skins.iter().map(PaletteKernel::for_skin).collect(),
             ik_outcomes: Vec::new(),
             look_at_reached: false,
+            springs: SpringSim::new(rig),
         };
         evaluate_pose(rig, &PoseInputs::clip_at(None, 0.0), &mut pose);
         pose
@@ -179,7 +188,9 @@ impl PoseBuffers {
 
 /// Evaluates the pose `inputs` describe into `pose`, stage after stage: sample the clip (or the
 /// clip faded from) → blend the crossfade and the layers → lock the root → apply bends → morph
-/// weights → world matrices → palettes → dual quaternions. Skinning is the caller's next step.
+/// weights → world matrices → foot lock, IK, look-at → node constraints → spring
+/// bones → palettes → dual
+/// quaternions. Skinning is the caller's next step.
 pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> StageTimes {
     let start = Instant::now();
     let (base_clip, base_time) = match (inputs.fade, inputs.clip) {
@@ -265,6 +276,12 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
         Some(look_at) => look_at.apply(&rig.nodes, &mut pose.locals, &mut pose.worlds),
         None => false,
     };
+    if !rig.facts.constraints.is_empty() {
+        apply_constraints(&rig.nodes, &rig.facts.constraints, &mut pose.locals, &mut pose.worlds);
+    }
+    if let (Some(seconds), Some(springs)) = (inputs.springs, &mut pose.springs) {
+        springs.advance(&rig.nodes, seconds, &mut pose.locals, &mut pose.worlds);
+    }
     for (instance, palette) in rig.instances.iter().zip(&mut pose.palettes) {
         let Some(skin) = instance.skin else { continue };
         pose.palette_kernels[skin].build(&rig.skins[skin], &pose.worlds, palette);

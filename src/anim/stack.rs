@@ -71,6 +71,7 @@ impl AnimationStack {
             ik: &self.ik_goals,
             foot_lock: self.foot_lock.as_ref().filter(|_| self.lock_feet),
             look_at: self.look_at.as_ref(),
+            springs: None,
         }
     }
 

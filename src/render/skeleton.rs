@@ -235,3 +235,88 @@ pub fn grid_lines(bounds: &Bounds) -> Vec<LineVertex> {
     line(Vec3::ZERO, Vec3::Z * axis, [0.25, 0.45, 1.0, 1.0]);
     lines
 }
+
+const SPRING_COLOR: [f32; 4] = [1.0, 0.55, 0.85, 1.0];
+const COLLIDER_COLOR: [f32; 4] = [0.95, 0.35, 0.35, 0.8];
+/// Segments of each circle a collider is drawn with.
+const CIRCLE_SEGMENTS: usize = 16;
+
+/// The spring bones as simulated: each joint to its tail, and each collider as three circles
+/// (one per axis plane) around each end, with the capsule's side lines between its ends.
+pub fn spring_lines(springs: &crate::anim::spring_bones::SpringSim, worlds: &[Mat4], out: &mut Vec<LineVertex>) {
+    for (node, tail) in springs.tails() {
+        if let Some(world) = worlds.get(node) {
+            push_line(out, world.w_axis.truncate(), tail, SPRING_COLOR);
+        }
+    }
+    for collider in springs.colliders() {
+        for center in [collider.a, collider.b] {
+            circles(out, center, collider.radius);
+        }
+        if collider.a != collider.b {
+            for offset in [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z] {
+                let side = offset * collider.radius;
+                push_line(out, collider.a + side, collider.b + side, COLLIDER_COLOR);
+            }
+        }
+    }
+}
+
+fn circles(out: &mut Vec<LineVertex>, center: Vec3, radius: f32) {
+    for (u, v) in [(Vec3::X, Vec3::Y), (Vec3::Y, Vec3::Z), (Vec3::Z, Vec3::X)] {
+        let point = |k: usize| {
+            let angle = std::f32::consts::TAU * k as f32 / CIRCLE_SEGMENTS as f32;
+            center + (u * angle.cos() + v * angle.sin()) * radius
+        };
+        for k in 0..CIRCLE_SEGMENTS {
+            push_line(out, point(k), point(k + 1), COLLIDER_COLOR);
+        }
+    }
+}
+
+#[cfg(test)]
+mod spring_tests {
+    use super::*;
+    use crate::anim::{PoseBuffers, PoseInputs, evaluate_pose};
+
+    #[test]
+    fn spring_lines_join_each_joint_to_its_tail_and_ring_each_collider_at_its_radius() {
+        let gltf = serde_json::json!({
+            "asset": { "version": "2.0" },
+            "extensions": { "VRMC_springBone": {
+                "specVersion": "1.0",
+                "colliders": [{ "node": 0, "shape": { "sphere": { "offset": [0.5, 0.0, 0.0], "radius": 0.2 } } }],
+                "colliderGroups": [{ "colliders": [0] }],
+                "springs": [{ "joints": [{ "node": 1 }, { "node": 2 }], "colliderGroups": [0] }]
+            }},
+            "scenes": [{ "nodes": [0] }],
+            "nodes": [
+                { "name": "root", "translation": [0.0, 1.0, 0.0], "children": [1] },
+                { "name": "joint", "children": [2] },
+                { "name": "tail", "translation": [0.0, -0.3, 0.0] }
+            ]
+        });
+        let rig = crate::rig::load_slice(gltf.to_string().as_bytes(), None, "spring.gltf").unwrap();
+        let mut pose = PoseBuffers::new(&rig);
+        let inputs = PoseInputs {
+            springs: Some(0.1),
+            ..PoseInputs::clip_at(None, 0.0)
+        };
+        evaluate_pose(&rig, &inputs, &mut pose);
+        let mut lines = Vec::new();
+        spring_lines(pose.springs.as_ref().unwrap(), &pose.worlds, &mut lines);
+        assert_eq!(
+            lines.len(),
+            2 + 2 * 3 * CIRCLE_SEGMENTS * 2,
+            "one joint, a sphere ringed at both (equal) ends"
+        );
+        let position = |v: &LineVertex| Vec3::from(v.position);
+        // The joint's line ends where the tail node is drawn.
+        assert!((position(&lines[0]) - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+        assert!((position(&lines[1]) - pose.worlds[2].w_axis.truncate()).length() < 1e-5);
+        let center = Vec3::new(0.5, 1.0, 0.0);
+        for vertex in &lines[2..] {
+            assert!(((position(vertex) - center).length() - 0.2).abs() < 1e-5);
+        }
+    }
+}

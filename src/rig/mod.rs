@@ -18,10 +18,12 @@ pub use error::{BudgetExceeded, BvhError, Codec, FbxError, FbxErrorKind, FileErr
 pub use glb::{GlbError, glb_container, split_glb};
 pub use hierarchy::{Hierarchy, HierarchyCache};
 pub use import::{
-    Budget, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, FbxFinding, FbxFindingKind, LoadOptions, MorphBind,
-    POINTER_EXTENSION, PointerFinding, RIG_FILE_EXTENSIONS, SUPPORTED_EXTENSIONS, VRMA_EXTENSION, VrmExpression,
-    VrmaError, VrmaFacts, degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx, load_file,
-    load_file_with, load_slice, load_slice_with, mikktspace_tangents, read_file_bounded, rotation_from_degrees,
+    Budget, BvhErrorKind, BvhFacts, BvhRotationOrder, BvhUnit, CONSTRAINT_EXTENSION, ColliderShape, ConstraintKind,
+    FbxFinding, FbxFindingKind, LoadOptions, MorphBind, NodeConstraint, POINTER_EXTENSION, PointerFinding,
+    RIG_FILE_EXTENSIONS, SPRING_EXTENSION, SUPPORTED_EXTENSIONS, SpringBones, SpringChain, SpringCollider, SpringJoint,
+    SpringSettings, SpringSource, SpringTail, VRM0_TAIL_METRES, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts,
+    degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx, load_file, load_file_with, load_slice,
+    load_slice_with, mikktspace_tangents, read_file_bounded, rotation_from_degrees,
 };
 pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;
@@ -512,6 +514,10 @@ pub struct ImportFacts {
     pub vrma: Option<VrmaFacts>,
     /// A VRM avatar's expressions and the morph targets they blend (empty for other files).
     pub expressions: Vec<VrmExpression>,
+    /// A VRM avatar's spring bones (`None` when it has none).
+    pub springs: Option<SpringBones>,
+    /// A VRM avatar's node constraints, in the order they are evaluated in.
+    pub constraints: Vec<NodeConstraint>,
     /// `KHR_animation_pointer` channels that do not play: broken or not played targets.
     pub pointer_findings: Vec<PointerFinding>,
 }

@@ -113,6 +113,7 @@ fn view_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, action
         viewer.reset_view();
     }
     ui.checkbox(&mut viewer.view.options.grid, "Ground grid and axes");
+    springs_menu_items(ui, viewer);
     engine_menu(ui, viewer);
     ui.separator();
     ui.horizontal(|ui| {
@@ -133,6 +134,23 @@ fn view_menu(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, action
         ui.label(format!("Folder: {}", state.screenshot.folder().display()));
         if ui.button("Choose folder…").clicked() {
             actions.push(UiAction::ChooseScreenshotFolder);
+        }
+    });
+}
+
+/// View ▸ Spring bones and Reset springs, live for a VRM avatar with spring bones.
+fn springs_menu_items(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.add_enabled_ui(viewer.has_springs(), |ui| {
+        let mut on = viewer.springs_on();
+        if ui
+            .checkbox(&mut on, "Spring bones")
+            .on_hover_text("Swing the VRM spring bones (hair, skirts) after the pose")
+            .changed()
+        {
+            viewer.set_springs(on);
+        }
+        if ui.button("Reset springs").clicked() {
+            viewer.reset_springs();
         }
     });
 }

@@ -48,6 +48,10 @@ pub struct Playback {
     pub(super) foot_lock_state: super::foot_lock::FootLockState,
     /// The bend shown while `R` or `G` runs (see [`super::pose_edit`]).
     pub(super) bend_preview: Option<super::pose_edit::BendPreview>,
+    /// The spring bones swing (a rig without them ignores it).
+    pub(crate) springs_on: bool,
+    /// Wall time the springs have to catch up with at the next evaluation.
+    spring_seconds: f32,
 }
 
 impl Playback {
@@ -71,9 +75,12 @@ impl Playback {
             dqs_mask: Vec::new(),
             bind_worlds: None,
             foot_lock_state: Default::default(),
+            springs_on: true,
+            spring_seconds: 0.0,
         };
         if let Some(previous) = previous {
             playback.player = previous.player;
+            playback.springs_on = previous.springs_on;
             (playback.path, playback.method) = (previous.path, previous.method);
             playback.work_done = previous.work_done;
         }
@@ -100,11 +107,60 @@ impl Playback {
             .map_or(0.0, |c| c.duration)
     }
 
-    /// Advances playback and crossfades by `dt` seconds; returns whether the pose moved.
+    /// Advances playback, crossfades and the spring bones by `dt` seconds; returns whether the
+    /// pose moved. Springs still swinging move it even while the clip is paused.
     pub(super) fn advance(&mut self, dt: f32, rig: &Rig) -> bool {
         let moved = self.player.advance(dt, self.clip_duration(rig));
         let fading = self.animation.advance(dt, &self.player, rig);
-        moved || fading
+        let swinging = match &self.pose.springs {
+            Some(springs) if self.springs_on => {
+                // A long stall is not caught up: the simulation takes a few steps at most.
+                self.spring_seconds = (self.spring_seconds + dt).min(0.25);
+                springs.is_moving()
+            }
+            _ => false,
+        };
+        moved || fading || swinging
+    }
+
+    /// Turns the spring bones on or off; either way they start again from the pose.
+    pub(crate) fn set_springs(&mut self, on: bool) {
+        self.springs_on = on;
+        self.reset_springs();
+    }
+
+    /// Simulates the spring bones from the clip's start to `time` in fixed steps, evaluating
+    /// the pose at each step's time, and leaves the player at `time` with the springs where the
+    /// steps took them: the same time gives the same pose bit for bit, whatever ran before.
+    pub(crate) fn run_springs_to(&mut self, rig: &Rig, time: f32) {
+        use crate::anim::spring_bones::SPRING_STEP_SECONDS;
+        /// Ten minutes of steps: a longer time is simulated over its last ten minutes.
+        const MAX_STEPS: u32 = 36_000;
+        self.reset_springs();
+        if !self.springs_on || self.pose.springs.is_none() {
+            return;
+        }
+        let duration = self.clip_duration(rig);
+        let steps = (time.max(0.0) / SPRING_STEP_SECONDS).floor().min(MAX_STEPS as f32) as u32;
+        let start = time.max(0.0) - steps as f32 * SPRING_STEP_SECONDS;
+        for k in 0..=steps {
+            self.player.seek(start + k as f32 * SPRING_STEP_SECONDS, duration);
+            self.spring_seconds = if k == 0 { 0.0 } else { SPRING_STEP_SECONDS };
+            self.mark_dirty();
+            self.refresh(rig, false, None);
+        }
+        self.player.time = time;
+        self.spring_seconds = 0.0;
+        self.mark_dirty();
+    }
+
+    /// Puts the spring bones back at rest under the current pose.
+    pub(crate) fn reset_springs(&mut self) {
+        if let Some(springs) = &mut self.pose.springs {
+            springs.reset();
+        }
+        self.spring_seconds = 0.0;
+        self.mark_dirty();
     }
 
     /// Notes that an input of the pose changed.
@@ -123,6 +179,7 @@ impl Playback {
             self.cpu_skinned = false;
             let mut inputs = PoseInputs {
                 dual_quaternions: self.method.needs_dual_quats(),
+                springs: self.springs_on.then(|| std::mem::take(&mut self.spring_seconds)),
                 ..self.animation.inputs(&self.player)
             };
             if shown_rest.is_some() {
@@ -188,5 +245,33 @@ impl Playback {
 
     pub(super) fn work_done(&self) -> WorkDone {
         self.work_done
+    }
+}
+
+impl super::Viewer {
+    /// Whether the active rig has spring bones.
+    pub fn has_springs(&self) -> bool {
+        self.playback.pose.springs.is_some()
+    }
+
+    /// Whether the spring bones swing (View ▸ Spring bones).
+    pub fn springs_on(&self) -> bool {
+        self.playback.springs_on
+    }
+
+    pub fn set_springs(&mut self, on: bool) {
+        self.playback.set_springs(on);
+    }
+
+    /// Puts the spring bones back at rest under the current pose (View ▸ Reset springs).
+    pub fn reset_springs(&mut self) {
+        self.playback.reset_springs();
+    }
+
+    /// The springs as simulated from the clip's start to `time` at a fixed step, the player
+    /// left at `time` (what `render --time` draws).
+    pub fn run_springs_to(&mut self, time: f32) {
+        let rig = &self.documents[self.active].rig;
+        self.playback.run_springs_to(rig, time);
     }
 }

@@ -20,6 +20,7 @@ mod pbr_import;
 mod pointer;
 mod save;
 mod save_clips;
+mod vrm_springs;
 mod vrma;
 mod write_materials;
 

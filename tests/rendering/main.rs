@@ -21,5 +21,6 @@ mod morph_tangents;
 mod pbr_shading;
 mod render;
 mod render_look;
+mod spring_render;
 mod tangents;
 mod texture_memory;

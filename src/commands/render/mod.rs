@@ -64,6 +64,10 @@ pub struct RenderArgs {
     /// tool's paste flipped.
     #[arg(long)]
     pub mirror_pose: bool,
+    /// Draw without the VRM spring bones (by default `--time` simulates them from the clip's
+    /// start at a fixed 60 Hz, so one time always gives one picture).
+    #[arg(long)]
+    pub no_springs: bool,
     /// Hold the feet where they land during each contact of the clip (leg IK, the hips lowered
     /// where a leg cannot reach), as the Layers panel's Lock feet does.
     #[arg(long)]
@@ -151,6 +155,7 @@ impl RenderArgs {
             bends: self.bend.clone(),
             ik: self.ik.clone(),
             mirror_pose: self.mirror_pose,
+            springs: !self.no_springs,
             lock_feet: self.lock_feet,
             look_at: self.look_at,
             layers: self.layer.clone(),

@@ -34,6 +34,9 @@ pub struct RenderRequest {
     pub ik: Vec<(String, Vec3)>,
     /// Mirror the pose left ↔ right (after the bends and IK goals).
     pub mirror_pose: bool,
+    /// Simulate the spring bones from the clip's start to `time` (`--no-springs` turns them
+    /// off).
+    pub springs: bool,
     /// Hold the feet on their contacts (see [`crate::motion::foot_lock`]).
     pub lock_feet: bool,
     /// The head turned to this world position (see [`crate::anim::look_at`]).
@@ -123,6 +126,11 @@ pub fn viewer_for(request: &RenderRequest) -> Result<Viewer, CommandError> {
     viewer.set_skinning(request.path, method);
     if request.mirror_pose {
         (viewer.mirror_pose()).map_err(|e| CommandError::Argument(format!("--mirror-pose: {e}")))?;
+    }
+    if request.springs {
+        viewer.run_springs_to(request.time);
+    } else {
+        viewer.set_springs(false);
     }
     compare(&mut viewer, request)?;
     Ok(viewer)

@@ -6,7 +6,7 @@ use super::{
     SceneRenderer, upload,
 };
 use crate::render::material::{DRAW_RIGID, MeshPipeline, draw_flags, material_uniform, mesh_pipeline, winding};
-use crate::render::skeleton::{BIND_COLOR, bone_lines, overlay_lines, skeleton_lines};
+use crate::render::skeleton::{BIND_COLOR, bone_lines, overlay_lines, skeleton_lines, spring_lines};
 use crate::render::views::ViewMode;
 use crate::skin::{DualQuat, SkinningPath};
 use glam::Vec4;
@@ -65,7 +65,8 @@ impl RigGpu {
     }
 
     /// Writes the lines drawn on top: attachments, the root trail, marked vertices, the
-    /// ghosts' skeletons and the bind pose's skeleton, up to [`OVERLAY_CAPACITY`] vertices.
+    /// ghosts' skeletons, the spring bones and their colliders (with the skeleton) and the bind
+    /// pose's skeleton, up to [`OVERLAY_CAPACITY`] vertices.
     fn write_overlay(&mut self, queue: &wgpu::Queue, state: &FrameState, signature: &mut std::hash::DefaultHasher) {
         self.overlay_vertices.clear();
         overlay_lines(
@@ -77,6 +78,11 @@ impl RigGpu {
             &mut self.overlay_vertices,
         );
         super::ghosts::ghost_skeleton_lines(state, &self.bones, &mut self.overlay_vertices);
+        if state.view.skeleton.show
+            && let Some(springs) = &state.pose.springs
+        {
+            spring_lines(springs, &state.pose.worlds, &mut self.overlay_vertices);
+        }
         if let Some(worlds) = state.bind_skeleton {
             let marker = state.marker_size * 2.0;
             bone_lines(

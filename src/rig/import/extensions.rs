@@ -27,6 +27,11 @@ const HARMLESS_EXTENSIONS: &[&str] = &[
     "VRMC_materials_mtoon",
 ];
 
+/// Extensions a file may require though Rigscope reads only part of them: VRM 1.0 avatars
+/// require `VRMC_vrm`, whose humanoid bones and expressions are read and whose other parts
+/// (meta, first person, look-at ranges) change nothing in the mesh.
+const READ_WHEN_REQUIRED: &[&str] = &["VRMC_vrm"];
+
 /// Refuses a file that requires an extension Rigscope does not implement, naming it and listing
 /// the ones it does.
 pub fn check_required(root: &gltf::json::Root) -> Result<(), RigError> {
@@ -34,7 +39,7 @@ pub fn check_required(root: &gltf::json::Root) -> Result<(), RigError> {
         .extensions_required
         .iter()
         .map(String::as_str)
-        .filter(|name| !SUPPORTED_EXTENSIONS.contains(name))
+        .filter(|name| !SUPPORTED_EXTENSIONS.contains(name) && !READ_WHEN_REQUIRED.contains(name))
         .collect();
     if missing.is_empty() {
         return Ok(());

@@ -36,6 +36,8 @@ mod source;
 mod tangents;
 mod validate;
 mod vrm;
+mod vrm_constraints;
+mod vrm_springs;
 
 use super::*;
 use accessor::Buffers;
@@ -52,6 +54,11 @@ pub use pointer::{POINTER_EXTENSION, PointerFinding};
 pub use source::{FileError, UriError, read_file_bounded};
 pub use tangents::mikktspace_tangents;
 pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
+pub use vrm_constraints::{CONSTRAINT_EXTENSION, ConstraintKind, NodeConstraint};
+pub use vrm_springs::{
+    ColliderShape, SPRING_EXTENSION, SpringBones, SpringChain, SpringCollider, SpringJoint, SpringSettings,
+    SpringSource, SpringTail, VRM0_TAIL_METRES,
+};
 
 /// Bytes the GPU and pose evaluation will need per drawn vertex and per palette entry, charged
 /// to the budget so that a small file cannot make the viewer allocate without bound downstream.
@@ -212,6 +219,9 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     };
     let (meshes, mut morphs) = read.meshes(&document, &materials)?;
     read.facts.expressions = expressions(&document, &slot, &morphs, read.warnings);
+    read.facts.springs = springs(&document, &slot, &nodes, read.warnings);
+    let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+    read.facts.constraints = vrm_constraints::read_constraints(document.as_json(), &slot, &parents, read.warnings);
     read.facts.vrma = vrma.map(|vrma| VrmaFacts {
         expressions: (vrma.expressions.into_iter())
             .map(|(name, node)| (name, slot[node]))
@@ -316,6 +326,26 @@ fn expressions(
         slot,
     };
     vrm::vrm_expressions(document.as_json(), &targets, warnings)
+}
+
+/// An avatar's spring bones, their nodes checked against the node tree as read.
+fn springs(
+    document: &gltf::Document,
+    slot: &[usize],
+    nodes: &[Node],
+    warnings: &mut Vec<String>,
+) -> Option<SpringBones> {
+    let children: Vec<Vec<usize>> = document
+        .nodes()
+        .map(|n| n.children().map(|c| c.index()).collect())
+        .collect();
+    let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+    let spring_nodes = vrm_springs::SpringNodes {
+        slot,
+        parents: &parents,
+        children: &children,
+    };
+    vrm_springs::read_springs(document.as_json(), &spring_nodes, warnings)
 }
 
 /// The nodes that place a mesh, in node order.
