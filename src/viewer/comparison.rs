@@ -244,6 +244,7 @@ impl Comparison {
             view: &side.view,
             marks: &side.marks.points,
             symmetry,
+            engine_distances: None,
             joint_errors: None,
         };
         inputs.frame_state(aspect)
