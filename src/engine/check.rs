@@ -379,8 +379,13 @@ fn measure_pose(rig: &Rig, drawn: &Rig, changed: &ChangedVertices, pose: &PoseBu
     result
 }
 
-/// Vertex `v`'s non-zero influences by joint name.
-fn named_joints(rig: &Rig, skin: Option<usize>, influences: &crate::rig::Influences, v: usize) -> Vec<(String, f32)> {
+/// Vertex `v`'s non-zero influences by joint name, in the order the file lists them.
+pub fn named_joints(
+    rig: &Rig,
+    skin: Option<usize>,
+    influences: &crate::rig::Influences,
+    v: usize,
+) -> Vec<(String, f32)> {
     let skin = skin.map(|s| &rig.skins[s]);
     (influences.of_vertex(v))
         .filter(|&(_, w)| w != 0.0)
