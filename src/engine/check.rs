@@ -23,6 +23,9 @@ pub struct WorstVertex {
     /// The distance as a fraction of the rig's height.
     pub distance: f64,
     pub mesh: String,
+    /// The mesh instance it belongs to.
+    #[serde(skip)]
+    pub instance: usize,
     pub primitive: usize,
     pub vertex: usize,
     /// The clip (`None`: the rest pose) and the time in it.
@@ -210,6 +213,7 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                     WorstVertex {
                         distance,
                         mesh: rig.meshes[instance.mesh].name.clone(),
+                        instance: i,
                         primitive: p,
                         vertex: v,
                         clip: clip.map(|c| rig.clips[c].name.clone()),

@@ -179,6 +179,13 @@ fn tools_menu(ui: &mut egui::Ui, state: &mut UiState) {
     {
         state.curves.open = true;
     }
+    if ui
+        .button("Engines")
+        .on_hover_text("What each engine changes in this rig, and how far it draws a vertex from the file")
+        .clicked()
+    {
+        state.engines_open = true;
+    }
 }
 
 fn help_menu(ui: &mut egui::Ui, state: &mut UiState) {
@@ -285,3 +292,4 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
         viewer.stop_comparing();
     }
 }
+

@@ -9,6 +9,8 @@ use std::sync::Arc;
 pub(super) struct EngineState {
     /// The engine distance view's values (see `engine_distance.rs`).
     pub distance: super::engine_distance::DistanceView,
+    /// Every engine checked against the rig, for the Engines panel (see `engine_checks.rs`).
+    pub checks: super::engine_checks::EngineChecks,
 }
 
 impl Viewer {

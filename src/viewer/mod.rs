@@ -16,6 +16,7 @@ pub use document::{Document, influence_counts};
 pub use document_state::DocumentState;
 pub(crate) use dqs_mask::apply_dqs_mask;
 pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
+pub use engine_checks::EngineChecksState;
 pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
@@ -38,6 +39,7 @@ mod document;
 mod document_state;
 mod dqs_mask;
 mod editing;
+mod engine_checks;
 mod engine_distance;
 mod engine_view;
 mod foot_lock;
@@ -152,7 +154,7 @@ pub struct Viewer {
     retarget_pose_shown: Option<usize>,
     /// Where edits are journaled, and the journals found at start (see `recovery.rs`).
     recovery: recovery::Recovery,
-    /// The engine distance view's values (see `engine_view.rs`).
+    /// The engine distance view's values and the Engines panel's check (see `engine_view.rs`).
     engines: engine_view::EngineState,
 }
 
@@ -431,7 +433,7 @@ impl Viewer {
     /// the symmetry check of the documents shown (the symmetry view), the comparison of the
     /// two files (the weight-difference view and the Compare window), the joints' errors
     /// against the other side (the skeleton overlay), the distances from the engine's drawing
-    /// (the engine distance view).
+    /// (the engine distance view) and the check of every engine (the Engines window).
     fn update_checks(&mut self) {
         let mode = self.view.options.mode;
         if mode == crate::render::ViewMode::Symmetry {
@@ -447,6 +449,7 @@ impl Viewer {
         if mode == crate::render::ViewMode::EngineDistance {
             self.update_engine_distance();
         }
+        self.update_engine_checks();
     }
 
     pub fn player(&self) -> &Player {
@@ -622,5 +625,6 @@ impl Viewer {
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
             || self.comparing_in_background()
             || self.document().engine_job.is_some()
+            || self.engines.checks.is_running()
     }
 }
