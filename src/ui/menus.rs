@@ -280,6 +280,7 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
     {
         actions.push(UiAction::CompareDialog);
     }
+    compare_with_engine_menu(ui, viewer);
     let Some(comparison) = viewer.comparison_mut() else {
         return;
     };
@@ -293,3 +294,20 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
     }
 }
 
+/// File ▸ Compare with engine: the file beside or over itself as an engine draws it.
+fn compare_with_engine_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.menu_button("Compare with engine", |ui| {
+        for engine in crate::engine::Engine::ALL {
+            if ui.button(engine.label()).clicked()
+                && let Err(refusal) = viewer.compare_with_engine(engine)
+            {
+                viewer.diagnostics.error = Some(refusal.to_string());
+            }
+        }
+    })
+    .response
+    .on_hover_text(
+        "Show this file beside or over itself as an engine draws it; with an engine chosen in \
+         View ▸ Engine too, two engines side by side",
+    );
+}

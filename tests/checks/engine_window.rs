@@ -1,5 +1,6 @@
 //! Engines in the window: the Engines panel's figures against the check and against distances
-//! worked out by hand in f64, and choosing a line.
+//! worked out by hand in f64, choosing a line, and comparing the file with an engine's drawing
+//! of it (or two engines).
 
 use super::engine_profiles::{fixture, follows, row};
 use crate::common;
@@ -9,6 +10,7 @@ use rigscope::engine::Engine;
 use rigscope::engine::check::check_engines;
 use rigscope::render::ViewMode;
 use rigscope::rig::Rig;
+use rigscope::skin::{SkinningMethod, SkinningPath};
 use rigscope::viewer::{VertexRef, Viewer};
 
 /// Six joints, j4 turned; four vertices at y = 0, 0.1, 0.2, 0.3 (a height of 0.3 at rest):
@@ -88,3 +90,40 @@ fn the_engines_panel_lists_the_checks_worst_and_clicking_a_line_shows_it() {
     assert!((viewer.engine_distance_height().unwrap() - HEIGHT).abs() < 1e-6);
 }
 
+#[test]
+fn the_file_compares_with_an_engines_drawing_of_it_and_two_engines_with_each_other() {
+    let mut viewer = Viewer::new(rig(), None);
+    viewer.set_skinning(SkinningPath::Cpu, SkinningMethod::Lbs);
+    viewer.select_clip(Some(0));
+    viewer.seek(1.0);
+    viewer.compare_with_engine(Engine::Unity2).unwrap();
+    assert_eq!(viewer.comparison().unwrap().engine(), Some(Engine::Unity2));
+    let positions = |viewer: &mut Viewer| {
+        viewer.prepare_frame();
+        let rig = std::sync::Arc::clone(viewer.document().shown_rig().0);
+        let mine = viewer.skin_on_cpu().positions(&rig, 0, 0).to_vec();
+        let side = viewer.comparison().unwrap().other();
+        (mine, side.last_skinned().positions(side.rig(), 0, 0).to_vec())
+    };
+    let close = |got: glam::Vec3, want: DVec3| (got.as_dvec3() - want).length() < 1e-5;
+    // The file against Unity at two weights: vertex 0 as bound, then as Unity keeps it.
+    let (file, unity2) = positions(&mut viewer);
+    assert!(close(
+        file[0],
+        drawn(0, &[(0, 0.3), (1, 0.2), (2, 0.1), (3, 0.1), (4, 0.2), (5, 0.1)])
+    ));
+    assert!(close(unity2[0], drawn(0, &[(0, 0.6), (1, 0.4)])));
+    assert!(close(unity2[3], drawn(3, &[(0, 0.4), (4, 0.6)])));
+    // Two engines: Unity at one weight on this side keeps only j4 of vertex 3.
+    viewer.set_engine(Some(Engine::Unity1)).unwrap();
+    let (unity1, unity2_again) = positions(&mut viewer);
+    assert!(close(unity1[3], drawn(3, &[(4, 1.0)])));
+    assert_eq!(unity2_again, unity2);
+    assert!(viewer.compare_with_engine(Engine::Filament).is_ok());
+    let mut huge = Viewer::new(fixture(300, 299, &[row(&[(299, 1.0)])]), None);
+    assert!(
+        huge.compare_with_engine(Engine::Filament).is_err(),
+        "Filament refuses 300 joints"
+    );
+    assert!(huge.comparison().is_none());
+}
