@@ -109,7 +109,7 @@ fn debug_value(v: VertexIn) -> vec3<f32> {
     if (mode == VIEW_DEFORMATION) {
         return (draw.model * vec4<f32>(v.rest_position * draw.bind.x, 1.0)).xyz;
     }
-    if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE) {
+    if (mode == VIEW_SYMMETRY || mode == VIEW_WEIGHT_DIFFERENCE || mode == VIEW_ENGINE_DISTANCE) {
         return vec3<f32>(v.symmetry, 0.0, 0.0);
     }
     if (mode == VIEW_DQS_BLEND) {
@@ -395,6 +395,8 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         color = symmetry_color(in.debug.x);
     } else if (mode == VIEW_DQS_BLEND) {
         color = heat(in.debug.x);
+    } else if (mode == VIEW_ENGINE_DISTANCE) {
+        color = engine_distance_color(in.debug.x);
     } else {
         return vec4<f32>(surface_axis(in, n) * 0.5 + 0.5, 1.0);
     }

@@ -53,3 +53,8 @@ fn symmetry_color(value: f32) -> vec3<f32> {
     }
     return heat(value / SYMMETRY_FULL_SCALE);
 }
+
+// The engine distance view's ramp: `heat` up to ENGINE_DISTANCE_FULL_SCALE of the rig's height.
+fn engine_distance_color(fraction: f32) -> vec3<f32> {
+    return heat(fraction / ENGINE_DISTANCE_FULL_SCALE);
+}

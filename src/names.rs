@@ -134,6 +134,7 @@ mod tests {
             "symmetry",
             "weight-difference",
             "dqs-blend",
+            "engine-distance",
         ];
         assert_eq!(ViewMode::names().collect::<Vec<_>>(), views);
         assert_eq!(DeformationMeasure::names().collect::<Vec<_>>(), ["area", "stretch"]);

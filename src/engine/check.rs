@@ -25,6 +25,9 @@ pub struct WorstVertex {
     /// The distance as a fraction of the rig's height.
     pub distance: f64,
     pub mesh: String,
+    /// The mesh instance it belongs to.
+    #[serde(skip)]
+    pub instance: usize,
     pub primitive: usize,
     pub vertex: usize,
     /// The clip (`None`: the rest pose) and the time in it.
@@ -261,6 +264,7 @@ pub fn check_engines(rig: &Rig, engines: &[Engine]) -> Vec<EngineCheck> {
                     WorstVertex {
                         distance,
                         mesh: rig.meshes[instance.mesh].name.clone(),
+                        instance: i,
                         primitive: p,
                         vertex: v,
                         clip: clip.map(|c| rig.clips[c].name.clone()),
@@ -434,8 +438,13 @@ fn measure_pose(rig: &Rig, drawn: &Rig, changed: &ChangedVertices, pose: &PoseBu
     result
 }
 
-/// Vertex `v`'s non-zero influences by joint name.
-fn named_joints(rig: &Rig, skin: Option<usize>, influences: &crate::rig::Influences, v: usize) -> Vec<(String, f32)> {
+/// Vertex `v`'s non-zero influences by joint name, in the order the file lists them.
+pub fn named_joints(
+    rig: &Rig,
+    skin: Option<usize>,
+    influences: &crate::rig::Influences,
+    v: usize,
+) -> Vec<(String, f32)> {
     let skin = skin.map(|s| &rig.skins[s]);
     (influences.of_vertex(v))
         .filter(|&(_, w)| w != 0.0)

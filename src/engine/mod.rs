@@ -13,6 +13,7 @@
 //! not the positions is reported by [`findings`], not drawn.
 
 pub mod check;
+pub mod distance;
 pub mod findings;
 pub mod rules;
 

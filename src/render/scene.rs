@@ -82,6 +82,9 @@ pub struct FrameState<'a> {
     /// only in those views), with a number that changes when they are computed against
     /// something else (the other file's generation; 0 for the symmetry view).
     pub symmetry: Option<(u64, &'a VertexSymmetry)>,
+    /// The engine distance view's per-vertex values (read only in that view), with the number
+    /// of their measurement: each measurement is uploaded once.
+    pub engine_distances: Option<(u64, &'a crate::engine::distance::VertexDistances)>,
     /// Per node, its world position error against the file compared with, relative to the
     /// rig's size (while comparing; colors the skeleton overlay).
     pub joint_errors: Option<&'a [f32]>,

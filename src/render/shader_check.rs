@@ -250,9 +250,9 @@ fn the_prelude_declares_the_rust_values_exactly() {
     assert_eq!(floats(&prelude, "INFLUENCE_COLORS"), views::INFLUENCE_COLORS.concat());
 }
 
-/// A compute entry point that evaluates every ramp of `ramps.wgsl` at each input: six colors
+/// A compute entry point that evaluates every ramp of `ramps.wgsl` at each input: seven colors
 /// per input (heat, deformation of a log2 ratio, symmetry, influence count, joint, weight-sum
-/// error of a tenth of the input).
+/// error of a tenth of the input, engine distance of a hundredth of it).
 const RAMP_PROBE_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> inputs: array<f32>;
 @group(0) @binding(1) var<storage, read_write> colors: array<vec4<f32>>;
@@ -264,12 +264,13 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let x = inputs[i];
-    colors[6u * i] = vec4<f32>(heat(x), 0.0);
-    colors[6u * i + 1u] = vec4<f32>(deformation_color(x), 0.0);
-    colors[6u * i + 2u] = vec4<f32>(symmetry_color(x), 0.0);
-    colors[6u * i + 3u] = vec4<f32>(count_color(x), 0.0);
-    colors[6u * i + 4u] = vec4<f32>(joint_color(u32(max(x, 0.0))), 0.0);
-    colors[6u * i + 5u] = vec4<f32>(weight_error_color(0.1 * x), 0.0);
+    colors[7u * i] = vec4<f32>(heat(x), 0.0);
+    colors[7u * i + 1u] = vec4<f32>(deformation_color(x), 0.0);
+    colors[7u * i + 2u] = vec4<f32>(symmetry_color(x), 0.0);
+    colors[7u * i + 3u] = vec4<f32>(count_color(x), 0.0);
+    colors[7u * i + 4u] = vec4<f32>(joint_color(u32(max(x, 0.0))), 0.0);
+    colors[7u * i + 5u] = vec4<f32>(weight_error_color(0.1 * x), 0.0);
+    colors[7u * i + 6u] = vec4<f32>(engine_distance_color(0.01 * x), 0.0);
 }
 "#;
 
@@ -423,7 +424,7 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
     // joints.
     let mut inputs: Vec<f32> = (-192..=192).map(|k| k as f32 / 64.0).collect();
     inputs.extend((0..300).map(|k| k as f32));
-    let colors = run_probe(&gpu, &source, bytemuck::cast_slice(&inputs), inputs.len(), 6);
+    let colors = run_probe(&gpu, &source, bytemuck::cast_slice(&inputs), inputs.len(), 7);
     for (i, &x) in inputs.iter().enumerate() {
         let whole = x.max(0.0) as u32;
         let expected = [
@@ -437,9 +438,10 @@ fn the_gpu_ramps_equal_the_rust_ramps() {
             ),
             ("joint", views::joint_color(whole)),
             ("weight-sum error", views::weight_error_color(0.1 * x)),
+            ("engine distance", views::engine_distance_color(0.01 * x)),
         ];
         for (k, (ramp, rust)) in expected.into_iter().enumerate() {
-            let gpu = &colors[6 * i + k][..3];
+            let gpu = &colors[7 * i + k][..3];
             let close = gpu.iter().zip(rust).all(|(g, r)| (g - r).abs() < 1e-5);
             assert!(close, "{ramp} at {x}: GPU {gpu:?}, Rust {rust:?}");
         }

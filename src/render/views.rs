@@ -40,6 +40,10 @@ crate::names::named_enum! {
         /// Each vertex's blend from linear (0, dark blue) to dual quaternion (1, red) skinning
         /// that the blended method uses: the file's, or the DQS mask's.
         DqsBlend = 9,
+        /// With an engine chosen (View ▸ Engine): each vertex's distance between the engine's
+        /// drawing and the file's own at the current pose, as a fraction of the rig's height,
+        /// on the heat ramp up to [`ENGINE_DISTANCE_FULL_SCALE`]; 0 everywhere without one.
+        EngineDistance = 10,
     }
 }
 
@@ -56,6 +60,7 @@ impl ViewMode {
             ViewMode::Symmetry => "Weight symmetry",
             ViewMode::WeightDifference => "Weight difference",
             ViewMode::DqsBlend => "DQS blend",
+            ViewMode::EngineDistance => "Engine distance",
         }
     }
 
@@ -318,6 +323,16 @@ pub fn symmetry_color(value: f32) -> [f32; 3] {
     }
 }
 
+/// The distance from the file's drawing, as a fraction of the rig's height, that the engine
+/// distance view draws red: a hundredth of the height, where a misplaced vertex is plain to see.
+pub const ENGINE_DISTANCE_FULL_SCALE: f32 = 1e-2;
+
+/// Color of a vertex drawn `fraction` of the rig's height from the file's drawing in the engine
+/// distance view: [`heat`] up to [`ENGINE_DISTANCE_FULL_SCALE`]. Linear RGB.
+pub fn engine_distance_color(fraction: f32) -> [f32; 3] {
+    heat(fraction / ENGINE_DISTANCE_FULL_SCALE)
+}
+
 /// Joint colors are hues this far apart (the golden ratio's fraction, so that neighbours
 /// differ clearly however many joints there are), at this saturation and value.
 const JOINT_HUE_STEP: f32 = 0.618_034;
@@ -353,7 +368,7 @@ pub fn influence_color(n: u32) -> [f32; 3] {
 }
 
 /// The ramp functions of the mesh shader (`heat`, `weight_error_color`, `joint_color`,
-/// `count_color`, `deformation_color`, `symmetry_color`), written against the constants of [`wgsl_prelude`].
+/// `count_color`, `deformation_color`, `symmetry_color`, `engine_distance_color`), written against the constants of [`wgsl_prelude`].
 pub(crate) const RAMPS_WGSL: &str = include_str!("../../shaders/ramps.wgsl");
 
 /// The WGSL declaration of every rule above that the mesh shader needs (view mode codes, view
@@ -395,6 +410,7 @@ pub(crate) fn wgsl_prelude() -> String {
         ("WEIGHT_ERROR_TOLERANCE", WEIGHT_ERROR_TOLERANCE),
         ("DEFORMATION_RANGE", DEFORMATION_RANGE),
         ("SYMMETRY_FULL_SCALE", SYMMETRY_FULL_SCALE),
+        ("ENGINE_DISTANCE_FULL_SCALE", ENGINE_DISTANCE_FULL_SCALE),
         ("SYMMETRY_UNMATCHED", SYMMETRY_UNMATCHED),
         ("SYMMETRY_UNCHECKED", SYMMETRY_UNCHECKED),
         ("JOINT_HUE_STEP", JOINT_HUE_STEP),

@@ -137,6 +137,13 @@ pub const BINDINGS: &[Binding] = &[
         "view: each vertex's blend toward dual quaternions",
     ),
     bind(
+        Command::Show(ViewMode::EngineDistance),
+        Modifiers::SHIFT,
+        Key::E,
+        "`Shift+E`",
+        "view: each vertex's distance from the file's drawing in the engine chosen (View ▸ Engine)",
+    ),
+    bind(
         Command::SkinOn(SkinningPath::Gpu),
         Modifiers::SHIFT,
         Key::G,

@@ -2,8 +2,8 @@
 //! no part overlaps another.
 
 use crate::render::views::{
-    DEFORMATION_RANGE, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED, ViewMode, WEIGHT_ERROR_FULL_SCALE,
-    deformation_color, heat, influence_color, joint_color, symmetry_color,
+    DEFORMATION_RANGE, ENGINE_DISTANCE_FULL_SCALE, SYMMETRY_FULL_SCALE, SYMMETRY_UNCHECKED, SYMMETRY_UNMATCHED,
+    ViewMode, WEIGHT_ERROR_FULL_SCALE, deformation_color, heat, influence_color, joint_color, symmetry_color,
 };
 use crate::viewer::Viewer;
 use egui::Color32;
@@ -205,6 +205,7 @@ fn view_mode_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
                 label: n.to_string(),
             }));
         }
+        ViewMode::EngineDistance => engine_distance_items(viewer, items),
         ViewMode::DqsBlend => {
             items.push(LegendItem::Ramp {
                 color: &heat_ramp,
@@ -230,6 +231,55 @@ fn view_mode_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
             }
         }
         _ => {}
+    }
+}
+
+/// The engine distance view's ramp and scale, and the vertex drawn farthest from the file's
+/// drawing with its joints in the file and in the engine.
+fn engine_distance_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
+    let Some(engine) = viewer.view.engine else {
+        items.push(LegendItem::Text(
+            "no engine chosen: every vertex at 0; pick one in View ▸ Engine".to_owned(),
+        ));
+        return;
+    };
+    let height = viewer.engine_distance_height().unwrap_or(0.0);
+    let full = f64::from(ENGINE_DISTANCE_FULL_SCALE);
+    items.push(LegendItem::Ramp {
+        color: &heat_ramp,
+        ends: [
+            "0".to_owned(),
+            format!("≥ {full} of the height ({:.3e} units)", full * height),
+        ],
+        title: format!("distance from the file's drawing in {}", engine.label()),
+    });
+    let document = viewer.document();
+    let (drawn, drawn_generation) = document.shown_rig();
+    if drawn_generation == document.generation {
+        items.push(LegendItem::Text(format!("making {}'s drawing…", engine.label())));
+        return;
+    }
+    let Some(farthest) = viewer.engine_distances().and_then(|(_, d)| d.farthest()) else {
+        return;
+    };
+    if farthest.distance == 0.0 {
+        items.push(LegendItem::Text("every vertex where the file draws it".to_owned()));
+        return;
+    }
+    let rig = &document.rig;
+    let instance = &rig.instances[farthest.instance];
+    items.push(LegendItem::Text(format!(
+        "farthest: vertex {} of {} (primitive {}), {:.3e} of the height, {:.3e} units",
+        farthest.vertex, rig.meshes[instance.mesh].name, farthest.primitive, farthest.fraction, farthest.distance
+    )));
+    for (label, rig) in [("file", rig), (engine.label(), drawn)] {
+        let primitive = &rig.meshes[instance.mesh].primitives[farthest.primitive];
+        let Some(influences) = &primitive.influences else {
+            continue;
+        };
+        let joints = crate::engine::check::named_joints(rig, instance.skin, influences, farthest.vertex);
+        let joints: Vec<String> = joints.iter().map(|(name, w)| format!("{name} {w:.3}")).collect();
+        items.push(LegendItem::Text(format!("{label}: {}", joints.join(", "))));
     }
 }
 

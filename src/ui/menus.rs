@@ -197,6 +197,13 @@ fn tools_menu(ui: &mut egui::Ui, state: &mut UiState) {
     {
         state.curves.open = true;
     }
+    if ui
+        .button("Engines")
+        .on_hover_text("What each engine changes in this rig, and how far it draws a vertex from the file")
+        .clicked()
+    {
+        state.engines_open = true;
+    }
 }
 
 fn help_menu(ui: &mut egui::Ui, state: &mut UiState) {
@@ -291,6 +298,7 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
     {
         actions.push(UiAction::CompareDialog);
     }
+    compare_with_engine_menu(ui, viewer);
     let Some(shown) = viewer.comparison().map(|comparison| comparison.layout) else {
         return;
     };
@@ -306,4 +314,22 @@ fn compare_menu(ui: &mut egui::Ui, viewer: &mut Viewer, actions: &mut Vec<UiActi
     if ui.button("Stop comparing").clicked() {
         viewer.stop_comparing();
     }
+}
+
+/// File ▸ Compare with engine: the file beside or over itself as an engine draws it.
+fn compare_with_engine_menu(ui: &mut egui::Ui, viewer: &mut Viewer) {
+    ui.menu_button("Compare with engine", |ui| {
+        for engine in crate::engine::Engine::ALL {
+            if ui.button(engine.label()).clicked()
+                && let Err(refusal) = viewer.compare_with_engine(engine)
+            {
+                viewer.diagnostics.error = Some(refusal.to_string());
+            }
+        }
+    })
+    .response
+    .on_hover_text(
+        "Show this file beside or over itself as an engine draws it; with an engine chosen in \
+         View ▸ Engine too, two engines side by side",
+    );
 }

@@ -13,6 +13,7 @@ pub mod compare;
 pub mod curves;
 pub mod discard;
 pub mod dqs_mask;
+pub mod engines;
 pub mod ghosts;
 pub mod gizmo;
 pub mod help;
@@ -108,6 +109,8 @@ pub struct UiState {
     pub about_open: bool,
     /// The Joint mapping window of clips added from other files.
     pub joint_map_open: bool,
+    /// The Engines window (Tools ▸ Engines).
+    pub engines_open: bool,
     /// Clips are being added: the Joint mapping window opens once they are in if joints stay
     /// unmatched.
     pub joint_map_after_load: bool,
@@ -378,6 +381,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
     crate::ui::compare::compare_window(ui.ctx(), viewer);
     joint_map::joint_map_window(ui.ctx(), viewer, &mut state.joint_map_open);
     curves::curves_window(ui.ctx(), viewer, &mut state.curves);
+    engines::engines_window(ui.ctx(), viewer, &mut state.engines_open);
 
     if !ui.ctx().egui_wants_keyboard_input() {
         commands::run_pressed(ui, viewer, state, &mut actions);

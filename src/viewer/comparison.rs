@@ -144,6 +144,9 @@ pub struct Comparison {
     /// Per node of the active side, its error against its match at the current time (see
     /// [`joint_error`]; infinite without a match).
     pub(crate) joint_errors: Vec<f32>,
+    /// The other side is the active document's rig as this engine draws it (see
+    /// [`Viewer::compare_with_engine`]), not another file.
+    engine: Option<crate::engine::Engine>,
 }
 
 /// A joint's world rotation error, in degrees, that the skeleton overlay colours like a
@@ -161,6 +164,12 @@ pub fn joint_error(mine: &glam::Mat4, theirs: &glam::Mat4, size: f32) -> f32 {
 }
 
 impl Comparison {
+    /// The engine whose drawing of the active document the other side is (`None`: another
+    /// file).
+    pub fn engine(&self) -> Option<crate::engine::Engine> {
+        self.engine
+    }
+
     /// The other side.
     pub fn other(&self) -> &Side {
         &self.other
@@ -239,6 +248,7 @@ impl Comparison {
             view: &side.view,
             marks: &side.marks.points,
             symmetry,
+            engine_distances: None,
             joint_errors: None,
         };
         inputs.frame_state(aspect)
@@ -269,8 +279,23 @@ impl Viewer {
             diff: None,
             diff_job: None,
             diff_error: None,
+            engine: None,
         });
         self.follow_comparison();
+    }
+
+    /// Compares the active document with itself as `engine` draws it (its rig as it is now),
+    /// in the layout of the comparison open, if any; choosing an engine in View ▸ Engine as well
+    /// compares two engines. Refused, nothing changed, where the engine does not load the rig.
+    pub fn compare_with_engine(&mut self, engine: crate::engine::Engine) -> Result<(), crate::engine::EngineRefusal> {
+        let mut drawn = engine.draw(self.rig())?;
+        drawn.name = format!("{} in {}", drawn.name, engine.label());
+        let layout = self.compare.as_ref().map_or_else(CompareLayout::default, |c| c.layout);
+        self.compare_with(drawn, None, layout);
+        if let Some(comparison) = &mut self.compare {
+            comparison.engine = Some(engine);
+        }
+        Ok(())
     }
 
     /// Compares the active document with the other file (joints, vertices, clips) unless that

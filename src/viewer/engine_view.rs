@@ -4,6 +4,15 @@
 use super::{Viewer, document};
 use std::sync::Arc;
 
+/// What the viewer keeps for engines beyond the drawing itself.
+#[derive(Default)]
+pub(super) struct EngineState {
+    /// The engine distance view's values (see `engine_distance.rs`).
+    pub distance: super::engine_distance::DistanceView,
+    /// Every engine checked against the rig, for the Engines panel (see `engine_checks.rs`).
+    pub checks: super::engine_checks::EngineChecks,
+}
+
 impl Viewer {
     /// Shows the rig as `engine` draws it (`None`: as the file says) in every view and on both
     /// skinning paths. Refused, the file's drawing staying, where the engine does not load it.

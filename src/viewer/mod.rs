@@ -16,6 +16,7 @@ pub use document::{Document, influence_counts};
 pub use document_state::DocumentState;
 pub(crate) use dqs_mask::apply_dqs_mask;
 pub use editing::{ClipListError, DocumentSaveError, is_fbx_path, suggested_save_name};
+pub use engine_checks::EngineChecksState;
 pub use history::{Direction, History, UNDO_DEPTH};
 pub use joint_maps::JointMapTable;
 use loading::PendingLoad;
@@ -38,6 +39,8 @@ mod document;
 mod document_state;
 mod dqs_mask;
 mod editing;
+mod engine_checks;
+mod engine_distance;
 mod engine_view;
 mod foot_lock;
 mod ghosts;
@@ -64,6 +67,7 @@ pub(crate) struct SideInputs<'a> {
     pub(crate) view: &'a View,
     pub(crate) marks: &'a [glam::Vec3],
     pub(crate) symmetry: Option<(u64, &'a crate::audit::VertexSymmetry)>,
+    pub(crate) engine_distances: Option<(u64, &'a crate::engine::distance::VertexDistances)>,
     pub(crate) joint_errors: Option<&'a [f32]>,
 }
 
@@ -93,6 +97,7 @@ impl<'a> SideInputs<'a> {
             trail: &playback.animation.trail,
             marks: self.marks,
             symmetry: self.symmetry,
+            engine_distances: self.engine_distances,
             joint_errors: self.joint_errors,
             ghosts: playback.ghosts.shown(),
             bind_skeleton: (playback.bind_worlds.as_ref())
@@ -149,6 +154,8 @@ pub struct Viewer {
     retarget_pose_shown: Option<usize>,
     /// Where edits are journaled, and the journals found at start (see `recovery.rs`).
     recovery: recovery::Recovery,
+    /// The engine distance view's values and the Engines panel's check (see `engine_view.rs`).
+    engines: engine_view::EngineState,
 }
 
 impl Viewer {
@@ -175,6 +182,7 @@ impl Viewer {
             notice: None,
             retarget_pose_shown: None,
             recovery: Default::default(),
+            engines: Default::default(),
         };
         viewer.set_rig(rig, path);
         viewer
@@ -423,8 +431,9 @@ impl Viewer {
 
     /// Starts, or takes the results of, the checks the view needs now, each from its owner:
     /// the symmetry check of the documents shown (the symmetry view), the comparison of the
-    /// two files (the weight-difference view and the Compare window), and the joints' errors
-    /// against the other side (the skeleton overlay).
+    /// two files (the weight-difference view and the Compare window), the joints' errors
+    /// against the other side (the skeleton overlay), the distances from the engine's drawing
+    /// (the engine distance view) and the check of every engine (the Engines window).
     fn update_checks(&mut self) {
         let mode = self.view.options.mode;
         if mode == crate::render::ViewMode::Symmetry {
@@ -437,6 +446,10 @@ impl Viewer {
         if self.view.options.skeleton.show {
             self.update_joint_errors();
         }
+        if mode == crate::render::ViewMode::EngineDistance {
+            self.update_engine_distance();
+        }
+        self.update_engine_checks();
     }
 
     pub fn player(&self) -> &Player {
@@ -555,6 +568,9 @@ impl Viewer {
             view: &self.view,
             marks: &self.marks.points,
             symmetry,
+            engine_distances: (self.view.options.mode == crate::render::ViewMode::EngineDistance)
+                .then(|| self.engine_distances())
+                .flatten(),
             joint_errors: (self.compare.as_ref())
                 .filter(|_| self.view.options.skeleton.show)
                 .map(|c| c.joint_errors.as_slice()),
@@ -630,5 +646,6 @@ impl Viewer {
             || (self.document().symmetry_job.as_ref()).is_some_and(symmetry::SymmetryJob::is_running)
             || self.comparing_in_background()
             || self.document().engine_job.is_some()
+            || self.engines.checks.is_running()
     }
 }

@@ -12,6 +12,7 @@ mod diff;
 mod diff_poses;
 mod engine_profiles;
 mod engine_shading;
+mod engine_window;
 mod exit_status;
 mod module_graph;
 mod repair;

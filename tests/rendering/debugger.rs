@@ -33,7 +33,7 @@ fn node(name: &str, parent: Option<usize>, translation: Vec3) -> Node {
 
 /// A rig with a mesh node, a root joint at the origin and a child joint at `tip`, skinning
 /// `primitive`.
-fn two_joint_rig(tip: Vec3, primitive: Primitive, clips: Vec<Clip>) -> Rig {
+pub(super) fn two_joint_rig(tip: Vec3, primitive: Primitive, clips: Vec<Clip>) -> Rig {
     Rig {
         name: "synthetic".into(),
         nodes: vec![
@@ -64,7 +64,7 @@ fn two_joint_rig(tip: Vec3, primitive: Primitive, clips: Vec<Clip>) -> Rig {
     }
 }
 
-fn primitive(positions: Vec<Vec3>, weights: Vec<[f32; 4]>, indices: Vec<u32>) -> Primitive {
+pub(super) fn primitive(positions: Vec<Vec3>, weights: Vec<[f32; 4]>, indices: Vec<u32>) -> Primitive {
     let n = positions.len();
     Primitive {
         normals: vec![Vec3::Z; n],
@@ -264,7 +264,7 @@ fn every_view_colors_known_weights_as_its_legend_says_on_both_paths() {
 
 /// Asserts that the pixel at `ndc` (normalized device coordinates) has the linear color
 /// `expected`, within 3 levels of 255 in sRGB.
-fn assert_pixel_at(image: &image::RgbaImage, ndc: Vec3, expected: [f32; 3], what: &str) {
+pub(super) fn assert_pixel_at(image: &image::RgbaImage, ndc: Vec3, expected: [f32; 3], what: &str) {
     let (x, y) = (
         ((ndc.x * 0.5 + 0.5) * image.width() as f32) as u32,
         ((0.5 - ndc.y * 0.5) * image.height() as f32) as u32,
@@ -276,7 +276,7 @@ fn assert_pixel_at(image: &image::RgbaImage, ndc: Vec3, expected: [f32; 3], what
 }
 
 /// The shading debug colors get on a quad facing the camera: 0.8 + 0.2·diffuse.
-fn facing_shade(c: [f32; 3]) -> [f32; 3] {
+pub(super) fn facing_shade(c: [f32; 3]) -> [f32; 3] {
     let diffuse = Vec3::Z.dot(-LIGHT_DIRECTION.normalize()).max(0.0);
     c.map(|v| v * (0.8 + 0.2 * diffuse))
 }

@@ -11,6 +11,7 @@ mod blended_skinning;
 mod debugger;
 mod detail;
 mod dual_quaternions;
+mod engine_distance;
 mod frame_step;
 mod gpu_skinning;
 mod ibl;

@@ -14,8 +14,8 @@ use std::hash::Hasher;
 
 /// The per-frame steps of [`SceneRenderer::write_frame`] that need only the rig's buffers.
 impl RigGpu {
-    /// Writes the per-vertex values of the symmetry or weight-difference view once they are
-    /// computed and not yet on the GPU.
+    /// Writes the per-vertex values of the symmetry, weight-difference or engine distance view
+    /// once they are computed and not yet on the GPU.
     fn write_symmetry(&mut self, queue: &wgpu::Queue, state: &FrameState) {
         let mode = state.view.mode;
         if let (ViewMode::Symmetry | ViewMode::WeightDifference, Some((key, symmetry))) = (mode, state.symmetry)
@@ -24,6 +24,16 @@ impl RigGpu {
             for draw in &self.draws {
                 let mesh = state.rig.instances[draw.instance].mesh;
                 if let Some(values) = symmetry.of(mesh, draw.primitive) {
+                    queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
+                }
+            }
+            self.symmetry_written = Some((mode, key));
+        }
+        if let (ViewMode::EngineDistance, Some((key, distances))) = (mode, state.engine_distances)
+            && self.symmetry_written != Some((mode, key))
+        {
+            for draw in &self.draws {
+                if let Some(values) = distances.of(draw.instance, draw.primitive) {
                     queue.write_buffer(&draw.symmetry, 0, bytemuck::cast_slice(values));
                 }
             }
