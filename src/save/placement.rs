@@ -118,10 +118,12 @@ fn follow_the_mesh(document: &mut Value, from: usize, to: usize) {
             *value = json!(to);
         }
     };
-    for channel in array_items(document.get_mut("animations"))
-        .flat_map(|animation| array_items(animation.get_mut("channels")))
+    for channel in
+        array_items(document.get_mut("animations")).flat_map(|animation| array_items(animation.get_mut("channels")))
     {
-        let Some(target) = channel.get_mut("target") else { continue };
+        let Some(target) = channel.get_mut("target") else {
+            continue;
+        };
         if target.get("path").and_then(Value::as_str) == Some("weights")
             && let Some(node) = target.get_mut("node")
         {
@@ -137,7 +139,10 @@ fn follow_the_mesh(document: &mut Value, from: usize, to: usize) {
         return;
     };
     for group in ["preset", "custom"] {
-        let Some(expressions) = vrm.pointer_mut(&format!("/expressions/{group}")).and_then(Value::as_object_mut) else {
+        let Some(expressions) = vrm
+            .pointer_mut(&format!("/expressions/{group}"))
+            .and_then(Value::as_object_mut)
+        else {
             continue;
         };
         for bind in expressions
@@ -221,7 +226,10 @@ mod tests {
         let pointer = "/extensions/KHR_animation_pointer/pointer";
         let channels = &document["animations"][0]["channels"];
         assert_eq!(channels[0]["target"].pointer(pointer), Some(&json!("/nodes/2/weights")));
-        assert_eq!(channels[1]["target"].pointer(pointer), Some(&json!("/nodes/1/rotation")));
+        assert_eq!(
+            channels[1]["target"].pointer(pointer),
+            Some(&json!("/nodes/1/rotation"))
+        );
         let vrm = &document["extensions"]["VRMC_vrm"];
         assert_eq!(vrm["expressions"]["preset"]["happy"]["morphTargetBinds"][0]["node"], 2);
         assert_eq!(vrm["expressions"]["custom"]["wink"]["morphTargetBinds"][0]["node"], 2);
