@@ -91,16 +91,12 @@ pub fn table(checks: &[EngineCheck], tolerance: f64) -> String {
             let joints: Vec<String> = (worst.joints.iter())
                 .map(|(name, weight)| format!("{name} {weight:.3}"))
                 .collect();
-            let when = match (&worst.turn, &worst.clip) {
-                (Some(turn), _) => format!("at rest with {}", turn.describe()),
-                (None, Some(clip)) => format!("in {clip} at {:.2} s", worst.time),
-                (None, None) => "at the rest pose".to_owned(),
-            };
             out += &format!(
-                "  worst: {} primitive {} vertex {} {when} ({})\n",
+                "  worst: {} primitive {} vertex {} at {} ({})\n",
                 worst.mesh,
                 worst.primitive,
                 worst.vertex,
+                worst.pose_text(),
                 joints.join(", ")
             );
         }

@@ -40,6 +40,18 @@ pub struct WorstVertex {
     pub joints: Vec<(String, f32)>,
 }
 
+impl WorstVertex {
+    /// The pose the vertex is farthest at, as a person reads it: "'Run' at 0.40 s", "the rest
+    /// pose", "the rest pose with LeftArm twisted +90°".
+    pub fn pose_text(&self) -> String {
+        match (&self.turn, &self.clip) {
+            (Some(turn), _) => format!("the rest pose with {}", turn.describe()),
+            (None, Some(clip)) => format!("'{clip}' at {:.2} s", self.time),
+            (None, None) => "the rest pose".to_owned(),
+        }
+    }
+}
+
 /// What one engine makes of a rig.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EngineCheck {

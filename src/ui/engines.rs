@@ -89,10 +89,7 @@ fn worst_text(check: &EngineCheck) -> String {
     let Some(worst) = &check.worst else {
         return "Every vertex where the file draws it.".to_owned();
     };
-    let pose = worst.clip.as_deref().map_or_else(
-        || "the rest pose".to_owned(),
-        |clip| format!("'{clip}' at {:.2} s", worst.time),
-    );
+    let pose = worst.pose_text();
     let joints: Vec<String> = (worst.joints.iter())
         .map(|(name, weight)| format!("{name} {weight:.3}"))
         .collect();

@@ -88,8 +88,8 @@ impl Viewer {
     }
 
     /// Shows `engine`'s drawing where the check found it farthest from the file's: that
-    /// engine chosen, the clip and time of its worst pose, the engine distance view, and its
-    /// worst vertex inspected. Refused, nothing changed, where the engine does not load the rig.
+    /// engine chosen, its worst pose (the clip and time, or the sweep's joint bent as an edit),
+    /// the engine distance view, and its worst vertex inspected. Refused, nothing changed, where the engine does not load the rig.
     pub fn show_engine_worst(&mut self, engine: Engine) -> Result<(), crate::engine::EngineRefusal> {
         self.set_engine(Some(engine))?;
         self.view.options.mode = crate::render::ViewMode::EngineDistance;
@@ -102,9 +102,21 @@ impl Viewer {
         let Some(worst) = worst else {
             return Ok(());
         };
-        let clip = worst.clip.as_deref().and_then(|name| self.rig().find_clip(name));
-        self.select_clip(clip);
-        self.seek(worst.time);
+        match &worst.turn {
+            // A sweep pose: the rest pose with that joint bent, as an edit Undo takes back.
+            Some(turn) => {
+                self.hold(None, 0.0);
+                self.end_gesture();
+                self.set_override(turn.node, turn.joint_override());
+                self.end_gesture();
+                self.view.selected_joint = Some(turn.node);
+            }
+            None => {
+                let clip = worst.clip.as_deref().and_then(|name| self.rig().find_clip(name));
+                self.select_clip(clip);
+                self.seek(worst.time);
+            }
+        }
         self.inspect_vertex(Some(VertexRef {
             instance: worst.instance,
             primitive: worst.primitive,

@@ -465,6 +465,38 @@ fn worst_pose(rig: &Rig, worst: &rigscope::engine::check::WorstVertex) -> PoseBu
     pose
 }
 
+/// The farthest, as a fraction of `height`, that `kept` weights draw the fixture's vertex at
+/// `p` from where its `weights` draw it over the audit's sweep: each joint of the chain (its
+/// pivot at (0, j, 0), its bone along Y, bound unturned) turned alone ±90° about X, Y and Z;
+/// the joints before it stay.
+pub(super) fn worst_over_turns(
+    p: DVec3,
+    joints: usize,
+    weights: &[(u16, f64)],
+    kept: &[(u16, f64)],
+    height: f64,
+) -> f64 {
+    let mut worst: f64 = 0.0;
+    for turned in 0..joints {
+        let pivot = DVec3::Y * turned as f64;
+        for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
+            for degrees in [-90.0f64, 90.0] {
+                let turn = DQuat::from_axis_angle(axis, degrees.to_radians());
+                let moved = |joint: u16| {
+                    if usize::from(joint) < turned {
+                        p
+                    } else {
+                        turn * (p - pivot) + pivot
+                    }
+                };
+                let drawn = |pairs: &[(u16, f64)]| -> DVec3 { pairs.iter().map(|&(j, w)| moved(j) * w).sum() };
+                worst = worst.max((drawn(weights) - drawn(kept)).length() / height);
+            }
+        }
+    }
+    worst
+}
+
 /// A rig without clips still moves: check turns each joint of the rest pose ±90° about its
 /// bone and across it, as the audit does, where Unity at 2 weights drops a third influence
 /// that the rest pose hides. The worst distance is recomputed in f64 over the same turns.
@@ -479,32 +511,15 @@ fn check_finds_a_dropped_influence_that_only_a_turned_joint_shows() {
         worst.clip.is_none() && worst.turn.is_some(),
         "found at a turn: {worst:?}"
     );
-    // The vertices stand 0.1 apart vertically at rest: the height.
-    let height = 0.1;
-    // Unity keeps the two largest, scaled to sum to one.
-    let kept_sum = f64::from(weights[0].1) + f64::from(weights[1].1);
-    let unity = [weights[0], weights[1]].map(|(j, w)| (j, f64::from(w) / kept_sum));
-    let mut reference: f64 = 0.0;
-    for p in [DVec3::new(1.0, 0.0, 0.0), DVec3::new(1.0, 0.1, 0.0)] {
-        for turned in 0..3 {
-            let pivot = DVec3::Y * turned as f64;
-            for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
-                for degrees in [-90.0f64, 90.0] {
-                    let turn = DQuat::from_axis_angle(axis, degrees.to_radians());
-                    let moved = |joint: u16| {
-                        if usize::from(joint) < turned {
-                            p
-                        } else {
-                            turn * (p - pivot) + pivot
-                        }
-                    };
-                    let file: DVec3 = weights.iter().map(|&(j, w)| moved(j) * f64::from(w)).sum();
-                    let kept: DVec3 = unity.iter().map(|&(j, w)| moved(j) * w).sum();
-                    reference = reference.max((file - kept).length() / height);
-                }
-            }
-        }
-    }
+    // The vertices stand 0.1 apart vertically at rest: the height. Unity keeps the two largest
+    // weights, scaled to sum to one.
+    let file = weights.map(|(j, w)| (j, f64::from(w)));
+    let kept_sum = file[0].1 + file[1].1;
+    let unity = [file[0], file[1]].map(|(j, w)| (j, w / kept_sum));
+    let reference = [DVec3::new(1.0, 0.0, 0.0), DVec3::new(1.0, 0.1, 0.0)]
+        .map(|p| worst_over_turns(p, 3, &file, &unity, 0.1))
+        .into_iter()
+        .fold(0.0, f64::max);
     assert!(
         (worst.distance - reference).abs() < 1e-5 * reference,
         "check says {} of the height, f64 says {reference}",

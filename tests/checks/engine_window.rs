@@ -2,7 +2,7 @@
 //! worked out by hand in f64, choosing a line, and comparing the file with an engine's drawing
 //! of it (or two engines).
 
-use super::engine_profiles::{fixture, follows, row};
+use super::engine_profiles::{fixture, follows, row, worst_over_turns};
 use crate::common;
 use egui_kittest::kittest::Queryable;
 use glam::DVec3;
@@ -46,15 +46,20 @@ fn the_engines_panel_lists_the_checks_worst_and_clicking_a_line_shows_it() {
     let checks = check_engines(&rig, &Engine::ALL);
     let unity2 = checks.iter().find(|c| c.engine == Engine::Unity2.name()).unwrap();
     let worst = unity2.worst.clone().expect("Unity at two weights moves a vertex");
-    // By hand: vertex 0 keeps 0.6 j0 + 0.4 j1 (neither turns) where the file turns 0.3 of it
-    // with j4 and j5; farthest at the clip's end.
-    let file = drawn(0, &[(0, 0.3), (1, 0.2), (2, 0.1), (3, 0.1), (4, 0.2), (5, 0.1)]);
-    let unity = drawn(0, &[(0, 0.6), (1, 0.4)]);
-    let by_hand = (file - unity).length() / HEIGHT;
-    assert_eq!(
-        (worst.vertex, worst.clip.as_deref(), worst.time),
-        (0, Some("turn"), 1.0)
+    // By hand: vertex 0 keeps 0.6 j0 + 0.4 j1 where the file binds six joints; the other
+    // vertices keep their rows. At the clip's end j4 and j5 turn 0.3 of it; the audit's sweep
+    // turns each joint alone, moving the file's and Unity's shares after it differently.
+    let weights = [(0, 0.3), (1, 0.2), (2, 0.1), (3, 0.1), (4, 0.2), (5, 0.1)];
+    let kept = [(0, 0.6), (1, 0.4)];
+    let at_clip_end = (drawn(0, &weights) - drawn(0, &kept)).length() / HEIGHT;
+    let at_a_turn = worst_over_turns(vertex(0), 6, &weights, &kept, HEIGHT);
+    let by_hand = at_clip_end.max(at_a_turn);
+    assert!(
+        at_a_turn > at_clip_end,
+        "a turned joint shows the dropped influences most"
     );
+    assert_eq!(worst.vertex, 0);
+    let turn = worst.turn.clone().expect("found at a turn of the sweep");
     assert!(
         (worst.distance - by_hand).abs() < 1e-5 * by_hand,
         "{} against {by_hand}",
@@ -74,7 +79,16 @@ fn the_engines_panel_lists_the_checks_worst_and_clicking_a_line_shows_it() {
     let viewer = &mut harness.state_mut().0;
     assert_eq!(viewer.view.engine, Some(Engine::Unity2));
     assert_eq!(viewer.view.options.mode, ViewMode::EngineDistance);
-    assert_eq!((viewer.player().clip, viewer.player().time), (Some(0), 1.0));
+    assert_eq!((viewer.player().clip, viewer.player().time), (None, 0.0));
+    assert_eq!(
+        viewer.animation().overrides[turn.node],
+        turn.joint_override(),
+        "the sweep's bend is shown"
+    );
+    assert_eq!(
+        viewer.history().undo_label(),
+        Some(format!("bend {}", turn.joint).as_str())
+    );
     let inspected = VertexRef {
         instance: 0,
         primitive: 0,
