@@ -268,28 +268,24 @@ pub fn viewport_pixels(rect: egui::Rect, pixels_per_point: f32) -> crate::render
     }
 }
 
-pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
-    let mut actions = Vec::new();
+/// A file dropped on the window opens (asking first when edits would be lost); with Shift held
+/// it is the other side of a comparison.
+fn take_dropped_file(ui: &egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     let (dropped, shift) = ui.input(|i| {
         let dropped = i.raw.dropped_files.first().map(|f| f.path().to_owned());
         (dropped, i.modifiers.shift)
     });
     match dropped {
-        // Shift held: the file is the other side of a comparison.
         Some(path) if shift => compare_with(viewer, state, path),
         Some(path) => {
-            discard::do_or_ask(viewer, state, discard::AfterDiscard::Open(path), &mut actions);
+            discard::do_or_ask(viewer, state, discard::AfterDiscard::Open(path), actions);
         }
         None => {}
     }
-    let theme = egui::ThemePreference::from(state.theme.egui());
-    if ui.ctx().options(|o| o.theme_preference) != theme {
-        ui.ctx().set_theme(theme);
-    }
+}
 
-    menus::menu_bar(ui, viewer, state, &mut actions);
-    menus::status_bar(ui, viewer, info);
-
+/// The panel on the left: the rig, playback, clips, skinning, view, layers, report, timings.
+fn rig_side_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, actions: &mut Vec<UiAction>) {
     egui::Panel::left("rig").default_size(270.0).show(ui, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             playback::rig_panel(ui, viewer);
@@ -297,7 +293,7 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             playback::playback_panel(ui, viewer);
             clip_list::clip_list_panel(ui, viewer, &mut state.clip_list);
             ui.separator();
-            views::skinning_panel(ui, viewer, &mut actions);
+            views::skinning_panel(ui, viewer, actions);
             ui.separator();
             views::view_panel(ui, viewer);
             ui.separator();
@@ -310,6 +306,20 @@ pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &
             timings::timings_panel(ui, viewer);
         });
     });
+}
+
+pub fn show(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, info: &FrameInfo) -> UiOutput {
+    let mut actions = Vec::new();
+    take_dropped_file(ui, viewer, state, &mut actions);
+    let theme = egui::ThemePreference::from(state.theme.egui());
+    if ui.ctx().options(|o| o.theme_preference) != theme {
+        ui.ctx().set_theme(theme);
+    }
+
+    menus::menu_bar(ui, viewer, state, &mut actions);
+    menus::status_bar(ui, viewer, info);
+
+    rig_side_panel(ui, viewer, state, &mut actions);
 
     // A deep hierarchy (a long tail or chain) indents its tree far to the right: the tree
     // scrolls sideways instead of the panel crowding out the 3D view.

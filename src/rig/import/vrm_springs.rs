@@ -130,6 +130,12 @@ impl SpringNodes<'_> {
     }
 }
 
+/// The elements of `value`'s array member `key`; none when it is missing or not an array (the
+/// reader checks each element, not the container).
+fn items<'v>(value: &'v Value, key: &str) -> impl Iterator<Item = &'v Value> {
+    value.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
 /// The avatar's springs (`VRMC_springBone`, else VRM 0.x `secondaryAnimation`), or `None` when
 /// it has neither or nothing of them survives the checks.
 pub(super) fn read_springs(
@@ -206,13 +212,7 @@ fn read_vrm1(extension: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
     let mut colliders = Vec::new();
     // Per file collider: where it went in `colliders`.
     let mut collider_slot = Vec::new();
-    for (k, collider) in extension
-        .get("colliders")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (k, collider) in items(extension, "colliders").enumerate() {
         let node = nodes.rig_node(collider.get("node"));
         let shape = collider.get("shape");
         let sphere = shape.and_then(|s| s.get("sphere"));
@@ -247,15 +247,9 @@ fn read_vrm1(extension: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
         }));
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (g, group) in extension
-        .get("colliderGroups")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (g, group) in items(extension, "colliderGroups").enumerate() {
         let mut members = Vec::new();
-        for index in group.get("colliders").and_then(Value::as_array).into_iter().flatten() {
+        for index in items(group, "colliders") {
             match index.as_u64().and_then(|i| collider_slot.get(usize::try_from(i).ok()?).copied()) {
                 Some(Some(slot)) => members.push(slot),
                 Some(None) => {}
@@ -267,13 +261,7 @@ fn read_vrm1(extension: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
         groups.push(members);
     }
     let mut chains = Vec::new();
-    for (s, spring) in extension
-        .get("springs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (s, spring) in items(extension, "springs").enumerate() {
         let name = spring
             .get("name")
             .and_then(Value::as_str)
@@ -334,12 +322,7 @@ fn read_spring_1(
         });
     }
     let mut colliders = Vec::new();
-    for group in spring
-        .get("colliderGroups")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for group in items(spring, "colliderGroups") {
         match group.as_u64().and_then(|g| groups.get(usize::try_from(g).ok()?)) {
             Some(members) => add_unique(&mut colliders, members),
             None => warnings.push(format!(
@@ -380,22 +363,10 @@ fn center(
 fn read_vrm0(secondary: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>) -> Option<SpringBones> {
     let mut colliders = Vec::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (g, group) in secondary
-        .get("colliderGroups")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (g, group) in items(secondary, "colliderGroups").enumerate() {
         let mut members = Vec::new();
         let node = nodes.rig_node(group.get("node"));
-        for (k, collider) in group
-            .get("colliders")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        for (k, collider) in items(group, "colliders").enumerate() {
             let offset = vector_0x(collider.get("offset"), Vec3::ZERO);
             match (node, offset, radius(collider.get("radius"))) {
                 (Some(node), Some(offset), Some(radius)) => {
@@ -413,13 +384,7 @@ fn read_vrm0(secondary: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
         groups.push(members);
     }
     let mut chains = Vec::new();
-    for (b, group) in secondary
-        .get("boneGroups")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (b, group) in items(secondary, "boneGroups").enumerate() {
         let name = group
             .get("comment")
             .and_then(Value::as_str)
@@ -439,12 +404,7 @@ fn read_vrm0(secondary: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
             continue;
         };
         let mut colliders_of_group = Vec::new();
-        for index in group
-            .get("colliderGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for index in items(group, "colliderGroups") {
             match index.as_u64().and_then(|g| groups.get(usize::try_from(g).ok()?)) {
                 Some(members) => add_unique(&mut colliders_of_group, members),
                 None => warnings.push(format!(
@@ -453,13 +413,7 @@ fn read_vrm0(secondary: &Value, nodes: &SpringNodes, warnings: &mut Vec<String>)
             }
         }
         // Each root bone swings its whole subtree: one chain per root.
-        for (r, root) in group
-            .get("bones")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        for (r, root) in items(group, "bones").enumerate() {
             let Some(gltf_root) = root
                 .as_u64()
                 .and_then(|i| usize::try_from(i).ok())
