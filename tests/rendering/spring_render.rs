@@ -121,3 +121,64 @@ fn two_renders_at_one_time_are_the_same_picture_and_no_springs_another() {
     );
     assert!(common::different_pixels(&a, &b) > 20, "the springs change the picture");
 }
+
+/// `render --sequence` of Godette playing a VRM Animation clip: each frame is the picture
+/// `render --time` draws at that frame's time, its springs simulated from the clip's start.
+#[test]
+fn each_frame_of_a_sequence_is_the_render_at_its_time() {
+    let (Some(avatars), Some(clips)) = (
+        common::shared_folder("corpus/motion/vrm"),
+        common::shared_folder("corpus/motion/vrma"),
+    ) else {
+        return;
+    };
+    if gpu::gpu_or_skip().is_none() {
+        return;
+    }
+    let (avatar, clip) = (avatars.join("Godette_vrm_v4.vrm"), clips.join("idle_loop.vrma"));
+    let folder = common::temp_dir("spring-sequence");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec!["render".into(), avatar.clone().into(), "--clips".into()];
+        args.push(clip.clone().into());
+        for arg in ["--size", "96x96", "--no-grid"].iter().chain(extra) {
+            args.push(arg.into());
+        }
+        let output = common::rigscope(args);
+        assert!(
+            output.status.success(),
+            "render failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let frames = folder.join("frames");
+    run(&["--sequence", "--fps", "2", "--out", frames.to_str().unwrap()]);
+    let count = std::fs::read_dir(&frames).unwrap().count();
+    assert!(count >= 3, "a clip of a second or more gives frames: {count}");
+    for frame in [1, count - 1] {
+        let time = frame as f32 / 2.0;
+        let still = folder.join(format!("still_{frame}.png"));
+        run(&["--time", &time.to_string(), "--out", still.to_str().unwrap()]);
+        let sequence_frame = std::fs::read(frames.join(format!("frame_{frame:04}.png"))).unwrap();
+        assert!(
+            sequence_frame == std::fs::read(&still).unwrap(),
+            "frame {frame} differs from the render at {time} s"
+        );
+    }
+    // The springs show in those frames: without them the last frame is another picture.
+    let time = (count - 1) as f32 / 2.0;
+    let without = folder.join("without.png");
+    run(&[
+        "--time",
+        &time.to_string(),
+        "--no-springs",
+        "--out",
+        without.to_str().unwrap(),
+    ]);
+    let last = std::fs::read(frames.join(format!("frame_{:04}.png", count - 1))).unwrap();
+    assert!(
+        last != std::fs::read(&without).unwrap(),
+        "the springs change frame {}",
+        count - 1
+    );
+    std::fs::remove_dir_all(&folder).unwrap();
+}

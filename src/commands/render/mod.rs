@@ -261,7 +261,8 @@ pub const MAX_SEQUENCE_FRAMES: usize = 100_000;
 
 /// `rigscope render --sequence`: one PNG per frame of the clip at `fps` into the folder
 /// `request.out` (created when missing), named `frame_0000.png`, `frame_0001.png`, … The rig
-/// is uploaded once and one offscreen target draws every frame. Returns the files written.
+/// is uploaded once and one offscreen target draws every frame; each frame is what `render
+/// --time` draws at its time, spring bones included. Returns the files written.
 pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>, CommandError> {
     if !(fps.is_finite() && fps > 0.0) {
         return Err(CommandError::Argument(format!(
@@ -285,6 +286,11 @@ pub fn render_sequence(request: &RenderRequest, fps: f32) -> Result<Vec<PathBuf>
     let (target, mut renderer) = ViewRenderer::offscreen_target(&gpu, request.width, request.height, samples)?;
     let mut written = Vec::with_capacity(times.len());
     for (i, time) in times.into_iter().enumerate() {
+        // Each frame is the picture `render --time` draws at its time: springs simulated from
+        // the clip's start.
+        if request.springs {
+            viewer.run_springs_to(time);
+        }
         let mut image = renderer.render_image_at(&gpu, &target, &mut viewer, Clock::Seek(time), None, None)?;
         if request.look.transparent {
             look::unpremultiply(&mut image);
