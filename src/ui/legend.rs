@@ -267,14 +267,21 @@ fn engine_distance_items(viewer: &Viewer, items: &mut Vec<LegendItem>) {
         return;
     }
     let rig = &document.rig;
-    let instance = &rig.instances[farthest.instance];
+    let Some((instance, mesh)) =
+        (rig.instances.get(farthest.instance)).and_then(|instance| Some((instance, rig.meshes.get(instance.mesh)?)))
+    else {
+        return;
+    };
     items.push(LegendItem::Text(format!(
         "farthest: vertex {} of {} (primitive {}), {:.3e} of the height, {:.3e} units",
-        farthest.vertex, rig.meshes[instance.mesh].name, farthest.primitive, farthest.fraction, farthest.distance
+        farthest.vertex, mesh.name, farthest.primitive, farthest.fraction, farthest.distance
     )));
     for (label, rig) in [("file", rig), (engine.label(), drawn)] {
-        let primitive = &rig.meshes[instance.mesh].primitives[farthest.primitive];
-        let Some(influences) = &primitive.influences else {
+        let primitive = (rig.meshes.get(instance.mesh)).and_then(|mesh| mesh.primitives.get(farthest.primitive));
+        let Some(influences) = primitive
+            .and_then(|p| p.influences.as_ref())
+            .filter(|_| primitive.is_some_and(|p| farthest.vertex < p.vertex_count()))
+        else {
             continue;
         };
         let joints = crate::engine::check::named_joints(rig, instance.skin, influences, farthest.vertex);

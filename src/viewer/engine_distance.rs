@@ -97,15 +97,23 @@ impl Viewer {
     }
 
     /// The engine distance view's values as last measured, with their measurement's number
-    /// (see [`Viewer::prepare_frame`]): `None` until the view first showed.
+    /// (see [`Viewer::prepare_frame`]): `None` until the view first showed for the active
+    /// document (values of another document, or of its rig before an edit, index other
+    /// vertices).
     pub fn engine_distances(&self) -> Option<(u64, &VertexDistances)> {
         let view = &self.engines.distance;
-        (view.buffers.as_ref()).map(|buffers| (view.measurements, &buffers.distances))
+        self.current_distance_buffers()
+            .map(|buffers| (view.measurements, &buffers.distances))
     }
 
     /// The height the engine distance view's values are fractions of: the file's drawing's
     /// vertical extent at rest (see [`crate::engine::check::drawn_height`]).
     pub fn engine_distance_height(&self) -> Option<f64> {
-        self.engines.distance.buffers.as_ref().map(|b| b.height)
+        self.current_distance_buffers().map(|b| b.height)
+    }
+
+    fn current_distance_buffers(&self) -> Option<&DistanceBuffers> {
+        let generation = self.documents[self.active].generation;
+        (self.engines.distance.buffers.as_ref()).filter(|buffers| buffers.made_for.0 == generation)
     }
 }

@@ -141,3 +141,39 @@ fn the_file_compares_with_an_engines_drawing_of_it_and_two_engines_with_each_oth
     );
     assert!(huge.comparison().is_none());
 }
+
+/// The distance view's values belong to the document they were measured for: opening another
+/// file leaves none to read (its vertices are other vertices) until the view measures again.
+#[test]
+fn distances_of_a_closed_document_are_not_read_as_the_new_ones() {
+    let mut viewer = Viewer::new(rig(), None);
+    viewer.set_engine(Some(Engine::Unity2)).unwrap();
+    viewer.view.options.mode = ViewMode::EngineDistance;
+    viewer.select_clip(Some(0));
+    viewer.seek(1.0);
+    viewer.prepare_frame();
+    assert!(viewer.engine_distances().is_some(), "measured for the fixture");
+    let folder = common::temp_dir("engine-distance-open");
+    let demo = folder.join("demo.glb");
+    std::fs::write(&demo, rigscope::rig::demo::DEMO_GLB).unwrap();
+    viewer.open_now(&demo).unwrap();
+    assert!(
+        viewer.engine_distances().is_none(),
+        "none for the demo rig before it is measured"
+    );
+    assert!(viewer.engine_distance_height().is_none());
+    viewer.prepare_frame();
+    let (_, distances) = viewer.engine_distances().expect("measured for the demo rig");
+    let demo_vertices: usize = (viewer.rig().instances.iter())
+        .filter(|i| i.skin.is_some())
+        .map(|i| {
+            viewer.rig().meshes[i.mesh]
+                .primitives
+                .iter()
+                .map(|p| p.vertex_count())
+                .sum::<usize>()
+        })
+        .sum();
+    assert!(distances.farthest().is_none_or(|f| f.vertex < demo_vertices));
+    std::fs::remove_dir_all(&folder).unwrap();
+}
