@@ -191,13 +191,16 @@ fn dual_quaternions_keep_the_volume_that_linear_blending_loses_on_a_twist() {
 /// Three separate quads facing +Z: weighted fully to the root joint, half and half, and fully
 /// to the tip joint.
 fn three_quads() -> Primitive {
+    quads_in_a_row([[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+}
+
+/// Three separate quads facing +Z side by side along X, quad `k`'s four vertices weighted
+/// `weights[k]` (root joint first, then the tip).
+pub(super) fn quads_in_a_row(quad_weights: [[f32; 4]; 3]) -> Primitive {
     let mut positions = Vec::new();
     let mut weights = Vec::new();
     let mut indices = Vec::new();
-    for (k, w) in [[1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
-        .into_iter()
-        .enumerate()
-    {
+    for (k, w) in quad_weights.into_iter().enumerate() {
         let x = -1.5 + k as f32 * 1.05;
         let base = positions.len() as u32;
         positions.extend([

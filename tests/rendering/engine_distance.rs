@@ -1,7 +1,7 @@
 //! The engine distance view: each vertex coloured by how far the engine chosen draws it from
 //! the file's own drawing, against distances worked out by hand in f64.
 
-use super::debugger::{assert_pixel_at, facing_shade, primitive, two_joint_rig};
+use super::debugger::{assert_pixel_at, facing_shade, quads_in_a_row, two_joint_rig};
 use crate::common::gpu;
 use glam::{DVec3, Vec3};
 use rigscope::draw::ViewRenderer;
@@ -22,19 +22,6 @@ const QUADS: [([f32; 2], usize); 3] = [([0.7, 0.3], 0), ([1.0, 0.0], 0), ([0.2, 
 /// Three quads facing +Z, each weighted by [`QUADS`] on a root joint and a tip joint that
 /// moves by [`MOVE`] over the one-second clip.
 fn moving_tip_quads() -> rigscope::rig::Rig {
-    let (mut positions, mut weights, mut indices) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, ([root, tip], _)) in QUADS.into_iter().enumerate() {
-        let x = -1.5 + k as f32 * 1.05;
-        let base = positions.len() as u32;
-        positions.extend([
-            Vec3::new(x, -0.5, 0.0),
-            Vec3::new(x + 0.95, -0.5, 0.0),
-            Vec3::new(x + 0.95, 0.5, 0.0),
-            Vec3::new(x, 0.5, 0.0),
-        ]);
-        weights.extend([[root, tip, 0.0, 0.0]; 4]);
-        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
-    }
     let tip = Vec3::new(0.0, 1.0, 0.0);
     let clip = Clip {
         name: "move".into(),
@@ -48,7 +35,8 @@ fn moving_tip_quads() -> rigscope::rig::Rig {
         }],
         source: None,
     };
-    two_joint_rig(tip, primitive(positions, weights, indices), vec![clip])
+    let quads = QUADS.map(|([root, tip], _)| [root, tip, 0.0, 0.0]);
+    two_joint_rig(tip, quads_in_a_row(quads), vec![clip])
 }
 
 /// Per quad, the distance between the file's drawing and Unity's at one weight at time `t`
