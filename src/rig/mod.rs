@@ -23,7 +23,7 @@ pub use import::{
     RIG_FILE_EXTENSIONS, SPRING_EXTENSION, SUPPORTED_EXTENSIONS, SpringBones, SpringChain, SpringCollider, SpringJoint,
     SpringSettings, SpringSource, SpringTail, VRM0_TAIL_METRES, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts,
     degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx, load_file, load_file_with, load_slice,
-    load_slice_with, mikktspace_tangents, read_file_bounded, rotation_from_degrees,
+    load_slice_with, mikktspace_tangents, read_file_bounded, read_uri, rotation_from_degrees,
 };
 pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;

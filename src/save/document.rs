@@ -423,6 +423,11 @@ impl Edited {
         blob: Option<&[u8]>,
         bin_name: &str,
     ) -> Result<Placed, SaveError> {
+        let embedded = match (format, blob) {
+            (OutputFormat::Glb, None) => self.data_uri_buffer_into_chunk()?,
+            _ => None,
+        };
+        let blob = blob.or(embedded.as_deref());
         let buffers = array_len(&self.json, "buffers");
         // The GLB binary chunk is buffer 0 without a URI.
         let chunk_buffer = self
@@ -497,14 +502,46 @@ impl Edited {
         })
     }
 
+    /// A GLB written from a `.gltf` carries the first buffer given as a data URI in its binary
+    /// chunk, as buffer 0: the validator warns of data URIs in a GLB (`DATA_URI_GLB`). Returns
+    /// the buffer's bytes, or `None` when no buffer is a data URI.
+    fn data_uri_buffer_into_chunk(&mut self) -> Result<Option<Vec<u8>>, SaveError> {
+        let buffers = array_mut(&mut self.json, "buffers")?;
+        let is_data = |b: &Value| {
+            b.get("uri")
+                .and_then(Value::as_str)
+                .is_some_and(|u| u.starts_with("data:"))
+        };
+        let Some(k) = buffers.iter().position(is_data) else {
+            return Ok(None);
+        };
+        let mut buffer = buffers.remove(k);
+        let uri = buffer.as_object_mut().and_then(|b| b.remove("uri"));
+        let bytes = crate::rig::read_uri(uri.as_ref().and_then(Value::as_str).unwrap_or(""), None)
+            .map_err(|e| malformed(format!("buffer {k}"), e.to_string()))?;
+        buffers.insert(0, buffer);
+        self.renumber_buffers(|i| match i {
+            i if i == k => 0,
+            i if i < k => i + 1,
+            i => i,
+        })?;
+        Ok(Some(bytes))
+    }
+
     /// Makes room for a new buffer 0: every buffer index in buffer views moves up by one.
     fn shift_buffer_indices(&mut self) -> Result<(), SaveError> {
+        self.renumber_buffers(|i| i + 1)
+    }
+
+    /// Gives every buffer view (and its meshopt extension) the buffer index `new_index` maps its
+    /// own to.
+    fn renumber_buffers(&mut self, new_index: impl Fn(usize) -> usize) -> Result<(), SaveError> {
         for (i, view) in array_mut(&mut self.json, "bufferViews")?.iter_mut().enumerate() {
             for pointer in ["/buffer", &format!("/extensions/{MESHOPT}/buffer")] {
                 if let Some(slot) = view.pointer_mut(pointer) {
                     let index =
                         as_index(slot).ok_or_else(|| malformed(format!("bufferView {i}"), "bad buffer index"))?;
-                    *slot = (index + 1).into();
+                    *slot = new_index(index).into();
                 }
             }
         }

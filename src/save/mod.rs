@@ -328,8 +328,10 @@ pub fn save_edits(input: &Path, output: &Path, edits: &Edits, options: SaveOptio
     if let Some(AnimationPlan { rig, plan }) = edits.animations {
         edited.set_animations(rig, plan)?;
     }
+    let moved_meshes = placement::place_skinned_meshes_at_root(edited.json_mut());
     let placed = edited.place_data(format, blob, &bin_name)?;
     let mut notes = placed.notes;
+    notes.extend(moved_meshes);
 
     let mut written = Vec::new();
     // An in-place save keeps the input's permissions; new files get the usual ones.

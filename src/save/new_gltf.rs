@@ -9,7 +9,7 @@
 //! (`super::animations::encode_clip`).
 //!
 //! [`write_rig`] writes the whole rig: nodes in the order the importer reads them back
-//! (breadth first from the roots, see `FileOrder`), meshes with their skins' joints and
+//! (in rig order, parents first, see `FileOrder`), meshes with their skins' joints and
 //! weights, morph targets with their default weights and names, skins with their inverse bind
 //! matrices, materials and textures, and every clip with its morph weight channels.
 

@@ -556,7 +556,13 @@ fn the_viewer_draws_the_engine_chosen_and_keeps_the_file_where_an_engine_refuses
         &mut want,
     );
     let off = |a: &[Vec3], b: &[Vec3]| a.iter().zip(b).map(|(a, b)| (*a - *b).length()).fold(0.0f32, f32::max);
-    assert!(off(&unity1, &want) < 1e-5, "{}", off(&unity1, &want));
+    // Two codes that round differently: a few units in the last place of the largest coordinate.
+    let largest = want.iter().map(|p| p.abs().max_element()).fold(0.0f32, f32::max);
+    assert!(
+        off(&unity1, &want) < 4.0 * f32::EPSILON * largest,
+        "{}",
+        off(&unity1, &want)
+    );
     assert!(off(&unity1, &file) > 1.0, "one weight moves Fox's vertices visibly");
     viewer.set_engine(None).unwrap();
     assert_eq!(positions(&mut viewer), file);

@@ -192,6 +192,47 @@ pub fn same<T: std::fmt::Debug>(a: &T, b: &T, what: &str) {
     assert!(format!("{a:?}") == format!("{b:?}"), "{what} differ after saving");
 }
 
+/// Where each of `before`'s nodes is in `saved`, a file Rigscope wrote from it: node `i` is
+/// node `i`, except that a skinned mesh below another node or on a node with a transform of its
+/// own was moved to a new transform-free root node appended after the file's nodes (the node it
+/// was on stays, without it). Fails unless the file's nodes kept their indices, names and rest
+/// transforms, every new node is such a root, and the instances are the same but for that move.
+pub fn nodes_after_placement(before: &rigscope::rig::Rig, saved: &rigscope::rig::Rig) -> Vec<usize> {
+    let kept = before.nodes.len();
+    assert!(saved.nodes.len() >= kept, "nodes were lost in saving");
+    same(&before.nodes, &saved.nodes[..kept].to_vec(), "nodes");
+    for added in &saved.nodes[kept..] {
+        assert!(
+            added.parent.is_none() && added.rest == rigscope::rig::Trs::IDENTITY,
+            "added node '{}' is not a transform-free root",
+            added.name
+        );
+    }
+    let mut node_of: Vec<usize> = (0..kept).collect();
+    assert_eq!(before.instances.len(), saved.instances.len(), "mesh instances");
+    let mut unmatched: Vec<&rigscope::rig::MeshInstance> = saved.instances.iter().collect();
+    for instance in &before.instances {
+        let found = unmatched.iter().position(|s| {
+            s.mesh == instance.mesh
+                && s.skin == instance.skin
+                && (s.node == instance.node || (instance.skin.is_some() && s.node >= kept))
+        });
+        let Some(found) = found else {
+            panic!(
+                "the instance of mesh {} on node {} is not in the saved file",
+                instance.mesh, instance.node
+            );
+        };
+        node_of[instance.node] = unmatched.swap_remove(found).node;
+    }
+    assert_eq!(
+        saved.nodes.len() - kept,
+        node_of.iter().enumerate().filter(|(a, b)| a != *b).count(),
+        "nodes added for no mesh"
+    );
+    node_of
+}
+
 /// The bits of every component of `values`, to compare floats exactly.
 pub fn bits(values: &[glam::Vec4]) -> Vec<[u32; 4]> {
     values.iter().map(|v| v.to_array().map(f32::to_bits)).collect()

@@ -51,7 +51,7 @@ pub use bvh::{
 pub use extensions::SUPPORTED_EXTENSIONS;
 pub use fbx::{FbxError, FbxErrorKind, FbxFinding, FbxFindingKind, is_fbx};
 pub use pointer::{POINTER_EXTENSION, PointerFinding};
-pub use source::{FileError, UriError, read_file_bounded};
+pub use source::{FileError, UriError, read_file_bounded, read_uri};
 pub use tangents::mikktspace_tangents;
 pub use vrm::{MorphBind, VRMA_EXTENSION, VrmExpression, VrmaError, VrmaFacts};
 pub use vrm_constraints::{CONSTRAINT_EXTENSION, ConstraintKind, NodeConstraint};

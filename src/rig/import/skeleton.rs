@@ -86,33 +86,78 @@ fn sort_nodes(document: &gltf::Document) -> Result<(Vec<usize>, Vec<Option<usize
             parents[child.index()] = Some(node.index());
         }
     }
-    let children: Vec<Vec<usize>> = document
-        .nodes()
-        .map(|n| n.children().map(|c| c.index()).collect())
-        .collect();
-    let mut order: Vec<usize> = (0..count).filter(|&i| parents[i].is_none()).collect();
+    let order = parents_first_in_file_order(&parents)?;
+    Ok((order, parents))
+}
+
+/// The glTF nodes in file order, except that a node listed before its parent has that parent
+/// (and any of its ancestors not yet placed) placed just before it. A file listing parents first (most do) keeps its indices, so node `i` here is node `i` in
+/// the file and in other tools, and a node a writer appends does not move the ones before it.
+fn parents_first_in_file_order(parents: &[Option<usize>]) -> Result<Vec<usize>, RigError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Waiting,
+        OnPath,
+        Placed,
+    }
+    let count = parents.len();
+    let mut state = vec![State::Waiting; count];
+    let mut order = Vec::with_capacity(count);
+    let mut path = Vec::new();
+    for start in 0..count {
+        let mut node = start;
+        // Up to the root or the first ancestor already placed, then place the path top-down.
+        loop {
+            match state[node] {
+                State::Placed => break,
+                State::OnPath => return Err(cycle_error(parents)),
+                State::Waiting => {
+                    state[node] = State::OnPath;
+                    path.push(node);
+                    match parents[node] {
+                        Some(parent) => node = parent,
+                        None => break,
+                    }
+                }
+            }
+        }
+        for &placed in path.iter().rev() {
+            state[placed] = State::Placed;
+            order.push(placed);
+        }
+        path.clear();
+    }
+    Ok(order)
+}
+
+/// The error for a hierarchy with a cycle, naming the nodes no root reaches.
+fn cycle_error(parents: &[Option<usize>]) -> RigError {
+    let count = parents.len();
+    let mut children = vec![Vec::new(); count];
+    for (child, parent) in parents.iter().enumerate() {
+        if let Some(parent) = *parent {
+            children[parent].push(child);
+        }
+    }
+    let mut reached: Vec<usize> = (0..count).filter(|&i| parents[i].is_none()).collect();
     let mut next = 0;
-    while next < order.len() {
-        let node = order[next];
-        order.extend(&children[node]);
+    while next < reached.len() {
+        reached.extend_from_slice(&children[reached[next]]);
         next += 1;
     }
-    if order.len() != count {
-        let mut placed = vec![false; count];
-        for &i in &order {
-            placed[i] = true;
-        }
-        let stranded: Vec<usize> = (0..count).filter(|&i| !placed[i]).collect();
-        let mut listed: Vec<String> = stranded.iter().take(8).map(|i| i.to_string()).collect();
-        if stranded.len() > listed.len() {
-            listed.push(format!("and {} more", stranded.len() - listed.len()));
-        }
-        return Err(RigError::Data(format!(
-            "the node hierarchy has a cycle: nodes {} are in it or below it, with no root above them",
-            listed.join(", ")
-        )));
+    let mut placed = vec![false; count];
+    for &i in &reached {
+        placed[i] = true;
     }
-    Ok((order, parents))
+    let stranded: Vec<usize> = (0..count).filter(|&i| !placed[i]).collect();
+    let mut listed: Vec<String> = stranded.iter().take(8).map(|i| i.to_string()).collect();
+    if stranded.len() > listed.len() {
+        listed.push(format!("and {} more", stranded.len() - listed.len()));
+    }
+    RigError::Data(format!(
+        "the node hierarchy has a cycle: nodes {} are in it or below it, with no root above them",
+        listed.join(", ")
+    ))
 }
 
 pub fn read_skin(skin: &gltf::Skin, slot: &[usize], buffers: &Buffers, budget: &mut Budget) -> Result<Skin, RigError> {
@@ -153,4 +198,38 @@ pub fn read_skin(skin: &gltf::Skin, slot: &[usize], buffers: &Buffers, budget: &
         joints,
         inverse_binds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_keep_the_file_order_unless_a_parent_comes_after_its_child() {
+        // 0 ─ 1 ─ 2, 3 alone: already parents first, so nothing moves.
+        let listed_parents_first = [None, Some(0), Some(1), None];
+        assert_eq!(
+            parents_first_in_file_order(&listed_parents_first).unwrap(),
+            [0, 1, 2, 3]
+        );
+        // Node 0 is the child of 2, which is the child of 3; 1 is a root.
+        let child_first = [Some(2), None, Some(3), None];
+        assert_eq!(parents_first_in_file_order(&child_first).unwrap(), [3, 2, 0, 1]);
+        // A node appended as a new root leaves every other index where it was.
+        let appended = [None, Some(0), Some(1), None, None];
+        assert_eq!(parents_first_in_file_order(&appended).unwrap(), [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_cycle_is_refused_and_names_the_nodes_no_root_reaches() {
+        // 4 is a root; 0 → 1 → 2 → 0 is a loop and 3 hangs below it.
+        let parents = [Some(2), Some(0), Some(1), Some(1), None];
+        let Err(RigError::Data(message)) = parents_first_in_file_order(&parents) else {
+            panic!("a cycle must be refused");
+        };
+        assert!(
+            message.contains("cycle") && message.contains("nodes 0, 1, 2, 3"),
+            "{message}"
+        );
+    }
 }

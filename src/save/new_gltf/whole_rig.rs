@@ -8,9 +8,8 @@ use glam::{Quat, Vec3};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Where each rig node goes in the file: breadth first from the roots, each node's children in
-/// rig order, which is the order the importer sorts a file's nodes into, so the file's node `i`
-/// is node `i` of the rig read back from it.
+/// Where each rig node goes in the file: in rig order, which lists parents first, so the importer
+/// keeps it and the file's node `i` is node `i` of the rig read back from it.
 ///
 /// glTF asks a skin's joints for a common root. An FBX scene's root is one, but the importer
 /// leaves it out when it is the identity, so a skin whose joints are in two of the rig's trees
@@ -31,7 +30,6 @@ impl FileOrder {
     fn of(rig: &Rig) -> Result<FileOrder, SaveError> {
         let count = rig.nodes.len();
         let mut children = vec![Vec::new(); count];
-        let mut roots = Vec::new();
         // The root of each node's tree, found in one pass since parents come first.
         let mut top = Vec::with_capacity(count);
         for (node, n) in rig.nodes.iter().enumerate() {
@@ -47,10 +45,7 @@ impl FileOrder {
                     children[parent].push(node);
                     top.push(top[parent]);
                 }
-                None => {
-                    roots.push(node);
-                    top.push(node);
-                }
+                None => top.push(node),
             }
         }
         let split_skin = rig.skins.iter().any(|skin| {
@@ -70,16 +65,8 @@ impl FileOrder {
                 .expect("some name is free")
         });
         let offset = usize::from(added_root.is_some());
-        let mut rig_of = roots;
-        let mut next = 0;
-        while next < rig_of.len() {
-            rig_of.extend_from_slice(&children[rig_of[next]]);
-            next += 1;
-        }
-        let mut file_of = vec![0; count];
-        for (file, &node) in rig_of.iter().enumerate() {
-            file_of[node] = file + offset;
-        }
+        let rig_of: Vec<usize> = (0..count).collect();
+        let file_of = rig_of.iter().map(|node| node + offset).collect();
         Ok(FileOrder {
             file_of,
             rig_of,
@@ -366,7 +353,7 @@ mod tests {
     use crate::rig::Node;
 
     #[test]
-    fn nodes_go_breadth_first_as_the_importer_sorts_them() {
+    fn nodes_go_in_rig_order_and_a_parent_after_its_child_is_refused() {
         // Rig order (parents first, depth first): a, a/b, a/b/c, a/d, e.
         let node = |name: &str, parent| Node {
             name: name.into(),
@@ -385,8 +372,8 @@ mod tests {
         };
         let order = FileOrder::of(&rig).unwrap();
         let names: Vec<&str> = order.rig_of.iter().map(|&n| rig.nodes[n].name.as_str()).collect();
-        assert_eq!(names, ["a", "e", "b", "d", "c"]);
-        assert_eq!(order.file_of, [0, 2, 4, 3, 1]);
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
+        assert_eq!(order.file_of, [0, 1, 2, 3, 4]);
         let mut bad = rig.clone();
         bad.nodes[1].parent = Some(3);
         assert!(matches!(FileOrder::of(&bad), Err(SaveError::RigData { .. })));
