@@ -34,9 +34,11 @@ struct Draw {
     pbr: vec4<f32>,
     // x: the MAP_* textures sampled, and (<< MAP_SET1_SHIFT) those that read TEXCOORD_1
     maps: vec4<u32>,
+    // The dielectric's specular layer before its textures: xyz its F0 colour, w its strength
+    specular: vec4<f32>,
     // Each texture's KHR_texture_transform as the two rows of a 3×2 matrix (xyz), in the order
-    // metallic-roughness, normal, occlusion, emissive
-    uv_rows: array<vec4<f32>, 8>,
+    // metallic-roughness, normal, occlusion, emissive, specular, specular colour
+    uv_rows: array<vec4<f32>, MAP_UV_ROWS>,
 }
 
 // The view mode (VIEW_*), fixed per pipeline: the driver then compiles only the mode's own
@@ -67,6 +69,8 @@ const NO_DEFORMATION: f32 = -1e30;
 // Per vertex two entries, read when `draw.maps.x` is not 0: TEXCOORD_0 (xy) and TEXCOORD_1 (zw)
 // as stored, then the tangent (w: the bitangent's sign).
 @group(2) @binding(7) var<storage, read> surface: array<vec4<f32>>;
+@group(2) @binding(8) var specular_texture: texture_2d<f32>;
+@group(2) @binding(9) var specular_color_texture: texture_2d<f32>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -262,6 +266,8 @@ struct MaterialSample {
     emissive: vec3<f32>,
     // The tangent-space normal (unit z where there is no normal map).
     normal: vec3<f32>,
+    // The dielectric's specular layer: F0 (xyz) and F90 (w).
+    dielectric: vec4<f32>,
 }
 
 fn sample_material(in: VertexOut) -> MaterialSample {
@@ -286,6 +292,15 @@ fn sample_material(in: VertexOut) -> MaterialSample {
     if ((maps & MAP_EMISSIVE) != 0u) {
         out.emissive *= textureSample(emissive_texture, base_color_sampler, map_uv(in, MAP_EMISSIVE, 3u)).rgb;
     }
+    var strength = draw.specular.w;
+    var color = draw.specular.xyz;
+    if ((maps & MAP_SPECULAR) != 0u) {
+        strength *= textureSample(specular_texture, base_color_sampler, map_uv(in, MAP_SPECULAR, 4u)).a;
+    }
+    if ((maps & MAP_SPECULAR_COLOR) != 0u) {
+        color *= textureSample(specular_color_texture, base_color_sampler, map_uv(in, MAP_SPECULAR_COLOR, 5u)).rgb;
+    }
+    out.dielectric = vec4<f32>(min(color, vec3<f32>(1.0)) * strength, strength);
     return out;
 }
 
@@ -300,14 +315,14 @@ fn perturb_normal(in: VertexOut, n: vec3<f32>, mapped: vec3<f32>) -> vec3<f32> {
 }
 
 // The radiance towards the eye (`v`) of a surface with normal `n` lit by the environment map.
-fn environment_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, emissive: vec3<f32>, n: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
+fn environment_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, emissive: vec3<f32>, dielectric: vec4<f32>, n: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
     let r = max(roughness, MIN_ROUGHNESS);
     let n_dot_v = clamp(dot(n, v), 0.0, 1.0);
     let reflected = reflect(-v, n);
     let prefiltered = textureSampleLevel(specular_map, environment_sampler, reflected, r * SPECULAR_MAX_LOD).rgb;
     let irradiance = textureSampleLevel(irradiance_map, environment_sampler, n, 0.0).rgb;
     let ab = textureSampleLevel(brdf_table, environment_sampler, vec2<f32>(n_dot_v, r), 0.0).rg;
-    return ibl_radiance(base, metallic, occlusion, emissive, prefiltered, irradiance, ab);
+    return ibl_radiance(base, metallic, occlusion, emissive, dielectric, prefiltered, irradiance, ab);
 }
 
 // The normals view's axis of the surface frame at the fragment: the normal `n`, or the tangent or
@@ -366,9 +381,9 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         let roughness = clamp(p.y, 0.0, 1.0);
         var radiance: vec3<f32>;
         if (frame.view.z == LIGHT_DIRECTIONAL) {
-            radiance = pbr_radiance(base.rgb, metallic, roughness, p.z, material.emissive, n, v, l);
+            radiance = pbr_radiance(base.rgb, metallic, roughness, p.z, material.emissive, material.dielectric, n, v, l);
         } else {
-            radiance = environment_radiance(base.rgb, metallic, roughness, p.z, material.emissive, n, v);
+            radiance = environment_radiance(base.rgb, metallic, roughness, p.z, material.emissive, material.dielectric, n, v);
         }
         return vec4<f32>(tone_map(radiance, frame.tone.x, frame.view.y), base.a);
     }

@@ -12,10 +12,11 @@ fn smith_visibility(a2: f32, n_dot_l: f32, n_dot_v: f32) -> f32 {
     return select(0.0, 0.5 / sum, sum > 0.0);
 }
 
-// The specification's BRDF: a dielectric (Lambert under a GGX layer, mixed by Schlick's Fresnel
-// with F0 0.04) and a metal (the layer tinted by Schlick's Fresnel from the base colour), mixed
-// by `metallic`.
-fn pbr_brdf(base: vec3<f32>, metallic: f32, roughness: f32, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
+// The specification's BRDF with KHR_materials_specular's Fresnel: a dielectric (Lambert under a
+// GGX layer, mixed by Schlick's Fresnel from the layer's F0 `dielectric.xyz` to its F90
+// `dielectric.w`, the diffuse part keeping what the strongest channel leaves) and a metal (the
+// layer tinted by Schlick's Fresnel from the base colour), mixed by `metallic`.
+fn pbr_brdf(base: vec3<f32>, metallic: f32, roughness: f32, dielectric: vec4<f32>, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
     let h = normalize(l + v);
     let r = max(roughness, MIN_ROUGHNESS);
     let alpha = r * r;
@@ -29,41 +30,49 @@ fn pbr_brdf(base: vec3<f32>, metallic: f32, roughness: f32, n: vec3<f32>, v: vec
     let specular = d * smith_visibility(a2, n_dot_l, n_dot_v);
     let t = 1.0 - v_dot_h;
     let schlick = t * t * t * t * t;
-    let dielectric_fresnel = DIELECTRIC_F0 + (1.0 - DIELECTRIC_F0) * schlick;
-    let dielectric = base / PI * (1.0 - dielectric_fresnel) + vec3<f32>(specular * dielectric_fresnel);
+    let fresnel = dielectric.xyz + (vec3<f32>(dielectric.w) - dielectric.xyz) * schlick;
+    let strongest = max(fresnel.r, max(fresnel.g, fresnel.b));
+    let layered = base / PI * (1.0 - strongest) + fresnel * specular;
     let metal = specular * (base + (vec3<f32>(1.0) - base) * schlick);
-    return mix(dielectric, metal, metallic);
+    return mix(layered, metal, metallic);
 }
 
 // The share of a uniform environment reflected specularly (Karis's analytic fit of the
 // split-sum scale and bias).
-fn ambient_specular(f0: vec3<f32>, roughness: f32, n_dot_v: f32) -> vec3<f32> {
+fn ambient_specular(f0: vec3<f32>, f90: f32, roughness: f32, n_dot_v: f32) -> vec3<f32> {
     let r = roughness * vec3<f32>(-1.0, -0.0275, -0.572) + vec3<f32>(1.0, 0.0425, 1.04);
     let r_w = roughness * 0.022 - 0.04;
     let a004 = min(r.x * r.x, exp2(-9.28 * n_dot_v)) * r.x + r.y;
     let scale = -1.04 * a004 + r.z;
     let bias = 1.04 * a004 + r_w;
-    return f0 * scale + vec3<f32>(bias);
+    return f0 * scale + vec3<f32>(f90 * bias);
+}
+
+// F0 (xyz) and F90 (w) of the specular layer of a surface `metallic` between the dielectric
+// `dielectric` and a metal of colour `base`.
+fn specular_layer(base: vec3<f32>, metallic: f32, dielectric: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(mix(dielectric.xyz, base, metallic), dielectric.w + (1.0 - dielectric.w) * metallic);
 }
 
 // The radiance towards the eye: the directional light through the BRDF, the sky/ground ambient
 // (diffuse and specular, scaled by `occlusion`) and `emissive`. `n`, `v` (to the eye) and `l`
-// (to the light) are unit vectors.
-fn pbr_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, emissive: vec3<f32>, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
-    let direct = pbr_brdf(base, metallic, roughness, n, v, l) * LIGHT_IRRADIANCE * max(dot(n, l), 0.0);
+// (to the light) are unit vectors; `dielectric` the dielectric's specular layer, F0 and F90.
+fn pbr_radiance(base: vec3<f32>, metallic: f32, roughness: f32, occlusion: f32, emissive: vec3<f32>, dielectric: vec4<f32>, n: vec3<f32>, v: vec3<f32>, l: vec3<f32>) -> vec3<f32> {
+    let direct = pbr_brdf(base, metallic, roughness, dielectric, n, v, l) * LIGHT_IRRADIANCE * max(dot(n, l), 0.0);
     let sky = clamp(n.y * 0.5 + 0.5, 0.0, 1.0);
     let ambient_light = GROUND_AMBIENT + (SKY_AMBIENT - GROUND_AMBIENT) * sky;
-    let f0 = mix(vec3<f32>(DIELECTRIC_F0), base, metallic);
-    let ambient = base * (1.0 - metallic) + ambient_specular(f0, max(roughness, MIN_ROUGHNESS), max(dot(n, v), 0.0));
+    let layer = specular_layer(base, metallic, dielectric);
+    let ambient = base * (1.0 - metallic) + ambient_specular(layer.xyz, layer.w, max(roughness, MIN_ROUGHNESS), max(dot(n, v), 0.0));
     return direct + ambient * ambient_light * occlusion + emissive;
 }
 
 // The radiance towards the eye under an environment map, by the split sum: `prefiltered` the
 // specular cube along the reflected ray at the surface's roughness, `irradiance` the irradiance
-// cube (over π) along the normal, `ab` the BRDF table's scale and bias of F0 at (n·v, roughness).
-fn ibl_radiance(base: vec3<f32>, metallic: f32, occlusion: f32, emissive: vec3<f32>, prefiltered: vec3<f32>, irradiance: vec3<f32>, ab: vec2<f32>) -> vec3<f32> {
-    let f0 = mix(vec3<f32>(DIELECTRIC_F0), base, metallic);
-    let specular = prefiltered * (f0 * ab.x + ab.y);
+// cube (over π) along the normal, `ab` the BRDF table's scale and bias of F0 at (n·v, roughness),
+// F90 scaling the bias.
+fn ibl_radiance(base: vec3<f32>, metallic: f32, occlusion: f32, emissive: vec3<f32>, dielectric: vec4<f32>, prefiltered: vec3<f32>, irradiance: vec3<f32>, ab: vec2<f32>) -> vec3<f32> {
+    let layer = specular_layer(base, metallic, dielectric);
+    let specular = prefiltered * (layer.xyz * ab.x + layer.w * ab.y);
     let diffuse = irradiance * base * (1.0 - metallic);
     return (diffuse + specular) * occlusion + emissive;
 }

@@ -26,7 +26,12 @@ pub const MAP_METALLIC_ROUGHNESS: u32 = 1;
 pub const MAP_NORMAL: u32 = 2;
 pub const MAP_OCCLUSION: u32 = 4;
 pub const MAP_EMISSIVE: u32 = 8;
-pub const MAP_SET1_SHIFT: u32 = 4;
+/// KHR_materials_specular's strength (alpha) and color (RGB, sRGB) textures.
+pub const MAP_SPECULAR: u32 = 16;
+pub const MAP_SPECULAR_COLOR: u32 = 32;
+pub const MAP_SET1_SHIFT: u32 = 8;
+/// How many textures beside the base colour's have their own coordinates (`uv_rows`).
+pub const MAP_SLOTS: usize = 6;
 
 crate::names::named_enum! {
     /// The curve that maps the shaded view's linear radiance (after exposure) to the display.
@@ -135,12 +140,21 @@ pub fn tone_map(options: ToneOptions, color: DVec3) -> DVec3 {
     }
 }
 
-/// The BRDF f(v, l) of the glTF 2.0 specification's Appendix B, in its own terms: a dielectric
-/// (Lambert diffuse under a GGX specular layer, mixed by Schlick's Fresnel with F0 = 0.04) and a
-/// metal (the specular layer tinted by Schlick's Fresnel with F0 = the base colour), mixed by
+/// The specification's BRDF (Appendix B, with KHR_materials_specular's Fresnel): a dielectric
+/// (Lambert under a GGX specular layer, mixed by Schlick's Fresnel from the layer's `dielectric`
+/// F0 to F90, the diffuse part keeping what the strongest channel of the layer leaves) and a
+/// metal (the layer tinted by Schlick's Fresnel with F0 = the base colour), mixed by
 /// `metallic`. D is GGX (Trowbridge-Reitz) and V the height-correlated Smith visibility, α =
 /// roughness².
-pub fn brdf(base: DVec3, metallic: f64, roughness: f64, n: DVec3, v: DVec3, l: DVec3) -> DVec3 {
+pub fn brdf(
+    base: DVec3,
+    metallic: f64,
+    roughness: f64,
+    dielectric: &DielectricLayer,
+    n: DVec3,
+    v: DVec3,
+    l: DVec3,
+) -> DVec3 {
     let h = (l + v).normalize();
     let alpha = roughness.max(f64::from(MIN_ROUGHNESS)).powi(2);
     let a2 = alpha * alpha;
@@ -152,12 +166,42 @@ pub fn brdf(base: DVec3, metallic: f64, roughness: f64, n: DVec3, v: DVec3, l: D
     let visibility = smith_visibility(a2, n_dot_l, n_dot_v);
     let specular = d * visibility;
     let schlick = (1.0 - v_dot_h).powi(5);
-    let f0 = f64::from(DIELECTRIC_F0);
-    let dielectric_fresnel = f0 + (1.0 - f0) * schlick;
+    let fresnel = dielectric.f0 + (DVec3::splat(dielectric.f90) - dielectric.f0) * schlick;
     let diffuse = base / std::f64::consts::PI;
-    let dielectric = diffuse * (1.0 - dielectric_fresnel) + DVec3::splat(specular * dielectric_fresnel);
+    let dielectric = diffuse * (1.0 - fresnel.max_element()) + fresnel * specular;
     let metal = specular * (base + (DVec3::ONE - base) * schlick);
     dielectric.lerp(metal, metallic)
+}
+
+/// A dielectric's specular layer at a shaded point: its reflectance at normal incidence (F0,
+/// per channel) and at grazing angles (F90), textures applied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DielectricLayer {
+    pub f0: DVec3,
+    pub f90: f64,
+}
+
+impl DielectricLayer {
+    /// glTF's dielectric without KHR_materials_specular or KHR_materials_ior: F0 0.04, F90 1.
+    pub const PLAIN: DielectricLayer = DielectricLayer {
+        f0: DVec3::splat(DIELECTRIC_F0 as f64),
+        f90: 1.0,
+    };
+
+    /// `specular`'s layer where its textures read `texture_color` (RGB) and `texture_strength`
+    /// (alpha): F0 = min(F0(ior) · color · texture color, 1) · strength, F90 = strength, with
+    /// strength = factor · texture alpha.
+    pub fn of(specular: &crate::rig::Specular, texture_color: DVec3, texture_strength: f64) -> DielectricLayer {
+        let strength = f64::from(specular.factor) * texture_strength;
+        let f0 = (specular.f0_color().as_dvec3() * texture_color).min(DVec3::ONE) * strength;
+        DielectricLayer { f0, f90: strength }
+    }
+
+    /// F0 and F90 of the specular layer of a surface `metallic` between this dielectric and a
+    /// metal of colour `base` (F0 the base colour, F90 1).
+    fn mixed_with_metal(&self, base: DVec3, metallic: f64) -> (DVec3, f64) {
+        (self.f0.lerp(base, metallic), self.f90 + (1.0 - self.f90) * metallic)
+    }
 }
 
 /// V = G / (4 |n·l| |n·v|) for the height-correlated Smith G of GGX.
@@ -171,13 +215,13 @@ fn smith_visibility(a2: f64, n_dot_l: f64, n_dot_v: f64) -> f64 {
 /// The share of a uniform environment a surface reflects specularly (the split-sum's scale and
 /// bias), by Karis's analytic fit (2014, after Lazarov 2013): the ambient's specular part until
 /// image-based light replaces it.
-pub fn ambient_specular(f0: DVec3, roughness: f64, n_dot_v: f64) -> DVec3 {
+pub fn ambient_specular(f0: DVec3, f90: f64, roughness: f64, n_dot_v: f64) -> DVec3 {
     let r = roughness * DVec3::new(-1.0, -0.0275, -0.572) + DVec3::new(1.0, 0.0425, 1.04);
     let r_w = roughness * 0.022 - 0.04;
     let a004 = (r.x * r.x).min((-9.28 * n_dot_v).exp2()) * r.x + r.y;
     let scale = -1.04 * a004 + r.z;
     let bias = 1.04 * a004 + r_w;
-    f0 * scale + DVec3::splat(bias)
+    f0 * scale + DVec3::splat(f90 * bias)
 }
 
 /// What one shaded point's surface gives the shader: base colour, metallic, roughness, the
@@ -189,31 +233,40 @@ pub struct Surface {
     pub roughness: f64,
     pub occlusion: f64,
     pub emissive: DVec3,
+    /// The dielectric part's specular layer.
+    pub dielectric: DielectricLayer,
 }
 
 /// The radiance leaving a surface point towards the eye (`v` from the point to the eye, `l`
 /// towards the light, `n` the shading normal; all unit): the directional light through the
 /// BRDF, the sky/ground ambient (diffuse and specular, occluded), and emission.
 pub fn radiance(surface: &Surface, n: DVec3, v: DVec3, l: DVec3) -> DVec3 {
-    let direct = brdf(surface.base, surface.metallic, surface.roughness, n, v, l)
-        * f64::from(LIGHT_IRRADIANCE)
+    let direct = brdf(
+        surface.base,
+        surface.metallic,
+        surface.roughness,
+        &surface.dielectric,
+        n,
+        v,
+        l,
+    ) * f64::from(LIGHT_IRRADIANCE)
         * n.dot(l).max(0.0);
     let sky = (n.y * 0.5 + 0.5).clamp(0.0, 1.0);
     let ambient_light = f64::from(GROUND_AMBIENT) + (f64::from(SKY_AMBIENT) - f64::from(GROUND_AMBIENT)) * sky;
-    let f0 = DVec3::splat(f64::from(DIELECTRIC_F0)).lerp(surface.base, surface.metallic);
+    let (f0, f90) = surface.dielectric.mixed_with_metal(surface.base, surface.metallic);
     let roughness = surface.roughness.max(f64::from(MIN_ROUGHNESS));
-    let ambient = surface.base * (1.0 - surface.metallic) + ambient_specular(f0, roughness, n.dot(v).max(0.0));
+    let ambient = surface.base * (1.0 - surface.metallic) + ambient_specular(f0, f90, roughness, n.dot(v).max(0.0));
     direct + ambient * ambient_light * surface.occlusion + surface.emissive
 }
 
 /// The radiance leaving a surface point lit by an environment map, by the split sum: `prefiltered`
 /// the specular cube's radiance along the reflected ray at the surface's roughness, `irradiance`
 /// the irradiance cube's (over π) along the normal, `(a, b)` the BRDF table's scale and bias of
-/// F0 at (n·v, roughness). Specular `prefiltered·(F0·A + B)`, diffuse `irradiance·base·(1 −
+/// F0 at (n·v, roughness). Specular `prefiltered·(F0·A + F90·B)`, diffuse `irradiance·base·(1 −
 /// metallic)`, both occluded; plus emission.
 pub fn ibl_radiance(surface: &Surface, prefiltered: DVec3, irradiance: DVec3, (a, b): (f64, f64)) -> DVec3 {
-    let f0 = DVec3::splat(f64::from(DIELECTRIC_F0)).lerp(surface.base, surface.metallic);
-    let specular = prefiltered * (f0 * a + DVec3::splat(b));
+    let (f0, f90) = surface.dielectric.mixed_with_metal(surface.base, surface.metallic);
+    let specular = prefiltered * (f0 * a + DVec3::splat(f90 * b));
     let diffuse = irradiance * surface.base * (1.0 - surface.metallic);
     (diffuse + specular) * surface.occlusion + surface.emissive
 }
@@ -240,7 +293,10 @@ pub fn wgsl_constants() -> String {
         ("MAP_NORMAL", MAP_NORMAL),
         ("MAP_OCCLUSION", MAP_OCCLUSION),
         ("MAP_EMISSIVE", MAP_EMISSIVE),
+        ("MAP_SPECULAR", MAP_SPECULAR),
+        ("MAP_SPECULAR_COLOR", MAP_SPECULAR_COLOR),
         ("MAP_SET1_SHIFT", MAP_SET1_SHIFT),
+        ("MAP_UV_ROWS", 2 * MAP_SLOTS as u32),
         ("TONEMAP_NEUTRAL", Tonemap::Neutral.shader_code()),
         ("TONEMAP_ACES", Tonemap::Aces.shader_code()),
         ("TONEMAP_NONE", Tonemap::None.shader_code()),
@@ -264,9 +320,12 @@ pub struct MaterialShading {
     pub pbr: Vec4,
     /// `MAP_*` flags of the textures sampled (before a draw leaves its normal map out).
     pub maps: u32,
+    /// The dielectric's specular layer before its textures: xyz its F0 colour (the index's
+    /// reflectance times the specular colour), w its strength.
+    pub specular: Vec4,
     /// Each texture's KHR_texture_transform as two rows of a 3×2 matrix, in the order
-    /// metallic-roughness, normal, occlusion, emissive.
-    pub uv_rows: [Vec4; 8],
+    /// metallic-roughness, normal, occlusion, emissive, specular, specular colour.
+    pub uv_rows: [Vec4; 2 * MAP_SLOTS],
 }
 
 impl MaterialShading {
@@ -277,9 +336,11 @@ impl MaterialShading {
             (material.normal_texture.filter(|_| has_tangents), MAP_NORMAL),
             (material.occlusion_texture, MAP_OCCLUSION),
             (material.emissive_texture, MAP_EMISSIVE),
+            (material.specular.texture, MAP_SPECULAR),
+            (material.specular.color_texture, MAP_SPECULAR_COLOR),
         ];
         let mut maps = 0;
-        let mut uv_rows = [Vec4::ZERO; 8];
+        let mut uv_rows = [Vec4::ZERO; 2 * MAP_SLOTS];
         for (k, (texture, flag)) in textures.into_iter().enumerate() {
             let rows = texture.map_or_else(|| crate::rig::UvTransform::default().rows(), |t| t.uv.rows());
             uv_rows[2 * k] = rows[0].extend(0.0);
@@ -299,6 +360,7 @@ impl MaterialShading {
                 material.occlusion_strength,
             ),
             maps,
+            specular: material.specular.f0_color().extend(material.specular.factor),
             uv_rows,
         }
     }
@@ -372,7 +434,7 @@ mod tests {
         // A white rough dielectric lit and seen straight on (h = n, v·h = 1: Fresnel is F0):
         // Lambert's 1/π less the 4% the specular layer takes, plus that layer: D = 1/(π α²) and
         // V = 0.5 / (2 √1) = 1/4 at n·l = n·v = 1; α = 1.
-        let f = brdf(DVec3::ONE, 0.0, 1.0, n, n, n);
+        let f = brdf(DVec3::ONE, 0.0, 1.0, &DielectricLayer::PLAIN, n, n, n);
         let expected = (1.0 - 0.04) / std::f64::consts::PI + 0.04 / std::f64::consts::PI * 0.25;
         assert!(close(f, DVec3::splat(expected), F32_CONSTANTS), "{f} vs {expected}");
         // The hemisphere's reflected share (∫ f cosθ dω, a midpoint sum over the hemisphere) of
@@ -390,7 +452,7 @@ mod tests {
                     let phi = (j as f64 + 0.5) / steps as f64 * std::f64::consts::TAU;
                     let sin_theta = (1.0 - cos_theta * cos_theta).sqrt();
                     let l = DVec3::new(sin_theta * phi.cos(), cos_theta, sin_theta * phi.sin());
-                    let f = brdf(DVec3::ONE, 1.0, roughness, n, v, l).x;
+                    let f = brdf(DVec3::ONE, 1.0, roughness, &DielectricLayer::PLAIN, n, v, l).x;
                     total += f * cos_theta * (1.0 / steps as f64) * (std::f64::consts::TAU / steps as f64);
                 }
             }

@@ -88,7 +88,8 @@ fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGrou
 }
 
 /// The layout of a draw's bind group: its uniform, base color texture and sampler, the
-/// metallic-roughness, normal, occlusion and emissive textures, and the surface stream.
+/// metallic-roughness, normal, occlusion and emissive textures, the surface stream, and the
+/// specular strength and colour textures.
 fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let texture = |binding| wgpu::BindGroupLayoutEntry {
         binding,
@@ -125,6 +126,8 @@ fn draw_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
                 },
                 count: None,
             },
+            texture(8),
+            texture(9),
         ],
     })
 }

@@ -47,7 +47,7 @@ pub(in crate::render) use upload::material_of;
 
 pub use ghosts::GhostPose;
 use uniforms::NO_JOINT;
-pub(crate) use uniforms::{DrawUniform, FrameUniform};
+pub(crate) use uniforms::{DrawUniform, FrameUniform, ShadingUniform};
 
 pub use proxy::{PROXY_ABOVE_TRIANGLES, PROXY_TRIANGLES};
 
@@ -251,19 +251,26 @@ pub(super) struct DrawMaps {
     pub(super) occlusion: wgpu::TextureView,
     pub(super) emissive: wgpu::TextureView,
     pub(super) surface: wgpu::Buffer,
+    pub(super) specular: wgpu::TextureView,
+    pub(super) specular_color: wgpu::TextureView,
 }
 
 impl GpuDraw {
     /// The draw uniform's shading fields for this frame. A normal map is left out where the
     /// vertices arrive skinned from the CPU without their tangents (`tangents_left_behind`: a
     /// ghost's), which would turn the map against the surface.
-    fn shading_fields(&self, tangents_left_behind: bool) -> (Vec4, [u32; 4], [Vec4; 8]) {
+    fn shading_fields(&self, tangents_left_behind: bool) -> ShadingUniform {
         let mut maps = self.shading.maps;
         if tangents_left_behind {
             maps &= !(crate::render::pbr::MAP_NORMAL
                 | crate::render::pbr::MAP_NORMAL << crate::render::pbr::MAP_SET1_SHIFT);
         }
-        (self.shading.pbr, [maps, 0, 0, 0], self.shading.uv_rows)
+        ShadingUniform {
+            pbr: self.shading.pbr,
+            maps: [maps, 0, 0, 0],
+            specular: self.shading.specular,
+            uv_rows: self.shading.uv_rows,
+        }
     }
 }
 

@@ -77,9 +77,10 @@ fn rust_uniform_and_storage_structs_match_their_wgsl_layouts() {
             offset_of!(DrawUniform, skin),
             offset_of!(DrawUniform, bind),
             offset_of!(DrawUniform, ghost),
-            offset_of!(DrawUniform, pbr),
-            offset_of!(DrawUniform, maps),
-            offset_of!(DrawUniform, uv_rows),
+            offset_of!(DrawUniform, shading.pbr),
+            offset_of!(DrawUniform, shading.maps),
+            offset_of!(DrawUniform, shading.specular),
+            offset_of!(DrawUniform, shading.uv_rows),
         ]
     );
     assert_eq!(size(&mesh, "DualQuat"), size_of::<DualQuat>());
@@ -142,7 +143,10 @@ fn the_composed_mesh_shader_declares_the_rust_skinning_codes_and_draw_flags() {
         ("MAP_NORMAL", pbr::MAP_NORMAL),
         ("MAP_OCCLUSION", pbr::MAP_OCCLUSION),
         ("MAP_EMISSIVE", pbr::MAP_EMISSIVE),
+        ("MAP_SPECULAR", pbr::MAP_SPECULAR),
+        ("MAP_SPECULAR_COLOR", pbr::MAP_SPECULAR_COLOR),
         ("MAP_SET1_SHIFT", pbr::MAP_SET1_SHIFT),
+        ("MAP_UV_ROWS", 2 * pbr::MAP_SLOTS as u32),
         ("TONEMAP_NEUTRAL", Tonemap::Neutral.shader_code()),
         ("TONEMAP_ACES", Tonemap::Aces.shader_code()),
         ("TONEMAP_NONE", Tonemap::None.shader_code()),

@@ -34,6 +34,60 @@ pub struct Material {
     pub emissive: Vec3,
     /// KHR_materials_unlit: the base color is shown as it is, without lighting.
     pub unlit: bool,
+    /// KHR_materials_specular and KHR_materials_ior: the dielectric's specular layer.
+    pub specular: Specular,
+}
+
+/// The dielectric part's specular layer (KHR_materials_specular, KHR_materials_ior): its
+/// strength and its color at normal incidence. The defaults are glTF's own dielectric (index
+/// 1.5, F0 0.04, full strength).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Specular {
+    /// How strong the layer is (0 none: a purely diffuse dielectric), times the alpha of
+    /// `texture`.
+    pub factor: f32,
+    pub texture: Option<TextureRef>,
+    /// The layer's color at normal incidence, times the RGB of `color_texture` (sRGB).
+    pub color: Vec3,
+    pub color_texture: Option<TextureRef>,
+    /// The index of refraction, which gives the reflectance at normal incidence.
+    pub ior: f32,
+}
+
+impl Default for Specular {
+    fn default() -> Self {
+        Specular {
+            factor: 1.0,
+            texture: None,
+            color: Vec3::ONE,
+            color_texture: None,
+            ior: DEFAULT_IOR,
+        }
+    }
+}
+
+/// glTF's index of refraction where a file gives none.
+pub const DEFAULT_IOR: f32 = 1.5;
+
+impl Specular {
+    /// The reflectance at normal incidence of a dielectric of index `ior` in air: ((n − 1) /
+    /// (n + 1))². An index of 0 or infinity gives 1: a specular-glossiness conversion's way of
+    /// saying that the specular color alone is F0.
+    pub fn f0_of_ior(ior: f32) -> f32 {
+        let r = (ior - 1.0) / (ior + 1.0);
+        if r.is_finite() { r * r } else { 1.0 }
+    }
+
+    /// The layer's F0 color before its texture, as the shader starts from: the index's
+    /// reflectance tinted by `color`.
+    pub fn f0_color(&self) -> Vec3 {
+        self.color * Specular::f0_of_ior(self.ior)
+    }
+
+    /// Whether the layer is glTF's plain dielectric, which a file need not spell out.
+    pub fn is_default(&self) -> bool {
+        *self == Specular::default()
+    }
 }
 
 impl Default for Material {
@@ -58,6 +112,7 @@ impl Default for Material {
             alpha_cutoff: 0.5,
             emissive: Vec3::ZERO,
             unlit: false,
+            specular: Specular::default(),
         }
     }
 }

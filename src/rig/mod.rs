@@ -25,7 +25,7 @@ pub use import::{
     degrees_between, degrees_from_rotation, human_bytes, is_bvh, is_fbx, load_file, load_file_with, load_slice,
     load_slice_with, mikktspace_tangents, read_file_bounded, read_uri, rotation_from_degrees,
 };
-pub use material::{AlphaMode, Material, Texture, TextureRef, UvTransform};
+pub use material::{AlphaMode, DEFAULT_IOR, Material, Specular, Texture, TextureRef, UvTransform};
 pub use skinning::SkinningMethod;
 
 /// Opens `path`, or the built-in demo rig when there is none.

@@ -187,6 +187,8 @@ impl Materials {
                 (material.normal_texture, "normalTexture"),
                 (material.occlusion_texture, "occlusionTexture"),
                 (material.emissive_texture, "emissiveTexture"),
+                (material.specular.texture, "specularTexture"),
+                (material.specular.color_texture, "specularColorTexture"),
             ];
             for (texture, key) in textures {
                 let Some((texture, slot)) = texture.and_then(|t| Some((t, slot_of(t.texture)?))) else {
@@ -195,6 +197,9 @@ impl Materials {
                 let info = info(&texture.uv, slot);
                 match key {
                     "baseColorTexture" | "metallicRoughnessTexture" => pbr[key] = info,
+                    "specularTexture" | "specularColorTexture" => {
+                        written["extensions"]["KHR_materials_specular"][key] = info;
+                    }
                     _ => written[key] = info,
                 }
             }
@@ -229,6 +234,7 @@ impl Materials {
                     out.extensions_used.push("KHR_materials_emissive_strength");
                 }
             }
+            write_specular(&material.specular, &mut written, &mut out.extensions_used);
             if material.unlit {
                 written["extensions"]["KHR_materials_unlit"] = json!({});
                 out.extensions_used.push("KHR_materials_unlit");
@@ -415,6 +421,25 @@ fn rig_data(what: impl Into<String>, problem: impl Into<String>) -> SaveError {
 mod whole_rig;
 
 pub use whole_rig::write_rig;
+
+/// KHR_materials_specular and KHR_materials_ior where `specular` is not glTF's plain dielectric:
+/// the factors that differ from their defaults (the textures are written with the others).
+fn write_specular(specular: &crate::rig::Specular, written: &mut Value, used: &mut Vec<&'static str>) {
+    const SPECULAR: &str = "KHR_materials_specular";
+    if specular.factor != 1.0 {
+        written["extensions"][SPECULAR]["specularFactor"] = json!(specular.factor);
+    }
+    if specular.color != glam::Vec3::ONE {
+        written["extensions"][SPECULAR]["specularColorFactor"] = json!(specular.color.to_array());
+    }
+    if written.pointer(&format!("/extensions/{SPECULAR}")).is_some() {
+        used.push(SPECULAR);
+    }
+    if specular.ior != crate::rig::DEFAULT_IOR {
+        written["extensions"]["KHR_materials_ior"] = json!({ "ior": specular.ior });
+        used.push("KHR_materials_ior");
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use crate::common;
 
 use crate::common::gltf_with;
 use glam::{Vec2, Vec3};
-use rigscope::rig::{AlphaMode, Rig, RigError, load_slice};
+use rigscope::rig::{AlphaMode, Rig, RigError, Specular, load_slice};
 use serde_json::{Value, json};
 
 fn load(document: Value, bin: &[u8]) -> Result<Rig, RigError> {
@@ -359,6 +359,37 @@ fn alpha_modes_emission_and_unlit_are_read() {
     assert_eq!(m[1].emissive, Vec3::new(4.0, 2.0, 0.0));
     assert!(m[2].unlit && !m[0].unlit);
     assert_eq!(m[2].alpha_mode, AlphaMode::Opaque);
+}
+
+#[test]
+fn specular_and_ior_are_read_and_values_out_of_range_are_clamped_or_left_at_their_defaults() {
+    let (mut document, bin) = textured_triangle(json!({"index": 0}));
+    document["extensionsUsed"] = json!(["KHR_materials_specular", "KHR_materials_ior"]);
+    document["materials"] = json!([
+        {"extensions": {"KHR_materials_specular": {"specularFactor": 0.25, "specularColorFactor": [0.5, 1.0, 2.0]},
+                        "KHR_materials_ior": {"ior": 2.0}}},
+        {"extensions": {"KHR_materials_specular": {"specularFactor": -1.0, "specularColorFactor": [-1.0, 1.0, 1.0]},
+                        "KHR_materials_ior": {"ior": 0.5}}},
+        {"extensions": {"KHR_materials_ior": {"ior": 0.0}}},
+        {},
+    ]);
+    let rig = load(document, &bin).unwrap();
+    let s: Vec<_> = rig.materials.iter().map(|m| m.specular).collect();
+    assert_eq!(
+        (s[0].factor, s[0].color, s[0].ior),
+        (0.25, Vec3::new(0.5, 1.0, 2.0), 2.0)
+    );
+    // F0 of index 2 in air: (1/3)².
+    assert!((Specular::f0_of_ior(2.0) - 1.0 / 9.0).abs() < 1e-7);
+    assert_eq!((s[1].factor, s[1].color, s[1].ior), (0.0, Vec3::ONE, 1.5));
+    // Index 0: a specular-glossiness conversion's F0 of 1, the colour alone.
+    assert_eq!((s[2].ior, Specular::f0_of_ior(0.0)), (0.0, 1.0));
+    assert!(s[3].is_default() && (Specular::f0_of_ior(1.5) - 0.04).abs() < 1e-7);
+    assert!(
+        !rig.facts.notes.iter().any(|n| n.contains("KHR_materials_specular")),
+        "{:?}",
+        rig.facts.notes
+    );
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn textured_quad() -> Rig {
     let transform = |offset: [f32; 2], rotation: f32, scale: [f32; 2]| json!({ "KHR_texture_transform": { "offset": offset, "rotation": rotation, "scale": scale } });
     let document = json!({
         "asset": { "version": "2.0" },
-        "extensionsUsed": ["KHR_texture_transform"],
+        "extensionsUsed": ["KHR_texture_transform", "KHR_materials_specular", "KHR_materials_ior"],
         "buffers": [{ "byteLength": buffer.bytes.len(), "uri": data(&buffer.bytes, "application/octet-stream") }],
         "bufferViews": buffer.views,
         "accessors": buffer.accessors,
@@ -113,6 +113,15 @@ fn textured_quad() -> Rig {
             "occlusionTexture": { "index": 0, "texCoord": 1, "strength": 0.6 },
             "emissiveTexture": { "index": 0, "extensions": transform([0.25, 0.0], 0.0, [0.5, 0.5]) },
             "emissiveFactor": [0.5, 0.25, 0.0],
+            "extensions": {
+                "KHR_materials_specular": {
+                    "specularFactor": 0.6,
+                    "specularTexture": { "index": 1 },
+                    "specularColorFactor": [1.0, 0.5, 0.25],
+                    "specularColorTexture": { "index": 0, "texCoord": 1, "extensions": transform([0.5, 0.0], 0.0, [1.0, 2.0]) },
+                },
+                "KHR_materials_ior": { "ior": 1.33 },
+            },
         }],
         "meshes": [{
             "primitives": [{
@@ -139,6 +148,8 @@ fn texture_coordinates(rig: &Rig) -> Vec<Vec<Vec2>> {
         material.normal_texture,
         material.occlusion_texture,
         material.emissive_texture,
+        material.specular.texture,
+        material.specular.color_texture,
     ];
     let mut read = vec![primitive.uvs.clone()];
     for texture in refs {
@@ -181,6 +192,16 @@ fn a_written_quad_keeps_its_materials_textures_tangents_and_tangent_offsets() {
     assert_eq!(after.occlusion_strength, 0.6);
     assert!((after.emissive - before.emissive).length() < 1e-6);
     assert!((after.base_color - before.base_color).length() < 1e-6);
+    let specular = &before.specular;
+    assert_eq!(
+        (specular.factor, specular.color, specular.ior),
+        (0.6, Vec3::new(1.0, 0.5, 0.25), 1.33)
+    );
+    assert_eq!(specular.color_texture.map(|t| (t.texture, t.uv.set)), Some((0, 1)));
+    assert_eq!(
+        (after.specular.factor, after.specular.color, after.specular.ior),
+        (0.6, specular.color, 1.33)
+    );
     for (k, (a, b)) in texture_coordinates(&rig)
         .iter()
         .zip(texture_coordinates(&again))

@@ -199,6 +199,7 @@ fn a_surface_under_a_constant_environment_shades_as_the_split_sum_says() {
             roughness: f64::from(roughness),
             occlusion: 1.0,
             emissive: DVec3::ZERO,
+            dielectric: pbr::DielectricLayer::PLAIN,
         };
         let eye = viewer.view.camera.eye().as_dvec3();
         let aspect = size.0 as f32 / size.1 as f32;

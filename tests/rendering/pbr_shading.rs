@@ -10,7 +10,9 @@ use gpu::srgb8;
 use rigscope::render::environment::Lighting;
 use rigscope::render::pbr::{self, Surface, ToneOptions, Tonemap};
 use rigscope::render::scene::LIGHT_DIRECTION;
-use rigscope::rig::{Material, Mesh, MeshInstance, Node, Primitive, Rig, Texture, TextureRef, Trs, UvTransform};
+use rigscope::rig::{
+    Material, Mesh, MeshInstance, Node, Primitive, Rig, Specular, Texture, TextureRef, Trs, UvTransform,
+};
 use rigscope::screenshot::render_view;
 use rigscope::viewer::Viewer;
 
@@ -182,6 +184,7 @@ fn errors_against(
             roughness: f64::from(m.roughness),
             occlusion: 1.0,
             emissive: DVec3::ZERO,
+            dielectric: pbr::DielectricLayer::of(&m.specular, DVec3::ONE, 1.0),
         };
         for pixel in quad_pixels(&viewer, size, center, *turn) {
             errors.push(pixel_error(&image, &viewer, pixel, (center, normal), &surface, tone));
@@ -308,6 +311,7 @@ fn an_emissive_texture_darkens_a_white_emissive_factor_and_reads_its_own_set_and
                 roughness: 0.6,
                 occlusion: 1.0,
                 emissive: texel,
+                dielectric: pbr::DielectricLayer::PLAIN,
             };
             for pixel in pixels {
                 let error = pixel_error(&image, &viewer, pixel, (center, Vec3::Z), &surface, tone);
@@ -411,6 +415,7 @@ fn a_normal_map_on_a_skinned_quad_turns_with_its_joint() {
         roughness: 0.35,
         occlusion: 1.0,
         emissive: DVec3::ZERO,
+        dielectric: pbr::DielectricLayer::PLAIN,
     };
     let methods = [SkinningMethod::Lbs, SkinningMethod::Dqs, SkinningMethod::Blended];
     for (path, method) in [SkinningPath::Gpu, SkinningPath::Cpu]
@@ -526,4 +531,108 @@ fn the_normals_view_shows_the_tangent_frame_a_normal_map_reads() {
             assert!(worst <= 2, "{axis:?} quad {k}: {worst} levels from {want:?}");
         }
     }
+}
+
+/// KHR_materials_specular and KHR_materials_ior: quads whose dielectric layer is switched off,
+/// tinted, given another index, and read from a texture (colour in RGB, sRGB; strength in alpha)
+/// shade as the f64 reference of the extension's Fresnel says, and not as the plain dielectric.
+#[test]
+fn specular_strength_colour_and_index_shade_as_khr_materials_specular_says() {
+    let Some(gpu) = gpu::gpu_or_skip() else { return };
+    let texel = [200, 120, 60, 128];
+    let with = |base: Vec3, roughness: f32, specular: Specular| Material {
+        specular,
+        ..lit(base, 0.0, roughness)
+    };
+    let whole = TextureRef {
+        texture: 0,
+        uv: UvTransform::default(),
+    };
+    let materials = vec![
+        with(
+            Vec3::new(0.8, 0.3, 0.2),
+            0.3,
+            Specular {
+                factor: 0.0,
+                ..Specular::default()
+            },
+        ),
+        with(
+            Vec3::new(0.2, 0.5, 0.9),
+            0.25,
+            Specular {
+                color: Vec3::new(1.0, 0.3, 0.3),
+                ior: 1.45,
+                ..Specular::default()
+            },
+        ),
+        with(
+            Vec3::new(0.6, 0.6, 0.65),
+            0.4,
+            Specular {
+                color: Vec3::new(0.5, 1.0, 1.0),
+                ior: 2.5,
+                ..Specular::default()
+            },
+        ),
+        with(
+            Vec3::new(0.9, 0.9, 0.9),
+            0.2,
+            Specular {
+                factor: 0.9,
+                texture: Some(whole),
+                color: Vec3::new(1.0, 1.0, 0.8),
+                color_texture: Some(whole),
+                ior: 1.6,
+            },
+        ),
+    ];
+    let turns = materials_and_turns().1[..materials.len()].to_vec();
+    let primitives = (0..materials.len()).map(quad).collect();
+    let mut rig = scene(materials.clone(), &turns, primitives);
+    rig.textures = vec![texture([texel; 4])];
+    let size = (600, 160);
+    let tone = ToneOptions {
+        curve: Tonemap::None,
+        exposure: -1.0,
+    };
+    let (image, viewer) = render(&gpu, rig, tone, size);
+    let texture_color = DVec3::new(
+        gpu::linear(texel[0]).into(),
+        gpu::linear(texel[1]).into(),
+        gpu::linear(texel[2]).into(),
+    );
+    let texture_strength = f64::from(texel[3]) / 255.0;
+    let n = materials.len() as f32;
+    let (mut worst, mut plain_beyond) = (0, 0);
+    for (k, (m, turn)) in materials.iter().zip(&turns).enumerate() {
+        let center = Vec3::new((k as f32 - (n - 1.0) / 2.0) * SPACING, 0.0, 0.0);
+        let (color, strength) = match m.specular.texture {
+            Some(_) => (texture_color, texture_strength),
+            None => (DVec3::ONE, 1.0),
+        };
+        let surface = |dielectric| Surface {
+            base: m.base_color.truncate().as_dvec3(),
+            metallic: 0.0,
+            roughness: f64::from(m.roughness),
+            occlusion: 1.0,
+            emissive: DVec3::ZERO,
+            dielectric,
+        };
+        let layer = pbr::DielectricLayer::of(&m.specular, color, strength);
+        for pixel in quad_pixels(&viewer, size, center, *turn) {
+            let at = (center, *turn * Vec3::Z);
+            let error = pixel_error(&image, &viewer, pixel, at, &surface(layer), tone);
+            worst = worst.max(error);
+            plain_beyond += usize::from(
+                pixel_error(&image, &viewer, pixel, at, &surface(pbr::DielectricLayer::PLAIN), tone) > LEVELS,
+            );
+        }
+    }
+    println!("worst {worst} levels; the plain dielectric is off on {plain_beyond} pixels");
+    assert!(worst <= LEVELS, "a pixel is {worst} sRGB levels from the reference");
+    assert!(
+        plain_beyond > 64,
+        "only {plain_beyond} pixels tell the layer from the plain one"
+    );
 }

@@ -248,7 +248,6 @@ impl SceneRenderer {
                 gpu.blended.push(d);
             }
             let cpu_skinned = skinned && !self.unskinned && !skins_here(draw.instance);
-            let (pbr, maps, uv_rows) = draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none());
             let uniform = DrawUniform {
                 model,
                 base_color: draw.material.base_color,
@@ -256,9 +255,7 @@ impl SceneRenderer {
                 skin: [u32::from(skins_here(draw.instance)), selected, morph_here, draw.flags],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,
-                pbr,
-                maps,
-                uv_rows,
+                shading: draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none()),
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             signature.write(bytemuck::bytes_of(&uniform));

@@ -167,6 +167,8 @@ impl SceneRenderer {
                     binding: 7,
                     resource: maps.surface.as_entire_binding(),
                 },
+                texture(8, &maps.specular),
+                texture(9, &maps.specular_color),
             ],
         })
     }
@@ -215,7 +217,6 @@ impl SceneRenderer {
                     }
                     None => 0,
                 };
-                let (pbr, maps, uv_rows) = draw.shading_fields(slot.palettes[draw.instance].is_some() && !skins_here);
                 let uniform = DrawUniform {
                     model: ghost.pose.instance_world(state.rig, draw.instance),
                     base_color: draw.material.base_color,
@@ -223,9 +224,7 @@ impl SceneRenderer {
                     skin: [u32::from(skins_here), NO_JOINT, morph_here, draw.flags | DRAW_GHOST],
                     bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                     ghost: ghost_tint(ghost.offset, per_side),
-                    pbr,
-                    maps,
-                    uv_rows,
+                    shading: draw.shading_fields(slot.palettes[draw.instance].is_some() && !skins_here),
                 };
                 queue.write_buffer(&ghost_draw.uniform, 0, bytemuck::bytes_of(&uniform));
                 signature.write(bytemuck::bytes_of(&uniform));

@@ -32,9 +32,16 @@ pub(crate) struct DrawUniform {
     pub(in crate::render) bind: Vec4,
     /// An onion-skin ghost's tint and opacity (read with `DRAW_GHOST`).
     pub(in crate::render) ghost: Vec4,
-    /// The material's shading (`render::pbr::MaterialShading`): factors, the textures sampled
-    /// and their transforms.
+    pub(in crate::render) shading: ShadingUniform,
+}
+
+/// The material's shading in the draw uniform (`render::pbr::MaterialShading`): factors, the
+/// textures sampled and their transforms. The WGSL `Draw` lists these members itself.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(crate) struct ShadingUniform {
     pub(in crate::render) pbr: Vec4,
     pub(in crate::render) maps: [u32; 4],
-    pub(in crate::render) uv_rows: [Vec4; 8],
+    pub(in crate::render) specular: Vec4,
+    pub(in crate::render) uv_rows: [Vec4; 2 * crate::render::pbr::MAP_SLOTS],
 }

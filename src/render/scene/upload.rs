@@ -106,7 +106,13 @@ impl RigTextures {
         for m in &rig.materials {
             mark(&mut color, m.base_color_texture);
             mark(&mut color, m.emissive_texture.map(|t| t.texture));
-            for t in [m.metallic_roughness_texture, m.normal_texture, m.occlusion_texture] {
+            mark(&mut color, m.specular.color_texture.map(|t| t.texture));
+            for t in [
+                m.metallic_roughness_texture,
+                m.normal_texture,
+                m.occlusion_texture,
+                m.specular.texture,
+            ] {
                 mark(&mut data, t.map(|t| t.texture));
             }
         }
@@ -315,6 +321,8 @@ impl SceneRenderer {
             occlusion: data(material.occlusion_texture),
             emissive: view(&textures.srgb, material.emissive_texture.map(|t| t.texture)),
             surface,
+            specular: data(material.specular.texture),
+            specular_color: view(&textures.srgb, material.specular.color_texture.map(|t| t.texture)),
         }
     }
 }

@@ -13,6 +13,8 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_texture_basisu",
     "KHR_materials_emissive_strength",
     "KHR_materials_unlit",
+    "KHR_materials_specular",
+    "KHR_materials_ior",
     "VRMC_vrm_animation",
     "KHR_animation_pointer",
 ];

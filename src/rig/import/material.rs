@@ -2,7 +2,7 @@
 
 use super::accessor::{Budget, BudgetExceeded, Buffers, ReadError};
 use super::source::{MAX_BYTES, UriError, read_uri};
-use crate::rig::{AlphaMode, Material, Texture, TextureRef, UvTransform};
+use crate::rig::{AlphaMode, DEFAULT_IOR, Material, Specular, Texture, TextureRef, UvTransform};
 use glam::{Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -326,6 +326,7 @@ pub fn read_material(material: &gltf::Material, texture_count: usize, warnings: 
         }
         Some(TextureRef { texture, uv })
     };
+    let unit = |v: f32, default: f32| if v.is_finite() { v.clamp(0.0, 1.0) } else { default };
     let pbr = material.pbr_metallic_roughness();
     let info = |i: &gltf::texture::Info| (i.texture().index(), uv_transform(i));
     let base_color = checked("base color", pbr.base_color_texture().as_ref().map(info));
@@ -350,13 +351,33 @@ pub fn read_material(material: &gltf::Material, texture_count: usize, warnings: 
             (o.texture().index(), json_uv_transform(o.tex_coord(), transform))
         }),
     );
+    let specular = material.specular();
+    let specular = Specular {
+        factor: unit(specular.as_ref().map_or(1.0, |s| s.specular_factor()), 1.0),
+        texture: checked(
+            "specular",
+            specular.as_ref().and_then(|s| s.specular_texture()).as_ref().map(info),
+        ),
+        color: (specular.as_ref())
+            .map(|s| Vec3::from(s.specular_color_factor()))
+            .filter(|c| c.is_finite() && c.min_element() >= 0.0)
+            .unwrap_or(Vec3::ONE),
+        color_texture: checked(
+            "specular color",
+            specular
+                .as_ref()
+                .and_then(|s| s.specular_color_texture())
+                .as_ref()
+                .map(info),
+        ),
+        ior: material.ior().filter(|n| *n == 0.0 || *n >= 1.0).unwrap_or(DEFAULT_IOR),
+    };
     let (alpha_mode, alpha_cutoff) = match material.alpha_mode() {
         gltf::material::AlphaMode::Opaque => (AlphaMode::Opaque, 0.5),
         gltf::material::AlphaMode::Mask => (AlphaMode::Mask, material.alpha_cutoff().unwrap_or(0.5)),
         gltf::material::AlphaMode::Blend => (AlphaMode::Blend, 0.5),
     };
     let emissive = Vec3::from(material.emissive_factor()) * material.emissive_strength().unwrap_or(1.0);
-    let unit = |v: f32, default: f32| if v.is_finite() { v.clamp(0.0, 1.0) } else { default };
     Material {
         name,
         base_color: Vec4::from(pbr.base_color_factor()),
@@ -379,6 +400,7 @@ pub fn read_material(material: &gltf::Material, texture_count: usize, warnings: 
         alpha_cutoff,
         emissive: if emissive.is_finite() { emissive } else { Vec3::ZERO },
         unlit: material.unlit(),
+        specular,
     }
 }
 
