@@ -12,7 +12,7 @@ use glam::{Mat4, Vec3};
 
 /// How many influences beyond the limit are candidates for keeping: the largest `limit +
 /// EXTRA_CANDIDATES` weights of a vertex are tried in every combination, the smaller ones are
-/// always dropped. With at most [`MAX_ENTRIES`] (8) influences per vertex this is every
+/// always dropped. With at most 8 influences per vertex (two sets) this is every
 /// influence for the usual limits, and never more than C(8, 4) = 70 subsets.
 pub const EXTRA_CANDIDATES: usize = 4;
 
@@ -140,4 +140,20 @@ fn least_deforming_subset(
         }
     }
     masks[best]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The largest weights come first, so that ties keep them; every subset is listed once.
+    #[test]
+    fn subsets_start_with_the_largest_weights_and_list_each_once() {
+        let (masks, count) = subsets(8, 4);
+        assert_eq!((count, masks[0]), (70, 0b1111));
+        assert!(masks[..count].windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(masks[..count].iter().all(|m| m.count_ones() == 4));
+        let (masks, count) = subsets(5, 1);
+        assert_eq!(&masks[..count], &[1, 2, 4, 8, 16]);
+    }
 }

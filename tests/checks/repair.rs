@@ -323,7 +323,7 @@ fn repaired_real_rigs_have_no_weight_errors_and_quantize_exactly() {
 /// d = R(90°)·(1, 0, 0) − (1, 0, 0) at most (90° is also the sweep's largest turn), the full
 /// weights draw it at p + .12·d, the largest four at p, j1–j3 and j5 at p + (.12/.87)·d.
 #[test]
-fn fix_limit_keeps_the_influences_that_move_the_vertex_over_a_larger_still_one() {
+fn fix_limit_drops_a_larger_weight_whose_joint_never_moves_the_vertex_before_a_smaller_one() {
     use super::engine_profiles::{fixture, row};
     use glam::{DQuat, DVec3, Mat4};
     use rigscope::engine::check::{drawing_distance, drawn_height};
