@@ -310,6 +310,22 @@ pub fn drawing_distance(rig: &Rig, other: &Rig) -> f64 {
         .reduce(|| 0.0, f64::max)
 }
 
+/// Every skinned instance's palette (`[pose][instance][joint]`, empty for unskinned instances)
+/// at each pose [`check_engines`] measures: what a repair that must hold over those poses
+/// (see [`crate::repair::limit_least_deformation`]) weighs its choices by.
+pub fn pose_palettes(rig: &Rig) -> Vec<Vec<Vec<glam::Mat4>>> {
+    use rayon::prelude::*;
+    (poses(rig).par_iter())
+        .map_init(
+            || (PoseBuffers::new(rig), Vec::new()),
+            |(pose, overrides), at| {
+                at.evaluate(rig, pose, overrides);
+                pose.palettes.clone()
+            },
+        )
+        .collect()
+}
+
 /// Whether `drawn` poses its nodes (at rest or by its clips) or morphs its vertices otherwise
 /// than `rig`.
 fn poses_or_morphs_differ(rig: &Rig, drawn: &Rig) -> bool {

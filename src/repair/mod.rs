@@ -5,7 +5,9 @@
 //! Order in [`apply`]: fill, mirror, prune, limit, normalize — weights are first given where
 //! there are none and copied across, then trimmed, then made to sum to 1.
 
+mod least_deformation;
 mod options;
+pub use least_deformation::{EXTRA_CANDIDATES, PosePalettes, limit_least_deformation};
 pub use options::{REPAIRS, RepairOptions};
 
 use crate::audit::symmetry::{Mirrors, NO_MIRROR, NoMirror, SymmetryOptions, mirrors};
@@ -536,8 +538,19 @@ pub fn mirror_through(rig: &Rig, correspondence: &Mirrors, direction: MirrorDire
     })
 }
 
-/// Runs the repairs of `plan` (fill, mirror, prune, limit, normalize) on a copy of `rig`.
+/// Runs the repairs of `plan` (fill, mirror, prune, limit, normalize) on a copy of `rig`, the
+/// limit keeping each vertex's largest weights ([`limit`]).
 pub fn apply(rig: &Rig, plan: &RepairPlan) -> (Rig, RepairSummary) {
+    apply_limiting_with(rig, plan, limit)
+}
+
+/// [`apply`] with the limit repair done by `limiter` (given the rig as the earlier repairs left
+/// it and the limit), such as [`limit_least_deformation`].
+pub fn apply_limiting_with(
+    rig: &Rig,
+    plan: &RepairPlan,
+    limiter: impl Fn(&Rig, usize) -> Repaired,
+) -> (Rig, RepairSummary) {
     let mut out = rig.clone();
     let mut summary = RepairSummary::default();
     type Step<'a> = Box<dyn Fn(&Rig) -> Repaired + 'a>;
@@ -547,7 +560,7 @@ pub fn apply(rig: &Rig, plan: &RepairPlan) -> (Rig, RepairSummary) {
             .map(|direction| Box::new(move |rig: &Rig| mirror(rig, direction)) as Step),
         plan.prune
             .map(|epsilon| Box::new(move |rig: &Rig| prune(rig, epsilon)) as Step),
-        plan.limit.map(|n| Box::new(move |rig: &Rig| limit(rig, n)) as Step),
+        plan.limit.map(|n| Box::new(move |rig: &Rig| limiter(rig, n)) as Step),
         plan.normalize.then(|| Box::new(normalize) as Step),
     ];
     for step in steps.into_iter().flatten() {

@@ -314,3 +314,59 @@ fn repaired_real_rigs_have_no_weight_errors_and_quantize_exactly() {
     }
     assert_eq!(checked, 5);
 }
+
+/// A star of joints about the root: j1–j4 pivot on the vertex at (1, 0, 0), so no turn of
+/// theirs moves it, and j5 pivots on the origin and is turned 90° about Z by the clip. With
+/// weights .3, .25, .2, .13 on j1–j4 and .12 on j5, keeping the four largest drops j5, the one
+/// joint that moves the vertex; dropping j4 (.13) instead leaves j5's motion, scaled by the
+/// renormalization. Both worst distances are worked out here in f64: j5 moves the vertex by
+/// d = R(90°)·(1, 0, 0) − (1, 0, 0) at most (90° is also the sweep's largest turn), the full
+/// weights draw it at p + .12·d, the largest four at p, j1–j3 and j5 at p + (.12/.87)·d.
+#[test]
+fn fix_limit_drops_a_larger_weight_whose_joint_never_moves_the_vertex_before_a_smaller_one() {
+    use super::engine_profiles::{fixture, row};
+    use glam::{DQuat, DVec3, Mat4};
+    use rigscope::engine::check::{drawing_distance, drawn_height};
+    let weights = [(1, 0.3), (2, 0.25), (3, 0.2), (4, 0.13), (5, 0.12)];
+    let mut rig = fixture(6, 5, &[row(&weights)]);
+    let vertex = rig.meshes[0].primitives[0].positions[0];
+    assert_eq!(vertex, Vec3::X);
+    for j in 1..6 {
+        rig.nodes[j].parent = Some(0);
+        rig.nodes[j].rest.translation = if j < 5 { vertex } else { Vec3::ZERO };
+        rig.skins[0].inverse_binds[j] = Mat4::from_translation(-rig.nodes[j].rest.translation);
+    }
+    let plan = RepairPlan {
+        limit: Some(4),
+        ..RepairPlan::default()
+    };
+    let (least, summary) = rigscope::commands::fix::apply_least_deforming(&rig, &plan);
+    assert_eq!(summary.repairs[0].changed(), 1);
+    let kept = [(1, 0.3 / 0.87), (2, 0.25 / 0.87), (3, 0.2 / 0.87), (5, 0.12 / 0.87)];
+    assert_weights(influences(&least), 0, &kept);
+    let slots: Vec<u16> = influences(&least).of_vertex(0).take(4).map(|e| e.0).collect();
+    assert_eq!(slots, [1, 2, 3, 5], "largest first");
+    let (largest, _) = repair::apply(&rig, &plan);
+    assert_weights(
+        influences(&largest),
+        0,
+        &[(1, 0.3 / 0.88), (2, 0.25 / 0.88), (3, 0.2 / 0.88), (4, 0.13 / 0.88)],
+    );
+    let p = DVec3::X;
+    let d = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2) * p - p;
+    let full = p + 0.12 * d;
+    let expected_largest = (full - p).length();
+    let expected_least = (full - (p + 0.12 / 0.87 * d)).length();
+    let height = drawn_height(&rig);
+    let got_largest = drawing_distance(&rig, &largest) * height;
+    let got_least = drawing_distance(&rig, &least) * height;
+    assert!(
+        (got_largest - expected_largest).abs() < 1e-5,
+        "largest four: {got_largest}, expected {expected_largest}"
+    );
+    assert!(
+        (got_least - expected_least).abs() < 1e-5,
+        "least deforming: {got_least}, expected {expected_least}"
+    );
+    assert!(expected_least < expected_largest / 6.0);
+}
