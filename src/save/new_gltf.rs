@@ -418,6 +418,7 @@ fn rig_data(what: impl Into<String>, problem: impl Into<String>) -> SaveError {
     }
 }
 
+mod unit_scale;
 mod whole_rig;
 
 pub use whole_rig::write_rig;

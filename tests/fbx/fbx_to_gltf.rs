@@ -3,13 +3,16 @@
 //! pairing nodes, skins' joints and meshes by name (the file's node order is not the FBX
 //! importer's): node tree and rest transforms, every vertex's bind position, normal, texture
 //! coordinates, joints (as joint names) and weights, morph targets with their default weights
-//! and names, materials and their base colour textures, and every clip sampled at 30 Hz.
+//! and names, materials and their base colour textures, and every clip sampled at 30 Hz. A
+//! uniform rest scale the writer moved into the inverse bind matrices (see [`ScaleMoves`]) is
+//! allowed for, and the skinned vertices are compared too.
 
 use crate::common;
 
 use glam::{Quat, Vec3};
 use rigscope::anim::PoseBuffers;
 use rigscope::rig::{Node, Rig, Trs};
+use rigscope::skin::{SkinnedPose, SkinningMethod};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -80,6 +83,52 @@ fn rotation_gap(a: Quat, b: Quat) -> f32 {
     (a - b).length().min((a + b).length())
 }
 
+/// The uniform rest scales the writer moved off nodes into the inverse bind matrices, read from
+/// the two rigs: per FBX node, the scale moved off it (1 where none) and the product of those
+/// moved off its ancestors, which its translations were multiplied by.
+struct ScaleMoves {
+    own: Vec<f32>,
+    above: Vec<f32>,
+}
+
+impl ScaleMoves {
+    fn of(fbx: &Rig, gltf: &Rig) -> ScaleMoves {
+        let b = names(gltf);
+        let own: Vec<f32> = (fbx.nodes.iter())
+            .map(|node| {
+                let (s, written) = (node.rest.scale, gltf.nodes[b[node.name.as_str()]].rest.scale);
+                let uniform = (s - Vec3::splat(s.x)).abs().max_element() <= 1e-6 * s.x.abs();
+                if uniform && (s.x - 1.0).abs() > 1e-6 && (written - Vec3::ONE).abs().max_element() <= EXACT {
+                    s.x
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let mut above = vec![1.0; fbx.nodes.len()];
+        for (i, node) in fbx.nodes.iter().enumerate() {
+            if let Some(p) = node.parent {
+                above[i] = above[p] * own[p];
+            }
+        }
+        ScaleMoves { own, above }
+    }
+
+    /// What FBX node `i`'s local transform `trs` is written as.
+    fn written(&self, i: usize, trs: &Trs) -> Trs {
+        Trs {
+            translation: trs.translation * self.above[i],
+            rotation: trs.rotation,
+            scale: trs.scale / self.own[i],
+        }
+    }
+
+    /// What FBX joint `i`'s inverse bind matrix is written as.
+    fn written_bind(&self, i: usize, bind: &glam::Mat4) -> glam::Mat4 {
+        glam::Mat4::from_scale(Vec3::splat(self.above[i] * self.own[i])) * *bind
+    }
+}
+
 /// The node tree and rest transforms, by name. `added_root`: the name of a node the writer put
 /// above the FBX rig's roots, which must be the identity and hold exactly those roots.
 fn assert_same_nodes(fbx: &Rig, gltf: &Rig, added_root: Option<&str>) {
@@ -97,6 +146,7 @@ fn assert_same_nodes(fbx: &Rig, gltf: &Rig, added_root: Option<&str>) {
         gltf.nodes.len(),
         fbx.nodes.len() + usize::from(added_root.is_some()) + moved.len()
     );
+    let moves = ScaleMoves::of(fbx, gltf);
     for (i, node) in fbx.nodes.iter().enumerate() {
         let j = *b
             .get(node.name.as_str())
@@ -105,7 +155,7 @@ fn assert_same_nodes(fbx: &Rig, gltf: &Rig, added_root: Option<&str>) {
         let parent_b = gltf.nodes[j].parent.map(|p| gltf.nodes[p].name.as_str());
         assert_eq!(parent_b, parent_a.or(added_root), "parent of '{}'", node.name);
         assert_trs_close(
-            &node.rest,
+            &moves.written(i, &node.rest),
             &gltf.nodes[j].rest,
             EXACT,
             &format!("rest of '{}'", node.name),
@@ -148,12 +198,14 @@ fn assert_same_meshes(fbx: &Rig, gltf: &Rig) {
         let (joints_a, joints_b) = (joint_names(fbx, instance.skin), joint_names(gltf, other.skin));
         assert_eq!(joints_a, joints_b, "joints of the skin of '{node}'");
         if let (Some(sa), Some(sb)) = (instance.skin, other.skin) {
+            let moves = ScaleMoves::of(fbx, gltf);
             for (k, (ma, mb)) in fbx.skins[sa]
                 .inverse_binds
                 .iter()
                 .zip(&gltf.skins[sb].inverse_binds)
                 .enumerate()
             {
+                let ma = &moves.written_bind(fbx.skins[sa].joints[k], ma);
                 assert!(
                     ma.abs_diff_eq(*mb, EXACT * ma.abs().to_cols_array().iter().fold(1.0, |m, v| v.max(m))),
                     "inverse bind {k} of '{node}'"
@@ -247,6 +299,7 @@ fn assert_same_meshes(fbx: &Rig, gltf: &Rig) {
 /// over `b`'s clip: every node's local transform (by name) and every mesh node's morph weights.
 fn assert_same_clip(a: &Rig, clip_a: usize, b: &Rig, clip_b: usize, shift: f32) {
     let names_b = names(b);
+    let moves = ScaleMoves::of(a, b);
     let tolerance = SAMPLED * size(a);
     let (mut pose_a, mut pose_b) = (PoseBuffers::new(a), PoseBuffers::new(b));
     let duration = b.clips[clip_b].duration;
@@ -257,7 +310,10 @@ fn assert_same_clip(a: &Rig, clip_a: usize, b: &Rig, clip_b: usize, shift: f32) 
         pose_a.evaluate(a, Some(clip_a), t + shift);
         pose_b.evaluate(b, Some(clip_b), t);
         for (i, node) in a.nodes.iter().enumerate() {
-            let (la, lb) = (&pose_a.locals[i], &pose_b.locals[names_b[node.name.as_str()]]);
+            let (la, lb) = (
+                &moves.written(i, &pose_a.locals[i]),
+                &pose_b.locals[names_b[node.name.as_str()]],
+            );
             let what = format!("'{}' at {t} s, node '{}'", b.clips[clip_b].name, node.name);
             assert!(
                 la.translation.distance(lb.translation) <= tolerance,
@@ -293,6 +349,44 @@ fn assert_same_clip(a: &Rig, clip_a: usize, b: &Rig, clip_b: usize, shift: f32) 
     );
 }
 
+/// Every skinned mesh of `a` against the mesh of the same name in `b`, vertex by vertex, skinned
+/// at the start, middle and end of clip `clip` of both: within 2e-7 of the rig's size, as the
+/// file's drawing must not change in writing (a moved rest scale included).
+fn assert_same_drawing(a: &Rig, b: &Rig, clip: usize) {
+    let size = f64::from(size(a));
+    let duration = a.clips[clip].duration;
+    let (mut worst, mut compared) = (0.0f64, 0);
+    for time in [0.0, duration / 2.0, duration] {
+        let skinned = |rig: &Rig| {
+            let mut pose = PoseBuffers::new(rig);
+            pose.evaluate(rig, Some(clip), time);
+            let mut skinned = SkinnedPose::new(rig);
+            skinned.skin(rig, &pose, SkinningMethod::Lbs);
+            skinned
+        };
+        let (sa, sb) = (skinned(a), skinned(b));
+        for (i, instance) in a.instances.iter().enumerate().filter(|(_, x)| x.skin.is_some()) {
+            let name = &a.meshes[instance.mesh].name;
+            let Some(j) = (b.instances.iter()).position(|x| x.skin.is_some() && &b.meshes[x.mesh].name == name) else {
+                continue;
+            };
+            for (pa, pb) in sa.meshes[i].iter().zip(&sb.meshes[j]) {
+                assert_eq!(pa.positions.len(), pb.positions.len(), "'{name}'");
+                for (x, y) in pa.positions.iter().zip(&pb.positions) {
+                    worst = worst.max(x.as_dvec3().distance(y.as_dvec3()) / size);
+                }
+                compared += pa.positions.len();
+            }
+        }
+    }
+    assert!(compared > 0, "'{}': no skinned vertex compared", a.clips[clip].name);
+    assert!(
+        worst <= 2e-7,
+        "'{}': the written file draws {worst:.2e} of the size off",
+        a.clips[clip].name
+    );
+}
+
 fn fbx_rigs() -> Option<PathBuf> {
     common::shared_rigs().map(|rigs| rigs.join("fbx"))
 }
@@ -313,6 +407,7 @@ fn assert_same_rig(file: &str, added_root: Option<&str>) {
     for clip in 0..fbx.clips.len() {
         assert!((fbx.clips[clip].duration - gltf.clips[clip].duration).abs() <= 1e-6);
         assert_same_clip(&fbx, clip, &gltf, clip, 0.0);
+        assert_same_drawing(&fbx, &gltf, clip);
     }
     let _ = std::fs::remove_dir_all(out_dir);
 }

@@ -96,6 +96,14 @@ impl FileOrder {
 pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> Result<Saved, SaveError> {
     let format = OutputFormat::of(out)?;
     let mut notes = Vec::new();
+    let unscaled = super::unit_scale::rest_scale_into_binds(rig);
+    let rig = match &unscaled {
+        Some((unscaled, note)) => {
+            notes.push(note.clone());
+            unscaled
+        }
+        None => rig,
+    };
     let order = FileOrder::of(rig)?;
     let mut chunk = Chunk::default();
     let mesh_of_node = meshes_of_nodes(rig)?;
