@@ -31,6 +31,7 @@ mod geometry;
 pub(in crate::rig) mod material;
 mod meshopt;
 mod pointer;
+mod property;
 mod skeleton;
 mod source;
 mod tangents;
@@ -140,7 +141,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let has_pointers = json
         .windows(POINTER_EXTENSION.len())
         .any(|w| w == POINTER_EXTENSION.as_bytes());
-    let (root, pointers): (gltf::json::Root, _) = if has_pointers {
+    let (root, mut pointers): (gltf::json::Root, _) = if has_pointers {
         let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
         let pointers = pointer::resolve_pointers(&mut value);
         let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
@@ -193,7 +194,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .filter_map(|(bone, node)| Some((bone, *slot.get(node)?)))
         .collect();
     let mut facts = ImportFacts {
-        pointer_findings: pointers.findings,
+        pointer_findings: std::mem::take(&mut pointers.findings),
         data_errors,
         humanoid,
         gltf_node: order,
@@ -228,7 +229,19 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
             .collect(),
         look_at: vrma.look_at.map(|node| slot[node]),
     });
-    let clips = read.clips(&document, &slot, &mut morphs)?;
+    let mut clips = read.clips(&document, &slot, &mut morphs)?;
+    let inputs = property::PropertyInputs {
+        document: &document,
+        buffers: &buffers,
+        slot: &slot,
+    };
+    facts.property_tracks = property::read_property_tracks(
+        &pointers.properties,
+        &inputs,
+        &mut budget,
+        &mut clips,
+        &mut facts.pointer_findings,
+    )?;
     let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
     facts.decoded_bytes = budget.used();
