@@ -5,7 +5,9 @@ use super::{
     DrawUniform, FrameState, FrameUniform, FrameUpload, LIGHT_DIRECTION, NO_JOINT, OVERLAY_CAPACITY, RigGpu,
     SceneRenderer, upload,
 };
-use crate::render::material::{DRAW_RIGID, MeshPipeline, draw_flags, material_uniform, mesh_pipeline, winding};
+use crate::render::material::{
+    DRAW_RIGID, MeshPipeline, animated_material, draw_flags, material_uniform, mesh_pipeline, winding,
+};
 use crate::render::skeleton::{BIND_COLOR, bone_lines, overlay_lines, skeleton_lines, spring_lines};
 use crate::render::views::ViewMode;
 use crate::skin::{DualQuat, SkinningPath};
@@ -249,10 +251,19 @@ impl SceneRenderer {
             }
             let cpu_skinned = skinned && !self.unskinned && !skins_here(draw.instance);
             let (pbr, maps, uv_rows) = draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none());
+            let instance = &state.rig.instances[draw.instance];
+            let properties = &state.pose.properties;
+            draw.hidden = properties.is_hidden(instance.node);
+            signature.write_u8(u8::from(draw.hidden));
+            let material_index = state.rig.meshes[instance.mesh].primitives[draw.primitive].material;
+            let (base_color, material, pbr, uv_rows) = match material_index.and_then(|m| properties.material(m)) {
+                Some(overrides) => animated_material(&draw.material, overrides, pbr, uv_rows),
+                None => (draw.material.base_color, material_uniform(&draw.material), pbr, uv_rows),
+            };
             let uniform = DrawUniform {
                 model,
-                base_color: draw.material.base_color,
-                material: material_uniform(&draw.material),
+                base_color,
+                material,
                 skin: [u32::from(skins_here(draw.instance)), selected, morph_here, draw.flags],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,

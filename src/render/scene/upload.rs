@@ -260,6 +260,7 @@ impl SceneRenderer {
                 vertex_usage | wgpu::BufferUsages::COPY_DST,
             ),
             bind_scale,
+            hidden: false,
         }
     }
 
