@@ -1,7 +1,7 @@
 //! KHR_animation_pointer channels to properties: material factors, a texture transform, a
 //! node's visibility and a light play at the values their keys give (interpolated here in f64,
 //! apart from the player); a camera pointer is listed as not played; broken channels are error
-//! findings while the rest play.
+//! findings while the rest play; a clip written anew keeps its property channels as pointers.
 
 use crate::common;
 
@@ -9,7 +9,8 @@ use common::property_scene::{
     BASE_COLOR_KEYS, EMISSIVE_KEYS, INTENSITY_KEYS, OFFSET_KEYS, ROUGHNESS_KEYS, VISIBLE_KEYS, property_scene,
 };
 use rigscope::anim::PoseBuffers;
-use rigscope::rig::{Interpolation, MaterialTexture, PropertyTarget, Rig, load_slice};
+use rigscope::rig::{Interpolation, MaterialTexture, PropertyTarget, Rig, load_file, load_slice};
+use rigscope::save::{PlannedAnimation, SaveOptions, save_animations};
 use serde_json::{Value, json};
 
 const TIMES: [f64; 8] = [0.0, 0.2, 0.25, 0.5, 0.6, 0.75, 1.0, 1.5];
@@ -131,4 +132,36 @@ fn broken_property_channels_are_error_findings_and_the_rest_play() {
         .filter(|f| f.severity == rigscope::report::Severity::Error && f.message.contains("pointer"))
         .count();
     assert_eq!(reported, 4, "the report lists each as an error");
+}
+
+/// The scene's clip written anew (beside the file's own animation, kept as read) reopens with
+/// the same property tracks, written as pointer channels under KHR_animation_pointer.
+#[test]
+fn a_clip_written_anew_keeps_its_property_channels() {
+    let (document, bin) = property_scene();
+    let dir = common::temp_dir("pointer-properties-save");
+    let input = dir.join("properties.gltf");
+    std::fs::write(&input, common::gltf_with(document, &bin)).unwrap();
+    let rig = load_file(&input).unwrap();
+    let output = dir.join("saved.gltf");
+    let plan = [
+        PlannedAnimation::Original { index: 0, name: None },
+        PlannedAnimation::Clip { clip: 0 },
+    ];
+    save_animations(&input, &output, &rig, &plan, SaveOptions::default()).unwrap();
+    let saved = load_file(&output).unwrap();
+    let of = |rig: &Rig, clip: usize| -> Vec<_> {
+        (rig.facts.property_tracks.iter())
+            .filter(|t| t.clip == clip)
+            .map(|t| (t.target, t.interpolation, t.times.clone(), t.values.clone()))
+            .collect()
+    };
+    assert_eq!(of(&saved, 0), of(&rig, 0), "the kept animation");
+    assert_eq!(of(&saved, 1), of(&rig, 0), "the clip written anew");
+    let doc = common::Doc::open(&output);
+    let used = doc.json["extensionsUsed"].as_array().unwrap();
+    assert!(used.contains(&json!("KHR_animation_pointer")), "{used:?}");
+    let written = common::array(&doc.json["animations"][1], "channels");
+    assert_eq!(written.len(), 6, "the camera channel is not the rig's to write");
+    assert!(written.iter().all(|c| c["target"]["path"] == "pointer"));
 }
