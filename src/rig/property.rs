@@ -160,3 +160,20 @@ pub struct PropertyTrack {
     /// per key for cubic splines: in-tangent, value, out-tangent.
     pub values: Vec<Vec4>,
 }
+
+impl PropertyTrack {
+    /// Its pointer, interpolation and key count, as the Curves window and `inspect --curves`
+    /// name it; `gltf_node` as for [`PropertyTarget::pointer`].
+    pub fn label(&self, gltf_node: &[usize]) -> String {
+        let interpolation = match self.interpolation {
+            Interpolation::Step => "step",
+            Interpolation::Linear => "linear",
+            Interpolation::CubicSpline => "cubic spline",
+        };
+        format!(
+            "{} ({interpolation}, {} keys)",
+            self.target.pointer(gltf_node),
+            self.times.len()
+        )
+    }
+}
