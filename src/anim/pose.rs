@@ -7,9 +7,9 @@ use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::look_at::LookAt;
 use crate::anim::node_constraints::apply_constraints;
+use crate::anim::properties::{self, PropertyState};
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::spring_bones::SpringSim;
-use crate::anim::properties::{self, PropertyState};
 use crate::anim::{
     Fade, JointOverride, build_palette, build_palette_mat4, is_affine, local_to_world, morph, sample_clip,
 };

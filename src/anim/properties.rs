@@ -90,7 +90,9 @@ impl PropertyState {
 
     /// The overrides of material `material`, when a track animates it.
     pub fn material(&self, material: usize) -> Option<&MaterialOverride> {
-        self.materials.get(material).filter(|o| **o != MaterialOverride::default())
+        self.materials
+            .get(material)
+            .filter(|o| **o != MaterialOverride::default())
     }
 
     /// Whether node `node` is hidden.
@@ -190,7 +192,11 @@ fn apply(rig: &Rig, target: PropertyTarget, value: Vec4, state: &mut PropertySta
                 MaterialFactor::EmissiveStrength => o.emissive_strength = Some(value.x),
             }
         }
-        PropertyTarget::TextureTransform { material, texture, part } => {
+        PropertyTarget::TextureTransform {
+            material,
+            texture,
+            part,
+        } => {
             let (Some(o), Some(base)) = (state.materials.get_mut(material), rig.materials.get(material)) else {
                 return;
             };

@@ -62,8 +62,13 @@ pub enum PropertyTarget {
     },
     /// `KHR_node_visibility`'s `visible`: values above 0.5 show the node, below hide it and
     /// every node under it.
-    NodeVisible { node: usize },
-    Light { light: usize, property: LightProperty },
+    NodeVisible {
+        node: usize,
+    },
+    Light {
+        light: usize,
+        property: LightProperty,
+    },
 }
 
 impl PropertyTarget {
@@ -114,7 +119,11 @@ impl PropertyTarget {
                 };
                 format!("/materials/{material}/{property}")
             }
-            PropertyTarget::TextureTransform { material, texture, part } => {
+            PropertyTarget::TextureTransform {
+                material,
+                texture,
+                part,
+            } => {
                 let texture = match texture {
                     MaterialTexture::BaseColor => "pbrMetallicRoughness/baseColorTexture",
                     MaterialTexture::MetallicRoughness => "pbrMetallicRoughness/metallicRoughnessTexture",

@@ -250,9 +250,7 @@ pub(super) fn encode_clip(
         problem,
     };
     let morphs: Vec<&MorphChannel> = rig.morphs.channels.iter().filter(|m| m.clip == clip).collect();
-    let properties: Vec<&PropertyTrack> = (rig.facts.property_tracks.iter())
-        .filter(|t| t.clip == clip)
-        .collect();
+    let properties: Vec<&PropertyTrack> = (rig.facts.property_tracks.iter()).filter(|t| t.clip == clip).collect();
     if source.channels.is_empty() && morphs.is_empty() && properties.is_empty() {
         return Err(problem(ClipProblem::NoChannels));
     }
@@ -345,34 +343,7 @@ pub(super) fn encode_clip(
         let output = data.floats(&channel.values, 1);
         add(id, channel.node, "weights", channel.interpolation, input, output)?;
     }
-    for (k, track) in properties.iter().enumerate() {
-        let id = ChannelRef::Property(k);
-        let per_key = keys_per_time(track.interpolation);
-        check_times(&track.times, id).map_err(problem)?;
-        check_count(track.times.len() * per_key, track.values.len(), track.times.len(), id).map_err(problem)?;
-        let components = track.target.components();
-        let values: Vec<f32> = (track.values.iter())
-            .flat_map(|v| v.to_array().into_iter().take(components))
-            .collect();
-        check_finite(&values, components, id).map_err(problem)?;
-        // A node is named by its glTF index; the pointer keeps an index `gltf_node` does not map.
-        let target = match track.target {
-            PropertyTarget::NodeVisible { node } => PropertyTarget::NodeVisible {
-                node: gltf_node(node).ok_or(problem(ClipProblem::NoNode { channel: id, node }))?,
-            },
-            target => target,
-        };
-        let (input, output) = (data.times(&track.times), data.floats(&values, components));
-        channels.push(json!({
-            "sampler": samplers.len(),
-            "target": { "path": "pointer", "extensions": { POINTER_EXTENSION: { "pointer": target.pointer(&[]) } } },
-        }));
-        samplers.push(json!({
-            "input": input,
-            "output": output,
-            "interpolation": interpolation_name(track.interpolation),
-        }));
-    }
+    encode_property_tracks(&properties, &gltf_node, &mut data, &mut channels, &mut samplers).map_err(problem)?;
     Ok(EncodedClip {
         name: source.name.clone(),
         bytes: data.bytes,
@@ -382,10 +353,55 @@ pub(super) fn encode_clip(
     })
 }
 
+/// Appends `properties` to an animation being encoded as `KHR_animation_pointer` channels (a
+/// node named by the glTF index `gltf_node` gives), their keys in `data`.
+fn encode_property_tracks(
+    properties: &[&PropertyTrack],
+    gltf_node: &impl Fn(usize) -> Option<usize>,
+    data: &mut ClipData,
+    channels: &mut Vec<Value>,
+    samplers: &mut Vec<Value>,
+) -> Result<(), ClipProblem> {
+    for (k, track) in properties.iter().enumerate() {
+        let id = ChannelRef::Property(k);
+        let per_key = keys_per_time(track.interpolation);
+        check_times(&track.times, id)?;
+        check_count(track.times.len() * per_key, track.values.len(), track.times.len(), id)?;
+        let components = track.target.components();
+        let values: Vec<f32> = (track.values.iter())
+            .flat_map(|v| v.to_array().into_iter().take(components))
+            .collect();
+        check_finite(&values, components, id)?;
+        // A node is named by its glTF index; the pointer keeps an index `gltf_node` does not map.
+        let target = match track.target {
+            PropertyTarget::NodeVisible { node } => PropertyTarget::NodeVisible {
+                node: gltf_node(node).ok_or(ClipProblem::NoNode { channel: id, node })?,
+            },
+            target => target,
+        };
+        let (input, output) = (data.times(&track.times), data.floats(&values, components));
+        let pointer = json!({ POINTER_EXTENSION: { "pointer": target.pointer(&[]) } });
+        channels.push(json!({
+            "sampler": samplers.len(),
+            "target": { "path": "pointer", "extensions": pointer },
+        }));
+        samplers.push(json!({
+            "input": input,
+            "output": output,
+            "interpolation": interpolation_name(track.interpolation),
+        }));
+    }
+    Ok(())
+}
+
 /// Whether an encoded animation has `KHR_animation_pointer` channels.
 pub(super) fn encoded_pointers(animation: &Value) -> bool {
-    (animation.get("channels").and_then(Value::as_array).into_iter().flatten())
-        .any(|c| c.pointer("/target/path").and_then(Value::as_str) == Some("pointer"))
+    (animation
+        .get("channels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten())
+    .any(|c| c.pointer("/target/path").and_then(Value::as_str) == Some("pointer"))
 }
 
 /// The glTF index of each rig node, checked against the document's nodes.

@@ -227,5 +227,8 @@ fn inspect_curves_lists_the_clips_property_tracks() {
     assert_eq!(base["values"], json!(keys.map(|k| k.1)));
     let text = inspect(&file, &["--curves", "--joint", "left"]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("property /extensions/KHR_lights_punctual/lights/0/intensity (linear, 2 keys)"), "{text}");
+    assert!(
+        text.contains("property /extensions/KHR_lights_punctual/lights/0/intensity (linear, 2 keys)"),
+        "{text}"
+    );
 }

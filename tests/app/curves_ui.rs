@@ -260,7 +260,9 @@ fn the_curves_window_lists_the_playing_clips_property_tracks() {
     harness.run();
     harness.get_by_label_contains("Animated properties (6)");
     // Half-way from red to blue.
-    harness.get_by_label("/materials/0/pbrMetallicRoughness/baseColorFactor (linear, 2 keys) = [0.500, 0.000, 0.500, 1.000]");
+    harness.get_by_label(
+        "/materials/0/pbrMetallicRoughness/baseColorFactor (linear, 2 keys) = [0.500, 0.000, 0.500, 1.000]",
+    );
     harness.get_by_label_contains("/nodes/1/extensions/KHR_node_visibility/visible (step, 2 keys) = [0.000]");
     harness.get_by_label_contains("/extensions/KHR_lights_punctual/lights/0/intensity (linear, 2 keys) = [3.000]");
 }

@@ -13,7 +13,10 @@ pub const BASE_COLOR_KEYS: [(f32, [f32; 4]); 2] = [(0.0, [1.0, 0.0, 0.0, 1.0]), 
 /// Material 0's roughness: held (STEP) keys.
 pub const ROUGHNESS_KEYS: [(f32, f32); 3] = [(0.0, 0.2), (0.4, 0.9), (0.8, 0.5)];
 /// Material 1's emissive factor: a cubic spline, (time, in-tangent, value, out-tangent).
-pub const EMISSIVE_KEYS: [(f32, [f32; 3], [f32; 3], [f32; 3]); 2] = [
+/// A cubic spline key: time, in-tangent, value, out-tangent.
+pub type CubicKey = (f32, [f32; 3], [f32; 3], [f32; 3]);
+
+pub const EMISSIVE_KEYS: [CubicKey; 2] = [
     (0.0, [0.0; 3], [0.0, 0.0, 0.0], [0.0, 0.4, 0.0]),
     (1.0, [0.0, 0.2, 0.0], [0.0, 0.3, 0.0], [0.0; 3]),
 ];
@@ -35,15 +38,20 @@ struct Data {
 impl Data {
     /// Adds `bytes` as a view and an accessor of `count` elements; returns the accessor.
     fn add(&mut self, bytes: &[u8], count: usize, kind: &str, component: u32) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
-        self.views.push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
         self.bin.extend_from_slice(bytes);
-        let mut accessor = json!({"bufferView": self.views.len() - 1, "count": count, "type": kind, "componentType": component});
+        let mut accessor =
+            json!({"bufferView": self.views.len() - 1, "count": count, "type": kind, "componentType": component});
         if kind == "SCALAR" && component == 5126 && count > 0 {
             // Key times: glTF asks for their bounds.
-            let floats: Vec<f32> = bytes.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+            let floats: Vec<f32> = bytes
+                .chunks(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
             accessor["min"] = json!([floats.iter().copied().fold(f32::INFINITY, f32::min)]);
             accessor["max"] = json!([floats.iter().copied().fold(f32::NEG_INFINITY, f32::max)]);
         }
@@ -85,9 +93,23 @@ pub fn property_scene() -> (Value, Vec<u8>) {
         4,
         "LINEAR",
     );
-    let roughness = sampler(&mut data, &ROUGHNESS_KEYS.map(|k| k.0), &ROUGHNESS_KEYS.map(|k| k.1), "SCALAR", 1, "STEP");
+    let roughness = sampler(
+        &mut data,
+        &ROUGHNESS_KEYS.map(|k| k.0),
+        &ROUGHNESS_KEYS.map(|k| k.1),
+        "SCALAR",
+        1,
+        "STEP",
+    );
     let emissive_values: Vec<f32> = EMISSIVE_KEYS.iter().flat_map(|k| [k.1, k.2, k.3].concat()).collect();
-    let emissive = sampler(&mut data, &EMISSIVE_KEYS.map(|k| k.0), &emissive_values, "VEC3", 3, "CUBICSPLINE");
+    let emissive = sampler(
+        &mut data,
+        &EMISSIVE_KEYS.map(|k| k.0),
+        &emissive_values,
+        "VEC3",
+        3,
+        "CUBICSPLINE",
+    );
     let offset = sampler(
         &mut data,
         &OFFSET_KEYS.map(|k| k.0),
@@ -96,7 +118,14 @@ pub fn property_scene() -> (Value, Vec<u8>) {
         2,
         "LINEAR",
     );
-    let intensity = sampler(&mut data, &INTENSITY_KEYS.map(|k| k.0), &INTENSITY_KEYS.map(|k| k.1), "SCALAR", 1, "LINEAR");
+    let intensity = sampler(
+        &mut data,
+        &INTENSITY_KEYS.map(|k| k.0),
+        &INTENSITY_KEYS.map(|k| k.1),
+        "SCALAR",
+        1,
+        "LINEAR",
+    );
     let camera = sampler(&mut data, &[0.0, 1.0], &[0.5, 0.9], "SCALAR", 1, "LINEAR");
     let visible_times = data.floats(&VISIBLE_KEYS.map(|k| k.0), "SCALAR", 1);
     let visible_values = data.add(&VISIBLE_KEYS.map(|k| k.1), VISIBLE_KEYS.len(), "SCALAR", 5121);
@@ -106,17 +135,16 @@ pub fn property_scene() -> (Value, Vec<u8>) {
         pointer_channel(base, "/materials/0/pbrMetallicRoughness/baseColorFactor"),
         pointer_channel(roughness, "/materials/0/pbrMetallicRoughness/roughnessFactor"),
         pointer_channel(emissive, "/materials/1/emissiveFactor"),
-        pointer_channel(offset, "/materials/1/occlusionTexture/extensions/KHR_texture_transform/offset"),
+        pointer_channel(
+            offset,
+            "/materials/1/occlusionTexture/extensions/KHR_texture_transform/offset",
+        ),
         pointer_channel(visible, "/nodes/1/extensions/KHR_node_visibility/visible"),
         pointer_channel(intensity, "/extensions/KHR_lights_punctual/lights/0/intensity"),
         pointer_channel(camera, "/cameras/0/perspective/yfov"),
     ];
-    let unlit = |color: [f32; 4]| {
-        json!({"pbrMetallicRoughness": {"baseColorFactor": color}, "extensions": {"KHR_materials_unlit": {}}})
-    };
-    let mesh = |material: usize| {
-        json!({"primitives": [{"attributes": {"POSITION": positions}, "indices": indices, "material": material}]})
-    };
+    let unlit = |color: [f32; 4]| json!({"pbrMetallicRoughness": {"baseColorFactor": color}, "extensions": {"KHR_materials_unlit": {}}});
+    let mesh = |material: usize| json!({"primitives": [{"attributes": {"POSITION": positions}, "indices": indices, "material": material}]});
     let document = json!({
         "extensionsUsed": ["KHR_animation_pointer", "KHR_materials_unlit", "KHR_node_visibility", "KHR_lights_punctual"],
         "extensions": {"KHR_lights_punctual": {"lights": [{"type": "point", "intensity": 1.0}]}},

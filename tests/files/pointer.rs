@@ -177,11 +177,17 @@ fn the_validators_pointer_files_play_or_are_refused_as_its_reports_say() {
         let tracks = &rig.facts.property_tracks;
         assert_eq!(tracks.len(), played, "{file}: {tracks:?}");
         let doc = Doc::open(&dir.join(file));
-        for (channel, message) in common::array(&doc.json["animations"][0], "channels").iter().zip(&errors) {
+        for (channel, message) in common::array(&doc.json["animations"][0], "channels")
+            .iter()
+            .zip(&errors)
+        {
             assert!(message.contains(pointer_of(channel).unwrap()), "{file}: {message}");
         }
         for (track, channel) in tracks.iter().zip(common::array(&doc.json["animations"][0], "channels")) {
-            assert_eq!(Some(track.target.pointer(&rig.facts.gltf_node).as_str()), pointer_of(channel));
+            assert_eq!(
+                Some(track.target.pointer(&rig.facts.gltf_node).as_str()),
+                pointer_of(channel)
+            );
             assert!(track.values.iter().all(|v| *v == glam::Vec4::ZERO), "{file}: {track:?}");
         }
         if played > 0 {

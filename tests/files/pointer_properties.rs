@@ -77,22 +77,51 @@ fn property_channels_play_at_the_values_their_keys_give() {
     assert!(!findings[0].invalid && findings[0].pointer == "/cameras/0/perspective/yfov");
     assert!(tracks.iter().any(|t| t.interpolation == Interpolation::CubicSpline));
     let scene_json = property_scene().0;
-    let (left, right) = (common::rig_node_of(&rig, &scene_json, 0), common::rig_node_of(&rig, &scene_json, 1));
+    let (left, right) = (
+        common::rig_node_of(&rig, &scene_json, 0),
+        common::rig_node_of(&rig, &scene_json, 1),
+    );
     for t in TIMES {
         let pose = PoseBuffers::at(&rig, Some(0), t as f32);
         let state = &pose.properties;
         let at = format!("at {t} s");
         let left_material = state.material(0).expect("material 0 is animated");
         let right_material = state.material(1).expect("material 1 is animated");
-        assert_close(&left_material.base_color.unwrap().to_array(), &lerp_keys(&BASE_COLOR_KEYS, t), &format!("base colour {at}"));
-        assert_close(&[left_material.roughness.unwrap()], &[f64::from(held(&ROUGHNESS_KEYS, t))], &format!("roughness {at}"));
-        assert_close(&right_material.emissive.unwrap().to_array(), &emissive_at(t), &format!("emissive {at}"));
-        let offset = right_material.uv_of(&rig.materials[1], MaterialTexture::Occlusion).offset;
-        assert_close(&offset.to_array(), &lerp_keys(&OFFSET_KEYS, t), &format!("occlusion offset {at}"));
-        assert_eq!(state.is_hidden(right), held(&VISIBLE_KEYS, t) == 0, "right node hidden {at}");
+        assert_close(
+            &left_material.base_color.unwrap().to_array(),
+            &lerp_keys(&BASE_COLOR_KEYS, t),
+            &format!("base colour {at}"),
+        );
+        assert_close(
+            &[left_material.roughness.unwrap()],
+            &[f64::from(held(&ROUGHNESS_KEYS, t))],
+            &format!("roughness {at}"),
+        );
+        assert_close(
+            &right_material.emissive.unwrap().to_array(),
+            &emissive_at(t),
+            &format!("emissive {at}"),
+        );
+        let offset = right_material
+            .uv_of(&rig.materials[1], MaterialTexture::Occlusion)
+            .offset;
+        assert_close(
+            &offset.to_array(),
+            &lerp_keys(&OFFSET_KEYS, t),
+            &format!("occlusion offset {at}"),
+        );
+        assert_eq!(
+            state.is_hidden(right),
+            held(&VISIBLE_KEYS, t) == 0,
+            "right node hidden {at}"
+        );
         assert!(!state.is_hidden(left), "the left node stays shown {at}");
         let intensity = state.lights[0].intensity.unwrap();
-        assert_close(&[intensity], &lerp_keys(&INTENSITY_KEYS.map(|(t, v)| (t, [v])), t), &format!("intensity {at}"));
+        assert_close(
+            &[intensity],
+            &lerp_keys(&INTENSITY_KEYS.map(|(t, v)| (t, [v])), t),
+            &format!("intensity {at}"),
+        );
     }
     println!(
         "property scene: {} property tracks, {} listed; loaded in {:.2} ms",
@@ -119,11 +148,16 @@ fn broken_property_channels_are_error_findings_and_the_rest_play() {
     let errors: Vec<_> = rig.facts.pointer_findings.iter().filter(|f| f.invalid).collect();
     assert_eq!(errors.len(), 4, "{errors:?}");
     let has = |pointer: &str, reason: &str| {
-        errors.iter().any(|f| f.pointer.contains(pointer) && f.reason.contains(reason))
+        errors
+            .iter()
+            .any(|f| f.pointer.contains(pointer) && f.reason.contains(reason))
     };
     assert!(has("/materials/7/", "material 7"), "{errors:?}");
     assert!(has("KHR_texture_transform/offset", "sampler"), "{errors:?}");
-    assert!(has("lights/0/intensity", "takes SCALAR values, its sampler gives VEC4"), "{errors:?}");
+    assert!(
+        has("lights/0/intensity", "takes SCALAR values, its sampler gives VEC4"),
+        "{errors:?}"
+    );
     assert!(has("roughnessFactor", "3 key times but 2 values"), "{errors:?}");
     let targets: Vec<PropertyTarget> = rig.facts.property_tracks.iter().map(|t| t.target).collect();
     assert_eq!(targets.len(), 2, "base colour and visibility play: {targets:?}");

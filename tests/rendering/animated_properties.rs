@@ -46,11 +46,17 @@ fn an_animated_base_colour_and_a_hidden_node_draw_as_their_keys_say() {
         };
         let left = pixel(-QUAD_X);
         let want = base_color_at(t);
-        assert!(off(left, want) <= 3, "at {t} s the left quad is {left:?}, its keys give {want:?}");
+        assert!(
+            off(left, want) <= 3,
+            "at {t} s the left quad is {left:?}, its keys give {want:?}"
+        );
         let right = pixel(QUAD_X);
         let hidden = t >= 0.5;
         let as_background = off(right, [background[0], background[1], background[2]]) <= 3;
-        assert_eq!(as_background, hidden, "at {t} s the right quad is {right:?} (hidden: {hidden})");
+        assert_eq!(
+            as_background, hidden,
+            "at {t} s the right quad is {right:?} (hidden: {hidden})"
+        );
     }
 }
 

@@ -229,19 +229,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
             .collect(),
         look_at: vrma.look_at.map(|node| slot[node]),
     });
-    let mut clips = read.clips(&document, &slot, &mut morphs)?;
-    let inputs = property::PropertyInputs {
-        document: &document,
-        buffers: &buffers,
-        slot: &slot,
-    };
-    facts.property_tracks = property::read_property_tracks(
-        &pointers.properties,
-        &inputs,
-        &mut budget,
-        &mut clips,
-        &mut facts.pointer_findings,
-    )?;
+    let clips = read.clips(&document, &slot, &mut morphs, &pointers.properties)?;
     let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
     facts.decoded_bytes = budget.used();
@@ -303,8 +291,15 @@ impl ReadState<'_> {
         Ok((meshes, morphs))
     }
 
-    /// Every animation as a clip over the nodes' slots; its morph weight channels go to `morphs`.
-    fn clips(&mut self, document: &gltf::Document, slot: &[usize], morphs: &mut Morphs) -> Result<Vec<Clip>, RigError> {
+    /// Every animation as a clip over the nodes' slots; its morph weight channels go to `morphs`,
+    /// its `properties` (pointer channels to properties) to the facts' property tracks.
+    fn clips(
+        &mut self,
+        document: &gltf::Document,
+        slot: &[usize],
+        morphs: &mut Morphs,
+        properties: &[pointer::PropertyChannel],
+    ) -> Result<Vec<Clip>, RigError> {
         let mut clips = Vec::new();
         for animation in document.animations() {
             let read = animation::read_clip(
@@ -320,6 +315,14 @@ impl ReadState<'_> {
             clips.push(read.clip);
             self.facts.channels.push(read.facts);
         }
+        let inputs = property::PropertyInputs {
+            document,
+            buffers: self.buffers,
+            slot,
+        };
+        let findings = &mut self.facts.pointer_findings;
+        let tracks = property::read_property_tracks(properties, &inputs, self.budget, &mut clips, findings)?;
+        self.facts.property_tracks = tracks;
         Ok(clips)
     }
 }

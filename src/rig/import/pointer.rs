@@ -163,7 +163,11 @@ fn material_target(material: usize, property: &[&str]) -> Option<PropertyTarget>
         ["extensions", "KHR_texture_transform", "scale"] => TransformPart::Scale,
         _ => return None,
     };
-    Some(PropertyTarget::TextureTransform { material, texture, part })
+    Some(PropertyTarget::TextureTransform {
+        material,
+        texture,
+        part,
+    })
 }
 
 /// The interpolation and key accessors (input, output) of sampler `sampler` of `animation`.

@@ -61,9 +61,7 @@ fn plot_track(p: &mut egui_plot::PlotUi, index: usize, track: &PropertyTrack, du
     for component in 0..track.target.components() {
         let color = COMPONENT_COLORS[(index + component) % COMPONENT_COLORS.len()];
         let name = format!("property {index} [{component}]");
-        let line: Vec<[f64; 2]> = (samples.iter())
-            .map(|(t, v)| [*t, f64::from(v[component])])
-            .collect();
+        let line: Vec<[f64; 2]> = (samples.iter()).map(|(t, v)| [*t, f64::from(v[component])]).collect();
         let keys: Vec<[f64; 2]> = (track.times.iter().enumerate())
             .map(|(k, t)| {
                 let value = track.values[per_key * k + per_key / 2];
@@ -71,6 +69,11 @@ fn plot_track(p: &mut egui_plot::PlotUi, index: usize, track: &PropertyTrack, du
             })
             .collect();
         p.line(Line::new(name.clone(), PlotPoints::from(line)).color(color).width(1.5));
-        p.points(Points::new(name, PlotPoints::from(keys)).color(color).filled(true).radius(3.0));
+        p.points(
+            Points::new(name, PlotPoints::from(keys))
+                .color(color)
+                .filled(true)
+                .radius(3.0),
+        );
     }
 }
