@@ -85,6 +85,8 @@ pub fn drop_clip(rig: &mut Rig, clip: usize) -> Result<crate::rig::Clip, ClipEdi
     };
     rig.morphs.channels.retain(|c| c.clip != clip);
     rig.morphs.channels.iter_mut().for_each(|c| renumber(&mut c.clip));
+    rig.facts.property_tracks.retain(|t| t.clip != clip);
+    (rig.facts.property_tracks.iter_mut()).for_each(|t| renumber(&mut t.clip));
     if clip < rig.facts.channels.len() {
         rig.facts.channels.remove(clip);
     }

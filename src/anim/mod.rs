@@ -23,6 +23,7 @@ pub mod morph;
 pub mod node_constraints;
 mod player;
 mod pose;
+pub mod properties;
 pub mod root_motion;
 mod sample;
 mod sampler;

@@ -7,6 +7,7 @@ use crate::anim::ik_layer::{IkGoal, IkOutcome, apply_ik_goals};
 use crate::anim::layers::{BlendMode, Layer, LayerMixer, LayerSample};
 use crate::anim::look_at::LookAt;
 use crate::anim::node_constraints::apply_constraints;
+use crate::anim::properties::{self, PropertyState};
 use crate::anim::root_motion::{lock_to_rest, motion_root};
 use crate::anim::spring_bones::SpringSim;
 use crate::anim::{
@@ -98,6 +99,8 @@ pub struct PoseBuffers {
     /// The spring bones' running state (`None`: the rig has none). It is the one input a pose
     /// carries from one evaluation to the next.
     pub springs: Option<SpringSim>,
+    /// The base clip's animated material, visibility and light properties.
+    pub properties: PropertyState,
 }
 
 /// How a skin's palette is built: with affine math when every inverse bind matrix of the skin
@@ -158,6 +161,7 @@ impl PoseBuffers {
             ik_outcomes: Vec::new(),
             look_at_reached: false,
             springs: SpringSim::new(rig),
+            properties: PropertyState::new(rig),
         };
         evaluate_pose(rig, &PoseInputs::clip_at(None, 0.0), &mut pose);
         pose
@@ -209,6 +213,7 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
         pose.locals.copy_from_slice(rest);
     }
     morph::sample_morph_weights(rig, base_clip, base_time, &mut pose.morph_weights);
+    properties::sample_properties(rig, base_clip, base_time, &mut pose.properties);
 
     pose.samples.clear();
     if let (Some(fade), Some(clip)) = (inputs.fade, inputs.clip) {

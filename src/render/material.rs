@@ -1,7 +1,9 @@
 //! What a material and the transforms of a draw decide: the pipeline (culling, winding,
 //! blending) and the flags the fragment shader reads (`DRAW_*` in `shaders/mesh.wgsl`).
 
-use crate::rig::{AlphaMode, Material};
+use crate::anim::properties::MaterialOverride;
+use crate::rig::{AlphaMode, Material, MaterialTexture};
+use super::scene::ShadingUniform;
 use glam::{Mat4, Vec4};
 
 /// Discard fragments whose alpha is below the material's cutoff.
@@ -91,6 +93,41 @@ pub fn draw_flags(material: &Material, winding: Winding) -> u32 {
 /// The material's alpha cutoff and emission, as the shader reads them.
 pub fn material_uniform(material: &Material) -> Vec4 {
     material.emissive.extend(material.alpha_cutoff)
+}
+
+/// A draw's material fields (base color, [`material_uniform`], the shading's `pbr` and
+/// `uv_rows`) with `overrides`' animated values in place of the material's. The base color
+/// texture's transform is applied to the coordinates at load, so only the other textures'
+/// transforms follow their tracks.
+pub(crate) fn animated_material(
+    material: &Material,
+    overrides: &MaterialOverride,
+    mut shading: ShadingUniform,
+) -> (Vec4, Vec4, ShadingUniform) {
+    let base_color = overrides.base_color.unwrap_or(material.base_color);
+    let cutoff = overrides.alpha_cutoff.unwrap_or(material.alpha_cutoff);
+    let pbr = shading.pbr;
+    shading.pbr = Vec4::new(
+        overrides.metallic.unwrap_or(pbr.x),
+        overrides.roughness.unwrap_or(pbr.y),
+        overrides.normal_scale.unwrap_or(pbr.z),
+        overrides.occlusion_strength.unwrap_or(pbr.w),
+    );
+    // The order of `MaterialShading::uv_rows`.
+    let textures = [
+        MaterialTexture::MetallicRoughness,
+        MaterialTexture::Normal,
+        MaterialTexture::Occlusion,
+        MaterialTexture::Emissive,
+    ];
+    for (k, texture) in textures.into_iter().enumerate() {
+        if overrides.uv[texture as usize].is_some() {
+            let rows = overrides.uv_of(material, texture).rows();
+            shading.uv_rows[2 * k] = rows[0].extend(0.0);
+            shading.uv_rows[2 * k + 1] = rows[1].extend(0.0);
+        }
+    }
+    (base_color, overrides.emissive_of(material).extend(cutoff), shading)
 }
 
 #[cfg(test)]

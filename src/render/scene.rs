@@ -214,6 +214,8 @@ struct GpuDraw {
     /// inverse bind matrices leave out a scale of the skeleton's (centimetres drawn in metres)
     /// is not stretched by it, so the deformation view divides it out.
     bind_scale: f32,
+    /// Its node is hidden this frame (an animated `KHR_node_visibility`): it is not drawn.
+    hidden: bool,
 }
 
 /// What a draw's bind group holds besides its uniform: the material's textures (white where it

@@ -10,6 +10,7 @@ mod glb;
 mod hierarchy;
 mod import;
 mod material;
+mod property;
 mod skinning;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
@@ -26,6 +27,7 @@ pub use import::{
     load_slice_with, mikktspace_tangents, read_file_bounded, read_uri, rotation_from_degrees,
 };
 pub use material::{AlphaMode, DEFAULT_IOR, Material, Specular, Texture, TextureRef, UvTransform};
+pub use property::{LightProperty, MaterialFactor, MaterialTexture, PropertyTarget, PropertyTrack, TransformPart};
 pub use skinning::SkinningMethod;
 
 /// Opens `path`, or the built-in demo rig when there is none.
@@ -520,6 +522,9 @@ pub struct ImportFacts {
     pub constraints: Vec<NodeConstraint>,
     /// `KHR_animation_pointer` channels that do not play: broken or not played targets.
     pub pointer_findings: Vec<PointerFinding>,
+    /// `KHR_animation_pointer` channels to material, texture transform, node visibility and
+    /// light properties, which play beside the clips' node channels.
+    pub property_tracks: Vec<PropertyTrack>,
 }
 
 impl ImportFacts {

@@ -11,7 +11,7 @@
 
 use super::SaveError;
 use super::document::{Edited, array_len, as_index, malformed};
-use crate::rig::{Interpolation, MorphChannel, Property, Rig};
+use crate::rig::{Interpolation, MorphChannel, POINTER_EXTENSION, Property, PropertyTarget, PropertyTrack, Rig};
 use glam::Vec4;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -39,6 +39,8 @@ pub enum ChannelRef {
     Node(usize),
     /// The `k`th of the clip's morph weight channels, in `rig.morphs.channels` order.
     Weights(usize),
+    /// The `k`th of the clip's property tracks, in `rig.facts.property_tracks` order.
+    Property(usize),
 }
 
 impl std::fmt::Display for ChannelRef {
@@ -46,6 +48,7 @@ impl std::fmt::Display for ChannelRef {
         match self {
             ChannelRef::Node(k) => write!(f, "channel {k}"),
             ChannelRef::Weights(k) => write!(f, "morph weights channel {k}"),
+            ChannelRef::Property(k) => write!(f, "property channel {k}"),
         }
     }
 }
@@ -181,6 +184,12 @@ impl Edited {
         let first = accessors.len();
         let (animation, new_accessors) = encoded.placed(view, first);
         accessors.extend(new_accessors);
+        if encoded_pointers(&animation) {
+            let used = super::document::array_mut(self.json_mut(), "extensionsUsed")?;
+            if !used.iter().any(|name| name.as_str() == Some(POINTER_EXTENSION)) {
+                used.push(POINTER_EXTENSION.into());
+            }
+        }
         Ok(animation)
     }
 }
@@ -241,7 +250,8 @@ pub(super) fn encode_clip(
         problem,
     };
     let morphs: Vec<&MorphChannel> = rig.morphs.channels.iter().filter(|m| m.clip == clip).collect();
-    if source.channels.is_empty() && morphs.is_empty() {
+    let properties: Vec<&PropertyTrack> = (rig.facts.property_tracks.iter()).filter(|t| t.clip == clip).collect();
+    if source.channels.is_empty() && morphs.is_empty() && properties.is_empty() {
         return Err(problem(ClipProblem::NoChannels));
     }
     let mut data = ClipData::default();
@@ -333,6 +343,7 @@ pub(super) fn encode_clip(
         let output = data.floats(&channel.values, 1);
         add(id, channel.node, "weights", channel.interpolation, input, output)?;
     }
+    encode_property_tracks(&properties, &gltf_node, &mut data, &mut channels, &mut samplers).map_err(problem)?;
     Ok(EncodedClip {
         name: source.name.clone(),
         bytes: data.bytes,
@@ -340,6 +351,57 @@ pub(super) fn encode_clip(
         channels,
         samplers,
     })
+}
+
+/// Appends `properties` to an animation being encoded as `KHR_animation_pointer` channels (a
+/// node named by the glTF index `gltf_node` gives), their keys in `data`.
+fn encode_property_tracks(
+    properties: &[&PropertyTrack],
+    gltf_node: &impl Fn(usize) -> Option<usize>,
+    data: &mut ClipData,
+    channels: &mut Vec<Value>,
+    samplers: &mut Vec<Value>,
+) -> Result<(), ClipProblem> {
+    for (k, track) in properties.iter().enumerate() {
+        let id = ChannelRef::Property(k);
+        let per_key = keys_per_time(track.interpolation);
+        check_times(&track.times, id)?;
+        check_count(track.times.len() * per_key, track.values.len(), track.times.len(), id)?;
+        let components = track.target.components();
+        let values: Vec<f32> = (track.values.iter())
+            .flat_map(|v| v.to_array().into_iter().take(components))
+            .collect();
+        check_finite(&values, components, id)?;
+        // A node is named by its glTF index; the pointer keeps an index `gltf_node` does not map.
+        let target = match track.target {
+            PropertyTarget::NodeVisible { node } => PropertyTarget::NodeVisible {
+                node: gltf_node(node).ok_or(ClipProblem::NoNode { channel: id, node })?,
+            },
+            target => target,
+        };
+        let (input, output) = (data.times(&track.times), data.floats(&values, components));
+        let pointer = json!({ POINTER_EXTENSION: { "pointer": target.pointer(&[]) } });
+        channels.push(json!({
+            "sampler": samplers.len(),
+            "target": { "path": "pointer", "extensions": pointer },
+        }));
+        samplers.push(json!({
+            "input": input,
+            "output": output,
+            "interpolation": interpolation_name(track.interpolation),
+        }));
+    }
+    Ok(())
+}
+
+/// Whether an encoded animation has `KHR_animation_pointer` channels.
+pub(super) fn encoded_pointers(animation: &Value) -> bool {
+    (animation
+        .get("channels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten())
+    .any(|c| c.pointer("/target/path").and_then(Value::as_str) == Some("pointer"))
 }
 
 /// The glTF index of each rig node, checked against the document's nodes.
@@ -508,6 +570,7 @@ impl ClipData {
         self.bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
         let kind = match components {
             1 => "SCALAR",
+            2 => "VEC2",
             3 => "VEC3",
             _ => "VEC4",
         };

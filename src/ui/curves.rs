@@ -4,6 +4,8 @@
 //! findings as markers with their explanation, a selected key's cubic tangents, and the current
 //! time as a line that a drag moves (seeking the playback).
 
+mod properties;
+
 use crate::motion::curves::{
     CurvesOptions, KeyFlag, Reading, SAMPLES_PER_SECOND, Sample, interpolation_path, joint_channels, joint_curves,
     key_flags, property_name,
@@ -278,6 +280,7 @@ fn contents(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut CurvesPanelState
             .small()
             .weak(),
     );
+    properties::show(ui, &rig, viewer.player().clip, viewer.player().time);
     state.refresh(viewer);
     let groups: Vec<Property> = [Property::Translation, Property::Rotation, Property::Scale]
         .into_iter()

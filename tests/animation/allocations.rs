@@ -172,3 +172,24 @@ fn a_face_morphed_and_skinned_on_two_threads_allocates_nothing_per_frame() {
         (2 * 100usize).div_ceil(FRAMES_PER_QUEUE_BLOCK),
     );
 }
+
+/// Sampling a clip's property tracks (material factors, a texture transform, a node's
+/// visibility, a light) with the pose allocates nothing once its buffers are made.
+#[test]
+fn evaluating_animated_properties_allocates_nothing() {
+    let (document, bin) = common::property_scene::property_scene();
+    let rig = rigscope::rig::load_slice(&common::gltf_with(document, &bin), None, "properties.gltf").unwrap();
+    assert_eq!(rig.facts.property_tracks.len(), 6);
+    let mut pose = rigscope::anim::PoseBuffers::new(&rig);
+    pose.evaluate(&rig, Some(0), 0.0);
+    let count = allocations_in(|| {
+        for frame in 0..100 {
+            pose.evaluate(&rig, Some(0), frame as f32 / 60.0);
+        }
+    });
+    assert_eq!(count, 0, "100 evaluations allocated {count} times");
+    assert!(
+        pose.properties.is_hidden(rig.find_node("right").unwrap()),
+        "the last frame hides the node"
+    );
+}

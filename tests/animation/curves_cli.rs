@@ -207,3 +207,28 @@ fn render_ui_curves_draws_the_window_over_the_view_and_needs_a_joint() {
     assert!(right_panel < 0.01, "{right_panel} of the right panel changed");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `inspect --curves --json` gives the clip's property tracks with the keys the file holds.
+#[test]
+fn inspect_curves_lists_the_clips_property_tracks() {
+    let (document, bin) = common::property_scene::property_scene();
+    let file = common::temp_dir("curves-cli").join("properties.gltf");
+    std::fs::write(&file, common::gltf_with(document, &bin)).unwrap();
+    let output = inspect(&file, &["--curves", "--joint", "left", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json = json_of(&output);
+    let properties = json["properties"].as_array().unwrap();
+    assert_eq!(properties.len(), 6, "{properties:?}");
+    let base = &properties[0];
+    assert_eq!(base["pointer"], "/materials/0/pbrMetallicRoughness/baseColorFactor");
+    assert_eq!(base["interpolation"], "LINEAR");
+    let keys = common::property_scene::BASE_COLOR_KEYS;
+    assert_eq!(base["times"], json!(keys.map(|k| k.0)));
+    assert_eq!(base["values"], json!(keys.map(|k| k.1)));
+    let text = inspect(&file, &["--curves", "--joint", "left"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("property /extensions/KHR_lights_punctual/lights/0/intensity (linear, 2 keys)"),
+        "{text}"
+    );
+}

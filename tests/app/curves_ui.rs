@@ -247,3 +247,22 @@ fn a_finding_marker_explains_itself_and_pinned_joints_stay_plotted() {
     assert!(harness.state().1.curves.plotted().is_empty());
     harness.get_by_label_contains("Not animated by the playing clip");
 }
+
+/// A clip that animates properties lists each track in the Curves window by its pointer, with
+/// its value at the time shown.
+#[test]
+fn the_curves_window_lists_the_playing_clips_property_tracks() {
+    let (document, bin) = common::property_scene::property_scene();
+    let rig = rigscope::rig::load_slice(&common::gltf_with(document, &bin), None, "properties.gltf").unwrap();
+    let left = rig.find_node("left").unwrap();
+    let mut harness = opened_on(rig, left);
+    harness.state_mut().0.seek(0.5);
+    harness.run();
+    harness.get_by_label_contains("Animated properties (6)");
+    // Half-way from red to blue.
+    harness.get_by_label(
+        "/materials/0/pbrMetallicRoughness/baseColorFactor (linear, 2 keys) = [0.500, 0.000, 0.500, 1.000]",
+    );
+    harness.get_by_label_contains("/nodes/1/extensions/KHR_node_visibility/visible (step, 2 keys) = [0.000]");
+    harness.get_by_label_contains("/extensions/KHR_lights_punctual/lights/0/intensity (linear, 2 keys) = [3.000]");
+}

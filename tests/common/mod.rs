@@ -7,6 +7,7 @@
 pub mod counting;
 pub mod fbx;
 pub mod gpu;
+pub mod property_scene;
 pub mod random;
 pub mod skinned;
 #[cfg(target_os = "linux")]

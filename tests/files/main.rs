@@ -18,6 +18,7 @@ mod journal_mutations;
 mod json_mutations;
 mod pbr_import;
 mod pointer;
+mod pointer_properties;
 mod save;
 mod save_clips;
 mod vrm_springs;

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod animated_properties;
 mod bench_cli;
 mod blended_skinning;
 mod debugger;

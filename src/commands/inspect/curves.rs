@@ -1,5 +1,6 @@
 //! `rigscope inspect FILE --curves --joint NAME [--clip NAME] [--json]`: one joint's animation
-//! channels in a clip: keys, interpolation, cubic tangents and the sampled values.
+//! channels in a clip: keys, interpolation, cubic tangents and the sampled values; then the
+//! clip's animated properties (`KHR_animation_pointer` tracks) with their keys.
 
 use crate::cli::find_node;
 use crate::commands::{CommandError, Outcome, open_rig_with};
@@ -100,6 +101,7 @@ pub fn print(
             "clip": clip.name,
             "duration": clip.duration,
             "channels": channels,
+            "properties": properties_json(&rig, c),
         });
         println!("{}", serde_json::to_string_pretty(&document).unwrap_or_default());
     } else {
@@ -130,6 +132,39 @@ pub fn print(
                 println!("    key {k}: quaternion in the opposite hemisphere from the previous key");
             }
         }
+        print_properties(&rig, c);
     }
     Ok(Outcome::Passed)
+}
+
+/// The property tracks of clip `clip`: pointer, interpolation, key times and values.
+fn properties_json(rig: &crate::rig::Rig, clip: usize) -> Vec<serde_json::Value> {
+    (rig.facts.property_tracks.iter())
+        .filter(|t| t.clip == clip)
+        .map(|t| {
+            let components = t.target.components();
+            json!({
+                "pointer": t.target.pointer(&rig.facts.gltf_node),
+                "interpolation": format!("{:?}", t.interpolation).to_uppercase(),
+                "times": t.times,
+                "values": t.values.iter().map(|v| v.to_array()[..components].to_vec()).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
+}
+
+/// Prints the property tracks of clip `clip`, each key's time and value.
+fn print_properties(rig: &crate::rig::Rig, clip: usize) {
+    for track in rig.facts.property_tracks.iter().filter(|t| t.clip == clip) {
+        println!("  property {}", track.label(&rig.facts.gltf_node));
+        let per_key = if track.interpolation == crate::rig::Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        for (k, time) in track.times.iter().enumerate() {
+            let value = track.values[per_key * k + per_key / 2].to_array();
+            println!("    {time:>8.4} s  {:?}", &value[..track.target.components()]);
+        }
+    }
 }

@@ -105,7 +105,7 @@ impl SceneRenderer {
             first_primitive += primitives;
             let from = portion.primitives.start.clamp(start, start + primitives) - start;
             let to = portion.primitives.end.clamp(start, start + primitives) - start;
-            if from >= to {
+            if from >= to || draw.hidden {
                 continue;
             }
             let mesh_pass = if wire {

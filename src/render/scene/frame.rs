@@ -5,7 +5,9 @@ use super::{
     DrawUniform, FrameState, FrameUniform, FrameUpload, LIGHT_DIRECTION, NO_JOINT, OVERLAY_CAPACITY, RigGpu,
     SceneRenderer, upload,
 };
-use crate::render::material::{DRAW_RIGID, MeshPipeline, draw_flags, material_uniform, mesh_pipeline, winding};
+use crate::render::material::{
+    DRAW_RIGID, MeshPipeline, animated_material, draw_flags, material_uniform, mesh_pipeline, winding,
+};
 use crate::render::skeleton::{BIND_COLOR, bone_lines, overlay_lines, skeleton_lines, spring_lines};
 use crate::render::views::ViewMode;
 use crate::skin::{DualQuat, SkinningPath};
@@ -248,14 +250,24 @@ impl SceneRenderer {
                 gpu.blended.push(d);
             }
             let cpu_skinned = skinned && !self.unskinned && !skins_here(draw.instance);
+            let shading = draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none());
+            let instance = &state.rig.instances[draw.instance];
+            let properties = &state.pose.properties;
+            draw.hidden = properties.is_hidden(instance.node);
+            signature.write_u8(u8::from(draw.hidden));
+            let material_index = state.rig.meshes[instance.mesh].primitives[draw.primitive].material;
+            let (base_color, material, shading) = match material_index.and_then(|m| properties.material(m)) {
+                Some(overrides) => animated_material(&draw.material, overrides, shading),
+                None => (draw.material.base_color, material_uniform(&draw.material), shading),
+            };
             let uniform = DrawUniform {
                 model,
-                base_color: draw.material.base_color,
-                material: material_uniform(&draw.material),
+                base_color,
+                material,
                 skin: [u32::from(skins_here(draw.instance)), selected, morph_here, draw.flags],
                 bind: Vec4::new(draw.bind_scale, 0.0, 0.0, 0.0),
                 ghost: Vec4::ZERO,
-                shading: draw.shading_fields(cpu_skinned && draw.cpu_surface.is_none()),
+                shading,
             };
             queue.write_buffer(&draw.uniform, 0, bytemuck::bytes_of(&uniform));
             signature.write(bytemuck::bytes_of(&uniform));

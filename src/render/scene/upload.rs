@@ -266,6 +266,7 @@ impl SceneRenderer {
                 vertex_usage | wgpu::BufferUsages::COPY_DST,
             ),
             bind_scale,
+            hidden: false,
         }
     }
 

@@ -31,6 +31,7 @@ mod geometry;
 pub(in crate::rig) mod material;
 mod meshopt;
 mod pointer;
+mod property;
 mod skeleton;
 mod source;
 mod tangents;
@@ -140,7 +141,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let has_pointers = json
         .windows(POINTER_EXTENSION.len())
         .any(|w| w == POINTER_EXTENSION.as_bytes());
-    let (root, pointers): (gltf::json::Root, _) = if has_pointers {
+    let (root, mut pointers): (gltf::json::Root, _) = if has_pointers {
         let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
         let pointers = pointer::resolve_pointers(&mut value);
         let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
@@ -193,7 +194,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
         .filter_map(|(bone, node)| Some((bone, *slot.get(node)?)))
         .collect();
     let mut facts = ImportFacts {
-        pointer_findings: pointers.findings,
+        pointer_findings: std::mem::take(&mut pointers.findings),
         data_errors,
         humanoid,
         gltf_node: order,
@@ -228,7 +229,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
             .collect(),
         look_at: vrma.look_at.map(|node| slot[node]),
     });
-    let clips = read.clips(&document, &slot, &mut morphs)?;
+    let clips = read.clips(&document, &slot, &mut morphs, &pointers.properties)?;
     let instances = mesh_instances(&document, &slot);
     charge_downstream(&instances, &meshes, &skins, nodes.len(), &mut budget)?;
     facts.decoded_bytes = budget.used();
@@ -290,8 +291,15 @@ impl ReadState<'_> {
         Ok((meshes, morphs))
     }
 
-    /// Every animation as a clip over the nodes' slots; its morph weight channels go to `morphs`.
-    fn clips(&mut self, document: &gltf::Document, slot: &[usize], morphs: &mut Morphs) -> Result<Vec<Clip>, RigError> {
+    /// Every animation as a clip over the nodes' slots; its morph weight channels go to `morphs`,
+    /// its `properties` (pointer channels to properties) to the facts' property tracks.
+    fn clips(
+        &mut self,
+        document: &gltf::Document,
+        slot: &[usize],
+        morphs: &mut Morphs,
+        properties: &[pointer::PropertyChannel],
+    ) -> Result<Vec<Clip>, RigError> {
         let mut clips = Vec::new();
         for animation in document.animations() {
             let read = animation::read_clip(
@@ -307,6 +315,14 @@ impl ReadState<'_> {
             clips.push(read.clip);
             self.facts.channels.push(read.facts);
         }
+        let inputs = property::PropertyInputs {
+            document,
+            buffers: self.buffers,
+            slot,
+        };
+        let findings = &mut self.facts.pointer_findings;
+        let tracks = property::read_property_tracks(properties, &inputs, self.budget, &mut clips, findings)?;
+        self.facts.property_tracks = tracks;
         Ok(clips)
     }
 }

@@ -1,12 +1,14 @@
 //! `KHR_animation_pointer`: animation channels whose target is a JSON pointer into the document
 //! (`path: "pointer"`). Pointers to a node's translation, rotation, scale or morph weights are
 //! the plain channels they stand for and are rewritten as such before the document is parsed
-//! (the `gltf` crate knows no `pointer` path), so they play as any channel does. Every other
-//! channel with a pointer is taken out of the document and listed: a pointer that does not
-//! resolve, or whose sampler's output type does not match its target, as an error; a target that
-//! resolves but is not played (material factors, texture transforms, `KHR_node_visibility`,
-//! lights, cameras) as such.
+//! (the `gltf` crate knows no `pointer` path), so they play as any channel does. Pointers to
+//! material factors, texture transforms, `KHR_node_visibility` and lights are taken out of the
+//! document and kept as property channels, read once the buffers are ([`super::property`]).
+//! Every other channel with a pointer is taken out and listed: a pointer that does not resolve,
+//! or whose sampler's output type does not match its target, as an error; a target that
+//! resolves but is not played (cameras) as such.
 
+use crate::rig::{Interpolation, LightProperty, MaterialFactor, MaterialTexture, PropertyTarget, TransformPart};
 use serde_json::Value;
 
 pub const POINTER_EXTENSION: &str = "KHR_animation_pointer";
@@ -26,18 +28,38 @@ pub struct PointerFinding {
     pub invalid: bool,
 }
 
+/// A pointer channel to a property that plays, as the document gives it; its keys are read
+/// once the buffers are.
+#[derive(Debug, Clone)]
+pub(super) struct PropertyChannel {
+    /// The glTF animation (after animations left empty are taken out: the clip's index) and
+    /// the channel's index as written.
+    pub animation: usize,
+    pub channel: usize,
+    pub pointer: String,
+    /// The target, with a node named by its glTF index.
+    pub target: PropertyTarget,
+    pub interpolation: Interpolation,
+    /// Accessors of the sampler's key times and values.
+    pub input: usize,
+    pub output: usize,
+}
+
 /// What the document's pointer channels became.
 #[derive(Debug, Default)]
 pub(super) struct Pointers {
     /// Channels rewritten as node channels, and so played.
     pub played: usize,
+    /// Channels to properties that play, taken out of the document.
+    pub properties: Vec<PropertyChannel>,
     pub findings: Vec<PointerFinding>,
 }
 
-/// Where a pointer leads: a node channel it stands for, or a property that is not played, with
-/// the accessor type its sampler's output must have.
+/// Where a pointer leads: a node channel it stands for, a property that plays, or one that is
+/// not played, with the accessor type its sampler's output must have.
 enum Target {
     Node { node: u64, path: &'static str },
+    Property(PropertyTarget),
     NotPlayed(&'static str),
 }
 
@@ -71,7 +93,8 @@ fn resolve(document: &Value, pointer: &str) -> Result<(Target, &'static str), St
                 ["scale"] => Ok((Target::Node { node, path: "scale" }, "VEC3")),
                 ["weights"] => Ok((Target::Node { node, path: "weights" }, "SCALAR")),
                 ["extensions", "KHR_node_visibility", "visible"] => {
-                    Ok((Target::NotPlayed("a node's visibility (KHR_node_visibility)"), "SCALAR"))
+                    let node = usize::try_from(node).unwrap_or(usize::MAX);
+                    Ok((Target::Property(PropertyTarget::NodeVisible { node }), "SCALAR"))
                 }
                 _ => Err("names no animatable property of a node".into()),
             }
@@ -80,44 +103,26 @@ fn resolve(document: &Value, pointer: &str) -> Result<(Target, &'static str), St
             if index(m).is_none() || !exists(&parts[..2]) {
                 return missing(&format!("material {m}"));
             }
-            let texture_transform = |p: &[&str]| match p {
-                ["extensions", "KHR_texture_transform", "offset" | "scale"] => Some("VEC2"),
-                ["extensions", "KHR_texture_transform", "rotation"] => Some("SCALAR"),
-                _ => None,
-            };
-            let kind = match property {
-                ["pbrMetallicRoughness", "baseColorFactor"] => "VEC4",
-                ["pbrMetallicRoughness", "metallicFactor" | "roughnessFactor"] => "SCALAR",
-                ["emissiveFactor"] => "VEC3",
-                ["alphaCutoff"] => "SCALAR",
-                ["normalTexture", "scale"] | ["occlusionTexture", "strength"] => "SCALAR",
-                ["extensions", "KHR_materials_emissive_strength", "emissiveStrength"] => "SCALAR",
-                [
-                    "pbrMetallicRoughness",
-                    "baseColorTexture" | "metallicRoughnessTexture",
-                    transform @ ..,
-                ]
-                | ["normalTexture" | "occlusionTexture" | "emissiveTexture", transform @ ..] => {
-                    match texture_transform(transform) {
-                        Some(kind) => return Ok((Target::NotPlayed("a texture transform"), kind)),
-                        None => return Err("names no animatable property of a material".into()),
-                    }
-                }
-                _ => return Err("names no animatable property of a material".into()),
-            };
-            Ok((Target::NotPlayed("a material factor"), kind))
+            let material = index(m).and_then(|m| usize::try_from(m).ok()).unwrap_or(usize::MAX);
+            let target = material_target(material, property)
+                .ok_or_else(|| "names no animatable property of a material".to_owned())?;
+            Ok((Target::Property(target), target.accessor_type()))
         }
         ["extensions", "KHR_lights_punctual", "lights", l, property @ ..] => {
             if index(l).is_none() || !exists(&parts[..4]) {
                 return missing(&format!("light {l}"));
             }
-            let kind = match property {
-                ["color"] => "VEC3",
-                ["intensity" | "range"] => "SCALAR",
-                ["spot", "innerConeAngle" | "outerConeAngle"] => "SCALAR",
+            let light = index(l).and_then(|l| usize::try_from(l).ok()).unwrap_or(usize::MAX);
+            let property = match property {
+                ["color"] => LightProperty::Color,
+                ["intensity"] => LightProperty::Intensity,
+                ["range"] => LightProperty::Range,
+                ["spot", "innerConeAngle"] => LightProperty::InnerConeAngle,
+                ["spot", "outerConeAngle"] => LightProperty::OuterConeAngle,
                 _ => return Err("names no animatable property of a light".into()),
             };
-            Ok((Target::NotPlayed("a light property (KHR_lights_punctual)"), kind))
+            let target = PropertyTarget::Light { light, property };
+            Ok((Target::Property(target), target.accessor_type()))
         }
         ["cameras", c, ..] => {
             if index(c).is_none() || !exists(&parts[..2]) {
@@ -129,8 +134,58 @@ fn resolve(document: &Value, pointer: &str) -> Result<(Target, &'static str), St
     }
 }
 
-/// Rewrites the pointer channels of `document` that stand for node channels as those, and
-/// takes the others out (an animation left without channels goes too), listing them.
+/// The material property `property` (the pointer's parts after `/materials/N`) names.
+fn material_target(material: usize, property: &[&str]) -> Option<PropertyTarget> {
+    let factor = |factor| Some(PropertyTarget::Material { material, factor });
+    let (texture, transform) = match property {
+        ["pbrMetallicRoughness", "baseColorFactor"] => return factor(MaterialFactor::BaseColor),
+        ["pbrMetallicRoughness", "metallicFactor"] => return factor(MaterialFactor::Metallic),
+        ["pbrMetallicRoughness", "roughnessFactor"] => return factor(MaterialFactor::Roughness),
+        ["emissiveFactor"] => return factor(MaterialFactor::Emissive),
+        ["alphaCutoff"] => return factor(MaterialFactor::AlphaCutoff),
+        ["normalTexture", "scale"] => return factor(MaterialFactor::NormalScale),
+        ["occlusionTexture", "strength"] => return factor(MaterialFactor::OcclusionStrength),
+        ["extensions", "KHR_materials_emissive_strength", "emissiveStrength"] => {
+            return factor(MaterialFactor::EmissiveStrength);
+        }
+        ["pbrMetallicRoughness", "baseColorTexture", transform @ ..] => (MaterialTexture::BaseColor, transform),
+        ["pbrMetallicRoughness", "metallicRoughnessTexture", transform @ ..] => {
+            (MaterialTexture::MetallicRoughness, transform)
+        }
+        ["normalTexture", transform @ ..] => (MaterialTexture::Normal, transform),
+        ["occlusionTexture", transform @ ..] => (MaterialTexture::Occlusion, transform),
+        ["emissiveTexture", transform @ ..] => (MaterialTexture::Emissive, transform),
+        _ => return None,
+    };
+    let part = match transform {
+        ["extensions", "KHR_texture_transform", "offset"] => TransformPart::Offset,
+        ["extensions", "KHR_texture_transform", "rotation"] => TransformPart::Rotation,
+        ["extensions", "KHR_texture_transform", "scale"] => TransformPart::Scale,
+        _ => return None,
+    };
+    Some(PropertyTarget::TextureTransform {
+        material,
+        texture,
+        part,
+    })
+}
+
+/// The interpolation and key accessors (input, output) of sampler `sampler` of `animation`.
+fn sampler_of(animation: &Value, sampler: Option<u64>) -> Option<(Interpolation, usize, usize)> {
+    let sampler = animation.get("samplers")?.get(usize::try_from(sampler?).ok()?)?;
+    let accessor = |key: &str| usize::try_from(sampler.get(key)?.as_u64()?).ok();
+    let interpolation = match sampler.get("interpolation").and_then(Value::as_str) {
+        None | Some("LINEAR") => Interpolation::Linear,
+        Some("STEP") => Interpolation::Step,
+        Some("CUBICSPLINE") => Interpolation::CubicSpline,
+        Some(_) => return None,
+    };
+    Some((interpolation, accessor("input")?, accessor("output")?))
+}
+
+/// Rewrites the pointer channels of `document` that stand for node channels as those, keeps
+/// those to played properties apart, and takes the others out (an animation left with neither
+/// node nor property channels goes too), listing them.
 pub(super) fn resolve_pointers(document: &mut Value) -> Pointers {
     let mut result = Pointers::default();
     let Some(animations) = document.get("animations").and_then(Value::as_array) else {
@@ -187,6 +242,21 @@ pub(super) fn resolve_pointers(document: &mut Value) -> Pointers {
                     finding(format!("animates {what}, which is not played"), false);
                     edits.push((a, c, None));
                 }
+                Ok((Target::Property(target), _)) => {
+                    match sampler_of(animation, channel.get("sampler").and_then(Value::as_u64)) {
+                        Some((interpolation, input, output)) => result.properties.push(PropertyChannel {
+                            animation: a,
+                            channel: c,
+                            pointer: pointer.to_owned(),
+                            target,
+                            interpolation,
+                            input,
+                            output,
+                        }),
+                        None => finding("its sampler is missing or malformed".into(), true),
+                    }
+                    edits.push((a, c, None));
+                }
                 Ok((Target::Node { node, path }, _)) => {
                     let mut plain = channel.clone();
                     plain["target"] = serde_json::json!({ "node": node, "path": path });
@@ -196,8 +266,15 @@ pub(super) fn resolve_pointers(document: &mut Value) -> Pointers {
             }
         }
     }
+    apply_edits(document, &edits, &mut result.properties);
+    result
+}
+
+/// Replaces (`Some`) or takes out (`None`) the channels `edits` name, then the animations left
+/// with neither channels nor `properties`, renumbering the animations `properties` name.
+fn apply_edits(document: &mut Value, edits: &[(usize, usize, Option<Value>)], properties: &mut [PropertyChannel]) {
     let Some(animations) = document.get_mut("animations").and_then(Value::as_array_mut) else {
-        return result;
+        return;
     };
     for (a, c, plain) in edits.iter().rev() {
         if let Some(channels) = animations[*a].get_mut("channels").and_then(Value::as_array_mut) {
@@ -209,10 +286,17 @@ pub(super) fn resolve_pointers(document: &mut Value) -> Pointers {
             }
         }
     }
-    animations.retain(|a| {
-        a.get("channels")
-            .and_then(Value::as_array)
-            .is_none_or(|c| !c.is_empty())
+    let mut kept = Vec::with_capacity(animations.len());
+    for (a, animation) in animations.iter().enumerate() {
+        let has_channels = (animation.get("channels").and_then(Value::as_array)).is_none_or(|c| !c.is_empty());
+        kept.push(has_channels || properties.iter().any(|p| p.animation == a));
+    }
+    let mut index = 0;
+    animations.retain(|_| {
+        index += 1;
+        kept[index - 1]
     });
-    result
+    for property in properties {
+        property.animation = kept[..property.animation].iter().filter(|&&k| k).count();
+    }
 }

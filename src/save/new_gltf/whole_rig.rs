@@ -141,8 +141,13 @@ pub fn write_rig(rig: &Rig, out: &Path, inputs: &[PathBuf], generator: &str) -> 
     set_list(&mut document, "nodes", nodes);
     set_list(&mut document, "meshes", meshes);
     set_list(&mut document, "skins", skins);
+    let pointers = animations.iter().any(super::super::animations::encoded_pointers);
     set_list(&mut document, "animations", animations);
     materials.add_to(&mut document);
+    if pointers {
+        let used = super::super::document::array_mut(&mut document, "extensionsUsed")?;
+        used.push(crate::rig::POINTER_EXTENSION.into());
+    }
     notes.extend(super::super::placement::place_skinned_meshes_at_root(&mut document));
 
     let files = gltf_files(document, chunk, out, format)?;
@@ -291,10 +296,11 @@ fn animations_json(
             Ok(written.map_or(0, |(mesh, _)| target_count(rig, mesh)))
         };
         let file_node = |node: usize| order.file_of.get(node).copied();
-        let weights = rig.morphs.channels.iter().any(|m| m.clip == clip);
+        let other_channels = rig.morphs.channels.iter().any(|m| m.clip == clip)
+            || rig.facts.property_tracks.iter().any(|t| t.clip == clip);
         // A glTF animation needs a channel: a clip without any (an FBX take that animates
         // nothing, say) holds the first root at rest, which poses the rig as the clip does.
-        let held = (c.channels.is_empty() && !weights)
+        let held = (c.channels.is_empty() && !other_channels)
             .then(|| held_rest(rig, clip))
             .flatten();
         let encoded = match &held {
