@@ -1,9 +1,9 @@
 //! What a material and the transforms of a draw decide: the pipeline (culling, winding,
 //! blending) and the flags the fragment shader reads (`DRAW_*` in `shaders/mesh.wgsl`).
 
+use super::scene::ShadingUniform;
 use crate::anim::properties::MaterialOverride;
 use crate::rig::{AlphaMode, Material, MaterialTexture};
-use super::scene::ShadingUniform;
 use glam::{Mat4, Vec4};
 
 /// Discard fragments whose alpha is below the material's cutoff.
