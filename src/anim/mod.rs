@@ -9,6 +9,7 @@
 pub mod affine;
 mod attachments;
 pub mod clip_edit;
+mod expressions;
 mod crossfade;
 pub mod dual_quat;
 pub mod foot_lock;
@@ -34,6 +35,7 @@ pub use affine::{
 };
 pub use attachments::Attachment;
 pub use crossfade::Fade;
+pub use expressions::set_expression_morph_weights;
 pub use ghosts::GhostOptions;
 pub use layers::{BlendMode, Layer, LayerMixer, LayerSample};
 pub use player::{FRAME_SECONDS, Player};
