@@ -19,6 +19,7 @@ pub mod ik;
 pub mod ik_layer;
 pub mod layers;
 pub mod look_at;
+pub mod look_at_expressions;
 pub mod mirror;
 pub mod morph;
 pub mod node_constraints;
