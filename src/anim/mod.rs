@@ -9,9 +9,9 @@
 pub mod affine;
 mod attachments;
 pub mod clip_edit;
-mod expressions;
 mod crossfade;
 pub mod dual_quat;
+mod expressions;
 pub mod foot_lock;
 pub mod ghosts;
 pub mod gizmo;

@@ -2,14 +2,27 @@
 //! morph weights, and Edit ▸ Undo takes each drag back.
 
 use crate::common;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use rigscope::ui::UiState;
 use rigscope::viewer::Viewer;
+
+/// Sets the slider labelled `label` to `value` and lets the mouse button go (the drag is one
+/// edit); returns the morph weights then.
+fn slide(harness: &mut Harness<'_, (Viewer, UiState)>, label: &str, value: f64) -> Vec<Vec<f32>> {
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, label)
+        .set_value_accesskit(value);
+    harness.run();
+    let viewer = &mut harness.state_mut().0;
+    viewer.end_gesture();
+    viewer.pose().morph_weights.clone()
+}
 
 /// Godette's `happy` (the file's `joy`: face target 9 at 50 %, 10 at 25 %) slid to 1, then
 /// `blink` (targets 3 and 4 at 100 %) to 0.5.
 #[test]
 fn an_expression_slider_sets_the_face_morph_weights_and_undo_takes_it_back() {
-    use egui::accesskit::Role;
-    use egui_kittest::kittest::Queryable;
     let Some(dir) = common::shared_folder("corpus/motion/vrm") else {
         return;
     };
@@ -24,24 +37,13 @@ fn an_expression_slider_sets_the_face_morph_weights_and_undo_takes_it_back() {
     harness.run();
     harness.get_by_label("Expressions").click();
     harness.run();
-    harness
-        .get_by_role_and_label(Role::Slider, "happy")
-        .set_value_accesskit(1.0);
-    harness.run();
-    // The mouse button released: the drag is one edit.
-    harness.state_mut().0.end_gesture();
     let mut happy = rest.clone();
     (happy[9], happy[10]) = (0.5, 0.25);
-    assert_eq!(harness.state_mut().0.pose().morph_weights[face], happy);
-    harness
-        .get_by_role_and_label(Role::Slider, "blink")
-        .set_value_accesskit(0.5);
-    harness.run();
-    harness.state_mut().0.end_gesture();
+    assert_eq!(slide(&mut harness, "happy", 1.0)[face], happy);
     let mut blinking = happy.clone();
     (blinking[3], blinking[4]) = (0.5, 0.5);
+    assert_eq!(slide(&mut harness, "blink", 0.5)[face], blinking);
     let viewer = &mut harness.state_mut().0;
-    assert_eq!(viewer.pose().morph_weights[face], blinking);
     assert_eq!(viewer.undo().as_deref(), Some("expressions"));
     assert_eq!(viewer.pose().morph_weights[face], happy);
     assert_eq!(viewer.undo().as_deref(), Some("expressions"));
