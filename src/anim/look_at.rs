@@ -28,8 +28,12 @@ pub struct LookAt {
     pub enabled: bool,
 }
 
-/// The rig's head: the shallowest bone whose name says head (not a head's end or top marker).
+/// The rig's head: a humanoid map's `head` (a VRM avatar's), else the shallowest bone whose
+/// name says head (not a head's end or top marker).
 pub fn find_head(rig: &Rig) -> Option<usize> {
+    if let Some(&(_, head)) = rig.facts.humanoid.iter().find(|(bone, _)| bone == "head") {
+        return Some(head);
+    }
     let hierarchy = rig.hierarchy();
     (0..rig.nodes.len())
         .filter(|&n| hierarchy.bones[n])
@@ -40,10 +44,35 @@ pub fn find_head(rig: &Rig) -> Option<usize> {
         .min_by_key(|&n| hierarchy.depth[n])
 }
 
+/// The way a character faces at rest, in the world: where glTF puts one (+Z), unless its
+/// humanoid map's left and right legs and arms say otherwise (VRM 0.x avatars face −Z). The
+/// forward is the horizontal direction from right to left turned a quarter about +Y.
+pub fn rest_forward(rig: &Rig, rest_worlds: &[Mat4]) -> Vec3 {
+    let bone = |name: &str| {
+        (rig.facts.humanoid.iter())
+            .find(|(bone, _)| bone == name)
+            .and_then(|&(_, node)| rest_worlds.get(node))
+            .map(|world| world.w_axis.truncate())
+    };
+    let mut right_to_left = Vec3::ZERO;
+    for (left, right) in [("leftUpperLeg", "rightUpperLeg"), ("leftUpperArm", "rightUpperArm")] {
+        if let (Some(left), Some(right)) = (bone(left), bone(right)) {
+            right_to_left += left - right;
+        }
+    }
+    // Facing +Z the character's left is +X, and +X × +Y is +Z.
+    let forward = right_to_left.cross(Vec3::Y).with_y(0.0);
+    if forward.length_squared() > 1e-12 {
+        forward.normalize()
+    } else {
+        Vec3::Z
+    }
+}
+
 impl LookAt {
     /// A look-at of `head` and up to [`MAX_LOOK_AT_JOINTS`] − 1 of its ancestors that are
-    /// bones (`joints` in all), at `target`. The head's forward and up are where glTF puts a
-    /// character's: +Z and +Y in the world, at rest.
+    /// bones (`joints` in all), at `target`. The head's up is +Y in the world at rest, and its
+    /// forward the way the character faces (see [`rest_forward`]).
     pub fn for_head(rig: &Rig, head: usize, joints: usize, target: Vec3) -> Option<LookAt> {
         let bones = &rig.hierarchy().bones;
         let mut chain = vec![head];
@@ -62,7 +91,7 @@ impl LookAt {
         Some(LookAt {
             chain,
             target,
-            forward: (to_head * Vec3::Z).normalize(),
+            forward: (to_head * rest_forward(rig, &worlds)).normalize(),
             up: (to_head * Vec3::Y).normalize(),
             share: 0.5,
             weight: 1.0,

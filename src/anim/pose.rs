@@ -281,6 +281,9 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
         Some(look_at) => look_at.apply(&rig.nodes, &mut pose.locals, &mut pose.worlds),
         None => false,
     };
+    if let Some(look_at) = inputs.look_at {
+        look_with_expressions(rig, look_at, pose);
+    }
     if !rig.facts.constraints.is_empty() {
         apply_constraints(&rig.nodes, &rig.facts.constraints, &mut pose.locals, &mut pose.worlds);
     }
@@ -300,4 +303,19 @@ pub fn evaluate_pose(rig: &Rig, inputs: &PoseInputs, pose: &mut PoseBuffers) -> 
         sampling: sampled - start,
         palette: sampled.elapsed(),
     }
+}
+
+/// An avatar with look expressions looks the rest of the way with them: the turn from its
+/// head (after the look-at layer) to the target, as VRM's expression-type look-at.
+fn look_with_expressions(rig: &Rig, look_at: &LookAt, pose: &mut PoseBuffers) {
+    use crate::anim::look_at_expressions::{add_look_expressions, gaze_angles, look_expression_weights};
+    let Some(head) = look_at.chain.first().and_then(|&head| pose.worlds.get(head)) else {
+        return;
+    };
+    if !look_at.enabled || rig.facts.expressions.is_empty() {
+        return;
+    }
+    let (yaw, pitch) = gaze_angles(head, look_at.forward, look_at.up, look_at.target);
+    let weights = look_expression_weights(yaw, pitch);
+    add_look_expressions(&rig.facts.expressions, weights, &rig.instances, &mut pose.morph_weights);
 }

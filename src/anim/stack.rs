@@ -18,6 +18,10 @@ pub struct AnimationStack {
     pub overrides: Vec<JointOverride>,
     /// Weights set by hand per mesh instance and target, in place of the sampled ones.
     pub morph_overrides: Vec<Vec<Option<f32>>>,
+    /// A VRM avatar's expression weights set by hand (one per
+    /// [`ImportFacts::expressions`](crate::rig::ImportFacts::expressions)); what they bind is
+    /// in [`AnimationStack::morph_overrides`].
+    pub expression_weights: Vec<f32>,
     /// The motion root's path over the current clip (when the trail is on).
     pub trail: RootTrail,
     /// Two-bone IK goals over the pose (see [`crate::anim::ik_layer`]).
@@ -47,6 +51,7 @@ impl AnimationStack {
                 .iter()
                 .map(|i| vec![None; rig.morphs.weight_count(i.mesh)])
                 .collect(),
+            expression_weights: vec![0.0; rig.facts.expressions.len()],
             trail: RootTrail::default(),
             ik_goals: Vec::new(),
             lock_feet: false,

@@ -14,6 +14,7 @@ pub mod curves;
 pub mod discard;
 pub mod dqs_mask;
 pub mod engines;
+pub mod expressions;
 pub mod ghosts;
 pub mod gizmo;
 pub mod help;
@@ -300,6 +301,12 @@ fn rig_side_panel(ui: &mut egui::Ui, viewer: &mut Viewer, state: &mut UiState, a
             egui::CollapsingHeader::new("Layers, crossfade, attachments")
                 .default_open(false)
                 .show(ui, |ui| layers::layers_panel(ui, viewer));
+            if !viewer.rig().facts.expressions.is_empty() {
+                ui.separator();
+                egui::CollapsingHeader::new("Expressions")
+                    .default_open(false)
+                    .show(ui, |ui| expressions::expressions_panel(ui, viewer));
+            }
             ui.separator();
             report::report_panel(ui, viewer);
             ui.separator();

@@ -39,6 +39,7 @@ impl StepState {
 pub(super) struct PoseSnapshot {
     overrides: Vec<JointOverride>,
     morph_overrides: Vec<Vec<Option<f32>>>,
+    expression_weights: Vec<f32>,
     ik_goals: Vec<IkGoal>,
     look_at: Option<crate::anim::look_at::LookAt>,
     look_at_camera: bool,
@@ -55,6 +56,7 @@ impl PoseSnapshot {
         PoseSnapshot {
             overrides: hand.overrides,
             morph_overrides: hand.morph_overrides,
+            expression_weights: hand.expression_weights,
             ik_goals: hand.ik_goals,
             look_at: hand.look_at,
             look_at_camera: hand.look_at_camera,
@@ -70,6 +72,7 @@ impl PoseSnapshot {
         PoseSnapshot {
             overrides: animation.overrides.clone(),
             morph_overrides: animation.morph_overrides.clone(),
+            expression_weights: animation.expression_weights.clone(),
             ik_goals: animation.ik_goals.clone(),
             look_at: animation.look_at.clone(),
             look_at_camera: animation.look_at_camera,
@@ -91,6 +94,7 @@ impl PoseSnapshot {
     pub(super) fn exchange(&mut self, animation: &mut AnimationStack) -> bool {
         if self.overrides.len() != animation.overrides.len()
             || self.morph_overrides.len() != animation.morph_overrides.len()
+            || self.expression_weights.len() != animation.expression_weights.len()
         {
             return false;
         }
@@ -101,6 +105,7 @@ impl PoseSnapshot {
     fn swap(&mut self, animation: &mut AnimationStack) {
         std::mem::swap(&mut self.overrides, &mut animation.overrides);
         std::mem::swap(&mut self.morph_overrides, &mut animation.morph_overrides);
+        std::mem::swap(&mut self.expression_weights, &mut animation.expression_weights);
         std::mem::swap(&mut self.ik_goals, &mut animation.ik_goals);
         std::mem::swap(&mut self.look_at, &mut animation.look_at);
         std::mem::swap(&mut self.look_at_camera, &mut animation.look_at_camera);
@@ -116,6 +121,7 @@ impl PoseSnapshot {
 pub(super) struct HandPose {
     pub overrides: Vec<JointOverride>,
     pub morph_overrides: Vec<Vec<Option<f32>>>,
+    pub expression_weights: Vec<f32>,
     pub ik_goals: Vec<IkGoal>,
     pub look_at: Option<crate::anim::look_at::LookAt>,
     pub look_at_camera: bool,
@@ -282,6 +288,7 @@ mod tests {
         StepState::Pose(PoseSnapshot {
             overrides,
             morph_overrides: Vec::new(),
+            expression_weights: Vec::new(),
             ik_goals: Vec::new(),
             look_at: None,
             look_at_camera: false,

@@ -5,7 +5,8 @@
 
 use super::Viewer;
 use crate::anim::ik_layer::IkGoal;
-use crate::anim::{AnimationStack, Attachment, JointOverride, Layer, RootMotion};
+use crate::anim::{AnimationStack, Attachment, JointOverride, Layer, RootMotion, set_expression_morph_weights};
+use crate::rig::Rig;
 use glam::Vec3;
 
 /// The parts of the animation stack the Layers panel edits, copied out of the stack and given
@@ -17,6 +18,7 @@ pub struct PoseParts {
     pub root_motion: RootMotion,
     pub attachments: Vec<Attachment>,
     pub morph_overrides: Vec<Vec<Option<f32>>>,
+    pub expression_weights: Vec<f32>,
     pub ik_goals: Vec<IkGoal>,
 }
 
@@ -28,6 +30,7 @@ impl PoseParts {
             root_motion: animation.root_motion,
             attachments: animation.attachments.clone(),
             morph_overrides: animation.morph_overrides.clone(),
+            expression_weights: animation.expression_weights.clone(),
             ik_goals: animation.ik_goals.clone(),
         }
     }
@@ -37,6 +40,8 @@ impl PoseParts {
     pub fn edit_label(&self, animation: &AnimationStack) -> Option<&'static str> {
         if animation.ik_goals != self.ik_goals {
             Some("IK goals")
+        } else if animation.expression_weights != self.expression_weights {
+            Some("expressions")
         } else if animation.morph_overrides != self.morph_overrides {
             Some("morph weights")
         } else if animation.layers != self.layers {
@@ -52,12 +57,29 @@ impl PoseParts {
         }
     }
 
+    /// Sets expression `expression` of `rig` (see
+    /// [`ImportFacts::expressions`](crate::rig::ImportFacts::expressions)) to `weight`, and
+    /// the morph weights its binds move with it.
+    pub fn set_expression_weight(&mut self, rig: &Rig, expression: usize, weight: f32) {
+        let Some(slot) = self.expression_weights.get_mut(expression) else {
+            return;
+        };
+        *slot = weight.clamp(0.0, 1.0);
+        set_expression_morph_weights(
+            &rig.facts.expressions,
+            &self.expression_weights,
+            &rig.instances,
+            &mut self.morph_overrides,
+        );
+    }
+
     fn put_into(self, animation: &mut AnimationStack) {
         animation.crossfade_seconds = self.crossfade_seconds;
         animation.layers = self.layers;
         animation.root_motion = self.root_motion;
         animation.attachments = self.attachments;
         animation.morph_overrides = self.morph_overrides;
+        animation.expression_weights = self.expression_weights;
         animation.ik_goals = self.ik_goals;
     }
 }

@@ -901,6 +901,8 @@ fn pose_from_record(
     let hand = HandPose {
         overrides,
         morph_overrides,
+        // The journal keeps the morph weights the expressions set, not the sliders.
+        expression_weights: vec![0.0; rig.facts.expressions.len()],
         ik_goals,
         look_at,
         look_at_camera: record.look_at.as_ref().is_some_and(|l| l.follows_camera),

@@ -12,6 +12,7 @@ mod compare_sides;
 mod compare_view;
 mod curves_ui;
 mod edit_history;
+mod expressions_ui;
 mod monkey;
 mod packaging;
 mod path_prompt;

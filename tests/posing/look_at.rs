@@ -155,3 +155,50 @@ fn render_turns_the_head_and_says_when_a_rig_has_none() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--look-at: no joint is named as a head"), "{stderr}");
 }
+
+/// Godette (VRM 0.x, facing −Z, no eye bones, look expressions bound to her face): her
+/// humanoid `head` turns with her face to a point 45° to her left at her head's height; at
+/// weight 0 the head stays and `lookLeft` (face target 12 at 100 %) takes the 45°: 45 / 90.
+#[test]
+fn a_vrm_avatar_faces_the_target_and_its_look_expressions_take_the_rest() {
+    let Some(dir) = shared_folder("corpus/motion/vrm") else {
+        return;
+    };
+    let rig = load_rig(&dir, "Godette_vrm_v4.vrm");
+    let head = find_head(&rig).unwrap();
+    assert!(rig.facts.humanoid.contains(&("head".to_owned(), head)));
+    let face = (rig.instances.iter())
+        .position(|i| rig.meshes[i.mesh].name == "FaceMesh")
+        .expect("Godette has a face");
+    let rest = posed(&rig, None, 0.0, None);
+    assert_eq!(rest.morph_weights[face][12], 0.0);
+    let head_at = rest.worlds[head].w_axis.truncate();
+    // Her left is −X (the left leg's rest x is −0.11).
+    let target = head_at + Vec3::new(-1.0, 0.0, -1.0);
+    let look_at = LookAt::for_head(&rig, head, 4, target).unwrap();
+    let forward_at_rest = rest.worlds[head].transform_vector3(look_at.forward).normalize();
+    assert!(forward_at_rest.abs_diff_eq(Vec3::NEG_Z, 1e-5), "{forward_at_rest}");
+    let held = posed(&rig, None, 0.0, Some(&look_at));
+    let forward = held.worlds[head].transform_vector3(look_at.forward).normalize();
+    let wanted = (target - held.worlds[head].w_axis.truncate()).normalize();
+    let error = forward.angle_between(wanted).to_degrees();
+    assert!(error < 0.1, "the face is {error}° off the target");
+    let look_left = |pose: &rigscope::anim::PoseBuffers| pose.morph_weights[face][12];
+    assert!(
+        look_left(&held) < 0.01,
+        "the head is on the target: {}",
+        look_left(&held)
+    );
+    let eyes_only = LookAt {
+        weight: 0.0,
+        ..look_at.clone()
+    };
+    let still = posed(&rig, None, 0.0, Some(&eyes_only));
+    assert_eq!(bits_of(&still.worlds), bits_of(&rest.worlds));
+    assert!((look_left(&still) - 0.5).abs() < 1e-4, "lookLeft {}", look_left(&still));
+    // lookUp, lookDown, lookRight: targets 10, 11, 13.
+    for other in [10, 11, 13] {
+        let moved = still.morph_weights[face][other] - rest.morph_weights[face][other];
+        assert!(moved.abs() < 1e-4, "target {other} moved by {moved}");
+    }
+}

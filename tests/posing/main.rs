@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod expressions;
 mod foot_lock;
 mod ik_layer;
 mod joint_map;
