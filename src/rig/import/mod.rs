@@ -129,6 +129,22 @@ pub fn load_slice_with(
     })
 }
 
+/// The document's JSON parsed, its `KHR_animation_pointer` channels rewritten as node channels or
+/// taken out first (the typed parse refuses a `pointer` path).
+fn parse_resolving_pointers(json: &[u8]) -> Result<(gltf::json::Root, pointer::Pointers), RigError> {
+    let has_pointers = json
+        .windows(POINTER_EXTENSION.len())
+        .any(|w| w == POINTER_EXTENSION.as_bytes());
+    if !has_pointers {
+        let root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+        return Ok((root, pointer::Pointers::default()));
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
+    let pointers = pointer::resolve_pointers(&mut value);
+    let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
+    Ok((root, pointers))
+}
+
 fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, RigError> {
     let (json, blob) = if bytes.starts_with(b"glTF") {
         glb::split_glb(bytes).map_err(RigError::Glb)?
@@ -137,19 +153,7 @@ fn load_unguarded(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     } else {
         (bytes, None)
     };
-    // Pointer channels are rewritten or taken out before the typed parse, which refuses them.
-    let has_pointers = json
-        .windows(POINTER_EXTENSION.len())
-        .any(|w| w == POINTER_EXTENSION.as_bytes());
-    let (root, mut pointers): (gltf::json::Root, _) = if has_pointers {
-        let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
-        let pointers = pointer::resolve_pointers(&mut value);
-        let root = gltf::json::deserialize::from_value(value).map_err(|e| RigError::Json(e.into()))?;
-        (root, pointers)
-    } else {
-        let root = gltf::json::deserialize::from_slice(json).map_err(|e| RigError::Json(e.into()))?;
-        (root, pointer::Pointers::default())
-    };
+    let (root, mut pointers) = parse_resolving_pointers(json)?;
     let tolerated = validate::validate(&root)?;
     let mut notes = extensions::notes(&root);
     if pointers.played > 0 {
